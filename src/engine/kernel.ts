@@ -1,0 +1,140 @@
+// The engine: loads kernel modules and owns their linear memory.
+//
+// Each kernel module (one per family: gf128, later aes, chacha, …) gets its own instance and
+// memory, laid out as
+//
+//   [0, IO_SIZE)                       small per-call area (states, padded blocks)
+//   [SCRATCH_PTR, + SCRATCH_SIZE)      the scratch window through which inputs stream in chunks
+//   [SLOTS_PTR, …)                     key slots of a fixed size, allocated and wiped here
+//
+// so a 1 GiB message needs 64 KiB of WebAssembly memory, not 1 GiB. Scratch that held caller
+// data is wiped by the family code when a call ends; a key slot is wiped when it is freed
+// (dispose(), digest(), or — as a last resort — when its owner is garbage collected).
+//
+// Instantiation is synchronous (Node.js, Deno, Bun, workers). A browser main thread may refuse
+// to compile a large module synchronously; there `await ready()` first compiles every module
+// that the imported families registered, and later instantiations reuse the compiled modules.
+
+export interface ModuleSource {
+  readonly name: string;
+  bytes(): Uint8Array;
+}
+
+export const IO_PTR = 0;
+export const IO_SIZE = 4096;
+export const SCRATCH_PTR = IO_PTR + IO_SIZE;
+export const SCRATCH_SIZE = 65536;
+export const SLOTS_PTR = SCRATCH_PTR + SCRATCH_SIZE;
+const PAGE = 65536;
+
+const sources = new Map<string, ModuleSource>();
+const compiled = new Map<string, WebAssembly.Module>();
+const kernels = new Map<string, Kernel<any>>();
+
+/** Families call this at import time so that ready() knows which modules to compile. */
+export function registerModule(src: ModuleSource): void {
+  sources.set(src.name, src);
+}
+
+/**
+ * Compile every registered kernel module asynchronously. Needed only on browser main threads,
+ * which refuse synchronous compilation of large modules; harmless (and cheap) elsewhere.
+ */
+export async function ready(): Promise<void> {
+  await Promise.all(
+    [...sources.values()].map(async (s) => {
+      if (!compiled.has(s.name)) compiled.set(s.name, await WebAssembly.compile(s.bytes() as BufferSource));
+    }),
+  );
+}
+
+/** One instantiated kernel module with its memory and key-slot allocator. */
+export class Kernel<E> {
+  readonly name: string;
+  readonly exports: E;
+  readonly slotSize: number;
+  #memory: WebAssembly.Memory;
+  #u8: Uint8Array;
+  #free: number[] = [];
+  #next = SLOTS_PTR;
+
+  constructor(src: ModuleSource, slotSize: number) {
+    this.name = src.name;
+    this.slotSize = slotSize;
+    let mod = compiled.get(src.name);
+    if (!mod) {
+      mod = new WebAssembly.Module(src.bytes() as BufferSource);
+      compiled.set(src.name, mod);
+    }
+    const inst = new WebAssembly.Instance(mod, {});
+    this.exports = inst.exports as E;
+    this.#memory = (inst.exports as { memory: WebAssembly.Memory }).memory;
+    this.#u8 = new Uint8Array(this.#memory.buffer);
+  }
+
+  /** The current view of linear memory (a new view after the memory grows). */
+  get u8(): Uint8Array {
+    if (this.#u8.byteLength === 0) this.#u8 = new Uint8Array(this.#memory.buffer);
+    return this.#u8;
+  }
+
+  /** A fresh key slot: slotSize bytes, zero-filled. */
+  allocSlot(): number {
+    const reused = this.#free.pop();
+    if (reused !== undefined) return reused;
+    const ptr = this.#next;
+    const end = ptr + this.slotSize;
+    const have = this.#memory.buffer.byteLength;
+    if (end > have) this.#memory.grow(Math.ceil((end - have) / PAGE));
+    this.#next = end;
+    return ptr;
+  }
+
+  /** Wipe a slot and return it to the allocator. */
+  freeSlot(ptr: number): void {
+    this.u8.fill(0, ptr, ptr + this.slotSize);
+    this.#free.push(ptr);
+  }
+
+  /** Wipe a region of memory. */
+  wipe(ptr: number, len: number): void {
+    this.u8.fill(0, ptr, ptr + len);
+  }
+
+  /** Number of slots handed out and not yet freed (for tests). */
+  get slotsInUse(): number {
+    return (this.#next - SLOTS_PTR) / this.slotSize - this.#free.length;
+  }
+}
+
+/** The kernel instance of a module, instantiated on first use. */
+export function getKernel<E>(src: ModuleSource, slotSize: number): Kernel<E> {
+  let k = kernels.get(src.name) as Kernel<E> | undefined;
+  if (!k) {
+    k = new Kernel<E>(src, slotSize);
+    kernels.set(src.name, k);
+  }
+  return k;
+}
+
+interface Held {
+  kernel: Kernel<unknown>;
+  slot: number;
+}
+
+// Last resort for key objects that were never disposed: wipe and free the slot when the owner
+// is collected. dispose() is the documented way; this only bounds the damage of forgetting it.
+const finalizer = new FinalizationRegistry<Held>((h) => h.kernel.freeSlot(h.slot));
+
+/** Tie a slot's lifetime to an owner object; returns the token for release(). */
+export function holdSlot(owner: object, kernel: Kernel<unknown>, slot: number): object {
+  const token = {};
+  finalizer.register(owner, { kernel, slot }, token);
+  return token;
+}
+
+/** Wipe and free a slot held by holdSlot, and forget the owner. */
+export function releaseSlot(token: object, kernel: Kernel<unknown>, slot: number): void {
+  finalizer.unregister(token);
+  kernel.freeSlot(slot);
+}

@@ -1,0 +1,15 @@
+// Every shipped kernel module and the generator that writes it.
+import { generateGf128 } from './gf128_ctmul64.js';
+import type { GeneratedKernel } from './wat.js';
+
+export interface KernelEntry {
+  /** module name */
+  name: string;
+  /** the generator file, for the header of the generated files */
+  source: string;
+  generate: () => GeneratedKernel;
+}
+
+export const kernels: KernelEntry[] = [
+  { name: 'gf128', source: 'src/kernels/gf128_ctmul64.ts', generate: () => generateGf128() },
+];

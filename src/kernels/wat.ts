@@ -1,0 +1,66 @@
+// Small helpers for kernel generators that emit WebAssembly text (WAT).
+//
+// A generator is TypeScript that writes the WAT of one module, the way a perlasm script writes
+// assembly: loops in the generator unroll, the output is the code that runs. Each exported
+// function declares its public parameters (pointers, lengths, counts); the build step records
+// that declaration in the module's `ctkit.ct` custom section, where the constant-time checker
+// reads it from the final binary.
+
+export interface KernelFunction {
+  /** export name */
+  name: string;
+  /** parameter names in order, each with its WAT type */
+  params: [string, 'i32' | 'i64' | 'v128'][];
+  /** names of the parameters that are public (addresses, lengths, counts, modes) */
+  publicParams: string[];
+}
+
+export interface GeneratedKernel {
+  /** module name: src/kernels/generated/<name>.wat, src/engine/wasm/<name>.ts */
+  name: string;
+  /** the whole module as WAT text */
+  wat: string;
+  /** exported function name -> indices of its public parameters */
+  publicParams: Record<string, number[]>;
+}
+
+/** The public-parameter map of a list of exported functions, by parameter index. */
+export function publicMap(fns: KernelFunction[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const f of fns) {
+    const idx = f.publicParams.map((p) => {
+      const i = f.params.findIndex(([n]) => n === p);
+      if (i < 0) throw new Error(`${f.name}: public parameter ${p} is not a parameter`);
+      return i;
+    });
+    out[f.name] = idx.sort((a, b) => a - b);
+  }
+  return out;
+}
+
+/** `(param $a i32) (param $b i32)` for a function signature. */
+export function paramDecl(f: KernelFunction): string {
+  return f.params.map(([n, t]) => `(param $${n} ${t})`).join(' ');
+}
+
+/** Declare locals: `(local $a i64) (local $b i64)`. */
+export function locals(type: 'i32' | 'i64' | 'v128', names: string[]): string {
+  return names.map((n) => `(local $${n} ${type})`).join(' ');
+}
+
+/** An i64 constant as unsigned hex (WAT accepts the range [-2^63, 2^64)). */
+export function hex64(v: bigint): string {
+  return '0x' + BigInt.asUintN(64, v).toString(16).padStart(16, '0');
+}
+
+/** A v128.const from 16 byte values. */
+export function v128Bytes(bytes: number[]): string {
+  if (bytes.length !== 16) throw new Error('v128Bytes: need 16 bytes');
+  return `v128.const i8x16 ${bytes.map((b) => String(b & 0xff)).join(' ')}`;
+}
+
+/** Indent a list of instruction lines. */
+export function indent(lines: string[], n = 4): string {
+  const pad = ' '.repeat(n);
+  return lines.map((l) => (l.length ? pad + l : l)).join('\n');
+}

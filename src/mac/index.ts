@@ -1,0 +1,4 @@
+// ctkit/mac: universal hashes and MACs.
+export { ghash, type GHash } from './ghash.js';
+export { polyval, type Polyval } from './polyval.js';
+export { UniversalHash } from './universal-hash.js';

@@ -1,0 +1,14 @@
+// POLYVAL (RFC 8452, section 3), constant time, on the shared gf128 kernel.
+import { UniversalHash } from './universal-hash.js';
+
+export interface Polyval {
+  /** one-shot: POLYVAL(H, data), a partial final block zero-padded */
+  (key: Uint8Array, data: Uint8Array): Uint8Array;
+  /** incremental: create(key).update(a).update(b).digest() */
+  create(key: Uint8Array): UniversalHash;
+}
+
+export const polyval: Polyval = Object.assign(
+  (key: Uint8Array, data: Uint8Array): Uint8Array => new UniversalHash('polyval', key).update(data).digest(),
+  { create: (key: Uint8Array) => new UniversalHash('polyval', key) },
+);

@@ -1,0 +1,153 @@
+// The glue shared by GHASH and POLYVAL: key slot, streaming through scratch, the partial final
+// block (zero-padded, in this one place), and when to precompute the powers of H.
+//
+// Constant time: the glue branches only on lengths and on which hash it is; the key, data and
+// state move by position only, and all arithmetic on them happens in the gf128 kernel.
+
+import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, releaseSlot, registerModule } from '../engine/kernel.js';
+import * as gf128Module from '../engine/wasm/gf128.js';
+import { StateError } from '../errors.js';
+import { checkBytes, checkLength } from '../util/check.js';
+
+registerModule(gf128Module);
+
+interface Gf128Exports {
+  gf128_init(slot: number, ghash: number): void;
+  gf128_powers(slot: number): void;
+  polyval_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
+  ghash_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
+}
+
+// Must match src/kernels/gf128_ctmul64.ts.
+const SLOT_SIZE = 2048;
+const STATE_OFFSET = 32;
+const MAX_POWERS = 8;
+
+/**
+ * Inputs of at least this many bytes (counted over the life of one hash object) get the powers
+ * H^2…H^8 computed so that eight blocks share one reduction. Below it the powers cost more than
+ * they save. Measured with `npm run bench -- gf128-threshold` (bench/mac.ts):
+ * see the table in the commit that set this value.
+ */
+export const POWERS_THRESHOLD = 1024;
+
+function kernel(): Kernel<Gf128Exports> {
+  return getKernel<Gf128Exports>(gf128Module, SLOT_SIZE);
+}
+
+/** A separate instance of a gf128 module built from other bytes (tests: negative controls). */
+export function gf128KernelFrom(name: string, bytes: Uint8Array): Kernel<Gf128Exports> {
+  return new Kernel<Gf128Exports>({ name, bytes: () => bytes }, SLOT_SIZE);
+}
+
+/** Options for tests and for the AEAD modes; create(key) uses none of them. */
+export interface UniversalHashOptions {
+  /** start from this state instead of zero (16 bytes, in the hash's own byte order) */
+  initialState?: Uint8Array;
+  /** when to precompute H^2…H^8: by the measured threshold (default), always, or never */
+  powers?: 'auto' | 'always' | 'never';
+  /** the kernel instance to run on (tests) */
+  kernel?: Kernel<Gf128Exports>;
+}
+
+export type HashKind = 'ghash' | 'polyval';
+
+/** An incremental GHASH or POLYVAL computation. Single use: digest() ends it. */
+export class UniversalHash {
+  readonly kind: HashKind;
+  #k: Kernel<Gf128Exports>;
+  #slot: number;
+  #token: object;
+  #buf = new Uint8Array(16);
+  #bufLen = 0;
+  #seen = 0;
+  #powers = false;
+  #done = false;
+
+  #policy: 'auto' | 'always' | 'never';
+
+  constructor(kind: HashKind, key: Uint8Array, options: UniversalHashOptions = {}) {
+    checkBytes('key', key);
+    checkLength('key', key, [16]);
+    const { initialState, powers = 'auto' } = options;
+    this.#policy = powers;
+    if (initialState !== undefined) {
+      checkBytes('initialState', initialState);
+      checkLength('initialState', initialState, [16]);
+    }
+    this.kind = kind;
+    const k = (this.#k = options.kernel ?? kernel());
+    this.#slot = k.allocSlot();
+    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    k.u8.set(key, this.#slot);
+    k.exports.gf128_init(this.#slot, kind === 'ghash' ? 1 : 0);
+    if (initialState) k.u8.set(initialState, this.#slot + STATE_OFFSET);
+  }
+
+  /** Absorb data; any length, any number of calls. */
+  update(data: Uint8Array): this {
+    if (this.#done) throw new StateError(`${this.kind}: update() after digest()`);
+    checkBytes('data', data);
+    let off = 0;
+    if (this.#bufLen > 0) {
+      const take = Math.min(16 - this.#bufLen, data.length);
+      this.#buf.set(data.subarray(0, take), this.#bufLen);
+      this.#bufLen += take;
+      off = take;
+      if (this.#bufLen < 16) return this;
+      this.#blocks(this.#buf, 1);
+      this.#bufLen = 0;
+    }
+    const whole = (data.length - off) & ~15;
+    if (whole > 0) this.#blocks(data.subarray(off, off + whole), whole >>> 4);
+    off += whole;
+    if (off < data.length) {
+      this.#buf.set(data.subarray(off));
+      this.#bufLen = data.length - off;
+    }
+    return this;
+  }
+
+  /** The hash value; zero-pads a partial final block. Wipes the key and state. */
+  digest(): Uint8Array {
+    if (this.#done) throw new StateError(`${this.kind}: digest() called twice`);
+    if (this.#bufLen > 0) {
+      this.#buf.fill(0, this.#bufLen);
+      this.#blocks(this.#buf, 1);
+    }
+    const k = this.#k;
+    const out = k.u8.slice(this.#slot + STATE_OFFSET, this.#slot + STATE_OFFSET + 16);
+    this.dispose();
+    return out;
+  }
+
+  /** Wipe the key and state without producing a value. Idempotent. */
+  dispose(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#buf.fill(0);
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  // Hash n whole blocks of src (src.length === 16n), streaming through scratch.
+  #blocks(src: Uint8Array, n: number): void {
+    const k = this.#k;
+    this.#seen += n * 16;
+    if (!this.#powers && this.#policy !== 'never' && (this.#policy === 'always' || this.#seen >= POWERS_THRESHOLD)) {
+      k.exports.gf128_powers(this.#slot);
+      this.#powers = true;
+    }
+    const maxg = this.#powers ? MAX_POWERS : 1;
+    const fn = this.kind === 'ghash' ? k.exports.ghash_blocks : k.exports.polyval_blocks;
+    const st = this.#slot + STATE_OFFSET;
+    let used = 0;
+    for (let off = 0; off < src.length; off += SCRATCH_SIZE) {
+      const chunk = src.subarray(off, Math.min(off + SCRATCH_SIZE, src.length));
+      k.u8.set(chunk, SCRATCH_PTR);
+      fn(this.#slot, st, SCRATCH_PTR, chunk.length >>> 4, maxg);
+      used = Math.max(used, chunk.length);
+    }
+    k.wipe(SCRATCH_PTR, used);
+  }
+}
+
