@@ -1,6 +1,7 @@
 // `npm run gen`: regenerate every kernel — the readable WAT in src/kernels/generated/ and the
 // shipped binary (base64) in src/engine/wasm/. `npm run gen:check` regenerates in memory and
 // fails when the committed files differ, so a review always sees the code that runs.
+// `--only a,b` limits either to the named modules (all.ts always lists every module).
 
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -50,8 +51,11 @@ function allFile(names: string[]): string {
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt > 0 ? process.argv[onlyAt + 1]?.split(',') : undefined;
   const outputs: [string, string][] = [];
   for (const k of kernels) {
+    if (only && !only.includes(k.name)) continue;
     const g = k.generate();
     const bytes = await compileKernel(g);
     outputs.push([join(root, 'src/kernels/generated', `${k.name}.wat`), g.wat]);
