@@ -90,9 +90,12 @@ export class Kernel<E> {
     return ptr;
   }
 
-  /** Wipe a slot and return it to the allocator. */
-  freeSlot(ptr: number): void {
-    this.u8.fill(0, ptr, ptr + this.slotSize);
+  /**
+   * Wipe a slot and return it to the allocator. `used` may name how many leading bytes were
+   * written (the rest is still zero from the last wipe); by default the whole slot is wiped.
+   */
+  freeSlot(ptr: number, used = this.slotSize): void {
+    this.u8.fill(0, ptr, ptr + Math.min(used, this.slotSize));
     this.#free.push(ptr);
   }
 

@@ -1,5 +1,5 @@
 // GHASH (NIST SP 800-38D, section 6.4), constant time, on the shared gf128 kernel.
-import { UniversalHash } from './universal-hash.js';
+import { UniversalHash, hashOneShot } from './universal-hash.js';
 
 export interface GHash {
   /** one-shot: GHASH_H of data, a partial final block zero-padded */
@@ -9,6 +9,6 @@ export interface GHash {
 }
 
 export const ghash: GHash = Object.assign(
-  (key: Uint8Array, data: Uint8Array): Uint8Array => new UniversalHash('ghash', key).update(data).digest(),
+  (key: Uint8Array, data: Uint8Array): Uint8Array => hashOneShot('ghash', key, data),
   { create: (key: Uint8Array) => new UniversalHash('ghash', key) },
 );

@@ -1,5 +1,5 @@
 // POLYVAL (RFC 8452, section 3), constant time, on the shared gf128 kernel.
-import { UniversalHash } from './universal-hash.js';
+import { UniversalHash, hashOneShot } from './universal-hash.js';
 
 export interface Polyval {
   /** one-shot: POLYVAL(H, data), a partial final block zero-padded */
@@ -9,6 +9,6 @@ export interface Polyval {
 }
 
 export const polyval: Polyval = Object.assign(
-  (key: Uint8Array, data: Uint8Array): Uint8Array => new UniversalHash('polyval', key).update(data).digest(),
+  (key: Uint8Array, data: Uint8Array): Uint8Array => hashOneShot('polyval', key, data),
   { create: (key: Uint8Array) => new UniversalHash('polyval', key) },
 );

@@ -21,6 +21,8 @@ interface Gf128Exports {
 // Must match src/kernels/gf128_ctmul64.ts.
 const SLOT_SIZE = 2048;
 const STATE_OFFSET = 32;
+const TABLE_OFFSET = 64;
+const TABLE_SIZE = 192;
 const MAX_POWERS = 8;
 
 /**
@@ -51,6 +53,41 @@ export interface UniversalHashOptions {
 }
 
 export type HashKind = 'ghash' | 'polyval';
+
+/**
+ * One-shot GHASH/POLYVAL without an object: the key slot lives only for this call, so there
+ * is nothing for a finalizer to guard, and only the bytes written are wiped.
+ */
+export function hashOneShot(kind: HashKind, key: Uint8Array, data: Uint8Array, kernelOverride?: Kernel<Gf128Exports>): Uint8Array {
+  checkBytes('key', key);
+  checkLength('key', key, [16]);
+  checkBytes('data', data);
+  const k = kernelOverride ?? kernel();
+  const slot = k.allocSlot();
+  const powers = data.length >= POWERS_THRESHOLD;
+  let used = 0;
+  try {
+    k.u8.set(key, slot);
+    k.exports.gf128_init(slot, kind === 'ghash' ? 1 : 0);
+    if (powers) k.exports.gf128_powers(slot);
+    const fn = kind === 'ghash' ? k.exports.ghash_blocks : k.exports.polyval_blocks;
+    const maxg = powers ? MAX_POWERS : 1;
+    for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
+      const end = Math.min(off + SCRATCH_SIZE, data.length);
+      const len = end - off;
+      const padded = (len + 15) & ~15;
+      const u8 = k.u8;
+      u8.set(data.subarray(off, end), SCRATCH_PTR);
+      u8.fill(0, SCRATCH_PTR + len, SCRATCH_PTR + padded); // the partial final block, zero-padded
+      fn(slot, slot + STATE_OFFSET, SCRATCH_PTR, padded >>> 4, maxg);
+      used = Math.max(used, padded);
+    }
+    return k.u8.slice(slot + STATE_OFFSET, slot + STATE_OFFSET + 16);
+  } finally {
+    k.wipe(SCRATCH_PTR, used);
+    k.freeSlot(slot, TABLE_OFFSET + TABLE_SIZE * (powers ? MAX_POWERS : 1));
+  }
+}
 
 /** An incremental GHASH or POLYVAL computation. Single use: digest() ends it. */
 export class UniversalHash {
