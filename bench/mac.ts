@@ -1,0 +1,74 @@
+// MAC / universal-hash benchmarks: GHASH and POLYVAL, one-shot (a fresh call per operation with a
+// fixed 16-byte key and N bytes of data), and GHASH incremental when ctkit offers `ghash.create`.
+
+import { ghash as nobleGhash, polyval as noblePolyval } from '@noble/ciphers/_polyval.js';
+import { ghash, polyval } from '../src/mac/index.js';
+import type { Case, Family } from './harness.js';
+
+const SIZES = [16, 64, 256, 1024, 16384];
+const STREAM_SIZE = 16384;
+const STREAM_CHUNK = 1024;
+
+/** Deterministic, non-trivial bytes. */
+function bytes(n: number, seed: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+const KEY = bytes(16, 0x9e3779b9);
+
+function oneShot(name: 'ghash' | 'polyval', n: number): Case {
+  const [own, noble] = name === 'ghash' ? [ghash, nobleGhash] : [polyval, noblePolyval];
+  const data = bytes(n, n);
+  return {
+    name: `${name}/${n}`,
+    bytes: n,
+    impls: {
+      ctkit: () => () => own(KEY, data),
+      noble: () => () => noble(data, KEY), // noble takes (msg, key)
+    },
+  };
+}
+
+interface Incremental {
+  update(data: Uint8Array): unknown;
+  digest(): Uint8Array;
+}
+
+/** ctkit's `ghash.create(key)`, if this revision has it. */
+const ghashCreate = (ghash as unknown as { create?: (key: Uint8Array) => Incremental }).create;
+
+function stream(n: number): Case {
+  const chunks = Array.from({ length: n / STREAM_CHUNK }, (_, i) => bytes(STREAM_CHUNK, i + 1));
+  const run = (create: (key: Uint8Array) => Incremental) => () => {
+    const h = create(KEY);
+    for (const c of chunks) h.update(c);
+    return h.digest();
+  };
+  return {
+    name: `ghash-stream/${n}`,
+    bytes: n,
+    impls: {
+      ctkit: () => run(ghashCreate!.bind(ghash)),
+      noble: () => run((key) => nobleGhash.create(key)),
+    },
+  };
+}
+
+const family: Family = {
+  title: 'MAC (GHASH, POLYVAL)',
+  cases: [
+    ...SIZES.map((n) => oneShot('ghash', n)),
+    ...SIZES.map((n) => oneShot('polyval', n)),
+    ...(ghashCreate ? [stream(STREAM_SIZE)] : []),
+  ],
+};
+
+export default family;
