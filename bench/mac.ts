@@ -72,3 +72,18 @@ const family: Family = {
 };
 
 export default family;
+
+// The threshold above which the one-shot and incremental paths precompute H^2…H^8
+// (POWERS_THRESHOLD in src/mac/universal-hash.ts): the same GHASH through the hash object with
+// the powers forced on (cost of computing them included) and forced off.
+import { UniversalHash } from '../src/mac/universal-hash.js';
+
+const THRESHOLD_SIZES = [256, 512, 768, 1024, 1536, 2048, 4096];
+
+function threshold(n: number): Case {
+  const data = bytes(n, n + 7);
+  const run = (powers: 'always' | 'never') => () => () => new UniversalHash('ghash', KEY, { powers }).update(data).digest();
+  return { name: `gf128-threshold/${n}`, bytes: n, impls: { 'ctkit-powers': run('always'), 'ctkit-1power': run('never') } };
+}
+
+family.cases.push(...THRESHOLD_SIZES.map(threshold));

@@ -28,10 +28,21 @@ const MAX_POWERS = 8;
 /**
  * Inputs of at least this many bytes (counted over the life of one hash object) get the powers
  * H^2…H^8 computed so that eight blocks share one reduction. Below it the powers cost more than
- * they save. Measured with `npm run bench -- gf128-threshold` (bench/mac.ts):
- * see the table in the commit that set this value.
+ * they save: aggregation removes only the reduction (~25 of ~300 operations per block), while
+ * computing seven powers and their tables costs about as much as 20 blocks.
+ * Measured with `npm run bench -- gf128-threshold` (GHASH through the hash object, powers forced
+ * on including their cost, or off; median per call, 2-core VM with other work running):
+ *
+ *   | bytes | powers  | 1 power |
+ *   |  256  | 1.49 µs | 1.18 µs |
+ *   |  512  | 2.05 µs | 1.79 µs |
+ *   |  768  | 2.59 µs | 2.39 µs |
+ *   | 1024  | 3.11 µs | 2.97 µs |
+ *   | 1536  | 4.19 µs | 4.18 µs |   <- break-even
+ *   | 2048  | 5.28 µs | 5.38 µs |
+ *   | 4096  | 9.78 µs | 10.3 µs |
  */
-export const POWERS_THRESHOLD = 1024;
+export const POWERS_THRESHOLD = 1536;
 
 function kernel(): Kernel<Gf128Exports> {
   return getKernel<Gf128Exports>(gf128Module, SLOT_SIZE);
