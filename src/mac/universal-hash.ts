@@ -34,15 +34,15 @@ const MAX_POWERS = 8;
  * on including their cost, or off; median per call, 2-core VM with other work running):
  *
  *   | bytes | powers  | 1 power |
- *   |  256  | 1.49 µs | 1.18 µs |
- *   |  512  | 2.05 µs | 1.79 µs |
- *   |  768  | 2.59 µs | 2.39 µs |
- *   | 1024  | 3.11 µs | 2.97 µs |
- *   | 1536  | 4.19 µs | 4.18 µs |   <- break-even
- *   | 2048  | 5.28 µs | 5.38 µs |
- *   | 4096  | 9.78 µs | 10.3 µs |
+ *   |  256  | 1.28 µs | 1.05 µs |
+ *   |  512  | 1.67 µs | 1.55 µs |
+ *   |  768  | 2.02 µs | 2.03 µs |   <- break-even
+ *   | 1024  | 2.41 µs | 2.53 µs |
+ *   | 1536  | 3.16 µs | 3.52 µs |
+ *   | 2048  | 3.94 µs | 4.54 µs |
+ *   | 4096  | 7.07 µs | 8.50 µs |
  */
-export const POWERS_THRESHOLD = 1536;
+export const POWERS_THRESHOLD = 768;
 
 function kernel(): Kernel<Gf128Exports> {
   return getKernel<Gf128Exports>(gf128Module, SLOT_SIZE);

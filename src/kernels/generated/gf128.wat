@@ -177,7 +177,7 @@
     i64.and
     i64.store offset=184
   )
-  (func $mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+  (func $mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
       v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
     local.set $kLaneRev
     v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
@@ -188,6 +188,11 @@
     local.set $kRevHi
     v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
     local.set $kRevLo
+    ;; $mul is only called with the table of H_1 (slot + 64); pin stores go to slot + 48
+    local.get $p
+    i32.const 64
+    i32.sub
+    local.set $pinAt
     i64.const 0
     local.set $L0
     i64.const 0
@@ -346,7 +351,11 @@
     i64.and
     i64.or
     i64.xor
-    local.set $L0
+    local.tee $L0
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
     ;; L1 ^= clmul_lo64(a1, table word 1)
     local.get $a1
     i64.const 0x1111111111111111
@@ -449,7 +458,11 @@
     i64.and
     i64.or
     i64.xor
-    local.set $L1
+    local.tee $L1
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
     ;; L2 ^= clmul_lo64(a2, table word 2)
     local.get $a2
     i64.const 0x1111111111111111
@@ -552,7 +565,11 @@
     i64.and
     i64.or
     i64.xor
-    local.set $L2
+    local.tee $L2
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
     ;; R0 ^= clmul_lo64(ar0, table word 3)
     local.get $ar0
     i64.const 0x1111111111111111
@@ -655,7 +672,11 @@
     i64.and
     i64.or
     i64.xor
-    local.set $R0
+    local.tee $R0
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
     ;; R1 ^= clmul_lo64(ar1, table word 4)
     local.get $ar1
     i64.const 0x1111111111111111
@@ -758,7 +779,11 @@
     i64.and
     i64.or
     i64.xor
-    local.set $R1
+    local.tee $R1
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
     ;; R2 ^= clmul_lo64(ar2, table word 5)
     local.get $ar2
     i64.const 0x1111111111111111
@@ -861,7 +886,11 @@
     i64.and
     i64.or
     i64.xor
-    local.set $R2
+    local.tee $R2
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
     ;; high halves: rev64 of the accumulated reversed products, shifted right by one
     local.get $R0
     i64x2.splat
@@ -1123,7 +1152,7 @@
       br_if $next
     end
   )
-  (func $polyval_blocks (export "polyval_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+  (func $polyval_blocks (export "polyval_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
       v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
     local.set $kLaneRev
     v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
@@ -1134,6 +1163,8 @@
     local.set $kRevHi
     v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
     local.set $kRevLo
+    local.get $slot
+    local.set $pinAt
     ;; state S in the POLYVAL domain
     local.get $st
     v128.load
@@ -1323,7 +1354,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $L0
+      local.tee $L0
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; L1 ^= clmul_lo64(a1, table word 1)
       local.get $a1
       i64.const 0x1111111111111111
@@ -1426,7 +1461,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $L1
+      local.tee $L1
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; L2 ^= clmul_lo64(a2, table word 2)
       local.get $a2
       i64.const 0x1111111111111111
@@ -1529,7 +1568,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $L2
+      local.tee $L2
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; R0 ^= clmul_lo64(ar0, table word 3)
       local.get $ar0
       i64.const 0x1111111111111111
@@ -1632,7 +1675,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $R0
+      local.tee $R0
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; R1 ^= clmul_lo64(ar1, table word 4)
       local.get $ar1
       i64.const 0x1111111111111111
@@ -1735,7 +1782,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $R1
+      local.tee $R1
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; R2 ^= clmul_lo64(ar2, table word 5)
       local.get $ar2
       i64.const 0x1111111111111111
@@ -1838,7 +1889,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $R2
+      local.tee $R2
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
           local.get $src
           i32.const 16
           i32.add
@@ -2017,7 +2072,7 @@
     local.get $s
     v128.store
   )
-  (func $ghash_blocks (export "ghash_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+  (func $ghash_blocks (export "ghash_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
       v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
     local.set $kLaneRev
     v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
@@ -2028,6 +2083,8 @@
     local.set $kRevHi
     v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
     local.set $kRevLo
+    local.get $slot
+    local.set $pinAt
     ;; state S in the POLYVAL domain (stored in GHASH byte order)
     local.get $st
     v128.load
@@ -2221,7 +2278,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $L0
+      local.tee $L0
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; L1 ^= clmul_lo64(a1, table word 1)
       local.get $a1
       i64.const 0x1111111111111111
@@ -2324,7 +2385,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $L1
+      local.tee $L1
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; L2 ^= clmul_lo64(a2, table word 2)
       local.get $a2
       i64.const 0x1111111111111111
@@ -2427,7 +2492,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $L2
+      local.tee $L2
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; R0 ^= clmul_lo64(ar0, table word 3)
       local.get $ar0
       i64.const 0x1111111111111111
@@ -2530,7 +2599,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $R0
+      local.tee $R0
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; R1 ^= clmul_lo64(ar1, table word 4)
       local.get $ar1
       i64.const 0x1111111111111111
@@ -2633,7 +2706,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $R1
+      local.tee $R1
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
       ;; R2 ^= clmul_lo64(ar2, table word 5)
       local.get $ar2
       i64.const 0x1111111111111111
@@ -2736,7 +2813,11 @@
       i64.and
       i64.or
       i64.xor
-      local.set $R2
+      local.tee $R2
+      local.set $pin
+      local.get $pinAt
+      local.get $pin
+      i64.store offset=48
           local.get $src
           i32.const 16
           i32.add
