@@ -1,4 +1,5 @@
 // Every shipped kernel module and the generator that writes it.
+import { generateChacha } from './chacha20_simd128.js';
 import { generateGf128 } from './gf128_ctmul64.js';
 import type { GeneratedKernel } from './wat.js';
 
@@ -12,4 +13,5 @@ export interface KernelEntry {
 
 export const kernels: KernelEntry[] = [
   { name: 'gf128', source: 'src/kernels/gf128_ctmul64.ts', generate: () => generateGf128() },
+  { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', generate: () => generateChacha() },
 ];

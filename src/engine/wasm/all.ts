@@ -3,5 +3,6 @@
 // Used by the constant-time checker (src/ct/run.ts) and the tests; library code imports
 // the per-family module files directly so that a bundle carries only what it uses.
 import { bytes as gf128 } from './gf128.js';
+import { bytes as chacha } from './chacha.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128 };
+export const shipped: Record<string, () => Uint8Array> = { gf128, chacha };

@@ -1,0 +1,335 @@
+// ChaCha20 (RFC 8439) over SIMD128, four blocks per pass, and the 'chacha' kernel module that
+// holds it together with Poly1305 (poly1305_radix26.ts), HChaCha20 and the fused AEAD passes.
+//
+// Technique: one v128 per state word, its four i32 lanes the same word of four consecutive
+// blocks (counters c, c+1, c+2, c+3), so a quarter round on four columns is 12 lane-wise
+// instructions and the whole double round needs no shuffle between columns and diagonals.
+// Rotations by 16 and 8 are byte permutations, done as `i8x16.swizzle` with the pattern held
+// in a local (a bare vpshufb on V8, WASM-NOTES.md: +13–16% over shifts); by 12 and 7 they are
+// shl/shr/or. After the rounds, a 4×4 transpose per row (unpack-lo/hi-32, -64 shuffles) puts
+// each block's bytes back in order for the XOR with the message. Inputs shorter than four
+// blocks run the same pass into a keystream buffer and XOR what they need.
+//
+// Why constant time: key, nonce, counter, state and message flow only through i32x4 add, xor,
+// shifts, swizzles with constant indices, shuffles and loads/stores at public addresses. The
+// loops count public lengths. HChaCha20 is the same rounds on scalar i32 (add, xor, rotl).
+//
+// Block counter: 32 bits as RFC 8439 says. The kernel adds lane offsets without carrying into
+// the nonce; the glue refuses any call that would need a block past 2^32 − 1, so the kernel
+// never wraps.
+//
+// One module for the family ('chacha'): the AEAD encrypts a chunk and MACs the ciphertext in the
+// same instance and the same pass over scratch, so nothing is copied between memories, and a
+// bundle that imports ChaCha20-Poly1305 carries exactly this module.
+//
+// Memory used by this module (the glue's IO area; see src/aead/chacha20-poly1305.ts):
+//   state (64 bytes: constants, key, counter, nonce) at the caller's `st`,
+//   KS_PTR: 256 bytes of keystream for a partial pass (the glue wipes it after each call).
+
+import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
+import { type PolyFlags, POLY_STATE_SIZE, polyFunctions, polyLoadH, polyLoadR, polyLocals, polyStep4, polyStore } from './poly1305_radix26.js';
+
+export interface ChachaFlags extends PolyFlags {
+  /** each four-block pass advances the counter by five: a block is skipped */
+  counterSkips?: boolean;
+}
+
+export const KS_PTR = 256;
+export const CHACHA_POLY_STATE_SIZE = POLY_STATE_SIZE;
+
+type Lines = string[];
+
+const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
+const ROT16 = [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13];
+const ROT8 = [3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14];
+const LO32 = '0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23';
+const HI32 = '8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31';
+const LO64 = '0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23';
+const HI64 = '8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31';
+
+const V = Array.from({ length: 16 }, (_, i) => `v${i}`);
+const CHACHA_V128_LOCALS = [...V, 't', 'u0', 'u1', 'u2', 'u3', 'ctr', 'rot16', 'rot8'];
+
+const initConsts: Lines = [v128Bytes(ROT16), 'local.set $rot16', v128Bytes(ROT8), 'local.set $rot8'];
+
+/** $ctr = splat(st.counter) + (0, 1, 2, 3). */
+const ctrInit: Lines = ['local.get $st', 'v128.load32_splat offset=48', 'v128.const i32x4 0 1 2 3', 'i32x4.add', 'local.set $ctr'];
+
+function ctrNext(flags: ChachaFlags): Lines {
+  const step = flags.counterSkips ? 5 : 4;
+  return ['local.get $ctr', `v128.const i32x4 ${step} ${step} ${step} ${step}`, 'i32x4.add', 'local.set $ctr'];
+}
+
+/** v_w = the state word w in every lane (the counter word: $ctr). */
+function loadState(): Lines {
+  const out: Lines = [];
+  for (let w = 0; w < 16; w++) {
+    if (w === 12) out.push('local.get $ctr', 'local.set $v12');
+    else out.push('local.get $st', `v128.load32_splat offset=${4 * w}`, `local.set $v${w}`);
+  }
+  return out;
+}
+
+/** Four quarter rounds at once (each step across the four), on the given word indices. */
+function quarter4(qs: number[][]): Lines {
+  const out: Lines = [];
+  const add = (x: number, y: number) => qs.forEach((q) => out.push(`local.get $v${q[x]}`, `local.get $v${q[y]}`, 'i32x4.add', `local.set $v${q[x]}`));
+  const xorSwz = (x: number, y: number, pat: string) => qs.forEach((q) => out.push(`local.get $v${q[x]}`, `local.get $v${q[y]}`, 'v128.xor', `local.get $${pat}`, 'i8x16.swizzle', `local.set $v${q[x]}`));
+  const xorRot = (x: number, y: number, r: number) =>
+    qs.forEach((q) => out.push(`local.get $v${q[x]}`, `local.get $v${q[y]}`, 'v128.xor', 'local.tee $t', `i32.const ${r}`, 'i32x4.shl', 'local.get $t', `i32.const ${32 - r}`, 'i32x4.shr_u', 'v128.or', `local.set $v${q[x]}`));
+  // (a, b, c, d) = (0, 1, 2, 3)
+  add(0, 1); xorSwz(3, 0, 'rot16');
+  add(2, 3); xorRot(1, 2, 12);
+  add(0, 1); xorSwz(3, 0, 'rot8');
+  add(2, 3); xorRot(1, 2, 7);
+  return out;
+}
+
+const COLS = [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]];
+const DIAGS = [[0, 5, 10, 15], [1, 6, 11, 12], [2, 7, 8, 13], [3, 4, 9, 14]];
+
+/** Twenty rounds on $v0…$v15 (a loop of ten double rounds), then the feed-forward. */
+function rounds(): Lines {
+  const feed: Lines = [];
+  for (let w = 0; w < 16; w++) {
+    if (w === 12) feed.push('local.get $v12', 'local.get $ctr', 'i32x4.add', 'local.set $v12');
+    else feed.push(`local.get $v${w}`, 'local.get $st', `v128.load32_splat offset=${4 * w}`, 'i32x4.add', `local.set $v${w}`);
+  }
+  return [
+    'i32.const 10', 'local.set $i',
+    'loop $dround',
+    ...quarter4(COLS),
+    ...quarter4(DIAGS),
+    'local.get $i', 'i32.const 1', 'i32.sub', 'local.tee $i', 'br_if $dround',
+    'end',
+    ...feed,
+  ];
+}
+
+/**
+ * Transpose the four blocks back to byte order and either XOR them with 256 bytes at $src into
+ * $dst, or store them as keystream at $dst.
+ */
+function output(xor: boolean): Lines {
+  const out: Lines = [];
+  for (let j = 0; j < 4; j++) {
+    const [a, b, c, d] = [4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3].map((w) => `$v${w}`);
+    out.push(
+      `local.get ${a}`, `local.get ${b}`, `i8x16.shuffle ${LO32}`, 'local.set $u0',
+      `local.get ${c}`, `local.get ${d}`, `i8x16.shuffle ${LO32}`, 'local.set $u1',
+      `local.get ${a}`, `local.get ${b}`, `i8x16.shuffle ${HI32}`, 'local.set $u2',
+      `local.get ${c}`, `local.get ${d}`, `i8x16.shuffle ${HI32}`, 'local.set $u3',
+    );
+    const blocks: [string, string, string, number][] = [['u0', 'u1', LO64, 0], ['u0', 'u1', HI64, 1], ['u2', 'u3', LO64, 2], ['u2', 'u3', HI64, 3]];
+    for (const [x, y, pat, k] of blocks) {
+      const off = 64 * k + 16 * j;
+      out.push('local.get $dst');
+      if (xor) out.push('local.get $src', `v128.load offset=${off}`);
+      out.push(`local.get $${x}`, `local.get $${y}`, `i8x16.shuffle ${pat}`);
+      if (xor) out.push('v128.xor');
+      out.push(`v128.store offset=${off}`);
+    }
+  }
+  return out;
+}
+
+const FUNCS: KernelFunction[] = [
+  { name: 'chacha20_xor', params: [['st', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['len', 'i32']], publicParams: ['st', 'src', 'dst', 'len'] },
+  { name: 'hchacha20', params: [['key', 'i32'], ['nonce', 'i32'], ['out', 'i32']], publicParams: ['key', 'nonce', 'out'] },
+  { name: 'aead_init', params: [['key', 'i32'], ['nonce', 'i32'], ['st', 'i32'], ['p', 'i32'], ['x', 'i32']], publicParams: ['key', 'nonce', 'st', 'p', 'x'] },
+  { name: 'aead_seal', params: [['st', 'i32'], ['p', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['len', 'i32'], ['maxg', 'i32']], publicParams: ['st', 'p', 'src', 'dst', 'len', 'maxg'] },
+  { name: 'aead_open', params: [['st', 'i32'], ['p', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['len', 'i32'], ['maxg', 'i32']], publicParams: ['st', 'p', 'src', 'dst', 'len', 'maxg'] },
+  { name: 'poly1305_init', params: [['p', 'i32'], ['key', 'i32']], publicParams: ['p', 'key'] },
+  { name: 'poly1305_powers', params: [['p', 'i32']], publicParams: ['p'] },
+  { name: 'poly1305_blocks', params: [['p', 'i32'], ['src', 'i32'], ['n', 'i32'], ['maxg', 'i32'], ['hibit', 'i32']], publicParams: ['p', 'src', 'n', 'maxg', 'hibit'] },
+  { name: 'poly1305_finish', params: [['p', 'i32'], ['out', 'i32']], publicParams: ['p', 'out'] },
+];
+
+const fn = (name: string) => FUNCS.find((f) => f.name === name)!;
+
+export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
+  const chachaLocals = [locals('v128', CHACHA_V128_LOCALS), locals('i32', ['i'])].join(' ');
+
+  // chacha20_xor(st, src, dst, len): whole passes of 256 bytes, then a partial pass through
+  // the keystream buffer; the state's counter advances by the number of blocks used.
+  const xorFn = [
+    `(func $chacha20_xor (export "chacha20_xor") ${paramDecl(fn('chacha20_xor'))} ${chachaLocals} (local $len0 i32) (local $off i32)`,
+    indent([
+      ...initConsts, ...ctrInit,
+      'local.get $len', 'local.set $len0',
+      'block $whole_done',
+      '  loop $whole',
+      '    local.get $len', '    i32.const 256', '    i32.lt_u', '    br_if $whole_done',
+      ...indent([...loadState(), ...rounds(), ...output(true), ...ctrNext(flags)], 4).split('\n'),
+      '    local.get $src', '    i32.const 256', '    i32.add', '    local.set $src',
+      '    local.get $dst', '    i32.const 256', '    i32.add', '    local.set $dst',
+      '    local.get $len', '    i32.const 256', '    i32.sub', '    local.set $len',
+      '    br $whole',
+      '  end',
+      'end',
+      'local.get $len',
+      'if',
+      ';; partial pass: keystream into KS, then XOR 16 bytes at a time, then bytes',
+      '  local.get $dst', '  local.set $off',
+      `  i32.const ${KS_PTR}`, '  local.set $dst',
+      ...indent([...loadState(), ...rounds(), ...output(false)], 2).split('\n'),
+      '  local.get $off', '  local.set $dst',
+      '  i32.const 0', '  local.set $off',
+      '  block $v_done',
+      '    loop $v',
+      '      local.get $off', '      i32.const 16', '      i32.add', '      local.get $len', '      i32.gt_u', '      br_if $v_done',
+      '      local.get $dst', '      local.get $off', '      i32.add',
+      '      local.get $src', '      local.get $off', '      i32.add', '      v128.load',
+      '      local.get $off', `      v128.load offset=${KS_PTR}`,
+      '      v128.xor', '      v128.store',
+      '      local.get $off', '      i32.const 16', '      i32.add', '      local.set $off',
+      '      br $v',
+      '    end',
+      '  end',
+      '  block $b_done',
+      '    loop $b',
+      '      local.get $off', '      local.get $len', '      i32.ge_u', '      br_if $b_done',
+      '      local.get $dst', '      local.get $off', '      i32.add',
+      '      local.get $src', '      local.get $off', '      i32.add', '      i32.load8_u',
+      '      local.get $off', `      i32.load8_u offset=${KS_PTR}`,
+      '      i32.xor', '      i32.store8',
+      '      local.get $off', '      i32.const 1', '      i32.add', '      local.set $off',
+      '      br $b',
+      '    end',
+      '  end',
+      'end',
+      ';; counter += blocks used',
+      'local.get $st', 'local.get $st', 'i32.load offset=48',
+      'local.get $len0', 'i32.const 63', 'i32.add', 'i32.const 6', 'i32.shr_u', 'i32.add', 'i32.store offset=48',
+    ]),
+    ')',
+  ];
+
+  // hchacha20(key, nonce16, out): scalar rounds, words 0–3 and 12–15 out, no feed-forward.
+  const x = (i: number) => `$x${i}`;
+  const sqr = (a: number, b: number, c: number, d: number): Lines => {
+    const o: Lines = [];
+    const step = (p: number, q: number, r: number, rot: number) => o.push(
+      `local.get ${x(p)}`, `local.get ${x(q)}`, 'i32.add', `local.set ${x(p)}`,
+      `local.get ${x(r)}`, `local.get ${x(p)}`, 'i32.xor', `i32.const ${rot}`, 'i32.rotl', `local.set ${x(r)}`,
+    );
+    step(a, b, d, 16); step(c, d, b, 12); step(a, b, d, 8); step(c, d, b, 7);
+    return o;
+  };
+  const hLoad: Lines = [];
+  SIGMA.forEach((c, i) => hLoad.push(`i32.const ${c}`, `local.set ${x(i)}`));
+  for (let i = 0; i < 8; i++) hLoad.push('local.get $key', `i32.load offset=${4 * i}`, `local.set ${x(4 + i)}`);
+  for (let i = 0; i < 4; i++) hLoad.push('local.get $nonce', `i32.load offset=${4 * i}`, `local.set ${x(12 + i)}`);
+  const hOut: Lines = [];
+  [0, 1, 2, 3, 12, 13, 14, 15].forEach((w, i) => hOut.push('local.get $out', `local.get ${x(w)}`, `i32.store offset=${4 * i}`));
+  const hchachaFn = [
+    `(func $hchacha20 (export "hchacha20") ${paramDecl(fn('hchacha20'))} ${locals('i32', Array.from({ length: 16 }, (_, i) => `x${i}`))} (local $i i32)`,
+    indent([
+      ...hLoad,
+      'i32.const 10', 'local.set $i',
+      'loop $dround',
+      ...COLS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
+      ...DIAGS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
+      'local.get $i', 'i32.const 1', 'i32.sub', 'local.tee $i', 'br_if $dround',
+      'end',
+      ...hOut,
+    ]),
+    ')',
+  ];
+
+  // aead_init(key, nonce, st, p, x): the ChaCha20 state for (key, nonce) — for x = 1 the
+  // XChaCha subkey from HChaCha20(key, nonce[0..16]) and nonce 0^4 ‖ nonce[16..24] — then the
+  // one-time Poly1305 key from block 0, and the counter set to 1 (RFC 8439 §2.6, §2.8).
+  const initFn = [
+    `(func $aead_init (export "aead_init") ${paramDecl(fn('aead_init'))}`,
+    indent([
+      ...SIGMA.flatMap((c, i) => ['local.get $st', `i32.const ${c}`, `i32.store offset=${4 * i}`]),
+      'local.get $st', 'i32.const 0', 'i32.store offset=48',
+      'local.get $x',
+      'if',
+      '  local.get $key', '  local.get $nonce', '  local.get $st', '  i32.const 16', '  i32.add', '  call $hchacha20',
+      '  local.get $st', '  i32.const 0', '  i32.store offset=52',
+      '  local.get $st', '  local.get $nonce', '  i64.load offset=16', '  i64.store offset=56',
+      'else',
+      '  local.get $st', '  local.get $key', '  v128.load offset=0', '  v128.store offset=16',
+      '  local.get $st', '  local.get $key', '  v128.load offset=16', '  v128.store offset=32',
+      '  local.get $st', '  local.get $nonce', '  i32.load offset=0', '  i32.store offset=52',
+      '  local.get $st', '  local.get $nonce', '  i64.load offset=4', '  i64.store offset=56',
+      'end',
+      ';; block 0 (with blocks 1–3, unused) into KS; its first 32 bytes key Poly1305',
+      `local.get $st`, `i32.const ${KS_PTR}`, 'call $chacha_ks',
+      'local.get $p', `i32.const ${KS_PTR}`, 'call $poly1305_init',
+      'local.get $st', 'i32.const 1', 'i32.store offset=48',
+    ]),
+    ')',
+  ];
+
+  // $chacha_ks(st, dst): four blocks of keystream at dst (a whole pass over 256 zero bytes).
+  const ksFn = [
+    '(func $chacha_ks (param $st i32) (param $dst i32)',
+    '  local.get $dst', '  i32.const 0', '  i32.const 256', '  memory.fill',
+    '  local.get $st', '  local.get $dst', '  local.get $dst', '  i32.const 256', '  call $chacha20_xor',
+    ')',
+  ];
+
+  // aead_seal / aead_open(st, p, src, dst, len, maxg): len bytes of message; ChaCha20 from the
+  // state's counter, Poly1305 over the ciphertext's whole 16-byte blocks (the glue pads the
+  // last partial block). Whole 256-byte passes with the powers of r run fused: one ChaCha20
+  // pass, then sixteen Poly1305 blocks in four steps over the same 256 bytes while they are in
+  // L1 — after the XOR when sealing, before it when opening (so dst may equal src).
+  const aeadFn = (seal: boolean): Lines => {
+    const f = fn(seal ? 'aead_seal' : 'aead_open');
+    const hib = ['i64.const 0x1000000'];
+    const mac = (addr: string) => [0, 64, 128, 192].flatMap((o) => polyStep4(addr, o, hib, flags));
+    const body = seal
+      ? [...loadState(), ...rounds(), ...output(true), ...ctrNext(flags), ...mac('dst')]
+      : [...mac('src'), ...loadState(), ...rounds(), ...output(true), ...ctrNext(flags)];
+    return [
+      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${chachaLocals} ${locals('i64', polyLocals(true))} (local $ng i32)`,
+      indent([
+        'local.get $maxg', 'i32.const 4', 'i32.eq', 'local.get $len', 'i32.const 256', 'i32.ge_u', 'i32.and',
+        'if',
+        ...indent([...initConsts, ...ctrInit, ...polyLoadH(), ...polyLoadR([1, 2, 3, 4])], 2).split('\n'),
+        '  loop $pass',
+        ...indent(body, 4).split('\n'),
+        '    local.get $src', '    i32.const 256', '    i32.add', '    local.set $src',
+        '    local.get $dst', '    i32.const 256', '    i32.add', '    local.set $dst',
+        '    local.get $ng', '    i32.const 1', '    i32.add', '    local.set $ng',
+        '    local.get $len', '    i32.const 256', '    i32.sub', '    local.tee $len',
+        '    i32.const 256', '    i32.ge_u', '    br_if $pass',
+        '  end',
+        ...indent(polyStore(), 2).split('\n'),
+        '  local.get $st', '  local.get $st', '  i32.load offset=48', '  local.get $ng', '  i32.const 2', '  i32.shl', '  i32.add', '  i32.store offset=48',
+        'end',
+        'local.get $len',
+        'if',
+        ...(seal
+          ? ['  local.get $st', '  local.get $src', '  local.get $dst', '  local.get $len', '  call $chacha20_xor',
+             '  local.get $p', '  local.get $dst', '  local.get $len', '  i32.const 4', '  i32.shr_u', '  local.get $maxg', '  i32.const 1', '  call $poly1305_blocks']
+          : ['  local.get $p', '  local.get $src', '  local.get $len', '  i32.const 4', '  i32.shr_u', '  local.get $maxg', '  i32.const 1', '  call $poly1305_blocks',
+             '  local.get $st', '  local.get $src', '  local.get $dst', '  local.get $len', '  call $chacha20_xor']),
+        'end',
+      ]),
+      ')',
+    ];
+  };
+
+  const wat = [
+    ';; GENERATED by `npm run gen` from src/kernels/chacha20_simd128.ts and poly1305_radix26.ts — do not edit.',
+    ';; ChaCha20 (SIMD128, four blocks per pass), HChaCha20, Poly1305 (radix 2^26, r^1..r^4), fused AEAD passes.',
+    `;; public parameters: ${FUNCS.map((f) => `${f.name}(${f.publicParams.join(', ')})`).join('; ')}`,
+    '(module',
+    '  (memory (export "memory") 2)',
+    indent(xorFn, 2),
+    indent(hchachaFn, 2),
+    indent(ksFn, 2),
+    indent(initFn, 2),
+    indent(aeadFn(true), 2),
+    indent(aeadFn(false), 2),
+    indent(polyFunctions(flags), 2),
+    ')',
+    '',
+  ].join('\n');
+
+  return { name: 'chacha', wat, publicParams: publicMap(FUNCS) };
+}
