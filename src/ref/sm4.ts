@@ -145,7 +145,7 @@ export function sm4CtrRef(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Ui
 /** GCTR_K(ICB, X) (SP 800-38D Algorithm 3) with SM4 and inc_32. */
 function gctrSm4(rk: readonly number[], icb: Uint8Array, x: Uint8Array): Uint8Array {
   const y = new Uint8Array(x.length);
-  let cb = icb.slice();
+  let cb: Uint8Array = icb.slice();
   for (let off = 0; off < x.length; off += 16) {
     const ks = sm4Rounds(rk, cb);
     for (let j = off; j < Math.min(off + 16, x.length); j++) y[j] = x[j] ^ ks[j - off];
