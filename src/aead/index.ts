@@ -1,0 +1,2 @@
+// ctkit/aead: authenticated encryption.
+export type { Aead } from './types.js';
