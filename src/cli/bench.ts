@@ -1,0 +1,27 @@
+// `ctkit bench`: runs the repository's benchmark harness (bench/run.ts) in a child process.
+// The harness and its peers are development files, present in a clone after `npm install`.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { UsageError, Failure } from './errors.js';
+
+export async function runBench(args: string[]): Promise<void> {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const script = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
+  if (!existsSync(script)) throw new UsageError('bench needs a clone of the ctkit repository (bench/ is not in this installation)');
+  let tsx: string;
+  try {
+    tsx = createRequire(import.meta.url).resolve('tsx');
+  } catch {
+    throw new UsageError('bench needs the dev dependencies: run `npm install` in the clone first');
+  }
+  void tsx;
+  const code = await new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
+  });
+  if (code === 2) throw new UsageError('the benchmark rejected its arguments (see above)');
+  if (code !== 0) throw new Failure(`the benchmark exited with status ${code}`);
+}

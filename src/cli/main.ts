@@ -1,0 +1,188 @@
+// ctkit — the command-line tool. Exit status: 0 success, 1 authentication or verification
+// failure (or a damaged sealed file), 2 usage error; one line on stderr says what was wrong.
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { keygenAead, openFile, sealFile } from './files.js';
+import { UsageError, Failure } from './errors.js';
+import { runBench } from './bench.js';
+
+const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+interface Command {
+  summary: string;
+  usage: string;
+  details: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  maxPositionals: number;
+  run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[]): Promise<void>;
+}
+
+const AEAD_NAMES = 'aes-256-gcm, chacha20-poly1305, xchacha20-poly1305, aes-256-gcm-siv, sm4-gcm';
+
+const COMMANDS: Record<string, Command> = {
+  keygen: {
+    summary: 'make a fresh key file',
+    usage: 'ctkit keygen --aead <alg> -o <keyfile>',
+    details: [
+      `  --aead <alg>     symmetric key for ${AEAD_NAMES}`,
+      '  -o, --out <file> where to write the key (created with mode 0600; never overwritten)',
+      '',
+      'examples:',
+      '  ctkit keygen --aead chacha20-poly1305 -o secret.key',
+    ].join('\n'),
+    options: { aead: { type: 'string' }, out: { type: 'string', short: 'o' } },
+    maxPositionals: 0,
+    async run(v) {
+      if (typeof v.aead !== 'string') throw new UsageError('keygen needs --aead <alg>');
+      if (typeof v.out !== 'string') throw new UsageError('keygen needs -o <keyfile>');
+      await keygenAead(v.aead, v.out);
+    },
+  },
+  seal: {
+    summary: 'encrypt and authenticate a file or stdin',
+    usage: 'ctkit seal --key <keyfile> [-a <alg>] [in] [-o out]',
+    details: [
+      '  -k, --key <file>  key file from `ctkit keygen --aead`',
+      `  -a, --alg <alg>   algorithm (default: the key file's): ${AEAD_NAMES}`,
+      '  -o, --out <file>  output (default stdout); written under a temporary name, then renamed',
+      '  in                input file (default stdin)',
+      '',
+      'Works in constant memory on inputs of any size: 64 KiB segments, each sealed with its own',
+      'nonce (random prefix, counter, final flag), so truncation, reordering and splicing are detected.',
+      '',
+      'examples:',
+      '  ctkit seal --key secret.key report.pdf -o report.pdf.ctk',
+      '  tar c dir | ctkit seal -k secret.key > dir.tar.ctk',
+    ].join('\n'),
+    options: { key: { type: 'string', short: 'k' }, alg: { type: 'string', short: 'a' }, out: { type: 'string', short: 'o' } },
+    maxPositionals: 1,
+    async run(v, p) {
+      if (typeof v.key !== 'string') throw new UsageError('seal needs --key <keyfile>');
+      await sealFile({ keyPath: v.key, alg: v.alg as string | undefined, input: p[0], output: v.out as string | undefined });
+    },
+  },
+  open: {
+    summary: 'verify and decrypt a sealed file or stdin',
+    usage: 'ctkit open --key <keyfile> [in] [-o out]',
+    details: [
+      '  -k, --key <file>  key file',
+      '  -o, --out <file>  output (default stdout)',
+      '  in                sealed input (default stdin)',
+      '',
+      'Nothing is written unless every segment authenticates: the output is assembled under a',
+      'temporary name and renamed (or copied to stdout) only after the last segment verified.',
+      'Exit status 1 when the file was damaged, truncated, reordered or sealed with another key.',
+      '',
+      'examples:',
+      '  ctkit open --key secret.key report.pdf.ctk -o report.pdf',
+      '  ctkit open -k secret.key < dir.tar.ctk | tar x',
+    ].join('\n'),
+    options: { key: { type: 'string', short: 'k' }, out: { type: 'string', short: 'o' } },
+    maxPositionals: 1,
+    async run(v, p) {
+      if (typeof v.key !== 'string') throw new UsageError('open needs --key <keyfile>');
+      await openFile({ keyPath: v.key, input: p[0], output: v.out as string | undefined });
+    },
+  },
+  bench: {
+    summary: "run the library's benchmark tables beside node:crypto and the installed peers",
+    usage: 'ctkit bench [filter] [--json] [--base <git-ref>] [--time ms]',
+    details: [
+      '  filter           regular expression over case names (e.g. ghash, chacha20, ecdh_p256)',
+      '  --json           print [{ case, impl, ns }] instead of tables',
+      '  --base <ref>     compare with another git revision (Base / Head / Change)',
+      '  --time <ms>      time budget per case and implementation (default 300)',
+      '',
+      'Needs a clone of the repository with its dev dependencies installed (the peers).',
+      '',
+      'examples:',
+      '  ctkit bench ghash',
+      '  ctkit bench --base HEAD~1 ghash/16384',
+    ].join('\n'),
+    options: { json: { type: 'boolean' }, base: { type: 'string' }, time: { type: 'string' }, copies: { type: 'string' }, impl: { type: 'string', multiple: true } },
+    maxPositionals: 1,
+    async run(v, p) {
+      const args: string[] = [...p];
+      if (v.json) args.push('--json');
+      if (typeof v.base === 'string') args.push('--base', v.base);
+      if (typeof v.time === 'string') args.push('--time', v.time);
+      if (typeof v.copies === 'string') args.push('--copies', v.copies);
+      for (const i of (v.impl as string[] | undefined) ?? []) args.push('--impl', i);
+      await runBench(args);
+    },
+  },
+};
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    `ctkit ${VERSION} — constant-time cryptography: AEAD files, keys, signatures, benchmarks`,
+    '',
+    'usage: ctkit <command> [options]',
+    '',
+    'commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'ctkit <command> --help shows a command\'s options and examples.',
+    'exit status: 0 success, 1 authentication/verification failure, 2 usage error',
+  ].join('\n');
+}
+
+function commandHelp(name: string, c: Command): string {
+  return [`usage: ${c.usage}`, '', c.summary, '', c.details].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined) {
+    process.stderr.write(mainHelp() + '\n');
+    return 2;
+  }
+  if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    const topic = cmd === 'help' ? rest[0] : undefined;
+    if (topic && COMMANDS[topic]) console.log(commandHelp(topic, COMMANDS[topic]));
+    else console.log(mainHelp());
+    return 0;
+  }
+  if (cmd === '--version' || cmd === '-V') {
+    console.log(VERSION);
+    return 0;
+  }
+  const c = COMMANDS[cmd];
+  try {
+    if (!c) throw new UsageError(`unknown command '${cmd}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      console.log(commandHelp(cmd, c));
+      return 0;
+    }
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options: c.options, allowPositionals: true, strict: true });
+    } catch (e) {
+      throw new UsageError((e as Error).message.split('\n')[0]);
+    }
+    if (parsed.positionals.length > c.maxPositionals) {
+      throw new UsageError(`too many arguments: ${parsed.positionals.slice(c.maxPositionals).join(' ')}`);
+    }
+    await c.run(parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`ctkit${c ? ' ' + cmd : ''}: ${e.message}\n`);
+      process.stderr.write(`usage: ${c ? c.usage : 'ctkit <command> [options]'} (see ctkit ${c ? cmd + ' ' : ''}--help)\n`);
+      return 2;
+    }
+    if (e instanceof Failure) {
+      process.stderr.write(`ctkit ${cmd}: ${e.message}\n`);
+      return 1;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err && err.code === 'EPIPE') return 0;
+    process.stderr.write(`ctkit ${cmd}: ${err?.message ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
