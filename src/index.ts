@@ -1,4 +1,6 @@
 // ctkit: constant-time cryptography on generated WebAssembly kernels.
 export { ghash, polyval, UniversalHash } from './mac/index.js';
+export { poly1305, Poly1305 } from './mac/poly1305.js';
+export { chacha20Poly1305, xchacha20Poly1305, ChaCha20Poly1305, chacha20, xchacha20, hchacha20, type Aead } from './aead/index.js';
 export { ready } from './engine/kernel.js';
 export { AuthenticationError, CtkitError, StateError } from './errors.js';

@@ -1,2 +1,3 @@
-// ctkit/aead: authenticated encryption.
-export type { Aead } from './types.js';
+// ctkit/aead: authenticated encryption (and the raw ChaCha20 streams it is built on).
+export { type Aead } from './types.js';
+export { ChaCha20Poly1305, chacha20Poly1305, xchacha20Poly1305, chacha20, xchacha20, hchacha20 } from './chacha20-poly1305.js';

@@ -1,0 +1,280 @@
+// ChaCha20-Poly1305 (RFC 8439 §2.8) and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha-03 §2.3.1)
+// as reusable keyed objects, and the raw ChaCha20 / XChaCha20 streams (RFC 8439 §2.4; draft
+// §2.3) and HChaCha20 (draft §2.2), all on the 'chacha' kernel module.
+//
+// Large inputs stream through the module's 64 KiB scratch window: each chunk is encrypted and
+// MACed by one fused kernel pass (src/kernels/chacha20_simd128.ts), so sealing a gigabyte needs
+// no more WebAssembly memory than sealing a kilobyte. open() decrypts as it verifies and wipes
+// every byte it wrote when the tag does not match, so no plaintext is released.
+//
+// Constant time: the glue branches only on lengths, and compares tags by OR-accumulating the
+// XOR of all sixteen bytes, without an early exit.
+
+import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE, holdSlot, releaseSlot } from '../engine/kernel.js';
+import { AuthenticationError, StateError } from '../errors.js';
+import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
+import { checkBytes, checkLength } from '../util/check.js';
+import type { Aead } from './types.js';
+
+const TAG = 16;
+const KEY = 32;
+/** RFC 8439 §2.8: the plaintext is at most 2^38 − 64 bytes ((2^32 − 1) blocks of 64 bytes after block 0). */
+export const CHACHA20_POLY1305_MAX_PLAINTEXT = 2 ** 38 - 64;
+const EMPTY = new Uint8Array(0);
+const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
+
+/** Options for tests: the kernel instance to run on. */
+export interface ChachaOptions {
+  kernel?: ChachaKernel;
+}
+
+function le64(u8: Uint8Array, at: number, n: number): void {
+  for (let i = 0; i < 8; i++) {
+    u8[at + i] = n % 256;
+    n = Math.floor(n / 256);
+  }
+}
+
+function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
+  if (output === undefined) return new Uint8Array(need);
+  checkBytes('output', output);
+  if (output.length < need) throw new RangeError(`output must be at least ${need} bytes long, got ${output.length}`);
+  return output.subarray(0, need);
+}
+
+/** ChaCha20-Poly1305 (12-byte nonce) or XChaCha20-Poly1305 (24-byte nonce) with one key. */
+export class ChaCha20Poly1305 implements Aead {
+  readonly keyLength = KEY;
+  readonly nonceLength: number;
+  readonly tagLength = TAG;
+  readonly #x: number;
+  readonly #name: string;
+  #k: ChachaKernel;
+  #slot: number;
+  #token: object;
+  #disposed = false;
+
+  constructor(key: Uint8Array, extendedNonce: boolean, options: ChachaOptions = {}) {
+    this.#name = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
+    checkBytes('key', key);
+    checkLength('key', key, [KEY]);
+    this.nonceLength = extendedNonce ? 24 : 12;
+    this.#x = extendedNonce ? 1 : 0;
+    const k = (this.#k = options.kernel ?? chachaKernel());
+    this.#slot = k.allocSlot();
+    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    k.u8.set(key, this.#slot);
+  }
+
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('plaintext', plaintext);
+    const n = plaintext.length;
+    if (n > CHACHA20_POLY1305_MAX_PLAINTEXT) throw new RangeError(`plaintext must be at most 2^38 - 64 bytes long, got ${n}`);
+    const out = checkOutput(output, n + TAG);
+    const k = this.#k;
+    const e = k.exports;
+    const maxg = this.#begin(nonce, aad, n);
+    let used = 0;
+    for (let off = 0; off < n; off += SCRATCH_SIZE) {
+      const len = Math.min(SCRATCH_SIZE, n - off);
+      const u8 = k.u8;
+      u8.set(plaintext.subarray(off, off + len), SCRATCH_PTR);
+      e.aead_seal(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
+      const whole = len & ~15;
+      if (whole < len) absorbPartial(k, IO.POLY, u8.subarray(SCRATCH_PTR + whole, SCRATCH_PTR + len), false);
+      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+      used = Math.max(used, len);
+    }
+    this.#finish(aad.length, n);
+    out.set(k.u8.subarray(IO.TAG, IO.TAG + TAG), n);
+    k.wipe(0, IO.END);
+    k.wipe(SCRATCH_PTR, used);
+    return out;
+  }
+
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('sealed', sealed);
+    if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
+    const n = sealed.length - TAG;
+    const out = checkOutput(output, n);
+    const tag = sealed.slice(n); // before any write: output may overlap sealed
+    const k = this.#k;
+    const e = k.exports;
+    const maxg = this.#begin(nonce, aad, n);
+    let used = 0;
+    for (let off = 0; off < n; off += SCRATCH_SIZE) {
+      const len = Math.min(SCRATCH_SIZE, n - off);
+      const u8 = k.u8;
+      u8.set(sealed.subarray(off, off + len), SCRATCH_PTR);
+      const whole = len & ~15;
+      // the kernel MACs whole blocks of ciphertext then decrypts in place; the partial block's
+      // ciphertext is taken first and absorbed after them
+      let partial: Uint8Array | undefined;
+      if (whole < len) partial = u8.slice(SCRATCH_PTR + whole, SCRATCH_PTR + len);
+      e.aead_open(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
+      if (partial) {
+        absorbPartial(k, IO.POLY, partial, false);
+        partial.fill(0);
+      }
+      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+      used = Math.max(used, len);
+    }
+    this.#finish(aad.length, n);
+    const u8 = k.u8;
+    let diff = 0;
+    for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ tag[i];
+    k.wipe(0, IO.END);
+    k.wipe(SCRATCH_PTR, used);
+    if (diff !== 0) {
+      out.fill(0);
+      throw new AuthenticationError();
+    }
+    return out;
+  }
+
+  /** Wipe the key. Further use throws StateError. Idempotent. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  #check(nonce: Uint8Array, aad: Uint8Array): void {
+    if (this.#disposed) throw new StateError(`${this.#name}: used after dispose()`);
+    checkBytes('nonce', nonce);
+    checkLength('nonce', nonce, [this.nonceLength]);
+    checkBytes('aad', aad);
+  }
+
+  // ChaCha20 state and one-time Poly1305 key for this nonce, the powers of r when the message
+  // is long enough to use them, and the AAD absorbed. Returns the kernel's block group size.
+  #begin(nonce: Uint8Array, aad: Uint8Array, n: number): number {
+    const k = this.#k;
+    k.u8.set(nonce, IO.NONCE);
+    k.exports.aead_init(this.#slot, IO.NONCE, IO.ST, IO.POLY, this.#x);
+    let maxg = 1;
+    if (((aad.length + 15) >>> 4) + ((n + 15) >>> 4) + 1 >= POWERS_MIN_BLOCKS) {
+      k.exports.poly1305_powers(IO.POLY);
+      maxg = 4;
+    }
+    if (aad.length > 0) absorbPadded(k, IO.POLY, aad, maxg);
+    return maxg;
+  }
+
+  // The lengths block, then the tag into IO.TAG.
+  #finish(aadLen: number, n: number): void {
+    const k = this.#k;
+    const u8 = k.u8;
+    le64(u8, IO.PAD, aadLen);
+    le64(u8, IO.PAD + 8, n);
+    k.exports.poly1305_blocks(IO.POLY, IO.PAD, 1, 1, 1);
+    k.exports.poly1305_finish(IO.POLY, IO.TAG);
+  }
+}
+
+/** ChaCha20-Poly1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag. */
+export function chacha20Poly1305(key: Uint8Array): ChaCha20Poly1305 {
+  return new ChaCha20Poly1305(key, false);
+}
+
+/** XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha): 32-byte key, 24-byte nonce, 16-byte tag. */
+export function xchacha20Poly1305(key: Uint8Array): ChaCha20Poly1305 {
+  return new ChaCha20Poly1305(key, true);
+}
+
+function checkCounter(counter: number, dataLength: number, name: string): void {
+  if (!Number.isInteger(counter) || counter < 0 || counter > 0xffffffff) {
+    throw new RangeError(`counter must be an integer from 0 to 2^32 - 1, got ${counter}`);
+  }
+  const blocks = Math.ceil(dataLength / 64);
+  if (counter + blocks > 2 ** 32) {
+    throw new RangeError(`${name}: the 32-bit block counter is exhausted: data needs ${blocks} blocks from block ${counter}, the last block is 2^32 - 1`);
+  }
+}
+
+// data XOR keystream for the state set up in IO.ST, through scratch.
+function streamXor(k: ChachaKernel, data: Uint8Array, out: Uint8Array): Uint8Array {
+  let used = 0;
+  for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
+    const len = Math.min(SCRATCH_SIZE, data.length - off);
+    const u8 = k.u8;
+    u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+    k.exports.chacha20_xor(IO.ST, SCRATCH_PTR, SCRATCH_PTR, len);
+    out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+    used = Math.max(used, len);
+  }
+  k.wipe(0, IO.END);
+  k.wipe(SCRATCH_PTR, used);
+  return out;
+}
+
+function writeWord(u8: Uint8Array, at: number, w: number): void {
+  u8[at] = w & 0xff;
+  u8[at + 1] = (w >>> 8) & 0xff;
+  u8[at + 2] = (w >>> 16) & 0xff;
+  u8[at + 3] = w >>> 24;
+}
+
+/**
+ * ChaCha20 (RFC 8439 §2.4): data XOR the keystream of (key, nonce) from block `counter`
+ * (default 0). Encryption and decryption are the same. Throws RangeError when the data would
+ * need a block past 2^32 − 1 rather than wrap the counter.
+ */
+export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options: ChachaOptions = {}): Uint8Array {
+  checkBytes('key', key);
+  checkLength('key', key, [KEY]);
+  checkBytes('nonce', nonce);
+  checkLength('nonce', nonce, [12]);
+  checkBytes('data', data);
+  checkCounter(counter, data.length, 'chacha20');
+  const out = checkOutput(output, data.length);
+  const k = options.kernel ?? chachaKernel();
+  const u8 = k.u8;
+  SIGMA.forEach((c, i) => writeWord(u8, IO.ST + 4 * i, c));
+  u8.set(key, IO.ST + 16);
+  writeWord(u8, IO.ST + 48, counter);
+  u8.set(nonce, IO.ST + 52);
+  return streamXor(k, data, out);
+}
+
+/**
+ * XChaCha20 (draft-irtf-cfrg-xchacha §2.3): ChaCha20 under the subkey HChaCha20(key, nonce[0..16])
+ * with the nonce 0^4 ‖ nonce[16..24], from block `counter` (default 0).
+ */
+export function xchacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options: ChachaOptions = {}): Uint8Array {
+  checkBytes('key', key);
+  checkLength('key', key, [KEY]);
+  checkBytes('nonce', nonce);
+  checkLength('nonce', nonce, [24]);
+  checkBytes('data', data);
+  checkCounter(counter, data.length, 'xchacha20');
+  const out = checkOutput(output, data.length);
+  const k = options.kernel ?? chachaKernel();
+  const u8 = k.u8;
+  SIGMA.forEach((c, i) => writeWord(u8, IO.ST + 4 * i, c));
+  u8.set(key, IO.KEY);
+  u8.set(nonce, IO.NONCE);
+  k.exports.hchacha20(IO.KEY, IO.NONCE, IO.ST + 16);
+  writeWord(u8, IO.ST + 48, counter);
+  writeWord(u8, IO.ST + 52, 0);
+  u8.set(nonce.subarray(16, 24), IO.ST + 56);
+  return streamXor(k, data, out);
+}
+
+/** HChaCha20 (draft-irtf-cfrg-xchacha §2.2): a 32-byte subkey from a key and a 16-byte nonce. */
+export function hchacha20(key: Uint8Array, nonce: Uint8Array): Uint8Array {
+  checkBytes('key', key);
+  checkLength('key', key, [KEY]);
+  checkBytes('nonce', nonce);
+  checkLength('nonce', nonce, [16]);
+  const k = chachaKernel();
+  const u8 = k.u8;
+  u8.set(key, IO.KEY);
+  u8.set(nonce, IO.NONCE);
+  k.exports.hchacha20(IO.KEY, IO.NONCE, IO.ST);
+  const out = u8.slice(IO.ST, IO.ST + 32);
+  k.wipe(0, IO.END);
+  return out;
+}

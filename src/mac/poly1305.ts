@@ -1,0 +1,208 @@
+// Poly1305 (RFC 8439 §2.5) as a MAC, and the glue of the 'chacha' kernel module that the MAC,
+// ChaCha20, XChaCha20 and both ChaCha AEADs share: the kernel instance, the layout of its IO
+// area, and the one place where a partial Poly1305 block is padded (absorbPartial).
+//
+// Constant time: the glue branches only on lengths; key, message, accumulator and tag move by
+// position, and all arithmetic on them happens in the kernel (src/kernels/poly1305_radix26.ts).
+
+import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, releaseSlot, registerModule } from '../engine/kernel.js';
+import * as chachaModule from '../engine/wasm/chacha.js';
+import { StateError } from '../errors.js';
+import { checkBytes, checkLength } from '../util/check.js';
+
+registerModule(chachaModule);
+
+export interface ChachaExports {
+  chacha20_xor(st: number, src: number, dst: number, len: number): void;
+  hchacha20(key: number, nonce: number, out: number): void;
+  aead_init(key: number, nonce: number, st: number, p: number, x: number): void;
+  aead_seal(st: number, p: number, src: number, dst: number, len: number, maxg: number): void;
+  aead_open(st: number, p: number, src: number, dst: number, len: number, maxg: number): void;
+  poly1305_init(p: number, key: number): void;
+  poly1305_powers(p: number): void;
+  poly1305_blocks(p: number, src: number, n: number, maxg: number, hibit: number): void;
+  poly1305_finish(p: number, out: number): void;
+}
+
+export type ChachaKernel = Kernel<ChachaExports>;
+
+/** Key slots of the chacha module: a Poly1305 state (192 bytes) or an AEAD key (32 bytes). */
+export const CHACHA_SLOT_SIZE = 256;
+
+/**
+ * The IO area of the chacha module, per call (wiped up to END when the call ends). KS must
+ * match KS_PTR and the Poly1305 state size must match POLY_STATE_SIZE in the kernel generator.
+ */
+export const IO = {
+  /** ChaCha20 state: constants, key, counter, nonce (64 bytes) */
+  ST: 0,
+  /** Poly1305 state of an AEAD call (192 bytes) */
+  POLY: 64,
+  /** keystream of a partial pass (256 bytes; the kernel's KS_PTR) */
+  KS: 256,
+  /** one padded Poly1305 block */
+  PAD: 512,
+  /** a computed tag */
+  TAG: 528,
+  /** a key (32 bytes) */
+  KEY: 544,
+  /** a nonce (up to 24 bytes) */
+  NONCE: 576,
+  END: 640,
+} as const;
+
+/**
+ * Whole blocks at or above this many (over one MAC object, or one AEAD message) get r^2…r^4
+ * computed so that four blocks share a carry chain. The kernel's fused AEAD pass needs them for
+ * 256 bytes and more, which this threshold guarantees.
+ */
+export const POWERS_MIN_BLOCKS = 16;
+
+export function chachaKernel(): ChachaKernel {
+  return getKernel<ChachaExports>(chachaModule, CHACHA_SLOT_SIZE);
+}
+
+/** A separate instance of a chacha module built from other bytes (tests: negative controls). */
+export function chachaKernelFrom(name: string, bytes: Uint8Array): ChachaKernel {
+  return new Kernel<ChachaExports>({ name, bytes: () => bytes }, CHACHA_SLOT_SIZE);
+}
+
+/** Test-only faults of the glue (negative controls). */
+export interface GlueFaults {
+  /** a MAC's partial last block is absorbed without its 0x01 byte */
+  omitPadByte?: boolean;
+}
+
+/**
+ * The one place where a partial block (0 < tail.length < 16) enters Poly1305. For the MAC it is
+ * tail ‖ 0x01 ‖ zeros without the 2^128 bit (RFC 8439 §2.5); for the AEADs it is tail ‖ zeros,
+ * a full block (§2.8: pad16).
+ */
+export function absorbPartial(k: ChachaKernel, p: number, tail: Uint8Array, mac: boolean, faults?: GlueFaults): void {
+  const u8 = k.u8;
+  u8.fill(0, IO.PAD, IO.PAD + 16);
+  u8.set(tail, IO.PAD);
+  if (mac && !faults?.omitPadByte) u8[IO.PAD + tail.length] = 1;
+  k.exports.poly1305_blocks(p, IO.PAD, 1, 1, mac ? 0 : 1);
+}
+
+/** Whole 16-byte blocks of data (data.length a multiple of 16) into Poly1305, through scratch. */
+export function absorbBlocks(k: ChachaKernel, p: number, data: Uint8Array, maxg: number): void {
+  let used = 0;
+  for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
+    const chunk = data.subarray(off, Math.min(off + SCRATCH_SIZE, data.length));
+    k.u8.set(chunk, SCRATCH_PTR);
+    k.exports.poly1305_blocks(p, SCRATCH_PTR, chunk.length >>> 4, maxg, 1);
+    used = Math.max(used, chunk.length);
+  }
+  k.wipe(SCRATCH_PTR, used);
+}
+
+/** Absorb any bytes, AEAD style: whole blocks, then the partial last block zero-padded. */
+export function absorbPadded(k: ChachaKernel, p: number, data: Uint8Array, maxg: number): void {
+  const whole = data.length & ~15;
+  if (whole > 0) absorbBlocks(k, p, data.subarray(0, whole), maxg);
+  if (whole < data.length) absorbPartial(k, p, data.subarray(whole), false);
+}
+
+/** Options for tests; create(key) uses none of them. */
+export interface Poly1305Options {
+  /** the kernel instance to run on */
+  kernel?: ChachaKernel;
+  /** when to compute r^2…r^4: by POWERS_MIN_BLOCKS (default), always, or never */
+  powers?: 'auto' | 'always' | 'never';
+  faults?: GlueFaults;
+}
+
+/** An incremental Poly1305 computation with a one-time key. Single use: digest() ends it. */
+export class Poly1305 {
+  #k: ChachaKernel;
+  #slot: number;
+  #token: object;
+  #buf = new Uint8Array(16);
+  #bufLen = 0;
+  #seen = 0;
+  #maxg = 1;
+  #policy: 'auto' | 'always' | 'never';
+  #faults: GlueFaults | undefined;
+  #done = false;
+
+  constructor(key: Uint8Array, options: Poly1305Options = {}) {
+    checkBytes('key', key);
+    checkLength('key', key, [32]);
+    this.#policy = options.powers ?? 'auto';
+    this.#faults = options.faults;
+    const k = (this.#k = options.kernel ?? chachaKernel());
+    this.#slot = k.allocSlot();
+    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    k.u8.set(key, IO.KEY);
+    k.exports.poly1305_init(this.#slot, IO.KEY);
+    k.wipe(IO.KEY, 32);
+  }
+
+  /** Absorb data; any length, any number of calls. */
+  update(data: Uint8Array): this {
+    if (this.#done) throw new StateError('poly1305: update() after digest()');
+    checkBytes('data', data);
+    let off = 0;
+    if (this.#bufLen > 0) {
+      const take = Math.min(16 - this.#bufLen, data.length);
+      this.#buf.set(data.subarray(0, take), this.#bufLen);
+      this.#bufLen += take;
+      off = take;
+      if (this.#bufLen < 16) return this;
+      this.#blocks(this.#buf);
+      this.#bufLen = 0;
+    }
+    const whole = (data.length - off) & ~15;
+    if (whole > 0) this.#blocks(data.subarray(off, off + whole));
+    off += whole;
+    if (off < data.length) {
+      this.#buf.set(data.subarray(off));
+      this.#bufLen = data.length - off;
+    }
+    return this;
+  }
+
+  /** The 16-byte tag. Wipes the key and state; the object is then used up. */
+  digest(): Uint8Array {
+    if (this.#done) throw new StateError('poly1305: digest() called twice');
+    const k = this.#k;
+    if (this.#bufLen > 0) absorbPartial(k, this.#slot, this.#buf.subarray(0, this.#bufLen), true, this.#faults);
+    k.exports.poly1305_finish(this.#slot, IO.TAG);
+    const tag = k.u8.slice(IO.TAG, IO.TAG + 16);
+    k.wipe(0, IO.END);
+    this.dispose();
+    return tag;
+  }
+
+  /** Wipe the key and state without producing a tag. Idempotent. */
+  dispose(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#buf.fill(0);
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  #blocks(data: Uint8Array): void {
+    const k = this.#k;
+    this.#seen += data.length >>> 4;
+    if (this.#maxg === 1 && this.#policy !== 'never' && (this.#policy === 'always' || this.#seen >= POWERS_MIN_BLOCKS)) {
+      k.exports.poly1305_powers(this.#slot);
+      this.#maxg = 4;
+    }
+    absorbBlocks(k, this.#slot, data, this.#maxg);
+  }
+}
+
+export interface Poly1305Fn {
+  /** one-shot: the tag of msg under a 32-byte one-time key */
+  (key: Uint8Array, msg: Uint8Array): Uint8Array;
+  /** incremental: create(key).update(a).update(b).digest() */
+  create(key: Uint8Array): Poly1305;
+}
+
+export const poly1305: Poly1305Fn = Object.assign(
+  (key: Uint8Array, msg: Uint8Array): Uint8Array => new Poly1305(key).update(msg).digest(),
+  { create: (key: Uint8Array) => new Poly1305(key) },
+);
