@@ -4,5 +4,6 @@
 // the per-family module files directly so that a bundle carries only what it uses.
 import { bytes as gf128 } from './gf128.js';
 import { bytes as chacha } from './chacha.js';
+import { bytes as sha2 } from './sha2.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, chacha };
+export const shipped: Record<string, () => Uint8Array> = { gf128, chacha, sha2 };

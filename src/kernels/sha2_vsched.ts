@@ -1,0 +1,475 @@
+// SHA-224, SHA-256, SHA-384 and SHA-512 compression (FIPS 180-4 sections 6.2 – 6.5): scalar
+// rounds with the message schedule computed in SIMD128 lanes ("vsched"), one module for the
+// family.
+//
+// Why constant time: SHA-2 is additions, rotations, shifts and bitwise operations on words
+// (`i32.add`, `i32.rotr`, `i64x2.shr_u`, …); there is no table indexed by data and no branch on
+// it. The only branches and addresses come from the public parameters (pointers, block counts,
+// lengths) and from the round number, which the generator unrolls away.
+//
+// Technique. A block's 16 words are loaded 16 bytes at a time and byte-swapped by one
+// `i8x16.swizzle` with a constant index vector held in a local (a bare vpshufb), instead of
+// assembling each big-endian word from byte loads (8 movzx + 14 shifts/ors per 64-bit word,
+// WASM-NOTES.md). The rest of the schedule, W_t = σ1(W_t-2) + W_t-7 + σ0(W_t-15) + W_t-16, is
+// computed four words (SHA-256) or two words (SHA-512) per step in v128 registers, the round
+// constant K_t is added there too, and W_t + K_t is stored to a work area from which each round
+// loads one word. The vector unit and the integer unit are separate execution ports, so the
+// schedule overlaps the rounds, which keep the eight working variables and the chaining value
+// in locals (registers) across every block of a call; memory holds the chaining value only at
+// the start and end of a call.
+//   - SHA-256, four words per step: W_t-15 and W_t-7 are byte-aligned windows of two schedule
+//     vectors (one `i8x16.shuffle`, vpalignr); σ0 is five shifts and four XORs on 32-bit
+//     lanes; σ1 needs W_t-2, which is in the same step for the upper two lanes, so it runs
+//     twice on two lanes: each word is duplicated into both halves of a 64-bit lane, where a
+//     64-bit right shift by r leaves rotr32(x, r) in the low half (two shifts instead of four).
+//   - SHA-512, two words per step: exactly the σ1 dependency distance, so no split; σ0's
+//     rotation by 8 is a byte swizzle.
+//   - Rounds: T1 accumulates into h (so no temporary), Ch(e,f,g) = g ^ (e & (f ^ g)) and
+//     Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)), where b ^ c is the previous round's a ^ b; each Σ is
+//     three independent rotations XORed (`i32.rotr` is one `ror`). That is 22 integer
+//     operations per round, and the integer ALUs, not latency, bound the speed.
+//
+// Cost and the choices measured (this machine, 16 KiB per call, kernel alone; reproduce with
+// `npm run bench -- sha2-kernel`, bench/hash.ts):
+//   - schedule in vectors vs. 16 scalar locals: SHA-256 650 vs 510 MB/s (+27%), SHA-512 1010 vs
+//     680 MB/s (+48%) — the `schedule: 'scalar'` option keeps the loser for that comparison;
+//   - Σ nested as rotr(rotr(rotr(x, r3−r2) ^ x, r2−r1) ^ x, r1) (one temporary, OpenSSL's
+//     form): ~12% slower here, the chain is two operations deeper (`sigma: 'nested'`);
+//   - one store per round to pin the work-area loads (the WASM-NOTES load-hoisting remedy):
+//     no gain (−1…−3%), the schedule's own stores already interleave with the rounds;
+//   - the chaining value in memory between blocks instead of locals: within 1%, not kept.
+//
+// Memory (the module's own, see src/engine/kernel.ts): the glue owns IO [0, 2048) and the
+// scratch window; this kernel owns IO [2048, 4096):
+//   2048  K for SHA-256, 64 × i32 little-endian (data segment)
+//   2304  K for SHA-512, 80 × i64 little-endian (data segment)
+//   3072  work area: W_t + K_t, 80 × 8 bytes at most; zeroed before each call returns
+// The chaining value at `st` is kept as big-endian bytes, so the digest is its first bytes.
+//
+// Exports (all parameters public: pointers, counts, lengths, variant numbers):
+//   sha2_init(st, variant)               write the initial value of SHA-`variant` (224/256/384/512)
+//   sha256_blocks(st, src, n)            compress n 64-byte blocks at src into st
+//   sha512_blocks(st, src, n)            compress n 128-byte blocks
+//   sha256_last(st, src, len, hi, lo)    compress len bytes at src, whole blocks then the tail
+//   sha512_last(st, src, len, hi, lo)    padded in place (FIPS 180-4 5.1); hi·2^32 + lo is the
+//                                        whole message's length in bytes. Writes up to two blocks
+//                                        past the last whole block at src.
+//
+// Negative-control flags (tests only) produce deliberately broken variants that the test suite
+// must reject; each one breaks SHA-256 and SHA-512 alike.
+
+import { type GeneratedKernel, type KernelFunction, hex64, indent, paramDecl, publicMap, v128Bytes } from './wat.js';
+
+export interface Sha2Flags {
+  /** round constant K_20 has its lowest bit flipped */
+  wrongConstant?: boolean;
+  /** Σ1 rotates by 7 instead of 6 (SHA-256) and by 15 instead of 14 (SHA-512) */
+  rotationOff?: boolean;
+  /** the length field of the padding is written one byte early */
+  lengthSlip?: boolean;
+  /** the schedule reads W_t-6 where it should read W_t-7 */
+  scheduleSlip?: boolean;
+}
+
+/** Code-shape options, for measurement; the defaults are what ships. */
+export interface Sha2Options {
+  /** message schedule in SIMD lanes (default) or in scalar locals */
+  schedule?: 'simd' | 'scalar';
+  /** Σ0, Σ1 as three rotations of x (parallel, default) or as rotations of partial results (nested) */
+  sigma?: 'parallel' | 'nested';
+}
+
+export const SHA2_K256_PTR = 2048;
+export const SHA2_K512_PTR = 2304;
+export const SHA2_WORK_PTR = 3072;
+/** The glue may use IO [0, SHA2_IO_GLUE_END); the kernel owns the rest of the IO area. */
+export const SHA2_IO_GLUE_END = 2048;
+
+// FIPS 180-4 section 4.2.3: the first 64 bits of the fractional parts of the cube roots of the
+// first 80 primes. Section 4.2.2's SHA-256 constants are the first 32 bits of the same numbers
+// for the first 64 primes, i.e. the upper halves of the first 64 entries.
+const K512: readonly bigint[] = [
+  0x428a2f98d728ae22n, 0x7137449123ef65cdn, 0xb5c0fbcfec4d3b2fn, 0xe9b5dba58189dbbcn,
+  0x3956c25bf348b538n, 0x59f111f1b605d019n, 0x923f82a4af194f9bn, 0xab1c5ed5da6d8118n,
+  0xd807aa98a3030242n, 0x12835b0145706fben, 0x243185be4ee4b28cn, 0x550c7dc3d5ffb4e2n,
+  0x72be5d74f27b896fn, 0x80deb1fe3b1696b1n, 0x9bdc06a725c71235n, 0xc19bf174cf692694n,
+  0xe49b69c19ef14ad2n, 0xefbe4786384f25e3n, 0x0fc19dc68b8cd5b5n, 0x240ca1cc77ac9c65n,
+  0x2de92c6f592b0275n, 0x4a7484aa6ea6e483n, 0x5cb0a9dcbd41fbd4n, 0x76f988da831153b5n,
+  0x983e5152ee66dfabn, 0xa831c66d2db43210n, 0xb00327c898fb213fn, 0xbf597fc7beef0ee4n,
+  0xc6e00bf33da88fc2n, 0xd5a79147930aa725n, 0x06ca6351e003826fn, 0x142929670a0e6e70n,
+  0x27b70a8546d22ffcn, 0x2e1b21385c26c926n, 0x4d2c6dfc5ac42aedn, 0x53380d139d95b3dfn,
+  0x650a73548baf63den, 0x766a0abb3c77b2a8n, 0x81c2c92e47edaee6n, 0x92722c851482353bn,
+  0xa2bfe8a14cf10364n, 0xa81a664bbc423001n, 0xc24b8b70d0f89791n, 0xc76c51a30654be30n,
+  0xd192e819d6ef5218n, 0xd69906245565a910n, 0xf40e35855771202an, 0x106aa07032bbd1b8n,
+  0x19a4c116b8d2d0c8n, 0x1e376c085141ab53n, 0x2748774cdf8eeb99n, 0x34b0bcb5e19b48a8n,
+  0x391c0cb3c5c95a63n, 0x4ed8aa4ae3418acbn, 0x5b9cca4f7763e373n, 0x682e6ff3d6b2b8a3n,
+  0x748f82ee5defb2fcn, 0x78a5636f43172f60n, 0x84c87814a1f0ab72n, 0x8cc702081a6439ecn,
+  0x90befffa23631e28n, 0xa4506cebde82bde9n, 0xbef9a3f7b2c67915n, 0xc67178f2e372532bn,
+  0xca273eceea26619cn, 0xd186b8c721c0c207n, 0xeada7dd6cde0eb1en, 0xf57d4f7fee6ed178n,
+  0x06f067aa72176fban, 0x0a637dc5a2c898a6n, 0x113f9804bef90daen, 0x1b710b35131c471bn,
+  0x28db77f523047d84n, 0x32caab7b40c72493n, 0x3c9ebe0a15c9bebcn, 0x431d67c49c100d4cn,
+  0x4cc5d4becb3e42b6n, 0x597f299cfc657e2an, 0x5fcb6fab3ad6faecn, 0x6c44198c4a475817n,
+];
+
+// Section 5.3.5: SHA-512's initial value, the first 64 bits of the fractional parts of the
+// square roots of the first 8 primes; section 5.3.3's SHA-256 value is their upper halves.
+const H512: readonly bigint[] = [
+  0x6a09e667f3bcc908n, 0xbb67ae8584caa73bn, 0x3c6ef372fe94f82bn, 0xa54ff53a5f1d36f1n,
+  0x510e527fade682d1n, 0x9b05688c2b3e6c1fn, 0x1f83d9abfb41bd6bn, 0x5be0cd19137e2179n,
+];
+// Section 5.3.4: SHA-384's, the same for the 9th to 16th primes; section 5.3.2's SHA-224 value
+// is "the second 32 bits" of those, i.e. their lower halves.
+const H384: readonly bigint[] = [
+  0xcbbb9d5dc1059ed8n, 0x629a292a367cd507n, 0x9159015a3070dd17n, 0x152fecd8f70e5939n,
+  0x67332667ffc00b31n, 0x8eb44a8768581511n, 0xdb0c2e0d64f98fa7n, 0x47b5481dbefa4fa4n,
+];
+
+const upper = (w: bigint): number => Number(w >> 32n);
+const lower = (w: bigint): number => Number(w & 0xffffffffn);
+
+/** Big-endian bytes of 32-bit or 64-bit words. */
+function beBytes(words: readonly (number | bigint)[], size: 4 | 8): number[] {
+  const out: number[] = [];
+  for (const w of words) {
+    const v = BigInt(w);
+    for (let i = size - 1; i >= 0; i--) out.push(Number((v >> BigInt(8 * i)) & 0xffn));
+  }
+  return out;
+}
+
+/** Little-endian bytes as a WAT data string. */
+function dataString(words: readonly (number | bigint)[], size: 4 | 8): string {
+  const bytes = beBytes(words, size);
+  let s = '';
+  for (let i = 0; i < bytes.length; i += size) {
+    for (let j = size - 1; j >= 0; j--) s += '\\' + bytes[i + j].toString(16).padStart(2, '0');
+  }
+  return s;
+}
+
+const FUNCS: KernelFunction[] = [
+  { name: 'sha2_init', params: [['st', 'i32'], ['variant', 'i32']], publicParams: ['st', 'variant'] },
+  { name: 'sha256_blocks', params: [['st', 'i32'], ['src', 'i32'], ['n', 'i32']], publicParams: ['st', 'src', 'n'] },
+  { name: 'sha512_blocks', params: [['st', 'i32'], ['src', 'i32'], ['n', 'i32']], publicParams: ['st', 'src', 'n'] },
+  {
+    name: 'sha256_last',
+    params: [['st', 'i32'], ['src', 'i32'], ['len', 'i32'], ['hi', 'i32'], ['lo', 'i32']],
+    publicParams: ['st', 'src', 'len', 'hi', 'lo'],
+  },
+  {
+    name: 'sha512_last',
+    params: [['st', 'i32'], ['src', 'i32'], ['len', 'i32'], ['hi', 'i32'], ['lo', 'i32']],
+    publicParams: ['st', 'src', 'len', 'hi', 'lo'],
+  },
+];
+
+/** What differs between the 32-bit and the 64-bit family. */
+interface Family {
+  t: 'i32' | 'i64';
+  bytes: 4 | 8;
+  block: 64 | 128;
+  rounds: 64 | 80;
+  K: readonly (number | bigint)[];
+  kPtr: number;
+  /** Σ0, Σ1 rotation amounts (section 4.1.2 / 4.1.3) */
+  S0: [number, number, number];
+  S1: [number, number, number];
+  /** σ0, σ1: two rotations and a shift */
+  s0: [number, number, number];
+  s1: [number, number, number];
+}
+
+const get = (v: string) => `(local.get $${v})`;
+/** A folded v128.const from 16 bytes. */
+const vconst = (bytes: number[]) => `(${v128Bytes(bytes)})`;
+
+export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): GeneratedKernel {
+  const schedule = options.schedule ?? 'simd';
+  const sigma = options.sigma ?? 'parallel';
+
+  const k512 = K512.slice();
+  if (flags.wrongConstant) k512[20] ^= (1n << 32n) | 1n; // the lowest bit of K256_20 and of K512_20
+  const k256 = k512.slice(0, 64).map(upper);
+
+  const F256: Family = {
+    t: 'i32', bytes: 4, block: 64, rounds: 64, K: k256, kPtr: SHA2_K256_PTR,
+    S0: [2, 13, 22], S1: [flags.rotationOff ? 7 : 6, 11, 25], s0: [7, 18, 3], s1: [17, 19, 10],
+  };
+  const F512: Family = {
+    t: 'i64', bytes: 8, block: 128, rounds: 80, K: k512, kPtr: SHA2_K512_PTR,
+    S0: [28, 34, 39], S1: [flags.rotationOff ? 15 : 14, 18, 41], s0: [1, 8, 7], s1: [19, 61, 6],
+  };
+
+  const c = (f: Family, v: number | bigint | string) => (f.t === 'i32' ? `(i32.const ${v})` : `(i64.const ${v})`);
+  const op = (f: Family, name: string, ...args: string[]) => `(${f.t}.${name} ${args.join(' ')})`;
+  const rotr = (f: Family, x: string, n: number) => op(f, 'rotr', x, c(f, n));
+  // Σ(x) = rotr(x, r1) ^ rotr(x, r2) ^ rotr(x, r3), r1 < r2 < r3. Nested, it is
+  // rotr(rotr(rotr(x, r3 − r2) ^ x, r2 − r1) ^ x, r1): one temporary instead of three.
+  const bigSigma = (f: Family, x: string, [r1, r2, r3]: number[]) =>
+    sigma === 'nested'
+      ? rotr(f, op(f, 'xor', rotr(f, op(f, 'xor', rotr(f, x, r3 - r2), x), r2 - r1), x), r1)
+      : op(f, 'xor', op(f, 'xor', rotr(f, x, r1), rotr(f, x, r2)), rotr(f, x, r3));
+
+  // The work area word t: W_t + K_t.
+  const wk = (f: Family, t: number) => `(${f.t}.load offset=${SHA2_WORK_PTR + f.bytes * t} (i32.const 0))`;
+
+  /**
+   * One round. `v` names the locals holding a…h in this round; `wkt` is W_t + K_t.
+   * T1 accumulates into h, which becomes the new a; d becomes the new e.
+   */
+  const round = (f: Family, t: number, v: string[], m: [string, string], wkt: string): string[] => {
+    const [a, b, , d, e, ff, g, h] = v;
+    const ch = op(f, 'xor', get(g), op(f, 'and', get(e), op(f, 'xor', get(ff), get(g))));
+    const maj = op(f, 'xor', get(b), op(f, 'and', get(m[0]), get(m[1])));
+    return [
+      `;; round ${t}`,
+      `(local.set $${h} ${op(f, 'add', op(f, 'add', op(f, 'add', get(h), wkt), ch), bigSigma(f, get(e), f.S1))})`,
+      `(local.set $${d} ${op(f, 'add', get(d), get(h))})`,
+      `(local.set $${m[0]} ${op(f, 'xor', get(a), get(b))})`,
+      `(local.set $${h} ${op(f, 'add', op(f, 'add', get(h), bigSigma(f, get(a), f.S0)), maj)})`,
+    ];
+  };
+
+  // ---- schedule, SIMD ------------------------------------------------------------------------
+
+  const bswap32 = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
+  const bswap64 = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
+  const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
+  const shuffle = (x: string, y: string, idx: number[]) => `(i8x16.shuffle ${idx.join(' ')} ${x} ${y})`;
+  const vx = (name: string, ...args: string[]) => `(${name} ${args.join(' ')})`;
+
+  /** Store schedule vector j (words nv·j … nv·j + nv−1) plus K to the work area. */
+  const storeWK = (f: Family, j: number, x: string): string => {
+    const off = 16 * j;
+    const add = f.t === 'i32' ? 'i32x4.add' : 'i64x2.add';
+    return `(v128.store offset=${SHA2_WORK_PTR + off} (i32.const 0) (${add} ${get(x)} (v128.load offset=${f.kPtr + off} (i32.const 0))))`;
+  };
+
+  /** SHA-256 schedule step j ≥ 4: X_j = words 4j … 4j+3, ring of four vectors x0..x3. */
+  const step256 = (j: number): string[] => {
+    const X = (i: number) => get(`x${i % 4}`);
+    const [r1, r2, sh] = F256.s0;
+    const [q1, q2, sh1] = F256.s1;
+    const B = shuffle(X(j - 4), X(j - 3), range(4, 16)); // W_t-15
+    const C = flags.scheduleSlip ? shuffle(X(j - 2), X(j - 1), range(8, 16)) : shuffle(X(j - 2), X(j - 1), range(4, 16)); // W_t-7
+    const sigma0 = [
+      vx('i32x4.shr_u', get('vb'), '(i32.const ' + r1 + ')'),
+      vx('i32x4.shl', get('vb'), '(i32.const ' + (32 - r1) + ')'),
+      vx('i32x4.shr_u', get('vb'), '(i32.const ' + r2 + ')'),
+      vx('i32x4.shl', get('vb'), '(i32.const ' + (32 - r2) + ')'),
+      vx('i32x4.shr_u', get('vb'), '(i32.const ' + sh + ')'),
+    ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    // σ1 on two words duplicated into 64-bit lanes: the low half of each lane is σ1(word)
+    const sigma1dup = (src: string) =>
+      [
+        vx('i64x2.shr_u', src, `(i32.const ${q1})`),
+        vx('i64x2.shr_u', src, `(i32.const ${q2})`),
+        vx('i32x4.shr_u', src, `(i32.const ${sh1})`),
+      ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    return [
+      `;; schedule: W_${4 * j}..W_${4 * j + 3}`,
+      `(local.set $vb ${B})`,
+      `(local.set $vp (i32x4.add (i32x4.add ${X(j - 4)} ${C}) ${sigma0}))`,
+      `(local.set $vd ${shuffle(X(j - 1), X(j - 1), [8, 9, 10, 11, 8, 9, 10, 11, 12, 13, 14, 15, 12, 13, 14, 15])})`,
+      `(local.set $vp (i32x4.add ${get('vp')} (i8x16.swizzle ${sigma1dup(get('vd'))} ${get('klo')})))`,
+      `(local.set $vd ${shuffle(get('vp'), get('vp'), [0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7])})`,
+      `(local.set $x${j % 4} (i32x4.add ${get('vp')} (i8x16.swizzle ${sigma1dup(get('vd'))} ${get('khi')})))`,
+      storeWK(F256, j, `x${j % 4}`),
+    ];
+  };
+
+  /** SHA-512 schedule step j ≥ 8: X_j = words 2j, 2j+1, ring of eight vectors x0..x7. */
+  const step512 = (j: number): string[] => {
+    const X = (i: number) => get(`x${i % 8}`);
+    const [r1, , sh] = F512.s0; // the rotation by 8 is the swizzle $krot8
+    const [q1, q2, sh1] = F512.s1;
+    const B = shuffle(X(j - 8), X(j - 7), range(8, 16)); // W_t-15, W_t-14
+    const C = flags.scheduleSlip ? X(j - 3) : shuffle(X(j - 4), X(j - 3), range(8, 16)); // W_t-7, W_t-6
+    const sigma0 = [
+      vx('i64x2.shr_u', get('vb'), `(i32.const ${r1})`),
+      vx('i64x2.shl', get('vb'), `(i32.const ${64 - r1})`),
+      vx('i8x16.swizzle', get('vb'), get('krot8')),
+      vx('i64x2.shr_u', get('vb'), `(i32.const ${sh})`),
+    ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    const D = X(j - 1);
+    const sigma1 = [
+      vx('i64x2.shr_u', D, `(i32.const ${q1})`),
+      vx('i64x2.shl', D, `(i32.const ${64 - q1})`),
+      vx('i64x2.shr_u', D, `(i32.const ${q2})`),
+      vx('i64x2.shl', D, `(i32.const ${64 - q2})`),
+      vx('i64x2.shr_u', D, `(i32.const ${sh1})`),
+    ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    return [
+      `;; schedule: W_${2 * j}, W_${2 * j + 1}`,
+      `(local.set $vb ${B})`,
+      `(local.set $x${j % 8} (i64x2.add (i64x2.add (i64x2.add ${X(j - 8)} ${C}) ${sigma0}) ${sigma1}))`,
+      storeWK(F512, j, `x${j % 8}`),
+    ];
+  };
+
+  // ---- schedule, scalar (for comparison) -----------------------------------------------------
+
+  /** W_t for t ≥ 16 in a ring of 16 locals w0..w15; returns the code that updates w[t % 16]. */
+  const scalarStep = (f: Family, t: number): string => {
+    const w = (i: number) => get(`w${((i % 16) + 16) % 16}`);
+    const small = (x: string, [r1, r2, sh]: number[]) => op(f, 'xor', op(f, 'xor', rotr(f, x, r1), rotr(f, x, r2)), op(f, 'shr_u', x, c(f, sh)));
+    const w7 = flags.scheduleSlip ? w(t - 6) : w(t - 7);
+    return `(local.set $w${t % 16} ${op(f, 'add', op(f, 'add', op(f, 'add', small(w(t - 2), f.s1), w7), small(w(t - 15), f.s0)), w(t - 16))})`;
+  };
+
+  // ---- the block function --------------------------------------------------------------------
+
+  const blocksFn = (f: Family, fn: KernelFunction): string[] => {
+    const is256 = f.t === 'i32';
+    const nv = 16 / f.bytes; // words per vector
+    const lanes = is256 ? 'i32x4' : 'i64x2';
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const decl = [
+      ...names.map((n) => `(local $${n} ${f.t}) (local $${n}0 ${f.t})`),
+      `(local $m0 ${f.t}) (local $m1 ${f.t})`,
+      `(local $v v128) (local $bswap v128)`,
+      ...(schedule === 'simd'
+        ? [
+            Array.from({ length: 16 / nv }, (_, i) => `(local $x${i} v128)`).join(' '),
+            '(local $vb v128) (local $vp v128) (local $vd v128) (local $klo v128) (local $khi v128) (local $krot8 v128)',
+          ]
+        : [Array.from({ length: 16 }, (_, i) => `(local $w${i} ${f.t})`).join(' ')]),
+    ];
+
+    const body: string[] = [];
+    body.push(`(local.set $bswap ${vconst(is256 ? bswap32 : bswap64)})`);
+    if (schedule === 'simd') {
+      if (is256) {
+        body.push(`(local.set $klo ${vconst([0, 1, 2, 3, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128])})`);
+        body.push(`(local.set $khi ${vconst([128, 128, 128, 128, 128, 128, 128, 128, 0, 1, 2, 3, 8, 9, 10, 11])})`);
+      } else {
+        body.push(`(local.set $krot8 ${vconst([1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8])})`);
+      }
+    }
+    body.push(';; the chaining value: big-endian words at st, into locals a0…h0');
+    for (let i = 0; i < 8 / nv; i++) {
+      body.push(`(local.set $v (i8x16.swizzle (v128.load offset=${16 * i} ${get('st')}) ${get('bswap')}))`);
+      for (let l = 0; l < nv; l++) body.push(`(local.set $${names[i * nv + l]}0 (${lanes}.extract_lane ${l} ${get('v')}))`);
+    }
+
+    const loop: string[] = [];
+    for (const n of names) loop.push(`(local.set $${n} ${get(n + '0')})`);
+    // the first 16 words: four (eight) byte-swapped vectors
+    for (let i = 0; i < 16 / nv; i++) {
+      const load = `(i8x16.swizzle (v128.load offset=${16 * i} ${get('src')}) ${get('bswap')})`;
+      if (schedule === 'simd') {
+        loop.push(`(local.set $x${i} ${load})`);
+        loop.push(storeWK(f, i, `x${i}`));
+      } else {
+        loop.push(`(local.set $v ${load})`);
+        for (let l = 0; l < nv; l++) loop.push(`(local.set $w${i * nv + l} (${lanes}.extract_lane ${l} ${get('v')}))`);
+      }
+    }
+    loop.push(`(local.set $m1 ${op(f, 'xor', get('b'), get('c'))})`);
+    let v = names.slice();
+    const steps = 16 / nv; // schedule vectors per 16 words
+    const stepEvery = nv; // rounds per schedule vector
+    for (let t = 0; t < f.rounds; t++) {
+      if (schedule === 'simd' && t % stepEvery === 0) {
+        const j = t / stepEvery + steps;
+        if (j < f.rounds / nv) loop.push(...(is256 ? step256(j) : step512(j)));
+      }
+      let wkt: string;
+      if (schedule === 'simd') {
+        wkt = wk(f, t);
+      } else {
+        if (t >= 16) loop.push(scalarStep(f, t));
+        wkt = op(f, 'add', get(`w${t % 16}`), c(f, is256 ? f.K[t] : hex64(f.K[t] as bigint)));
+      }
+      const m: [string, string] = t % 2 === 0 ? ['m0', 'm1'] : ['m1', 'm0'];
+      loop.push(...round(f, t, v, m, wkt));
+      v = [v[7], v[0], v[1], v[2], v[3], v[4], v[5], v[6]];
+    }
+    // after a multiple of 8 rounds the names are back in place
+    for (const n of names) loop.push(`(local.set $${n}0 ${op(f, 'add', get(n + '0'), get(n))})`);
+    loop.push(`(local.set $src (i32.add ${get('src')} (i32.const ${f.block})))`);
+    loop.push(`(local.set $n (i32.sub ${get('n')} (i32.const 1)))`);
+    loop.push(`(br_if $next ${get('n')})`);
+
+    body.push('(block $done', '  (br_if $done (i32.eqz (local.get $n)))', '  (loop $next');
+    body.push(indent(loop, 4));
+    body.push('  )', ')');
+    body.push(';; the chaining value back as big-endian words');
+    for (let i = 0; i < 8 / nv; i++) {
+      let vec = `(${lanes}.splat ${get(names[i * nv] + '0')})`;
+      for (let l = 1; l < nv; l++) vec = `(${lanes}.replace_lane ${l} ${vec} ${get(names[i * nv + l] + '0')})`;
+      body.push(`(v128.store offset=${16 * i} ${get('st')} (i8x16.swizzle ${vec} ${get('bswap')}))`);
+    }
+    if (schedule === 'simd') {
+      body.push(';; wipe the work area');
+      for (let i = 0; i < (f.rounds * f.bytes) / 16; i++) body.push(`(v128.store offset=${SHA2_WORK_PTR + 16 * i} (i32.const 0) (v128.const i64x2 0 0))`);
+    }
+    return [`(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`, indent(decl, 2), indent(body, 2), ')'];
+  };
+
+  // ---- padding (section 5.1) -----------------------------------------------------------------
+
+  const lastFn = (f: Family, fn: KernelFunction, blocks: string): string[] => {
+    const B = f.block;
+    const L = 2 * f.bytes; // the length field: 64 or 128 bits
+    const at = flags.lengthSlip ? L + 1 : L; // distance of the length field from the end
+    // big-endian i32 stores of public values, byte by byte
+    const be32 = (addr: string, off: number, val: string) =>
+      [24, 16, 8, 0].map((s, i) => `(i32.store8 offset=${off + i} ${addr} (i32.shr_u ${val} (i32.const ${s})))`);
+    return [
+      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)} (local $p i32) (local $end i32)`,
+      indent([
+        ';; p: the tail after the whole blocks; end: the end of the padded message',
+        `(local.set $p (i32.add ${get('src')} (i32.and ${get('len')} (i32.const ${-B}))))`,
+        `(local.set $end (i32.add ${get('p')} (select (i32.const ${B}) (i32.const ${2 * B}) (i32.lt_u (i32.and ${get('len')} (i32.const ${B - 1})) (i32.const ${B - L})))))`,
+        ';; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian',
+        `(i32.store8 (i32.add ${get('src')} ${get('len')}) (i32.const 0x80))`,
+        `(memory.fill (i32.add (i32.add ${get('src')} ${get('len')}) (i32.const 1)) (i32.const 0) (i32.sub (i32.sub ${get('end')} (i32.const ${L})) (i32.add (i32.add ${get('src')} ${get('len')}) (i32.const 1))))`,
+        ...(L === 16 ? [...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, 0, '(i32.const 0)'), ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, 4, `(i32.shr_u ${get('hi')} (i32.const 29))`)] : []),
+        ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, L - 8, `(i32.or (i32.shl ${get('hi')} (i32.const 3)) (i32.shr_u ${get('lo')} (i32.const 29)))`),
+        ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, L - 4, `(i32.shl ${get('lo')} (i32.const 3))`),
+        `(call $${blocks} ${get('st')} ${get('src')} (i32.shr_u (i32.sub ${get('end')} ${get('src')}) (i32.const ${Math.log2(B)})))`,
+      ], 2),
+      ')',
+    ];
+  };
+
+  const initFn = (fn: KernelFunction): string[] => {
+    const store = (words: readonly (number | bigint)[], size: 4 | 8) => {
+      const bytes = beBytes(words, size);
+      const out: string[] = [];
+      for (let i = 0; i < bytes.length; i += 16) out.push(`(v128.store offset=${i} ${get('st')} ${vconst(bytes.slice(i, i + 16))})`);
+      return out;
+    };
+    const variants: [number, string[]][] = [
+      [224, store(H384.map(lower), 4)],
+      [256, store(H512.map(upper), 4)],
+      [384, store(H384, 8)],
+      [512, store(H512, 8)],
+    ];
+    return [
+      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`,
+      ...variants.map(([n, code]) => indent([`(if (i32.eq ${get('variant')} (i32.const ${n})) (then`, indent(code, 2), '))'], 2)),
+      ')',
+    ];
+  };
+
+  const wat = [
+    ';; GENERATED by `npm run gen` from src/kernels/sha2_vsched.ts — do not edit.',
+    ';; SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.',
+    `;; public parameters: ${FUNCS.map((fn) => `${fn.name}(${fn.publicParams.join(', ')})`).join('; ')}`,
+    '(module',
+    '  (memory (export "memory") 2)',
+    `  (data (i32.const ${SHA2_K256_PTR}) "${dataString(k256, 4)}")`,
+    `  (data (i32.const ${SHA2_K512_PTR}) "${dataString(k512, 8)}")`,
+    indent(initFn(FUNCS[0]), 2),
+    indent(blocksFn(F256, FUNCS[1]), 2),
+    indent(blocksFn(F512, FUNCS[2]), 2),
+    indent(lastFn(F256, FUNCS[3], 'sha256_blocks'), 2),
+    indent(lastFn(F512, FUNCS[4], 'sha512_blocks'), 2),
+    ')',
+    '',
+  ].join('\n');
+
+  return { name: 'sha2', wat, publicParams: publicMap(FUNCS) };
+}
