@@ -34,7 +34,7 @@ export const POLY_S = 160;
 export interface PolyFlags {
   /** the four-block step applies the powers in the wrong order (m1·r, …, m4·r^4) */
   powersReversed?: boolean;
-  /** the final reduction drops the carry from h0 into h1 */
+  /** the final reduction's h + 5 − 2^130 drops the carry out of its lowest limb */
   finalCarryLost?: boolean;
 }
 
@@ -225,10 +225,10 @@ export function polyFunctions(flags: PolyFlags = {}): string[] {
   // Final reduction: full carry (twice, so that every limb is below 2^26 when h < p), then
   // g = h + 5 − 2^130; take g when it did not go negative (h ≥ p), by mask; then + s mod 2^128.
   const fc: Lines = [];
-  const carryStep = (i: number, lose = false) => [
+  const carryStep = (i: number) => [
     `local.get $h${i}`, 'i64.const 26', 'i64.shr_u', 'local.set $pc',
     `local.get $h${i}`, `i64.const ${M26}`, 'i64.and', `local.set $h${i}`,
-    ...(lose ? [] : [`local.get $h${i + 1}`, 'local.get $pc', 'i64.add', `local.set $h${i + 1}`]),
+    `local.get $h${i + 1}`, 'local.get $pc', 'i64.add', `local.set $h${i + 1}`,
   ];
   for (let i = 0; i < 4; i++) fc.push(...carryStep(i));
   fc.push(
@@ -236,11 +236,12 @@ export function polyFunctions(flags: PolyFlags = {}): string[] {
     'local.get $h4', `i64.const ${M26}`, 'i64.and', 'local.set $h4',
     'local.get $h0', 'local.get $pc', 'i64.const 5', 'i64.mul', 'i64.add', 'local.set $h0',
   );
-  for (let i = 0; i < 4; i++) fc.push(...carryStep(i, i === 0 && !!flags.finalCarryLost));
+  for (let i = 0; i < 4; i++) fc.push(...carryStep(i));
   // g = h + 5 with carries, g4 −= 2^26
   fc.push('local.get $h0', 'i64.const 5', 'i64.add', 'local.set $d0');
   for (let i = 0; i < 4; i++) {
-    fc.push(`local.get $h${i + 1}`, `local.get $d${i}`, 'i64.const 26', 'i64.shr_u', 'i64.add', `local.set $d${i + 1}`);
+    const lose = i === 0 && !!flags.finalCarryLost;
+    fc.push(`local.get $h${i + 1}`, ...(lose ? [] : [`local.get $d${i}`, 'i64.const 26', 'i64.shr_u', 'i64.add']), `local.set $d${i + 1}`);
     fc.push(`local.get $d${i}`, `i64.const ${M26}`, 'i64.and', `local.set $d${i}`);
   }
   fc.push('local.get $d4', 'i64.const 0x4000000', 'i64.sub', 'local.set $d4');
