@@ -1,4 +1,5 @@
 // Every shipped kernel module and the generator that writes it.
+import { generateAesGcm } from './aes_gcm.js';
 import { generateChacha } from './chacha20_simd128.js';
 import { generateGf128 } from './gf128_ctmul64.js';
 import { generateSha2 } from './sha2_vsched.js';
@@ -16,4 +17,5 @@ export const kernels: KernelEntry[] = [
   { name: 'gf128', source: 'src/kernels/gf128_ctmul64.ts', generate: () => generateGf128() },
   { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', generate: () => generateChacha() },
   { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', generate: () => generateSha2() },
+  { name: 'aes', source: 'src/kernels/aes_gcm.ts', generate: () => generateAesGcm() },
 ];
