@@ -1,0 +1,136 @@
+// AES-GCM (NIST SP 800-38D) with 128-, 192- and 256-bit keys, as a reusable keyed object:
+//   const aead = aesGcm(key, { tagLength: 16 });
+//   const sealed = aead.seal(nonce, plaintext, aad);   // ciphertext ‖ tag
+//   const plaintext = aead.open(nonce, sealed, aad);   // or AuthenticationError
+//   aead.dispose();                                    // wipes the round keys and H
+// The key is expanded once (bitsliced round keys, H = E(K, 0^128) and its powers H … H^8) into
+// a slot of the 'aes' kernel module; the GCM construction itself is in gcm-mode.ts.
+// Nonces of any length from 1 byte (12 bytes is the fast path; others go through GHASH); tags
+// of 16 bytes, or 12–15, 8 or 4 on request.
+
+import { Kernel, getKernel, holdSlot, registerModule, releaseSlot } from '../engine/kernel.js';
+import * as aesModule from '../engine/wasm/aes.js';
+import { AuthenticationError, StateError } from '../errors.js';
+import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
+import { checkBytes, checkLength } from '../util/check.js';
+import { type GcmExports, type GcmKey, GCM_TAG_LENGTHS, checkLimits, checkOutput, gcmOpen, gcmSeal } from './gcm-mode.js';
+import type { Aead } from './types.js';
+
+registerModule(aesModule);
+
+/** The exports of the 'aes' kernel module (src/kernels/aes_gcm.ts). */
+export interface AesExports extends GcmExports {
+  aes_expand(rk: number, key: number, nk: number, tmp: number): void;
+  aes_ecb(rk: number, nr: number, src: number, dst: number, n: number): void;
+  siv_ctr_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
+  siv_open_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
+  siv_init(slot: number, nr: number): void;
+  siv_tag(slot: number, nr: number, a: bigint, b: bigint): void;
+  gf_gf128_init(slot: number, ghash: number): void;
+  gf_gf128_powers(slot: number): void;
+  gf_polyval_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
+}
+
+export type AesKernel = Kernel<AesExports>;
+
+/** The shared instance of the 'aes' module. */
+export function aesKernel(): AesKernel {
+  return getKernel<AesExports>(aesModule, AES_SLOT.size);
+}
+
+/** A separate instance of an aes module built from other bytes (tests: negative controls). */
+export function aesKernelFrom(name: string, bytes: Uint8Array): AesKernel {
+  return new Kernel<AesExports>({ name, bytes: () => bytes }, AES_SLOT.size);
+}
+
+export const GCM_IO = { ctr: AES_IO.ctr, mask: AES_IO.mask, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 };
+
+const EMPTY = new Uint8Array(0);
+
+/** Expand an AES key into the slot's bitsliced round keys (the raw key passes through the IO area and is wiped). */
+export function expandAesKey(k: AesKernel, rk: number, key: Uint8Array): number {
+  k.u8.set(key, AES_IO.keys);
+  k.exports.aes_expand(rk, AES_IO.keys, key.length / 4, AES_IO.tmp);
+  k.wipe(AES_IO.keys, 32);
+  return key.length / 4 + 6;
+}
+
+export interface AesGcmOptions {
+  /** tag length in bytes: 16 (default), 15, 14, 13, 12, 8 or 4 */
+  tagLength?: number;
+  /** the kernel instance to run on (tests) */
+  kernel?: AesKernel;
+}
+
+/** AES-GCM with one key. */
+export class AesGcm implements Aead {
+  readonly keyLength: number;
+  readonly nonceLength = 12;
+  readonly tagLength: number;
+  readonly #g: GcmKey;
+  readonly #k: AesKernel;
+  readonly #slot: number;
+  readonly #token: object;
+  readonly #name: string;
+  #disposed = false;
+
+  constructor(key: Uint8Array, options: AesGcmOptions = {}) {
+    checkBytes('key', key);
+    checkLength('key', key, [16, 24, 32]);
+    const tagLength = options.tagLength ?? 16;
+    if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
+      throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
+    }
+    this.keyLength = key.length;
+    this.tagLength = tagLength;
+    this.#name = `aes-${key.length * 8}-gcm`;
+    const k = (this.#k = options.kernel ?? aesKernel());
+    const slot = (this.#slot = k.allocSlot());
+    this.#token = holdSlot(this, k as Kernel<unknown>, slot);
+    const rk = slot + AES_SLOT.rk;
+    const gf = slot + AES_SLOT.gf;
+    const nr = expandAesKey(k, rk, key);
+    // H = E(K, 0^128), then its POLYVAL-domain form, tables and powers H … H^8
+    k.exports.aes_ecb(rk, nr, gf, gf, 1);
+    k.exports.gf_gf128_init(gf, 1);
+    k.exports.gf_gf128_powers(gf);
+    this.#g = { kernel: k, rk, gf, nr, io: GCM_IO, name: this.#name };
+  }
+
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('plaintext', plaintext);
+    checkLimits(this.#name, plaintext.length, aad.length, 'plaintext');
+    const out = checkOutput(output, plaintext.length + this.tagLength);
+    return gcmSeal(this.#g, nonce, plaintext, aad, out, this.tagLength);
+  }
+
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('sealed', sealed);
+    if (sealed.length < this.tagLength) {
+      throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${this.tagLength}-byte tag`);
+    }
+    checkLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
+    const out = checkOutput(output, sealed.length - this.tagLength);
+    return gcmOpen(this.#g, nonce, sealed, aad, out, this.tagLength);
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  #check(nonce: Uint8Array, aad: Uint8Array): void {
+    if (this.#disposed) throw new StateError(`${this.#name}: used after dispose()`);
+    checkBytes('nonce', nonce);
+    if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
+    checkBytes('aad', aad);
+  }
+}
+
+/** AES-GCM keyed object: key of 16, 24 or 32 bytes; options.tagLength 16 (default), 15, 14, 13, 12, 8 or 4. */
+export function aesGcm(key: Uint8Array, options: { tagLength?: number } = {}): AesGcm {
+  return new AesGcm(key, options);
+}

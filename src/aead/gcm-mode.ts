@@ -1,0 +1,187 @@
+// The GCM construction (NIST SP 800-38D, sections 6–7) over any 128-bit block cipher whose
+// kernel module carries the GCM mode loops (see src/kernels/aes_gcm.ts: gcm_seal_x, gcm_open_x,
+// gcm_lengths, gcm_finish and the GF(2^128) functions under the `gf_` prefix). AES-GCM uses it
+// today; SM4-GCM (RFC 8998) can reuse it with its own module and key schedule.
+//
+// What happens here, all of it on lengths and positions only:
+//   - J0: a 12-byte nonce is copied with 0^31 ‖ 1 appended; any other length is hashed with
+//     GHASH (zero-padded, then the block 0^64 ‖ [len(IV)]_64);
+//   - the AAD streams through the scratch window into GHASH, zero-padded;
+//   - the text streams through the scratch window in 64 KiB chunks; each chunk is one kernel call
+//     that encrypts and hashes it group by group; the first call also computes E(K, J0);
+//   - the length block and the tag mask are applied by gcm_finish; the tag is truncated.
+// open() hashes and decrypts in one pass, then compares the tags by OR-accumulating their XOR
+// (no early exit). A message that fits the scratch window stays there until the tag has been
+// checked, so nothing reaches the caller on failure; a longer one is decrypted into the output
+// chunk by chunk and the output is wiped when the tag does not match.
+//
+// Constant time: no branch or index here depends on a key, a nonce's bytes, the data or a tag.
+
+import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
+import { AuthenticationError } from '../errors.js';
+
+/** The kernel exports the GCM construction needs. */
+export interface GcmExports {
+  gcm_seal_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
+  gcm_open_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
+  gcm_lengths(gf: number, a: bigint, b: bigint): void;
+  gcm_finish(gf: number, a: bigint, b: bigint): void;
+  gf_ghash_blocks(gf: number, st: number, src: number, n: number, maxg: number): void;
+}
+
+/** Where the GCM state lives in the module's IO area. */
+export interface GcmIo {
+  ctr: number;
+  mask: number;
+  state: number;
+  tag: number;
+  /** bytes [0, wipe) of the IO area are wiped after every call */
+  wipe: number;
+}
+
+/** SP 800-38D section 5.2.1.1: len(P) ≤ 2^39 − 256 bits. */
+export const GCM_MAX_PLAINTEXT = 2 ** 36 - 32;
+/** SP 800-38D: len(A) ≤ 2^64 − 1 bits (beyond any JavaScript buffer; checked for completeness). */
+export const GCM_MAX_AAD = 2 ** 61 - 1;
+/** Tag lengths SP 800-38D section 5.2.1.2 allows (in bytes): 128, 120, 112, 104, 96 bits, and 64 or 32 for special applications. */
+export const GCM_TAG_LENGTHS = [4, 8, 12, 13, 14, 15, 16] as const;
+
+const MAX_POWERS = 8;
+
+/** The key-dependent part of one GCM instance: a slot with the cipher's round keys and H's tables. */
+export interface GcmKey {
+  kernel: Kernel<GcmExports>;
+  /** bitsliced round keys */
+  rk: number;
+  /** GHASH key and tables (gf128 slot layout) */
+  gf: number;
+  /** rounds */
+  nr: number;
+  io: GcmIo;
+  name: string;
+}
+
+export function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
+  if (output === undefined) return new Uint8Array(need);
+  if (!(output instanceof Uint8Array)) throw new TypeError('output must be a Uint8Array');
+  if (output.length < need) throw new RangeError(`output must be at least ${need} bytes long, got ${output.length}`);
+  return output.subarray(0, need);
+}
+
+/** When `out` overlaps `src` at a different position, writing chunk i could clobber chunk i+1 of src. */
+export function unaliased(src: Uint8Array, out: Uint8Array): Uint8Array {
+  if (src.buffer !== out.buffer || src.byteOffset === out.byteOffset) return src;
+  const a0 = src.byteOffset, a1 = a0 + src.length, b0 = out.byteOffset, b1 = b0 + out.length;
+  return a0 < b1 && b0 < a1 ? src.slice() : src;
+}
+
+/** Hash `data` (zero-padded to whole blocks) into the state through scratch. Returns the scratch bytes used. */
+function ghashPadded(g: GcmKey, data: Uint8Array): number {
+  const k = g.kernel;
+  let used = 0;
+  for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
+    const len = Math.min(SCRATCH_SIZE, data.length - off);
+    const padded = (len + 15) & ~15;
+    const u8 = k.u8;
+    u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+    u8.fill(0, SCRATCH_PTR + len, SCRATCH_PTR + padded);
+    k.exports.gf_ghash_blocks(g.gf, g.io.state, SCRATCH_PTR, padded >>> 4, MAX_POWERS);
+    if (padded > used) used = padded;
+  }
+  return used;
+}
+
+/** J0 into io.ctr, state zeroed, then the AAD hashed. Returns the scratch bytes used. */
+function begin(g: GcmKey, nonce: Uint8Array, aad: Uint8Array): number {
+  const { io } = g;
+  const u8 = g.kernel.u8;
+  u8.fill(0, io.state, io.state + 16);
+  let used = 0;
+  if (nonce.length === 12) {
+    u8.set(nonce, io.ctr);
+    u8[io.ctr + 12] = 0;
+    u8[io.ctr + 13] = 0;
+    u8[io.ctr + 14] = 0;
+    u8[io.ctr + 15] = 1;
+  } else {
+    used = ghashPadded(g, nonce);
+    g.kernel.exports.gcm_lengths(g.gf, 0n, BigInt(nonce.length));
+    u8.copyWithin(io.ctr, io.state, io.state + 16);
+    u8.fill(0, io.state, io.state + 16);
+  }
+  if (aad.length > 0) used = Math.max(used, ghashPadded(g, aad));
+  return used;
+}
+
+function wipe(g: GcmKey, scratchUsed: number): void {
+  const k = g.kernel;
+  k.wipe(0, g.io.wipe);
+  if (scratchUsed > 0) k.wipe(SCRATCH_PTR, (scratchUsed + 15) & ~15);
+}
+
+export function checkLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
+  if (n > GCM_MAX_PLAINTEXT) throw new RangeError(`${name}: ${what} must be at most 2^36 - 32 bytes long (SP 800-38D), got ${n}`);
+  if (aadLength > GCM_MAX_AAD) throw new RangeError(`${name}: aad must be at most 2^61 - 1 bytes long, got ${aadLength}`);
+}
+
+/** GCM-AE (SP 800-38D Algorithm 4): ciphertext ‖ tag into out (n + tagLength bytes). */
+export function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array, out: Uint8Array, tagLength: number): Uint8Array {
+  const k = g.kernel;
+  const e = k.exports;
+  const n = plaintext.length;
+  const src = unaliased(plaintext, out);
+  let used = 0;
+  try {
+    used = begin(g, nonce, aad);
+    if (n === 0) e.gcm_seal_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
+    for (let off = 0; off < n; off += SCRATCH_SIZE) {
+      const len = Math.min(SCRATCH_SIZE, n - off);
+      let u8 = k.u8;
+      u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+      e.gcm_seal_x(g.rk, g.gf, g.nr, SCRATCH_PTR, len, off === 0 ? 1 : 0, MAX_POWERS);
+      u8 = k.u8;
+      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+      if (len > used) used = len;
+    }
+    e.gcm_finish(g.gf, BigInt(aad.length), BigInt(n));
+    const u8 = k.u8;
+    out.set(u8.subarray(g.io.tag, g.io.tag + tagLength), n);
+    return out;
+  } finally {
+    wipe(g, used);
+  }
+}
+
+/** GCM-AD (SP 800-38D Algorithm 5): the plaintext into out, or AuthenticationError (out wiped). */
+export function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array, out: Uint8Array, tagLength: number): Uint8Array {
+  const k = g.kernel;
+  const e = k.exports;
+  const n = sealed.length - tagLength;
+  const tag = sealed.slice(n); // before any write: out may overlap sealed
+  const src = unaliased(sealed, out);
+  let used = 0;
+  let ok = false;
+  try {
+    used = begin(g, nonce, aad);
+    const single = n <= SCRATCH_SIZE;
+    if (n === 0) e.gcm_open_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
+    for (let off = 0; off < n; off += SCRATCH_SIZE) {
+      const len = Math.min(SCRATCH_SIZE, n - off);
+      k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+      e.gcm_open_x(g.rk, g.gf, g.nr, SCRATCH_PTR, len, off === 0 ? 1 : 0, MAX_POWERS);
+      if (!single) out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+      if (len > used) used = len;
+    }
+    e.gcm_finish(g.gf, BigInt(aad.length), BigInt(n));
+    const u8 = k.u8;
+    let diff = 0;
+    for (let i = 0; i < tagLength; i++) diff |= u8[g.io.tag + i] ^ tag[i];
+    ok = diff === 0;
+    if (ok && single) out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
+  } finally {
+    wipe(g, used);
+    if (!ok) out.fill(0);
+  }
+  if (!ok) throw new AuthenticationError(`${g.name}: authentication failed, the tag does not match`);
+  return out;
+}
