@@ -1,3 +1,5 @@
 // ctkit/aead: authenticated encryption (and the raw ChaCha20 streams it is built on).
 export { type Aead } from './types.js';
 export { ChaCha20Poly1305, chacha20Poly1305, xchacha20Poly1305, chacha20, xchacha20, hchacha20 } from './chacha20-poly1305.js';
+export { AesGcm, aesGcm, type AesGcmOptions } from './aes-gcm.js';
+export { AesGcmSiv, aesGcmSiv } from './aes-gcm-siv.js';

@@ -1,0 +1,210 @@
+// AES-GCM-SIV (RFC 8452) with 128- and 256-bit keys and 12-byte nonces, as a reusable keyed
+// object: `const aead = aesGcmSiv(key)`, then seal / open / dispose as for AES-GCM.
+//
+// Per message (section 4): the key-generating key (expanded once, bitsliced, in the slot)
+// derives the POLYVAL key and the message-encryption key from the nonce (one eight-block pass of
+// the AES kernel); POLYVAL runs over the zero-padded AAD, the zero-padded plaintext and the
+// little-endian length block on the shared GF(2^128) kernel; the nonce is XORed in, the top bit
+// cleared, and the result encrypted into the tag; the tag with its top bit set is the initial
+// counter of AES-CTR with a 32-bit little-endian counter that wraps modulo 2^32.
+// Seal hashes the plaintext before it can encrypt (two passes); open decrypts and hashes each
+// group in one pass, then compares tags by OR-accumulating their XOR (no early exit). A message
+// that fits the 64 KiB scratch window never leaves it before the tag is checked; a longer one is
+// decrypted into the output chunk by chunk and the output is wiped when the tag does not match.
+// The per-nonce keys are wiped at the end of every call.
+//
+// Constant time: no branch or index here depends on a key, a nonce's bytes, the data or a tag.
+
+import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE, holdSlot, releaseSlot } from '../engine/kernel.js';
+import { AuthenticationError, StateError } from '../errors.js';
+import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
+import { checkBytes, checkLength } from '../util/check.js';
+import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
+import { checkOutput, unaliased } from './gcm-mode.js';
+import type { Aead } from './types.js';
+
+/** RFC 8452 section 6: P_MAX = A_MAX = 2^36 bytes. */
+export const GCM_SIV_MAX_PLAINTEXT = 2 ** 36;
+export const GCM_SIV_MAX_AAD = 2 ** 36;
+const TAG = 16;
+const NONCE = 12;
+const EMPTY = new Uint8Array(0);
+
+/**
+ * POLYVAL inputs (padded AAD + padded text + length block) of at least this many bytes get the
+ * powers of the per-message key computed, so that eight blocks share one reduction. Below it
+ * computing them costs more than it saves; the value follows the measurement for the standalone
+ * POLYVAL (src/mac/universal-hash.ts), re-checked with `npx tsx bench/run.ts aes-256-gcm-siv`.
+ */
+export const SIV_POWERS_THRESHOLD = 768;
+
+export interface AesGcmSivOptions {
+  /** the kernel instance to run on (tests) */
+  kernel?: AesKernel;
+}
+
+/** AES-GCM-SIV with one key. */
+export class AesGcmSiv implements Aead {
+  readonly keyLength: number;
+  readonly nonceLength = NONCE;
+  readonly tagLength = TAG;
+  readonly #k: AesKernel;
+  readonly #slot: number;
+  readonly #token: object;
+  readonly #nr: number;
+  readonly #name: string;
+  #disposed = false;
+
+  constructor(key: Uint8Array, options: AesGcmSivOptions = {}) {
+    checkBytes('key', key);
+    checkLength('key', key, [16, 32]);
+    this.keyLength = key.length;
+    this.#name = `aes-${key.length * 8}-gcm-siv`;
+    const k = (this.#k = options.kernel ?? aesKernel());
+    this.#slot = k.allocSlot();
+    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    this.#nr = expandAesKey(k, this.#slot + AES_SLOT.rk, key);
+  }
+
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('plaintext', plaintext);
+    const n = plaintext.length;
+    if (n > GCM_SIV_MAX_PLAINTEXT) throw new RangeError(`${this.#name}: plaintext must be at most 2^36 bytes long (RFC 8452), got ${n}`);
+    const out = checkOutput(output, n + TAG);
+    const src = unaliased(plaintext, out);
+    const k = this.#k;
+    const e = k.exports;
+    const rk = this.#slot + AES_SLOT.sivRk;
+    let used = 0;
+    try {
+      const maxg = this.#begin(nonce, aad, n);
+      used = this.#polyval(aad, maxg);
+      if (n <= SCRATCH_SIZE) {
+        // one copy in: hash, tag, then encrypt the same bytes in place
+        const padded = (n + 15) & ~15;
+        const u8 = k.u8;
+        u8.set(src, SCRATCH_PTR);
+        u8.fill(0, SCRATCH_PTR + n, SCRATCH_PTR + padded);
+        e.gf_polyval_blocks(this.#slot + AES_SLOT.sivGf, AES_IO.state, SCRATCH_PTR, padded >>> 4, maxg);
+        e.siv_tag(this.#slot, this.#nr, BigInt(aad.length), BigInt(n));
+        e.siv_ctr_x(rk, 0, this.#nr, SCRATCH_PTR, n, 0, 1);
+        out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
+        used = Math.max(used, padded);
+      } else {
+        used = Math.max(used, this.#polyval(src, maxg));
+        e.siv_tag(this.#slot, this.#nr, BigInt(aad.length), BigInt(n));
+        for (let off = 0; off < n; off += SCRATCH_SIZE) {
+          const len = Math.min(SCRATCH_SIZE, n - off);
+          k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+          e.siv_ctr_x(rk, 0, this.#nr, SCRATCH_PTR, len, 0, 1);
+          out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+        }
+      }
+      out.set(k.u8.subarray(AES_IO.tag, AES_IO.tag + TAG), n);
+      return out;
+    } finally {
+      this.#wipe(used);
+    }
+  }
+
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('sealed', sealed);
+    if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
+    const n = sealed.length - TAG;
+    if (n > GCM_SIV_MAX_PLAINTEXT) throw new RangeError(`${this.#name}: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${sealed.length}`);
+    const out = checkOutput(output, n);
+    const tag = sealed.slice(n); // before any write: out may overlap sealed
+    const src = unaliased(sealed, out);
+    const k = this.#k;
+    const e = k.exports;
+    const rk = this.#slot + AES_SLOT.sivRk;
+    const gf = this.#slot + AES_SLOT.sivGf;
+    let used = 0;
+    let ok = false;
+    try {
+      const maxg = this.#begin(nonce, aad, n);
+      used = this.#polyval(aad, maxg);
+      // the counter block: the received tag with the top bit set
+      const u8 = k.u8;
+      u8.set(tag, AES_IO.ctr);
+      u8[AES_IO.ctr + 15] |= 0x80;
+      const single = n <= SCRATCH_SIZE;
+      for (let off = 0; off < n; off += SCRATCH_SIZE) {
+        const len = Math.min(SCRATCH_SIZE, n - off);
+        k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+        e.siv_open_x(rk, gf, this.#nr, SCRATCH_PTR, len, 0, maxg);
+        if (!single) out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+        used = Math.max(used, (len + 15) & ~15);
+      }
+      e.siv_tag(this.#slot, this.#nr, BigInt(aad.length), BigInt(n));
+      const v = k.u8;
+      let diff = 0;
+      for (let i = 0; i < TAG; i++) diff |= v[AES_IO.tag + i] ^ tag[i];
+      ok = diff === 0;
+      if (ok && single) out.set(v.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
+    } finally {
+      this.#wipe(used);
+      if (!ok) out.fill(0);
+    }
+    if (!ok) throw new AuthenticationError(`${this.#name}: authentication failed, the tag does not match`);
+    return out;
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  #check(nonce: Uint8Array, aad: Uint8Array): void {
+    if (this.#disposed) throw new StateError(`${this.#name}: used after dispose()`);
+    checkBytes('nonce', nonce);
+    checkLength('nonce', nonce, [NONCE]);
+    checkBytes('aad', aad);
+    if (aad.length > GCM_SIV_MAX_AAD) throw new RangeError(`${this.#name}: aad must be at most 2^36 bytes long (RFC 8452), got ${aad.length}`);
+  }
+
+  /** Derive the per-nonce keys, zero the state, decide on the powers; returns maxg. */
+  #begin(nonce: Uint8Array, aad: Uint8Array, n: number): number {
+    const k = this.#k;
+    const u8 = k.u8;
+    u8.set(nonce, AES_IO.nonce);
+    k.exports.siv_init(this.#slot, this.#nr);
+    u8.fill(0, AES_IO.state, AES_IO.state + 16);
+    const hashed = ((aad.length + 15) & ~15) + ((n + 15) & ~15) + 16;
+    if (hashed < SIV_POWERS_THRESHOLD) return 1;
+    k.exports.gf_gf128_powers(this.#slot + AES_SLOT.sivGf);
+    return 8;
+  }
+
+  /** POLYVAL `data`, zero-padded, into the state through scratch; returns the scratch bytes used. */
+  #polyval(data: Uint8Array, maxg: number): number {
+    const k = this.#k;
+    let used = 0;
+    for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
+      const len = Math.min(SCRATCH_SIZE, data.length - off);
+      const padded = (len + 15) & ~15;
+      const u8 = k.u8;
+      u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+      u8.fill(0, SCRATCH_PTR + len, SCRATCH_PTR + padded);
+      k.exports.gf_polyval_blocks(this.#slot + AES_SLOT.sivGf, AES_IO.state, SCRATCH_PTR, padded >>> 4, maxg);
+      if (padded > used) used = padded;
+    }
+    return used;
+  }
+
+  /** Wipe the IO area, the scratch used and the per-nonce keys. */
+  #wipe(scratchUsed: number): void {
+    const k = this.#k;
+    k.wipe(0, AES_IO.keys + 48);
+    if (scratchUsed > 0) k.wipe(SCRATCH_PTR, scratchUsed);
+    k.wipe(this.#slot + AES_SLOT.sivRk, AES_SLOT.size - AES_SLOT.sivRk);
+  }
+}
+
+/** AES-GCM-SIV keyed object: key of 16 or 32 bytes, nonces of 12 bytes, 16-byte tags. */
+export function aesGcmSiv(key: Uint8Array): AesGcmSiv {
+  return new AesGcmSiv(key);
+}
