@@ -12,6 +12,7 @@ import { caseMatcher, measureCase, type Family, type Result } from './harness.js
 /** Benchmark families: adding one is one line here. */
 const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   mac: () => import('./mac.js'),
+  chacha: () => import('./chacha.js'),
 };
 
 const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--base <git-ref>] [--copies N]`;
