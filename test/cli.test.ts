@@ -1,0 +1,192 @@
+// The ctkit binary as a user runs it: keygen, seal, open round trips for every algorithm and
+// the segment-boundary sizes; every kind of tampering gives exit status 1, a clear message and no
+// output file; usage errors give exit status 2 and the usage line.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, statSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ALGORITHMS, SEGMENT_SIZE, headerLength, algorithmByName } from '../src/cli/stream-format.js';
+import { Rng } from './support/rng.js';
+
+const BIN = fileURLToPath(new URL('../bin/ctkit.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'ctkit-cli-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+function ctkit(args: string[], input?: Uint8Array) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, input, maxBuffer: 64 << 20 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
+}
+
+const rng = new Rng(0xc11);
+const keys = new Map<string, string>();
+function keyFor(alg: string): string {
+  let k = keys.get(alg);
+  if (!k) {
+    k = join(dir, `${alg}.key`);
+    const r = ctkit(['keygen', '--aead', alg, '-o', k]);
+    assert.equal(r.status, 0, r.stderr);
+    keys.set(alg, k);
+  }
+  return k;
+}
+
+const TAG = 16;
+
+test('keygen writes a 0600 JWK and refuses to overwrite', () => {
+  const k = keyFor('chacha20-poly1305');
+  assert.equal(statSync(k).mode & 0o777, 0o600);
+  const jwk = JSON.parse(readFileSync(k, 'utf8'));
+  assert.equal(jwk.kty, 'oct');
+  assert.equal(Buffer.from(jwk.k, 'base64url').length, 32);
+  const again = ctkit(['keygen', '--aead', 'chacha20-poly1305', '-o', k]);
+  assert.equal(again.status, 2);
+  assert.match(again.stderr, /already exists/);
+});
+
+for (const alg of ALGORITHMS) {
+  test(`round trips for ${alg.name}: sizes 0, 1, S-1, S, S+1, 2S+7`, () => {
+    const key = keyFor(alg.name);
+    for (const n of [0, 1, SEGMENT_SIZE - 1, SEGMENT_SIZE, SEGMENT_SIZE + 1, 2 * SEGMENT_SIZE + 7]) {
+      const plain = rng.bytes(n);
+      const inPath = join(dir, `p-${alg.id}-${n}`);
+      writeFileSync(inPath, plain);
+      const s = ctkit(['seal', '-k', key, inPath, '-o', inPath + '.ctk']);
+      assert.equal(s.status, 0, `seal ${alg.name} ${n}: ${s.stderr}`);
+      const sealed = readFileSync(inPath + '.ctk');
+      const segments = Math.max(1, Math.ceil(n / SEGMENT_SIZE)); // a full last segment is the final one
+      assert.equal(sealed.length, headerLength(alg) + n + segments * alg.tagLength, `sealed size for ${n}`);
+      const o = ctkit(['open', '-k', key, inPath + '.ctk', '-o', inPath + '.out']);
+      assert.equal(o.status, 0, `open ${alg.name} ${n}: ${o.stderr}`);
+      assert.deepEqual(new Uint8Array(readFileSync(inPath + '.out')), plain);
+    }
+  });
+}
+
+test('several MiB through stdin and stdout', () => {
+  const key = keyFor('aes-256-gcm');
+  const plain = rng.bytes(5 * 1024 * 1024 + 123);
+  const s = ctkit(['seal', '--key', key], plain);
+  assert.equal(s.status, 0, s.stderr);
+  const o = ctkit(['open', '--key', key], s.stdout);
+  assert.equal(o.status, 0, o.stderr);
+  assert.equal(o.stdout.length, plain.length);
+  assert.ok(Buffer.from(plain).equals(o.stdout));
+});
+
+// --- tampering: a three-segment file, every kind of damage -------------------------------------
+const alg = algorithmByName('chacha20-poly1305')!;
+const H = headerLength(alg);
+const SEG = SEGMENT_SIZE + TAG;
+
+function sealedFile(name: string, n: number): { path: string; bytes: Buffer } {
+  const key = keyFor(alg.name);
+  const p = join(dir, name);
+  writeFileSync(p, rng.bytes(n));
+  const r = ctkit(['seal', '-k', key, p, '-o', p + '.ctk']);
+  assert.equal(r.status, 0, r.stderr);
+  return { path: p + '.ctk', bytes: readFileSync(p + '.ctk') };
+}
+
+function assertRejected(what: string, bytes: Uint8Array, toStdout = false): void {
+  const key = keyFor(alg.name);
+  const p = join(dir, `tampered-${what.replace(/\W+/g, '-')}`);
+  writeFileSync(p, bytes);
+  const out = p + '.out';
+  const before = readdirSync(dir).length;
+  const r = toStdout ? ctkit(['open', '-k', key, p]) : ctkit(['open', '-k', key, p, '-o', out]);
+  assert.equal(r.status, 1, `${what}: exit ${r.status}, stderr ${r.stderr}`);
+  assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line on stderr, got ${JSON.stringify(r.stderr)}`);
+  assert.match(r.stderr, /^ctkit open: /);
+  assert.ok(!existsSync(out), `${what}: output file left behind`);
+  assert.equal(readdirSync(dir).length, before, `${what}: a temporary file was left behind`);
+  assert.equal(r.stdout.length, 0, `${what}: plaintext on stdout`);
+}
+
+test('tampering: header, every segment, tags, truncation, removal, duplication, swap, splice', () => {
+  const n = 2 * SEGMENT_SIZE + 1000; // segments of S, S, 1000 bytes
+  const { bytes } = sealedFile('three', n);
+  assert.equal(bytes.length, H + 2 * SEG + 1000 + TAG);
+  const flip = (i: number) => {
+    const b = Buffer.from(bytes);
+    b[i] ^= 1;
+    return b;
+  };
+  // header: every byte
+  for (let i = 0; i < H; i++) assertRejected(`header byte ${i}`, flip(i));
+  // a byte in each segment's ciphertext and in each tag
+  for (const [s, len] of [[0, SEGMENT_SIZE], [1, SEGMENT_SIZE], [2, 1000]] as const) {
+    const base = H + s * SEG;
+    assertRejected(`segment ${s} first byte`, flip(base));
+    assertRejected(`segment ${s} middle byte`, flip(base + (len >> 1)));
+    assertRejected(`segment ${s} tag`, flip(base + len + TAG - 1));
+  }
+  // truncation at several offsets
+  for (const cut of [0, 3, H - 1, H, H + 1, H + TAG - 1, H + SEG - 1, H + SEG, H + SEG + 1, H + 2 * SEG, bytes.length - 1]) {
+    assertRejected(`truncated at ${cut}`, bytes.subarray(0, cut));
+  }
+  // appended data after the final segment
+  assertRejected('appended byte', Buffer.concat([bytes, Buffer.from([0])]));
+  const seg = (i: number) => bytes.subarray(H + i * SEG, Math.min(bytes.length, H + (i + 1) * SEG));
+  const hdr = bytes.subarray(0, H);
+  assertRejected('segment 1 removed', Buffer.concat([hdr, seg(0), seg(2)]));
+  assertRejected('segment 0 duplicated', Buffer.concat([hdr, seg(0), seg(0), seg(1), seg(2)]));
+  assertRejected('segments 0 and 1 swapped', Buffer.concat([hdr, seg(1), seg(0), seg(2)]));
+  assertRejected('last segment removed', Buffer.concat([hdr, seg(0), seg(1)]));
+  // splicing: the same key, another file
+  const other = sealedFile('other', n).bytes;
+  const oseg = (i: number) => other.subarray(H + i * SEG, Math.min(other.length, H + (i + 1) * SEG));
+  assertRejected('spliced: segment 1 from another file', Buffer.concat([hdr, seg(0), oseg(1), seg(2)]));
+  assertRejected("spliced: another file's header", Buffer.concat([other.subarray(0, H), seg(0), seg(1), seg(2)]));
+  // failure with output to stdout releases nothing
+  assertRejected('segment 2 tag, to stdout', flip(bytes.length - 1), true);
+});
+
+test('wrong key and wrong algorithm are rejected', () => {
+  const { bytes } = sealedFile('wk', 100);
+  const other = join(dir, 'other-chacha.key');
+  assert.equal(ctkit(['keygen', '--aead', 'chacha20-poly1305', '-o', other]).status, 0);
+  const p = join(dir, 'wk.in');
+  writeFileSync(p, bytes);
+  const r = ctkit(['open', '-k', other, p, '-o', p + '.out']);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /failed authentication/);
+  assert.ok(!existsSync(p + '.out'));
+  const r2 = ctkit(['open', '-k', keyFor('aes-256-gcm'), p, '-o', p + '.out']);
+  assert.equal(r2.status, 1);
+  assert.match(r2.stderr, /sealed with chacha20-poly1305/);
+  const r3 = ctkit(['open', '-k', keyFor('aes-256-gcm'), join(dir, 'wk'), '-o', p + '.out']);
+  assert.equal(r3.status, 1);
+  assert.match(r3.stderr, /not a ctkit sealed file/);
+});
+
+test('usage errors: exit 2 with the usage line; help and version exit 0', () => {
+  const cases: [string[], RegExp][] = [
+    [[], /usage: ctkit <command>/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['seal'], /seal needs --key/],
+    [['seal', '-k', 'missing.key', 'x'], /cannot read key file/],
+    [['seal', '--bogus'], /Unknown option '--bogus'/],
+    [['keygen', '--aead', 'rot13', '-o', 'k'], /unknown AEAD 'rot13'/],
+    [['seal', '-k', keyFor('aes-256-gcm'), '-a', 'chacha20-poly1305'], /is for aes-256-gcm, not chacha20-poly1305/],
+    [['open', '-k', keyFor('aes-256-gcm'), 'a', 'b'], /too many arguments/],
+  ];
+  for (const [args, re] of cases) {
+    const r = ctkit(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: exit ${r.status}`);
+    assert.match(r.stderr, re, args.join(' '));
+    assert.match(r.stderr, /usage: ctkit/, args.join(' '));
+  }
+  for (const args of [['--help'], ['seal', '--help'], ['help', 'open'], ['open', '-h']]) {
+    const r = ctkit(args);
+    assert.equal(r.status, 0, args.join(' '));
+    assert.match(r.stdout.toString(), /usage: ctkit/);
+  }
+  const v = ctkit(['--version']);
+  assert.equal(v.status, 0);
+  assert.equal(v.stdout.toString().trim(), JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
+  const h = ctkit(['seal', '--help']);
+  assert.match(h.stdout.toString(), /examples:/);
+});
