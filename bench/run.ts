@@ -13,6 +13,7 @@ import { caseMatcher, measureCase, type Family, type Result } from './harness.js
 const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   mac: () => import('./mac.js'),
   chacha: () => import('./chacha.js'),
+  aes: () => import('./aead-aes.js'),
 };
 
 const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--base <git-ref>] [--copies N]`;
