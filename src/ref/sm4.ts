@@ -131,7 +131,7 @@ export function sm4CtrRef(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Ui
   if (iv.length !== 16) throw new RangeError(`CTR IV must be 16 bytes, got ${iv.length}`);
   const rk = sm4ExpandKeyRef(key);
   const out = new Uint8Array(data.length);
-  const cb = iv.slice();
+  const cb = Uint8Array.from(iv); // a copy even when iv is a Node.js Buffer (whose slice() is a view)
   for (let off = 0; off < data.length; off += 16) {
     const ks = sm4Rounds(rk, cb);
     for (let j = off; j < Math.min(off + 16, data.length); j++) out[j] = data[j] ^ ks[j - off];
@@ -145,7 +145,7 @@ export function sm4CtrRef(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Ui
 /** GCTR_K(ICB, X) (SP 800-38D Algorithm 3) with SM4 and inc_32. */
 function gctrSm4(rk: readonly number[], icb: Uint8Array, x: Uint8Array): Uint8Array {
   const y = new Uint8Array(x.length);
-  let cb: Uint8Array = icb.slice();
+  let cb: Uint8Array = Uint8Array.from(icb);
   for (let off = 0; off < x.length; off += 16) {
     const ks = sm4Rounds(rk, cb);
     for (let j = off; j < Math.min(off + 16, x.length); j++) y[j] = x[j] ^ ks[j - off];

@@ -6,5 +6,6 @@ import { bytes as gf128 } from './gf128.js';
 import { bytes as chacha } from './chacha.js';
 import { bytes as sha2 } from './sha2.js';
 import { bytes as aes } from './aes.js';
+import { bytes as sm4 } from './sm4.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, chacha, sha2, aes };
+export const shipped: Record<string, () => Uint8Array> = { gf128, chacha, sha2, aes, sm4 };
