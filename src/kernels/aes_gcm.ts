@@ -88,6 +88,20 @@ function counter(mode: Mode) {
 const counterLocals = [locals('v128', ['cb', 'kBs', 'kBs64']), locals('i32', ['c']), locals('i64', ['c64'])].join(' ');
 
 /**
+ * The block cipher of a counter-mode loop: `call` is a function (rk, nr, ks) that encrypts
+ * `blocks` blocks in place at IO.ks — or, with `counted`, (rk, nr, ks, count) that encrypts only
+ * the first count ≤ blocks of them. AES: $aes8, eight blocks; SM4-GCM (src/kernels/sm4_gcm.ts)
+ * passes its own.
+ */
+export interface GcmCipher {
+  call: string;
+  blocks: number;
+  counted?: boolean;
+}
+
+const AES8: GcmCipher = { call: '$aes8', blocks: 8 };
+
+/**
  * A counter-mode loop over `len` bytes at buf, in place, optionally joined with a hash:
  *   hash 'after'  — encrypt a group, then hash it (GCM seal, GCM-SIV open: the hashed text is
  *                   what the group becomes; the partial last block is zero-padded first);
@@ -96,7 +110,12 @@ const counterLocals = [locals('v128', ['cb', 'kBs', 'kBs64']), locals('i32', ['c
  * With mask ≠ 0 the first counter's keystream block goes to IO.mask (GCM's E(K, J0)) and the
  * data starts at the next counter. maxg: blocks per GHASH reduction (1, or 8 with the powers).
  */
-function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' } | undefined): string[] {
+function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' } | undefined, cipher: GcmCipher = AES8): string[] {
+  const B = cipher.blocks;
+  // count = min(n + skip, B): the blocks this group needs
+  const count = cipher.counted
+    ? ['    local.get $n', '    local.get $skip', '    i32.add', `    i32.const ${B}`, '    local.get $n', '    local.get $skip', '    i32.add', `    i32.const ${B}`, '    i32.lt_u', '    select']
+    : [];
   const ctr = counter(mode);
   const callHash = hash ? ['local.get $gf', `i32.const ${IO.state}`, 'local.get $buf', 'local.get $g', 'local.get $maxg', `call ${hash.fn}`] : [];
   const fillPad = ['local.get $end', 'i32.const 0', 'local.get $pad', 'memory.fill'];
@@ -113,15 +132,15 @@ function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'be
       'block $done',
       '  loop $group',
       '    local.get $n', '    local.get $skip', '    i32.or', '    i32.eqz', '    br_if $done',
-      '    ;; eight counter blocks, encrypted in place',
-      ...Array.from({ length: 8 }, (_, j) => [`i32.const ${IO.ks}`, ...ctr.block(j), `v128.store offset=${16 * j}`]).flat().map((l) => '    ' + l),
-      '    local.get $rk', '    local.get $nr', `    i32.const ${IO.ks}`, '    call $aes8',
+      `    ;; ${B === 8 ? 'eight' : B} counter blocks, encrypted in place`,
+      ...Array.from({ length: B }, (_, j) => [`i32.const ${IO.ks}`, ...ctr.block(j), `v128.store offset=${16 * j}`]).flat().map((l) => '    ' + l),
+      '    local.get $rk', '    local.get $nr', `    i32.const ${IO.ks}`, ...count, `    call ${cipher.call}`,
       '    local.get $skip',
       '    if',
       `      i32.const ${IO.mask}`, `      i32.const ${IO.ks}`, '      v128.load', '      v128.store',
       '    end',
-      '    ;; g = min(n, 8 - skip) data blocks in this group',
-      '    local.get $n', '    i32.const 8', '    local.get $skip', '    i32.sub', '    local.tee $g',
+      `    ;; g = min(n, ${B} - skip) data blocks in this group`,
+      '    local.get $n', `    i32.const ${B}`, '    local.get $skip', '    i32.sub', '    local.tee $g',
       '    local.get $n', '    local.get $g', '    i32.lt_u', '    select', '    local.set $g',
       ...(hash?.order === 'before' ? callHash.map((l) => '    ' + l) : []),
       '    i32.const 0', '    local.set $j',
@@ -152,7 +171,7 @@ function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'be
       '  end',
       'end',
       ...ctr.store,
-      `i32.const ${IO.ks}`, 'i32.const 0', 'i32.const 128', 'memory.fill',
+      `i32.const ${IO.ks}`, 'i32.const 0', `i32.const ${16 * B}`, 'memory.fill',
     ]),
     ')',
   ];
@@ -312,6 +331,24 @@ function sivTagExport(flags: AesGcmFlags): string[] {
     ]),
     ')',
   ];
+}
+
+/**
+ * The GCM mode functions (gcm_seal_x, gcm_open_x, gcm_lengths, gcm_finish) over another block
+ * cipher, for a module that also holds that cipher's `call` and the GF(2^128) functions under
+ * GF_PREFIX, with the IO layout of AES_IO (src/aead/gcm-mode.ts drives them).
+ */
+export function gcmModeFunctions(cipher: GcmCipher, flags: Pick<AesGcmFlags, 'counterCarry' | 'swapLengths'> = {}): { functions: string[][]; exports: KernelFunction[] } {
+  const gcmMode: Mode = flags.counterCarry ? 'gcm-carry' : 'gcm';
+  return {
+    functions: [
+      cryptFunc(crypt.gcmSeal, gcmMode, { fn: GHASH, order: 'after' }, cipher),
+      cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }, cipher),
+      gcmLengthsExport(flags),
+      gcmFinishExport(),
+    ],
+    exports: [crypt.gcmSeal, crypt.gcmOpen, fns.gcmLengths, fns.gcmFinish],
+  };
 }
 
 export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
