@@ -3,3 +3,4 @@ export { type Aead } from './types.js';
 export { ChaCha20Poly1305, chacha20Poly1305, xchacha20Poly1305, chacha20, xchacha20, hchacha20 } from './chacha20-poly1305.js';
 export { AesGcm, aesGcm, type AesGcmOptions } from './aes-gcm.js';
 export { AesGcmSiv, aesGcmSiv } from './aes-gcm-siv.js';
+export { Sm4Gcm, sm4Gcm, type Sm4GcmOptions } from './sm4-gcm.js';

@@ -3,7 +3,7 @@ import { generateAesGcm } from './aes_gcm.js';
 import { generateChacha } from './chacha20_simd128.js';
 import { generateGf128 } from './gf128_ctmul64.js';
 import { generateSha2 } from './sha2_vsched.js';
-import { generateSm4 } from './sm4_vperm_simd128.js';
+import { generateSm4Gcm } from './sm4_gcm.js';
 import type { GeneratedKernel } from './wat.js';
 
 export interface KernelEntry {
@@ -19,5 +19,5 @@ export const kernels: KernelEntry[] = [
   { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', generate: () => generateChacha() },
   { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', generate: () => generateSha2() },
   { name: 'aes', source: 'src/kernels/aes_gcm.ts', generate: () => generateAesGcm() },
-  { name: 'sm4', source: 'src/kernels/sm4_vperm_simd128.ts', generate: () => generateSm4() },
+  { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', generate: () => generateSm4Gcm() },
 ];

@@ -1,0 +1,238 @@
+// SM4-GCM (RFC 8998: GCM of NIST SP 800-38D with the SM4 block cipher of GB/T 32907-2016) as a
+// reusable keyed object:
+//   const aead = sm4Gcm(key, { tagLength: 16 });
+//   const sealed = aead.seal(nonce, plaintext, aad);   // ciphertext ‖ tag
+//   const plaintext = aead.open(nonce, sealed, aad);   // or AuthenticationError
+//   aead.dispose();                                    // wipes the round keys and H
+// The key is expanded once (SM4 round keys, H = E(K, 0^128) and its powers H … H^8) into a slot
+// of the 'sm4' kernel module; the GCM construction is gcm-mode.ts, the same code as AES-GCM.
+// Nonces of any length from 1 byte (12 bytes is the fast path and what RFC 8998 uses); tags of
+// 16 bytes, or 12–15, 8 or 4 on request.
+//
+// Also here, for tests and benchmarks only (not exported by ctkit/aead: unauthenticated modes):
+// Sm4, the raw block cipher on the same kernel (ECB over whole blocks, CTR with a 128-bit
+// big-endian counter as OpenSSL's sm4-ctr).
+//
+// Constant time: the glue branches only on lengths; keys, counters and data move by position.
+// Sm4.ctr splits a call where the low 32 bits of its counter wrap, so its branches depend on the
+// counter value: the IV of counter mode is public. The GCM path never does this (the kernel's
+// inc_32 wraps modulo 2^32 as SP 800-38D says).
+
+import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, registerModule, releaseSlot } from '../engine/kernel.js';
+import * as sm4Module from '../engine/wasm/sm4.js';
+import { AuthenticationError, StateError } from '../errors.js';
+import { AES_IO } from '../kernels/aes_layout.js';
+import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
+import { checkBytes, checkLength } from '../util/check.js';
+import { type GcmExports, type GcmIo, type GcmKey, GCM_TAG_LENGTHS, checkLimits, checkOutput, gcmOpen, gcmSeal } from './gcm-mode.js';
+import type { Aead } from './types.js';
+
+registerModule(sm4Module);
+
+/** The exports of the 'sm4' kernel module (src/kernels/sm4_gcm.ts). */
+export interface Sm4Exports extends GcmExports {
+  sm4_expand(rk: number): void;
+  sm4_ecb(rk: number, src: number, dst: number, n: number): void;
+  sm4_ctr32(rk: number, ctr: number, src: number, dst: number, n: number): void;
+  gf_gf128_init(slot: number, ghash: number): void;
+  gf_gf128_powers(slot: number): void;
+}
+
+export type Sm4Kernel = Kernel<Sm4Exports>;
+
+/** The shared instance of the 'sm4' module. */
+export function sm4Kernel(): Sm4Kernel {
+  return getKernel<Sm4Exports>(sm4Module, SM4_SLOT.size);
+}
+
+/** A separate instance of an sm4 module built from other bytes (tests: negative controls). */
+export function sm4KernelFrom(name: string, bytes: Uint8Array): Sm4Kernel {
+  return new Kernel<Sm4Exports>({ name, bytes: () => bytes }, SM4_SLOT.size);
+}
+
+/** The GCM state in the IO area (the AES_IO layout the GCM mode functions use). */
+const GCM_IO: GcmIo = { ctr: AES_IO.ctr, mask: AES_IO.mask, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 };
+/** SM4 has 32 rounds; the GCM mode loop passes this through to the cipher, which ignores it. */
+const SM4_ROUNDS = 32;
+const EMPTY = new Uint8Array(0);
+
+/** Expand a 16-byte key into round keys at rk (the raw key passes through the slot and is zeroed by the kernel). */
+function expandSm4Key(k: Sm4Kernel, rk: number, key: Uint8Array): void {
+  k.u8.set(key, rk + SM4_RK.key);
+  k.exports.sm4_expand(rk);
+}
+
+export interface Sm4GcmOptions {
+  /** tag length in bytes: 16 (default), 15, 14, 13, 12, 8 or 4 */
+  tagLength?: number;
+  /** the kernel instance to run on (tests) */
+  kernel?: Sm4Kernel;
+}
+
+/** SM4-GCM with one key. */
+export class Sm4Gcm implements Aead {
+  readonly keyLength = 16;
+  readonly nonceLength = 12;
+  readonly tagLength: number;
+  readonly #g: GcmKey;
+  readonly #k: Sm4Kernel;
+  readonly #slot: number;
+  readonly #token: object;
+  #disposed = false;
+
+  constructor(key: Uint8Array, options: Sm4GcmOptions = {}) {
+    checkBytes('key', key);
+    checkLength('key', key, [16]);
+    const tagLength = options.tagLength ?? 16;
+    if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
+      throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
+    }
+    this.tagLength = tagLength;
+    const k = (this.#k = options.kernel ?? sm4Kernel());
+    const slot = (this.#slot = k.allocSlot());
+    this.#token = holdSlot(this, k as Kernel<unknown>, slot);
+    const rk = slot + SM4_SLOT.rk;
+    const gf = slot + SM4_SLOT.gf;
+    expandSm4Key(k, rk, key);
+    // H = E(K, 0^128) (the fresh slot is zero), then its POLYVAL-domain form, tables and powers
+    k.exports.sm4_ecb(rk, gf, gf, 1);
+    k.exports.gf_gf128_init(gf, 1);
+    k.exports.gf_gf128_powers(gf);
+    this.#g = { kernel: k, rk, gf, nr: SM4_ROUNDS, io: GCM_IO, name: 'sm4-gcm' };
+  }
+
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('plaintext', plaintext);
+    checkLimits('sm4-gcm', plaintext.length, aad.length, 'plaintext');
+    const out = checkOutput(output, plaintext.length + this.tagLength);
+    return gcmSeal(this.#g, nonce, plaintext, aad, out, this.tagLength);
+  }
+
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('sealed', sealed);
+    if (sealed.length < this.tagLength) {
+      throw new AuthenticationError(`sm4-gcm: sealed input is shorter than the ${this.tagLength}-byte tag`);
+    }
+    checkLimits('sm4-gcm', sealed.length - this.tagLength, aad.length, 'sealed');
+    const out = checkOutput(output, sealed.length - this.tagLength);
+    return gcmOpen(this.#g, nonce, sealed, aad, out, this.tagLength);
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  #check(nonce: Uint8Array, aad: Uint8Array): void {
+    if (this.#disposed) throw new StateError('sm4-gcm: used after dispose()');
+    checkBytes('nonce', nonce);
+    if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
+    checkBytes('aad', aad);
+  }
+}
+
+/** SM4-GCM keyed object (RFC 8998): key of 16 bytes; options.tagLength 16 (default), 15, 14, 13, 12, 8 or 4. */
+export function sm4Gcm(key: Uint8Array, options: { tagLength?: number } = {}): Sm4Gcm {
+  return new Sm4Gcm(key, options);
+}
+
+/**
+ * The raw SM4 block cipher (tests and benchmarks; not part of the public API): ECB over whole
+ * blocks and CTR with a 128-bit big-endian counter, streaming through the scratch window.
+ */
+export class Sm4 {
+  readonly #k: Sm4Kernel;
+  readonly #slot: number;
+  readonly #token: object;
+  #disposed = false;
+
+  constructor(key: Uint8Array, options: { kernel?: Sm4Kernel } = {}) {
+    checkBytes('key', key);
+    checkLength('key', key, [16]);
+    const k = (this.#k = options.kernel ?? sm4Kernel());
+    this.#slot = k.allocSlot();
+    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    expandSm4Key(k, this.#slot + SM4_SLOT.rk, key);
+  }
+
+  /** ECB encryption of whole blocks. */
+  encrypt(data: Uint8Array): Uint8Array {
+    return this.#ecb(data, SM4_RK.enc);
+  }
+
+  /** ECB decryption of whole blocks. */
+  decrypt(data: Uint8Array): Uint8Array {
+    return this.#ecb(data, SM4_RK.dec);
+  }
+
+  /** Counter mode: data XOR E(iv), E(iv + 1), … with the whole 16-byte iv as a big-endian counter. */
+  ctr(iv: Uint8Array, data: Uint8Array, output?: Uint8Array): Uint8Array {
+    this.#live();
+    checkBytes('iv', iv);
+    checkLength('iv', iv, [16]);
+    checkBytes('data', data);
+    const out = checkOutput(output, data.length);
+    const k = this.#k;
+    const ctr = AES_IO.ctr;
+    const rk = this.#slot + SM4_SLOT.rk + SM4_RK.enc;
+    k.u8.set(iv, ctr);
+    let used = 0;
+    try {
+      for (let off = 0; off < data.length; ) {
+        const u8 = k.u8;
+        // blocks until the low 32 bits of the counter wrap (public: the IV of CTR is public)
+        const low = ((u8[ctr + 12] << 24) | (u8[ctr + 13] << 16) | (u8[ctr + 14] << 8) | u8[ctr + 15]) >>> 0;
+        const len = Math.min(SCRATCH_SIZE, data.length - off, (2 ** 32 - low) * 16);
+        const blocks = (len + 15) >>> 4;
+        u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+        k.exports.sm4_ctr32(rk, ctr, SCRATCH_PTR, SCRATCH_PTR, blocks);
+        out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+        used = Math.max(used, blocks * 16);
+        off += len;
+        if (low + blocks === 2 ** 32) {
+          // carry into the upper 96 bits
+          const v = k.u8;
+          for (let i = ctr + 11; i >= ctr; i--) if (++v[i] <= 0xff) break; else v[i] = 0;
+        }
+      }
+      return out;
+    } finally {
+      k.wipe(ctr, 16);
+      k.wipe(SCRATCH_PTR, used);
+    }
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+  }
+
+  #live(): void {
+    if (this.#disposed) throw new StateError('sm4: used after dispose()');
+  }
+
+  #ecb(data: Uint8Array, which: number): Uint8Array {
+    this.#live();
+    checkBytes('data', data);
+    if (data.length % 16 !== 0) throw new RangeError(`data must be a whole number of 16-byte blocks, got ${data.length} bytes`);
+    const k = this.#k;
+    const out = new Uint8Array(data.length);
+    let used = 0;
+    try {
+      for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
+        const len = Math.min(SCRATCH_SIZE, data.length - off);
+        k.u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+        k.exports.sm4_ecb(this.#slot + SM4_SLOT.rk + which, SCRATCH_PTR, SCRATCH_PTR, len >>> 4);
+        out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+        used = Math.max(used, len);
+      }
+      return out;
+    } finally {
+      k.wipe(SCRATCH_PTR, used);
+    }
+  }
+}
