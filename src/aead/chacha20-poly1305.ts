@@ -29,10 +29,37 @@ export interface ChachaOptions {
 }
 
 function le64(u8: Uint8Array, at: number, n: number): void {
-  for (let i = 0; i < 8; i++) {
-    u8[at + i] = n % 256;
-    n = Math.floor(n / 256);
-  }
+  const lo = n >>> 0;
+  const hi = (n - lo) / 4294967296;
+  u8[at] = lo & 0xff;
+  u8[at + 1] = (lo >>> 8) & 0xff;
+  u8[at + 2] = (lo >>> 16) & 0xff;
+  u8[at + 3] = lo >>> 24;
+  u8[at + 4] = hi & 0xff;
+  u8[at + 5] = (hi >>> 8) & 0xff;
+  u8[at + 6] = (hi >>> 16) & 0xff;
+  u8[at + 7] = hi >>> 24;
+}
+
+/** Blocks of Poly1305 input for an AEAD message: padded AAD, padded message, the lengths. */
+function macBlocks(aadLength: number, n: number): number {
+  return ((aadLength + 15) >>> 4) + ((n + 15) >>> 4) + 1;
+}
+
+// The one-call layout in scratch: aad ‖ zeros ‖ message ‖ zeros ‖ le64(|aad|) ‖ le64(|message|).
+// This is where the AEADs' partial blocks are padded when a message fits in scratch; streamed
+// messages pad through absorbPartial. Returns the message's offset in memory.
+function layout(u8: Uint8Array, aad: Uint8Array, msg: Uint8Array): number {
+  const aPad = (aad.length + 15) & ~15;
+  const mPad = (msg.length + 15) & ~15;
+  const base = SCRATCH_PTR;
+  u8.set(aad, base);
+  u8.fill(0, base + aad.length, base + aPad);
+  u8.set(msg, base + aPad);
+  u8.fill(0, base + aPad + msg.length, base + aPad + mPad);
+  le64(u8, base + aPad + mPad, aad.length);
+  le64(u8, base + aPad + mPad + 8, msg.length);
+  return base + aPad;
 }
 
 function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
@@ -74,6 +101,18 @@ export class ChaCha20Poly1305 implements Aead {
     const out = checkOutput(output, n + TAG);
     const k = this.#k;
     const e = k.exports;
+    const blocks = macBlocks(aad.length, n);
+    if (16 * blocks <= SCRATCH_SIZE) {
+      const u8 = k.u8;
+      u8.set(nonce, IO.NONCE);
+      const m = layout(u8, aad, plaintext);
+      e.aead_seal_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? 4 : 1, IO.TAG);
+      out.set(u8.subarray(m, m + n));
+      out.set(u8.subarray(IO.TAG, IO.TAG + TAG), n);
+      k.wipe(0, IO.END);
+      k.wipe(SCRATCH_PTR, 16 * blocks);
+      return out;
+    }
     const maxg = this.#begin(nonce, aad, n);
     let used = 0;
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
@@ -99,9 +138,26 @@ export class ChaCha20Poly1305 implements Aead {
     if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
     const n = sealed.length - TAG;
     const out = checkOutput(output, n);
-    const tag = sealed.slice(n); // before any write: output may overlap sealed
     const k = this.#k;
     const e = k.exports;
+    const blocks = macBlocks(aad.length, n);
+    if (16 * blocks <= SCRATCH_SIZE) {
+      const u8 = k.u8;
+      u8.set(nonce, IO.NONCE);
+      const m = layout(u8, aad, sealed.subarray(0, n));
+      e.aead_open_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? 4 : 1, IO.TAG);
+      let diff = 0;
+      for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ sealed[n + i];
+      if (diff === 0) out.set(u8.subarray(m, m + n));
+      k.wipe(0, IO.END);
+      k.wipe(SCRATCH_PTR, 16 * blocks);
+      if (diff !== 0) {
+        out.fill(0);
+        throw new AuthenticationError();
+      }
+      return out;
+    }
+    const tag = sealed.slice(n); // before any write: output may overlap sealed
     const maxg = this.#begin(nonce, aad, n);
     let used = 0;
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
@@ -155,7 +211,7 @@ export class ChaCha20Poly1305 implements Aead {
     k.u8.set(nonce, IO.NONCE);
     k.exports.aead_init(this.#slot, IO.NONCE, IO.ST, IO.POLY, this.#x);
     let maxg = 1;
-    if (((aad.length + 15) >>> 4) + ((n + 15) >>> 4) + 1 >= POWERS_MIN_BLOCKS) {
+    if (macBlocks(aad.length, n) >= POWERS_MIN_BLOCKS) {
       k.exports.poly1305_powers(IO.POLY);
       maxg = 4;
     }

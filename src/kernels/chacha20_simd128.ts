@@ -32,8 +32,13 @@ import { type PolyFlags, POLY_STATE_SIZE, polyFunctions, polyLoadH, polyLoadR, p
 export interface ChachaFlags extends PolyFlags {
   /** each four-block pass advances the counter by five: a block is skipped */
   counterSkips?: boolean;
+  /** measurement only: the fused AEAD pass runs ChaCha20 and Poly1305 one after the other */
+  unstitched?: boolean;
 }
 
+/** The IO-area layout the one-call AEAD functions use (src/mac/poly1305.ts, IO). */
+export const ST = 0;
+export const POLY = 64;
 export const KS_PTR = 256;
 export const CHACHA_POLY_STATE_SIZE = POLY_STATE_SIZE;
 
@@ -106,11 +111,63 @@ function rounds(): Lines {
   ];
 }
 
+/** Twenty rounds unrolled, without the feed-forward (for stitching). */
+function roundsUnrolled(): Lines {
+  const out: Lines = [];
+  for (let i = 0; i < 10; i++) out.push(...quarter4(COLS), ...quarter4(DIAGS));
+  return out;
+}
+
+/** The feed-forward: v_w += the input word. */
+function feedForward(): Lines {
+  const feed: Lines = [];
+  for (let w = 0; w < 16; w++) {
+    if (w === 12) feed.push('local.get $v12', 'local.get $ctr', 'i32x4.add', 'local.set $v12');
+    else feed.push(`local.get $v${w}`, 'local.get $st', `v128.load32_splat offset=${4 * w}`, 'i32x4.add', `local.set $v${w}`);
+  }
+  return feed;
+}
+
+/** Split straight-line code into statements: each ends where the operand stack is empty again. */
+function statements(code: Lines): Lines[] {
+  const out: Lines[] = [];
+  let cur: Lines = [];
+  for (const ins of code) {
+    cur.push(ins);
+    const op = ins.trim().split(/\s/)[0];
+    if (op === 'local.set' || op.endsWith('.store') || /\.store\d+$/.test(op)) {
+      out.push(cur);
+      cur = [];
+    }
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/**
+ * Interleave two independent straight-line sequences statement by statement, spreading b
+ * evenly over a, so that the integer multiplier (Poly1305) and the vector units (ChaCha20) are
+ * busy at the same time ("stitching").
+ */
+export function stitch(a: Lines, b: Lines): Lines {
+  const sa = statements(a);
+  const sb = statements(b);
+  const out: Lines = [];
+  let j = 0;
+  for (let i = 0; i < sa.length; i++) {
+    out.push(...sa[i]);
+    const want = Math.floor(((i + 1) * sb.length) / sa.length);
+    while (j < want) out.push(...sb[j++]);
+  }
+  while (j < sb.length) out.push(...sb[j++]);
+  return out;
+}
+
 /**
  * Transpose the four blocks back to byte order and either XOR them with 256 bytes at $src into
  * $dst, or store them as keystream at $dst.
  */
-function output(xor: boolean): Lines {
+function output(xor: boolean, dstOff = 0): Lines {
   const out: Lines = [];
   for (let j = 0; j < 4; j++) {
     const [a, b, c, d] = [4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3].map((w) => `$v${w}`);
@@ -127,7 +184,7 @@ function output(xor: boolean): Lines {
       if (xor) out.push('local.get $src', `v128.load offset=${off}`);
       out.push(`local.get $${x}`, `local.get $${y}`, `i8x16.shuffle ${pat}`);
       if (xor) out.push('v128.xor');
-      out.push(`v128.store offset=${off}`);
+      out.push(`v128.store offset=${off + dstOff}`);
     }
   }
   return out;
@@ -139,6 +196,8 @@ const FUNCS: KernelFunction[] = [
   { name: 'aead_init', params: [['key', 'i32'], ['nonce', 'i32'], ['st', 'i32'], ['p', 'i32'], ['x', 'i32']], publicParams: ['key', 'nonce', 'st', 'p', 'x'] },
   { name: 'aead_seal', params: [['st', 'i32'], ['p', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['len', 'i32'], ['maxg', 'i32']], publicParams: ['st', 'p', 'src', 'dst', 'len', 'maxg'] },
   { name: 'aead_open', params: [['st', 'i32'], ['p', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['len', 'i32'], ['maxg', 'i32']], publicParams: ['st', 'p', 'src', 'dst', 'len', 'maxg'] },
+  { name: 'aead_seal_all', params: [['key', 'i32'], ['nonce', 'i32'], ['x', 'i32'], ['buf', 'i32'], ['ablocks', 'i32'], ['len', 'i32'], ['maxg', 'i32'], ['tag', 'i32']], publicParams: ['key', 'nonce', 'x', 'buf', 'ablocks', 'len', 'maxg', 'tag'] },
+  { name: 'aead_open_all', params: [['key', 'i32'], ['nonce', 'i32'], ['x', 'i32'], ['buf', 'i32'], ['ablocks', 'i32'], ['len', 'i32'], ['maxg', 'i32'], ['tag', 'i32']], publicParams: ['key', 'nonce', 'x', 'buf', 'ablocks', 'len', 'maxg', 'tag'] },
   { name: 'poly1305_init', params: [['p', 'i32'], ['key', 'i32']], publicParams: ['p', 'key'] },
   { name: 'poly1305_powers', params: [['p', 'i32']], publicParams: ['p'] },
   { name: 'poly1305_blocks', params: [['p', 'i32'], ['src', 'i32'], ['n', 'i32'], ['maxg', 'i32'], ['hibit', 'i32']], publicParams: ['p', 'src', 'n', 'maxg', 'hibit'] },
@@ -173,30 +232,7 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
       '  local.get $dst', '  local.set $off',
       `  i32.const ${KS_PTR}`, '  local.set $dst',
       ...indent([...loadState(), ...rounds(), ...output(false)], 2).split('\n'),
-      '  local.get $off', '  local.set $dst',
-      '  i32.const 0', '  local.set $off',
-      '  block $v_done',
-      '    loop $v',
-      '      local.get $off', '      i32.const 16', '      i32.add', '      local.get $len', '      i32.gt_u', '      br_if $v_done',
-      '      local.get $dst', '      local.get $off', '      i32.add',
-      '      local.get $src', '      local.get $off', '      i32.add', '      v128.load',
-      '      local.get $off', `      v128.load offset=${KS_PTR}`,
-      '      v128.xor', '      v128.store',
-      '      local.get $off', '      i32.const 16', '      i32.add', '      local.set $off',
-      '      br $v',
-      '    end',
-      '  end',
-      '  block $b_done',
-      '    loop $b',
-      '      local.get $off', '      local.get $len', '      i32.ge_u', '      br_if $b_done',
-      '      local.get $dst', '      local.get $off', '      i32.add',
-      '      local.get $src', '      local.get $off', '      i32.add', '      i32.load8_u',
-      '      local.get $off', `      i32.load8_u offset=${KS_PTR}`,
-      '      i32.xor', '      i32.store8',
-      '      local.get $off', '      i32.const 1', '      i32.add', '      local.set $off',
-      '      br $b',
-      '    end',
-      '  end',
+      '  local.get $src', '  local.get $off', `  i32.const ${KS_PTR}`, '  local.get $len', '  call $xor_ks',
       'end',
       ';; counter += blocks used',
       'local.get $st', 'local.get $st', 'i32.load offset=48',
@@ -204,6 +240,70 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     ]),
     ')',
   ];
+
+  // $xor_ks(src, dst, ks, len): dst = src XOR ks over len bytes, 16 at a time, then bytes;
+  // nothing past len is written (the glue's zero padding after a message stays zero).
+  const xorKsFn = [
+    '(func $xor_ks (param $src i32) (param $dst i32) (param $ks i32) (param $len i32) (local $off i32)',
+    indent([
+      'block $v_done',
+      '  loop $v',
+      '    local.get $off', '    i32.const 16', '    i32.add', '    local.get $len', '    i32.gt_u', '    br_if $v_done',
+      '    local.get $dst', '    local.get $off', '    i32.add',
+      '    local.get $src', '    local.get $off', '    i32.add', '    v128.load',
+      '    local.get $ks', '    local.get $off', '    i32.add', '    v128.load',
+      '    v128.xor', '    v128.store',
+      '    local.get $off', '    i32.const 16', '    i32.add', '    local.set $off',
+      '    br $v',
+      '  end',
+      'end',
+      'block $b_done',
+      '  loop $b',
+      '    local.get $off', '    local.get $len', '    i32.ge_u', '    br_if $b_done',
+      '    local.get $dst', '    local.get $off', '    i32.add',
+      '    local.get $src', '    local.get $off', '    i32.add', '    i32.load8_u',
+      '    local.get $ks', '    local.get $off', '    i32.add', '    i32.load8_u',
+      '    i32.xor', '    i32.store8',
+      '    local.get $off', '    i32.const 1', '    i32.add', '    local.set $off',
+      '    br $b',
+      '  end',
+      'end',
+    ]),
+    ')',
+  ];
+
+  // aead_seal_all / aead_open_all(key, nonce, x, buf, ablocks, len, maxg, tag): one call for a
+  // message laid out by the glue as aad ‖ zeros ‖ message ‖ zeros ‖ le64 lengths at buf (ablocks
+  // whole blocks of padded AAD; the message padded to whole blocks). Poly1305 runs over that
+  // whole region in one go; the message's len bytes are XORed in place, the padding untouched.
+  // Messages up to 192 bytes use blocks 1–3 of the pass that made the one-time key.
+  const allFn = (seal: boolean): Lines => {
+    const f = fn(seal ? 'aead_seal_all' : 'aead_open_all');
+    const xor = [
+      'local.get $len', 'i32.const 192', 'i32.le_u',
+      'if',
+      '  local.get $msg', '  local.get $msg', `  i32.const ${KS_PTR + 64}`, '  local.get $len', '  call $xor_ks',
+      'else',
+      `  i32.const ${ST}`, '  local.get $msg', '  local.get $msg', '  local.get $len', '  call $chacha20_xor',
+      'end',
+    ];
+    const mac = [
+      `i32.const ${POLY}`, 'local.get $buf',
+      'local.get $ablocks', 'local.get $len', 'i32.const 15', 'i32.add', 'i32.const 4', 'i32.shr_u', 'i32.add', 'i32.const 1', 'i32.add',
+      'local.get $maxg', 'i32.const 1', 'call $poly1305_blocks',
+    ];
+    return [
+      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} (local $msg i32)`,
+      indent([
+        'local.get $key', 'local.get $nonce', `i32.const ${ST}`, `i32.const ${POLY}`, 'local.get $x', 'call $aead_init',
+        'local.get $maxg', 'i32.const 4', 'i32.eq', 'if', `  i32.const ${POLY}`, '  call $poly1305_powers', 'end',
+        'local.get $buf', 'local.get $ablocks', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set $msg',
+        ...(seal ? [...xor, ...mac] : [...mac, ...xor]),
+        `i32.const ${POLY}`, 'local.get $tag', 'call $poly1305_finish',
+      ]),
+      ')',
+    ];
+  };
 
   // hchacha20(key, nonce16, out): scalar rounds, words 0–3 and 12–15 out, no feed-forward.
   const x = (i: number) => `$x${i}`;
@@ -281,24 +381,51 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     const f = fn(seal ? 'aead_seal' : 'aead_open');
     const hib = ['i64.const 0x1000000'];
     const mac = (addr: string) => [0, 64, 128, 192].flatMap((o) => polyStep4(addr, o, hib, flags));
-    const body = seal
-      ? [...loadState(), ...rounds(), ...output(true), ...ctrNext(flags), ...mac('dst')]
-      : [...mac('src'), ...loadState(), ...rounds(), ...output(true), ...ctrNext(flags)];
+    const advance = [
+      'local.get $src', 'i32.const 256', 'i32.add', 'local.set $src',
+      'local.get $dst', 'i32.const 256', 'i32.add', 'local.set $dst',
+      'local.get $ng', 'i32.const 1', 'i32.add', 'local.set $ng',
+      'local.get $len', 'i32.const 256', 'i32.sub', 'local.set $len',
+    ];
+    // a pass without a MAC (sealing's first two) keeps the compact rolled rounds
+    const pass = (macAddr: string | undefined, dstOff = 0): Lines =>
+      macAddr === undefined
+        ? [...loadState(), ...rounds(), ...output(true), ...ctrNext(flags)]
+        : [
+            ...loadState(),
+            ...(flags.unstitched ? [...mac(macAddr), ...roundsUnrolled()] : stitch(roundsUnrolled(), mac(macAddr))),
+            ...feedForward(), ...output(true, dstOff), ...ctrNext(flags),
+          ];
+    // Sealing MACs the ciphertext of the pass before the previous one while computing this one
+    // (the first two passes run as plain ChaCha20 through a call, the last two are MACed after
+    // the loop by a call: code around the loop changes V8's register allocation inside it, and
+    // this keeps the loop the same shape as opening's). Opening MACs this pass's ciphertext
+    // before the XOR overwrites it (dst may equal src).
+    const loop = (macAddr: string, setup: Lines) => [
+      'loop $pass',
+      ...indent([...setup, ...pass(macAddr), ...advance], 2).split('\n'),
+      '  local.get $len', '  i32.const 256', '  i32.ge_u', '  br_if $pass',
+      'end',
+    ];
+    const minLen = seal ? 768 : 256;
+    const fused = seal
+      ? [
+          'local.get $st', 'local.get $src', 'local.get $dst', 'i32.const 512', 'call $chacha20_xor',
+          'local.get $src', 'i32.const 512', 'i32.add', 'local.set $src',
+          'local.get $dst', 'i32.const 512', 'i32.add', 'local.set $dst',
+          'local.get $len', 'i32.const 512', 'i32.sub', 'local.set $len',
+          ...initConsts, ...ctrInit, ...polyLoadH(), ...polyLoadR([1, 2, 3, 4]),
+          ...loop('mp', ['local.get $dst', 'i32.const 512', 'i32.sub', 'local.set $mp']),
+          ...polyStore(),
+          'local.get $p', 'local.get $dst', 'i32.const 512', 'i32.sub', 'i32.const 32', 'i32.const 4', 'i32.const 1', 'call $poly1305_blocks',
+        ]
+      : [...initConsts, ...ctrInit, ...polyLoadH(), ...polyLoadR([1, 2, 3, 4]), ...loop('src', []), ...polyStore()];
     return [
-      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${chachaLocals} ${locals('i64', polyLocals(true))} (local $ng i32)`,
+      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${chachaLocals} ${locals('i64', polyLocals(true))} (local $ng i32) (local $mp i32)`,
       indent([
-        'local.get $maxg', 'i32.const 4', 'i32.eq', 'local.get $len', 'i32.const 256', 'i32.ge_u', 'i32.and',
+        'local.get $maxg', 'i32.const 4', 'i32.eq', 'local.get $len', `i32.const ${minLen}`, 'i32.ge_u', 'i32.and',
         'if',
-        ...indent([...initConsts, ...ctrInit, ...polyLoadH(), ...polyLoadR([1, 2, 3, 4])], 2).split('\n'),
-        '  loop $pass',
-        ...indent(body, 4).split('\n'),
-        '    local.get $src', '    i32.const 256', '    i32.add', '    local.set $src',
-        '    local.get $dst', '    i32.const 256', '    i32.add', '    local.set $dst',
-        '    local.get $ng', '    i32.const 1', '    i32.add', '    local.set $ng',
-        '    local.get $len', '    i32.const 256', '    i32.sub', '    local.tee $len',
-        '    i32.const 256', '    i32.ge_u', '    br_if $pass',
-        '  end',
-        ...indent(polyStore(), 2).split('\n'),
+        ...indent(fused, 2).split('\n'),
         '  local.get $st', '  local.get $st', '  i32.load offset=48', '  local.get $ng', '  i32.const 2', '  i32.shl', '  i32.add', '  i32.store offset=48',
         'end',
         'local.get $len',
@@ -323,6 +450,9 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     indent(xorFn, 2),
     indent(hchachaFn, 2),
     indent(ksFn, 2),
+    indent(xorKsFn, 2),
+    indent(allFn(true), 2),
+    indent(allFn(false), 2),
     indent(initFn, 2),
     indent(aeadFn(true), 2),
     indent(aeadFn(false), 2),

@@ -18,6 +18,8 @@ export interface ChachaExports {
   aead_init(key: number, nonce: number, st: number, p: number, x: number): void;
   aead_seal(st: number, p: number, src: number, dst: number, len: number, maxg: number): void;
   aead_open(st: number, p: number, src: number, dst: number, len: number, maxg: number): void;
+  aead_seal_all(key: number, nonce: number, x: number, buf: number, ablocks: number, len: number, maxg: number, tag: number): void;
+  aead_open_all(key: number, nonce: number, x: number, buf: number, ablocks: number, len: number, maxg: number, tag: number): void;
   poly1305_init(p: number, key: number): void;
   poly1305_powers(p: number): void;
   poly1305_blocks(p: number, src: number, n: number, maxg: number, hibit: number): void;
