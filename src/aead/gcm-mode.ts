@@ -27,6 +27,8 @@ export interface GcmExports {
   gcm_lengths(gf: number, a: bigint, b: bigint): void;
   gcm_finish(gf: number, a: bigint, b: bigint): void;
   gf_ghash_blocks(gf: number, st: number, src: number, n: number, maxg: number): void;
+  /** optional: a whole message in one call (the AES module has it; see aes_gcm.ts) */
+  gcm_oneshot?(rk: number, gf: number, nr: number, buf: number, len: number, aad: number, aadLen: number, decrypt: number): void;
 }
 
 /** Where the GCM state lives in the module's IO area. */
@@ -91,8 +93,8 @@ function ghashPadded(g: GcmKey, data: Uint8Array): number {
   return used;
 }
 
-/** J0 into io.ctr, state zeroed, then the AAD hashed. Returns the scratch bytes used. */
-function begin(g: GcmKey, nonce: Uint8Array, aad: Uint8Array): number {
+/** J0 into io.ctr, the state zeroed. Returns the scratch bytes used. */
+function j0(g: GcmKey, nonce: Uint8Array): number {
   const { io } = g;
   const u8 = g.kernel.u8;
   u8.fill(0, io.state, io.state + 16);
@@ -109,9 +111,38 @@ function begin(g: GcmKey, nonce: Uint8Array, aad: Uint8Array): number {
     u8.copyWithin(io.ctr, io.state, io.state + 16);
     u8.fill(0, io.state, io.state + 16);
   }
+  return used;
+}
+
+/** J0 into io.ctr, state zeroed, then the AAD hashed. Returns the scratch bytes used. */
+function begin(g: GcmKey, nonce: Uint8Array, aad: Uint8Array): number {
+  let used = j0(g, nonce);
   if (aad.length > 0) used = Math.max(used, ghashPadded(g, aad));
   return used;
 }
+
+/**
+ * A message whose text and AAD fit the scratch window together, in one kernel call: the text at
+ * the start of scratch, the AAD after it, both zero-padded. Leaves the result text in scratch and
+ * the tag at io.tag; returns the scratch bytes used.
+ */
+function oneshot(g: GcmKey, nonce: Uint8Array, src: Uint8Array, aad: Uint8Array, decrypt: number): number {
+  const k = g.kernel;
+  const used = j0(g, nonce);
+  const n = src.length;
+  const aadAt = SCRATCH_PTR + ((n + 15) & ~15);
+  const end = aadAt + ((aad.length + 15) & ~15);
+  const u8 = k.u8;
+  u8.set(src, SCRATCH_PTR);
+  u8.fill(0, SCRATCH_PTR + n, aadAt);
+  u8.set(aad, aadAt);
+  u8.fill(0, aadAt + aad.length, end);
+  k.exports.gcm_oneshot!(g.rk, g.gf, g.nr, SCRATCH_PTR, n, aadAt, aad.length, decrypt);
+  return Math.max(used, end - SCRATCH_PTR);
+}
+
+const fitsOnce = (g: GcmKey, n: number, aadLength: number) =>
+  g.kernel.exports.gcm_oneshot !== undefined && ((n + 15) & ~15) + ((aadLength + 15) & ~15) <= SCRATCH_SIZE;
 
 function wipe(g: GcmKey, scratchUsed: number): void {
   const k = g.kernel;
@@ -132,6 +163,13 @@ export function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad
   const src = unaliased(plaintext, out);
   let used = 0;
   try {
+    if (fitsOnce(g, n, aad.length)) {
+      used = oneshot(g, nonce, src, aad, 0);
+      const u8 = k.u8;
+      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
+      for (let i = 0; i < tagLength; i++) out[n + i] = u8[g.io.tag + i];
+      return out;
+    }
     used = begin(g, nonce, aad);
     if (n === 0) e.gcm_seal_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
@@ -157,27 +195,34 @@ export function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: U
   const k = g.kernel;
   const e = k.exports;
   const n = sealed.length - tagLength;
-  const tag = sealed.slice(n); // before any write: out may overlap sealed
+  const once = fitsOnce(g, n, aad.length);
+  // the tag, read before any write (out may overlap sealed); the one-call path writes out only
+  // after the comparison, so it can read the tag in place
+  const tag = once ? sealed.subarray(n) : sealed.slice(n);
   const src = unaliased(sealed, out);
   let used = 0;
   let ok = false;
   try {
-    used = begin(g, nonce, aad);
-    const single = n <= SCRATCH_SIZE;
-    if (n === 0) e.gcm_open_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
-    for (let off = 0; off < n; off += SCRATCH_SIZE) {
-      const len = Math.min(SCRATCH_SIZE, n - off);
-      k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-      e.gcm_open_x(g.rk, g.gf, g.nr, SCRATCH_PTR, len, off === 0 ? 1 : 0, MAX_POWERS);
-      if (!single) out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
-      if (len > used) used = len;
+    if (once) {
+      used = oneshot(g, nonce, src.subarray(0, n), aad, 1);
+    } else {
+      used = begin(g, nonce, aad);
+      for (let off = 0; off < n; off += SCRATCH_SIZE) {
+        const len = Math.min(SCRATCH_SIZE, n - off);
+        k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+        e.gcm_open_x(g.rk, g.gf, g.nr, SCRATCH_PTR, len, off === 0 ? 1 : 0, MAX_POWERS);
+        if (n > SCRATCH_SIZE) out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+        if (len > used) used = len;
+      }
+      if (n === 0) e.gcm_open_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
+      e.gcm_finish(g.gf, BigInt(aad.length), BigInt(n));
     }
-    e.gcm_finish(g.gf, BigInt(aad.length), BigInt(n));
     const u8 = k.u8;
     let diff = 0;
     for (let i = 0; i < tagLength; i++) diff |= u8[g.io.tag + i] ^ tag[i];
     ok = diff === 0;
-    if (ok && single) out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
+    // a message that fitted the scratch window leaves it only now that the tag has been checked
+    if (ok && n <= SCRATCH_SIZE) out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
   } finally {
     wipe(g, used);
     if (!ok) out.fill(0);

@@ -46,6 +46,11 @@ const fns = {
   gcmLengths: { name: 'gcm_lengths', params: [['gf', 'i32'], ['a', 'i64'], ['b', 'i64']], publicParams: ['gf', 'a', 'b'] },
   gcmFinish: { name: 'gcm_finish', params: [['gf', 'i32'], ['a', 'i64'], ['b', 'i64']], publicParams: ['gf', 'a', 'b'] },
   sivInit: { name: 'siv_init', params: [['slot', 'i32'], ['nr', 'i32']], publicParams: ['slot', 'nr'] },
+  gcmOneshot: {
+    name: 'gcm_oneshot',
+    params: [['rk', 'i32'], ['gf', 'i32'], ['nr', 'i32'], ['buf', 'i32'], ['len', 'i32'], ['aad', 'i32'], ['aadLen', 'i32'], ['decrypt', 'i32']],
+    publicParams: ['rk', 'gf', 'nr', 'buf', 'len', 'aad', 'aadLen', 'decrypt'],
+  },
   sivTag: { name: 'siv_tag', params: [['slot', 'i32'], ['nr', 'i32'], ['a', 'i64'], ['b', 'i64']], publicParams: ['slot', 'nr', 'a', 'b'] },
 } satisfies Record<string, KernelFunction>;
 
@@ -265,6 +270,30 @@ function gcmFinishExport(): string[] {
 }
 
 /**
+ * gcm_oneshot(rk, gf, nr, buf, len, aad, aadLen, decrypt): a whole GCM message that fits the
+ * scratch window in one call (J0 already at IO.ctr): the state zeroed, the AAD (zero-padded by
+ * the caller) hashed, the text sealed or opened in place with E(K, J0) from the first group, and
+ * the tag at IO.tag. Saves the calls and 64-bit arguments of the general path on short records.
+ */
+function gcmOneshotExport(): string[] {
+  const f = fns.gcmOneshot;
+  const args = ['local.get $rk', 'local.get $gf', 'local.get $nr', 'local.get $buf', 'local.get $len', 'i32.const 1', 'i32.const 8'];
+  return [
+    `(func $${f.name} (export "${f.name}") ${paramDecl(f)}`,
+    indent([
+      `i32.const ${IO.state}`, 'v128.const i64x2 0 0', 'v128.store',
+      'local.get $gf', `i32.const ${IO.state}`, 'local.get $aad', 'local.get $aadLen', 'i32.const 15', 'i32.add', 'i32.const 4', 'i32.shr_u', 'i32.const 8', `call ${GHASH}`,
+      'local.get $decrypt',
+      'if', ...args.map((l) => '  ' + l), `  call $${crypt.gcmOpen.name}`,
+      'else', ...args.map((l) => '  ' + l), `  call $${crypt.gcmSeal.name}`,
+      'end',
+      'local.get $gf', 'local.get $aadLen', 'i64.extend_i32_u', 'local.get $len', 'i64.extend_i32_u', `call $${fns.gcmFinish.name}`,
+    ]),
+    ')',
+  ];
+}
+
+/**
  * siv_init(slot, nr): RFC 8452 key derivation for the nonce at IO.nonce. Encrypts
  * LE32(i) ‖ nonce for i = 0 … 3 (nr = 10) or 0 … 5 (nr = 14) under the key-generating key;
  * the first halves give the POLYVAL key (initialised at slot + sivGf) and the encryption key
@@ -369,6 +398,7 @@ export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
     cryptFunc(crypt.sivOpen, 'siv', { fn: POLYVAL, order: 'after' }),
     gcmLengthsExport(flags),
     gcmFinishExport(),
+    gcmOneshotExport(),
     sivInitExport(),
     sivTagExport(flags),
   ];
