@@ -363,7 +363,7 @@ function sivTagExport(flags: AesGcmFlags): string[] {
 }
 
 /**
- * The GCM mode functions (gcm_seal_x, gcm_open_x, gcm_lengths, gcm_finish) over another block
+ * The GCM mode functions (gcm_seal_x, gcm_open_x, gcm_lengths, gcm_finish, gcm_oneshot) over another block
  * cipher, for a module that also holds that cipher's `call` and the GF(2^128) functions under
  * GF_PREFIX, with the IO layout of AES_IO (src/aead/gcm-mode.ts drives them).
  */
@@ -375,8 +375,9 @@ export function gcmModeFunctions(cipher: GcmCipher, flags: Pick<AesGcmFlags, 'co
       cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }, cipher),
       gcmLengthsExport(flags),
       gcmFinishExport(),
+      gcmOneshotExport(),
     ],
-    exports: [crypt.gcmSeal, crypt.gcmOpen, fns.gcmLengths, fns.gcmFinish],
+    exports: [crypt.gcmSeal, crypt.gcmOpen, fns.gcmLengths, fns.gcmFinish, fns.gcmOneshot],
   };
 }
 
