@@ -204,7 +204,34 @@ export interface Poly1305Fn {
   create(key: Uint8Array): Poly1305;
 }
 
+/**
+ * One-shot Poly1305: the state lives in the IO area for the length of the call (no key slot),
+ * whole blocks stream through scratch, the partial last block goes through absorbPartial.
+ */
+export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options: Poly1305Options = {}): Uint8Array {
+  checkBytes('key', key);
+  checkLength('key', key, [32]);
+  checkBytes('msg', msg);
+  const k = options.kernel ?? chachaKernel();
+  const e = k.exports;
+  k.u8.set(key, IO.KEY);
+  e.poly1305_init(IO.POLY, IO.KEY);
+  const whole = msg.length & ~15;
+  const policy = options.powers ?? 'auto';
+  let maxg = 1;
+  if (policy === 'always' || (policy === 'auto' && whole >>> 4 >= POWERS_MIN_BLOCKS)) {
+    e.poly1305_powers(IO.POLY);
+    maxg = 4;
+  }
+  if (whole > 0) absorbBlocks(k, IO.POLY, msg.subarray(0, whole), maxg);
+  if (whole < msg.length) absorbPartial(k, IO.POLY, msg.subarray(whole), true, options.faults);
+  e.poly1305_finish(IO.POLY, IO.TAG);
+  const tag = k.u8.slice(IO.TAG, IO.TAG + 16);
+  k.wipe(0, IO.END);
+  return tag;
+}
+
 export const poly1305: Poly1305Fn = Object.assign(
-  (key: Uint8Array, msg: Uint8Array): Uint8Array => new Poly1305(key).update(msg).digest(),
+  (key: Uint8Array, msg: Uint8Array): Uint8Array => poly1305OneShot(key, msg),
   { create: (key: Uint8Array) => new Poly1305(key) },
 );
