@@ -1,6 +1,7 @@
 // Every shipped kernel module and the generator that writes it.
 import { generateAesGcm } from './aes_gcm.js';
 import { generateChacha } from './chacha20_simd128.js';
+import { EC_MODULES } from './ec_rcb_window.js';
 import { generateGf128 } from './gf128_ctmul64.js';
 import { generateSha2 } from './sha2_vsched.js';
 import { generateSm4Gcm } from './sm4_gcm.js';
@@ -20,4 +21,5 @@ export const kernels: KernelEntry[] = [
   { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', generate: () => generateSha2() },
   { name: 'aes', source: 'src/kernels/aes_gcm.ts', generate: () => generateAesGcm() },
   { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', generate: () => generateSm4Gcm() },
+  ...EC_MODULES, // ec_p256, ec_p224, …: one module per curve
 ];

@@ -1,0 +1,605 @@
+// Prime-field arithmetic for the elliptic curves: Montgomery multiplication in unsaturated
+// 29-bit limbs, generated per modulus (each curve's p and n). One generator serves every prime;
+// a modulus is its constants.
+//
+// Representation. An element x is held in Montgomery form x·R mod m, R = 2^(29·L), as L limbs of
+// 29 bits, each in an i64 (8 bytes per limb in memory, least significant first). L is the least
+// number of limbs with R ≥ 16m (P-224: 8, 256-bit primes: 9, 384-bit: 14, brainpoolP512r1: 18,
+// P-521: 19). Values are kept in [0, 2m), not fully reduced; R ≥ 16m makes a product of two such
+// values come out below 2m with no final subtraction ((a·b + q·m)/R < 4m²/R + m ≤ 2m), and the
+// canonical value is produced only at the edges (to_bytes, comparisons).
+//
+// Why 29-bit limbs and not 32 (measured, WASM-NOTES.md and bench/ec-field.ts): WebAssembly has no
+// 64×64→128 multiply, so a limb is at most 32 bits and a 32-bit CIOS chains every step through
+// its carry (48 ns for a P-256 product here). With 29-bit limbs a product is below 2^58 and a
+// column of up to 2L products and reduction terms stays below 2^63, so every column is summed
+// as a balanced tree of independent products and only one carry per column is serial (42 ns
+// for the 9×29 form in the probe; the generated kernel does better because the reduction uses
+// the modulus's shape, below).
+//
+// Multiplication: product scanning with the Montgomery reduction interleaved ("FIPS"): column k
+// sums a_i·b_j (i + j = k) and q_i·m_j (i < k), plus the carry of column k − 1; while k < L the
+// column's low 29 bits choose q_k = (col·(−m⁻¹)) mod 2^29 so that adding q_k·m_0 clears them;
+// columns L … 2L−2 give the result limbs. The modulus is written in signed radix 2^29
+// (digits in (−2^28, 2^28]): a zero digit costs nothing, a ±2^s digit is a shift, and when
+// −m⁻¹ ≡ 1 (P-256, P-384, P-521: m ≡ −1) the quotient digit is the column's low bits themselves
+// and the carry is the column shifted right. P-256's p then needs no multiplication for its
+// reduction at all (p = −1 + 2^9·B^3 + 2^18·B^6 − 2^21·B^7 + 2^24·B^8, B = 2^29); P-224's needs
+// none either (−m⁻¹ ≡ −1); a dense modulus (Brainpool, every order n) costs L² + L products.
+// Squaring uses the doubled limbs 2a_i for the cross products (L(L+1)/2 products).
+//
+// Constant time: straight-line code on i64 values, no branch, no memory address and no division
+// depending on data; i64.mul is imul, whose timing does not depend on its operands. Addition,
+// subtraction and negation run a carry chain, then add 2m under a mask made from the sign
+// (arithmetic shift), never a branch. Inversion is Fermat's a^(m−2) with a fixed sliding-window
+// addition chain computed here from the public exponent; square roots are a^((p+1)/4) when
+// p ≡ 3 (mod 4), and Tonelli–Shanks with a fixed iteration structure (RFC 9380, Appendix I.4)
+// otherwise (P-224, p ≡ 1 mod 2^96). Loop counters in the exponentiations are public constants.
+//
+// Cost (P-256 p, one call including loads and stores): mul 81 i64.mul, sqr 45; add/sub two
+// carry chains of 9 limbs. See bench/ec-field.ts for measured times.
+//
+// Negative-control flags (tests only) produce deliberately broken variants:
+//   dropCarry      the carry into one column of the multiplication is lost;
+//   skipCorrection the masked final subtraction of 2m in the addition is skipped.
+
+export interface FieldFlags {
+  dropCarry?: boolean;
+  skipCorrection?: boolean;
+}
+
+export const LIMB_BITS = 29;
+const W = LIMB_BITS;
+const MASK = (1n << BigInt(W)) - 1n;
+const MASK_S = `0x${MASK.toString(16)}`;
+
+/** Number of limbs for a modulus: the least L with 2^(29L) ≥ 16m. */
+export function limbsFor(m: bigint): number {
+  let L = 1;
+  while (1n << BigInt(W * L) < 16n * m) L++;
+  return L;
+}
+
+const bitLength = (v: bigint) => v.toString(2).length;
+
+function powMod(b: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n;
+  b %= m;
+  for (; e > 0n; e >>= 1n) {
+    if (e & 1n) r = (r * b) % m;
+    b = (b * b) % m;
+  }
+  return r;
+}
+
+function modInv(a: bigint, m: bigint): bigint {
+  let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+  }
+  return ((s0 % m) + m) % m;
+}
+
+/** Unsigned radix-2^29 limbs of v (L of them). */
+export function toLimbs(v: bigint, L: number): bigint[] {
+  const out: bigint[] = [];
+  for (let j = 0; j < L; j++) {
+    out.push(v & MASK);
+    v >>= BigInt(W);
+  }
+  if (v !== 0n) throw new Error('toLimbs: value too large');
+  return out;
+}
+
+/** Signed radix-2^29 digits of v, each in (−2^28, 2^28] (the top one absorbs the rest). */
+function signedDigits(v: bigint, L: number): bigint[] {
+  const out: bigint[] = [];
+  const half = 1n << BigInt(W - 1);
+  for (let j = 0; j < L; j++) {
+    let d = v & MASK;
+    if (j < L - 1 && d > half) d -= 1n << BigInt(W);
+    out.push(d);
+    v = (v - d) >> BigInt(W);
+  }
+  if (v !== 0n) throw new Error('signedDigits: value too large');
+  return out;
+}
+
+const i64c = (v: bigint) => `(i64.const ${v})`;
+const get = (v: string) => `(local.get $${v})`;
+const set = (v: string, e: string) => `(local.set $${v} ${e})`;
+const shrS = (e: string, s: number) => `(i64.shr_s ${e} (i64.const ${s}))`;
+const andM = (e: string) => `(i64.and ${e} (i64.const ${MASK_S}))`;
+const ld = (ptr: string, off: number) => `(i64.load offset=${off} ${ptr})`;
+const st = (ptr: string, off: number, e: string) => `(i64.store offset=${off} ${ptr} ${e})`;
+
+interface Term {
+  e: string;
+  neg: boolean;
+}
+
+/** A balanced sum of terms (positive ones added, negative ones subtracted). */
+function sum(terms: Term[]): string {
+  const tree = (xs: string[]): string => {
+    if (xs.length === 1) return xs[0];
+    const h = xs.length >> 1;
+    return `(i64.add ${tree(xs.slice(0, h))} ${tree(xs.slice(h))})`;
+  };
+  const pos = terms.filter((t) => !t.neg).map((t) => t.e);
+  const neg = terms.filter((t) => t.neg).map((t) => t.e);
+  if (pos.length === 0 && neg.length === 0) return '(i64.const 0)';
+  if (neg.length === 0) return tree(pos);
+  if (pos.length === 0) return `(i64.sub (i64.const 0) ${tree(neg)})`;
+  return `(i64.sub ${tree(pos)} ${tree(neg)})`;
+}
+
+/** e·d for a constant d, as a term (shift for ±2^s, nothing for 0). */
+function constTerm(e: string, d: bigint): Term | undefined {
+  if (d === 0n) return undefined;
+  const neg = d < 0n;
+  const a = neg ? -d : d;
+  if (a === 1n) return { e, neg };
+  if ((a & (a - 1n)) === 0n) return { e: `(i64.shl ${e} (i64.const ${bitLength(a) - 1}))`, neg };
+  return { e: `(i64.mul ${e} ${i64c(d)})`, neg: false };
+}
+
+/** Where a multiplication's second operand comes from. */
+type Operand = { kind: 'locals'; prefix: string } | { kind: 'const'; limbs: bigint[] };
+
+/** A named constant of the field, in Montgomery form unless `raw`. */
+export interface FieldConst {
+  name: string;
+  value: bigint;
+  raw?: boolean;
+}
+
+export class FieldGen {
+  readonly pre: string;
+  readonly m: bigint;
+  readonly L: number;
+  /** bytes of an element in memory */
+  readonly FE: number;
+  /** bytes of the big-endian encoding: ceil(bits(m)/8) */
+  readonly bytes: number;
+  readonly R: bigint;
+  readonly flags: FieldFlags;
+  readonly mLimbs: bigint[];
+  readonly m2Limbs: bigint[];
+  readonly digits: bigint[];
+  readonly qinv: bigint;
+  readonly consts = new Map<string, bigint[]>();
+  /** constants whose products are needed (mulc_<name>) */
+  readonly mulConsts = new Set<string>(['r2']);
+  /** the k of every sub_lazy_k the formulas use */
+  readonly lazySubs = new Set<number>();
+
+  constructor(prefix: string, m: bigint, flags: FieldFlags = {}) {
+    this.pre = prefix;
+    this.m = m;
+    this.L = limbsFor(m);
+    this.FE = 8 * this.L;
+    this.bytes = Math.ceil(bitLength(m) / 8);
+    this.R = 1n << BigInt(W * this.L);
+    this.flags = flags;
+    this.mLimbs = toLimbs(m, this.L);
+    this.m2Limbs = toLimbs(2n * m, this.L);
+    this.digits = signedDigits(m, this.L);
+    this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
+    this.addConst({ name: 'one', value: 1n });
+    this.addConst({ name: 'raw1', value: 1n, raw: true });
+    this.addConst({ name: 'r2', value: (this.R * this.R) % m, raw: true });
+    if (8 * this.bytes > W * this.L) throw new Error(`${prefix}: byte encoding wider than the limbs`);
+  }
+
+  /** Montgomery form of v. */
+  mont(v: bigint): bigint {
+    return (((v % this.m) + this.m) % this.m * this.R) % this.m;
+  }
+
+  addConst(c: FieldConst, withProduct = false): void {
+    this.consts.set(c.name, toLimbs(c.raw ? c.value : this.mont(c.value), this.L));
+    if (withProduct) this.mulConsts.add(c.name);
+  }
+
+  fn(name: string): string {
+    return `$${this.pre}_${name}`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Montgomery multiplication core: operand a in locals a0…, b in locals or constants; leaves
+  // the result in locals r0…r(L−1). Declares nothing; see mulLocals().
+
+  #mulCore(b: Operand | 'square'): string[] {
+    const L = this.L;
+    const out: string[] = [];
+    const square = b === 'square';
+    const bTerm = (i: number, j: number): Term | undefined => {
+      if (b === 'square') throw new Error('unreachable');
+      if (b.kind === 'locals') return { e: `(i64.mul ${get(`a${i}`)} ${get(`${b.prefix}${j}`)})`, neg: false };
+      return constTerm(get(`a${i}`), b.limbs[j]);
+    };
+    let carryBound = 0n; // bound on |carry|
+    for (let k = 0; k <= 2 * L - 2; k++) {
+      const prod: Term[] = [];
+      let bound = 0n;
+      const pmax = MASK * MASK;
+      if (square) {
+        // cross products summed once, then doubled; the square of the middle limb added after
+        const cross: Term[] = [];
+        for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
+          const j = k - i;
+          if (i < j) {
+            cross.push({ e: `(i64.mul ${get(`a${i}`)} ${get(`a${j}`)})`, neg: false });
+            bound += 2n * pmax;
+          }
+        }
+        if (cross.length) prod.push({ e: `(i64.shl ${sum(cross)} (i64.const 1))`, neg: false });
+        if (k % 2 === 0) {
+          prod.push({ e: `(i64.mul ${get(`a${k / 2}`)} ${get(`a${k / 2}`)})`, neg: false });
+          bound += pmax;
+        }
+      } else {
+        for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
+          const t = bTerm(i, k - i);
+          if (t) {
+            prod.push(t);
+            bound += b.kind === 'const' ? MASK * (b.limbs[k - i] < 0n ? -b.limbs[k - i] : b.limbs[k - i]) : pmax;
+          }
+        }
+      }
+      // reduction terms q_i·m_(k−i); the newest quotient digit last (it is on the carry path)
+      const red: Term[] = [];
+      let late: Term | undefined;
+      for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
+        const d = this.digits[k - i];
+        const t = constTerm(get(`q${i}`), d);
+        if (!t) continue;
+        bound += MASK * (d < 0n ? -d : d);
+        if (i === k - 1) late = t;
+        else red.push(t);
+      }
+      bound += carryBound;
+      if (bound >= 1n << 63n) throw new Error(`${this.pre}: column ${k} may overflow`);
+      let col = sum([...prod, ...red]);
+      if (late) col = late.neg ? `(i64.sub ${col} ${late.e})` : `(i64.add ${col} ${late.e})`;
+      const dropped = this.flags.dropCarry && k === L + 1;
+      if (k > 0 && !dropped) col = `(i64.add ${col} ${get('c')})`;
+      out.push(`;; column ${k}`, set('acc', col));
+      if (k < L) {
+        // quotient digit q_k = acc·(−m⁻¹) mod 2^29; then acc + q_k·m_0 ≡ 0 (mod 2^29)
+        const qe = this.qinv === 1n ? andM(get('acc'))
+          : this.qinv === MASK ? andM(`(i64.sub (i64.const 0) ${get('acc')})`)
+          : andM(`(i64.mul ${get('acc')} ${i64c(this.qinv)})`);
+        out.push(set(`q${k}`, qe));
+        const d0 = this.digits[0];
+        if (d0 === -1n && this.qinv === 1n) {
+          out.push(set('c', shrS(get('acc'), W))); // acc − (acc mod 2^29) has the same high part
+        } else {
+          const t = constTerm(get(`q${k}`), d0)!;
+          out.push(set('c', shrS(`(${t.neg ? 'i64.sub' : 'i64.add'} ${get('acc')} ${t.e})`, W)));
+        }
+      } else {
+        out.push(set(`r${k - L}`, andM(get('acc'))), set('c', shrS(get('acc'), W)));
+      }
+      const d0 = this.digits[0] < 0n ? -this.digits[0] : this.digits[0];
+      carryBound = ((bound + (k < L ? MASK * d0 : 0n)) >> BigInt(W)) + 1n;
+    }
+    out.push(set(`r${L - 1}`, get('c')));
+    return out;
+  }
+
+  #mulLocals(extra: string[] = []): string {
+    const L = this.L;
+    const names: string[] = ['acc', 'c', ...extra];
+    for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
+    return names.map((n) => `(local $${n} i64)`).join(' ');
+  }
+
+  #loadLimbs(prefix: string, ptr: string): string[] {
+    return Array.from({ length: this.L }, (_, i) => set(`${prefix}${i}`, ld(get(ptr), 8 * i)));
+  }
+
+  #storeLimbs(ptr: string, prefix: string): string[] {
+    return Array.from({ length: this.L }, (_, i) => st(get(ptr), 8 * i, get(`${prefix}${i}`)));
+  }
+
+  // Carry chain over locals: dst_i = (Σ terms_i + c) mod 2^29; returns the lines; the final
+  // carry (the sign, 0 or −1, for a chain whose true value is in (−2^(29L), 2^(29L))) is in $c.
+  #chain(dst: string, terms: (i: number) => string): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.L; i++) {
+      const e = i === 0 ? terms(i) : `(i64.add ${terms(i)} ${get('c')})`;
+      out.push(set('t', e), set(`${dst}${i}`, andM(get('t'))), set('c', shrS(get('t'), W)));
+    }
+    return out;
+  }
+
+  // r ← r + (k & mask), k given as limbs; mask in $mask; carry out discarded.
+  #addMasked(dst: string, k: bigint[]): string[] {
+    return this.#chain(dst, (i) => `(i64.add ${get(`${dst}${i}`)} (i64.and ${i64c(k[i])} ${get('mask')}))`);
+  }
+
+  /** Every function of this field, as WAT text. */
+  functions(): string[] {
+    const L = this.L, pre = this.pre, FE = this.FE;
+    const fns: string[] = [];
+    const chainLocals = () => ['t', 'c', 'mask', ...Array.from({ length: L }, (_, i) => [`a${i}`, `b${i}`, `r${i}`]).flat()]
+      .map((n) => `(local $${n} i64)`).join(' ');
+
+    // mul, sqr
+    fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#mulCore({ kind: 'locals', prefix: 'b' }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    fns.push(`(func ${this.fn('sqr')} (param $r i32) (param $a i32) ${this.#mulLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore('square'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    // multiplication by each constant
+    for (const [name, limbs] of this.consts) {
+      if (this.mulConsts.has(name)) fns.push(`(func ${this.fn(`mulc_${name}`)} (param $r i32) (param $a i32) ${this.#mulLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore({ kind: 'const', limbs }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+      fns.push(`(func ${this.fn(`set_${name}`)} (param $r i32)
+  ${limbs.map((v, i) => st(get('r'), 8 * i, i64c(v))).join('\n  ')})`);
+    }
+
+    // add: a + b − 2m, then + 2m under the sign mask
+    const addBody = this.flags.skipCorrection
+      ? this.#chain('r', (i) => `(i64.add ${get(`a${i}`)} ${get(`b${i}`)})`)
+      : [
+          ...this.#chain('r', (i) => `(i64.sub (i64.add ${get(`a${i}`)} ${get(`b${i}`)}) ${i64c(this.m2Limbs[i])})`),
+          set('mask', get('c')),
+          ...this.#addMasked('r', this.m2Limbs),
+        ];
+    fns.push(`(func ${this.fn('add')} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...addBody, ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    // sub: a − b, then + 2m under the sign mask
+    fns.push(`(func ${this.fn('sub')} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'),
+      ...this.#chain('r', (i) => `(i64.sub ${get(`a${i}`)} ${get(`b${i}`)})`),
+      set('mask', get('c')), ...this.#addMasked('r', this.m2Limbs), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    // add_lazy: a + b with the carries propagated, no reduction (the formula compiler tracks
+    // the bound: the result is below (bound_a + bound_b)·m)
+    fns.push(`(func ${this.fn('add_lazy')} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'),
+      ...this.#chain('r', (i) => `(i64.add ${get(`a${i}`)} ${get(`b${i}`)})`), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    // sub_lazy_k: a − b + k·m for b < k·m, no reduction (below (bound_a + k)·m)
+    for (const k of [...this.lazySubs].sort((x, y) => x - y)) {
+      const km = toLimbs(BigInt(k) * this.m, L);
+      fns.push(`(func ${this.fn(`sub_lazy_${k}`)} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'),
+      ...this.#chain('r', (i) => `(i64.add (i64.sub ${get(`a${i}`)} ${get(`b${i}`)}) ${i64c(km[i])})`), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    }
+    // neg: 0 − a, then + 2m under the sign mask
+    fns.push(`(func ${this.fn('neg')} (param $r i32) (param $a i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'),
+      ...this.#chain('r', (i) => `(i64.sub (i64.const 0) ${get(`a${i}`)})`),
+      set('mask', get('c')), ...this.#addMasked('r', this.m2Limbs), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    // canon: [0, 2m) → [0, m)
+    fns.push(`(func ${this.fn('canon')} (param $r i32) (param $a i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#canonLines('a', 'r'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    // eq(a, b) → 1 if a ≡ b (mod m), else 0; is_zero(a); eq_one(a)
+    fns.push(`(func ${this.fn('eq')} (param $a i32) (param $b i32) (result i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#eqLines((i) => get(`b${i}`))].join('\n  ')})`);
+    const one = this.consts.get('one')!;
+    fns.push(`(func ${this.fn('eq_one')} (param $a i32) (result i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#eqLines((i) => i64c(one[i]))].join('\n  ')})`);
+    fns.push(`(func ${this.fn('is_zero')} (param $a i32) (result i32) ${chainLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#eqLines(() => '(i64.const 0)')].join('\n  ')})`);
+    // cmov(r, a, mask): r ← mask ? a : r
+    fns.push(`(func ${this.fn('cmov')} (param $r i32) (param $a i32) (param $mask i64) (local $v v128)
+  ${cmovLines('r', 'a', 'mask', L).join('\n  ')})`);
+    // from_bytes(r, src): big-endian bytes (this.bytes of them) → Montgomery form (any value
+    // below 2^(8·bytes) is accepted and reduced)
+    fns.push(`(func ${this.fn('from_bytes')} (param $r i32) (param $src i32)
+  ${this.#fromBytesLines('r', 'src').join('\n  ')}
+  (call ${this.fn('mulc_r2')} (local.get $r) (local.get $r)))`);
+    // from_bytes_raw(r, src): the plain integer in limbs (no Montgomery conversion)
+    fns.push(`(func ${this.fn('from_bytes_raw')} (param $r i32) (param $src i32)
+  ${this.#fromBytesLines('r', 'src').join('\n  ')})`);
+    // to_bytes(dst, a): out of Montgomery form, fully reduced, big-endian
+    fns.push(`(func ${this.fn('to_bytes')} (param $dst i32) (param $a i32) ${this.#mulLocals(['t', 'mask'])}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore({ kind: 'const', limbs: this.consts.get('raw1')! }),
+      ...Array.from({ length: L }, (_, i) => set(`a${i}`, get(`r${i}`))), ...this.#canonLines('a', 'r'),
+      ...this.#toBytesLines('dst', 'r')].join('\n  ')})`);
+    // lt_m(src) → 1 if the big-endian integer at src is below m (canonical), else 0
+    fns.push(`(func ${this.fn('bytes_lt')} (param $src i32) (result i32) ${chainLocals()}
+  ${[...this.#fromBytesLines(null, 'src', 'a'),
+      ...this.#chain('r', (i) => `(i64.sub ${get(`a${i}`)} ${i64c(this.mLimbs[i])})`),
+      `(i32.wrap_i64 (i64.and ${get('c')} (i64.const 1)))`].join('\n  ')})`);
+    // bytes_nonzero(src) → 1 if the big-endian integer at src is not 0
+    fns.push(`(func ${this.fn('bytes_nonzero')} (param $src i32) (result i32) ${chainLocals()}
+  ${[...this.#fromBytesLines(null, 'src', 'a'),
+      `(i32.eqz (i64.eqz ${Array.from({ length: L }, (_, i) => get(`a${i}`)).reduce((x, y) => `(i64.or ${x} ${y})`)}))`].join('\n  ')})`);
+    // inversion (Fermat) and, for p, the square root
+    fns.push(this.#powFunction('inv', this.m - 2n));
+    return fns;
+  }
+
+  /** The work space (bytes) that sqrt needs. */
+  get sqrtWorkspace(): number {
+    return this.invWorkspace + 7 * this.FE;
+  }
+
+  /**
+   * sqrt(r, a, ws) → 1 if a is a square (r² = a), else 0 (r is then meaningless). r may alias a.
+   * p ≡ 3 (mod 4): r = a^((p+1)/4). Otherwise the constant-time Tonelli–Shanks of RFC 9380,
+   * Appendix I.4: the same squarings and multiplications whatever a is, the choices by masks.
+   */
+  sqrtFunction(): string {
+    const m = this.m, FE = this.FE;
+    const base = this.invWorkspace;
+    const slot = (i: number) => addr('ws', base + i * FE);
+    const [A, Z, T, B, C, TMP, SQ] = [0, 1, 2, 3, 4, 5, 6].map(slot);
+    const lines: string[] = [`(memory.copy ${A} ${get('a')} (i32.const ${FE}))`];
+    const wsLocal = set('pw', A);
+    if (m % 4n === 3n) {
+      lines.push(wsLocal, ...powLines(this, (m + 1n) / 4n, 'r', 'pw', 'ws'));
+    } else {
+      let s = 0, q = m - 1n;
+      while ((q & 1n) === 0n) { q >>= 1n; s++; }
+      let c4 = 2n;
+      while (powMod(c4, (m - 1n) / 2n, m) !== m - 1n) c4++;
+      this.addConst({ name: 'ts_c5', value: powMod(c4, q, m) });
+      lines.push(
+        set('pw', Z),
+        set('pa', A),
+        ...powLines(this, (q - 1n) / 2n, 'pw', 'pa', 'ws'),
+        `(call ${this.fn('sqr')} ${T} ${Z})`,
+        `(call ${this.fn('mul')} ${T} ${T} ${A})`,
+        `(call ${this.fn('mul')} ${Z} ${Z} ${A})`,
+        `(memory.copy ${B} ${T} (i32.const ${FE}))`,
+        `(call ${this.fn('set_ts_c5')} ${C})`,
+        set('k', `(i32.const ${s})`),
+        `(loop $outer`,
+        `  ${set('j', `(i32.sub ${get('k')} (i32.const 2))`)}`,
+        `  (block $jd (loop $jl (br_if $jd (i32.eqz ${get('j')})) (call ${this.fn('sqr')} ${B} ${B}) ${set('j', `(i32.sub ${get('j')} (i32.const 1))`)} (br $jl)))`,
+        `  ;; mask: all ones when b ≠ 1 (then z ← z·c and t ← t·c²)`,
+        `  ${set('mask', `(i64.sub (i64.extend_i32_u (call ${this.fn('eq_one')} ${B})) (i64.const 1))`)}`,
+        `  (call ${this.fn('mul')} ${TMP} ${Z} ${C})`,
+        `  (call ${this.fn('cmov')} ${Z} ${TMP} ${get('mask')})`,
+        `  (call ${this.fn('sqr')} ${C} ${C})`,
+        `  (call ${this.fn('mul')} ${TMP} ${T} ${C})`,
+        `  (call ${this.fn('cmov')} ${T} ${TMP} ${get('mask')})`,
+        `  (memory.copy ${B} ${T} (i32.const ${FE}))`,
+        `  ${set('k', `(i32.sub ${get('k')} (i32.const 1))`)}`,
+        `  (br_if $outer (i32.ge_u ${get('k')} (i32.const 2))))`,
+        `(memory.copy ${get('r')} ${Z} (i32.const ${FE}))`,
+      );
+    }
+    lines.push(`(call ${this.fn('sqr')} ${SQ} ${get('r')})`, `(call ${this.fn('eq')} ${SQ} ${A})`);
+    return `(func ${this.fn('sqrt')} (param $r i32) (param $a i32) (param $ws i32) (result i32) (local $pw i32) (local $pa i32) (local $i i32) (local $k i32) (local $j i32) (local $mask i64)
+  ${lines.join('\n  ')})`;
+  }
+
+  /** The work space (bytes) that inv needs. */
+  get invWorkspace(): number {
+    return (POW_TABLE + 1) * this.FE;
+  }
+
+  // canonical reduction of locals src (value in [0, 2m)) into locals dst
+  #canonLines(src: string, dst: string): string[] {
+    return [
+      ...this.#chain(dst, (i) => `(i64.sub ${get(`${src}${i}`)} ${i64c(this.mLimbs[i])})`),
+      set('mask', get('c')),
+      ...this.#addMasked(dst, this.mLimbs),
+    ];
+  }
+
+  // (a − b) reduced into [0, 2m); zero iff it is 0 or m. Leaves the i32 result on the stack.
+  #eqLines(b: (i: number) => string): string[] {
+    const L = this.L;
+    const orAll = (f: (i: number) => string) => Array.from({ length: L }, (_, i) => f(i)).reduce((x, y) => `(i64.or ${x} ${y})`);
+    return [
+      ...this.#chain('r', (i) => `(i64.sub ${get(`a${i}`)} ${b(i)})`),
+      set('mask', get('c')),
+      ...this.#addMasked('r', this.m2Limbs),
+      `(i32.or (i64.eqz ${orAll((i) => get(`r${i}`))}) (i64.eqz ${orAll((i) => `(i64.xor ${get(`r${i}`)} ${i64c(this.mLimbs[i])})`)}))`,
+    ];
+  }
+
+  // Big-endian bytes at src → limbs (stored at dst, or into locals `intoLocals`0…).
+  #fromBytesLines(dst: string | null, src: string, intoLocals?: string): string[] {
+    const out: string[] = [];
+    const n = this.bytes;
+    for (let j = 0; j < this.L; j++) {
+      const lo = W * j, hi = W * j + W; // bits [lo, hi)
+      const parts: string[] = [];
+      for (let bi = Math.floor(lo / 8); bi * 8 < hi && bi < n; bi++) {
+        const byte = `(i64.load8_u offset=${n - 1 - bi} ${get(src)})`;
+        const shift = 8 * bi - lo;
+        parts.push(shift >= 0 ? (shift ? `(i64.shl ${byte} (i64.const ${shift}))` : byte) : `(i64.shr_u ${byte} (i64.const ${-shift}))`);
+      }
+      const v = parts.length === 0 ? '(i64.const 0)' : andM(parts.reduce((x, y) => `(i64.or ${x} ${y})`));
+      if (intoLocals) out.push(set(`${intoLocals}${j}`, v));
+      else out.push(st(get(dst!), 8 * j, v));
+    }
+    return out;
+  }
+
+  // locals src0… (canonical, limbs normalised) → big-endian bytes at dst
+  #toBytesLines(dst: string, src: string): string[] {
+    const out: string[] = [];
+    const n = this.bytes;
+    for (let bi = 0; bi < n; bi++) {
+      const pos = 8 * bi, j = Math.floor(pos / W), sh = pos - W * j;
+      let e = sh ? `(i64.shr_u ${get(`${src}${j}`)} (i64.const ${sh}))` : get(`${src}${j}`);
+      if (sh + 8 > W && j + 1 < this.L) e = `(i64.or ${e} (i64.shl ${get(`${src}${j + 1}`)} (i64.const ${W - sh})))`;
+      out.push(`(i64.store8 offset=${n - 1 - bi} ${get(dst)} ${e})`);
+    }
+    return out;
+  }
+
+  // r ← a^e for a public exponent e, by a fixed sliding-window chain (window 5). Needs
+  // (POW_TABLE + 1)·FE bytes of work space at $ws.
+  #powFunction(name: string, e: bigint): string {
+    return `(func ${this.fn(name)} (param $r i32) (param $a i32) (param $ws i32) (local $i i32)
+  ${powLines(this, e, 'r', 'a', 'ws').join('\n  ')})`;
+  }
+}
+
+export const POW_WINDOW = 5;
+export const POW_TABLE = 1 << (POW_WINDOW - 1); // odd powers a^1, a^3, …, a^31
+
+const addr = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
+
+/**
+ * Lines computing r ← a^e (e public) with calls to the field's sqr and mul; the work space at
+ * ws holds the odd powers a^1 … a^(2·POW_TABLE − 1) and a². r may alias a. Runs of squarings
+ * become counted loops (public counter in $i).
+ */
+export function powLines(f: FieldGen, e: bigint, r: string, a: string, ws: string): string[] {
+  if (e <= 0n) throw new Error('powLines: exponent must be positive');
+  const FE = f.FE;
+  const tab = (i: number) => addr(ws, i * FE); // a^(2i+1)
+  const sq = addr(ws, POW_TABLE * FE);
+  const out: string[] = [
+    `(memory.copy ${tab(0)} ${get(a)} (i32.const ${FE}))`,
+    `(call ${f.fn('sqr')} ${sq} ${get(a)})`,
+  ];
+  for (let i = 1; i < POW_TABLE; i++) out.push(`(call ${f.fn('mul')} ${tab(i)} ${tab(i - 1)} ${sq})`);
+  const bits = e.toString(2);
+  let started = false;
+  let pendingSq = 0;
+  const flushSq = () => {
+    if (pendingSq >= 4) {
+      out.push(set('i', `(i32.const ${pendingSq})`),
+        `(loop $sq (call ${f.fn('sqr')} ${get(r)} ${get(r)}) ${set('i', `(i32.sub ${get('i')} (i32.const 1))`)} (br_if $sq ${get('i')}))`);
+    } else {
+      for (let k = 0; k < pendingSq; k++) out.push(`(call ${f.fn('sqr')} ${get(r)} ${get(r)})`);
+    }
+    pendingSq = 0;
+  };
+  let i = 0;
+  while (i < bits.length) {
+    if (bits[i] === '0') {
+      pendingSq++;
+      i++;
+      continue;
+    }
+    let j = Math.min(i + POW_WINDOW, bits.length) - 1;
+    while (bits[j] === '0') j--;
+    const val = parseInt(bits.slice(i, j + 1), 2);
+    if (started) {
+      pendingSq += j - i + 1;
+      flushSq();
+      out.push(`(call ${f.fn('mul')} ${get(r)} ${get(r)} ${tab((val - 1) / 2)})`);
+    } else {
+      out.push(`(memory.copy ${get(r)} ${tab((val - 1) / 2)} (i32.const ${FE}))`);
+      started = true;
+    }
+    i = j + 1;
+  }
+  flushSq();
+  return out;
+}
+
+/** r ← mask ? a : r over L limbs (8·L bytes), by v128.bitselect and a scalar tail. */
+export function cmovLines(r: string, a: string, mask: string, L: number): string[] {
+  const out: string[] = [set('v', `(i64x2.splat ${get(mask)})`)];
+  for (let i = 0; i + 1 < L; i += 2) {
+    out.push(`(v128.store offset=${8 * i} ${get(r)} (v128.bitselect (v128.load offset=${8 * i} ${get(a)}) (v128.load offset=${8 * i} ${get(r)}) ${get('v')}))`);
+  }
+  if (L % 2) {
+    const o = 8 * (L - 1);
+    out.push(st(get(r), o, `(i64.xor ${ld(get(r), o)} (i64.and (i64.xor ${ld(get(r), o)} ${ld(get(a), o)}) ${get(mask)}))`));
+  }
+  return out;
+}
