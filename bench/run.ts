@@ -14,6 +14,7 @@ const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   mac: () => import('./mac.js'),
   chacha: () => import('./chacha.js'),
   aes: () => import('./aead-aes.js'),
+  sm4: () => import('./aead-sm4.js'),
 };
 
 const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--base <git-ref>] [--copies N]`;
