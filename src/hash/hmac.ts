@@ -1,25 +1,22 @@
 // HMAC (FIPS 198-1, RFC 2104) over ctkit's SHA-2: HMAC(K, m) = H((K0 ⊕ opad) ‖ H((K0 ⊕ ipad) ‖ m)),
 // K0 = the key, hashed first if longer than a block, zero-padded to a block.
 //
-// One-shot: K0 ⊕ ipad is written to scratch right before the message, so the inner hash of a
-// short message is one kernel call; the outer hash is a second. Incremental: the constructor
-// compresses K0 ⊕ ipad and K0 ⊕ opad once, keeping both chaining values in the object's slot,
-// so update() is the plain hash's update and digest() costs one more compression of the
-// outer block. K0 only ever sits in the IO area (wiped before the call returns) and in
-// short-lived JavaScript arrays that are zeroed after use. The key length is public; the key
-// bytes are combined by position only (XOR with a constant), never branched on.
+// The kernel turns K0 into the two chaining values after K0 ⊕ ipad and K0 ⊕ opad
+// (sha2_hmac_init), so the key is combined with the pads 16 bytes at a time in WebAssembly, and
+// every later step is the plain hash: one-shot, the message streams through scratch from the
+// inner chaining value, then the inner digest is compressed from the outer one; incremental,
+// both chaining values sit in the object's slot, update() is the hash's update, and digest()
+// costs one more compression. K0 only ever sits in the IO area, wiped before the call returns.
+// The key length is public; the key bytes move by position only, never branched on.
 //
 // For HMAC-DRBG (RFC 6979) and other constructions: `outputLen` and `blockLen` on the hash and
-// on each Hmac object; `hmac.create(hash, key)` is cheap enough to make per step.
+// on each Hmac object. The one-shot hmac() allocates nothing in WebAssembly memory and is the
+// cheap way to make many short tags; hmac.create() holds a slot (a finalizer registration).
 
 import { SCRATCH_PTR } from '../engine/kernel.js';
 import { StateError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
-import { IO_KEY, IO_STATE, SLOT_BUF, SLOT_OUTER, SLOT_STATE, Sha2Stream, absorbAll, hashInfo, type Hash, type Sha2Algorithm, type Sha2Info } from './sha2.js';
-
-const IPAD = 0x36;
-const OPAD = 0x5c;
-const EMPTY = new Uint8Array(0);
+import { IO_KEY, IO_OUTER, IO_STATE, IO_USED, SLOT_BUF, SLOT_OUTER, SLOT_STATE, Sha2Stream, absorbAll, hashInfo, lastFn, type Hash, type Sha2Algorithm, type Sha2Info } from './sha2.js';
 
 /**
  * K0 (FIPS 198-1 section 4, steps 1-3) into the IO area at IO_KEY, zero-padded to the block.
@@ -38,12 +35,6 @@ function loadKey(info: Sha2Info, key: Uint8Array): void {
   }
 }
 
-/** dst[i] = IO_KEY[i] ^ pad for one block, inside WebAssembly memory. */
-function xorKey(info: Sha2Info, dst: number, pad: number): void {
-  const u8 = info.kernel().u8;
-  for (let i = 0; i < info.blockLen; i++) u8[dst + i] = u8[IO_KEY + i] ^ pad;
-}
-
 function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array {
   const info = hashInfo(hash);
   checkBytes('key', key);
@@ -52,17 +43,15 @@ function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array {
   const B = info.blockLen;
   const n = info.outputLen;
   loadKey(info, key);
-  // inner: (K0 ⊕ ipad) ‖ msg, the key block already in scratch
-  xorKey(info, SCRATCH_PTR, IPAD);
-  k.exports.sha2_init(IO_STATE, info.variant);
-  absorbAll(k, info, IO_STATE, B, msg, B + msg.length);
-  // outer: (K0 ⊕ opad) ‖ inner digest
-  xorKey(info, SCRATCH_PTR, OPAD);
-  k.u8.copyWithin(SCRATCH_PTR + B, IO_STATE, IO_STATE + n);
-  k.exports.sha2_init(IO_STATE, info.variant);
-  absorbAll(k, info, IO_STATE, B + n, EMPTY, B + n);
-  const out = k.u8.slice(IO_STATE, IO_STATE + n);
-  k.wipe(IO_STATE, 64 + 128);
+  k.exports.sha2_hmac_init(IO_STATE, IO_OUTER, IO_KEY, info.variant);
+  // inner: the message after the key block
+  absorbAll(k, info, IO_STATE, 0, msg, B + msg.length);
+  // outer: the inner digest after the other key block
+  k.u8.copyWithin(SCRATCH_PTR, IO_STATE, IO_STATE + n);
+  lastFn(k, info)(IO_OUTER, SCRATCH_PTR, n, 0, B + n);
+  const out = k.u8.slice(IO_OUTER, IO_OUTER + n);
+  k.wipe(SCRATCH_PTR, 2 * B);
+  k.wipe(IO_STATE, IO_USED);
   return out;
 }
 
@@ -81,20 +70,10 @@ export class Hmac {
     this.blockLen = info.blockLen;
     this.outputLen = info.outputLen;
     const s = (this.#s = new Sha2Stream(this, info));
-    const k = s.k;
-    const B = info.blockLen;
-    const blocks = B === 64 ? k.exports.sha256_blocks : k.exports.sha512_blocks;
     loadKey(info, key);
-    // the outer chaining value: IV compressed with K0 ⊕ opad
-    xorKey(info, s.slot + SLOT_BUF, OPAD);
-    k.exports.sha2_init(s.slot + SLOT_OUTER, info.variant);
-    blocks(s.slot + SLOT_OUTER, s.slot + SLOT_BUF, 1);
-    // the inner one: IV (written by Sha2Stream) compressed with K0 ⊕ ipad, one block counted
-    xorKey(info, s.slot + SLOT_BUF, IPAD);
-    blocks(s.slot + SLOT_STATE, s.slot + SLOT_BUF, 1);
-    s.restart(SLOT_STATE, B);
-    k.wipe(s.slot + SLOT_BUF, B);
-    k.wipe(IO_KEY, B);
+    s.k.exports.sha2_hmac_init(s.slot + SLOT_STATE, s.slot + SLOT_OUTER, IO_KEY, info.variant);
+    s.k.wipe(IO_KEY, info.blockLen);
+    s.restart(SLOT_STATE, info.blockLen); // the inner hash has absorbed one block
   }
 
   /** Absorb data; any length, any number of calls. */

@@ -26,6 +26,7 @@ export interface Sha2Exports {
   sha512_blocks(st: number, src: number, n: number): void;
   sha256_last(st: number, src: number, len: number, hi: number, lo: number): void;
   sha512_last(st: number, src: number, len: number, hi: number, lo: number): void;
+  sha2_hmac_init(inner: number, outer: number, key: number, variant: number): void;
 }
 
 // Slot layout (bytes from the slot's base). Must fit the kernel: st is 64 bytes, and *_last
@@ -37,8 +38,9 @@ export const SLOT_OUTER = 320; // HMAC: the outer chaining value (64 bytes)
 
 // The IO area: the kernel owns [2048, 4096) (src/kernels/sha2_vsched.ts); one-shot calls use
 export const IO_STATE = IO_PTR; // a chaining value (64 bytes)
-export const IO_KEY = IO_PTR + 64; // HMAC's K0 (128 bytes at most)
-const IO_USED = 192;
+export const IO_OUTER = IO_PTR + 64; // HMAC's outer chaining value (64 bytes)
+export const IO_KEY = IO_PTR + 128; // HMAC's K0 (128 bytes at most)
+export const IO_USED = 256;
 
 /** Whole 128-byte blocks of scratch, leaving room for the padding of a final chunk. */
 const CHUNK = SCRATCH_SIZE - 256;
@@ -83,7 +85,7 @@ const lo32 = (n: number): number => n >>> 0;
 function blocksFn(k: Kernel<Sha2Exports>, info: Sha2Info) {
   return info.blockLen === 64 ? k.exports.sha256_blocks : k.exports.sha512_blocks;
 }
-function lastFn(k: Kernel<Sha2Exports>, info: Sha2Info) {
+export function lastFn(k: Kernel<Sha2Exports>, info: Sha2Info) {
   return info.blockLen === 64 ? k.exports.sha256_last : k.exports.sha512_last;
 }
 
@@ -100,7 +102,7 @@ export function absorbAll(k: Kernel<Sha2Exports>, info: Sha2Info, st: number, pr
   let used = 0;
   for (;;) {
     const take = Math.min(CHUNK - filled, msg.length - off);
-    k.u8.set(msg.subarray(off, off + take), SCRATCH_PTR + filled);
+    k.u8.set(take === msg.length ? msg : msg.subarray(off, off + take), SCRATCH_PTR + filled);
     off += take;
     filled += take;
     used = Math.max(used, filled);

@@ -29,21 +29,35 @@
 //     three independent rotations XORed (`i32.rotr` is one `ror`). That is 22 integer
 //     operations per round, and the integer ALUs, not latency, bound the speed.
 //
-// Cost and the choices measured (this machine, 16 KiB per call, kernel alone; reproduce with
-// `npm run bench -- sha2-kernel`, bench/hash.ts):
+// Cost and the choices measured (this machine, kernel alone on 16 KiB unless said otherwise;
+// `npm run bench -- sha2-kernel` in bench/hash.ts repeats the schedule comparison):
 //   - schedule in vectors vs. 16 scalar locals: SHA-256 650 vs 510 MB/s (+27%), SHA-512 1010 vs
 //     680 MB/s (+48%) — the `schedule: 'scalar'` option keeps the loser for that comparison;
 //   - Σ nested as rotr(rotr(rotr(x, r3−r2) ^ x, r2−r1) ^ x, r1) (one temporary, OpenSSL's
 //     form): ~12% slower here, the chain is two operations deeper (`sigma: 'nested'`);
 //   - one store per round to pin the work-area loads (the WASM-NOTES load-hoisting remedy):
 //     no gain (−1…−3%), the schedule's own stores already interleave with the rounds;
-//   - the chaining value in memory between blocks instead of locals: within 1%, not kept.
+//   - the chaining value in memory between blocks instead of locals: within 1%, not kept;
+//   - rounds fully unrolled (64/80 rounds, 11/17 KB of x86 code) vs. a loop over 16 rounds
+//     (the schedule's vector names and the working variables' names both come back after 16
+//     rounds, so the loop body is one 16-round block and the last 16 rounds follow it): the
+//     loop is 5-8% slower at 16 KiB, but a 64-byte one-shot SHA-512 takes 315 instead of
+//     ~500 ns and SHA-256 375 instead of ~450 ns. The extra time appears only when the call
+//     is followed by an engine builtin (allocation, copy: +120 ns each after the unrolled
+//     SHA-512, +15 ns after a small function), so most likely instruction-cache pressure (no
+//     performance counters in this VM to confirm). Half the code,
+//     better for the short messages that signatures and HMAC-DRBG hash: the loop ships
+//     (`rolled: false` keeps the other);
+//   - the block loop's exit test at its head, not its foot: at the foot, after thousands of
+//     straight-line instructions, a mispredicted exit resolved late and cost ~1000 cycles
+//     per call with two or more blocks (~230 ns for SHA-256, ~380 ns for SHA-512).
 //
 // Memory (the module's own, see src/engine/kernel.ts): the glue owns IO [0, 2048) and the
 // scratch window; this kernel owns IO [2048, 4096):
 //   2048  K for SHA-256, 64 × i32 little-endian (data segment)
 //   2304  K for SHA-512, 80 × i64 little-endian (data segment)
 //   3072  work area: W_t + K_t, 80 × 8 bytes at most; zeroed before each call returns
+//   3712  HMAC's key block XOR ipad or opad, 128 bytes at most; zeroed before returning
 // The chaining value at `st` is kept as big-endian bytes, so the digest is its first bytes.
 //
 // Exports (all parameters public: pointers, counts, lengths, variant numbers):
@@ -54,6 +68,8 @@
 //   sha512_last(st, src, len, hi, lo)    padded in place (FIPS 180-4 5.1); hi·2^32 + lo is the
 //                                        whole message's length in bytes. Writes up to two blocks
 //                                        past the last whole block at src.
+//   sha2_hmac_init(inner, outer, key, variant)  HMAC: the chaining values after K0 ⊕ ipad and
+//                                        K0 ⊕ opad, from the block-sized K0 at key
 //
 // Negative-control flags (tests only) produce deliberately broken variants that the test suite
 // must reject; each one breaks SHA-256 and SHA-512 alike.
@@ -77,11 +93,14 @@ export interface Sha2Options {
   schedule?: 'simd' | 'scalar';
   /** Σ0, Σ1 as three rotations of x (parallel, default) or as rotations of partial results (nested) */
   sigma?: 'parallel' | 'nested';
+  /** rounds in a loop of 16 (default; half the code) instead of fully unrolled */
+  rolled?: boolean;
 }
 
 export const SHA2_K256_PTR = 2048;
 export const SHA2_K512_PTR = 2304;
 export const SHA2_WORK_PTR = 3072;
+export const SHA2_PAD_PTR = 3712;
 /** The glue may use IO [0, SHA2_IO_GLUE_END); the kernel owns the rest of the IO area. */
 export const SHA2_IO_GLUE_END = 2048;
 
@@ -161,6 +180,11 @@ const FUNCS: KernelFunction[] = [
     params: [['st', 'i32'], ['src', 'i32'], ['len', 'i32'], ['hi', 'i32'], ['lo', 'i32']],
     publicParams: ['st', 'src', 'len', 'hi', 'lo'],
   },
+  {
+    name: 'sha2_hmac_init',
+    params: [['inner', 'i32'], ['outer', 'i32'], ['key', 'i32'], ['variant', 'i32']],
+    publicParams: ['inner', 'outer', 'key', 'variant'],
+  },
 ];
 
 /** What differs between the 32-bit and the 64-bit family. */
@@ -186,6 +210,7 @@ const vconst = (bytes: number[]) => `(${v128Bytes(bytes)})`;
 export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): GeneratedKernel {
   const schedule = options.schedule ?? 'simd';
   const sigma = options.sigma ?? 'parallel';
+  const rolled = (options.rolled ?? true) && schedule === 'simd';
 
   const k512 = K512.slice();
   if (flags.wrongConstant) k512[20] ^= (1n << 32n) | 1n; // the lowest bit of K256_20 and of K512_20
@@ -211,7 +236,8 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       : op(f, 'xor', op(f, 'xor', rotr(f, x, r1), rotr(f, x, r2)), rotr(f, x, r3));
 
   // The work area word t: W_t + K_t.
-  const wk = (f: Family, t: number) => `(${f.t}.load offset=${SHA2_WORK_PTR + f.bytes * t} (i32.const 0))`;
+  // `base` is a public pointer added to every work-area and K address (the rolled loop's $wp).
+  const wk = (f: Family, t: number, base = '(i32.const 0)') => `(${f.t}.load offset=${SHA2_WORK_PTR + f.bytes * t} ${base})`;
 
   /**
    * One round. `v` names the locals holding a…h in this round; `wkt` is W_t + K_t.
@@ -239,14 +265,14 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
   const vx = (name: string, ...args: string[]) => `(${name} ${args.join(' ')})`;
 
   /** Store schedule vector j (words nv·j … nv·j + nv−1) plus K to the work area. */
-  const storeWK = (f: Family, j: number, x: string): string => {
+  const storeWK = (f: Family, j: number, x: string, base = '(i32.const 0)'): string => {
     const off = 16 * j;
     const add = f.t === 'i32' ? 'i32x4.add' : 'i64x2.add';
-    return `(v128.store offset=${SHA2_WORK_PTR + off} (i32.const 0) (${add} ${get(x)} (v128.load offset=${f.kPtr + off} (i32.const 0))))`;
+    return `(v128.store offset=${SHA2_WORK_PTR + off} ${base} (${add} ${get(x)} (v128.load offset=${f.kPtr + off} ${base})))`;
   };
 
   /** SHA-256 schedule step j ≥ 4: X_j = words 4j … 4j+3, ring of four vectors x0..x3. */
-  const step256 = (j: number): string[] => {
+  const step256 = (j: number, base?: string): string[] => {
     const X = (i: number) => get(`x${i % 4}`);
     const [r1, r2, sh] = F256.s0;
     const [q1, q2, sh1] = F256.s1;
@@ -274,12 +300,12 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       `(local.set $vp (i32x4.add ${get('vp')} (i8x16.swizzle ${sigma1dup(get('vd'))} ${get('klo')})))`,
       `(local.set $vd ${shuffle(get('vp'), get('vp'), [0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7])})`,
       `(local.set $x${j % 4} (i32x4.add ${get('vp')} (i8x16.swizzle ${sigma1dup(get('vd'))} ${get('khi')})))`,
-      storeWK(F256, j, `x${j % 4}`),
+      storeWK(F256, j, `x${j % 4}`, base),
     ];
   };
 
   /** SHA-512 schedule step j ≥ 8: X_j = words 2j, 2j+1, ring of eight vectors x0..x7. */
-  const step512 = (j: number): string[] => {
+  const step512 = (j: number, base?: string): string[] => {
     const X = (i: number) => get(`x${i % 8}`);
     const [r1, , sh] = F512.s0; // the rotation by 8 is the swizzle $krot8
     const [q1, q2, sh1] = F512.s1;
@@ -303,7 +329,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       `;; schedule: W_${2 * j}, W_${2 * j + 1}`,
       `(local.set $vb ${B})`,
       `(local.set $x${j % 8} (i64x2.add (i64x2.add (i64x2.add ${X(j - 8)} ${C}) ${sigma0}) ${sigma1}))`,
-      storeWK(F512, j, `x${j % 8}`),
+      storeWK(F512, j, `x${j % 8}`, base),
     ];
   };
 
@@ -327,7 +353,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const decl = [
       ...names.map((n) => `(local $${n} ${f.t}) (local $${n}0 ${f.t})`),
       `(local $m0 ${f.t}) (local $m1 ${f.t})`,
-      `(local $v v128) (local $bswap v128)`,
+      `(local $v v128) (local $bswap v128) (local $wp i32)`,
       ...(schedule === 'simd'
         ? [
             Array.from({ length: 16 / nv }, (_, i) => `(local $x${i} v128)`).join(' '),
@@ -366,32 +392,54 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       }
     }
     loop.push(`(local.set $m1 ${op(f, 'xor', get('b'), get('c'))})`);
-    let v = names.slice();
     const steps = 16 / nv; // schedule vectors per 16 words
     const stepEvery = nv; // rounds per schedule vector
-    for (let t = 0; t < f.rounds; t++) {
-      if (schedule === 'simd' && t % stepEvery === 0) {
-        const j = t / stepEvery + steps;
-        if (j < f.rounds / nv) loop.push(...(is256 ? step256(j) : step512(j)));
+    /** Rounds t0 … t0+count−1 (t relative to `base`), each schedule step 16 words ahead. */
+    const rounds = (t0: number, count: number, total: number, base?: string): string[] => {
+      const out: string[] = [];
+      let v = names.slice();
+      for (let t = t0; t < t0 + count; t++) {
+        if (schedule === 'simd' && t % stepEvery === 0) {
+          const j = t / stepEvery + steps;
+          if (j < total / nv) out.push(...(is256 ? step256(j, base) : step512(j, base)));
+        }
+        let wkt: string;
+        if (schedule === 'simd') {
+          wkt = wk(f, t, base);
+        } else {
+          if (t >= 16) out.push(scalarStep(f, t));
+          wkt = op(f, 'add', get(`w${t % 16}`), c(f, is256 ? f.K[t] : hex64(f.K[t] as bigint)));
+        }
+        const m: [string, string] = t % 2 === 0 ? ['m0', 'm1'] : ['m1', 'm0'];
+        out.push(...round(f, t, v, m, wkt));
+        v = [v[7], v[0], v[1], v[2], v[3], v[4], v[5], v[6]];
       }
-      let wkt: string;
-      if (schedule === 'simd') {
-        wkt = wk(f, t);
-      } else {
-        if (t >= 16) loop.push(scalarStep(f, t));
-        wkt = op(f, 'add', get(`w${t % 16}`), c(f, is256 ? f.K[t] : hex64(f.K[t] as bigint)));
-      }
-      const m: [string, string] = t % 2 === 0 ? ['m0', 'm1'] : ['m1', 'm0'];
-      loop.push(...round(f, t, v, m, wkt));
-      v = [v[7], v[0], v[1], v[2], v[3], v[4], v[5], v[6]];
+      return out;
+    };
+    if (rolled) {
+      // 16 rounds with their schedule steps, looped while steps remain, then the last 16
+      const wp = get('wp');
+      const stride = 16 * f.bytes;
+      loop.push(
+        '(local.set $wp (i32.const 0))',
+        '(block $last16',
+        '  (loop $sixteen',
+        `    (br_if $last16 (i32.ge_u ${wp} (i32.const ${stride * (f.rounds / 16 - 1)})))`,
+        indent(rounds(0, 16, 32, wp), 4),
+        `    (local.set $wp (i32.add ${wp} (i32.const ${stride})))`,
+        '    (br $sixteen)))',
+        ...rounds(0, 16, 16, wp),
+      );
+    } else {
+      loop.push(...rounds(0, f.rounds, f.rounds));
     }
     // after a multiple of 8 rounds the names are back in place
     for (const n of names) loop.push(`(local.set $${n}0 ${op(f, 'add', get(n + '0'), get(n))})`);
     loop.push(`(local.set $src (i32.add ${get('src')} (i32.const ${f.block})))`);
-    loop.push(`(local.set $n (i32.sub ${get('n')} (i32.const 1)))`);
-    loop.push(`(br_if $next ${get('n')})`);
+    loop.push(`(br $next)`);
 
-    body.push('(block $done', '  (br_if $done (i32.eqz (local.get $n)))', '  (loop $next');
+    // The exit test heads the loop (see the top of the file: at its foot it cost ~1000 cycles).
+    body.push('(block $done', '  (loop $next', '    (br_if $done (i32.eqz (local.get $n)))', '    (local.set $n (i32.sub (local.get $n) (i32.const 1)))');
     body.push(indent(loop, 4));
     body.push('  )', ')');
     body.push(';; the chaining value back as big-endian words');
@@ -424,7 +472,14 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
         `(local.set $end (i32.add ${get('p')} (select (i32.const ${B}) (i32.const ${2 * B}) (i32.lt_u (i32.and ${get('len')} (i32.const ${B - 1})) (i32.const ${B - L})))))`,
         ';; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian',
         `(i32.store8 (i32.add ${get('src')} ${get('len')}) (i32.const 0x80))`,
-        `(memory.fill (i32.add (i32.add ${get('src')} ${get('len')}) (i32.const 1)) (i32.const 0) (i32.sub (i32.sub ${get('end')} (i32.const ${L})) (i32.add (i32.add ${get('src')} ${get('len')}) (i32.const 1))))`,
+        ';; zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)',
+        `(local.set $p (i32.add (i32.add ${get('src')} ${get('len')}) (i32.const 1)))`,
+        '(block $zeroed',
+        '  (loop $zero',
+        `    (br_if $zeroed (i32.ge_u ${get('p')} (i32.sub ${get('end')} (i32.const ${L}))))`,
+        `    (i64.store ${get('p')} (i64.const 0))`,
+        `    (local.set $p (i32.add ${get('p')} (i32.const 8)))`,
+        '    (br $zero)))',
         ...(L === 16 ? [...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, 0, '(i32.const 0)'), ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, 4, `(i32.shr_u ${get('hi')} (i32.const 29))`)] : []),
         ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, L - 8, `(i32.or (i32.shl ${get('hi')} (i32.const 3)) (i32.shr_u ${get('lo')} (i32.const 29)))`),
         ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, L - 4, `(i32.shl ${get('lo')} (i32.const 3))`),
@@ -454,6 +509,35 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     ];
   };
 
+  // HMAC's two chaining values: IV compressed with K0 ⊕ ipad, and with K0 ⊕ opad (FIPS 198-1).
+  // The XOR runs here, 16 bytes at a time, into the pad block: byte stores from JavaScript
+  // followed by 16-byte loads here cost ~0.5 µs per block (store forwarding fails).
+  const hmacInitFn = (fn: KernelFunction): string[] => {
+    const xorInto = (B: number, pad: number) =>
+      Array.from({ length: B / 16 }, (_, i) =>
+        `(v128.store offset=${SHA2_PAD_PTR + 16 * i} (i32.const 0) (v128.xor (v128.load offset=${16 * i} ${get('key')}) (v128.const i8x16 ${Array(16).fill(pad).join(' ')})))`);
+    const path = (B: number, blocks: string) => [
+      ...xorInto(B, 0x36),
+      `(call $${blocks} ${get('inner')} (i32.const ${SHA2_PAD_PTR}) (i32.const 1))`,
+      ...xorInto(B, 0x5c),
+      `(call $${blocks} ${get('outer')} (i32.const ${SHA2_PAD_PTR}) (i32.const 1))`,
+      ...Array.from({ length: B / 16 }, (_, i) => `(v128.store offset=${SHA2_PAD_PTR + 16 * i} (i32.const 0) (v128.const i64x2 0 0))`),
+    ];
+    return [
+      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`,
+      indent([
+        `(call $sha2_init ${get('inner')} ${get('variant')})`,
+        `(call $sha2_init ${get('outer')} ${get('variant')})`,
+        `(if (i32.le_u ${get('variant')} (i32.const 256)) (then`,
+        indent(path(64, 'sha256_blocks'), 2),
+        ') (else',
+        indent(path(128, 'sha512_blocks'), 2),
+        '))',
+      ], 2),
+      ')',
+    ];
+  };
+
   const wat = [
     ';; GENERATED by `npm run gen` from src/kernels/sha2_vsched.ts — do not edit.',
     ';; SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.',
@@ -467,6 +551,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     indent(blocksFn(F512, FUNCS[2]), 2),
     indent(lastFn(F256, FUNCS[3], 'sha256_blocks'), 2),
     indent(lastFn(F512, FUNCS[4], 'sha512_blocks'), 2),
+    indent(hmacInitFn(FUNCS[5]), 2),
     ')',
     '',
   ].join('\n');
