@@ -12,6 +12,7 @@ import { caseMatcher, measureCase, type Family, type Result } from './harness.js
 /** Benchmark families: adding one is one line here. */
 const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   mac: () => import('./mac.js'),
+  hash: () => import('./hash.js'),
   chacha: () => import('./chacha.js'),
   aes: () => import('./aead-aes.js'),
   sm4: () => import('./aead-sm4.js'),
