@@ -16,7 +16,7 @@
 import { SCRATCH_PTR } from '../engine/kernel.js';
 import { StateError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
-import { IO_KEY, IO_OUTER, IO_STATE, IO_USED, SLOT_BUF, SLOT_OUTER, SLOT_STATE, Sha2Stream, absorbAll, hashInfo, lastFn, type Hash, type Sha2Algorithm, type Sha2Info } from './sha2.js';
+import { CHUNK, IO_KEY, IO_OUTER, IO_STATE, IO_USED, SLOT_BUF, SLOT_OUTER, SLOT_STATE, Sha2Stream, absorbAll, hashInfo, lastFn, type Hash, type Sha2Algorithm, type Sha2Info } from './sha2.js';
 
 /**
  * K0 (FIPS 198-1 section 4, steps 1-3) into the IO area at IO_KEY, zero-padded to the block.
@@ -43,6 +43,15 @@ function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array {
   const B = info.blockLen;
   const n = info.outputLen;
   loadKey(info, key);
+  if (msg.length <= CHUNK) {
+    // the whole HMAC in one kernel call; the tag lands at IO_OUTER
+    k.u8.set(msg, SCRATCH_PTR);
+    k.exports.sha2_hmac(IO_STATE, IO_KEY, SCRATCH_PTR, msg.length, info.variant);
+    const tag = k.u8.slice(IO_OUTER, IO_OUTER + n);
+    k.wipe(SCRATCH_PTR, msg.length + 2 * B);
+    k.wipe(IO_STATE, IO_USED);
+    return tag;
+  }
   k.exports.sha2_hmac_init(IO_STATE, IO_OUTER, IO_KEY, info.variant);
   // inner: the message after the key block
   absorbAll(k, info, IO_STATE, 0, msg, B + msg.length);

@@ -27,6 +27,7 @@ export interface Sha2Exports {
   sha256_last(st: number, src: number, len: number, hi: number, lo: number): void;
   sha512_last(st: number, src: number, len: number, hi: number, lo: number): void;
   sha2_hmac_init(inner: number, outer: number, key: number, variant: number): void;
+  sha2_hmac(st: number, key: number, src: number, len: number, variant: number): void;
 }
 
 // Slot layout (bytes from the slot's base). Must fit the kernel: st is 64 bytes, and *_last
@@ -43,7 +44,7 @@ export const IO_KEY = IO_PTR + 128; // HMAC's K0 (128 bytes at most)
 export const IO_USED = 256;
 
 /** Whole 128-byte blocks of scratch, leaving room for the padding of a final chunk. */
-const CHUNK = SCRATCH_SIZE - 256;
+export const CHUNK = SCRATCH_SIZE - 256;
 const SCRATCH_BLOCKS = SCRATCH_SIZE; // a multiple of both block sizes
 
 export type Sha2Algorithm = 'SHA-224' | 'SHA-256' | 'SHA-384' | 'SHA-512';
