@@ -33,7 +33,7 @@ registerModule(sm4Module);
 export interface Sm4Exports extends GcmExports {
   sm4_expand(rk: number): void;
   sm4_ecb(rk: number, src: number, dst: number, n: number): void;
-  sm4_ctr32(rk: number, ctr: number, src: number, dst: number, n: number): void;
+  sm4_ctr32(rk: number, ctr: number, src: number, dst: number, n: number, ks: number): void;
   gf_gf128_init(slot: number, ghash: number): void;
   gf_gf128_powers(slot: number): void;
 }
@@ -188,7 +188,7 @@ export class Sm4 {
         const len = Math.min(SCRATCH_SIZE, data.length - off, (2 ** 32 - low) * 16);
         const blocks = (len + 15) >>> 4;
         u8.set(data.subarray(off, off + len), SCRATCH_PTR);
-        k.exports.sm4_ctr32(rk, ctr, SCRATCH_PTR, SCRATCH_PTR, blocks);
+        k.exports.sm4_ctr32(rk, ctr, SCRATCH_PTR, SCRATCH_PTR, blocks, AES_IO.ks);
         out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
         used = Math.max(used, blocks * 16);
         off += len;
