@@ -18,7 +18,7 @@ import { AuthenticationError, StateError } from '../src/errors.js';
 import { chacha20Block, chacha20Ref, hchacha20Ref, quarterRound, xchacha20Ref } from '../src/ref/chacha20.js';
 import { poly1305Ref } from '../src/ref/poly1305.js';
 import { chacha20Poly1305SealRef, poly1305KeyGen, xchacha20Poly1305SealRef } from '../src/ref/chacha20-poly1305.js';
-import { generateChacha, KS_PTR, CHACHA_POLY_STATE_SIZE, type ChachaFlags } from '../src/kernels/chacha20_simd128.js';
+import { generateChacha, KS_PTR, ST, POLY, CHACHA_POLY_STATE_SIZE, type ChachaFlags } from '../src/kernels/chacha20_simd128.js';
 import { compileKernel } from '../src/kernels/build.js';
 import * as chachaModule from '../src/engine/wasm/chacha.js';
 
@@ -183,8 +183,9 @@ test('negative control: the 0x01 pad byte of a partial block missing fails the d
 
 test('the generator without flags reproduces the shipped binary; layout constants agree', async () => {
   assert.deepEqual(await compileKernel(generateChacha()), chachaModule.bytes());
-  assert.equal(IO.KS, KS_PTR);
-  assert.ok(IO.KS - IO.POLY >= CHACHA_POLY_STATE_SIZE && CHACHA_SLOT_SIZE >= CHACHA_POLY_STATE_SIZE);
+  assert.deepEqual([IO.ST, IO.KS, IO.POLY], [ST, KS_PTR, POLY]);
+  assert.ok(IO.END - IO.POLY >= CHACHA_POLY_STATE_SIZE && CHACHA_SLOT_SIZE >= CHACHA_POLY_STATE_SIZE);
+  assert.ok(IO.PAD >= IO.KS + 256 && IO.END <= 4096);
 });
 
 test('typed errors: key, nonce, counter, output lengths; types; use after dispose', () => {

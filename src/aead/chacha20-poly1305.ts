@@ -12,7 +12,7 @@
 
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE, holdSlot, releaseSlot } from '../engine/kernel.js';
 import { AuthenticationError, StateError } from '../errors.js';
-import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
+import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
 import { checkBytes, checkLength } from '../util/check.js';
 import type { Aead } from './types.js';
 
@@ -106,7 +106,7 @@ export class ChaCha20Poly1305 implements Aead {
       const u8 = k.u8;
       u8.set(nonce, IO.NONCE);
       const m = layout(u8, aad, plaintext);
-      e.aead_seal_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? 4 : 1, IO.TAG);
+      e.aead_seal_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
       out.set(u8.subarray(m, m + n));
       out.set(u8.subarray(IO.TAG, IO.TAG + TAG), n);
       k.wipe(0, IO.END);
@@ -145,7 +145,7 @@ export class ChaCha20Poly1305 implements Aead {
       const u8 = k.u8;
       u8.set(nonce, IO.NONCE);
       const m = layout(u8, aad, sealed.subarray(0, n));
-      e.aead_open_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? 4 : 1, IO.TAG);
+      e.aead_open_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
       let diff = 0;
       for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ sealed[n + i];
       if (diff === 0) out.set(u8.subarray(m, m + n));
@@ -213,7 +213,7 @@ export class ChaCha20Poly1305 implements Aead {
     let maxg = 1;
     if (macBlocks(aad.length, n) >= POWERS_MIN_BLOCKS) {
       k.exports.poly1305_powers(IO.POLY);
-      maxg = 4;
+      maxg = MAXG;
     }
     if (aad.length > 0) absorbPadded(k, IO.POLY, aad, maxg);
     return maxg;

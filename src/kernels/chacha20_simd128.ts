@@ -33,7 +33,8 @@
 //
 // Memory used by this module (the glue's IO area; see src/aead/chacha20-poly1305.ts):
 //   state (64 bytes: constants, key, counter, nonce) at the caller's `st`,
-//   KS_PTR: 256 bytes of keystream for a partial pass (the glue wipes it after each call).
+//   KS_PTR: 256 bytes of keystream for a partial pass (the glue wipes it after each call);
+//   POLY: the Poly1305 state of the one-call AEAD functions.
 
 import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
 import { type PolyFlags, POLY_STATE_SIZE, polyFunctions, polyLoadH, polyLoadR, polyLocals, polyStep4, polyStore } from './poly1305_radix26.js';
@@ -48,8 +49,8 @@ export interface ChachaFlags extends PolyFlags {
 
 /** The IO-area layout the one-call AEAD functions use (src/mac/poly1305.ts, IO). */
 export const ST = 0;
-export const POLY = 64;
-export const KS_PTR = 256;
+export const KS_PTR = 64;
+export const POLY = 512;
 export const CHACHA_POLY_STATE_SIZE = POLY_STATE_SIZE;
 
 type Lines = string[];
@@ -306,7 +307,7 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
       `(func $${f.name} (export "${f.name}") ${paramDecl(f)} (local $msg i32)`,
       indent([
         'local.get $key', 'local.get $nonce', `i32.const ${ST}`, `i32.const ${POLY}`, 'local.get $x', 'call $aead_init',
-        'local.get $maxg', 'i32.const 4', 'i32.eq', 'if', `  i32.const ${POLY}`, '  call $poly1305_powers', 'end',
+        'local.get $maxg', 'i32.const 4', 'i32.ge_u', 'if', `  i32.const ${POLY}`, '  call $poly1305_powers', 'end',
         'local.get $buf', 'local.get $ablocks', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set $msg',
         ...(seal ? [...xor, ...mac] : [...mac, ...xor]),
         `i32.const ${POLY}`, 'local.get $tag', 'call $poly1305_finish',
@@ -428,9 +429,9 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
         ]
       : [...initConsts, ...ctrInit, ...polyLoadH(), ...polyLoadR([1, 2, 3, 4]), ...loop('src', []), ...polyStore()];
     return [
-      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${chachaLocals} ${locals('i64', polyLocals(true))} (local $ng i32) (local $mp i32)`,
+      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${chachaLocals} ${locals('i64', polyLocals([1, 2, 3, 4]))} (local $ng i32) (local $mp i32)`,
       indent([
-        'local.get $maxg', 'i32.const 4', 'i32.eq', 'local.get $len', `i32.const ${minLen}`, 'i32.ge_u', 'i32.and',
+        'local.get $maxg', 'i32.const 4', 'i32.ge_u', 'local.get $len', `i32.const ${minLen}`, 'i32.ge_u', 'i32.and',
         'if',
         ...indent(fused, 2).split('\n'),
         '  local.get $st', '  local.get $st', '  i32.load offset=48', '  local.get $ng', '  i32.const 2', '  i32.shl', '  i32.add', '  i32.store offset=48',

@@ -28,37 +28,42 @@ export interface ChachaExports {
 
 export type ChachaKernel = Kernel<ChachaExports>;
 
-/** Key slots of the chacha module: a Poly1305 state (192 bytes) or an AEAD key (32 bytes). */
-export const CHACHA_SLOT_SIZE = 256;
+/** Key slots of the chacha module: a Poly1305 state (448 bytes) or an AEAD key (32 bytes). */
+export const CHACHA_SLOT_SIZE = 512;
 
 /**
- * The IO area of the chacha module, per call (wiped up to END when the call ends). KS must
- * match KS_PTR and the Poly1305 state size must match POLY_STATE_SIZE in the kernel generator.
+ * The IO area of the chacha module, per call (wiped up to END when the call ends). ST, KS and
+ * POLY must match the kernel generator's ST, KS_PTR and POLY (src/kernels/chacha20_simd128.ts),
+ * and POLY leaves room for POLY_STATE_SIZE.
  */
 export const IO = {
   /** ChaCha20 state: constants, key, counter, nonce (64 bytes) */
   ST: 0,
-  /** Poly1305 state of an AEAD call (192 bytes) */
-  POLY: 64,
   /** keystream of a partial pass (256 bytes; the kernel's KS_PTR) */
-  KS: 256,
+  KS: 64,
   /** one padded Poly1305 block */
-  PAD: 512,
+  PAD: 320,
   /** a computed tag */
-  TAG: 528,
+  TAG: 336,
   /** a key (32 bytes) */
-  KEY: 544,
+  KEY: 352,
   /** a nonce (up to 24 bytes) */
-  NONCE: 576,
-  END: 640,
+  NONCE: 384,
+  /** Poly1305 state of an AEAD call or a one-shot MAC (448 bytes) */
+  POLY: 512,
+  END: 1024,
 } as const;
 
 /**
- * Whole blocks at or above this many (over one MAC object, or one AEAD message) get r^2…r^4
- * computed so that four blocks share a carry chain. The kernel's fused AEAD pass needs them for
- * 256 bytes and more, which this threshold guarantees.
+ * Whole blocks at or above this many (over one MAC object, or one AEAD message) get r^2…r^8
+ * computed, and the kernel then runs eight blocks per step (four scalar, four in SIMD lanes)
+ * and four per carry chain in the fused AEAD pass, which needs them for 256 bytes and more:
+ * this threshold guarantees that.
  */
 export const POWERS_MIN_BLOCKS = 16;
+
+/** The kernel's group size once the powers exist (poly1305_blocks: 8, 4, then 1 per step). */
+export const MAXG = 8;
 
 export function chachaKernel(): ChachaKernel {
   return getKernel<ChachaExports>(chachaModule, CHACHA_SLOT_SIZE);
@@ -191,7 +196,7 @@ export class Poly1305 {
     this.#seen += data.length >>> 4;
     if (this.#maxg === 1 && this.#policy !== 'never' && (this.#policy === 'always' || this.#seen >= POWERS_MIN_BLOCKS)) {
       k.exports.poly1305_powers(this.#slot);
-      this.#maxg = 4;
+      this.#maxg = MAXG;
     }
     absorbBlocks(k, this.#slot, data, this.#maxg);
   }
@@ -221,7 +226,7 @@ export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options: Poly1
   let maxg = 1;
   if (policy === 'always' || (policy === 'auto' && whole >>> 4 >= POWERS_MIN_BLOCKS)) {
     e.poly1305_powers(IO.POLY);
-    maxg = 4;
+    maxg = MAXG;
   }
   if (whole > 0) absorbBlocks(k, IO.POLY, msg.subarray(0, whole), maxg);
   if (whole < msg.length) absorbPartial(k, IO.POLY, msg.subarray(whole), true, options.faults);

@@ -772,7 +772,7 @@
     ;; partial pass: keystream into KS, then XOR 16 bytes at a time, then bytes
       local.get $dst
       local.set $off
-      i32.const 256
+      i32.const 64
       local.set $dst
       local.get $st
       v128.load32_splat offset=0
@@ -1455,7 +1455,7 @@
       v128.store offset=240
       local.get $src
       local.get $off
-      i32.const 256
+      i32.const 64
       local.get $len
       call $xor_ks
     end
@@ -1941,14 +1941,14 @@
       local.get $key
     local.get $nonce
     i32.const 0
-    i32.const 64
+    i32.const 512
     local.get $x
     call $aead_init
     local.get $maxg
     i32.const 4
-    i32.eq
+    i32.ge_u
     if
-      i32.const 64
+      i32.const 512
       call $poly1305_powers
     end
     local.get $buf
@@ -1963,7 +1963,7 @@
     if
       local.get $msg
       local.get $msg
-      i32.const 320
+      i32.const 128
       local.get $len
       call $xor_ks
     else
@@ -1973,7 +1973,7 @@
       local.get $len
       call $chacha20_xor
     end
-    i32.const 64
+    i32.const 512
     local.get $buf
     local.get $ablocks
     local.get $len
@@ -1987,7 +1987,7 @@
     local.get $maxg
     i32.const 1
     call $poly1305_blocks
-    i32.const 64
+    i32.const 512
     local.get $tag
     call $poly1305_finish
   )
@@ -1995,14 +1995,14 @@
       local.get $key
     local.get $nonce
     i32.const 0
-    i32.const 64
+    i32.const 512
     local.get $x
     call $aead_init
     local.get $maxg
     i32.const 4
-    i32.eq
+    i32.ge_u
     if
-      i32.const 64
+      i32.const 512
       call $poly1305_powers
     end
     local.get $buf
@@ -2011,7 +2011,7 @@
     i32.shl
     i32.add
     local.set $msg
-    i32.const 64
+    i32.const 512
     local.get $buf
     local.get $ablocks
     local.get $len
@@ -2031,7 +2031,7 @@
     if
       local.get $msg
       local.get $msg
-      i32.const 320
+      i32.const 128
       local.get $len
       call $xor_ks
     else
@@ -2041,7 +2041,7 @@
       local.get $len
       call $chacha20_xor
     end
-    i32.const 64
+    i32.const 512
     local.get $tag
     call $poly1305_finish
   )
@@ -2096,10 +2096,10 @@
     end
     ;; block 0 (with blocks 1–3, unused) into KS; its first 32 bytes key Poly1305
     local.get $st
-    i32.const 256
+    i32.const 64
     call $chacha_ks
     local.get $p
-    i32.const 256
+    i32.const 64
     call $poly1305_init
     local.get $st
     i32.const 1
@@ -2108,7 +2108,7 @@
   (func $aead_seal (export "aead_seal") (param $st i32) (param $p i32) (param $src i32) (param $dst i32) (param $len i32) (param $maxg i32) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128) (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128) (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128) (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128) (local $i i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $ng i32) (local $mp i32)
       local.get $maxg
     i32.const 4
-    i32.eq
+    i32.ge_u
     local.get $len
     i32.const 768
     i32.ge_u
@@ -9343,7 +9343,7 @@
   (func $aead_open (export "aead_open") (param $st i32) (param $p i32) (param $src i32) (param $dst i32) (param $len i32) (param $maxg i32) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128) (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128) (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128) (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128) (local $i i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $ng i32) (local $mp i32)
       local.get $maxg
     i32.const 4
-    i32.eq
+    i32.ge_u
     local.get $len
     i32.const 256
     i32.ge_u
@@ -16596,11 +16596,11 @@
   local.get $p
   local.get $key
   i64.load offset=16
-  i64.store offset=160
+  i64.store offset=288
   local.get $p
   local.get $key
   i64.load offset=24
-  i64.store offset=168
+  i64.store offset=296
   local.get $p
   v128.const i64x2 0 0
   v128.store offset=0
@@ -16866,7 +16866,7 @@
   i64.store32 offset=16
   )
   (func $poly1305_powers (export "poly1305_powers") (param $p i32)
-  ;; r^2 = r·r, r^3 = r^2·r, r^4 = r^3·r
+  ;; r^k = r^(k-1)·r for k = 2…8, then the lane tables (r^4, r^3, r^2, r) and 5× for the SIMD half
   local.get $p
   i32.const 32
   i32.const 32
@@ -16882,8 +16882,204 @@
   i32.const 32
   i32.const 128
   call $poly1305_mul
+  local.get $p
+  i32.const 128
+  i32.const 32
+  i32.const 160
+  call $poly1305_mul
+  local.get $p
+  i32.const 160
+  i32.const 32
+  i32.const 192
+  call $poly1305_mul
+  local.get $p
+  i32.const 192
+  i32.const 32
+  i32.const 224
+  call $poly1305_mul
+  local.get $p
+  i32.const 224
+  i32.const 32
+  i32.const 256
+  call $poly1305_mul
+  local.get $p
+  local.get $p
+  i32.load offset=128
+  i32.store offset=304
+  local.get $p
+  local.get $p
+  i32.load offset=96
+  i32.store offset=308
+  local.get $p
+  local.get $p
+  i32.load offset=64
+  i32.store offset=312
+  local.get $p
+  local.get $p
+  i32.load offset=32
+  i32.store offset=316
+  local.get $p
+  local.get $p
+  i32.load offset=132
+  i32.store offset=320
+  local.get $p
+  local.get $p
+  i32.load offset=132
+  i32.const 5
+  i32.mul
+  i32.store offset=384
+  local.get $p
+  local.get $p
+  i32.load offset=100
+  i32.store offset=324
+  local.get $p
+  local.get $p
+  i32.load offset=100
+  i32.const 5
+  i32.mul
+  i32.store offset=388
+  local.get $p
+  local.get $p
+  i32.load offset=68
+  i32.store offset=328
+  local.get $p
+  local.get $p
+  i32.load offset=68
+  i32.const 5
+  i32.mul
+  i32.store offset=392
+  local.get $p
+  local.get $p
+  i32.load offset=36
+  i32.store offset=332
+  local.get $p
+  local.get $p
+  i32.load offset=36
+  i32.const 5
+  i32.mul
+  i32.store offset=396
+  local.get $p
+  local.get $p
+  i32.load offset=136
+  i32.store offset=336
+  local.get $p
+  local.get $p
+  i32.load offset=136
+  i32.const 5
+  i32.mul
+  i32.store offset=400
+  local.get $p
+  local.get $p
+  i32.load offset=104
+  i32.store offset=340
+  local.get $p
+  local.get $p
+  i32.load offset=104
+  i32.const 5
+  i32.mul
+  i32.store offset=404
+  local.get $p
+  local.get $p
+  i32.load offset=72
+  i32.store offset=344
+  local.get $p
+  local.get $p
+  i32.load offset=72
+  i32.const 5
+  i32.mul
+  i32.store offset=408
+  local.get $p
+  local.get $p
+  i32.load offset=40
+  i32.store offset=348
+  local.get $p
+  local.get $p
+  i32.load offset=40
+  i32.const 5
+  i32.mul
+  i32.store offset=412
+  local.get $p
+  local.get $p
+  i32.load offset=140
+  i32.store offset=352
+  local.get $p
+  local.get $p
+  i32.load offset=140
+  i32.const 5
+  i32.mul
+  i32.store offset=416
+  local.get $p
+  local.get $p
+  i32.load offset=108
+  i32.store offset=356
+  local.get $p
+  local.get $p
+  i32.load offset=108
+  i32.const 5
+  i32.mul
+  i32.store offset=420
+  local.get $p
+  local.get $p
+  i32.load offset=76
+  i32.store offset=360
+  local.get $p
+  local.get $p
+  i32.load offset=76
+  i32.const 5
+  i32.mul
+  i32.store offset=424
+  local.get $p
+  local.get $p
+  i32.load offset=44
+  i32.store offset=364
+  local.get $p
+  local.get $p
+  i32.load offset=44
+  i32.const 5
+  i32.mul
+  i32.store offset=428
+  local.get $p
+  local.get $p
+  i32.load offset=144
+  i32.store offset=368
+  local.get $p
+  local.get $p
+  i32.load offset=144
+  i32.const 5
+  i32.mul
+  i32.store offset=432
+  local.get $p
+  local.get $p
+  i32.load offset=112
+  i32.store offset=372
+  local.get $p
+  local.get $p
+  i32.load offset=112
+  i32.const 5
+  i32.mul
+  i32.store offset=436
+  local.get $p
+  local.get $p
+  i32.load offset=80
+  i32.store offset=376
+  local.get $p
+  local.get $p
+  i32.load offset=80
+  i32.const 5
+  i32.mul
+  i32.store offset=440
+  local.get $p
+  local.get $p
+  i32.load offset=48
+  i32.store offset=380
+  local.get $p
+  local.get $p
+  i32.load offset=48
+  i32.const 5
+  i32.mul
+  i32.store offset=444
   )
-  (func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32) (param $hibit i32) (local $hib i64) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64)
+  (func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32) (param $hibit i32) (local $hib i64) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $r5_0 i64) (local $r5_1 i64) (local $r5_2 i64) (local $r5_3 i64) (local $r5_4 i64) (local $s5_1 i64) (local $s5_2 i64) (local $s5_3 i64) (local $s5_4 i64) (local $r6_0 i64) (local $r6_1 i64) (local $r6_2 i64) (local $r6_3 i64) (local $r6_4 i64) (local $s6_1 i64) (local $s6_2 i64) (local $s6_3 i64) (local $s6_4 i64) (local $r7_0 i64) (local $r7_1 i64) (local $r7_2 i64) (local $r7_3 i64) (local $r7_4 i64) (local $s7_1 i64) (local $s7_2 i64) (local $s7_3 i64) (local $s7_4 i64) (local $r8_0 i64) (local $r8_1 i64) (local $r8_2 i64) (local $r8_3 i64) (local $r8_4 i64) (local $s8_1 i64) (local $s8_2 i64) (local $s8_3 i64) (local $s8_4 i64) (local $vhib v128) (local $vm v128) (local $R0 v128) (local $R1 v128) (local $R2 v128) (local $R3 v128) (local $R4 v128) (local $S1 v128) (local $S2 v128) (local $S3 v128) (local $S4 v128) (local $B0 v128) (local $B1 v128) (local $B2 v128) (local $B3 v128) (local $M0 v128) (local $M1 v128) (local $M2 v128) (local $M3 v128) (local $M4 v128) (local $D v128)
   local.get $hibit
   i64.extend_i32_u
   i64.const 24
@@ -16935,6 +17131,1176 @@
   i64.const 5
   i64.mul
   local.set $s1_4
+  local.get $maxg
+  i32.const 8
+  i32.ge_u
+  if
+  local.get $p
+  i64.load32_u offset=160
+  local.set $r5_0
+  local.get $p
+  i64.load32_u offset=164
+  local.set $r5_1
+  local.get $p
+  i64.load32_u offset=168
+  local.set $r5_2
+  local.get $p
+  i64.load32_u offset=172
+  local.set $r5_3
+  local.get $p
+  i64.load32_u offset=176
+  local.set $r5_4
+  local.get $r5_1
+  i64.const 5
+  i64.mul
+  local.set $s5_1
+  local.get $r5_2
+  i64.const 5
+  i64.mul
+  local.set $s5_2
+  local.get $r5_3
+  i64.const 5
+  i64.mul
+  local.set $s5_3
+  local.get $r5_4
+  i64.const 5
+  i64.mul
+  local.set $s5_4
+  local.get $p
+  i64.load32_u offset=192
+  local.set $r6_0
+  local.get $p
+  i64.load32_u offset=196
+  local.set $r6_1
+  local.get $p
+  i64.load32_u offset=200
+  local.set $r6_2
+  local.get $p
+  i64.load32_u offset=204
+  local.set $r6_3
+  local.get $p
+  i64.load32_u offset=208
+  local.set $r6_4
+  local.get $r6_1
+  i64.const 5
+  i64.mul
+  local.set $s6_1
+  local.get $r6_2
+  i64.const 5
+  i64.mul
+  local.set $s6_2
+  local.get $r6_3
+  i64.const 5
+  i64.mul
+  local.set $s6_3
+  local.get $r6_4
+  i64.const 5
+  i64.mul
+  local.set $s6_4
+  local.get $p
+  i64.load32_u offset=224
+  local.set $r7_0
+  local.get $p
+  i64.load32_u offset=228
+  local.set $r7_1
+  local.get $p
+  i64.load32_u offset=232
+  local.set $r7_2
+  local.get $p
+  i64.load32_u offset=236
+  local.set $r7_3
+  local.get $p
+  i64.load32_u offset=240
+  local.set $r7_4
+  local.get $r7_1
+  i64.const 5
+  i64.mul
+  local.set $s7_1
+  local.get $r7_2
+  i64.const 5
+  i64.mul
+  local.set $s7_2
+  local.get $r7_3
+  i64.const 5
+  i64.mul
+  local.set $s7_3
+  local.get $r7_4
+  i64.const 5
+  i64.mul
+  local.set $s7_4
+  local.get $p
+  i64.load32_u offset=256
+  local.set $r8_0
+  local.get $p
+  i64.load32_u offset=260
+  local.set $r8_1
+  local.get $p
+  i64.load32_u offset=264
+  local.set $r8_2
+  local.get $p
+  i64.load32_u offset=268
+  local.set $r8_3
+  local.get $p
+  i64.load32_u offset=272
+  local.set $r8_4
+  local.get $r8_1
+  i64.const 5
+  i64.mul
+  local.set $s8_1
+  local.get $r8_2
+  i64.const 5
+  i64.mul
+  local.set $s8_2
+  local.get $r8_3
+  i64.const 5
+  i64.mul
+  local.set $s8_3
+  local.get $r8_4
+  i64.const 5
+  i64.mul
+  local.set $s8_4
+  local.get $p
+  v128.load offset=304
+  local.set $R0
+  local.get $p
+  v128.load offset=320
+  local.set $R1
+  local.get $p
+  v128.load offset=336
+  local.set $R2
+  local.get $p
+  v128.load offset=352
+  local.set $R3
+  local.get $p
+  v128.load offset=368
+  local.set $R4
+  local.get $p
+  v128.load offset=384
+  local.set $S1
+  local.get $p
+  v128.load offset=400
+  local.set $S2
+  local.get $p
+  v128.load offset=416
+  local.set $S3
+  local.get $p
+  v128.load offset=432
+  local.set $S4
+  local.get $hibit
+  i32.const 24
+  i32.shl
+  i32x4.splat
+  local.set $vhib
+  v128.const i32x4 67108863 67108863 67108863 67108863
+  local.set $vm
+    block $eight_done
+      loop $eight
+        local.get $n
+        i32.const 8
+        i32.lt_u
+        br_if $eight_done
+  local.get $src
+  i64.load offset=0
+  local.set $mt0
+  local.get $src
+  i64.load offset=8
+  local.set $mt1
+  local.get $mt0
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m0
+  local.get $mt0
+  i64.const 26
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m1
+  local.get $mt0
+  i64.const 52
+  i64.shr_u
+  local.get $mt1
+  i64.const 12
+  i64.shl
+  i64.or
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m2
+  local.get $mt1
+  i64.const 14
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m3
+  local.get $mt1
+  i64.const 40
+  i64.shr_u
+  local.get $hib
+  i64.or
+  local.set $m4
+  local.get $m0
+  local.get $h0
+  i64.add
+  local.set $m0
+  local.get $m1
+  local.get $h1
+  i64.add
+  local.set $m1
+  local.get $m2
+  local.get $h2
+  i64.add
+  local.set $m2
+  local.get $m3
+  local.get $h3
+  i64.add
+  local.set $m3
+  local.get $m4
+  local.get $h4
+  i64.add
+  local.set $m4
+  local.get $m0
+  local.get $r8_0
+  i64.mul
+  local.get $m1
+  local.get $s8_4
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s8_3
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s8_2
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s8_1
+  i64.mul
+  i64.add
+  local.set $d0
+  local.get $m0
+  local.get $r8_1
+  i64.mul
+  local.get $m1
+  local.get $r8_0
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s8_4
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s8_3
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s8_2
+  i64.mul
+  i64.add
+  local.set $d1
+  local.get $m0
+  local.get $r8_2
+  i64.mul
+  local.get $m1
+  local.get $r8_1
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r8_0
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s8_4
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s8_3
+  i64.mul
+  i64.add
+  local.set $d2
+  local.get $m0
+  local.get $r8_3
+  i64.mul
+  local.get $m1
+  local.get $r8_2
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r8_1
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r8_0
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s8_4
+  i64.mul
+  i64.add
+  local.set $d3
+  local.get $m0
+  local.get $r8_4
+  i64.mul
+  local.get $m1
+  local.get $r8_3
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r8_2
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r8_1
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $r8_0
+  i64.mul
+  i64.add
+  local.set $d4
+  local.get $src
+  i64.load offset=16
+  local.set $mt0
+  local.get $src
+  i64.load offset=24
+  local.set $mt1
+  local.get $mt0
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m0
+  local.get $mt0
+  i64.const 26
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m1
+  local.get $mt0
+  i64.const 52
+  i64.shr_u
+  local.get $mt1
+  i64.const 12
+  i64.shl
+  i64.or
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m2
+  local.get $mt1
+  i64.const 14
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m3
+  local.get $mt1
+  i64.const 40
+  i64.shr_u
+  local.get $hib
+  i64.or
+  local.set $m4
+  local.get $d0
+  local.get $m0
+  local.get $r7_0
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $s7_4
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s7_3
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s7_2
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s7_1
+  i64.mul
+  i64.add
+  local.set $d0
+  local.get $d1
+  local.get $m0
+  local.get $r7_1
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r7_0
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s7_4
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s7_3
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s7_2
+  i64.mul
+  i64.add
+  local.set $d1
+  local.get $d2
+  local.get $m0
+  local.get $r7_2
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r7_1
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r7_0
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s7_4
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s7_3
+  i64.mul
+  i64.add
+  local.set $d2
+  local.get $d3
+  local.get $m0
+  local.get $r7_3
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r7_2
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r7_1
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r7_0
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s7_4
+  i64.mul
+  i64.add
+  local.set $d3
+  local.get $d4
+  local.get $m0
+  local.get $r7_4
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r7_3
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r7_2
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r7_1
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $r7_0
+  i64.mul
+  i64.add
+  local.set $d4
+  local.get $src
+  i64.load offset=32
+  local.set $mt0
+  local.get $src
+  i64.load offset=40
+  local.set $mt1
+  local.get $mt0
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m0
+  local.get $mt0
+  i64.const 26
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m1
+  local.get $mt0
+  i64.const 52
+  i64.shr_u
+  local.get $mt1
+  i64.const 12
+  i64.shl
+  i64.or
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m2
+  local.get $mt1
+  i64.const 14
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m3
+  local.get $mt1
+  i64.const 40
+  i64.shr_u
+  local.get $hib
+  i64.or
+  local.set $m4
+  local.get $d0
+  local.get $m0
+  local.get $r6_0
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $s6_4
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s6_3
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s6_2
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s6_1
+  i64.mul
+  i64.add
+  local.set $d0
+  local.get $d1
+  local.get $m0
+  local.get $r6_1
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r6_0
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s6_4
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s6_3
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s6_2
+  i64.mul
+  i64.add
+  local.set $d1
+  local.get $d2
+  local.get $m0
+  local.get $r6_2
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r6_1
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r6_0
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s6_4
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s6_3
+  i64.mul
+  i64.add
+  local.set $d2
+  local.get $d3
+  local.get $m0
+  local.get $r6_3
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r6_2
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r6_1
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r6_0
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s6_4
+  i64.mul
+  i64.add
+  local.set $d3
+  local.get $d4
+  local.get $m0
+  local.get $r6_4
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r6_3
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r6_2
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r6_1
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $r6_0
+  i64.mul
+  i64.add
+  local.set $d4
+  local.get $src
+  i64.load offset=48
+  local.set $mt0
+  local.get $src
+  i64.load offset=56
+  local.set $mt1
+  local.get $mt0
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m0
+  local.get $mt0
+  i64.const 26
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m1
+  local.get $mt0
+  i64.const 52
+  i64.shr_u
+  local.get $mt1
+  i64.const 12
+  i64.shl
+  i64.or
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m2
+  local.get $mt1
+  i64.const 14
+  i64.shr_u
+  i64.const 0x3ffffff
+  i64.and
+  local.set $m3
+  local.get $mt1
+  i64.const 40
+  i64.shr_u
+  local.get $hib
+  i64.or
+  local.set $m4
+  local.get $d0
+  local.get $m0
+  local.get $r5_0
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $s5_4
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s5_3
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s5_2
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s5_1
+  i64.mul
+  i64.add
+  local.set $d0
+  local.get $d1
+  local.get $m0
+  local.get $r5_1
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r5_0
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $s5_4
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s5_3
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s5_2
+  i64.mul
+  i64.add
+  local.set $d1
+  local.get $d2
+  local.get $m0
+  local.get $r5_2
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r5_1
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r5_0
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $s5_4
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s5_3
+  i64.mul
+  i64.add
+  local.set $d2
+  local.get $d3
+  local.get $m0
+  local.get $r5_3
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r5_2
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r5_1
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r5_0
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $s5_4
+  i64.mul
+  i64.add
+  local.set $d3
+  local.get $d4
+  local.get $m0
+  local.get $r5_4
+  i64.mul
+  i64.add
+  local.get $m1
+  local.get $r5_3
+  i64.mul
+  i64.add
+  local.get $m2
+  local.get $r5_2
+  i64.mul
+  i64.add
+  local.get $m3
+  local.get $r5_1
+  i64.mul
+  i64.add
+  local.get $m4
+  local.get $r5_0
+  i64.mul
+  i64.add
+  local.set $d4
+  local.get $src
+  v128.load offset=64
+  local.set $B0
+  local.get $src
+  v128.load offset=80
+  local.set $B1
+  local.get $src
+  v128.load offset=96
+  local.set $B2
+  local.get $src
+  v128.load offset=112
+  local.set $B3
+  local.get $B0
+  local.get $B1
+  i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+  local.set $M0
+  local.get $B2
+  local.get $B3
+  i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+  local.set $M1
+  local.get $B0
+  local.get $B1
+  i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+  local.set $M2
+  local.get $B2
+  local.get $B3
+  i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+  local.set $M3
+  local.get $M0
+  local.get $M1
+  i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+  local.set $B0
+  local.get $M0
+  local.get $M1
+  i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+  local.set $B1
+  local.get $M2
+  local.get $M3
+  i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+  local.set $B2
+  local.get $M2
+  local.get $M3
+  i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+  local.set $B3
+  local.get $B0
+  local.get $vm
+  v128.and
+  local.set $M0
+  local.get $B0
+  i32.const 26
+  i32x4.shr_u
+  local.get $B1
+  i32.const 6
+  i32x4.shl
+  v128.or
+  local.get $vm
+  v128.and
+  local.set $M1
+  local.get $B1
+  i32.const 20
+  i32x4.shr_u
+  local.get $B2
+  i32.const 12
+  i32x4.shl
+  v128.or
+  local.get $vm
+  v128.and
+  local.set $M2
+  local.get $B2
+  i32.const 14
+  i32x4.shr_u
+  local.get $B3
+  i32.const 18
+  i32x4.shl
+  v128.or
+  local.get $vm
+  v128.and
+  local.set $M3
+  local.get $B3
+  i32.const 8
+  i32x4.shr_u
+  local.get $vhib
+  v128.or
+  local.set $M4
+  local.get $M0
+  local.get $R0
+  i64x2.extmul_low_i32x4_u
+  local.get $M1
+  local.get $S4
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $S3
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $S2
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S1
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M0
+  local.get $R0
+  i64x2.extmul_high_i32x4_u
+  local.get $M1
+  local.get $S4
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $S3
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $S2
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S1
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  i64x2.add
+  local.set $D
+  local.get $d0
+  local.get $D
+  i64x2.extract_lane 0
+  i64.add
+  local.get $D
+  i64x2.extract_lane 1
+  i64.add
+  local.set $d0
+  local.get $M0
+  local.get $R1
+  i64x2.extmul_low_i32x4_u
+  local.get $M1
+  local.get $R0
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $S4
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $S3
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S2
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M0
+  local.get $R1
+  i64x2.extmul_high_i32x4_u
+  local.get $M1
+  local.get $R0
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $S4
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $S3
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S2
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  i64x2.add
+  local.set $D
+  local.get $d1
+  local.get $D
+  i64x2.extract_lane 0
+  i64.add
+  local.get $D
+  i64x2.extract_lane 1
+  i64.add
+  local.set $d1
+  local.get $M0
+  local.get $R2
+  i64x2.extmul_low_i32x4_u
+  local.get $M1
+  local.get $R1
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $R0
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $S4
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S3
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M0
+  local.get $R2
+  i64x2.extmul_high_i32x4_u
+  local.get $M1
+  local.get $R1
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $R0
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $S4
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S3
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  i64x2.add
+  local.set $D
+  local.get $d2
+  local.get $D
+  i64x2.extract_lane 0
+  i64.add
+  local.get $D
+  i64x2.extract_lane 1
+  i64.add
+  local.set $d2
+  local.get $M0
+  local.get $R3
+  i64x2.extmul_low_i32x4_u
+  local.get $M1
+  local.get $R2
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $R1
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $R0
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S4
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M0
+  local.get $R3
+  i64x2.extmul_high_i32x4_u
+  local.get $M1
+  local.get $R2
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $R1
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $R0
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $S4
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  i64x2.add
+  local.set $D
+  local.get $d3
+  local.get $D
+  i64x2.extract_lane 0
+  i64.add
+  local.get $D
+  i64x2.extract_lane 1
+  i64.add
+  local.set $d3
+  local.get $M0
+  local.get $R4
+  i64x2.extmul_low_i32x4_u
+  local.get $M1
+  local.get $R3
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $R2
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $R1
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $R0
+  i64x2.extmul_low_i32x4_u
+  i64x2.add
+  local.get $M0
+  local.get $R4
+  i64x2.extmul_high_i32x4_u
+  local.get $M1
+  local.get $R3
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M2
+  local.get $R2
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M3
+  local.get $R1
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  local.get $M4
+  local.get $R0
+  i64x2.extmul_high_i32x4_u
+  i64x2.add
+  i64x2.add
+  local.set $D
+  local.get $d4
+  local.get $D
+  i64x2.extract_lane 0
+  i64.add
+  local.get $D
+  i64x2.extract_lane 1
+  i64.add
+  local.set $d4
+  local.get $d0
+  i64.const 26
+  i64.shr_u
+  local.get $d1
+  i64.add
+  local.set $d1
+  local.get $d0
+  i64.const 0x3ffffff
+  i64.and
+  local.set $h0
+  local.get $d1
+  i64.const 26
+  i64.shr_u
+  local.get $d2
+  i64.add
+  local.set $d2
+  local.get $d1
+  i64.const 0x3ffffff
+  i64.and
+  local.set $h1
+  local.get $d2
+  i64.const 26
+  i64.shr_u
+  local.get $d3
+  i64.add
+  local.set $d3
+  local.get $d2
+  i64.const 0x3ffffff
+  i64.and
+  local.set $h2
+  local.get $d3
+  i64.const 26
+  i64.shr_u
+  local.get $d4
+  i64.add
+  local.set $d4
+  local.get $d3
+  i64.const 0x3ffffff
+  i64.and
+  local.set $h3
+  local.get $d4
+  i64.const 26
+  i64.shr_u
+  local.set $pc
+  local.get $d4
+  i64.const 0x3ffffff
+  i64.and
+  local.set $h4
+  local.get $h0
+  local.get $pc
+  i64.const 5
+  i64.mul
+  i64.add
+  local.set $h0
+  local.get $h1
+  local.get $h0
+  i64.const 26
+  i64.shr_u
+  i64.add
+  local.set $h1
+  local.get $h0
+  i64.const 0x3ffffff
+  i64.and
+  local.set $h0
+        local.get $src
+        i32.const 128
+        i32.add
+        local.set $src
+        local.get $n
+        i32.const 8
+        i32.sub
+        local.set $n
+        br $eight
+      end
+    end
+  end
   local.get $maxg
   i32.const 4
   i32.ge_u
@@ -18228,12 +19594,12 @@
   local.set $mt1
   local.get $mt0
   local.get $p
-  i64.load offset=160
+  i64.load offset=288
   i64.add
   local.set $m0
   local.get $mt1
   local.get $p
-  i64.load offset=168
+  i64.load offset=296
   i64.add
   local.get $m0
   local.get $mt0
