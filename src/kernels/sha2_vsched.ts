@@ -30,9 +30,10 @@
 //     operations per round, and the integer ALUs, not latency, bound the speed.
 //
 // Cost and the choices measured (this machine, kernel alone on 16 KiB unless said otherwise;
-// `npm run bench -- sha2-kernel` in bench/hash.ts repeats the schedule comparison):
-//   - schedule in vectors vs. 16 scalar locals: SHA-256 650 vs 510 MB/s (+27%), SHA-512 1010 vs
-//     680 MB/s (+48%) — the `schedule: 'scalar'` option keeps the loser for that comparison;
+// `npm run bench -- sha2-kernel` (bench/hash.ts) repeats the schedule and unrolling rows):
+//   - schedule in vectors vs. 16 scalar locals (both unrolled): SHA-256 660 vs 524 MB/s
+//     (+26%), SHA-512 1001 vs 793 MB/s (+26%; +48% in a standalone probe) — the
+//     `schedule: 'scalar'` option keeps the loser for that comparison;
 //   - Σ nested as rotr(rotr(rotr(x, r3−r2) ^ x, r2−r1) ^ x, r1) (one temporary, OpenSSL's
 //     form): ~12% slower here, the chain is two operations deeper (`sigma: 'nested'`);
 //   - one store per round to pin the work-area loads (the WASM-NOTES load-hoisting remedy):
@@ -41,13 +42,13 @@
 //   - rounds fully unrolled (64/80 rounds, 11/17 KB of x86 code) vs. a loop over 16 rounds
 //     (the schedule's vector names and the working variables' names both come back after 16
 //     rounds, so the loop body is one 16-round block and the last 16 rounds follow it): the
-//     loop is 5-8% slower at 16 KiB, but a 64-byte one-shot SHA-512 takes 315 instead of
-//     ~500 ns and SHA-256 375 instead of ~450 ns. The extra time appears only when the call
-//     is followed by an engine builtin (allocation, copy: +120 ns each after the unrolled
-//     SHA-512, +15 ns after a small function), so most likely instruction-cache pressure (no
-//     performance counters in this VM to confirm). Half the code,
-//     better for the short messages that signatures and HMAC-DRBG hash: the loop ships
-//     (`rolled: false` keeps the other);
+//     loop is 5-9% slower at 16 KiB (SHA-256 611 vs 660 MB/s, SHA-512 955 vs 1001 MB/s), but
+//     a 64-byte one-shot SHA-512 takes 315 instead of ~500 ns and SHA-256 375 instead of
+//     ~450 ns. The extra time appears only when the call is followed by an engine builtin
+//     (allocation, copy: +120 ns each after the unrolled SHA-512, +15 ns after a small
+//     function), so most likely instruction-cache pressure (no performance counters in this
+//     VM to confirm). Half the code, and better for the short messages that signatures and
+//     HMAC-DRBG hash: the loop ships (`rolled: false` keeps the other);
 //   - the block loop's exit test at its head, not its foot: at the foot, after thousands of
 //     straight-line instructions, a mispredicted exit resolved late and cost ~1000 cycles
 //     per call with two or more blocks (~230 ns for SHA-256, ~380 ns for SHA-512).
