@@ -117,9 +117,9 @@ function transpose(): string[] {
       out.push(
         `;; swapmove(${a}, ${b}, ${sh}, 0x${mask.toString(16)})`,
         `local.get $${a}`, `i32.const ${sh}`, 'i64x2.shr_u', `local.get $${b}`, 'v128.xor',
-        `v128.const i8x16 ${Array(16).fill(mask).join(' ')}`, 'v128.and', 'local.set $t',
-        `local.get $${b}`, 'local.get $t', 'v128.xor', `local.set $${b}`,
-        `local.get $${a}`, 'local.get $t', `i32.const ${sh}`, 'i64x2.shl', 'v128.xor', `local.set $${a}`,
+        `v128.const i8x16 ${Array(16).fill(mask).join(' ')}`, 'v128.and', 'local.set $bt',
+        `local.get $${b}`, 'local.get $bt', 'v128.xor', `local.set $${b}`,
+        `local.get $${a}`, 'local.get $bt', `i32.const ${sh}`, 'i64x2.shl', 'v128.xor', `local.set $${a}`,
       );
     }
   }
@@ -136,13 +136,13 @@ const subBytes = () => sboxCircuit(PLANES.map((_, i) => `s${7 - i}`), PLANES.map
 function shiftMix(): string[] {
   const out: string[] = [];
   for (const s of PLANES) {
-    out.push(`local.get $${s}`, 'local.get $kSR1', 'i8x16.swizzle', `local.set $r${s.slice(1)}`);
-    out.push(`local.get $${s}`, 'local.get $kSR', 'i8x16.swizzle', `local.get $r${s.slice(1)}`, 'v128.xor', `local.set $t${s.slice(1)}`);
+    out.push(`local.get $${s}`, 'local.get $kSR1', 'i8x16.swizzle', `local.set $br${s.slice(1)}`);
+    out.push(`local.get $${s}`, 'local.get $kSR', 'i8x16.swizzle', `local.get $br${s.slice(1)}`, 'v128.xor', `local.set $bt${s.slice(1)}`);
   }
   // xtime on planes: (2a)_0 = a_7, (2a)_i = a_{i-1} ⊕ [i ∈ {1,3,4}]·a_7
   for (let i = 0; i < 8; i++) {
-    const x = i === 0 ? ['local.get $t7'] : [`local.get $t${i - 1}`, ...([1, 3, 4].includes(i) ? ['local.get $t7', 'v128.xor'] : [])];
-    out.push(...x, `local.get $r${i}`, 'v128.xor', `local.get $t${i}`, 'local.get $kRot2', 'i8x16.swizzle', 'v128.xor', `local.set $s${i}`);
+    const x = i === 0 ? ['local.get $bt7'] : [`local.get $bt${i - 1}`, ...([1, 3, 4].includes(i) ? ['local.get $bt7', 'v128.xor'] : [])];
+    out.push(...x, `local.get $br${i}`, 'v128.xor', `local.get $bt${i}`, 'local.get $kRot2', 'i8x16.swizzle', 'v128.xor', `local.set $s${i}`);
   }
   return out;
 }
@@ -150,20 +150,56 @@ function shiftMix(): string[] {
 const shiftRows = () => PLANES.flatMap((s) => [`local.get $${s}`, 'local.get $kSR', 'i8x16.swizzle', `local.set $${s}`]);
 
 /**
- * `$aes8(rk, nr, buf)`: encrypt the eight blocks at buf (128 bytes) in place with the bitsliced
- * round keys at rk; nr rounds (10, 12, 14). All parameters public.
+ * Other work to interleave with the rounds (aes_gcm.ts hashes one block per round): code that
+ * shares no local with the AES core, run at the start, inside each looped round after SubBytes
+ * ($i is the round number, 1 … nr − 1), and between the last looped round and the final one.
  */
-export function aes8Func(): string[] {
+export interface Aes8Stitch {
+  name: string;
+  params: string;
+  locals: string;
+  prologue: string[];
+  inRound: string[];
+  afterRounds: string[];
+  /**
+   * Alternatively, segments woven into each looped round: the first before SubBytes, the others
+   * spread evenly between the S-box's gates (inRound is then unused).
+   */
+  weave?: string[][];
+}
+
+/** Interleave `segs` evenly between the gates (4 instructions each) of an S-box listing. */
+function weaveInto(sbox: string[], segs: string[][]): string[] {
+  const gates = GATES.length;
+  const out: string[] = [];
+  let next = 0;
+  for (let g = 0; g < gates; g++) {
+    out.push(...sbox.slice(4 * g, 4 * g + 4));
+    // after gate g, emit the segments due by then
+    while (next < segs.length && Math.floor(((next + 1) * gates) / (segs.length + 1)) <= g + 1) out.push(...segs[next++]);
+  }
+  while (next < segs.length) out.push(...segs[next++]);
+  out.push(...sbox.slice(4 * gates));
+  return out;
+}
+
+/**
+ * `$aes8(rk, nr, buf)`: encrypt the eight blocks at buf (128 bytes) in place with the bitsliced
+ * round keys at rk; nr rounds (10, 12, 14). All parameters public. With `stitch`, the same under
+ * another name with the stitched work woven in.
+ */
+export function aes8Func(stitch?: Aes8Stitch): string[] {
   const loc = [
-    locals('v128', [...PLANES, 't', 'r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']),
+    locals('v128', [...PLANES, 'bt', ...PLANES.map((_, i) => `br${i}`), ...PLANES.map((_, i) => `bt${i}`)]),
     sboxLocals('q'),
     constLocals,
     locals('i32', ['i']),
   ].join(' ');
   return [
-    `(func $aes8 (param $rk i32) (param $nr i32) (param $buf i32) ${loc}`,
+    `(func $${stitch?.name ?? 'aes8'} (param $rk i32) (param $nr i32) (param $buf i32) ${stitch?.params ?? ''} ${loc} ${stitch?.locals ?? ''}`,
     indent([
       ...initConsts,
+      ...(stitch?.prologue ?? []),
       ...PLANES.flatMap((s, j) => ['local.get $buf', `v128.load offset=${16 * j}`, `local.set $${s}`]),
       ';; blocks -> planes',
       ...transpose(),
@@ -173,7 +209,7 @@ export function aes8Func(): string[] {
       indent([
         'local.get $rk', 'i32.const 128', 'i32.add', 'local.set $rk',
         ';; SubBytes',
-        ...subBytes(),
+        ...(stitch?.weave ? [...stitch.weave[0], ...weaveInto(subBytes(), stitch.weave.slice(1))] : [...subBytes(), ...(stitch?.inRound ?? [])]),
         ';; ShiftRows, MixColumns',
         ...shiftMix(),
         ';; AddRoundKey',
@@ -182,6 +218,7 @@ export function aes8Func(): string[] {
         'local.get $nr', 'i32.lt_u', 'br_if $round',
       ], 2),
       'end',
+      ...(stitch?.afterRounds ?? []),
       ';; final round: no MixColumns',
       'local.get $rk', 'i32.const 128', 'i32.add', 'local.set $rk',
       ...subBytes(),

@@ -20,8 +20,8 @@
 // per-nonce round keys at 4096 and POLYVAL key and tables at 6144 (wiped after each message).
 
 import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
-import { type AesFlags, AES_MAX_RK_BYTES, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
-import { type Gf128Flags, gf128Functions } from './gf128_ctmul64.js';
+import { type AesFlags, type Aes8Stitch, AES_MAX_RK_BYTES, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
+import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, gf128Functions } from './gf128_ctmul64.js';
 import { AES_IO, AES_SLOT } from './aes_layout.js';
 
 export { AES_IO, AES_SLOT };
@@ -115,7 +115,8 @@ const AES8: GcmCipher = { call: '$aes8', blocks: 8 };
  * With mask ≠ 0 the first counter's keystream block goes to IO.mask (GCM's E(K, J0)) and the
  * data starts at the next counter. maxg: blocks per GHASH reduction (1, or 8 with the powers).
  */
-function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' } | undefined, cipher: GcmCipher = AES8): string[] {
+function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' } | undefined, cipher: GcmCipher = AES8, stitched?: string): string[] {
+  if (stitched) return stitchedCryptFunc(f, mode, hash!, stitched);
   const B = cipher.blocks;
   // count = min(n + skip, B): the blocks this group needs
   const count = cipher.counted
@@ -180,6 +181,133 @@ function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'be
     ]),
     ')',
   ];
+}
+
+/**
+ * The AES counter-mode loop with the hash interleaved into the cipher (`stitched` is an
+ * aes8Func variant from hashStitch, which hashes up to eight blocks while it encrypts eight):
+ *   'before' (GCM open): each group's input blocks are hashed while its keystream is computed;
+ *   'after' (GCM seal, GCM-SIV open): each group's output blocks are hashed while the next
+ *           group's keystream is computed, and the last group's after the loop.
+ * The scalar multiplications of the hash and the SIMD rounds of AES then run side by side in
+ * the core instead of one after the other. Requires the powers H … H^8 (maxg is ignored).
+ */
+function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' }, stitched: string): string[] {
+  const ctr = counter(mode);
+  const after = hash.order === 'after';
+  const fillPad = ['local.get $end', 'i32.const 0', 'local.get $pad', 'memory.fill'];
+  const minG = ['local.get $n', 'i32.const 8', 'local.get $skip', 'i32.sub', 'local.tee $g', 'local.get $n', 'local.get $g', 'i32.lt_u', 'select', 'local.set $g'];
+  return [
+    `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${locals('i32', ['n', 'g', 'j', 'skip', 'pad', 'end', 'prev', 'prevN'])} ${counterLocals}`,
+    indent([
+      ...ctr.init,
+      'local.get $len', 'i32.const 15', 'i32.add', 'i32.const 4', 'i32.shr_u', 'local.set $n',
+      'local.get $n', 'i32.const 4', 'i32.shl', 'local.get $len', 'i32.sub', 'local.set $pad',
+      'local.get $buf', 'local.get $len', 'i32.add', 'local.set $end',
+      'local.get $mask', 'i32.const 0', 'i32.ne', 'local.set $skip',
+      ...ctr.load,
+      ...(after ? [] : [';; zero-pad the partial last block before hashing it', ...fillPad]),
+      'block $done',
+      '  loop $group',
+      '    local.get $n', '    local.get $skip', '    i32.or', '    i32.eqz', '    br_if $done',
+      '    ;; eight counter blocks, encrypted in place while hashing',
+      ...Array.from({ length: 8 }, (_, j) => [`i32.const ${IO.ks}`, ...ctr.block(j), `v128.store offset=${16 * j}`]).flat().map((l) => '    ' + l),
+      '    ;; g = min(n, 8 - skip) data blocks in this group',
+      ...minG.map((l) => '    ' + l),
+      '    local.get $rk', '    local.get $nr', `    i32.const ${IO.ks}`, '    local.get $gf',
+      ...(after ? ['    local.get $prev', '    local.get $prevN'] : ['    local.get $buf', '    local.get $g']),
+      `    call ${stitched}`,
+      '    local.get $skip',
+      '    if',
+      `      i32.const ${IO.mask}`, `      i32.const ${IO.ks}`, '      v128.load', '      v128.store',
+      '    end',
+      '    i32.const 0', '    local.set $j',
+      '    block $xd',
+      '      loop $x',
+      '        local.get $j', '        local.get $g', '        i32.ge_u', '        br_if $xd',
+      '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add',
+      '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
+      `        i32.const ${IO.ks}`, '        local.get $j', '        local.get $skip', '        i32.add', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
+      '        v128.xor', '        v128.store',
+      '        local.get $j', '        i32.const 1', '        i32.add', '        local.set $j',
+      '        br $x',
+      '      end',
+      '    end',
+      ...(after
+        ? [
+            '    ;; the last group: zero the padding of the partial last block; hash this group with the next',
+            '    local.get $n', '    local.get $g', '    i32.eq',
+            '    if', ...fillPad.map((l) => '      ' + l), '    end',
+            '    local.get $buf', '    local.set $prev',
+            '    local.get $g', '    local.set $prevN',
+          ]
+        : []),
+      ...ctr.advance(['local.get $g', 'local.get $skip', 'i32.add']).map((l) => '    ' + l),
+      '    local.get $buf', '    local.get $g', '    i32.const 4', '    i32.shl', '    i32.add', '    local.set $buf',
+      '    local.get $n', '    local.get $g', '    i32.sub', '    local.set $n',
+      '    i32.const 0', '    local.set $skip',
+      '    br $group',
+      '  end',
+      'end',
+      ...(after ? [';; the last group', 'local.get $gf', `i32.const ${IO.state}`, 'local.get $prev', 'local.get $prevN', 'i32.const 8', `call ${hash.fn}`] : []),
+      ...ctr.store,
+      `i32.const ${IO.ks}`, 'i32.const 0', 'i32.const 128', 'memory.fill',
+    ]),
+    ')',
+  ];
+}
+
+/**
+ * One block's hashing cut into pieces to weave between the S-box gates of a round: the block's
+ * load and lane extraction, then its six 64-bit carry-less products, each guarded by i ≤ hn.
+ */
+function weaveGhash(parts: Gf128Parts, domain: string[]): string[][] {
+  const acc = parts.accumulate();
+  const cuts = acc.map((l, k) => (/^;; [LR][012] \^= clmul/.test(l) ? k : -1)).filter((k) => k >= 0);
+  const pieces = [acc.slice(0, cuts[0]), ...cuts.map((c, k) => acc.slice(c, cuts[k + 1]))];
+  const guard = (body: string[]) => ['local.get $i', 'local.get $hn', 'i32.le_u', 'if', ...indent(body, 2).split('\n'), 'end'];
+  return pieces.map((piece, k) =>
+    guard([
+      ...(k === 0 ? [';; hash block i - 1 of hsrc (the state enters with the first)', 'local.get $hsrc', 'v128.load', ...domain, 'local.get $hs', 'v128.xor', 'local.set $v', 'v128.const i64x2 0 0', 'local.set $hs'] : []),
+      ...piece,
+      ...(k === pieces.length - 1
+        ? ['local.get $hsrc', 'i32.const 16', 'i32.add', 'local.set $hsrc', 'local.get $p', `i32.const ${GF128_TABLE_SIZE}`, 'i32.sub', 'local.set $p']
+        : []),
+    ]),
+  );
+}
+
+/**
+ * An aes8Func variant that also hashes hn ≤ 8 blocks at hsrc into IO.state with one reduction
+ * (block j with H^(hn−j), so the powers must be in the slot): one block per looped round, the
+ * reduction before the final round.
+ */
+function hashStitch(kind: 'ghash' | 'polyval', parts: Gf128Parts): Aes8Stitch {
+  const domain = kind === 'ghash' ? parts.ghashDomain : [];
+  return {
+    name: `aes8_${kind}`,
+    params: '(param $gf i32) (param $hsrc i32) (param $hn i32)',
+    locals: `${parts.mulLocals} (local $hs v128) (local $p i32)`,
+    prologue: [
+      ';; hashing: the state in the POLYVAL domain, the table of H^hn for the first block',
+      ...parts.initConsts,
+      'local.get $gf', 'local.set $pinAt',
+      ...parts.zeroAcc,
+      `i32.const ${IO.state}`, 'v128.load', ...domain, 'local.set $hs',
+      'local.get $gf', 'local.get $hn', `i32.const ${GF128_TABLE_SIZE}`, 'i32.mul', 'i32.add', `i32.const ${GF128_TABLE_OFFSET - GF128_TABLE_SIZE}`, 'i32.add', 'local.set $p',
+    ],
+    inRound: [],
+    weave: weaveGhash(parts, domain),
+    afterRounds: [
+      'local.get $hn',
+      'if',
+      ...indent([
+        ...parts.reduce(),
+        `i32.const ${IO.state}`, 'local.get $r0', 'i64x2.splat', 'local.get $r1', 'i64x2.replace_lane 1', ...domain, 'v128.store',
+      ], 2).split('\n'),
+      'end',
+    ],
+  };
 }
 
 function expandExport(): string[] {
@@ -391,10 +519,11 @@ export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
     expandFunc(6, flags),
     expandFunc(8, flags),
     aes8Func(),
+    aes8Func(hashStitch('ghash', gf.parts)),
     expandExport(),
     ecbExport(),
-    cryptFunc(crypt.gcmSeal, gcmMode, { fn: GHASH, order: 'after' }),
-    cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }),
+    cryptFunc(crypt.gcmSeal, gcmMode, { fn: GHASH, order: 'after' }, AES8, '$aes8_ghash'),
+    cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }, AES8, '$aes8_ghash'),
     cryptFunc(crypt.sivCtr, 'siv', undefined),
     cryptFunc(crypt.sivOpen, 'siv', { fn: POLYVAL, order: 'after' }),
     gcmLengthsExport(flags),

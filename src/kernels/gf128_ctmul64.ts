@@ -88,7 +88,7 @@ const FUNCS: KernelFunction[] = [
  * hashes the ciphertext it has just produced in the same memory). Exported functions are
  * returned with their public-parameter declarations.
  */
-export function gf128Functions(flags: Gf128Flags = {}, prefix = ''): { functions: string[]; exports: KernelFunction[] } {
+export function gf128Functions(flags: Gf128Flags = {}, prefix = ''): { functions: string[]; exports: KernelFunction[]; parts: Gf128Parts } {
   const F = FUNCS.map((f) => ({ ...f, name: prefix + f.name }));
   const rev16 = Array.from({ length: 16 }, (_, i) => 15 - i);
   if (flags.byteSlip) [rev16[0], rev16[1]] = [rev16[1], rev16[0]];
@@ -329,7 +329,26 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = ''): { functions
   return {
     functions: [tableFn, mulFn, initFn, powersFn, blocksFn(F[2], false), blocksFn(F[3], true)].map((f) => indent(f, 2)),
     exports: F,
+    parts: { constLocals, initConsts, mulLocals, zeroAcc, accumulate, reduce, ghashDomain: ['local.get $kRev16', 'i8x16.swizzle'] },
   };
+}
+
+/**
+ * The pieces of the multi-block loop, for a kernel that interleaves hashing with other work
+ * (aes_gcm.ts hashes one block per AES round). The caller declares `mulLocals`
+ * (mulLocals includes constLocals), runs `initConsts`, sets $pinAt to the slot (the pin stores go to slot + 48) and, per group:
+ * `zeroAcc`, then for each block its POLYVAL-domain value in $v (the state XORed into the first;
+ * GHASH blocks through `ghashDomain`) and its power's table in $p before `accumulate()`, then
+ * `reduce()`, which leaves the new state in $r0 (low) and $r1 (high).
+ */
+export interface Gf128Parts {
+  constLocals: string;
+  initConsts: string[];
+  mulLocals: string;
+  zeroAcc: string[];
+  accumulate: () => string[];
+  reduce: () => string[];
+  ghashDomain: string[];
 }
 
 export function generateGf128(flags: Gf128Flags = {}): GeneratedKernel {

@@ -4826,7 +4826,7 @@
     v128.const i64x2 0 0
     local.set $x
   )
-  (func $aes8 (param $rk i32) (param $nr i32) (param $buf i32) (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128) (local $s4 v128) (local $s5 v128) (local $s6 v128) (local $s7 v128) (local $t v128) (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128) (local $r4 v128) (local $r5 v128) (local $r6 v128) (local $r7 v128) (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128) (local $t4 v128) (local $t5 v128) (local $t6 v128) (local $t7 v128) (local $qT1 v128) (local $qT2 v128) (local $qT3 v128) (local $qT4 v128) (local $qT5 v128) (local $qT6 v128) (local $qT7 v128) (local $qT8 v128) (local $qT9 v128) (local $qT10 v128) (local $qT11 v128) (local $qT12 v128) (local $qT13 v128) (local $qT14 v128) (local $qT15 v128) (local $qT16 v128) (local $qT17 v128) (local $qT18 v128) (local $qT19 v128) (local $qT20 v128) (local $qT21 v128) (local $qT22 v128) (local $qT23 v128) (local $qT24 v128) (local $qT25 v128) (local $qT26 v128) (local $qT27 v128) (local $qM1 v128) (local $qM2 v128) (local $qM3 v128) (local $qM4 v128) (local $qM5 v128) (local $qM6 v128) (local $qM7 v128) (local $qM8 v128) (local $qM9 v128) (local $qM10 v128) (local $qM11 v128) (local $qM12 v128) (local $qM13 v128) (local $qM14 v128) (local $qM15 v128) (local $qM16 v128) (local $qM17 v128) (local $qM18 v128) (local $qM19 v128) (local $qM20 v128) (local $qM21 v128) (local $qM22 v128) (local $qM23 v128) (local $qM24 v128) (local $qM25 v128) (local $qM26 v128) (local $qM27 v128) (local $qM28 v128) (local $qM29 v128) (local $qM30 v128) (local $qM31 v128) (local $qM32 v128) (local $qM33 v128) (local $qM34 v128) (local $qM35 v128) (local $qM36 v128) (local $qM37 v128) (local $qM38 v128) (local $qM39 v128) (local $qM40 v128) (local $qM41 v128) (local $qM42 v128) (local $qM43 v128) (local $qM44 v128) (local $qM45 v128) (local $qM46 v128) (local $qM47 v128) (local $qM48 v128) (local $qM49 v128) (local $qM50 v128) (local $qM51 v128) (local $qM52 v128) (local $qM53 v128) (local $qM54 v128) (local $qM55 v128) (local $qM56 v128) (local $qM57 v128) (local $qM58 v128) (local $qM59 v128) (local $qM60 v128) (local $qM61 v128) (local $qM62 v128) (local $qM63 v128) (local $qL0 v128) (local $qL1 v128) (local $qL2 v128) (local $qL3 v128) (local $qL4 v128) (local $qL5 v128) (local $qL6 v128) (local $qL7 v128) (local $qL8 v128) (local $qL9 v128) (local $qL10 v128) (local $qL11 v128) (local $qL12 v128) (local $qL13 v128) (local $qL14 v128) (local $qL15 v128) (local $qL16 v128) (local $qL17 v128) (local $qL18 v128) (local $qL19 v128) (local $qL20 v128) (local $qL21 v128) (local $qL22 v128) (local $qL23 v128) (local $qL24 v128) (local $qL25 v128) (local $qL26 v128) (local $qL27 v128) (local $qL28 v128) (local $qL29 v128) (local $qS0 v128) (local $qS1 v128) (local $qS2 v128) (local $qS3 v128) (local $qS4 v128) (local $qS5 v128) (local $qS6 v128) (local $qS7 v128) (local $kSR v128) (local $kSR1 v128) (local $kRot2 v128) (local $i i32)
+  (func $aes8 (param $rk i32) (param $nr i32) (param $buf i32)  (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128) (local $s4 v128) (local $s5 v128) (local $s6 v128) (local $s7 v128) (local $bt v128) (local $br0 v128) (local $br1 v128) (local $br2 v128) (local $br3 v128) (local $br4 v128) (local $br5 v128) (local $br6 v128) (local $br7 v128) (local $bt0 v128) (local $bt1 v128) (local $bt2 v128) (local $bt3 v128) (local $bt4 v128) (local $bt5 v128) (local $bt6 v128) (local $bt7 v128) (local $qT1 v128) (local $qT2 v128) (local $qT3 v128) (local $qT4 v128) (local $qT5 v128) (local $qT6 v128) (local $qT7 v128) (local $qT8 v128) (local $qT9 v128) (local $qT10 v128) (local $qT11 v128) (local $qT12 v128) (local $qT13 v128) (local $qT14 v128) (local $qT15 v128) (local $qT16 v128) (local $qT17 v128) (local $qT18 v128) (local $qT19 v128) (local $qT20 v128) (local $qT21 v128) (local $qT22 v128) (local $qT23 v128) (local $qT24 v128) (local $qT25 v128) (local $qT26 v128) (local $qT27 v128) (local $qM1 v128) (local $qM2 v128) (local $qM3 v128) (local $qM4 v128) (local $qM5 v128) (local $qM6 v128) (local $qM7 v128) (local $qM8 v128) (local $qM9 v128) (local $qM10 v128) (local $qM11 v128) (local $qM12 v128) (local $qM13 v128) (local $qM14 v128) (local $qM15 v128) (local $qM16 v128) (local $qM17 v128) (local $qM18 v128) (local $qM19 v128) (local $qM20 v128) (local $qM21 v128) (local $qM22 v128) (local $qM23 v128) (local $qM24 v128) (local $qM25 v128) (local $qM26 v128) (local $qM27 v128) (local $qM28 v128) (local $qM29 v128) (local $qM30 v128) (local $qM31 v128) (local $qM32 v128) (local $qM33 v128) (local $qM34 v128) (local $qM35 v128) (local $qM36 v128) (local $qM37 v128) (local $qM38 v128) (local $qM39 v128) (local $qM40 v128) (local $qM41 v128) (local $qM42 v128) (local $qM43 v128) (local $qM44 v128) (local $qM45 v128) (local $qM46 v128) (local $qM47 v128) (local $qM48 v128) (local $qM49 v128) (local $qM50 v128) (local $qM51 v128) (local $qM52 v128) (local $qM53 v128) (local $qM54 v128) (local $qM55 v128) (local $qM56 v128) (local $qM57 v128) (local $qM58 v128) (local $qM59 v128) (local $qM60 v128) (local $qM61 v128) (local $qM62 v128) (local $qM63 v128) (local $qL0 v128) (local $qL1 v128) (local $qL2 v128) (local $qL3 v128) (local $qL4 v128) (local $qL5 v128) (local $qL6 v128) (local $qL7 v128) (local $qL8 v128) (local $qL9 v128) (local $qL10 v128) (local $qL11 v128) (local $qL12 v128) (local $qL13 v128) (local $qL14 v128) (local $qL15 v128) (local $qL16 v128) (local $qL17 v128) (local $qL18 v128) (local $qL19 v128) (local $qL20 v128) (local $qL21 v128) (local $qL22 v128) (local $qL23 v128) (local $qL24 v128) (local $qL25 v128) (local $qL26 v128) (local $qL27 v128) (local $qL28 v128) (local $qL29 v128) (local $qS0 v128) (local $qS1 v128) (local $qS2 v128) (local $qS3 v128) (local $qS4 v128) (local $qS5 v128) (local $qS6 v128) (local $qS7 v128) (local $kSR v128) (local $kSR1 v128) (local $kRot2 v128) (local $i i32) 
       v128.const i8x16 0 5 10 15 4 9 14 3 8 13 2 7 12 1 6 11
     local.set $kSR
     v128.const i8x16 5 10 15 0 9 14 3 4 13 2 7 8 1 6 11 12
@@ -4866,13 +4866,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s1
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s1
     local.get $s0
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -4885,13 +4885,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s3
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s3
     local.get $s2
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -4904,13 +4904,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s5
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s5
     local.get $s4
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -4923,13 +4923,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s7
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s7
     local.get $s6
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -4942,13 +4942,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s2
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s2
     local.get $s0
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -4961,13 +4961,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s3
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s3
     local.get $s1
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -4980,13 +4980,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s6
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s6
     local.get $s4
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -4999,13 +4999,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s7
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s7
     local.get $s5
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -5018,13 +5018,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s4
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s4
     local.get $s0
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -5037,13 +5037,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s5
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s5
     local.get $s1
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -5056,13 +5056,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s6
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s6
     local.get $s2
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -5075,13 +5075,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s7
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s7
     local.get $s3
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -5666,149 +5666,149 @@
   local.get $s0
   local.get $kSR1
   i8x16.swizzle
-  local.set $r0
+  local.set $br0
   local.get $s0
   local.get $kSR
   i8x16.swizzle
-  local.get $r0
+  local.get $br0
   v128.xor
-  local.set $t0
+  local.set $bt0
   local.get $s1
   local.get $kSR1
   i8x16.swizzle
-  local.set $r1
+  local.set $br1
   local.get $s1
   local.get $kSR
   i8x16.swizzle
-  local.get $r1
+  local.get $br1
   v128.xor
-  local.set $t1
+  local.set $bt1
   local.get $s2
   local.get $kSR1
   i8x16.swizzle
-  local.set $r2
+  local.set $br2
   local.get $s2
   local.get $kSR
   i8x16.swizzle
-  local.get $r2
+  local.get $br2
   v128.xor
-  local.set $t2
+  local.set $bt2
   local.get $s3
   local.get $kSR1
   i8x16.swizzle
-  local.set $r3
+  local.set $br3
   local.get $s3
   local.get $kSR
   i8x16.swizzle
-  local.get $r3
+  local.get $br3
   v128.xor
-  local.set $t3
+  local.set $bt3
   local.get $s4
   local.get $kSR1
   i8x16.swizzle
-  local.set $r4
+  local.set $br4
   local.get $s4
   local.get $kSR
   i8x16.swizzle
-  local.get $r4
+  local.get $br4
   v128.xor
-  local.set $t4
+  local.set $bt4
   local.get $s5
   local.get $kSR1
   i8x16.swizzle
-  local.set $r5
+  local.set $br5
   local.get $s5
   local.get $kSR
   i8x16.swizzle
-  local.get $r5
+  local.get $br5
   v128.xor
-  local.set $t5
+  local.set $bt5
   local.get $s6
   local.get $kSR1
   i8x16.swizzle
-  local.set $r6
+  local.set $br6
   local.get $s6
   local.get $kSR
   i8x16.swizzle
-  local.get $r6
+  local.get $br6
   v128.xor
-  local.set $t6
+  local.set $bt6
   local.get $s7
   local.get $kSR1
   i8x16.swizzle
-  local.set $r7
+  local.set $br7
   local.get $s7
   local.get $kSR
   i8x16.swizzle
-  local.get $r7
+  local.get $br7
   v128.xor
-  local.set $t7
-  local.get $t7
-  local.get $r0
+  local.set $bt7
+  local.get $bt7
+  local.get $br0
   v128.xor
-  local.get $t0
+  local.get $bt0
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s0
-  local.get $t0
-  local.get $t7
+  local.get $bt0
+  local.get $bt7
   v128.xor
-  local.get $r1
+  local.get $br1
   v128.xor
-  local.get $t1
+  local.get $bt1
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s1
-  local.get $t1
-  local.get $r2
+  local.get $bt1
+  local.get $br2
   v128.xor
-  local.get $t2
+  local.get $bt2
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s2
-  local.get $t2
-  local.get $t7
+  local.get $bt2
+  local.get $bt7
   v128.xor
-  local.get $r3
+  local.get $br3
   v128.xor
-  local.get $t3
+  local.get $bt3
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s3
-  local.get $t3
-  local.get $t7
+  local.get $bt3
+  local.get $bt7
   v128.xor
-  local.get $r4
+  local.get $br4
   v128.xor
-  local.get $t4
+  local.get $bt4
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s4
-  local.get $t4
-  local.get $r5
+  local.get $bt4
+  local.get $br5
   v128.xor
-  local.get $t5
+  local.get $bt5
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s5
-  local.get $t5
-  local.get $r6
+  local.get $bt5
+  local.get $br6
   v128.xor
-  local.get $t6
+  local.get $bt6
   local.get $kRot2
   i8x16.swizzle
   v128.xor
   local.set $s6
-  local.get $t6
-  local.get $r7
+  local.get $bt6
+  local.get $br7
   v128.xor
-  local.get $t7
+  local.get $bt7
   local.get $kRot2
   i8x16.swizzle
   v128.xor
@@ -6476,13 +6476,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s1
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s1
     local.get $s0
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -6495,13 +6495,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s3
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s3
     local.get $s2
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -6514,13 +6514,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s5
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s5
     local.get $s4
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -6533,13 +6533,13 @@
     v128.xor
     v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s7
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s7
     local.get $s6
-    local.get $t
+    local.get $bt
     i32.const 1
     i64x2.shl
     v128.xor
@@ -6552,13 +6552,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s2
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s2
     local.get $s0
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -6571,13 +6571,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s3
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s3
     local.get $s1
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -6590,13 +6590,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s6
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s6
     local.get $s4
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -6609,13 +6609,13 @@
     v128.xor
     v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s7
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s7
     local.get $s5
-    local.get $t
+    local.get $bt
     i32.const 2
     i64x2.shl
     v128.xor
@@ -6628,13 +6628,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s4
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s4
     local.get $s0
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -6647,13 +6647,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s5
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s5
     local.get $s1
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -6666,13 +6666,13 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s6
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s6
     local.get $s2
-    local.get $t
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -6685,13 +6685,2837 @@
     v128.xor
     v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
     v128.and
-    local.set $t
+    local.set $bt
     local.get $s7
-    local.get $t
+    local.get $bt
     v128.xor
     local.set $s7
     local.get $s3
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s3
+    local.get $buf
+    local.get $s0
+    v128.store offset=0
+    local.get $buf
+    local.get $s1
+    v128.store offset=16
+    local.get $buf
+    local.get $s2
+    v128.store offset=32
+    local.get $buf
+    local.get $s3
+    v128.store offset=48
+    local.get $buf
+    local.get $s4
+    v128.store offset=64
+    local.get $buf
+    local.get $s5
+    v128.store offset=80
+    local.get $buf
+    local.get $s6
+    v128.store offset=96
+    local.get $buf
+    local.get $s7
+    v128.store offset=112
+  )
+  (func $aes8_ghash (param $rk i32) (param $nr i32) (param $buf i32) (param $gf i32) (param $hsrc i32) (param $hn i32) (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128) (local $s4 v128) (local $s5 v128) (local $s6 v128) (local $s7 v128) (local $bt v128) (local $br0 v128) (local $br1 v128) (local $br2 v128) (local $br3 v128) (local $br4 v128) (local $br5 v128) (local $br6 v128) (local $br7 v128) (local $bt0 v128) (local $bt1 v128) (local $bt2 v128) (local $bt3 v128) (local $bt4 v128) (local $bt5 v128) (local $bt6 v128) (local $bt7 v128) (local $qT1 v128) (local $qT2 v128) (local $qT3 v128) (local $qT4 v128) (local $qT5 v128) (local $qT6 v128) (local $qT7 v128) (local $qT8 v128) (local $qT9 v128) (local $qT10 v128) (local $qT11 v128) (local $qT12 v128) (local $qT13 v128) (local $qT14 v128) (local $qT15 v128) (local $qT16 v128) (local $qT17 v128) (local $qT18 v128) (local $qT19 v128) (local $qT20 v128) (local $qT21 v128) (local $qT22 v128) (local $qT23 v128) (local $qT24 v128) (local $qT25 v128) (local $qT26 v128) (local $qT27 v128) (local $qM1 v128) (local $qM2 v128) (local $qM3 v128) (local $qM4 v128) (local $qM5 v128) (local $qM6 v128) (local $qM7 v128) (local $qM8 v128) (local $qM9 v128) (local $qM10 v128) (local $qM11 v128) (local $qM12 v128) (local $qM13 v128) (local $qM14 v128) (local $qM15 v128) (local $qM16 v128) (local $qM17 v128) (local $qM18 v128) (local $qM19 v128) (local $qM20 v128) (local $qM21 v128) (local $qM22 v128) (local $qM23 v128) (local $qM24 v128) (local $qM25 v128) (local $qM26 v128) (local $qM27 v128) (local $qM28 v128) (local $qM29 v128) (local $qM30 v128) (local $qM31 v128) (local $qM32 v128) (local $qM33 v128) (local $qM34 v128) (local $qM35 v128) (local $qM36 v128) (local $qM37 v128) (local $qM38 v128) (local $qM39 v128) (local $qM40 v128) (local $qM41 v128) (local $qM42 v128) (local $qM43 v128) (local $qM44 v128) (local $qM45 v128) (local $qM46 v128) (local $qM47 v128) (local $qM48 v128) (local $qM49 v128) (local $qM50 v128) (local $qM51 v128) (local $qM52 v128) (local $qM53 v128) (local $qM54 v128) (local $qM55 v128) (local $qM56 v128) (local $qM57 v128) (local $qM58 v128) (local $qM59 v128) (local $qM60 v128) (local $qM61 v128) (local $qM62 v128) (local $qM63 v128) (local $qL0 v128) (local $qL1 v128) (local $qL2 v128) (local $qL3 v128) (local $qL4 v128) (local $qL5 v128) (local $qL6 v128) (local $qL7 v128) (local $qL8 v128) (local $qL9 v128) (local $qL10 v128) (local $qL11 v128) (local $qL12 v128) (local $qL13 v128) (local $qL14 v128) (local $qL15 v128) (local $qL16 v128) (local $qL17 v128) (local $qL18 v128) (local $qL19 v128) (local $qL20 v128) (local $qL21 v128) (local $qL22 v128) (local $qL23 v128) (local $qL24 v128) (local $qL25 v128) (local $qL26 v128) (local $qL27 v128) (local $qL28 v128) (local $qL29 v128) (local $qS0 v128) (local $qS1 v128) (local $qS2 v128) (local $qS3 v128) (local $qS4 v128) (local $qS5 v128) (local $qS6 v128) (local $qS7 v128) (local $kSR v128) (local $kSR1 v128) (local $kRot2 v128) (local $i i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $hs v128) (local $p i32)
+      v128.const i8x16 0 5 10 15 4 9 14 3 8 13 2 7 12 1 6 11
+    local.set $kSR
+    v128.const i8x16 5 10 15 0 9 14 3 4 13 2 7 8 1 6 11 12
+    local.set $kSR1
+    v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13
+    local.set $kRot2
+    ;; hashing: the state in the POLYVAL domain, the table of H^hn for the first block
+    v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
+    local.set $kLaneRev
+    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
+    local.set $kRev16
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    local.set $kNib
+    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
+    local.set $kRevHi
+    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
+    local.set $kRevLo
+    local.get $gf
+    local.set $pinAt
+    i64.const 0
+    local.set $L0
+    i64.const 0
+    local.set $L1
+    i64.const 0
+    local.set $L2
+    i64.const 0
+    local.set $R0
+    i64.const 0
+    local.set $R1
+    i64.const 0
+    local.set $R2
+    i32.const 32
+    v128.load
+    local.get $kRev16
+    i8x16.swizzle
+    local.set $hs
+    local.get $gf
+    local.get $hn
+    i32.const 192
+    i32.mul
+    i32.add
+    i32.const -128
+    i32.add
+    local.set $p
+    local.get $buf
+    v128.load offset=0
+    local.set $s0
+    local.get $buf
+    v128.load offset=16
+    local.set $s1
+    local.get $buf
+    v128.load offset=32
+    local.set $s2
+    local.get $buf
+    v128.load offset=48
+    local.set $s3
+    local.get $buf
+    v128.load offset=64
+    local.set $s4
+    local.get $buf
+    v128.load offset=80
+    local.set $s5
+    local.get $buf
+    v128.load offset=96
+    local.set $s6
+    local.get $buf
+    v128.load offset=112
+    local.set $s7
+    ;; blocks -> planes
+    ;; swapmove(s0, s1, 1, 0x55)
+    local.get $s0
+    i32.const 1
+    i64x2.shr_u
+    local.get $s1
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s1
+    local.get $bt
+    v128.xor
+    local.set $s1
+    local.get $s0
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s0
+    ;; swapmove(s2, s3, 1, 0x55)
+    local.get $s2
+    i32.const 1
+    i64x2.shr_u
+    local.get $s3
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s3
+    local.get $bt
+    v128.xor
+    local.set $s3
+    local.get $s2
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s2
+    ;; swapmove(s4, s5, 1, 0x55)
+    local.get $s4
+    i32.const 1
+    i64x2.shr_u
+    local.get $s5
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s5
+    local.get $bt
+    v128.xor
+    local.set $s5
+    local.get $s4
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s4
+    ;; swapmove(s6, s7, 1, 0x55)
+    local.get $s6
+    i32.const 1
+    i64x2.shr_u
+    local.get $s7
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s7
+    local.get $bt
+    v128.xor
+    local.set $s7
+    local.get $s6
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s6
+    ;; swapmove(s0, s2, 2, 0x33)
+    local.get $s0
+    i32.const 2
+    i64x2.shr_u
+    local.get $s2
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s2
+    local.get $bt
+    v128.xor
+    local.set $s2
+    local.get $s0
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s0
+    ;; swapmove(s1, s3, 2, 0x33)
+    local.get $s1
+    i32.const 2
+    i64x2.shr_u
+    local.get $s3
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s3
+    local.get $bt
+    v128.xor
+    local.set $s3
+    local.get $s1
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s1
+    ;; swapmove(s4, s6, 2, 0x33)
+    local.get $s4
+    i32.const 2
+    i64x2.shr_u
+    local.get $s6
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s6
+    local.get $bt
+    v128.xor
+    local.set $s6
+    local.get $s4
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s4
+    ;; swapmove(s5, s7, 2, 0x33)
+    local.get $s5
+    i32.const 2
+    i64x2.shr_u
+    local.get $s7
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s7
+    local.get $bt
+    v128.xor
+    local.set $s7
+    local.get $s5
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s5
+    ;; swapmove(s0, s4, 4, 0xf)
+    local.get $s0
+    i32.const 4
+    i64x2.shr_u
+    local.get $s4
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s4
+    local.get $bt
+    v128.xor
+    local.set $s4
+    local.get $s0
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s0
+    ;; swapmove(s1, s5, 4, 0xf)
+    local.get $s1
+    i32.const 4
+    i64x2.shr_u
+    local.get $s5
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s5
+    local.get $bt
+    v128.xor
+    local.set $s5
+    local.get $s1
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s1
+    ;; swapmove(s2, s6, 4, 0xf)
+    local.get $s2
+    i32.const 4
+    i64x2.shr_u
+    local.get $s6
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s6
+    local.get $bt
+    v128.xor
+    local.set $s6
+    local.get $s2
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s2
+    ;; swapmove(s3, s7, 4, 0xf)
+    local.get $s3
+    i32.const 4
+    i64x2.shr_u
+    local.get $s7
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s7
+    local.get $bt
+    v128.xor
+    local.set $s7
+    local.get $s3
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s3
+    local.get $s0
+    local.get $rk
+    v128.load offset=0
+    v128.xor
+    local.set $s0
+    local.get $s1
+    local.get $rk
+    v128.load offset=16
+    v128.xor
+    local.set $s1
+    local.get $s2
+    local.get $rk
+    v128.load offset=32
+    v128.xor
+    local.set $s2
+    local.get $s3
+    local.get $rk
+    v128.load offset=48
+    v128.xor
+    local.set $s3
+    local.get $s4
+    local.get $rk
+    v128.load offset=64
+    v128.xor
+    local.set $s4
+    local.get $s5
+    local.get $rk
+    v128.load offset=80
+    v128.xor
+    local.set $s5
+    local.get $s6
+    local.get $rk
+    v128.load offset=96
+    v128.xor
+    local.set $s6
+    local.get $s7
+    local.get $rk
+    v128.load offset=112
+    v128.xor
+    local.set $s7
+    i32.const 1
+    local.set $i
+    loop $round
+      local.get $rk
+  i32.const 128
+  i32.add
+  local.set $rk
+  ;; SubBytes
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; hash block i - 1 of hsrc (the state enters with the first)
+    local.get $hsrc
+    v128.load
+    local.get $kRev16
+    i8x16.swizzle
+    local.get $hs
+    v128.xor
+    local.set $v
+    v128.const i64x2 0 0
+    local.set $hs
+    local.get $v
+    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+    local.get $kLaneRev
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
     local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    local.set $vr
+    local.get $v
+    i64x2.extract_lane 0
+    local.set $a0
+    local.get $v
+    i64x2.extract_lane 1
+    local.set $a1
+    local.get $vr
+    i64x2.extract_lane 0
+    local.set $ar0
+    local.get $vr
+    i64x2.extract_lane 1
+    local.set $ar1
+    local.get $a0
+    local.get $a1
+    i64.xor
+    local.set $a2
+    local.get $ar0
+    local.get $ar1
+    i64.xor
+    local.set $ar2
+  end
+  local.get $s7
+  local.get $s4
+  v128.xor
+  local.set $qT1
+  local.get $s7
+  local.get $s2
+  v128.xor
+  local.set $qT2
+  local.get $s7
+  local.get $s1
+  v128.xor
+  local.set $qT3
+  local.get $s4
+  local.get $s2
+  v128.xor
+  local.set $qT4
+  local.get $s3
+  local.get $s1
+  v128.xor
+  local.set $qT5
+  local.get $qT1
+  local.get $qT5
+  v128.xor
+  local.set $qT6
+  local.get $s6
+  local.get $s5
+  v128.xor
+  local.set $qT7
+  local.get $s0
+  local.get $qT6
+  v128.xor
+  local.set $qT8
+  local.get $s0
+  local.get $qT7
+  v128.xor
+  local.set $qT9
+  local.get $qT6
+  local.get $qT7
+  v128.xor
+  local.set $qT10
+  local.get $s6
+  local.get $s2
+  v128.xor
+  local.set $qT11
+  local.get $s5
+  local.get $s2
+  v128.xor
+  local.set $qT12
+  local.get $qT3
+  local.get $qT4
+  v128.xor
+  local.set $qT13
+  local.get $qT6
+  local.get $qT11
+  v128.xor
+  local.set $qT14
+  local.get $qT5
+  local.get $qT11
+  v128.xor
+  local.set $qT15
+  local.get $qT5
+  local.get $qT12
+  v128.xor
+  local.set $qT16
+  local.get $qT9
+  local.get $qT16
+  v128.xor
+  local.set $qT17
+  local.get $s4
+  local.get $s0
+  v128.xor
+  local.set $qT18
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; L0 ^= clmul_lo64(a0, table word 0)
+    local.get $a0
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a0
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a0
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a0
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=0
+    local.set $y0
+    local.get $p
+    i64.load offset=8
+    local.set $y1
+    local.get $p
+    i64.load offset=16
+    local.set $y2
+    local.get $p
+    i64.load offset=24
+    local.set $y3
+    local.get $L0
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L0
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
+  end
+  local.get $qT7
+  local.get $qT18
+  v128.xor
+  local.set $qT19
+  local.get $qT1
+  local.get $qT19
+  v128.xor
+  local.set $qT20
+  local.get $s1
+  local.get $s0
+  v128.xor
+  local.set $qT21
+  local.get $qT7
+  local.get $qT21
+  v128.xor
+  local.set $qT22
+  local.get $qT2
+  local.get $qT22
+  v128.xor
+  local.set $qT23
+  local.get $qT2
+  local.get $qT10
+  v128.xor
+  local.set $qT24
+  local.get $qT20
+  local.get $qT17
+  v128.xor
+  local.set $qT25
+  local.get $qT3
+  local.get $qT16
+  v128.xor
+  local.set $qT26
+  local.get $qT1
+  local.get $qT12
+  v128.xor
+  local.set $qT27
+  local.get $qT13
+  local.get $qT6
+  v128.and
+  local.set $qM1
+  local.get $qT23
+  local.get $qT8
+  v128.and
+  local.set $qM2
+  local.get $qT14
+  local.get $qM1
+  v128.xor
+  local.set $qM3
+  local.get $qT19
+  local.get $s0
+  v128.and
+  local.set $qM4
+  local.get $qM4
+  local.get $qM1
+  v128.xor
+  local.set $qM5
+  local.get $qT3
+  local.get $qT16
+  v128.and
+  local.set $qM6
+  local.get $qT22
+  local.get $qT9
+  v128.and
+  local.set $qM7
+  local.get $qT26
+  local.get $qM6
+  v128.xor
+  local.set $qM8
+  local.get $qT20
+  local.get $qT17
+  v128.and
+  local.set $qM9
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; L1 ^= clmul_lo64(a1, table word 1)
+    local.get $a1
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a1
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a1
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a1
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=32
+    local.set $y0
+    local.get $p
+    i64.load offset=40
+    local.set $y1
+    local.get $p
+    i64.load offset=48
+    local.set $y2
+    local.get $p
+    i64.load offset=56
+    local.set $y3
+    local.get $L1
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L1
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
+  end
+  local.get $qM9
+  local.get $qM6
+  v128.xor
+  local.set $qM10
+  local.get $qT1
+  local.get $qT15
+  v128.and
+  local.set $qM11
+  local.get $qT4
+  local.get $qT27
+  v128.and
+  local.set $qM12
+  local.get $qM12
+  local.get $qM11
+  v128.xor
+  local.set $qM13
+  local.get $qT2
+  local.get $qT10
+  v128.and
+  local.set $qM14
+  local.get $qM14
+  local.get $qM11
+  v128.xor
+  local.set $qM15
+  local.get $qM3
+  local.get $qM2
+  v128.xor
+  local.set $qM16
+  local.get $qM5
+  local.get $qT24
+  v128.xor
+  local.set $qM17
+  local.get $qM8
+  local.get $qM7
+  v128.xor
+  local.set $qM18
+  local.get $qM10
+  local.get $qM15
+  v128.xor
+  local.set $qM19
+  local.get $qM16
+  local.get $qM13
+  v128.xor
+  local.set $qM20
+  local.get $qM17
+  local.get $qM15
+  v128.xor
+  local.set $qM21
+  local.get $qM18
+  local.get $qM13
+  v128.xor
+  local.set $qM22
+  local.get $qM19
+  local.get $qT25
+  v128.xor
+  local.set $qM23
+  local.get $qM22
+  local.get $qM23
+  v128.xor
+  local.set $qM24
+  local.get $qM22
+  local.get $qM20
+  v128.and
+  local.set $qM25
+  local.get $qM21
+  local.get $qM25
+  v128.xor
+  local.set $qM26
+  local.get $qM20
+  local.get $qM21
+  v128.xor
+  local.set $qM27
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; L2 ^= clmul_lo64(a2, table word 2)
+    local.get $a2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=64
+    local.set $y0
+    local.get $p
+    i64.load offset=72
+    local.set $y1
+    local.get $p
+    i64.load offset=80
+    local.set $y2
+    local.get $p
+    i64.load offset=88
+    local.set $y3
+    local.get $L2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L2
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
+  end
+  local.get $qM23
+  local.get $qM25
+  v128.xor
+  local.set $qM28
+  local.get $qM28
+  local.get $qM27
+  v128.and
+  local.set $qM29
+  local.get $qM26
+  local.get $qM24
+  v128.and
+  local.set $qM30
+  local.get $qM20
+  local.get $qM23
+  v128.and
+  local.set $qM31
+  local.get $qM27
+  local.get $qM31
+  v128.and
+  local.set $qM32
+  local.get $qM27
+  local.get $qM25
+  v128.xor
+  local.set $qM33
+  local.get $qM21
+  local.get $qM22
+  v128.and
+  local.set $qM34
+  local.get $qM24
+  local.get $qM34
+  v128.and
+  local.set $qM35
+  local.get $qM24
+  local.get $qM25
+  v128.xor
+  local.set $qM36
+  local.get $qM21
+  local.get $qM29
+  v128.xor
+  local.set $qM37
+  local.get $qM32
+  local.get $qM33
+  v128.xor
+  local.set $qM38
+  local.get $qM23
+  local.get $qM30
+  v128.xor
+  local.set $qM39
+  local.get $qM35
+  local.get $qM36
+  v128.xor
+  local.set $qM40
+  local.get $qM38
+  local.get $qM40
+  v128.xor
+  local.set $qM41
+  local.get $qM37
+  local.get $qM39
+  v128.xor
+  local.set $qM42
+  local.get $qM37
+  local.get $qM38
+  v128.xor
+  local.set $qM43
+  local.get $qM39
+  local.get $qM40
+  v128.xor
+  local.set $qM44
+  local.get $qM42
+  local.get $qM41
+  v128.xor
+  local.set $qM45
+  local.get $qM44
+  local.get $qT6
+  v128.and
+  local.set $qM46
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; R0 ^= clmul_lo64(ar0, table word 3)
+    local.get $ar0
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar0
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar0
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar0
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=96
+    local.set $y0
+    local.get $p
+    i64.load offset=104
+    local.set $y1
+    local.get $p
+    i64.load offset=112
+    local.set $y2
+    local.get $p
+    i64.load offset=120
+    local.set $y3
+    local.get $R0
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R0
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
+  end
+  local.get $qM40
+  local.get $qT8
+  v128.and
+  local.set $qM47
+  local.get $qM39
+  local.get $s0
+  v128.and
+  local.set $qM48
+  local.get $qM43
+  local.get $qT16
+  v128.and
+  local.set $qM49
+  local.get $qM38
+  local.get $qT9
+  v128.and
+  local.set $qM50
+  local.get $qM37
+  local.get $qT17
+  v128.and
+  local.set $qM51
+  local.get $qM42
+  local.get $qT15
+  v128.and
+  local.set $qM52
+  local.get $qM45
+  local.get $qT27
+  v128.and
+  local.set $qM53
+  local.get $qM41
+  local.get $qT10
+  v128.and
+  local.set $qM54
+  local.get $qM44
+  local.get $qT13
+  v128.and
+  local.set $qM55
+  local.get $qM40
+  local.get $qT23
+  v128.and
+  local.set $qM56
+  local.get $qM39
+  local.get $qT19
+  v128.and
+  local.set $qM57
+  local.get $qM43
+  local.get $qT3
+  v128.and
+  local.set $qM58
+  local.get $qM38
+  local.get $qT22
+  v128.and
+  local.set $qM59
+  local.get $qM37
+  local.get $qT20
+  v128.and
+  local.set $qM60
+  local.get $qM42
+  local.get $qT1
+  v128.and
+  local.set $qM61
+  local.get $qM45
+  local.get $qT4
+  v128.and
+  local.set $qM62
+  local.get $qM41
+  local.get $qT2
+  v128.and
+  local.set $qM63
+  local.get $qM61
+  local.get $qM62
+  v128.xor
+  local.set $qL0
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; R1 ^= clmul_lo64(ar1, table word 4)
+    local.get $ar1
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar1
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar1
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar1
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=128
+    local.set $y0
+    local.get $p
+    i64.load offset=136
+    local.set $y1
+    local.get $p
+    i64.load offset=144
+    local.set $y2
+    local.get $p
+    i64.load offset=152
+    local.set $y3
+    local.get $R1
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R1
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
+  end
+  local.get $qM50
+  local.get $qM56
+  v128.xor
+  local.set $qL1
+  local.get $qM46
+  local.get $qM48
+  v128.xor
+  local.set $qL2
+  local.get $qM47
+  local.get $qM55
+  v128.xor
+  local.set $qL3
+  local.get $qM54
+  local.get $qM58
+  v128.xor
+  local.set $qL4
+  local.get $qM49
+  local.get $qM61
+  v128.xor
+  local.set $qL5
+  local.get $qM62
+  local.get $qL5
+  v128.xor
+  local.set $qL6
+  local.get $qM46
+  local.get $qL3
+  v128.xor
+  local.set $qL7
+  local.get $qM51
+  local.get $qM59
+  v128.xor
+  local.set $qL8
+  local.get $qM52
+  local.get $qM53
+  v128.xor
+  local.set $qL9
+  local.get $qM53
+  local.get $qL4
+  v128.xor
+  local.set $qL10
+  local.get $qM60
+  local.get $qL2
+  v128.xor
+  local.set $qL11
+  local.get $qM48
+  local.get $qM51
+  v128.xor
+  local.set $qL12
+  local.get $qM50
+  local.get $qL0
+  v128.xor
+  local.set $qL13
+  local.get $qM52
+  local.get $qM61
+  v128.xor
+  local.set $qL14
+  local.get $qM55
+  local.get $qL1
+  v128.xor
+  local.set $qL15
+  local.get $qM56
+  local.get $qL0
+  v128.xor
+  local.set $qL16
+  local.get $qM57
+  local.get $qL1
+  v128.xor
+  local.set $qL17
+  local.get $qM58
+  local.get $qL8
+  v128.xor
+  local.set $qL18
+  local.get $i
+  local.get $hn
+  i32.le_u
+  if
+    ;; R2 ^= clmul_lo64(ar2, table word 5)
+    local.get $ar2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=160
+    local.set $y0
+    local.get $p
+    i64.load offset=168
+    local.set $y1
+    local.get $p
+    i64.load offset=176
+    local.set $y2
+    local.get $p
+    i64.load offset=184
+    local.set $y3
+    local.get $R2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R2
+    local.set $pin
+    local.get $pinAt
+    local.get $pin
+    i64.store offset=48
+    local.get $hsrc
+    i32.const 16
+    i32.add
+    local.set $hsrc
+    local.get $p
+    i32.const 192
+    i32.sub
+    local.set $p
+  end
+  local.get $qM63
+  local.get $qL4
+  v128.xor
+  local.set $qL19
+  local.get $qL0
+  local.get $qL1
+  v128.xor
+  local.set $qL20
+  local.get $qL1
+  local.get $qL7
+  v128.xor
+  local.set $qL21
+  local.get $qL3
+  local.get $qL12
+  v128.xor
+  local.set $qL22
+  local.get $qL18
+  local.get $qL2
+  v128.xor
+  local.set $qL23
+  local.get $qL15
+  local.get $qL9
+  v128.xor
+  local.set $qL24
+  local.get $qL6
+  local.get $qL10
+  v128.xor
+  local.set $qL25
+  local.get $qL7
+  local.get $qL9
+  v128.xor
+  local.set $qL26
+  local.get $qL8
+  local.get $qL10
+  v128.xor
+  local.set $qL27
+  local.get $qL11
+  local.get $qL14
+  v128.xor
+  local.set $qL28
+  local.get $qL11
+  local.get $qL17
+  v128.xor
+  local.set $qL29
+  local.get $qL6
+  local.get $qL24
+  v128.xor
+  local.set $qS0
+  local.get $qL16
+  local.get $qL26
+  v128.xor
+  local.set $qS1
+  local.get $qL19
+  local.get $qL28
+  v128.xor
+  local.set $qS2
+  local.get $qL6
+  local.get $qL21
+  v128.xor
+  local.set $qS3
+  local.get $qL20
+  local.get $qL22
+  v128.xor
+  local.set $qS4
+  local.get $qL25
+  local.get $qL29
+  v128.xor
+  local.set $qS5
+  local.get $qL13
+  local.get $qL27
+  v128.xor
+  local.set $qS6
+  local.get $qL6
+  local.get $qL23
+  v128.xor
+  local.set $qS7
+  local.get $qS0
+  local.set $s7
+  local.get $qS1
+  local.set $s6
+  local.get $qS2
+  local.set $s5
+  local.get $qS3
+  local.set $s4
+  local.get $qS4
+  local.set $s3
+  local.get $qS5
+  local.set $s2
+  local.get $qS6
+  local.set $s1
+  local.get $qS7
+  local.set $s0
+  ;; ShiftRows, MixColumns
+  local.get $s0
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br0
+  local.get $s0
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br0
+  v128.xor
+  local.set $bt0
+  local.get $s1
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br1
+  local.get $s1
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br1
+  v128.xor
+  local.set $bt1
+  local.get $s2
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br2
+  local.get $s2
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br2
+  v128.xor
+  local.set $bt2
+  local.get $s3
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br3
+  local.get $s3
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br3
+  v128.xor
+  local.set $bt3
+  local.get $s4
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br4
+  local.get $s4
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br4
+  v128.xor
+  local.set $bt4
+  local.get $s5
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br5
+  local.get $s5
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br5
+  v128.xor
+  local.set $bt5
+  local.get $s6
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br6
+  local.get $s6
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br6
+  v128.xor
+  local.set $bt6
+  local.get $s7
+  local.get $kSR1
+  i8x16.swizzle
+  local.set $br7
+  local.get $s7
+  local.get $kSR
+  i8x16.swizzle
+  local.get $br7
+  v128.xor
+  local.set $bt7
+  local.get $bt7
+  local.get $br0
+  v128.xor
+  local.get $bt0
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s0
+  local.get $bt0
+  local.get $bt7
+  v128.xor
+  local.get $br1
+  v128.xor
+  local.get $bt1
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s1
+  local.get $bt1
+  local.get $br2
+  v128.xor
+  local.get $bt2
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s2
+  local.get $bt2
+  local.get $bt7
+  v128.xor
+  local.get $br3
+  v128.xor
+  local.get $bt3
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s3
+  local.get $bt3
+  local.get $bt7
+  v128.xor
+  local.get $br4
+  v128.xor
+  local.get $bt4
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s4
+  local.get $bt4
+  local.get $br5
+  v128.xor
+  local.get $bt5
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s5
+  local.get $bt5
+  local.get $br6
+  v128.xor
+  local.get $bt6
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s6
+  local.get $bt6
+  local.get $br7
+  v128.xor
+  local.get $bt7
+  local.get $kRot2
+  i8x16.swizzle
+  v128.xor
+  local.set $s7
+  ;; AddRoundKey
+  local.get $s0
+  local.get $rk
+  v128.load offset=0
+  v128.xor
+  local.set $s0
+  local.get $s1
+  local.get $rk
+  v128.load offset=16
+  v128.xor
+  local.set $s1
+  local.get $s2
+  local.get $rk
+  v128.load offset=32
+  v128.xor
+  local.set $s2
+  local.get $s3
+  local.get $rk
+  v128.load offset=48
+  v128.xor
+  local.set $s3
+  local.get $s4
+  local.get $rk
+  v128.load offset=64
+  v128.xor
+  local.set $s4
+  local.get $s5
+  local.get $rk
+  v128.load offset=80
+  v128.xor
+  local.set $s5
+  local.get $s6
+  local.get $rk
+  v128.load offset=96
+  v128.xor
+  local.set $s6
+  local.get $s7
+  local.get $rk
+  v128.load offset=112
+  v128.xor
+  local.set $s7
+  local.get $i
+  i32.const 1
+  i32.add
+  local.tee $i
+  local.get $nr
+  i32.lt_u
+  br_if $round
+    end
+    local.get $hn
+    if
+      ;; high halves: rev64 of the accumulated reversed products, shifted right by one
+      local.get $R0
+      i64x2.splat
+      local.get $R1
+      i64x2.replace_lane 1
+      ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+      local.get $kLaneRev
+      i8x16.swizzle
+      local.set $t
+      local.get $kRevHi
+      local.get $t
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      local.get $kRevLo
+      local.get $t
+      i32.const 4
+      i16x8.shr_u
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      v128.or
+      local.set $vr
+      local.get $R2
+      i64x2.splat
+      ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+      local.get $kLaneRev
+      i8x16.swizzle
+      local.set $t
+      local.get $kRevHi
+      local.get $t
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      local.get $kRevLo
+      local.get $t
+      i32.const 4
+      i16x8.shr_u
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      v128.or
+      local.set $v
+      local.get $vr
+      i64x2.extract_lane 0
+      i64.const 1
+      i64.shr_u
+      local.set $R0
+      local.get $vr
+      i64x2.extract_lane 1
+      i64.const 1
+      i64.shr_u
+      local.set $R1
+      local.get $v
+      i64x2.extract_lane 0
+      i64.const 1
+      i64.shr_u
+      local.set $R2
+      ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+      local.get $L0
+      local.set $c0
+      local.get $R0
+      local.get $L2
+      i64.xor
+      local.get $L0
+      i64.xor
+      local.get $L1
+      i64.xor
+      local.set $c1
+      local.get $L1
+      local.get $R2
+      i64.xor
+      local.get $R0
+      i64.xor
+      local.get $R1
+      i64.xor
+      local.set $c2
+      local.get $R1
+      local.set $c3
+      ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+      ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+      local.get $c1
+      local.get $c0
+      i64.const 57
+      i64.shl
+      i64.xor
+      local.get $c0
+      i64.const 62
+      i64.shl
+      i64.xor
+      local.get $c0
+      i64.const 63
+      i64.shl
+      i64.xor
+      local.set $c1
+      local.get $c2
+      local.get $c0
+      i64.xor
+      local.get $c0
+      i64.const 1
+      i64.shr_u
+      i64.xor
+      local.get $c0
+      i64.const 2
+      i64.shr_u
+      i64.xor
+      local.get $c0
+      i64.const 7
+      i64.shr_u
+      i64.xor
+      local.set $c2
+      ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+      local.get $c2
+      local.get $c1
+      i64.const 57
+      i64.shl
+      i64.xor
+      local.get $c1
+      i64.const 62
+      i64.shl
+      i64.xor
+      local.get $c1
+      i64.const 63
+      i64.shl
+      i64.xor
+      local.set $c2
+      local.get $c3
+      local.get $c1
+      i64.xor
+      local.get $c1
+      i64.const 1
+      i64.shr_u
+      i64.xor
+      local.get $c1
+      i64.const 2
+      i64.shr_u
+      i64.xor
+      local.get $c1
+      i64.const 7
+      i64.shr_u
+      i64.xor
+      local.set $c3
+      local.get $c2
+      local.set $r0
+      local.get $c3
+      local.set $r1
+      i32.const 32
+      local.get $r0
+      i64x2.splat
+      local.get $r1
+      i64x2.replace_lane 1
+      local.get $kRev16
+      i8x16.swizzle
+      v128.store
+    end
+    ;; final round: no MixColumns
+    local.get $rk
+    i32.const 128
+    i32.add
+    local.set $rk
+    local.get $s7
+    local.get $s4
+    v128.xor
+    local.set $qT1
+    local.get $s7
+    local.get $s2
+    v128.xor
+    local.set $qT2
+    local.get $s7
+    local.get $s1
+    v128.xor
+    local.set $qT3
+    local.get $s4
+    local.get $s2
+    v128.xor
+    local.set $qT4
+    local.get $s3
+    local.get $s1
+    v128.xor
+    local.set $qT5
+    local.get $qT1
+    local.get $qT5
+    v128.xor
+    local.set $qT6
+    local.get $s6
+    local.get $s5
+    v128.xor
+    local.set $qT7
+    local.get $s0
+    local.get $qT6
+    v128.xor
+    local.set $qT8
+    local.get $s0
+    local.get $qT7
+    v128.xor
+    local.set $qT9
+    local.get $qT6
+    local.get $qT7
+    v128.xor
+    local.set $qT10
+    local.get $s6
+    local.get $s2
+    v128.xor
+    local.set $qT11
+    local.get $s5
+    local.get $s2
+    v128.xor
+    local.set $qT12
+    local.get $qT3
+    local.get $qT4
+    v128.xor
+    local.set $qT13
+    local.get $qT6
+    local.get $qT11
+    v128.xor
+    local.set $qT14
+    local.get $qT5
+    local.get $qT11
+    v128.xor
+    local.set $qT15
+    local.get $qT5
+    local.get $qT12
+    v128.xor
+    local.set $qT16
+    local.get $qT9
+    local.get $qT16
+    v128.xor
+    local.set $qT17
+    local.get $s4
+    local.get $s0
+    v128.xor
+    local.set $qT18
+    local.get $qT7
+    local.get $qT18
+    v128.xor
+    local.set $qT19
+    local.get $qT1
+    local.get $qT19
+    v128.xor
+    local.set $qT20
+    local.get $s1
+    local.get $s0
+    v128.xor
+    local.set $qT21
+    local.get $qT7
+    local.get $qT21
+    v128.xor
+    local.set $qT22
+    local.get $qT2
+    local.get $qT22
+    v128.xor
+    local.set $qT23
+    local.get $qT2
+    local.get $qT10
+    v128.xor
+    local.set $qT24
+    local.get $qT20
+    local.get $qT17
+    v128.xor
+    local.set $qT25
+    local.get $qT3
+    local.get $qT16
+    v128.xor
+    local.set $qT26
+    local.get $qT1
+    local.get $qT12
+    v128.xor
+    local.set $qT27
+    local.get $qT13
+    local.get $qT6
+    v128.and
+    local.set $qM1
+    local.get $qT23
+    local.get $qT8
+    v128.and
+    local.set $qM2
+    local.get $qT14
+    local.get $qM1
+    v128.xor
+    local.set $qM3
+    local.get $qT19
+    local.get $s0
+    v128.and
+    local.set $qM4
+    local.get $qM4
+    local.get $qM1
+    v128.xor
+    local.set $qM5
+    local.get $qT3
+    local.get $qT16
+    v128.and
+    local.set $qM6
+    local.get $qT22
+    local.get $qT9
+    v128.and
+    local.set $qM7
+    local.get $qT26
+    local.get $qM6
+    v128.xor
+    local.set $qM8
+    local.get $qT20
+    local.get $qT17
+    v128.and
+    local.set $qM9
+    local.get $qM9
+    local.get $qM6
+    v128.xor
+    local.set $qM10
+    local.get $qT1
+    local.get $qT15
+    v128.and
+    local.set $qM11
+    local.get $qT4
+    local.get $qT27
+    v128.and
+    local.set $qM12
+    local.get $qM12
+    local.get $qM11
+    v128.xor
+    local.set $qM13
+    local.get $qT2
+    local.get $qT10
+    v128.and
+    local.set $qM14
+    local.get $qM14
+    local.get $qM11
+    v128.xor
+    local.set $qM15
+    local.get $qM3
+    local.get $qM2
+    v128.xor
+    local.set $qM16
+    local.get $qM5
+    local.get $qT24
+    v128.xor
+    local.set $qM17
+    local.get $qM8
+    local.get $qM7
+    v128.xor
+    local.set $qM18
+    local.get $qM10
+    local.get $qM15
+    v128.xor
+    local.set $qM19
+    local.get $qM16
+    local.get $qM13
+    v128.xor
+    local.set $qM20
+    local.get $qM17
+    local.get $qM15
+    v128.xor
+    local.set $qM21
+    local.get $qM18
+    local.get $qM13
+    v128.xor
+    local.set $qM22
+    local.get $qM19
+    local.get $qT25
+    v128.xor
+    local.set $qM23
+    local.get $qM22
+    local.get $qM23
+    v128.xor
+    local.set $qM24
+    local.get $qM22
+    local.get $qM20
+    v128.and
+    local.set $qM25
+    local.get $qM21
+    local.get $qM25
+    v128.xor
+    local.set $qM26
+    local.get $qM20
+    local.get $qM21
+    v128.xor
+    local.set $qM27
+    local.get $qM23
+    local.get $qM25
+    v128.xor
+    local.set $qM28
+    local.get $qM28
+    local.get $qM27
+    v128.and
+    local.set $qM29
+    local.get $qM26
+    local.get $qM24
+    v128.and
+    local.set $qM30
+    local.get $qM20
+    local.get $qM23
+    v128.and
+    local.set $qM31
+    local.get $qM27
+    local.get $qM31
+    v128.and
+    local.set $qM32
+    local.get $qM27
+    local.get $qM25
+    v128.xor
+    local.set $qM33
+    local.get $qM21
+    local.get $qM22
+    v128.and
+    local.set $qM34
+    local.get $qM24
+    local.get $qM34
+    v128.and
+    local.set $qM35
+    local.get $qM24
+    local.get $qM25
+    v128.xor
+    local.set $qM36
+    local.get $qM21
+    local.get $qM29
+    v128.xor
+    local.set $qM37
+    local.get $qM32
+    local.get $qM33
+    v128.xor
+    local.set $qM38
+    local.get $qM23
+    local.get $qM30
+    v128.xor
+    local.set $qM39
+    local.get $qM35
+    local.get $qM36
+    v128.xor
+    local.set $qM40
+    local.get $qM38
+    local.get $qM40
+    v128.xor
+    local.set $qM41
+    local.get $qM37
+    local.get $qM39
+    v128.xor
+    local.set $qM42
+    local.get $qM37
+    local.get $qM38
+    v128.xor
+    local.set $qM43
+    local.get $qM39
+    local.get $qM40
+    v128.xor
+    local.set $qM44
+    local.get $qM42
+    local.get $qM41
+    v128.xor
+    local.set $qM45
+    local.get $qM44
+    local.get $qT6
+    v128.and
+    local.set $qM46
+    local.get $qM40
+    local.get $qT8
+    v128.and
+    local.set $qM47
+    local.get $qM39
+    local.get $s0
+    v128.and
+    local.set $qM48
+    local.get $qM43
+    local.get $qT16
+    v128.and
+    local.set $qM49
+    local.get $qM38
+    local.get $qT9
+    v128.and
+    local.set $qM50
+    local.get $qM37
+    local.get $qT17
+    v128.and
+    local.set $qM51
+    local.get $qM42
+    local.get $qT15
+    v128.and
+    local.set $qM52
+    local.get $qM45
+    local.get $qT27
+    v128.and
+    local.set $qM53
+    local.get $qM41
+    local.get $qT10
+    v128.and
+    local.set $qM54
+    local.get $qM44
+    local.get $qT13
+    v128.and
+    local.set $qM55
+    local.get $qM40
+    local.get $qT23
+    v128.and
+    local.set $qM56
+    local.get $qM39
+    local.get $qT19
+    v128.and
+    local.set $qM57
+    local.get $qM43
+    local.get $qT3
+    v128.and
+    local.set $qM58
+    local.get $qM38
+    local.get $qT22
+    v128.and
+    local.set $qM59
+    local.get $qM37
+    local.get $qT20
+    v128.and
+    local.set $qM60
+    local.get $qM42
+    local.get $qT1
+    v128.and
+    local.set $qM61
+    local.get $qM45
+    local.get $qT4
+    v128.and
+    local.set $qM62
+    local.get $qM41
+    local.get $qT2
+    v128.and
+    local.set $qM63
+    local.get $qM61
+    local.get $qM62
+    v128.xor
+    local.set $qL0
+    local.get $qM50
+    local.get $qM56
+    v128.xor
+    local.set $qL1
+    local.get $qM46
+    local.get $qM48
+    v128.xor
+    local.set $qL2
+    local.get $qM47
+    local.get $qM55
+    v128.xor
+    local.set $qL3
+    local.get $qM54
+    local.get $qM58
+    v128.xor
+    local.set $qL4
+    local.get $qM49
+    local.get $qM61
+    v128.xor
+    local.set $qL5
+    local.get $qM62
+    local.get $qL5
+    v128.xor
+    local.set $qL6
+    local.get $qM46
+    local.get $qL3
+    v128.xor
+    local.set $qL7
+    local.get $qM51
+    local.get $qM59
+    v128.xor
+    local.set $qL8
+    local.get $qM52
+    local.get $qM53
+    v128.xor
+    local.set $qL9
+    local.get $qM53
+    local.get $qL4
+    v128.xor
+    local.set $qL10
+    local.get $qM60
+    local.get $qL2
+    v128.xor
+    local.set $qL11
+    local.get $qM48
+    local.get $qM51
+    v128.xor
+    local.set $qL12
+    local.get $qM50
+    local.get $qL0
+    v128.xor
+    local.set $qL13
+    local.get $qM52
+    local.get $qM61
+    v128.xor
+    local.set $qL14
+    local.get $qM55
+    local.get $qL1
+    v128.xor
+    local.set $qL15
+    local.get $qM56
+    local.get $qL0
+    v128.xor
+    local.set $qL16
+    local.get $qM57
+    local.get $qL1
+    v128.xor
+    local.set $qL17
+    local.get $qM58
+    local.get $qL8
+    v128.xor
+    local.set $qL18
+    local.get $qM63
+    local.get $qL4
+    v128.xor
+    local.set $qL19
+    local.get $qL0
+    local.get $qL1
+    v128.xor
+    local.set $qL20
+    local.get $qL1
+    local.get $qL7
+    v128.xor
+    local.set $qL21
+    local.get $qL3
+    local.get $qL12
+    v128.xor
+    local.set $qL22
+    local.get $qL18
+    local.get $qL2
+    v128.xor
+    local.set $qL23
+    local.get $qL15
+    local.get $qL9
+    v128.xor
+    local.set $qL24
+    local.get $qL6
+    local.get $qL10
+    v128.xor
+    local.set $qL25
+    local.get $qL7
+    local.get $qL9
+    v128.xor
+    local.set $qL26
+    local.get $qL8
+    local.get $qL10
+    v128.xor
+    local.set $qL27
+    local.get $qL11
+    local.get $qL14
+    v128.xor
+    local.set $qL28
+    local.get $qL11
+    local.get $qL17
+    v128.xor
+    local.set $qL29
+    local.get $qL6
+    local.get $qL24
+    v128.xor
+    local.set $qS0
+    local.get $qL16
+    local.get $qL26
+    v128.xor
+    local.set $qS1
+    local.get $qL19
+    local.get $qL28
+    v128.xor
+    local.set $qS2
+    local.get $qL6
+    local.get $qL21
+    v128.xor
+    local.set $qS3
+    local.get $qL20
+    local.get $qL22
+    v128.xor
+    local.set $qS4
+    local.get $qL25
+    local.get $qL29
+    v128.xor
+    local.set $qS5
+    local.get $qL13
+    local.get $qL27
+    v128.xor
+    local.set $qS6
+    local.get $qL6
+    local.get $qL23
+    v128.xor
+    local.set $qS7
+    local.get $qS0
+    local.set $s7
+    local.get $qS1
+    local.set $s6
+    local.get $qS2
+    local.set $s5
+    local.get $qS3
+    local.set $s4
+    local.get $qS4
+    local.set $s3
+    local.get $qS5
+    local.set $s2
+    local.get $qS6
+    local.set $s1
+    local.get $qS7
+    local.set $s0
+    local.get $s0
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s0
+    local.get $s1
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s1
+    local.get $s2
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s2
+    local.get $s3
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s3
+    local.get $s4
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s4
+    local.get $s5
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s5
+    local.get $s6
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s6
+    local.get $s7
+    local.get $kSR
+    i8x16.swizzle
+    local.set $s7
+    local.get $s0
+    local.get $rk
+    v128.load offset=0
+    v128.xor
+    local.set $s0
+    local.get $s1
+    local.get $rk
+    v128.load offset=16
+    v128.xor
+    local.set $s1
+    local.get $s2
+    local.get $rk
+    v128.load offset=32
+    v128.xor
+    local.set $s2
+    local.get $s3
+    local.get $rk
+    v128.load offset=48
+    v128.xor
+    local.set $s3
+    local.get $s4
+    local.get $rk
+    v128.load offset=64
+    v128.xor
+    local.set $s4
+    local.get $s5
+    local.get $rk
+    v128.load offset=80
+    v128.xor
+    local.set $s5
+    local.get $s6
+    local.get $rk
+    v128.load offset=96
+    v128.xor
+    local.set $s6
+    local.get $s7
+    local.get $rk
+    v128.load offset=112
+    v128.xor
+    local.set $s7
+    ;; planes -> blocks
+    ;; swapmove(s0, s1, 1, 0x55)
+    local.get $s0
+    i32.const 1
+    i64x2.shr_u
+    local.get $s1
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s1
+    local.get $bt
+    v128.xor
+    local.set $s1
+    local.get $s0
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s0
+    ;; swapmove(s2, s3, 1, 0x55)
+    local.get $s2
+    i32.const 1
+    i64x2.shr_u
+    local.get $s3
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s3
+    local.get $bt
+    v128.xor
+    local.set $s3
+    local.get $s2
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s2
+    ;; swapmove(s4, s5, 1, 0x55)
+    local.get $s4
+    i32.const 1
+    i64x2.shr_u
+    local.get $s5
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s5
+    local.get $bt
+    v128.xor
+    local.set $s5
+    local.get $s4
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s4
+    ;; swapmove(s6, s7, 1, 0x55)
+    local.get $s6
+    i32.const 1
+    i64x2.shr_u
+    local.get $s7
+    v128.xor
+    v128.const i8x16 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85 85
+    v128.and
+    local.set $bt
+    local.get $s7
+    local.get $bt
+    v128.xor
+    local.set $s7
+    local.get $s6
+    local.get $bt
+    i32.const 1
+    i64x2.shl
+    v128.xor
+    local.set $s6
+    ;; swapmove(s0, s2, 2, 0x33)
+    local.get $s0
+    i32.const 2
+    i64x2.shr_u
+    local.get $s2
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s2
+    local.get $bt
+    v128.xor
+    local.set $s2
+    local.get $s0
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s0
+    ;; swapmove(s1, s3, 2, 0x33)
+    local.get $s1
+    i32.const 2
+    i64x2.shr_u
+    local.get $s3
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s3
+    local.get $bt
+    v128.xor
+    local.set $s3
+    local.get $s1
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s1
+    ;; swapmove(s4, s6, 2, 0x33)
+    local.get $s4
+    i32.const 2
+    i64x2.shr_u
+    local.get $s6
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s6
+    local.get $bt
+    v128.xor
+    local.set $s6
+    local.get $s4
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s4
+    ;; swapmove(s5, s7, 2, 0x33)
+    local.get $s5
+    i32.const 2
+    i64x2.shr_u
+    local.get $s7
+    v128.xor
+    v128.const i8x16 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51 51
+    v128.and
+    local.set $bt
+    local.get $s7
+    local.get $bt
+    v128.xor
+    local.set $s7
+    local.get $s5
+    local.get $bt
+    i32.const 2
+    i64x2.shl
+    v128.xor
+    local.set $s5
+    ;; swapmove(s0, s4, 4, 0xf)
+    local.get $s0
+    i32.const 4
+    i64x2.shr_u
+    local.get $s4
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s4
+    local.get $bt
+    v128.xor
+    local.set $s4
+    local.get $s0
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s0
+    ;; swapmove(s1, s5, 4, 0xf)
+    local.get $s1
+    i32.const 4
+    i64x2.shr_u
+    local.get $s5
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s5
+    local.get $bt
+    v128.xor
+    local.set $s5
+    local.get $s1
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s1
+    ;; swapmove(s2, s6, 4, 0xf)
+    local.get $s2
+    i32.const 4
+    i64x2.shr_u
+    local.get $s6
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s6
+    local.get $bt
+    v128.xor
+    local.set $s6
+    local.get $s2
+    local.get $bt
+    i32.const 4
+    i64x2.shl
+    v128.xor
+    local.set $s2
+    ;; swapmove(s3, s7, 4, 0xf)
+    local.get $s3
+    i32.const 4
+    i64x2.shr_u
+    local.get $s7
+    v128.xor
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    v128.and
+    local.set $bt
+    local.get $s7
+    local.get $bt
+    v128.xor
+    local.set $s7
+    local.get $s3
+    local.get $bt
     i32.const 4
     i64x2.shl
     v128.xor
@@ -6831,7 +9655,7 @@
     i32.const 128
     memory.fill
   )
-  (func $gcm_seal_x (export "gcm_seal_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
+  (func $gcm_seal_x (export "gcm_seal_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $prev i32) (local $prevN i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
       v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 15 14 13 12
     local.set $kBs
     v128.const i8x16 0 1 2 3 4 5 6 7 15 14 13 12 11 10 9 8
@@ -6871,7 +9695,7 @@
         i32.or
         i32.eqz
         br_if $done
-        ;; eight counter blocks, encrypted in place
+        ;; eight counter blocks, encrypted in place while hashing
         i32.const 512
         local.get $cb
         local.get $c
@@ -6944,17 +9768,6 @@
         local.get $kBs
         i8x16.swizzle
         v128.store offset=112
-        local.get $rk
-        local.get $nr
-        i32.const 512
-        call $aes8
-        local.get $skip
-        if
-          i32.const 16
-          i32.const 512
-          v128.load
-          v128.store
-        end
         ;; g = min(n, 8 - skip) data blocks in this group
         local.get $n
         i32.const 8
@@ -6966,6 +9779,20 @@
         i32.lt_u
         select
         local.set $g
+        local.get $rk
+        local.get $nr
+        i32.const 512
+        local.get $gf
+        local.get $prev
+        local.get $prevN
+        call $aes8_ghash
+        local.get $skip
+        if
+          i32.const 16
+          i32.const 512
+          v128.load
+          v128.store
+        end
         i32.const 0
         local.set $j
         block $xd
@@ -7002,7 +9829,7 @@
             br $x
           end
         end
-        ;; the last group: zero the padding of the partial last block, then hash
+        ;; the last group: zero the padding of the partial last block; hash this group with the next
         local.get $n
         local.get $g
         i32.eq
@@ -7012,12 +9839,10 @@
           local.get $pad
           memory.fill
         end
-        local.get $gf
-        i32.const 32
         local.get $buf
+        local.set $prev
         local.get $g
-        local.get $maxg
-        call $gf_ghash_blocks
+        local.set $prevN
         local.get $c
         local.get $g
         local.get $skip
@@ -7039,6 +9864,13 @@
         br $group
       end
     end
+    ;; the last group
+    local.get $gf
+    i32.const 32
+    local.get $prev
+    local.get $prevN
+    i32.const 8
+    call $gf_ghash_blocks
     i32.const 0
     local.get $cb
     local.get $c
@@ -7053,7 +9885,7 @@
     i32.const 128
     memory.fill
   )
-  (func $gcm_open_x (export "gcm_open_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
+  (func $gcm_open_x (export "gcm_open_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $prev i32) (local $prevN i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
       v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 15 14 13 12
     local.set $kBs
     v128.const i8x16 0 1 2 3 4 5 6 7 15 14 13 12 11 10 9 8
@@ -7098,7 +9930,7 @@
         i32.or
         i32.eqz
         br_if $done
-        ;; eight counter blocks, encrypted in place
+        ;; eight counter blocks, encrypted in place while hashing
         i32.const 512
         local.get $cb
         local.get $c
@@ -7171,17 +10003,6 @@
         local.get $kBs
         i8x16.swizzle
         v128.store offset=112
-        local.get $rk
-        local.get $nr
-        i32.const 512
-        call $aes8
-        local.get $skip
-        if
-          i32.const 16
-          i32.const 512
-          v128.load
-          v128.store
-        end
         ;; g = min(n, 8 - skip) data blocks in this group
         local.get $n
         i32.const 8
@@ -7193,12 +10014,20 @@
         i32.lt_u
         select
         local.set $g
+        local.get $rk
+        local.get $nr
+        i32.const 512
         local.get $gf
-        i32.const 32
         local.get $buf
         local.get $g
-        local.get $maxg
-        call $gf_ghash_blocks
+        call $aes8_ghash
+        local.get $skip
+        if
+          i32.const 16
+          i32.const 512
+          v128.load
+          v128.store
+        end
         i32.const 0
         local.set $j
         block $xd
