@@ -19,3 +19,9 @@ export class AuthenticationError extends CtkitError {
 
 /** An object was used after digest() or dispose(). */
 export class StateError extends CtkitError {}
+
+/** An encoding is malformed (DER, PEM, JWK, a point's octet string); the message says what. */
+export class EncodingError extends CtkitError {}
+
+/** A key is well-formed but not valid: a private scalar outside [1, n−1], a point not on the curve, a key for another curve. */
+export class InvalidKeyError extends CtkitError {}

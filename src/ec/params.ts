@@ -14,7 +14,7 @@ export interface CurveParams {
   readonly name: string;
   /** OpenSSL's name (node:crypto createECDH) */
   readonly openssl: string;
-  /** JWK "crv" (RFC 7518 / RFC 8812), or undefined when no registered name exists */
+  /** JWK "crv" (RFC 7518 / RFC 8812), or undefined when the JOSE registry has no name for it */
   readonly jwk: string | undefined;
   /** the named-curve OBJECT IDENTIFIER, dotted */
   readonly oid: string;
@@ -58,7 +58,7 @@ const P224: CurveParams = {
 const BP256: CurveParams = {
   name: 'brainpoolP256r1',
   openssl: 'brainpoolP256r1',
-  jwk: 'brainpoolP256r1',
+  jwk: undefined,
   oid: '1.3.36.3.3.2.8.1.1.7',
   p: 0xa9fb57dba1eea9bc3e660a909d838d726e3bf623d52620282013481d1f6e5377n,
   a: 0x7d5a0975fc2c3057eef67530417affe7fb8055c126dc5c6ce94a4b44f330b5d9n,
@@ -114,7 +114,7 @@ const K256: CurveParams = {
 const BP384: CurveParams = {
   name: 'brainpoolP384r1',
   openssl: 'brainpoolP384r1',
-  jwk: 'brainpoolP384r1',
+  jwk: undefined,
   oid: '1.3.36.3.3.2.8.1.1.11',
   p: 0x8cb91e82a3386d280f5d6f7e50e641df152f7109ed5456b412b1da197fb71123acd3a729901d1a71874700133107ec53n,
   a: 0x7bc382c63d8c150c3c72080ace05afa0c2bea28e4fb22787139165efba91f90f8aa5814a503ad4eb04a8c7dd22ce2826n,
@@ -128,7 +128,7 @@ const BP384: CurveParams = {
 const BP512: CurveParams = {
   name: 'brainpoolP512r1',
   openssl: 'brainpoolP512r1',
-  jwk: 'brainpoolP512r1',
+  jwk: undefined,
   oid: '1.3.36.3.3.2.8.1.1.13',
   p: 0xaadd9db8dbe9c48b3fd4e6ae33c9fc07cb308db3b3c9d20ed6639cca703308717d4d9b009bc66842aecda12ae6a380e62881ff2f2d82c68528aa6056583a48f3n,
   a: 0x7830a3318b603b89e2327145ac234cc594cbdd8d3df91610a83441caea9863bc2ded5d5aa8253aa10a2ef1c98b9ac8b57f1117a72bf2c7b9e7c1ac4d77fc94can,

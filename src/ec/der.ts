@@ -1,0 +1,272 @@
+// Strict DER (X.690 section 10) for the key structures of the curves, PEM (RFC 7468) and
+// base64 / base64url (RFC 4648). Only what the key formats need: SEQUENCE, INTEGER, OCTET
+// STRING, BIT STRING, OBJECT IDENTIFIER, NULL and context-specific tags.
+//
+// Strict means: definite lengths in their shortest form, no indefinite length, minimal INTEGER
+// encodings, OBJECT IDENTIFIER sub-identifiers without 0x80 padding, nothing after the last
+// element of a structure or after the outer one. Every error says what is malformed and where
+// (the byte offset in the input) and is an EncodingError. Keys are public or secret: messages
+// name positions and tags, never contents.
+
+import { EncodingError } from '../errors.js';
+
+export const TAG = {
+  INTEGER: 0x02,
+  BIT_STRING: 0x03,
+  OCTET_STRING: 0x04,
+  NULL: 0x05,
+  OID: 0x06,
+  SEQUENCE: 0x30,
+  CTX0: 0xa0,
+  CTX1: 0xa1,
+} as const;
+
+const TAG_NAMES: Record<number, string> = {
+  0x02: 'INTEGER', 0x03: 'BIT STRING', 0x04: 'OCTET STRING', 0x05: 'NULL', 0x06: 'OBJECT IDENTIFIER',
+  0x30: 'SEQUENCE', 0xa0: '[0]', 0xa1: '[1]',
+};
+const tagName = (t: number) => `${TAG_NAMES[t] ?? 'tag'} (0x${t.toString(16).padStart(2, '0')})`;
+
+/** A reader over one DER structure's contents. */
+export class DerReader {
+  readonly #buf: Uint8Array;
+  readonly #base: number; // offset of #buf in the whole input, for messages
+  readonly #what: string;
+  #pos = 0;
+
+  constructor(buf: Uint8Array, what: string, base = 0) {
+    this.#buf = buf;
+    this.#what = what;
+    this.#base = base;
+  }
+
+  get done(): boolean {
+    return this.#pos >= this.#buf.length;
+  }
+
+  /** The tag of the next element, or -1 at the end. */
+  peek(): number {
+    return this.done ? -1 : this.#buf[this.#pos];
+  }
+
+  #fail(msg: string, at = this.#pos): never {
+    throw new EncodingError(`${this.#what}: ${msg} at byte ${this.#base + at}`);
+  }
+
+  /** Reads one element with the given tag; returns a reader over its contents. */
+  read(tag: number, name: string): DerReader {
+    const start = this.#pos;
+    if (this.done) this.#fail(`missing ${name} (${tagName(tag)}): the structure ends`);
+    const t = this.#buf[this.#pos];
+    if (t === 0x1f || (t & 0x1f) === 0x1f) this.#fail('multi-byte tags are not used here');
+    if (t !== tag) this.#fail(`expected ${name} (${tagName(tag)}), found ${tagName(t)}`);
+    this.#pos++;
+    if (this.done) this.#fail(`${name}: length missing`);
+    const l0 = this.#buf[this.#pos++];
+    let len: number;
+    if (l0 < 0x80) len = l0;
+    else if (l0 === 0x80) this.#fail(`${name}: indefinite length (BER, not DER)`, this.#pos - 1);
+    else {
+      const n = l0 & 0x7f;
+      if (n > 3) this.#fail(`${name}: length of ${n} bytes is too long`, this.#pos - 1);
+      if (this.#pos + n > this.#buf.length) this.#fail(`${name}: length bytes truncated`, this.#pos - 1);
+      len = 0;
+      for (let i = 0; i < n; i++) len = len * 256 + this.#buf[this.#pos++];
+      if (this.#buf[this.#pos - n] === 0 || len < 0x80) this.#fail(`${name}: length not in its shortest form (BER, not DER)`, this.#pos - n - 1);
+    }
+    if (this.#pos + len > this.#buf.length) this.#fail(`${name}: length ${len} runs past the end of its container`, start);
+    const body = this.#buf.subarray(this.#pos, this.#pos + len);
+    const r = new DerReader(body, this.#what, this.#base + this.#pos);
+    this.#pos += len;
+    return r;
+  }
+
+  /** The remaining bytes of this element's contents. */
+  rest(): Uint8Array {
+    const out = this.#buf.subarray(this.#pos);
+    this.#pos = this.#buf.length;
+    return out;
+  }
+
+  /** Fails unless every byte was consumed. */
+  end(name: string): void {
+    if (!this.done) this.#fail(`unexpected data after the last element of ${name}`);
+  }
+
+  /** A non-negative INTEGER small enough for a number (versions). */
+  smallInt(name: string): number {
+    const r = this.read(TAG.INTEGER, name);
+    const b = r.rest();
+    if (b.length === 0) r.#fail(`${name}: INTEGER with no content bytes`, -2);
+    if (b.length > 1 && ((b[0] === 0 && b[1] < 0x80) || (b[0] === 0xff && b[1] >= 0x80))) r.#fail(`${name}: INTEGER not in its shortest form`, 0);
+    if (b[0] >= 0x80) r.#fail(`${name}: negative INTEGER`, 0);
+    if (b.length > 4) r.#fail(`${name}: INTEGER too large`, 0);
+    let v = 0;
+    for (const x of b) v = v * 256 + x;
+    return v;
+  }
+
+  octets(name: string): Uint8Array {
+    return this.read(TAG.OCTET_STRING, name).rest();
+  }
+
+  /** A BIT STRING whose length is a whole number of bytes (no unused bits). */
+  bits(name: string): Uint8Array {
+    const r = this.read(TAG.BIT_STRING, name);
+    const b = r.rest();
+    if (b.length === 0) r.#fail(`${name}: BIT STRING without its unused-bits byte`, -2);
+    if (b[0] !== 0) r.#fail(`${name}: BIT STRING with ${b[0]} unused bits (a key has a whole number of bytes)`, 0);
+    return b.subarray(1);
+  }
+
+  /** An OBJECT IDENTIFIER, dotted. */
+  oid(name: string): string {
+    const r = this.read(TAG.OID, name);
+    const b = r.rest();
+    if (b.length === 0) r.#fail(`${name}: empty OBJECT IDENTIFIER`, -2);
+    const parts: number[] = [];
+    let v = 0, fresh = true;
+    for (let i = 0; i < b.length; i++) {
+      if (fresh && b[i] === 0x80) r.#fail(`${name}: OBJECT IDENTIFIER sub-identifier not in its shortest form`, i);
+      if (v > 2 ** 45) r.#fail(`${name}: OBJECT IDENTIFIER sub-identifier too large`, i);
+      v = v * 128 + (b[i] & 0x7f);
+      fresh = (b[i] & 0x80) === 0;
+      if (fresh) {
+        parts.push(v);
+        v = 0;
+      }
+    }
+    if (!fresh) r.#fail(`${name}: OBJECT IDENTIFIER ends inside a sub-identifier`, b.length - 1);
+    const first = parts[0];
+    const head = first < 40 ? [0, first] : first < 80 ? [1, first - 40] : [2, first - 80];
+    return [...head, ...parts.slice(1)].join('.');
+  }
+}
+
+/** A reader over a whole DER input whose single outer element has the given tag. */
+export function derTop(input: Uint8Array, tag: number, what: string, name: string): DerReader {
+  const top = new DerReader(input, what);
+  const r = top.read(tag, name);
+  top.end(what);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** One element: tag, shortest-form length, contents. */
+export function der(tag: number, ...contents: Uint8Array[]): Uint8Array {
+  const body = concat(contents);
+  const n = body.length;
+  const len = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+  return concat([Uint8Array.of(tag, ...len), body]);
+}
+
+export const derInt = (v: number): Uint8Array => {
+  if (v < 0 || v > 127) throw new RangeError('derInt: small non-negative integers only');
+  return der(TAG.INTEGER, Uint8Array.of(v));
+};
+
+export function derOid(dotted: string): Uint8Array {
+  const p = dotted.split('.').map(Number);
+  const subs = [p[0] * 40 + p[1], ...p.slice(2)];
+  const bytes: number[] = [];
+  for (const s of subs) {
+    const chunk: number[] = [s & 0x7f];
+    for (let v = Math.floor(s / 128); v > 0; v = Math.floor(v / 128)) chunk.unshift((v & 0x7f) | 0x80);
+    bytes.push(...chunk);
+  }
+  return der(TAG.OID, Uint8Array.from(bytes));
+}
+
+export const derBits = (b: Uint8Array): Uint8Array => der(TAG.BIT_STRING, Uint8Array.of(0), b);
+
+// ---------------------------------------------------------------------------------------------
+// base64, base64url, PEM
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+function encode64(b: Uint8Array, alphabet: string, pad: boolean): string {
+  let s = '';
+  for (let i = 0; i < b.length; i += 3) {
+    const n = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
+    const k = Math.min(3, b.length - i);
+    s += alphabet[(n >> 18) & 63] + alphabet[(n >> 12) & 63];
+    s += k > 1 ? alphabet[(n >> 6) & 63] : pad ? '=' : '';
+    s += k > 2 ? alphabet[n & 63] : pad ? '=' : '';
+  }
+  return s;
+}
+
+/** Canonical decoding: padding exactly as the encoder writes it, unused bits zero. */
+function decode64(s: string, alphabet: string, pad: boolean, what: string): Uint8Array {
+  let body = s;
+  if (pad) {
+    if (s.length % 4 !== 0) throw new EncodingError(`${what}: base64 length is not a multiple of 4`);
+    body = s.replace(/={1,2}$/, '');
+    if (body.length + 2 < s.length) throw new EncodingError(`${what}: too much base64 padding`);
+  } else if (s.includes('=')) {
+    throw new EncodingError(`${what}: base64url must not be padded`);
+  }
+  if (body.length % 4 === 1) throw new EncodingError(`${what}: base64 length is impossible`);
+  const out = new Uint8Array(Math.floor((body.length * 3) / 4));
+  let acc = 0, bits = 0, o = 0;
+  for (let i = 0; i < body.length; i++) {
+    const v = alphabet.indexOf(body[i]);
+    if (v < 0) throw new EncodingError(`${what}: invalid ${pad ? 'base64' : 'base64url'} character at position ${i}`);
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  if ((acc & ((1 << bits) - 1)) !== 0) throw new EncodingError(`${what}: non-canonical base64 (unused bits set)`);
+  return out;
+}
+
+export const base64 = (b: Uint8Array): string => encode64(b, B64, true);
+export const unbase64 = (s: string, what: string): Uint8Array => decode64(s, B64, true, what);
+export const base64url = (b: Uint8Array): string => encode64(b, B64URL, false);
+export const unbase64url = (s: string, what: string): Uint8Array => decode64(s, B64URL, false, what);
+
+/** PEM with 64-character lines, as OpenSSL writes it. */
+export function pem(label: string, der: Uint8Array): string {
+  const b = base64(der);
+  const lines: string[] = [];
+  for (let i = 0; i < b.length; i += 64) lines.push(b.slice(i, i + 64));
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+}
+
+/**
+ * The DER inside a PEM text with the given label (RFC 7468 strict form, lines of any length,
+ * LF or CRLF, whitespace around the whole block allowed; no headers, no other block).
+ */
+export function unpem(text: string, label: string, what: string): Uint8Array {
+  if (typeof text !== 'string') throw new TypeError(`${what} must be a string`);
+  const t = text.trim();
+  const begin = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n/.exec(t);
+  if (!begin) throw new EncodingError(`${what}: not PEM (no "-----BEGIN ${label}-----" line)`);
+  if (begin[1] !== label) throw new EncodingError(`${what}: PEM label is "${begin[1]}", expected "${label}"`);
+  const endLine = `-----END ${label}-----`;
+  if (!t.endsWith(endLine)) throw new EncodingError(`${what}: PEM does not end with "${endLine}"`);
+  const body = t.slice(begin[0].length, t.length - endLine.length);
+  if (body.includes(':')) throw new EncodingError(`${what}: PEM headers (encrypted keys) are not supported`);
+  if (body.includes('-----')) throw new EncodingError(`${what}: more than one PEM block`);
+  const lines = body.split(/\r?\n/).filter((l, i, a) => !(l === '' && i === a.length - 1));
+  for (const [i, l] of lines.entries()) {
+    if (!/^[A-Za-z0-9+/=]+$/.test(l)) throw new EncodingError(`${what}: PEM line ${i + 2} is not base64`);
+  }
+  return unbase64(lines.join(''), what);
+}

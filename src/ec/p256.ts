@@ -1,0 +1,7 @@
+// P-256 (secp256r1, prime256v1): NIST SP 800-186 section 3.2.1.3, SEC 2 section 2.4.2.
+// Its own kernel module (ec_p256), so an application using only this curve carries no other.
+import * as module from '../engine/wasm/ec_p256.js';
+import { type Curve, makeCurve } from './curve.js';
+import { CURVES } from './params.js';
+
+export const p256: Curve = makeCurve(CURVES.p256, module);

@@ -1,0 +1,7 @@
+// P-384 (secp384r1): NIST SP 800-186 section 3.2.1.4, SEC 2 section 2.5.1.
+// Its own kernel module (ec_p384), so an application using only this curve carries no other.
+import * as module from '../engine/wasm/ec_p384.js';
+import { type Curve, makeCurve } from './curve.js';
+import { CURVES } from './params.js';
+
+export const p384: Curve = makeCurve(CURVES.p384, module);
