@@ -287,15 +287,19 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   // message laid out by the glue as aad ‖ zeros ‖ message ‖ zeros ‖ le64 lengths at buf (ablocks
   // whole blocks of padded AAD; the message padded to whole blocks). Poly1305 runs over that
   // whole region in one go; the message's len bytes are XORed in place, the padding untouched.
-  // Messages up to 192 bytes use blocks 1–3 of the pass that made the one-time key.
+  // Blocks 1–3 of the pass that made the one-time key encrypt the first 192 bytes.
   const allFn = (seal: boolean): Lines => {
     const f = fn(seal ? 'aead_seal_all' : 'aead_open_all');
+    // the first 192 bytes with blocks 1–3 of the key pass, the rest from block 4
     const xor = [
-      'local.get $len', 'i32.const 192', 'i32.le_u',
+      'local.get $msg', 'local.get $msg', `i32.const ${KS_PTR + 64}`,
+      'local.get $len', 'i32.const 192', 'local.get $len', 'i32.const 192', 'i32.lt_u', 'select',
+      'call $xor_ks',
+      'local.get $len', 'i32.const 192', 'i32.gt_u',
       'if',
-      '  local.get $msg', '  local.get $msg', `  i32.const ${KS_PTR + 64}`, '  local.get $len', '  call $xor_ks',
-      'else',
-      `  i32.const ${ST}`, '  local.get $msg', '  local.get $msg', '  local.get $len', '  call $chacha20_xor',
+      `  i32.const ${ST}`, '  i32.const 4', '  i32.store offset=48',
+      `  i32.const ${ST}`, '  local.get $msg', '  i32.const 192', '  i32.add', '  local.get $msg', '  i32.const 192', '  i32.add',
+      '  local.get $len', '  i32.const 192', '  i32.sub', '  call $chacha20_xor',
       'end',
     ];
     const mac = [

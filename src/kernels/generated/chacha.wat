@@ -1957,20 +1957,33 @@
     i32.shl
     i32.add
     local.set $msg
+    local.get $msg
+    local.get $msg
+    i32.const 128
     local.get $len
     i32.const 192
-    i32.le_u
+    local.get $len
+    i32.const 192
+    i32.lt_u
+    select
+    call $xor_ks
+    local.get $len
+    i32.const 192
+    i32.gt_u
     if
-      local.get $msg
-      local.get $msg
-      i32.const 128
-      local.get $len
-      call $xor_ks
-    else
+      i32.const 0
+      i32.const 4
+      i32.store offset=48
       i32.const 0
       local.get $msg
+      i32.const 192
+      i32.add
       local.get $msg
+      i32.const 192
+      i32.add
       local.get $len
+      i32.const 192
+      i32.sub
       call $chacha20_xor
     end
     i32.const 512
@@ -2025,20 +2038,33 @@
     local.get $maxg
     i32.const 1
     call $poly1305_blocks
+    local.get $msg
+    local.get $msg
+    i32.const 128
     local.get $len
     i32.const 192
-    i32.le_u
+    local.get $len
+    i32.const 192
+    i32.lt_u
+    select
+    call $xor_ks
+    local.get $len
+    i32.const 192
+    i32.gt_u
     if
-      local.get $msg
-      local.get $msg
-      i32.const 128
-      local.get $len
-      call $xor_ks
-    else
+      i32.const 0
+      i32.const 4
+      i32.store offset=48
       i32.const 0
       local.get $msg
+      i32.const 192
+      i32.add
       local.get $msg
+      i32.const 192
+      i32.add
       local.get $len
+      i32.const 192
+      i32.sub
       call $chacha20_xor
     end
     i32.const 512
