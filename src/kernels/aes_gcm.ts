@@ -61,6 +61,8 @@ const crypt = {
   gcmOpen: cryptFn('gcm_open_x'),
   sivCtr: cryptFn('siv_ctr_x'),
   sivOpen: cryptFn('siv_open_x'),
+  /** siv_open_x with POLYVAL stitched into the rounds (needs the powers) */
+  sivOpenStitched: cryptFn('siv_open_s'),
 };
 
 type Mode = 'gcm' | 'gcm-carry' | 'siv';
@@ -102,6 +104,12 @@ export interface GcmCipher {
   call: string;
   blocks: number;
   counted?: boolean;
+  /**
+   * Optional: the same call that also hashes hn ≤ blocks blocks at hsrc into IO.state (the
+   * powers H … H^8 in the slot): (rk, nr, ks, gf, hsrc, hn), with `counted` (…, hn, count).
+   * GCM seal and open then run stitchedCryptFunc.
+   */
+  stitched?: string;
 }
 
 const AES8: GcmCipher = { call: '$aes8', blocks: 8 };
@@ -116,7 +124,7 @@ const AES8: GcmCipher = { call: '$aes8', blocks: 8 };
  * data starts at the next counter. maxg: blocks per GHASH reduction (1, or 8 with the powers).
  */
 function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' } | undefined, cipher: GcmCipher = AES8, stitched?: string): string[] {
-  if (stitched) return stitchedCryptFunc(f, mode, hash!, stitched);
+  if (stitched) return stitchedCryptFunc(f, mode, hash!, stitched, cipher);
   const B = cipher.blocks;
   // count = min(n + skip, B): the blocks this group needs
   const count = cipher.counted
@@ -192,11 +200,14 @@ function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'be
  * The scalar multiplications of the hash and the SIMD rounds of AES then run side by side in
  * the core instead of one after the other. Requires the powers H … H^8 (maxg is ignored).
  */
-function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' }, stitched: string): string[] {
+function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'before' | 'after' }, stitched: string, cipher: GcmCipher = AES8): string[] {
+  const B = cipher.blocks;
   const ctr = counter(mode);
   const after = hash.order === 'after';
   const fillPad = ['local.get $end', 'i32.const 0', 'local.get $pad', 'memory.fill'];
-  const minG = ['local.get $n', 'i32.const 8', 'local.get $skip', 'i32.sub', 'local.tee $g', 'local.get $n', 'local.get $g', 'i32.lt_u', 'select', 'local.set $g'];
+  const minG = ['local.get $n', `i32.const ${B}`, 'local.get $skip', 'i32.sub', 'local.tee $g', 'local.get $n', 'local.get $g', 'i32.lt_u', 'select', 'local.set $g'];
+  // counted ciphers: count = g + skip, the blocks this group needs
+  const count = cipher.counted ? ['    local.get $g', '    local.get $skip', '    i32.add'] : [];
   return [
     `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${locals('i32', ['n', 'g', 'j', 'skip', 'pad', 'end', 'prev', 'prevN'])} ${counterLocals}`,
     indent([
@@ -210,12 +221,13 @@ function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; or
       'block $done',
       '  loop $group',
       '    local.get $n', '    local.get $skip', '    i32.or', '    i32.eqz', '    br_if $done',
-      '    ;; eight counter blocks, encrypted in place while hashing',
-      ...Array.from({ length: 8 }, (_, j) => [`i32.const ${IO.ks}`, ...ctr.block(j), `v128.store offset=${16 * j}`]).flat().map((l) => '    ' + l),
+      `    ;; ${B === 8 ? 'eight' : B} counter blocks, encrypted in place while hashing`,
+      ...Array.from({ length: B }, (_, j) => [`i32.const ${IO.ks}`, ...ctr.block(j), `v128.store offset=${16 * j}`]).flat().map((l) => '    ' + l),
       '    ;; g = min(n, 8 - skip) data blocks in this group',
       ...minG.map((l) => '    ' + l),
       '    local.get $rk', '    local.get $nr', `    i32.const ${IO.ks}`, '    local.get $gf',
       ...(after ? ['    local.get $prev', '    local.get $prevN'] : ['    local.get $buf', '    local.get $g']),
+      ...count,
       `    call ${stitched}`,
       '    local.get $skip',
       '    if',
@@ -251,7 +263,7 @@ function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; or
       'end',
       ...(after ? [';; the last group', 'local.get $gf', `i32.const ${IO.state}`, 'local.get $prev', 'local.get $prevN', 'i32.const 8', `call ${hash.fn}`] : []),
       ...ctr.store,
-      `i32.const ${IO.ks}`, 'i32.const 0', 'i32.const 128', 'memory.fill',
+      `i32.const ${IO.ks}`, 'i32.const 0', `i32.const ${16 * B}`, 'memory.fill',
     ]),
     ')',
   ];
@@ -499,8 +511,8 @@ export function gcmModeFunctions(cipher: GcmCipher, flags: Pick<AesGcmFlags, 'co
   const gcmMode: Mode = flags.counterCarry ? 'gcm-carry' : 'gcm';
   return {
     functions: [
-      cryptFunc(crypt.gcmSeal, gcmMode, { fn: GHASH, order: 'after' }, cipher),
-      cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }, cipher),
+      cryptFunc(crypt.gcmSeal, gcmMode, { fn: GHASH, order: 'after' }, cipher, cipher.stitched),
+      cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }, cipher, cipher.stitched),
       gcmLengthsExport(flags),
       gcmFinishExport(),
       gcmOneshotExport(),
@@ -520,12 +532,14 @@ export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
     expandFunc(8, flags),
     aes8Func(),
     aes8Func(hashStitch('ghash', gf.parts)),
+    aes8Func(hashStitch('polyval', gf.parts)),
     expandExport(),
     ecbExport(),
     cryptFunc(crypt.gcmSeal, gcmMode, { fn: GHASH, order: 'after' }, AES8, '$aes8_ghash'),
     cryptFunc(crypt.gcmOpen, gcmMode, { fn: GHASH, order: 'before' }, AES8, '$aes8_ghash'),
     cryptFunc(crypt.sivCtr, 'siv', undefined),
     cryptFunc(crypt.sivOpen, 'siv', { fn: POLYVAL, order: 'after' }),
+    cryptFunc(crypt.sivOpenStitched, 'siv', { fn: POLYVAL, order: 'after' }, AES8, '$aes8_polyval'),
     gcmLengthsExport(flags),
     gcmFinishExport(),
     gcmOneshotExport(),
