@@ -28,6 +28,9 @@ export const GCM_SIV_MAX_PLAINTEXT = 2 ** 36;
 export const GCM_SIV_MAX_AAD = 2 ** 36;
 const TAG = 16;
 const NONCE = 12;
+/** gf128 slot layout: H, state and pin words before the tables, then one table per power */
+const GF_TABLES = 64;
+const GF_TABLE = 192;
 const EMPTY = new Uint8Array(0);
 
 /**
@@ -54,6 +57,8 @@ export class AesGcmSiv implements Aead {
   readonly #nr: number;
   readonly #name: string;
   #disposed = false;
+  /** whether this message's POLYVAL key has its powers (and tables) written */
+  #powers = false;
 
   constructor(key: Uint8Array, options: AesGcmSivOptions = {}) {
     checkBytes('key', key);
@@ -134,7 +139,9 @@ export class AesGcmSiv implements Aead {
       for (let off = 0; off < n; off += SCRATCH_SIZE) {
         const len = Math.min(SCRATCH_SIZE, n - off);
         k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-        e.siv_open_x(rk, gf, this.#nr, SCRATCH_PTR, len, 0, maxg);
+        // with the powers, POLYVAL runs stitched into the AES rounds
+        if (maxg === 8) e.siv_open_s(rk, gf, this.#nr, SCRATCH_PTR, len, 0, maxg);
+        else e.siv_open_x(rk, gf, this.#nr, SCRATCH_PTR, len, 0, maxg);
         if (!single) out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
         used = Math.max(used, (len + 15) & ~15);
       }
@@ -176,6 +183,7 @@ export class AesGcmSiv implements Aead {
     const hashed = ((aad.length + 15) & ~15) + ((n + 15) & ~15) + 16;
     if (hashed < SIV_POWERS_THRESHOLD) return 1;
     k.exports.gf_gf128_powers(this.#slot + AES_SLOT.sivGf);
+    this.#powers = true;
     return 8;
   }
 
@@ -195,12 +203,14 @@ export class AesGcmSiv implements Aead {
     return used;
   }
 
-  /** Wipe the IO area, the scratch used and the per-nonce keys. */
+  /** Wipe the IO area, the scratch used and the per-nonce keys (the round keys, H and the tables written). */
   #wipe(scratchUsed: number): void {
     const k = this.#k;
     k.wipe(0, AES_IO.keys + 48);
     if (scratchUsed > 0) k.wipe(SCRATCH_PTR, scratchUsed);
-    k.wipe(this.#slot + AES_SLOT.sivRk, AES_SLOT.size - AES_SLOT.sivRk);
+    k.wipe(this.#slot + AES_SLOT.sivRk, (this.#nr + 1) * 128);
+    k.wipe(this.#slot + AES_SLOT.sivGf, GF_TABLES + (this.#powers ? 8 : 1) * GF_TABLE);
+    this.#powers = false;
   }
 }
 

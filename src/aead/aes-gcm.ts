@@ -24,6 +24,7 @@ export interface AesExports extends GcmExports {
   aes_ecb(rk: number, nr: number, src: number, dst: number, n: number): void;
   siv_ctr_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
   siv_open_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
+  siv_open_s(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
   siv_init(slot: number, nr: number): void;
   siv_tag(slot: number, nr: number, a: bigint, b: bigint): void;
   gf_gf128_init(slot: number, ghash: number): void;
