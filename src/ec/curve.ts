@@ -193,12 +193,12 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     const v = r.smallInt('version');
     if (v !== 1) throw new EncodingError(`${what}: ECPrivateKey version ${v}, expected 1`);
     const d = r.octets('privateKey');
-    if (d.length !== Ls) throw new EncodingError(`${what}: the private key is ${d.length} bytes, ${name} keys are ${Ls} bytes`);
     if (r.peek() === TAG.CTX0) {
       const p = r.read(TAG.CTX0, 'parameters');
       checkCurveParam(p, what);
       p.end('parameters');
     }
+    if (d.length !== Ls) throw new EncodingError(`${what}: the private key is ${d.length} bytes, ${name} keys are ${Ls} bytes`);
     let pub: Uint8Array | undefined;
     if (r.peek() === TAG.CTX1) {
       const p = r.read(TAG.CTX1, 'publicKey');
