@@ -51,6 +51,10 @@ export interface ChachaFlags extends PolyFlags {
 export const ST = 0;
 export const KS_PTR = 64;
 export const POLY = 512;
+/** Messages from this many bytes on take the fused pass in the one-call AEAD functions (measured:
+ * 16 KiB 1.0 -> 1.1 GB/s, 60 KB 1.04 -> 1.16 GB/s; at 1-2 KiB the separate passes, which reuse
+ * the key pass for 192 bytes, are as fast). */
+export const FUSED_MIN = 4096;
 export const CHACHA_POLY_STATE_SIZE = POLY_STATE_SIZE;
 
 type Lines = string[];
@@ -307,13 +311,34 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
       'local.get $ablocks', 'local.get $len', 'i32.const 15', 'i32.add', 'i32.const 4', 'i32.shr_u', 'i32.add', 'i32.const 1', 'i32.add',
       'local.get $maxg', 'i32.const 1', 'call $poly1305_blocks',
     ];
+    // From FUSED_MIN bytes on, the message's whole 256-byte passes go through the fused pass
+    // (aead_seal / aead_open) and only the rest and the lengths block are MACed separately.
+    const blocks = (n: string) => ['local.get ' + n, 'i32.const 15', 'i32.add', 'i32.const 4', 'i32.shr_u', 'i32.const 1', 'i32.add'];
+    const fusedMac = (what: string) => [`i32.const ${POLY}`, `local.get $${what}`];
+    const fused = [
+      'local.get $len', 'i32.const -256', 'i32.and', 'local.set $big',
+      'local.get $len', 'local.get $big', 'i32.sub', 'local.set $rest',
+      'local.get $msg', 'local.get $big', 'i32.add', 'local.set $tail',
+      ...fusedMac('buf'), 'local.get $ablocks', 'local.get $maxg', 'i32.const 1', 'call $poly1305_blocks',
+      `i32.const ${ST}`, `i32.const ${POLY}`, 'local.get $msg', 'local.get $msg', 'local.get $big', 'local.get $maxg', `call $${seal ? 'aead_seal' : 'aead_open'}`,
+      ...(seal
+        ? [`i32.const ${ST}`, 'local.get $tail', 'local.get $tail', 'local.get $rest', 'call $chacha20_xor',
+           ...fusedMac('tail'), ...blocks('$rest'), 'local.get $maxg', 'i32.const 1', 'call $poly1305_blocks']
+        : [...fusedMac('tail'), ...blocks('$rest'), 'local.get $maxg', 'i32.const 1', 'call $poly1305_blocks',
+           `i32.const ${ST}`, 'local.get $tail', 'local.get $tail', 'local.get $rest', 'call $chacha20_xor']),
+    ];
     return [
-      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} (local $msg i32)`,
+      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)`,
       indent([
         'local.get $key', 'local.get $nonce', `i32.const ${ST}`, `i32.const ${POLY}`, 'local.get $x', 'call $aead_init',
         'local.get $maxg', 'i32.const 4', 'i32.ge_u', 'if', `  i32.const ${POLY}`, '  call $poly1305_powers', 'end',
         'local.get $buf', 'local.get $ablocks', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set $msg',
-        ...(seal ? [...xor, ...mac] : [...mac, ...xor]),
+        'local.get $maxg', 'i32.const 4', 'i32.ge_u', 'local.get $len', `i32.const ${FUSED_MIN}`, 'i32.ge_u', 'i32.and',
+        'if',
+        ...indent(fused, 2).split('\n'),
+        'else',
+        ...indent(seal ? [...xor, ...mac] : [...mac, ...xor], 2).split('\n'),
+        'end',
         `i32.const ${POLY}`, 'local.get $tag', 'call $poly1305_finish',
       ]),
       ')',

@@ -140,9 +140,9 @@ export function runSuite(opts: SuiteOptions = {}): SuiteResult {
       failures.push(`aead open n=${n} aad=${aadLen}: rejected`);
     }
   }
-  // long messages: the streamed path (fused kernel passes over 64 KiB scratch chunks) and the
-  // boundary between the one-call layout and streaming
-  const long = [65536 - 48, 65536 - 47, 65536 - 33, 65536 - 16, 65536, 65537, 65536 + 255, 65536 + 256, 131072 + 100, 200003];
+  // long messages: the one-call layout's fused branch (from 4096 bytes), the boundary between
+  // the one-call layout and streaming, and the streamed path (fused passes over 64 KiB chunks)
+  const long = [4095, 4096, 4097, 4351, 4352, 5000, 16384, 16397, 65536 - 48, 65536 - 47, 65536 - 33, 65536 - 16, 65536, 65537, 65536 + 255, 65536 + 256, 131072 + 100, 200003];
   for (let i = 0; i < long.length; i += stride) {
     const n = long[i];
     const ki = i % keys.length;

@@ -1937,7 +1937,7 @@
       end
     end
   )
-  (func $aead_seal_all (export "aead_seal_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32) (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32) (local $msg i32)
+  (func $aead_seal_all (export "aead_seal_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32) (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32) (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)
       local.get $key
     local.get $nonce
     i32.const 0
@@ -1957,54 +1957,106 @@
     i32.shl
     i32.add
     local.set $msg
-    local.get $msg
-    local.get $msg
-    i32.const 128
+    local.get $maxg
+    i32.const 4
+    i32.ge_u
     local.get $len
-    i32.const 192
-    local.get $len
-    i32.const 192
-    i32.lt_u
-    select
-    call $xor_ks
-    local.get $len
-    i32.const 192
-    i32.gt_u
+    i32.const 4096
+    i32.ge_u
+    i32.and
     if
+      local.get $len
+      i32.const -256
+      i32.and
+      local.set $big
+      local.get $len
+      local.get $big
+      i32.sub
+      local.set $rest
+      local.get $msg
+      local.get $big
+      i32.add
+      local.set $tail
+      i32.const 512
+      local.get $buf
+      local.get $ablocks
+      local.get $maxg
+      i32.const 1
+      call $poly1305_blocks
       i32.const 0
+      i32.const 512
+      local.get $msg
+      local.get $msg
+      local.get $big
+      local.get $maxg
+      call $aead_seal
+      i32.const 0
+      local.get $tail
+      local.get $tail
+      local.get $rest
+      call $chacha20_xor
+      i32.const 512
+      local.get $tail
+      local.get $rest
+      i32.const 15
+      i32.add
       i32.const 4
-      i32.store offset=48
-      i32.const 0
-      local.get $msg
-      i32.const 192
+      i32.shr_u
+      i32.const 1
       i32.add
+      local.get $maxg
+      i32.const 1
+      call $poly1305_blocks
+    else
       local.get $msg
-      i32.const 192
-      i32.add
+      local.get $msg
+      i32.const 128
       local.get $len
       i32.const 192
-      i32.sub
-      call $chacha20_xor
+      local.get $len
+      i32.const 192
+      i32.lt_u
+      select
+      call $xor_ks
+      local.get $len
+      i32.const 192
+      i32.gt_u
+      if
+        i32.const 0
+        i32.const 4
+        i32.store offset=48
+        i32.const 0
+        local.get $msg
+        i32.const 192
+        i32.add
+        local.get $msg
+        i32.const 192
+        i32.add
+        local.get $len
+        i32.const 192
+        i32.sub
+        call $chacha20_xor
+      end
+      i32.const 512
+      local.get $buf
+      local.get $ablocks
+      local.get $len
+      i32.const 15
+      i32.add
+      i32.const 4
+      i32.shr_u
+      i32.add
+      i32.const 1
+      i32.add
+      local.get $maxg
+      i32.const 1
+      call $poly1305_blocks
     end
-    i32.const 512
-    local.get $buf
-    local.get $ablocks
-    local.get $len
-    i32.const 15
-    i32.add
-    i32.const 4
-    i32.shr_u
-    i32.add
-    i32.const 1
-    i32.add
-    local.get $maxg
-    i32.const 1
-    call $poly1305_blocks
     i32.const 512
     local.get $tag
     call $poly1305_finish
   )
-  (func $aead_open_all (export "aead_open_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32) (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32) (local $msg i32)
+  (func $aead_open_all (export "aead_open_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32) (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32) (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)
       local.get $key
     local.get $nonce
     i32.const 0
@@ -2024,48 +2076,100 @@
     i32.shl
     i32.add
     local.set $msg
-    i32.const 512
-    local.get $buf
-    local.get $ablocks
-    local.get $len
-    i32.const 15
-    i32.add
-    i32.const 4
-    i32.shr_u
-    i32.add
-    i32.const 1
-    i32.add
     local.get $maxg
-    i32.const 1
-    call $poly1305_blocks
-    local.get $msg
-    local.get $msg
-    i32.const 128
+    i32.const 4
+    i32.ge_u
     local.get $len
-    i32.const 192
-    local.get $len
-    i32.const 192
-    i32.lt_u
-    select
-    call $xor_ks
-    local.get $len
-    i32.const 192
-    i32.gt_u
+    i32.const 4096
+    i32.ge_u
+    i32.and
     if
+      local.get $len
+      i32.const -256
+      i32.and
+      local.set $big
+      local.get $len
+      local.get $big
+      i32.sub
+      local.set $rest
+      local.get $msg
+      local.get $big
+      i32.add
+      local.set $tail
+      i32.const 512
+      local.get $buf
+      local.get $ablocks
+      local.get $maxg
+      i32.const 1
+      call $poly1305_blocks
       i32.const 0
+      i32.const 512
+      local.get $msg
+      local.get $msg
+      local.get $big
+      local.get $maxg
+      call $aead_open
+      i32.const 512
+      local.get $tail
+      local.get $rest
+      i32.const 15
+      i32.add
       i32.const 4
-      i32.store offset=48
+      i32.shr_u
+      i32.const 1
+      i32.add
+      local.get $maxg
+      i32.const 1
+      call $poly1305_blocks
       i32.const 0
-      local.get $msg
-      i32.const 192
+      local.get $tail
+      local.get $tail
+      local.get $rest
+      call $chacha20_xor
+    else
+      i32.const 512
+      local.get $buf
+      local.get $ablocks
+      local.get $len
+      i32.const 15
       i32.add
-      local.get $msg
-      i32.const 192
+      i32.const 4
+      i32.shr_u
       i32.add
+      i32.const 1
+      i32.add
+      local.get $maxg
+      i32.const 1
+      call $poly1305_blocks
+      local.get $msg
+      local.get $msg
+      i32.const 128
       local.get $len
       i32.const 192
-      i32.sub
-      call $chacha20_xor
+      local.get $len
+      i32.const 192
+      i32.lt_u
+      select
+      call $xor_ks
+      local.get $len
+      i32.const 192
+      i32.gt_u
+      if
+        i32.const 0
+        i32.const 4
+        i32.store offset=48
+        i32.const 0
+        local.get $msg
+        i32.const 192
+        i32.add
+        local.get $msg
+        i32.const 192
+        i32.add
+        local.get $len
+        i32.const 192
+        i32.sub
+        call $chacha20_xor
+      end
     end
     i32.const 512
     local.get $tag
