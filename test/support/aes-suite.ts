@@ -128,9 +128,9 @@ function differentialGcm(): AeadCase[] {
     });
   }
   // across the 64 KiB scratch window
-  for (const [n, nonceLength] of [[65536, 12], [65537, 12], [65536 + 16 * 8 * 3 + 5, 7], [140000, 12]] as const) {
-    const key = rng.bytes(32), nonce = rng.bytes(nonceLength), pt = rng.bytes(n), aad = rng.bytes(n % 33);
-    out.push({ desc: `differential gcm long pt=${n} nonce=${nonceLength}`, algo: 'gcm', key, nonce, aad, pt, sealed: gcmSealNode(key, nonce, pt, aad, 16), tagLength: 16, valid: true });
+  for (const [n, nonceLength, aadLength] of [[65536, 12, 0], [65537, 12, 1], [65536 + 16 * 8 * 3 + 5, 7, 30], [140000, 12, 2], [40000, 12, 30001], [100, 3, 70000]] as const) {
+    const key = rng.bytes(32), nonce = rng.bytes(nonceLength), pt = rng.bytes(n), aad = rng.bytes(aadLength);
+    out.push({ desc: `differential gcm long pt=${n} nonce=${nonceLength} aad=${aadLength}`, algo: 'gcm', key, nonce, aad, pt, sealed: gcmSealNode(key, nonce, pt, aad, 16), tagLength: 16, valid: true });
   }
   return out;
 }
