@@ -9,6 +9,14 @@
 // counter), so it runs POLYVAL and then CTR. Each group of up to eight blocks shares one GHASH
 // reduction (powers H … H^8 in the key slot).
 //
+// Stitching: in GCM seal/open and GCM-SIV open (with the powers) the hash is woven into the AES
+// rounds — one block per round, its six 64-bit products spread between the S-box gates — so that
+// the scalar multiplier and the SIMD units work at the same time (GHASH runs on i64.mul, AES on
+// xmm registers, disjoint register files). Measured on 8 KiB calls, AES-128, interleaved A/B:
+// AES alone ~580 MB/s, GHASH alone ~690 MB/s, one after the other ~300 MB/s, stitched ~340 MB/s.
+// The gain is bounded by GHASH's own code: ~600 x86 instructions per block in the stitched loop,
+// about half of them register moves and spills around the 96 multiplications.
+//
 // Constant time: everything secret (keys, counters, data, states) is only loaded, stored and
 // computed on. Branches, loop bounds and addresses depend only on the public parameters
 // (pointers, lengths, counts, round numbers and mode flags). The 32-bit counter is added with
