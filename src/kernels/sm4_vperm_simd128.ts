@@ -285,7 +285,8 @@ function initConsts(t: Tables): Lines {
 }
 
 /** Temporaries of one group. */
-const temps = (g: number): string[] => ['t', 'y', 'i', 'k', 'j', 'ak', 'iak', 'jak', 'p'].map((n) => `${n}${g}`);
+// (names chosen apart from the GF(2^128) locals that a stitched pass declares beside them)
+const temps = (g: number): string[] => ['t', 'u', 'i', 'k', 'j', 'ak', 'iak', 'jak', 'p'].map((n) => `${n}${g}`);
 
 /**
  * The S-box (without its output constant) on the v128 in $t{g}; leaves the result on the stack.
@@ -320,7 +321,7 @@ function sbox(g: number): Lines {
 function round(g: number, r: number, rkOff: number, flags: Sm4Flags): Lines {
   const x = (j: number) => `$x${g}_${(r + j) % 4}`;
   const [t, , , , , , , , p] = temps(g).map((n) => `$${n}`);
-  const [s, m, a] = [`$y${g}`, `$k${g}`, `$j${g}`]; // reuse temporaries after the S-box
+  const [s, m, a] = [`$u${g}`, `$k${g}`, `$j${g}`]; // reuse temporaries after the S-box
   const rot = flags.rotOffByOne ? 3 : 2;
   const rk = ['local.get $rkp', `v128.load offset=${rkOff}`];
   // X_{r+3} is the newest word: it enters last, so one or two XORs sit on the round-to-round path
@@ -342,19 +343,37 @@ function round(g: number, r: number, rkOff: number, flags: Sm4Flags): Lines {
 }
 
 /** 32 rounds on groups 0…G-1, with the round keys at $rkp (which a rolled loop advances). */
-function rounds(G: number, unroll: boolean, flags: Sm4Flags): Lines {
+/**
+ * Work woven into the round loop of a pass (a stitched pass): `pieces` go one after each group's
+ * round in every iteration of the four-round loop (the same code each iteration: the pieces keep
+ * their own counters), `iterationEnd` at the end of each iteration ($rkp still points at the
+ * iteration's first round key).
+ */
+export interface Sm4Weave {
+  pieces: Lines[];
+  iterationEnd: Lines;
+}
+
+function rounds(G: number, unroll: boolean, flags: Sm4Flags, weave?: Sm4Weave): Lines {
   const body = (r0: number, count: number, base: number): Lines => {
     const out: Lines = [];
-    for (let r = r0; r < r0 + count; r++) for (let g = 0; g < G; g++) out.push(...round(g, r, (r - base) * 16, flags));
+    let k = 0;
+    for (let r = r0; r < r0 + count; r++) {
+      for (let g = 0; g < G; g++) {
+        out.push(...round(g, r, (r - base) * 16, flags));
+        if (weave && k < weave.pieces.length) out.push(...weave.pieces[k++]);
+      }
+    }
+    while (weave && k < weave.pieces.length) out.push(...weave.pieces[k++]);
     return out;
   };
-  if (unroll) return ['local.get $rk', 'local.set $rkp', ...body(0, 32, 0)];
+  if (unroll && !weave) return ['local.get $rk', 'local.set $rkp', ...body(0, 32, 0)];
   // four rounds per iteration keep the state names in place (x_{r mod 4})
   return [
     'local.get $rk', 'local.set $rkp',
     'local.get $rk', 'i32.const 512', 'i32.add', 'local.set $rkEnd',
     'loop $rounds',
-    ...indent(body(0, 4, 0), 2).split('\n'),
+    ...indent([...body(0, 4, 0), ...(weave?.iterationEnd ?? [])], 2).split('\n'),
     '  local.get $rkp', '  i32.const 64', '  i32.add', '  local.tee $rkp',
     '  local.get $rkEnd', '  i32.lt_u', '  br_if $rounds',
     'end',
@@ -384,7 +403,7 @@ function outputBlocks(g: number, flags: Sm4Flags): Lines {
 function transposeTail(g: number): Lines {
   const o = (b: number) => `$o${g}_${b}`;
   const t = `$t${g}`;
-  const y = `$y${g}`;
+  const y = `$u${g}`;
   // o0 = lo32(w0,w1) = (A0 A1 B0 B1), o1 = lo32(w2,w3) = (A2 A3 B2 B3) → block A = lo64(o0,o1), B = hi64(o0,o1)
   // o2 = hi32(w0,w1) = (C0 C1 D0 D1), o3 = hi32(w2,w3) = (C2 C3 D2 D3) → C = lo64(o2,o3), D = hi64(o2,o3)
   return [
@@ -403,7 +422,7 @@ function transposeIn(g: number): Lines {
   const o = (b: number) => `$o${g}_${b}`;
   const x = (j: number) => `$x${g}_${j}`;
   const t = `$t${g}`;
-  const y = `$y${g}`;
+  const y = `$u${g}`;
   // blocks A B C D → t = lo32(A,B) = (A0 B0 A1 B1), y = lo32(C,D) = (C0 D0 C1 D1) → w0 = lo64(t,y), w1 = hi64(t,y)
   return [
     `local.get ${o(0)}`, `local.get ${o(1)}`, `i8x16.shuffle ${LO32}`, `local.set ${t}`,
@@ -609,6 +628,48 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { 
   ];
 
   return { functions: [expandFn.join('\n'), ctrFn.join('\n'), ecbFn.join('\n')], exports: FUNCS };
+}
+
+/** Work stitched into one pass (see sm4PassFunc). */
+export interface Sm4Stitch {
+  /** extra parameter declarations after (rk, src) */
+  params: string;
+  locals: string;
+  /** before the blocks are loaded */
+  prologue: Lines;
+  weave: Sm4Weave;
+  /** after the rounds, before the blocks are stored */
+  epilogue: Lines;
+}
+
+/**
+ * `$name(rk, src, …)`: encrypt the 4·G blocks at src in place in one pass (no tail handling),
+ * with `stitch` woven into the round loop: a second, independent instruction stream (the GCM
+ * hash) that the core runs beside the SIMD rounds.
+ */
+export function sm4PassFunc(name: string, stitch: Sm4Stitch, flags: Sm4Flags = {}, options: Sm4Options = {}): string {
+  const G = options.groups ?? SM4_DEFAULT_GROUPS;
+  const t = tables();
+  const body: Lines = [
+    ...initConsts(t),
+    'local.get $src', 'local.set $dst',
+    ...stitch.prologue,
+    ...Array.from({ length: G }, (_, g) => [
+      ...[0, 1, 2, 3].flatMap((b) => ['local.get $src', `v128.load offset=${64 * g + 16 * b}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set $o${g}_${b}`]),
+      ...transposeIn(g),
+    ]).flat(),
+    ...rounds(G, false, flags, stitch.weave),
+    ...stitch.epilogue,
+    ...Array.from({ length: G }, (_, g) => [
+      ...outputBlocks(g, flags),
+      ...[0, 1, 2, 3].flatMap((b) => ['local.get $dst', `local.get $o${g}_${b}`, `v128.store offset=${64 * g + 16 * b}`]),
+    ]).flat(),
+  ];
+  return [
+    `(func $${name} (param $rk i32) (param $src i32) ${stitch.params} ${locals('i32', ['dst', 'rkp', 'rkEnd'])} ${groupLocals(G)} ${locals('v128', CONSTS)} ${stitch.locals}`,
+    indent(body),
+    ')',
+  ].join('\n');
 }
 
 /** The SM4 functions alone as a module (experiments; the shipped 'sm4' module is sm4_gcm.ts). */

@@ -3,7 +3,7 @@
 ;; public parameters: sm4_expand(slot); sm4_ecb(rk, src, dst, n); sm4_ctr32(rk, ctr, src, dst, n, ks); gcm_seal_x(rk, gf, nr, buf, len, mask, maxg); gcm_open_x(rk, gf, nr, buf, len, mask, maxg); gcm_lengths(gf, a, b); gcm_finish(gf, a, b); gcm_oneshot(rk, gf, nr, buf, len, aad, aadLen, decrypt); gf_gf128_init(slot, ghash); gf_gf128_powers(slot); gf_polyval_blocks(slot, st, src, n, maxg); gf_ghash_blocks(slot, st, src, n, maxg)
 (module
   (memory (export "memory") 2)
-  (func $sm4_expand (export "sm4_expand") (param $slot i32) (local $mk0 i32) (local $mk1 i32) (local $mk2 i32) (local $mk3 i32) (local $w i32) (local $i i32) (local $t0 v128) (local $y0 v128) (local $i0 v128) (local $k0 v128) (local $j0 v128) (local $ak0 v128) (local $iak0 v128) (local $jak0 v128) (local $p0 v128) (local $ck v128) (local $kM v128) (local $kInLo v128) (local $kInHi v128) (local $kInv v128) (local $kAk v128) (local $kU v128) (local $kV v128) (local $kR8 v128) (local $kR16 v128) (local $kR24 v128) (local $kBswap v128)
+  (func $sm4_expand (export "sm4_expand") (param $slot i32) (local $mk0 i32) (local $mk1 i32) (local $mk2 i32) (local $mk3 i32) (local $w i32) (local $i i32) (local $t0 v128) (local $u0 v128) (local $i0 v128) (local $k0 v128) (local $j0 v128) (local $ak0 v128) (local $iak0 v128) (local $jak0 v128) (local $p0 v128) (local $ck v128) (local $kM v128) (local $kInLo v128) (local $kInHi v128) (local $kInv v128) (local $kAk v128) (local $kU v128) (local $kV v128) (local $kR8 v128) (local $kR16 v128) (local $kR24 v128) (local $kBswap v128)
       v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
       local.set $kM
       v128.const i8x16 85 140 138 83 61 228 226 59 21 204 202 19 125 164 162 123
@@ -81,12 +81,12 @@
         v128.and
         i8x16.swizzle
         v128.xor
-        local.set $y0
-        local.get $y0
+        local.set $u0
+        local.get $u0
         local.get $kM
         v128.and
         local.set $k0
-        local.get $y0
+        local.get $u0
         i32.const 4
         i16x8.shr_u
         local.get $kM
@@ -434,7 +434,7 @@
       i32.const 256
       memory.fill
   )
-  (func $sm4_ecb (export "sm4_ecb") (param $rk i32) (param $src i32) (param $dst i32) (param $n i32) (local $rkp i32) (local $rkEnd i32) (local $x0_0 v128) (local $x0_1 v128) (local $x0_2 v128) (local $x0_3 v128) (local $o0_0 v128) (local $o0_1 v128) (local $o0_2 v128) (local $o0_3 v128) (local $t0 v128) (local $y0 v128) (local $i0 v128) (local $k0 v128) (local $j0 v128) (local $ak0 v128) (local $iak0 v128) (local $jak0 v128) (local $p0 v128) (local $x1_0 v128) (local $x1_1 v128) (local $x1_2 v128) (local $x1_3 v128) (local $o1_0 v128) (local $o1_1 v128) (local $o1_2 v128) (local $o1_3 v128) (local $t1 v128) (local $y1 v128) (local $i1 v128) (local $k1 v128) (local $j1 v128) (local $ak1 v128) (local $iak1 v128) (local $jak1 v128) (local $p1 v128) (local $x2_0 v128) (local $x2_1 v128) (local $x2_2 v128) (local $x2_3 v128) (local $o2_0 v128) (local $o2_1 v128) (local $o2_2 v128) (local $o2_3 v128) (local $t2 v128) (local $y2 v128) (local $i2 v128) (local $k2 v128) (local $j2 v128) (local $ak2 v128) (local $iak2 v128) (local $jak2 v128) (local $p2 v128) (local $x3_0 v128) (local $x3_1 v128) (local $x3_2 v128) (local $x3_3 v128) (local $o3_0 v128) (local $o3_1 v128) (local $o3_2 v128) (local $o3_3 v128) (local $t3 v128) (local $y3 v128) (local $i3 v128) (local $k3 v128) (local $j3 v128) (local $ak3 v128) (local $iak3 v128) (local $jak3 v128) (local $p3 v128) (local $kM v128) (local $kInLo v128) (local $kInHi v128) (local $kInv v128) (local $kAk v128) (local $kU v128) (local $kV v128) (local $kR8 v128) (local $kR16 v128) (local $kR24 v128) (local $kBswap v128)
+  (func $sm4_ecb (export "sm4_ecb") (param $rk i32) (param $src i32) (param $dst i32) (param $n i32) (local $rkp i32) (local $rkEnd i32) (local $x0_0 v128) (local $x0_1 v128) (local $x0_2 v128) (local $x0_3 v128) (local $o0_0 v128) (local $o0_1 v128) (local $o0_2 v128) (local $o0_3 v128) (local $t0 v128) (local $u0 v128) (local $i0 v128) (local $k0 v128) (local $j0 v128) (local $ak0 v128) (local $iak0 v128) (local $jak0 v128) (local $p0 v128) (local $x1_0 v128) (local $x1_1 v128) (local $x1_2 v128) (local $x1_3 v128) (local $o1_0 v128) (local $o1_1 v128) (local $o1_2 v128) (local $o1_3 v128) (local $t1 v128) (local $u1 v128) (local $i1 v128) (local $k1 v128) (local $j1 v128) (local $ak1 v128) (local $iak1 v128) (local $jak1 v128) (local $p1 v128) (local $x2_0 v128) (local $x2_1 v128) (local $x2_2 v128) (local $x2_3 v128) (local $o2_0 v128) (local $o2_1 v128) (local $o2_2 v128) (local $o2_3 v128) (local $t2 v128) (local $u2 v128) (local $i2 v128) (local $k2 v128) (local $j2 v128) (local $ak2 v128) (local $iak2 v128) (local $jak2 v128) (local $p2 v128) (local $x3_0 v128) (local $x3_1 v128) (local $x3_2 v128) (local $x3_3 v128) (local $o3_0 v128) (local $o3_1 v128) (local $o3_2 v128) (local $o3_3 v128) (local $t3 v128) (local $u3 v128) (local $i3 v128) (local $k3 v128) (local $j3 v128) (local $ak3 v128) (local $iak3 v128) (local $jak3 v128) (local $p3 v128) (local $kM v128) (local $kInLo v128) (local $kInHi v128) (local $kInv v128) (local $kAk v128) (local $kU v128) (local $kV v128) (local $kR8 v128) (local $kR16 v128) (local $kR24 v128) (local $kBswap v128)
       v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
       local.set $kM
       v128.const i8x16 85 140 138 83 61 228 226 59 21 204 202 19 125 164 162 123
@@ -491,13 +491,13 @@
           local.get $o0_2
           local.get $o0_3
           i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-          local.set $y0
+          local.set $u0
           local.get $t0
-          local.get $y0
+          local.get $u0
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x0_0
           local.get $t0
-          local.get $y0
+          local.get $u0
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x0_1
           local.get $o0_0
@@ -507,13 +507,13 @@
           local.get $o0_2
           local.get $o0_3
           i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-          local.set $y0
+          local.set $u0
           local.get $t0
-          local.get $y0
+          local.get $u0
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x0_2
           local.get $t0
-          local.get $y0
+          local.get $u0
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x0_3
           local.get $src
@@ -543,13 +543,13 @@
           local.get $o1_2
           local.get $o1_3
           i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-          local.set $y1
+          local.set $u1
           local.get $t1
-          local.get $y1
+          local.get $u1
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x1_0
           local.get $t1
-          local.get $y1
+          local.get $u1
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x1_1
           local.get $o1_0
@@ -559,13 +559,13 @@
           local.get $o1_2
           local.get $o1_3
           i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-          local.set $y1
+          local.set $u1
           local.get $t1
-          local.get $y1
+          local.get $u1
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x1_2
           local.get $t1
-          local.get $y1
+          local.get $u1
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x1_3
           local.get $src
@@ -595,13 +595,13 @@
           local.get $o2_2
           local.get $o2_3
           i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-          local.set $y2
+          local.set $u2
           local.get $t2
-          local.get $y2
+          local.get $u2
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x2_0
           local.get $t2
-          local.get $y2
+          local.get $u2
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x2_1
           local.get $o2_0
@@ -611,13 +611,13 @@
           local.get $o2_2
           local.get $o2_3
           i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-          local.set $y2
+          local.set $u2
           local.get $t2
-          local.get $y2
+          local.get $u2
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x2_2
           local.get $t2
-          local.get $y2
+          local.get $u2
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x2_3
           local.get $src
@@ -647,13 +647,13 @@
           local.get $o3_2
           local.get $o3_3
           i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-          local.set $y3
+          local.set $u3
           local.get $t3
-          local.get $y3
+          local.get $u3
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x3_0
           local.get $t3
-          local.get $y3
+          local.get $u3
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x3_1
           local.get $o3_0
@@ -663,13 +663,13 @@
           local.get $o3_2
           local.get $o3_3
           i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-          local.set $y3
+          local.set $u3
           local.get $t3
-          local.get $y3
+          local.get $u3
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
           local.set $x3_2
           local.get $t3
-          local.get $y3
+          local.get $u3
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
           local.set $x3_3
           local.get $rk
@@ -704,12 +704,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y0
-            local.get $y0
+            local.set $u0
+            local.get $u0
             local.get $kM
             v128.and
             local.set $k0
-            local.get $y0
+            local.get $u0
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -752,22 +752,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y0
+            local.set $u0
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x0_0
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j0
-            local.get $y0
+            local.get $u0
             local.get $kR8
             i8x16.swizzle
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -807,12 +807,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y1
-            local.get $y1
+            local.set $u1
+            local.get $u1
             local.get $kM
             v128.and
             local.set $k1
-            local.get $y1
+            local.get $u1
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -855,22 +855,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y1
+            local.set $u1
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x1_0
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j1
-            local.get $y1
+            local.get $u1
             local.get $kR8
             i8x16.swizzle
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -910,12 +910,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y2
-            local.get $y2
+            local.set $u2
+            local.get $u2
             local.get $kM
             v128.and
             local.set $k2
-            local.get $y2
+            local.get $u2
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -958,22 +958,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y2
+            local.set $u2
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x2_0
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j2
-            local.get $y2
+            local.get $u2
             local.get $kR8
             i8x16.swizzle
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1013,12 +1013,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y3
-            local.get $y3
+            local.set $u3
+            local.get $u3
             local.get $kM
             v128.and
             local.set $k3
-            local.get $y3
+            local.get $u3
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1061,22 +1061,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y3
+            local.set $u3
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x3_0
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j3
-            local.get $y3
+            local.get $u3
             local.get $kR8
             i8x16.swizzle
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1113,12 +1113,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y0
-            local.get $y0
+            local.set $u0
+            local.get $u0
             local.get $kM
             v128.and
             local.set $k0
-            local.get $y0
+            local.get $u0
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1161,22 +1161,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y0
+            local.set $u0
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x0_1
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j0
-            local.get $y0
+            local.get $u0
             local.get $kR8
             i8x16.swizzle
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1213,12 +1213,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y1
-            local.get $y1
+            local.set $u1
+            local.get $u1
             local.get $kM
             v128.and
             local.set $k1
-            local.get $y1
+            local.get $u1
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1261,22 +1261,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y1
+            local.set $u1
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x1_1
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j1
-            local.get $y1
+            local.get $u1
             local.get $kR8
             i8x16.swizzle
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1313,12 +1313,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y2
-            local.get $y2
+            local.set $u2
+            local.get $u2
             local.get $kM
             v128.and
             local.set $k2
-            local.get $y2
+            local.get $u2
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1361,22 +1361,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y2
+            local.set $u2
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x2_1
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j2
-            local.get $y2
+            local.get $u2
             local.get $kR8
             i8x16.swizzle
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1413,12 +1413,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y3
-            local.get $y3
+            local.set $u3
+            local.get $u3
             local.get $kM
             v128.and
             local.set $k3
-            local.get $y3
+            local.get $u3
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1461,22 +1461,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y3
+            local.set $u3
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x3_1
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j3
-            local.get $y3
+            local.get $u3
             local.get $kR8
             i8x16.swizzle
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1516,12 +1516,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y0
-            local.get $y0
+            local.set $u0
+            local.get $u0
             local.get $kM
             v128.and
             local.set $k0
-            local.get $y0
+            local.get $u0
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1564,22 +1564,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y0
+            local.set $u0
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x0_2
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j0
-            local.get $y0
+            local.get $u0
             local.get $kR8
             i8x16.swizzle
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1619,12 +1619,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y1
-            local.get $y1
+            local.set $u1
+            local.get $u1
             local.get $kM
             v128.and
             local.set $k1
-            local.get $y1
+            local.get $u1
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1667,22 +1667,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y1
+            local.set $u1
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x1_2
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j1
-            local.get $y1
+            local.get $u1
             local.get $kR8
             i8x16.swizzle
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1722,12 +1722,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y2
-            local.get $y2
+            local.set $u2
+            local.get $u2
             local.get $kM
             v128.and
             local.set $k2
-            local.get $y2
+            local.get $u2
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1770,22 +1770,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y2
+            local.set $u2
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x2_2
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j2
-            local.get $y2
+            local.get $u2
             local.get $kR8
             i8x16.swizzle
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1825,12 +1825,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y3
-            local.get $y3
+            local.set $u3
+            local.get $u3
             local.get $kM
             v128.and
             local.set $k3
-            local.get $y3
+            local.get $u3
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1873,22 +1873,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y3
+            local.set $u3
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x3_2
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j3
-            local.get $y3
+            local.get $u3
             local.get $kR8
             i8x16.swizzle
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -1925,12 +1925,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y0
-            local.get $y0
+            local.set $u0
+            local.get $u0
             local.get $kM
             v128.and
             local.set $k0
-            local.get $y0
+            local.get $u0
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -1973,22 +1973,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y0
+            local.set $u0
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x0_3
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j0
-            local.get $y0
+            local.get $u0
             local.get $kR8
             i8x16.swizzle
-            local.get $y0
+            local.get $u0
             v128.xor
-            local.get $y0
+            local.get $u0
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -2025,12 +2025,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y1
-            local.get $y1
+            local.set $u1
+            local.get $u1
             local.get $kM
             v128.and
             local.set $k1
-            local.get $y1
+            local.get $u1
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -2073,22 +2073,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y1
+            local.set $u1
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x1_3
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j1
-            local.get $y1
+            local.get $u1
             local.get $kR8
             i8x16.swizzle
-            local.get $y1
+            local.get $u1
             v128.xor
-            local.get $y1
+            local.get $u1
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -2125,12 +2125,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y2
-            local.get $y2
+            local.set $u2
+            local.get $u2
             local.get $kM
             v128.and
             local.set $k2
-            local.get $y2
+            local.get $u2
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -2173,22 +2173,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y2
+            local.set $u2
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x2_3
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j2
-            local.get $y2
+            local.get $u2
             local.get $kR8
             i8x16.swizzle
-            local.get $y2
+            local.get $u2
             v128.xor
-            local.get $y2
+            local.get $u2
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -2225,12 +2225,12 @@
             v128.and
             i8x16.swizzle
             v128.xor
-            local.set $y3
-            local.get $y3
+            local.set $u3
+            local.get $u3
             local.get $kM
             v128.and
             local.set $k3
-            local.get $y3
+            local.get $u3
             i32.const 4
             i16x8.shr_u
             local.get $kM
@@ -2273,22 +2273,22 @@
             v128.xor
             i8x16.swizzle
             v128.xor
-            local.set $y3
+            local.set $u3
             ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
             local.get $x3_3
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR24
             i8x16.swizzle
             v128.xor
             local.set $j3
-            local.get $y3
+            local.get $u3
             local.get $kR8
             i8x16.swizzle
-            local.get $y3
+            local.get $u3
             v128.xor
-            local.get $y3
+            local.get $u3
             local.get $kR16
             i8x16.swizzle
             v128.xor
@@ -2334,7 +2334,7 @@
           local.get $o0_0
           local.get $o0_1
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-          local.set $y0
+          local.set $u0
           local.get $o0_2
           local.get $o0_3
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -2353,7 +2353,7 @@
           local.get $kBswap
           i8x16.swizzle
           local.set $o0_0
-          local.get $y0
+          local.get $u0
           local.get $kBswap
           i8x16.swizzle
           local.set $o0_1
@@ -2392,7 +2392,7 @@
           local.get $o1_0
           local.get $o1_1
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-          local.set $y1
+          local.set $u1
           local.get $o1_2
           local.get $o1_3
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -2411,7 +2411,7 @@
           local.get $kBswap
           i8x16.swizzle
           local.set $o1_0
-          local.get $y1
+          local.get $u1
           local.get $kBswap
           i8x16.swizzle
           local.set $o1_1
@@ -2450,7 +2450,7 @@
           local.get $o2_0
           local.get $o2_1
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-          local.set $y2
+          local.set $u2
           local.get $o2_2
           local.get $o2_3
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -2469,7 +2469,7 @@
           local.get $kBswap
           i8x16.swizzle
           local.set $o2_0
-          local.get $y2
+          local.get $u2
           local.get $kBswap
           i8x16.swizzle
           local.set $o2_1
@@ -2508,7 +2508,7 @@
           local.get $o3_0
           local.get $o3_1
           i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-          local.set $y3
+          local.set $u3
           local.get $o3_2
           local.get $o3_3
           i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -2527,7 +2527,7 @@
           local.get $kBswap
           i8x16.swizzle
           local.set $o3_0
-          local.get $y3
+          local.get $u3
           local.get $kBswap
           i8x16.swizzle
           local.set $o3_1
@@ -2590,13 +2590,13 @@
         local.get $o0_2
         local.get $o0_3
         i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $y0
+        local.set $u0
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x0_0
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x0_1
         local.get $o0_0
@@ -2606,13 +2606,13 @@
         local.get $o0_2
         local.get $o0_3
         i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $y0
+        local.set $u0
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x0_2
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x0_3
         local.get $src
@@ -2642,13 +2642,13 @@
         local.get $o1_2
         local.get $o1_3
         i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $y1
+        local.set $u1
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x1_0
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x1_1
         local.get $o1_0
@@ -2658,13 +2658,13 @@
         local.get $o1_2
         local.get $o1_3
         i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $y1
+        local.set $u1
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x1_2
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x1_3
         local.get $src
@@ -2715,13 +2715,13 @@
         local.get $o2_2
         local.get $o2_3
         i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $y2
+        local.set $u2
         local.get $t2
-        local.get $y2
+        local.get $u2
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x2_0
         local.get $t2
-        local.get $y2
+        local.get $u2
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x2_1
         local.get $o2_0
@@ -2731,13 +2731,13 @@
         local.get $o2_2
         local.get $o2_3
         i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $y2
+        local.set $u2
         local.get $t2
-        local.get $y2
+        local.get $u2
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x2_2
         local.get $t2
-        local.get $y2
+        local.get $u2
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x2_3
         v128.const i64x2 0 0
@@ -2795,13 +2795,13 @@
         local.get $o3_2
         local.get $o3_3
         i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $y3
+        local.set $u3
         local.get $t3
-        local.get $y3
+        local.get $u3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x3_0
         local.get $t3
-        local.get $y3
+        local.get $u3
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x3_1
         local.get $o3_0
@@ -2811,13 +2811,13 @@
         local.get $o3_2
         local.get $o3_3
         i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $y3
+        local.set $u3
         local.get $t3
-        local.get $y3
+        local.get $u3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x3_2
         local.get $t3
-        local.get $y3
+        local.get $u3
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x3_3
         local.get $rk
@@ -2852,12 +2852,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -2900,22 +2900,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_0
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -2955,12 +2955,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3003,22 +3003,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_0
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3058,12 +3058,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y2
-          local.get $y2
+          local.set $u2
+          local.get $u2
           local.get $kM
           v128.and
           local.set $k2
-          local.get $y2
+          local.get $u2
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3106,22 +3106,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y2
+          local.set $u2
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x2_0
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j2
-          local.get $y2
+          local.get $u2
           local.get $kR8
           i8x16.swizzle
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3161,12 +3161,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y3
-          local.get $y3
+          local.set $u3
+          local.get $u3
           local.get $kM
           v128.and
           local.set $k3
-          local.get $y3
+          local.get $u3
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3209,22 +3209,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y3
+          local.set $u3
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x3_0
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j3
-          local.get $y3
+          local.get $u3
           local.get $kR8
           i8x16.swizzle
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3261,12 +3261,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3309,22 +3309,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_1
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3361,12 +3361,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3409,22 +3409,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_1
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3461,12 +3461,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y2
-          local.get $y2
+          local.set $u2
+          local.get $u2
           local.get $kM
           v128.and
           local.set $k2
-          local.get $y2
+          local.get $u2
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3509,22 +3509,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y2
+          local.set $u2
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x2_1
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j2
-          local.get $y2
+          local.get $u2
           local.get $kR8
           i8x16.swizzle
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3561,12 +3561,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y3
-          local.get $y3
+          local.set $u3
+          local.get $u3
           local.get $kM
           v128.and
           local.set $k3
-          local.get $y3
+          local.get $u3
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3609,22 +3609,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y3
+          local.set $u3
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x3_1
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j3
-          local.get $y3
+          local.get $u3
           local.get $kR8
           i8x16.swizzle
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3664,12 +3664,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3712,22 +3712,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_2
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3767,12 +3767,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3815,22 +3815,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_2
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3870,12 +3870,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y2
-          local.get $y2
+          local.set $u2
+          local.get $u2
           local.get $kM
           v128.and
           local.set $k2
-          local.get $y2
+          local.get $u2
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -3918,22 +3918,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y2
+          local.set $u2
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x2_2
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j2
-          local.get $y2
+          local.get $u2
           local.get $kR8
           i8x16.swizzle
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -3973,12 +3973,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y3
-          local.get $y3
+          local.set $u3
+          local.get $u3
           local.get $kM
           v128.and
           local.set $k3
-          local.get $y3
+          local.get $u3
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -4021,22 +4021,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y3
+          local.set $u3
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x3_2
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j3
-          local.get $y3
+          local.get $u3
           local.get $kR8
           i8x16.swizzle
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -4073,12 +4073,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -4121,22 +4121,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_3
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -4173,12 +4173,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -4221,22 +4221,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_3
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -4273,12 +4273,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y2
-          local.get $y2
+          local.set $u2
+          local.get $u2
           local.get $kM
           v128.and
           local.set $k2
-          local.get $y2
+          local.get $u2
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -4321,22 +4321,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y2
+          local.set $u2
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x2_3
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j2
-          local.get $y2
+          local.get $u2
           local.get $kR8
           i8x16.swizzle
-          local.get $y2
+          local.get $u2
           v128.xor
-          local.get $y2
+          local.get $u2
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -4373,12 +4373,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y3
-          local.get $y3
+          local.set $u3
+          local.get $u3
           local.get $kM
           v128.and
           local.set $k3
-          local.get $y3
+          local.get $u3
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -4421,22 +4421,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y3
+          local.set $u3
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x3_3
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j3
-          local.get $y3
+          local.get $u3
           local.get $kR8
           i8x16.swizzle
-          local.get $y3
+          local.get $u3
           v128.xor
-          local.get $y3
+          local.get $u3
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -4482,7 +4482,7 @@
         local.get $o0_0
         local.get $o0_1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        local.set $y0
+        local.set $u0
         local.get $o0_2
         local.get $o0_3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -4501,7 +4501,7 @@
         local.get $kBswap
         i8x16.swizzle
         local.set $o0_0
-        local.get $y0
+        local.get $u0
         local.get $kBswap
         i8x16.swizzle
         local.set $o0_1
@@ -4540,7 +4540,7 @@
         local.get $o1_0
         local.get $o1_1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        local.set $y1
+        local.set $u1
         local.get $o1_2
         local.get $o1_3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -4559,7 +4559,7 @@
         local.get $kBswap
         i8x16.swizzle
         local.set $o1_0
-        local.get $y1
+        local.get $u1
         local.get $kBswap
         i8x16.swizzle
         local.set $o1_1
@@ -4598,7 +4598,7 @@
         local.get $o2_0
         local.get $o2_1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        local.set $y2
+        local.set $u2
         local.get $o2_2
         local.get $o2_3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -4617,7 +4617,7 @@
         local.get $kBswap
         i8x16.swizzle
         local.set $o2_0
-        local.get $y2
+        local.get $u2
         local.get $kBswap
         i8x16.swizzle
         local.set $o2_1
@@ -4671,7 +4671,7 @@
         local.get $o3_0
         local.get $o3_1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        local.set $y3
+        local.set $u3
         local.get $o3_2
         local.get $o3_3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -4690,7 +4690,7 @@
         local.get $kBswap
         i8x16.swizzle
         local.set $o3_0
-        local.get $y3
+        local.get $u3
         local.get $kBswap
         i8x16.swizzle
         local.set $o3_1
@@ -4759,13 +4759,13 @@
         local.get $o0_2
         local.get $o0_3
         i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $y0
+        local.set $u0
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x0_0
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x0_1
         local.get $o0_0
@@ -4775,13 +4775,13 @@
         local.get $o0_2
         local.get $o0_3
         i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $y0
+        local.set $u0
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x0_2
         local.get $t0
-        local.get $y0
+        local.get $u0
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x0_3
         local.get $src
@@ -4832,13 +4832,13 @@
         local.get $o1_2
         local.get $o1_3
         i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $y1
+        local.set $u1
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x1_0
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x1_1
         local.get $o1_0
@@ -4848,13 +4848,13 @@
         local.get $o1_2
         local.get $o1_3
         i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $y1
+        local.set $u1
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
         local.set $x1_2
         local.get $t1
-        local.get $y1
+        local.get $u1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
         local.set $x1_3
         local.get $rk
@@ -4889,12 +4889,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -4937,22 +4937,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_0
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -4992,12 +4992,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5040,22 +5040,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_0
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5092,12 +5092,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5140,22 +5140,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_1
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5192,12 +5192,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5240,22 +5240,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_1
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5295,12 +5295,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5343,22 +5343,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_2
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5398,12 +5398,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5446,22 +5446,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_2
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5498,12 +5498,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y0
-          local.get $y0
+          local.set $u0
+          local.get $u0
           local.get $kM
           v128.and
           local.set $k0
-          local.get $y0
+          local.get $u0
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5546,22 +5546,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y0
+          local.set $u0
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x0_3
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j0
-          local.get $y0
+          local.get $u0
           local.get $kR8
           i8x16.swizzle
-          local.get $y0
+          local.get $u0
           v128.xor
-          local.get $y0
+          local.get $u0
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5598,12 +5598,12 @@
           v128.and
           i8x16.swizzle
           v128.xor
-          local.set $y1
-          local.get $y1
+          local.set $u1
+          local.get $u1
           local.get $kM
           v128.and
           local.set $k1
-          local.get $y1
+          local.get $u1
           i32.const 4
           i16x8.shr_u
           local.get $kM
@@ -5646,22 +5646,22 @@
           v128.xor
           i8x16.swizzle
           v128.xor
-          local.set $y1
+          local.set $u1
           ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
           local.get $x1_3
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR24
           i8x16.swizzle
           v128.xor
           local.set $j1
-          local.get $y1
+          local.get $u1
           local.get $kR8
           i8x16.swizzle
-          local.get $y1
+          local.get $u1
           v128.xor
-          local.get $y1
+          local.get $u1
           local.get $kR16
           i8x16.swizzle
           v128.xor
@@ -5707,7 +5707,7 @@
         local.get $o0_0
         local.get $o0_1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        local.set $y0
+        local.set $u0
         local.get $o0_2
         local.get $o0_3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -5726,7 +5726,7 @@
         local.get $kBswap
         i8x16.swizzle
         local.set $o0_0
-        local.get $y0
+        local.get $u0
         local.get $kBswap
         i8x16.swizzle
         local.set $o0_1
@@ -5765,7 +5765,7 @@
         local.get $o1_0
         local.get $o1_1
         i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        local.set $y1
+        local.set $u1
         local.get $o1_2
         local.get $o1_3
         i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -5784,7 +5784,7 @@
         local.get $kBswap
         i8x16.swizzle
         local.set $o1_0
-        local.get $y1
+        local.get $u1
         local.get $kBswap
         i8x16.swizzle
         local.set $o1_1
@@ -5868,13 +5868,13 @@
       local.get $o0_2
       local.get $o0_3
       i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $y0
+      local.set $u0
       local.get $t0
-      local.get $y0
+      local.get $u0
       i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
       local.set $x0_0
       local.get $t0
-      local.get $y0
+      local.get $u0
       i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
       local.set $x0_1
       local.get $o0_0
@@ -5884,13 +5884,13 @@
       local.get $o0_2
       local.get $o0_3
       i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $y0
+      local.set $u0
       local.get $t0
-      local.get $y0
+      local.get $u0
       i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
       local.set $x0_2
       local.get $t0
-      local.get $y0
+      local.get $u0
       i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
       local.set $x0_3
       local.get $rk
@@ -5925,12 +5925,12 @@
         v128.and
         i8x16.swizzle
         v128.xor
-        local.set $y0
-        local.get $y0
+        local.set $u0
+        local.get $u0
         local.get $kM
         v128.and
         local.set $k0
-        local.get $y0
+        local.get $u0
         i32.const 4
         i16x8.shr_u
         local.get $kM
@@ -5973,22 +5973,22 @@
         v128.xor
         i8x16.swizzle
         v128.xor
-        local.set $y0
+        local.set $u0
         ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
         local.get $x0_0
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR24
         i8x16.swizzle
         v128.xor
         local.set $j0
-        local.get $y0
+        local.get $u0
         local.get $kR8
         i8x16.swizzle
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR16
         i8x16.swizzle
         v128.xor
@@ -6025,12 +6025,12 @@
         v128.and
         i8x16.swizzle
         v128.xor
-        local.set $y0
-        local.get $y0
+        local.set $u0
+        local.get $u0
         local.get $kM
         v128.and
         local.set $k0
-        local.get $y0
+        local.get $u0
         i32.const 4
         i16x8.shr_u
         local.get $kM
@@ -6073,22 +6073,22 @@
         v128.xor
         i8x16.swizzle
         v128.xor
-        local.set $y0
+        local.set $u0
         ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
         local.get $x0_1
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR24
         i8x16.swizzle
         v128.xor
         local.set $j0
-        local.get $y0
+        local.get $u0
         local.get $kR8
         i8x16.swizzle
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR16
         i8x16.swizzle
         v128.xor
@@ -6128,12 +6128,12 @@
         v128.and
         i8x16.swizzle
         v128.xor
-        local.set $y0
-        local.get $y0
+        local.set $u0
+        local.get $u0
         local.get $kM
         v128.and
         local.set $k0
-        local.get $y0
+        local.get $u0
         i32.const 4
         i16x8.shr_u
         local.get $kM
@@ -6176,22 +6176,22 @@
         v128.xor
         i8x16.swizzle
         v128.xor
-        local.set $y0
+        local.set $u0
         ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
         local.get $x0_2
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR24
         i8x16.swizzle
         v128.xor
         local.set $j0
-        local.get $y0
+        local.get $u0
         local.get $kR8
         i8x16.swizzle
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR16
         i8x16.swizzle
         v128.xor
@@ -6228,12 +6228,12 @@
         v128.and
         i8x16.swizzle
         v128.xor
-        local.set $y0
-        local.get $y0
+        local.set $u0
+        local.get $u0
         local.get $kM
         v128.and
         local.set $k0
-        local.get $y0
+        local.get $u0
         i32.const 4
         i16x8.shr_u
         local.get $kM
@@ -6276,22 +6276,22 @@
         v128.xor
         i8x16.swizzle
         v128.xor
-        local.set $y0
+        local.set $u0
         ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
         local.get $x0_3
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR24
         i8x16.swizzle
         v128.xor
         local.set $j0
-        local.get $y0
+        local.get $u0
         local.get $kR8
         i8x16.swizzle
-        local.get $y0
+        local.get $u0
         v128.xor
-        local.get $y0
+        local.get $u0
         local.get $kR16
         i8x16.swizzle
         v128.xor
@@ -6337,7 +6337,7 @@
       local.get $o0_0
       local.get $o0_1
       i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      local.set $y0
+      local.set $u0
       local.get $o0_2
       local.get $o0_3
       i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -6356,7 +6356,7 @@
       local.get $kBswap
       i8x16.swizzle
       local.set $o0_0
-      local.get $y0
+      local.get $u0
       local.get $kBswap
       i8x16.swizzle
       local.set $o0_1
@@ -6396,7 +6396,4014 @@
     local.get $count
     call $sm4_ecb
   )
-  (func $gcm_seal_x (export "gcm_seal_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
+  ;; the cipher call of the stitched GCM loop: more than 8 blocks run the 16-block pass with GHASH woven in,
+  ;; fewer run the smaller passes and GHASH after them
+  (func $sm4_ks_ghash (param $rk i32) (param $nr i32) (param $ks i32) (param $gf i32) (param $hsrc i32) (param $hn i32) (param $count i32)
+      local.get $count
+    i32.const 8
+    i32.le_u
+    if
+      local.get $rk
+      local.get $ks
+      local.get $ks
+      local.get $count
+      call $sm4_ecb
+      local.get $hn
+      if
+        local.get $gf
+        i32.const 32
+        local.get $hsrc
+        local.get $hn
+        i32.const 8
+        call $gf_ghash_blocks
+      end
+      return
+    end
+    local.get $rk
+    local.get $ks
+    local.get $gf
+    local.get $hsrc
+    local.get $hn
+    call $sm4_pass_ghash
+  )
+  (func $sm4_pass_ghash (param $rk i32) (param $src i32) (param $gf i32) (param $hsrc i32) (param $hn i32) (local $dst i32) (local $rkp i32) (local $rkEnd i32) (local $x0_0 v128) (local $x0_1 v128) (local $x0_2 v128) (local $x0_3 v128) (local $o0_0 v128) (local $o0_1 v128) (local $o0_2 v128) (local $o0_3 v128) (local $t0 v128) (local $u0 v128) (local $i0 v128) (local $k0 v128) (local $j0 v128) (local $ak0 v128) (local $iak0 v128) (local $jak0 v128) (local $p0 v128) (local $x1_0 v128) (local $x1_1 v128) (local $x1_2 v128) (local $x1_3 v128) (local $o1_0 v128) (local $o1_1 v128) (local $o1_2 v128) (local $o1_3 v128) (local $t1 v128) (local $u1 v128) (local $i1 v128) (local $k1 v128) (local $j1 v128) (local $ak1 v128) (local $iak1 v128) (local $jak1 v128) (local $p1 v128) (local $x2_0 v128) (local $x2_1 v128) (local $x2_2 v128) (local $x2_3 v128) (local $o2_0 v128) (local $o2_1 v128) (local $o2_2 v128) (local $o2_3 v128) (local $t2 v128) (local $u2 v128) (local $i2 v128) (local $k2 v128) (local $j2 v128) (local $ak2 v128) (local $iak2 v128) (local $jak2 v128) (local $p2 v128) (local $x3_0 v128) (local $x3_1 v128) (local $x3_2 v128) (local $x3_3 v128) (local $o3_0 v128) (local $o3_1 v128) (local $o3_2 v128) (local $o3_3 v128) (local $t3 v128) (local $u3 v128) (local $i3 v128) (local $k3 v128) (local $j3 v128) (local $ak3 v128) (local $iak3 v128) (local $jak3 v128) (local $p3 v128) (local $kM v128) (local $kInLo v128) (local $kInHi v128) (local $kInv v128) (local $kAk v128) (local $kU v128) (local $kV v128) (local $kR8 v128) (local $kR16 v128) (local $kR24 v128) (local $kBswap v128) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $hs v128) (local $p i32) (local $hb i32)
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    local.set $kM
+    v128.const i8x16 85 140 138 83 61 228 226 59 21 204 202 19 125 164 162 123
+    local.set $kInLo
+    v128.const i8x16 0 214 75 157 121 175 50 228 176 102 251 45 201 31 130 84
+    local.set $kInHi
+    v128.const i8x16 128 1 9 14 13 11 7 6 15 2 12 5 10 4 3 8
+    local.set $kInv
+    v128.const i8x16 128 2 1 15 9 5 14 12 13 4 11 10 7 8 6 3
+    local.set $kAk
+    v128.const i8x16 0 99 55 225 239 90 214 181 130 109 140 187 57 216 14 84
+    local.set $kU
+    v128.const i8x16 0 110 34 80 248 228 114 28 62 198 150 180 138 218 168 76
+    local.set $kV
+    v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14
+    local.set $kR8
+    v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13
+    local.set $kR16
+    v128.const i8x16 1 2 3 0 5 6 7 4 9 10 11 8 13 14 15 12
+    local.set $kR24
+    v128.const i8x16 3 2 1 0 7 6 5 4 11 10 9 8 15 14 13 12
+    local.set $kBswap
+    local.get $src
+    local.set $dst
+    ;; GHASH: the state in the POLYVAL domain, the table of H^min(hn, 8) for the first block
+    v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
+    local.set $kLaneRev
+    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
+    local.set $kRev16
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    local.set $kNib
+    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
+    local.set $kRevHi
+    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
+    local.set $kRevLo
+    local.get $gf
+    local.set $pinAt
+    i64.const 0
+    local.set $L0
+    i64.const 0
+    local.set $L1
+    i64.const 0
+    local.set $L2
+    i64.const 0
+    local.set $R0
+    i64.const 0
+    local.set $R1
+    i64.const 0
+    local.set $R2
+    i32.const 32
+    v128.load
+    local.get $kRev16
+    i8x16.swizzle
+    local.set $hs
+    local.get $hn
+    i32.const 8
+    local.get $hn
+    i32.const 8
+    i32.lt_u
+    select
+    local.set $p
+    local.get $gf
+    local.get $p
+    i32.const 192
+    i32.mul
+    i32.add
+    i32.const -128
+    i32.add
+    local.set $p
+    local.get $src
+    v128.load offset=0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_0
+    local.get $src
+    v128.load offset=16
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_1
+    local.get $src
+    v128.load offset=32
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_2
+    local.get $src
+    v128.load offset=48
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_3
+    local.get $o0_0
+    local.get $o0_1
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $t0
+    local.get $o0_2
+    local.get $o0_3
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $u0
+    local.get $t0
+    local.get $u0
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x0_0
+    local.get $t0
+    local.get $u0
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x0_1
+    local.get $o0_0
+    local.get $o0_1
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $t0
+    local.get $o0_2
+    local.get $o0_3
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $u0
+    local.get $t0
+    local.get $u0
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x0_2
+    local.get $t0
+    local.get $u0
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x0_3
+    local.get $src
+    v128.load offset=64
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_0
+    local.get $src
+    v128.load offset=80
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_1
+    local.get $src
+    v128.load offset=96
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_2
+    local.get $src
+    v128.load offset=112
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_3
+    local.get $o1_0
+    local.get $o1_1
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $t1
+    local.get $o1_2
+    local.get $o1_3
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $u1
+    local.get $t1
+    local.get $u1
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x1_0
+    local.get $t1
+    local.get $u1
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x1_1
+    local.get $o1_0
+    local.get $o1_1
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $t1
+    local.get $o1_2
+    local.get $o1_3
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $u1
+    local.get $t1
+    local.get $u1
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x1_2
+    local.get $t1
+    local.get $u1
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x1_3
+    local.get $src
+    v128.load offset=128
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_0
+    local.get $src
+    v128.load offset=144
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_1
+    local.get $src
+    v128.load offset=160
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_2
+    local.get $src
+    v128.load offset=176
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_3
+    local.get $o2_0
+    local.get $o2_1
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $t2
+    local.get $o2_2
+    local.get $o2_3
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $u2
+    local.get $t2
+    local.get $u2
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x2_0
+    local.get $t2
+    local.get $u2
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x2_1
+    local.get $o2_0
+    local.get $o2_1
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $t2
+    local.get $o2_2
+    local.get $o2_3
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $u2
+    local.get $t2
+    local.get $u2
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x2_2
+    local.get $t2
+    local.get $u2
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x2_3
+    local.get $src
+    v128.load offset=192
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_0
+    local.get $src
+    v128.load offset=208
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_1
+    local.get $src
+    v128.load offset=224
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_2
+    local.get $src
+    v128.load offset=240
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_3
+    local.get $o3_0
+    local.get $o3_1
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $t3
+    local.get $o3_2
+    local.get $o3_3
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $u3
+    local.get $t3
+    local.get $u3
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x3_0
+    local.get $t3
+    local.get $u3
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x3_1
+    local.get $o3_0
+    local.get $o3_1
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $t3
+    local.get $o3_2
+    local.get $o3_3
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $u3
+    local.get $t3
+    local.get $u3
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $x3_2
+    local.get $t3
+    local.get $u3
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $x3_3
+    local.get $rk
+    local.set $rkp
+    local.get $rk
+    i32.const 512
+    i32.add
+    local.set $rkEnd
+    loop $rounds
+      ;; round 0, group 0
+      local.get $x0_1
+      local.get $rkp
+      v128.load offset=0
+      v128.xor
+      local.get $x0_2
+      local.get $x0_3
+      v128.xor
+      local.tee $p0
+      v128.xor
+      local.set $t0
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t0
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      local.get $u0
+      local.get $kM
+      v128.and
+      local.set $k0
+      local.get $u0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i0
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k0
+      i8x16.swizzle
+      local.set $ak0
+      local.get $i0
+      local.get $k0
+      v128.xor
+      local.set $j0
+      local.get $kInv
+      local.get $i0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $iak0
+      local.get $kInv
+      local.get $j0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $jak0
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak0
+      i8x16.swizzle
+      local.get $j0
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak0
+      i8x16.swizzle
+      local.get $i0
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x0_0
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j0
+      local.get $u0
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k0
+      local.get $k0
+      i32.const 2
+      i32x4.shl
+      local.get $k0
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j0
+      v128.xor
+      local.set $x0_0
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; GHASH block hb of hsrc (the state enters with the first block of a reduction)
+        local.get $hsrc
+        v128.load
+        local.get $kRev16
+        i8x16.swizzle
+        local.get $hs
+        v128.xor
+        local.set $v
+        v128.const i64x2 0 0
+        local.set $hs
+        local.get $v
+        ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+        local.get $kLaneRev
+        i8x16.swizzle
+        local.set $t
+        local.get $kRevHi
+        local.get $t
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        local.get $kRevLo
+        local.get $t
+        i32.const 4
+        i16x8.shr_u
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        v128.or
+        local.set $vr
+        local.get $v
+        i64x2.extract_lane 0
+        local.set $a0
+        local.get $v
+        i64x2.extract_lane 1
+        local.set $a1
+        local.get $vr
+        i64x2.extract_lane 0
+        local.set $ar0
+        local.get $vr
+        i64x2.extract_lane 1
+        local.set $ar1
+        local.get $a0
+        local.get $a1
+        i64.xor
+        local.set $a2
+        local.get $ar0
+        local.get $ar1
+        i64.xor
+        local.set $ar2
+      end
+      ;; round 0, group 1
+      local.get $x1_1
+      local.get $rkp
+      v128.load offset=0
+      v128.xor
+      local.get $x1_2
+      local.get $x1_3
+      v128.xor
+      local.tee $p1
+      v128.xor
+      local.set $t1
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t1
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      local.get $u1
+      local.get $kM
+      v128.and
+      local.set $k1
+      local.get $u1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i1
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k1
+      i8x16.swizzle
+      local.set $ak1
+      local.get $i1
+      local.get $k1
+      v128.xor
+      local.set $j1
+      local.get $kInv
+      local.get $i1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $iak1
+      local.get $kInv
+      local.get $j1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $jak1
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak1
+      i8x16.swizzle
+      local.get $j1
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak1
+      i8x16.swizzle
+      local.get $i1
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x1_0
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j1
+      local.get $u1
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k1
+      local.get $k1
+      i32.const 2
+      i32x4.shl
+      local.get $k1
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j1
+      v128.xor
+      local.set $x1_0
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; L0 ^= clmul_lo64(a0, table word 0)
+        local.get $a0
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $a0
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $a0
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $a0
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=0
+        local.set $y0
+        local.get $p
+        i64.load offset=8
+        local.set $y1
+        local.get $p
+        i64.load offset=16
+        local.set $y2
+        local.get $p
+        i64.load offset=24
+        local.set $y3
+        local.get $L0
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $L0
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 0, group 2
+      local.get $x2_1
+      local.get $rkp
+      v128.load offset=0
+      v128.xor
+      local.get $x2_2
+      local.get $x2_3
+      v128.xor
+      local.tee $p2
+      v128.xor
+      local.set $t2
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t2
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      local.get $u2
+      local.get $kM
+      v128.and
+      local.set $k2
+      local.get $u2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i2
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k2
+      i8x16.swizzle
+      local.set $ak2
+      local.get $i2
+      local.get $k2
+      v128.xor
+      local.set $j2
+      local.get $kInv
+      local.get $i2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $iak2
+      local.get $kInv
+      local.get $j2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $jak2
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak2
+      i8x16.swizzle
+      local.get $j2
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak2
+      i8x16.swizzle
+      local.get $i2
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x2_0
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j2
+      local.get $u2
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k2
+      local.get $k2
+      i32.const 2
+      i32x4.shl
+      local.get $k2
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j2
+      v128.xor
+      local.set $x2_0
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; L1 ^= clmul_lo64(a1, table word 1)
+        local.get $a1
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $a1
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $a1
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $a1
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=32
+        local.set $y0
+        local.get $p
+        i64.load offset=40
+        local.set $y1
+        local.get $p
+        i64.load offset=48
+        local.set $y2
+        local.get $p
+        i64.load offset=56
+        local.set $y3
+        local.get $L1
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $L1
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 0, group 3
+      local.get $x3_1
+      local.get $rkp
+      v128.load offset=0
+      v128.xor
+      local.get $x3_2
+      local.get $x3_3
+      v128.xor
+      local.tee $p3
+      v128.xor
+      local.set $t3
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t3
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      local.get $u3
+      local.get $kM
+      v128.and
+      local.set $k3
+      local.get $u3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i3
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k3
+      i8x16.swizzle
+      local.set $ak3
+      local.get $i3
+      local.get $k3
+      v128.xor
+      local.set $j3
+      local.get $kInv
+      local.get $i3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $iak3
+      local.get $kInv
+      local.get $j3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $jak3
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak3
+      i8x16.swizzle
+      local.get $j3
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak3
+      i8x16.swizzle
+      local.get $i3
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x3_0
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j3
+      local.get $u3
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k3
+      local.get $k3
+      i32.const 2
+      i32x4.shl
+      local.get $k3
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j3
+      v128.xor
+      local.set $x3_0
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; L2 ^= clmul_lo64(a2, table word 2)
+        local.get $a2
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $a2
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $a2
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $a2
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=64
+        local.set $y0
+        local.get $p
+        i64.load offset=72
+        local.set $y1
+        local.get $p
+        i64.load offset=80
+        local.set $y2
+        local.get $p
+        i64.load offset=88
+        local.set $y3
+        local.get $L2
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $L2
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 1, group 0
+      local.get $p0
+      local.get $rkp
+      v128.load offset=16
+      v128.xor
+      local.get $x0_0
+      v128.xor
+      local.set $t0
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t0
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      local.get $u0
+      local.get $kM
+      v128.and
+      local.set $k0
+      local.get $u0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i0
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k0
+      i8x16.swizzle
+      local.set $ak0
+      local.get $i0
+      local.get $k0
+      v128.xor
+      local.set $j0
+      local.get $kInv
+      local.get $i0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $iak0
+      local.get $kInv
+      local.get $j0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $jak0
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak0
+      i8x16.swizzle
+      local.get $j0
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak0
+      i8x16.swizzle
+      local.get $i0
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x0_1
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j0
+      local.get $u0
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k0
+      local.get $k0
+      i32.const 2
+      i32x4.shl
+      local.get $k0
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j0
+      v128.xor
+      local.set $x0_1
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; R0 ^= clmul_lo64(ar0, table word 3)
+        local.get $ar0
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $ar0
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $ar0
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $ar0
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=96
+        local.set $y0
+        local.get $p
+        i64.load offset=104
+        local.set $y1
+        local.get $p
+        i64.load offset=112
+        local.set $y2
+        local.get $p
+        i64.load offset=120
+        local.set $y3
+        local.get $R0
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $R0
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 1, group 1
+      local.get $p1
+      local.get $rkp
+      v128.load offset=16
+      v128.xor
+      local.get $x1_0
+      v128.xor
+      local.set $t1
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t1
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      local.get $u1
+      local.get $kM
+      v128.and
+      local.set $k1
+      local.get $u1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i1
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k1
+      i8x16.swizzle
+      local.set $ak1
+      local.get $i1
+      local.get $k1
+      v128.xor
+      local.set $j1
+      local.get $kInv
+      local.get $i1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $iak1
+      local.get $kInv
+      local.get $j1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $jak1
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak1
+      i8x16.swizzle
+      local.get $j1
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak1
+      i8x16.swizzle
+      local.get $i1
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x1_1
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j1
+      local.get $u1
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k1
+      local.get $k1
+      i32.const 2
+      i32x4.shl
+      local.get $k1
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j1
+      v128.xor
+      local.set $x1_1
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; R1 ^= clmul_lo64(ar1, table word 4)
+        local.get $ar1
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $ar1
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $ar1
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $ar1
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=128
+        local.set $y0
+        local.get $p
+        i64.load offset=136
+        local.set $y1
+        local.get $p
+        i64.load offset=144
+        local.set $y2
+        local.get $p
+        i64.load offset=152
+        local.set $y3
+        local.get $R1
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $R1
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 1, group 2
+      local.get $p2
+      local.get $rkp
+      v128.load offset=16
+      v128.xor
+      local.get $x2_0
+      v128.xor
+      local.set $t2
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t2
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      local.get $u2
+      local.get $kM
+      v128.and
+      local.set $k2
+      local.get $u2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i2
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k2
+      i8x16.swizzle
+      local.set $ak2
+      local.get $i2
+      local.get $k2
+      v128.xor
+      local.set $j2
+      local.get $kInv
+      local.get $i2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $iak2
+      local.get $kInv
+      local.get $j2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $jak2
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak2
+      i8x16.swizzle
+      local.get $j2
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak2
+      i8x16.swizzle
+      local.get $i2
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x2_1
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j2
+      local.get $u2
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k2
+      local.get $k2
+      i32.const 2
+      i32x4.shl
+      local.get $k2
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j2
+      v128.xor
+      local.set $x2_1
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; R2 ^= clmul_lo64(ar2, table word 5)
+        local.get $ar2
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $ar2
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $ar2
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $ar2
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=160
+        local.set $y0
+        local.get $p
+        i64.load offset=168
+        local.set $y1
+        local.get $p
+        i64.load offset=176
+        local.set $y2
+        local.get $p
+        i64.load offset=184
+        local.set $y3
+        local.get $R2
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $R2
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+        local.get $hsrc
+        i32.const 16
+        i32.add
+        local.set $hsrc
+        local.get $p
+        i32.const 192
+        i32.sub
+        local.set $p
+        local.get $hb
+        i32.const 1
+        i32.add
+        local.set $hb
+      end
+      ;; round 1, group 3
+      local.get $p3
+      local.get $rkp
+      v128.load offset=16
+      v128.xor
+      local.get $x3_0
+      v128.xor
+      local.set $t3
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t3
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      local.get $u3
+      local.get $kM
+      v128.and
+      local.set $k3
+      local.get $u3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i3
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k3
+      i8x16.swizzle
+      local.set $ak3
+      local.get $i3
+      local.get $k3
+      v128.xor
+      local.set $j3
+      local.get $kInv
+      local.get $i3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $iak3
+      local.get $kInv
+      local.get $j3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $jak3
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak3
+      i8x16.swizzle
+      local.get $j3
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak3
+      i8x16.swizzle
+      local.get $i3
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x3_1
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j3
+      local.get $u3
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k3
+      local.get $k3
+      i32.const 2
+      i32x4.shl
+      local.get $k3
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j3
+      v128.xor
+      local.set $x3_1
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; GHASH block hb of hsrc (the state enters with the first block of a reduction)
+        local.get $hsrc
+        v128.load
+        local.get $kRev16
+        i8x16.swizzle
+        local.get $hs
+        v128.xor
+        local.set $v
+        v128.const i64x2 0 0
+        local.set $hs
+        local.get $v
+        ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+        local.get $kLaneRev
+        i8x16.swizzle
+        local.set $t
+        local.get $kRevHi
+        local.get $t
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        local.get $kRevLo
+        local.get $t
+        i32.const 4
+        i16x8.shr_u
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        v128.or
+        local.set $vr
+        local.get $v
+        i64x2.extract_lane 0
+        local.set $a0
+        local.get $v
+        i64x2.extract_lane 1
+        local.set $a1
+        local.get $vr
+        i64x2.extract_lane 0
+        local.set $ar0
+        local.get $vr
+        i64x2.extract_lane 1
+        local.set $ar1
+        local.get $a0
+        local.get $a1
+        i64.xor
+        local.set $a2
+        local.get $ar0
+        local.get $ar1
+        i64.xor
+        local.set $ar2
+      end
+      ;; round 2, group 0
+      local.get $x0_3
+      local.get $rkp
+      v128.load offset=32
+      v128.xor
+      local.get $x0_0
+      local.get $x0_1
+      v128.xor
+      local.tee $p0
+      v128.xor
+      local.set $t0
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t0
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      local.get $u0
+      local.get $kM
+      v128.and
+      local.set $k0
+      local.get $u0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i0
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k0
+      i8x16.swizzle
+      local.set $ak0
+      local.get $i0
+      local.get $k0
+      v128.xor
+      local.set $j0
+      local.get $kInv
+      local.get $i0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $iak0
+      local.get $kInv
+      local.get $j0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $jak0
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak0
+      i8x16.swizzle
+      local.get $j0
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak0
+      i8x16.swizzle
+      local.get $i0
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x0_2
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j0
+      local.get $u0
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k0
+      local.get $k0
+      i32.const 2
+      i32x4.shl
+      local.get $k0
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j0
+      v128.xor
+      local.set $x0_2
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; L0 ^= clmul_lo64(a0, table word 0)
+        local.get $a0
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $a0
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $a0
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $a0
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=0
+        local.set $y0
+        local.get $p
+        i64.load offset=8
+        local.set $y1
+        local.get $p
+        i64.load offset=16
+        local.set $y2
+        local.get $p
+        i64.load offset=24
+        local.set $y3
+        local.get $L0
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $L0
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 2, group 1
+      local.get $x1_3
+      local.get $rkp
+      v128.load offset=32
+      v128.xor
+      local.get $x1_0
+      local.get $x1_1
+      v128.xor
+      local.tee $p1
+      v128.xor
+      local.set $t1
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t1
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      local.get $u1
+      local.get $kM
+      v128.and
+      local.set $k1
+      local.get $u1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i1
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k1
+      i8x16.swizzle
+      local.set $ak1
+      local.get $i1
+      local.get $k1
+      v128.xor
+      local.set $j1
+      local.get $kInv
+      local.get $i1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $iak1
+      local.get $kInv
+      local.get $j1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $jak1
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak1
+      i8x16.swizzle
+      local.get $j1
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak1
+      i8x16.swizzle
+      local.get $i1
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x1_2
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j1
+      local.get $u1
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k1
+      local.get $k1
+      i32.const 2
+      i32x4.shl
+      local.get $k1
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j1
+      v128.xor
+      local.set $x1_2
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; L1 ^= clmul_lo64(a1, table word 1)
+        local.get $a1
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $a1
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $a1
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $a1
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=32
+        local.set $y0
+        local.get $p
+        i64.load offset=40
+        local.set $y1
+        local.get $p
+        i64.load offset=48
+        local.set $y2
+        local.get $p
+        i64.load offset=56
+        local.set $y3
+        local.get $L1
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $L1
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 2, group 2
+      local.get $x2_3
+      local.get $rkp
+      v128.load offset=32
+      v128.xor
+      local.get $x2_0
+      local.get $x2_1
+      v128.xor
+      local.tee $p2
+      v128.xor
+      local.set $t2
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t2
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      local.get $u2
+      local.get $kM
+      v128.and
+      local.set $k2
+      local.get $u2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i2
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k2
+      i8x16.swizzle
+      local.set $ak2
+      local.get $i2
+      local.get $k2
+      v128.xor
+      local.set $j2
+      local.get $kInv
+      local.get $i2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $iak2
+      local.get $kInv
+      local.get $j2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $jak2
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak2
+      i8x16.swizzle
+      local.get $j2
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak2
+      i8x16.swizzle
+      local.get $i2
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x2_2
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j2
+      local.get $u2
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k2
+      local.get $k2
+      i32.const 2
+      i32x4.shl
+      local.get $k2
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j2
+      v128.xor
+      local.set $x2_2
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; L2 ^= clmul_lo64(a2, table word 2)
+        local.get $a2
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $a2
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $a2
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $a2
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=64
+        local.set $y0
+        local.get $p
+        i64.load offset=72
+        local.set $y1
+        local.get $p
+        i64.load offset=80
+        local.set $y2
+        local.get $p
+        i64.load offset=88
+        local.set $y3
+        local.get $L2
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $L2
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 2, group 3
+      local.get $x3_3
+      local.get $rkp
+      v128.load offset=32
+      v128.xor
+      local.get $x3_0
+      local.get $x3_1
+      v128.xor
+      local.tee $p3
+      v128.xor
+      local.set $t3
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t3
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      local.get $u3
+      local.get $kM
+      v128.and
+      local.set $k3
+      local.get $u3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i3
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k3
+      i8x16.swizzle
+      local.set $ak3
+      local.get $i3
+      local.get $k3
+      v128.xor
+      local.set $j3
+      local.get $kInv
+      local.get $i3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $iak3
+      local.get $kInv
+      local.get $j3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $jak3
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak3
+      i8x16.swizzle
+      local.get $j3
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak3
+      i8x16.swizzle
+      local.get $i3
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x3_2
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j3
+      local.get $u3
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k3
+      local.get $k3
+      i32.const 2
+      i32x4.shl
+      local.get $k3
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j3
+      v128.xor
+      local.set $x3_2
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; R0 ^= clmul_lo64(ar0, table word 3)
+        local.get $ar0
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $ar0
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $ar0
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $ar0
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=96
+        local.set $y0
+        local.get $p
+        i64.load offset=104
+        local.set $y1
+        local.get $p
+        i64.load offset=112
+        local.set $y2
+        local.get $p
+        i64.load offset=120
+        local.set $y3
+        local.get $R0
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $R0
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 3, group 0
+      local.get $p0
+      local.get $rkp
+      v128.load offset=48
+      v128.xor
+      local.get $x0_2
+      v128.xor
+      local.set $t0
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t0
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      local.get $u0
+      local.get $kM
+      v128.and
+      local.set $k0
+      local.get $u0
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i0
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k0
+      i8x16.swizzle
+      local.set $ak0
+      local.get $i0
+      local.get $k0
+      v128.xor
+      local.set $j0
+      local.get $kInv
+      local.get $i0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $iak0
+      local.get $kInv
+      local.get $j0
+      i8x16.swizzle
+      local.get $ak0
+      v128.xor
+      local.set $jak0
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak0
+      i8x16.swizzle
+      local.get $j0
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak0
+      i8x16.swizzle
+      local.get $i0
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u0
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x0_3
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j0
+      local.get $u0
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u0
+      v128.xor
+      local.get $u0
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k0
+      local.get $k0
+      i32.const 2
+      i32x4.shl
+      local.get $k0
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j0
+      v128.xor
+      local.set $x0_3
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; R1 ^= clmul_lo64(ar1, table word 4)
+        local.get $ar1
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $ar1
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $ar1
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $ar1
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=128
+        local.set $y0
+        local.get $p
+        i64.load offset=136
+        local.set $y1
+        local.get $p
+        i64.load offset=144
+        local.set $y2
+        local.get $p
+        i64.load offset=152
+        local.set $y3
+        local.get $R1
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $R1
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+      end
+      ;; round 3, group 1
+      local.get $p1
+      local.get $rkp
+      v128.load offset=48
+      v128.xor
+      local.get $x1_2
+      v128.xor
+      local.set $t1
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t1
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      local.get $u1
+      local.get $kM
+      v128.and
+      local.set $k1
+      local.get $u1
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i1
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k1
+      i8x16.swizzle
+      local.set $ak1
+      local.get $i1
+      local.get $k1
+      v128.xor
+      local.set $j1
+      local.get $kInv
+      local.get $i1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $iak1
+      local.get $kInv
+      local.get $j1
+      i8x16.swizzle
+      local.get $ak1
+      v128.xor
+      local.set $jak1
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak1
+      i8x16.swizzle
+      local.get $j1
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak1
+      i8x16.swizzle
+      local.get $i1
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u1
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x1_3
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j1
+      local.get $u1
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u1
+      v128.xor
+      local.get $u1
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k1
+      local.get $k1
+      i32.const 2
+      i32x4.shl
+      local.get $k1
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j1
+      v128.xor
+      local.set $x1_3
+      local.get $hb
+      local.get $hn
+      i32.lt_u
+      if
+        ;; R2 ^= clmul_lo64(ar2, table word 5)
+        local.get $ar2
+        i64.const 0x1111111111111111
+        i64.and
+        local.set $x0
+        local.get $ar2
+        i64.const 0x2222222222222222
+        i64.and
+        local.set $x1
+        local.get $ar2
+        i64.const 0x4444444444444444
+        i64.and
+        local.set $x2
+        local.get $ar2
+        i64.const 0x8888888888888888
+        i64.and
+        local.set $x3
+        local.get $p
+        i64.load offset=160
+        local.set $y0
+        local.get $p
+        i64.load offset=168
+        local.set $y1
+        local.get $p
+        i64.load offset=176
+        local.set $y2
+        local.get $p
+        i64.load offset=184
+        local.set $y3
+        local.get $R2
+        local.get $x0
+        local.get $y0
+        i64.mul
+        local.get $x1
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y1
+        i64.mul
+        i64.xor
+        i64.const 0x1111111111111111
+        i64.and
+        local.get $x0
+        local.get $y1
+        i64.mul
+        local.get $x1
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y3
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y2
+        i64.mul
+        i64.xor
+        i64.const 0x2222222222222222
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y2
+        i64.mul
+        local.get $x1
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y0
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y3
+        i64.mul
+        i64.xor
+        i64.const 0x4444444444444444
+        i64.and
+        i64.or
+        local.get $x0
+        local.get $y3
+        i64.mul
+        local.get $x1
+        local.get $y2
+        i64.mul
+        i64.xor
+        local.get $x2
+        local.get $y1
+        i64.mul
+        i64.xor
+        local.get $x3
+        local.get $y0
+        i64.mul
+        i64.xor
+        i64.const 0x8888888888888888
+        i64.and
+        i64.or
+        i64.xor
+        local.tee $R2
+        local.set $pin
+        local.get $pinAt
+        local.get $pin
+        i64.store offset=48
+        local.get $hsrc
+        i32.const 16
+        i32.add
+        local.set $hsrc
+        local.get $p
+        i32.const 192
+        i32.sub
+        local.set $p
+        local.get $hb
+        i32.const 1
+        i32.add
+        local.set $hb
+      end
+      ;; round 3, group 2
+      local.get $p2
+      local.get $rkp
+      v128.load offset=48
+      v128.xor
+      local.get $x2_2
+      v128.xor
+      local.set $t2
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t2
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      local.get $u2
+      local.get $kM
+      v128.and
+      local.set $k2
+      local.get $u2
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i2
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k2
+      i8x16.swizzle
+      local.set $ak2
+      local.get $i2
+      local.get $k2
+      v128.xor
+      local.set $j2
+      local.get $kInv
+      local.get $i2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $iak2
+      local.get $kInv
+      local.get $j2
+      i8x16.swizzle
+      local.get $ak2
+      v128.xor
+      local.set $jak2
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak2
+      i8x16.swizzle
+      local.get $j2
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak2
+      i8x16.swizzle
+      local.get $i2
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u2
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x2_3
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j2
+      local.get $u2
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u2
+      v128.xor
+      local.get $u2
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k2
+      local.get $k2
+      i32.const 2
+      i32x4.shl
+      local.get $k2
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j2
+      v128.xor
+      local.set $x2_3
+      ;; round 3, group 3
+      local.get $p3
+      local.get $rkp
+      v128.load offset=48
+      v128.xor
+      local.get $x3_2
+      v128.xor
+      local.set $t3
+      ;; S-box: affine map into the tower (two nibble lookups)
+      local.get $kInLo
+      local.get $t3
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      local.get $kInHi
+      local.get $t3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      local.get $u3
+      local.get $kM
+      v128.and
+      local.set $k3
+      local.get $u3
+      i32.const 4
+      i16x8.shr_u
+      local.get $kM
+      v128.and
+      local.set $i3
+      ;; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo
+      local.get $kAk
+      local.get $k3
+      i8x16.swizzle
+      local.set $ak3
+      local.get $i3
+      local.get $k3
+      v128.xor
+      local.set $j3
+      local.get $kInv
+      local.get $i3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $iak3
+      local.get $kInv
+      local.get $j3
+      i8x16.swizzle
+      local.get $ak3
+      v128.xor
+      local.set $jak3
+      ;; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]
+      local.get $kU
+      local.get $kInv
+      local.get $iak3
+      i8x16.swizzle
+      local.get $j3
+      v128.xor
+      i8x16.swizzle
+      local.get $kV
+      local.get $kInv
+      local.get $jak3
+      i8x16.swizzle
+      local.get $i3
+      v128.xor
+      i8x16.swizzle
+      v128.xor
+      local.set $u3
+      ;; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2
+      local.get $x3_3
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR24
+      i8x16.swizzle
+      v128.xor
+      local.set $j3
+      local.get $u3
+      local.get $kR8
+      i8x16.swizzle
+      local.get $u3
+      v128.xor
+      local.get $u3
+      local.get $kR16
+      i8x16.swizzle
+      v128.xor
+      local.set $k3
+      local.get $k3
+      i32.const 2
+      i32x4.shl
+      local.get $k3
+      i32.const 30
+      i32x4.shr_u
+      v128.or
+      local.get $j3
+      v128.xor
+      local.set $x3_3
+      ;; after the fourth iteration: blocks 0–7 reduced, the table of H^(hn−8) for block 8
+      local.get $rkp
+      local.get $rk
+      i32.const 192
+      i32.add
+      i32.eq
+      local.get $hn
+      i32.const 0
+      i32.ne
+      i32.and
+      if
+        ;; high halves: rev64 of the accumulated reversed products, shifted right by one
+        local.get $R0
+        i64x2.splat
+        local.get $R1
+        i64x2.replace_lane 1
+        ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+        local.get $kLaneRev
+        i8x16.swizzle
+        local.set $t
+        local.get $kRevHi
+        local.get $t
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        local.get $kRevLo
+        local.get $t
+        i32.const 4
+        i16x8.shr_u
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        v128.or
+        local.set $vr
+        local.get $R2
+        i64x2.splat
+        ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+        local.get $kLaneRev
+        i8x16.swizzle
+        local.set $t
+        local.get $kRevHi
+        local.get $t
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        local.get $kRevLo
+        local.get $t
+        i32.const 4
+        i16x8.shr_u
+        local.get $kNib
+        v128.and
+        i8x16.swizzle
+        v128.or
+        local.set $v
+        local.get $vr
+        i64x2.extract_lane 0
+        i64.const 1
+        i64.shr_u
+        local.set $R0
+        local.get $vr
+        i64x2.extract_lane 1
+        i64.const 1
+        i64.shr_u
+        local.set $R1
+        local.get $v
+        i64x2.extract_lane 0
+        i64.const 1
+        i64.shr_u
+        local.set $R2
+        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+        local.get $L0
+        local.set $c0
+        local.get $R0
+        local.get $L2
+        i64.xor
+        local.get $L0
+        i64.xor
+        local.get $L1
+        i64.xor
+        local.set $c1
+        local.get $L1
+        local.get $R2
+        i64.xor
+        local.get $R0
+        i64.xor
+        local.get $R1
+        i64.xor
+        local.set $c2
+        local.get $R1
+        local.set $c3
+        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+        local.get $c1
+        local.get $c0
+        i64.const 57
+        i64.shl
+        i64.xor
+        local.get $c0
+        i64.const 62
+        i64.shl
+        i64.xor
+        local.get $c0
+        i64.const 63
+        i64.shl
+        i64.xor
+        local.set $c1
+        local.get $c2
+        local.get $c0
+        i64.xor
+        local.get $c0
+        i64.const 1
+        i64.shr_u
+        i64.xor
+        local.get $c0
+        i64.const 2
+        i64.shr_u
+        i64.xor
+        local.get $c0
+        i64.const 7
+        i64.shr_u
+        i64.xor
+        local.set $c2
+        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+        local.get $c2
+        local.get $c1
+        i64.const 57
+        i64.shl
+        i64.xor
+        local.get $c1
+        i64.const 62
+        i64.shl
+        i64.xor
+        local.get $c1
+        i64.const 63
+        i64.shl
+        i64.xor
+        local.set $c2
+        local.get $c3
+        local.get $c1
+        i64.xor
+        local.get $c1
+        i64.const 1
+        i64.shr_u
+        i64.xor
+        local.get $c1
+        i64.const 2
+        i64.shr_u
+        i64.xor
+        local.get $c1
+        i64.const 7
+        i64.shr_u
+        i64.xor
+        local.set $c3
+        local.get $c2
+        local.set $r0
+        local.get $c3
+        local.set $r1
+        local.get $r0
+        i64x2.splat
+        local.get $r1
+        i64x2.replace_lane 1
+        local.set $hs
+        i64.const 0
+        local.set $L0
+        i64.const 0
+        local.set $L1
+        i64.const 0
+        local.set $L2
+        i64.const 0
+        local.set $R0
+        i64.const 0
+        local.set $R1
+        i64.const 0
+        local.set $R2
+        local.get $hn
+        i32.const 8
+        i32.sub
+        local.set $p
+        local.get $gf
+        local.get $p
+        i32.const 192
+        i32.mul
+        i32.add
+        i32.const -128
+        i32.add
+        local.set $p
+      end
+      local.get $rkp
+      i32.const 64
+      i32.add
+      local.tee $rkp
+      local.get $rkEnd
+      i32.lt_u
+      br_if $rounds
+    end
+    local.get $hn
+    i32.const 8
+    i32.gt_u
+    if
+      ;; high halves: rev64 of the accumulated reversed products, shifted right by one
+      local.get $R0
+      i64x2.splat
+      local.get $R1
+      i64x2.replace_lane 1
+      ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+      local.get $kLaneRev
+      i8x16.swizzle
+      local.set $t
+      local.get $kRevHi
+      local.get $t
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      local.get $kRevLo
+      local.get $t
+      i32.const 4
+      i16x8.shr_u
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      v128.or
+      local.set $vr
+      local.get $R2
+      i64x2.splat
+      ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+      local.get $kLaneRev
+      i8x16.swizzle
+      local.set $t
+      local.get $kRevHi
+      local.get $t
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      local.get $kRevLo
+      local.get $t
+      i32.const 4
+      i16x8.shr_u
+      local.get $kNib
+      v128.and
+      i8x16.swizzle
+      v128.or
+      local.set $v
+      local.get $vr
+      i64x2.extract_lane 0
+      i64.const 1
+      i64.shr_u
+      local.set $R0
+      local.get $vr
+      i64x2.extract_lane 1
+      i64.const 1
+      i64.shr_u
+      local.set $R1
+      local.get $v
+      i64x2.extract_lane 0
+      i64.const 1
+      i64.shr_u
+      local.set $R2
+      ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+      local.get $L0
+      local.set $c0
+      local.get $R0
+      local.get $L2
+      i64.xor
+      local.get $L0
+      i64.xor
+      local.get $L1
+      i64.xor
+      local.set $c1
+      local.get $L1
+      local.get $R2
+      i64.xor
+      local.get $R0
+      i64.xor
+      local.get $R1
+      i64.xor
+      local.set $c2
+      local.get $R1
+      local.set $c3
+      ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+      ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+      local.get $c1
+      local.get $c0
+      i64.const 57
+      i64.shl
+      i64.xor
+      local.get $c0
+      i64.const 62
+      i64.shl
+      i64.xor
+      local.get $c0
+      i64.const 63
+      i64.shl
+      i64.xor
+      local.set $c1
+      local.get $c2
+      local.get $c0
+      i64.xor
+      local.get $c0
+      i64.const 1
+      i64.shr_u
+      i64.xor
+      local.get $c0
+      i64.const 2
+      i64.shr_u
+      i64.xor
+      local.get $c0
+      i64.const 7
+      i64.shr_u
+      i64.xor
+      local.set $c2
+      ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+      local.get $c2
+      local.get $c1
+      i64.const 57
+      i64.shl
+      i64.xor
+      local.get $c1
+      i64.const 62
+      i64.shl
+      i64.xor
+      local.get $c1
+      i64.const 63
+      i64.shl
+      i64.xor
+      local.set $c2
+      local.get $c3
+      local.get $c1
+      i64.xor
+      local.get $c1
+      i64.const 1
+      i64.shr_u
+      i64.xor
+      local.get $c1
+      i64.const 2
+      i64.shr_u
+      i64.xor
+      local.get $c1
+      i64.const 7
+      i64.shr_u
+      i64.xor
+      local.set $c3
+      local.get $c2
+      local.set $r0
+      local.get $c3
+      local.set $r1
+      local.get $r0
+      i64x2.splat
+      local.get $r1
+      i64x2.replace_lane 1
+      local.set $hs
+    end
+    local.get $hn
+    if
+      i32.const 32
+      local.get $hs
+      local.get $kRev16
+      i8x16.swizzle
+      v128.store
+    end
+    local.get $x0_3
+    local.get $x0_2
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o0_0
+    local.get $x0_1
+    local.get $x0_0
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o0_1
+    local.get $x0_3
+    local.get $x0_2
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o0_2
+    local.get $x0_1
+    local.get $x0_0
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o0_3
+    local.get $o0_0
+    local.get $o0_1
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $t0
+    local.get $o0_0
+    local.get $o0_1
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $u0
+    local.get $o0_2
+    local.get $o0_3
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $o0_0
+    local.get $o0_2
+    local.get $o0_3
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_3
+    local.get $o0_0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_2
+    local.get $t0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_0
+    local.get $u0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o0_1
+    local.get $dst
+    local.get $o0_0
+    v128.store offset=0
+    local.get $dst
+    local.get $o0_1
+    v128.store offset=16
+    local.get $dst
+    local.get $o0_2
+    v128.store offset=32
+    local.get $dst
+    local.get $o0_3
+    v128.store offset=48
+    local.get $x1_3
+    local.get $x1_2
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o1_0
+    local.get $x1_1
+    local.get $x1_0
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o1_1
+    local.get $x1_3
+    local.get $x1_2
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o1_2
+    local.get $x1_1
+    local.get $x1_0
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o1_3
+    local.get $o1_0
+    local.get $o1_1
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $t1
+    local.get $o1_0
+    local.get $o1_1
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $u1
+    local.get $o1_2
+    local.get $o1_3
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $o1_0
+    local.get $o1_2
+    local.get $o1_3
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_3
+    local.get $o1_0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_2
+    local.get $t1
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_0
+    local.get $u1
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o1_1
+    local.get $dst
+    local.get $o1_0
+    v128.store offset=64
+    local.get $dst
+    local.get $o1_1
+    v128.store offset=80
+    local.get $dst
+    local.get $o1_2
+    v128.store offset=96
+    local.get $dst
+    local.get $o1_3
+    v128.store offset=112
+    local.get $x2_3
+    local.get $x2_2
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o2_0
+    local.get $x2_1
+    local.get $x2_0
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o2_1
+    local.get $x2_3
+    local.get $x2_2
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o2_2
+    local.get $x2_1
+    local.get $x2_0
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o2_3
+    local.get $o2_0
+    local.get $o2_1
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $t2
+    local.get $o2_0
+    local.get $o2_1
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $u2
+    local.get $o2_2
+    local.get $o2_3
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $o2_0
+    local.get $o2_2
+    local.get $o2_3
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_3
+    local.get $o2_0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_2
+    local.get $t2
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_0
+    local.get $u2
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o2_1
+    local.get $dst
+    local.get $o2_0
+    v128.store offset=128
+    local.get $dst
+    local.get $o2_1
+    v128.store offset=144
+    local.get $dst
+    local.get $o2_2
+    v128.store offset=160
+    local.get $dst
+    local.get $o2_3
+    v128.store offset=176
+    local.get $x3_3
+    local.get $x3_2
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o3_0
+    local.get $x3_1
+    local.get $x3_0
+    i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+    local.set $o3_1
+    local.get $x3_3
+    local.get $x3_2
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o3_2
+    local.get $x3_1
+    local.get $x3_0
+    i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+    local.set $o3_3
+    local.get $o3_0
+    local.get $o3_1
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $t3
+    local.get $o3_0
+    local.get $o3_1
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.set $u3
+    local.get $o3_2
+    local.get $o3_3
+    i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+    local.set $o3_0
+    local.get $o3_2
+    local.get $o3_3
+    i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_3
+    local.get $o3_0
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_2
+    local.get $t3
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_0
+    local.get $u3
+    local.get $kBswap
+    i8x16.swizzle
+    local.set $o3_1
+    local.get $dst
+    local.get $o3_0
+    v128.store offset=192
+    local.get $dst
+    local.get $o3_1
+    v128.store offset=208
+    local.get $dst
+    local.get $o3_2
+    v128.store offset=224
+    local.get $dst
+    local.get $o3_3
+    v128.store offset=240
+)
+  (func $gcm_seal_x (export "gcm_seal_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $prev i32) (local $prevN i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
       v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 15 14 13 12
     local.set $kBs
     v128.const i8x16 0 1 2 3 4 5 6 7 15 14 13 12 11 10 9 8
@@ -6436,7 +10443,7 @@
         i32.or
         i32.eqz
         br_if $done
-        ;; 16 counter blocks, encrypted in place
+        ;; 16 counter blocks, encrypted in place while hashing
         i32.const 512
         local.get $cb
         local.get $c
@@ -6581,28 +10588,7 @@
         local.get $kBs
         i8x16.swizzle
         v128.store offset=240
-        local.get $rk
-        local.get $nr
-        i32.const 512
-        local.get $n
-        local.get $skip
-        i32.add
-        i32.const 16
-        local.get $n
-        local.get $skip
-        i32.add
-        i32.const 16
-        i32.lt_u
-        select
-        call $sm4_ks
-        local.get $skip
-        if
-          i32.const 16
-          i32.const 512
-          v128.load
-          v128.store
-        end
-        ;; g = min(n, 16 - skip) data blocks in this group
+        ;; g = min(n, 8 - skip) data blocks in this group
         local.get $n
         i32.const 16
         local.get $skip
@@ -6613,6 +10599,23 @@
         i32.lt_u
         select
         local.set $g
+        local.get $rk
+        local.get $nr
+        i32.const 512
+        local.get $gf
+        local.get $prev
+        local.get $prevN
+        local.get $g
+        local.get $skip
+        i32.add
+        call $sm4_ks_ghash
+        local.get $skip
+        if
+          i32.const 16
+          i32.const 512
+          v128.load
+          v128.store
+        end
         i32.const 0
         local.set $j
         block $xd
@@ -6649,7 +10652,7 @@
             br $x
           end
         end
-        ;; the last group: zero the padding of the partial last block, then hash
+        ;; the last group: zero the padding of the partial last block; hash this group with the next
         local.get $n
         local.get $g
         i32.eq
@@ -6659,12 +10662,10 @@
           local.get $pad
           memory.fill
         end
-        local.get $gf
-        i32.const 32
         local.get $buf
+        local.set $prev
         local.get $g
-        local.get $maxg
-        call $gf_ghash_blocks
+        local.set $prevN
         local.get $c
         local.get $g
         local.get $skip
@@ -6686,6 +10687,13 @@
         br $group
       end
     end
+    ;; the last group
+    local.get $gf
+    i32.const 32
+    local.get $prev
+    local.get $prevN
+    i32.const 8
+    call $gf_ghash_blocks
     i32.const 0
     local.get $cb
     local.get $c
@@ -6700,7 +10708,7 @@
     i32.const 256
     memory.fill
   )
-  (func $gcm_open_x (export "gcm_open_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
+  (func $gcm_open_x (export "gcm_open_x") (param $rk i32) (param $gf i32) (param $nr i32) (param $buf i32) (param $len i32) (param $mask i32) (param $maxg i32) (local $n i32) (local $g i32) (local $j i32) (local $skip i32) (local $pad i32) (local $end i32) (local $prev i32) (local $prevN i32) (local $cb v128) (local $kBs v128) (local $kBs64 v128) (local $c i32) (local $c64 i64)
       v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 15 14 13 12
     local.set $kBs
     v128.const i8x16 0 1 2 3 4 5 6 7 15 14 13 12 11 10 9 8
@@ -6745,7 +10753,7 @@
         i32.or
         i32.eqz
         br_if $done
-        ;; 16 counter blocks, encrypted in place
+        ;; 16 counter blocks, encrypted in place while hashing
         i32.const 512
         local.get $cb
         local.get $c
@@ -6890,28 +10898,7 @@
         local.get $kBs
         i8x16.swizzle
         v128.store offset=240
-        local.get $rk
-        local.get $nr
-        i32.const 512
-        local.get $n
-        local.get $skip
-        i32.add
-        i32.const 16
-        local.get $n
-        local.get $skip
-        i32.add
-        i32.const 16
-        i32.lt_u
-        select
-        call $sm4_ks
-        local.get $skip
-        if
-          i32.const 16
-          i32.const 512
-          v128.load
-          v128.store
-        end
-        ;; g = min(n, 16 - skip) data blocks in this group
+        ;; g = min(n, 8 - skip) data blocks in this group
         local.get $n
         i32.const 16
         local.get $skip
@@ -6922,12 +10909,23 @@
         i32.lt_u
         select
         local.set $g
+        local.get $rk
+        local.get $nr
+        i32.const 512
         local.get $gf
-        i32.const 32
         local.get $buf
         local.get $g
-        local.get $maxg
-        call $gf_ghash_blocks
+        local.get $g
+        local.get $skip
+        i32.add
+        call $sm4_ks_ghash
+        local.get $skip
+        if
+          i32.const 16
+          i32.const 512
+          v128.load
+          v128.store
+        end
         i32.const 0
         local.set $j
         block $xd
