@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { keygenAead, openFile, sealFile } from './files.js';
 import { UsageError, Failure } from './errors.js';
 import { runBench } from './bench.js';
+import { CURVE_NAMES, ecdh, keygenCurve, pubkey } from './keys.js';
+import { EncodingError, InvalidKeyError } from '../errors.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -22,21 +24,70 @@ const AEAD_NAMES = 'aes-256-gcm, chacha20-poly1305, xchacha20-poly1305, aes-256-
 
 const COMMANDS: Record<string, Command> = {
   keygen: {
-    summary: 'make a fresh key file',
-    usage: 'ctkit keygen --aead <alg> -o <keyfile>',
+    summary: 'make a fresh key file (symmetric, or an EC private key)',
+    usage: 'ctkit keygen (--aead <alg> | --curve <name> [--format pkcs8|sec1|jwk|raw]) -o <keyfile>',
     details: [
-      `  --aead <alg>     symmetric key for ${AEAD_NAMES}`,
-      '  -o, --out <file> where to write the key (created with mode 0600; never overwritten)',
+      `  --aead <alg>       symmetric key (JWK) for ${AEAD_NAMES}`,
+      `  --curve <name>     EC private key on ${CURVE_NAMES}`,
+      '                     (aliases: P-256, prime256v1, secp384r1, …)',
+      '  --format <f>       EC key encoding: pkcs8 (PEM, default), sec1 (EC PRIVATE KEY PEM), jwk, raw (hex)',
+      '  -o, --out <file>   where to write the key (mode 0600; never overwritten); EC keys may go to stdout',
       '',
       'examples:',
       '  ctkit keygen --aead chacha20-poly1305 -o secret.key',
+      '  ctkit keygen --curve p256 -o alice.pem',
+      '  ctkit keygen --curve secp256k1 --format jwk -o k1.jwk',
     ].join('\n'),
-    options: { aead: { type: 'string' }, out: { type: 'string', short: 'o' } },
+    options: { aead: { type: 'string' }, curve: { type: 'string' }, format: { type: 'string' }, out: { type: 'string', short: 'o' } },
     maxPositionals: 0,
     async run(v) {
-      if (typeof v.aead !== 'string') throw new UsageError('keygen needs --aead <alg>');
-      if (typeof v.out !== 'string') throw new UsageError('keygen needs -o <keyfile>');
+      if (typeof v.aead === 'string' && typeof v.curve === 'string') throw new UsageError('keygen takes --aead or --curve, not both');
+      if (typeof v.curve === 'string') {
+        await keygenCurve(v.curve, v.format as string | undefined, v.out as string | undefined);
+        return;
+      }
+      if (typeof v.aead !== 'string') throw new UsageError('keygen needs --aead <alg> or --curve <name>');
+      if (typeof v.format === 'string') throw new UsageError('--format applies to --curve keys only');
+      if (typeof v.out !== 'string') throw new UsageError('keygen --aead needs -o <keyfile>');
       await keygenAead(v.aead, v.out);
+    },
+  },
+  pubkey: {
+    summary: 'print the public key of a private key (or convert a public key)',
+    usage: 'ctkit pubkey <keyfile> [--format spki|jwk|raw|compressed] [--curve <name>] [-o out]',
+    details: [
+      '  keyfile            private key (PKCS#8, SEC 1, JWK; PEM or DER) or public key (SPKI, JWK, SEC 1)',
+      '  --format <f>       spki (PEM, default), jwk, raw (SEC 1 uncompressed, hex), compressed (SEC 1, hex)',
+      '  --curve <name>     needed only for raw keys, which do not name their curve',
+      '',
+      'examples:',
+      '  ctkit pubkey alice.pem > alice.pub',
+      '  ctkit pubkey alice.pem --format compressed',
+    ].join('\n'),
+    options: { format: { type: 'string' }, curve: { type: 'string' }, out: { type: 'string', short: 'o' } },
+    maxPositionals: 1,
+    async run(v, p) {
+      if (p.length !== 1) throw new UsageError('pubkey needs a key file');
+      await pubkey(p[0], v.format as string | undefined, v.curve as string | undefined, v.out as string | undefined);
+    },
+  },
+  ecdh: {
+    summary: 'derive the ECDH shared secret of a private key and a peer public key',
+    usage: 'ctkit ecdh --key <private> --peer <public> [-o out]',
+    details: [
+      '  -k, --key <file>   your private key',
+      "  --peer <file>      the peer's public key (validated: on the curve, not the point at infinity)",
+      '  -o, --out <file>   write the raw secret there (mode 0600) instead of hex on stdout',
+      '',
+      'examples:',
+      '  ctkit ecdh --key alice.pem --peer bob.pub',
+    ].join('\n'),
+    options: { key: { type: 'string', short: 'k' }, peer: { type: 'string' }, curve: { type: 'string' }, out: { type: 'string', short: 'o' } },
+    maxPositionals: 0,
+    async run(v) {
+      if (typeof v.key !== 'string') throw new UsageError('ecdh needs --key <private key>');
+      if (typeof v.peer !== 'string') throw new UsageError('ecdh needs --peer <public key>');
+      await ecdh(v.key, v.peer, v.out as string | undefined, v.curve as string | undefined);
     },
   },
   seal: {
@@ -167,7 +218,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     await c.run(parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
     return 0;
-  } catch (e) {
+  } catch (caught) {
+    let e = caught;
+    if (e instanceof EncodingError || e instanceof InvalidKeyError) e = new UsageError(e.message);
     if (e instanceof UsageError) {
       process.stderr.write(`ctkit${c ? ' ' + cmd : ''}: ${e.message}\n`);
       process.stderr.write(`usage: ${c ? c.usage : 'ctkit <command> [options]'} (see ctkit ${c ? cmd + ' ' : ''}--help)\n`);
