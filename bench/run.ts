@@ -16,6 +16,7 @@ const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   chacha: () => import('./chacha.js'),
   aes: () => import('./aead-aes.js'),
   sm4: () => import('./aead-sm4.js'),
+  ec: () => import('./ec.js'),
 };
 
 const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--base <git-ref>] [--copies N]`;
