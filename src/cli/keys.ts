@@ -135,6 +135,7 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
         key.fill(0);
       }
     }
+    if (blocks.size) throw new UsageError(`${what}: PEM block ${[...blocks.keys()][0]} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
     const trimmed = text.trim();
     if (trimmed.startsWith('{')) {
       let jwk: EcJwk;

@@ -1,0 +1,108 @@
+// ctkit's key commands against the `openssl` command as a real external peer: keys made by
+// either load in the other, public keys agree, and ECDH secrets agree, on every curve.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/ctkit.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'ctkit-keys-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+function run(cmd: string, args: string[], input?: Uint8Array) {
+  const r = spawnSync(cmd, args, { cwd: dir, input });
+  return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString(), raw: r.stdout };
+}
+const ctkit = (args: string[], input?: Uint8Array) => run(process.execPath, [BIN, ...args], input);
+const openssl = (args: string[]) => {
+  const r = run('openssl', args);
+  assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
+  return r;
+};
+
+// ctkit name -> OpenSSL's curve name
+const CURVES: [string, string][] = [
+  ['p256', 'prime256v1'],
+  ['p224', 'secp224r1'],
+  ['brainpoolP256r1', 'brainpoolP256r1'],
+  ['p384', 'secp384r1'],
+  ['p521', 'secp521r1'],
+  ['secp256k1', 'secp256k1'],
+  ['brainpoolP384r1', 'brainpoolP384r1'],
+  ['brainpoolP512r1', 'brainpoolP512r1'],
+];
+
+test('openssl is available as the external peer', () => {
+  assert.equal(run('openssl', ['version']).status, 0, 'the openssl command is needed for these tests');
+});
+
+for (const [name, osslName] of CURVES) {
+  test(`${name}: keys and ECDH interoperate with the openssl command`, () => {
+    const f = (s: string) => join(dir, `${name}-${s}`);
+    // ctkit keys in each format; openssl reads the PEM ones
+    assert.equal(ctkit(['keygen', '--curve', name, '-o', f('ct.pem')]).status, 0);
+    assert.equal(statSync(f('ct.pem')).mode & 0o777, 0o600);
+    assert.equal(ctkit(['keygen', '--curve', name, '--format', 'sec1', '-o', f('ct-sec1.pem')]).status, 0);
+    assert.match(readFileSync(f('ct-sec1.pem'), 'utf8'), /BEGIN EC PRIVATE KEY/);
+    // JWK has registered curve names only for P-256, P-384, P-521 (RFC 7518) and secp256k1 (RFC 8812)
+    const hasJwk = ['p256', 'p384', 'p521', 'secp256k1'].includes(name);
+    const j = ctkit(['keygen', '--curve', name, '--format', 'jwk', '-o', f('ct.jwk')]);
+    if (hasJwk) {
+      assert.equal(j.status, 0, j.stderr);
+      assert.equal(JSON.parse(readFileSync(f('ct.jwk'), 'utf8')).kty, 'EC');
+    } else {
+      assert.equal(j.status, 2);
+      assert.match(j.stderr, /no registered JWK curve name/);
+    }
+    // openssl's keys: genpkey (PKCS#8) and ecparam -genkey (SEC 1 with an EC PARAMETERS block)
+    openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${osslName}`, '-out', f('os.pem')]);
+    writeFileSync(f('os-ec.pem'), openssl(['ecparam', '-name', osslName, '-genkey']).raw);
+    // public keys agree: ctkit pubkey == openssl pkey -pubout, for keys made by either
+    for (const k of ['ct.pem', 'ct-sec1.pem', 'os.pem', 'os-ec.pem']) {
+      const mine = ctkit(['pubkey', f(k)]);
+      assert.equal(mine.status, 0, `${k}: ${mine.stderr}`);
+      const theirs = openssl(['pkey', '-in', f(k), '-pubout']).stdout;
+      assert.equal(mine.stdout, theirs, `${name} ${k}: public key differs from openssl's`);
+    }
+    writeFileSync(f('ct.pub'), ctkit(['pubkey', f('ct.pem')]).stdout);
+    writeFileSync(f('os.pub'), openssl(['pkey', '-in', f('os.pem'), '-pubout']).stdout);
+    // ECDH both ways, and against openssl pkeyutl -derive
+    const a = ctkit(['ecdh', '--key', f('ct.pem'), '--peer', f('os.pub')]);
+    assert.equal(a.status, 0, a.stderr);
+    const b = ctkit(['ecdh', '--key', f('os.pem'), '--peer', f('ct.pub')]);
+    assert.equal(b.status, 0, b.stderr);
+    const c = openssl(['pkeyutl', '-derive', '-inkey', f('os.pem'), '-peerkey', f('ct.pub')]).raw.toString('hex');
+    assert.equal(a.stdout.trim(), c);
+    assert.equal(b.stdout.trim(), c);
+    // the JWK private key gives the JWK public key with the same coordinates
+    if (hasJwk) {
+      const jwkPub = ctkit(['pubkey', f('ct.jwk'), '--format', 'jwk']);
+      const jwk = JSON.parse(readFileSync(f('ct.jwk'), 'utf8'));
+      assert.deepEqual(JSON.parse(jwkPub.stdout), { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y });
+    }
+    // compressed form is 1 + field bytes and starts 02/03
+    const comp = ctkit(['pubkey', f('os.pem'), '--format', 'compressed']).stdout.trim();
+    assert.match(comp, /^0[23][0-9a-f]+$/);
+  });
+}
+
+test('key usage errors: exit 2 with one clear line and the usage line', () => {
+  writeFileSync(join(dir, 'garbage.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+  const cases: [string[], RegExp][] = [
+    [['keygen', '--curve', 'p999', '-o', 'x'], /unknown curve 'p999'/],
+    [['keygen', '--curve', 'p256', '--format', 'pem2', '-o', 'y'], /unknown private-key format/],
+    [['pubkey', 'garbage.pem'], /PEM block CERTIFICATE is not a key/],
+    [['pubkey', 'nope.pem'], /cannot read/],
+    [['ecdh', '--key', 'p256-ct.pem'], /needs --peer/],
+    [['ecdh', '--key', 'p256-ct.pem', '--peer', 'p384-os.pub'], /curve/],
+  ];
+  for (const [args, re] of cases) {
+    const r = ctkit(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: exit ${r.status} ${r.stderr}`);
+    assert.match(r.stderr, re, args.join(' '));
+    assert.match(r.stderr, /usage: ctkit/);
+  }
+});
