@@ -3,7 +3,8 @@
 // (`ec_<curve>_public_key`: the uncompressed SEC 1 public key of a fixed private key), every curve,
 // beside node:crypto (OpenSSL), @noble/curves, elliptic (P-224, which noble lacks) and
 // tiny-secp256k1 (libsecp256k1 compiled to WebAssembly: pointMultiply / pointFromScalar, which
-// do the same work: validate the point, multiply, encode).
+// do the same work: validate the point, multiply, encode). Kernel rows `ec_<curve>_fp_mul`, …
+// time single field and group operations (ctkit only).
 
 import crypto from 'node:crypto';
 import elliptic from 'elliptic';
@@ -12,7 +13,8 @@ import { secp256k1 as nobleK256 } from '@noble/curves/secp256k1.js';
 import { brainpoolP256r1 as nobleBp256, brainpoolP384r1 as nobleBp384, brainpoolP512r1 as nobleBp512 } from '@noble/curves/misc.js';
 import * as tiny from 'tiny-secp256k1';
 import * as ec from '../src/ec/index.js';
-import type { Curve } from '../src/ec/index.js';
+import type { Curve, EcKernel } from '../src/ec/index.js';
+import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import type { Case, Family, Setup } from './harness.js';
 
 interface NobleLike {
@@ -87,9 +89,34 @@ function cases(c: Curve, noble: NobleLike | undefined, ellipticName: string | un
   ];
 }
 
+/**
+ * Kernel rows (ctkit only, for tuning the generator): one field product, squaring and addition
+ * mod p, one point doubling and addition, called on operands in the kernel's memory.
+ */
+function kernelCases(c: Curve): Case[] {
+  const rowName = c.name.toLowerCase();
+  const setup = (op: (x: EcKernel['x'], ws: number, p: number, q: number) => unknown): Setup => () => {
+    const e = c.kernel();
+    const x = e.x, FE = e.FE;
+    const ws = SCRATCH_PTR, p = SCRATCH_PTR + 16 * FE, q = SCRATCH_PTR + 20 * FE;
+    e.k.u8.set(c.getPublicKey(fixedKey(c, 'p')).subarray(1), 1024);
+    x.point_from_bytes(p, 1024);
+    e.k.u8.set(c.getPublicKey(fixedKey(c, 'q')).subarray(1), 1024);
+    x.point_from_bytes(q, 1024);
+    return () => op(x, ws, p, q);
+  };
+  return [
+    { name: `ec_${rowName}_fp_mul`, impls: { ctkit: setup((x, ws, p, q) => x.fp_mul(ws, p, q)) } },
+    { name: `ec_${rowName}_fp_sqr`, impls: { ctkit: setup((x, ws, p) => x.fp_sqr(ws, p)) } },
+    { name: `ec_${rowName}_fp_add`, impls: { ctkit: setup((x, ws, p, q) => x.fp_add(ws, p, q)) } },
+    { name: `ec_${rowName}_pt_double`, impls: { ctkit: setup((x, ws, p) => x.pt_dbl(p, p, ws)) } },
+    { name: `ec_${rowName}_pt_add`, impls: { ctkit: setup((x, ws, p, q) => x.pt_add(p, p, q, ws)) } },
+  ];
+}
+
 const family: Family = {
   title: 'Elliptic curves (ECDH, public-key derivation)',
-  cases: CURVES.flatMap(([c, noble, ell]) => cases(c, noble, ell)),
+  cases: [...CURVES.flatMap(([c, noble, ell]) => cases(c, noble, ell)), ...CURVES.flatMap(([c]) => kernelCases(c))],
 };
 
 export default family;

@@ -9,13 +9,11 @@
 // values come out below 2m with no final subtraction ((a·b + q·m)/R < 4m²/R + m ≤ 2m), and the
 // canonical value is produced only at the edges (to_bytes, comparisons).
 //
-// Why 29-bit limbs and not 32 (measured, WASM-NOTES.md and bench/ec-field.ts): WebAssembly has no
-// 64×64→128 multiply, so a limb is at most 32 bits and a 32-bit CIOS chains every step through
-// its carry (48 ns for a P-256 product here). With 29-bit limbs a product is below 2^58 and a
-// column of up to 2L products and reduction terms stays below 2^63, so every column is summed
-// as a balanced tree of independent products and only one carry per column is serial (42 ns
-// for the 9×29 form in the probe; the generated kernel does better because the reduction uses
-// the modulus's shape, below).
+// Why 29-bit limbs and not 32 (WASM-NOTES.md): WebAssembly has no 64×64→128 multiply, so a
+// limb is at most 32 bits, and a 32-bit CIOS chains every step through its carry (48 ns for a
+// P-256 product in the probe against 42 ns for 9 × 29 bits). With 29-bit limbs a product is below
+// 2^58 and a column of up to 2L products and reduction terms stays below 2^63: each column is a
+// balanced tree of independent products and only one carry per column is serial.
 //
 // Multiplication: product scanning with the Montgomery reduction interleaved ("FIPS"): column k
 // sums a_i·b_j (i + j = k) and q_i·m_j (i < k), plus the carry of column k − 1; while k < L the
@@ -26,7 +24,19 @@
 // and the carry is the column shifted right. P-256's p then needs no multiplication for its
 // reduction at all (p = −1 + 2^9·B^3 + 2^18·B^6 − 2^21·B^7 + 2^24·B^8, B = 2^29); P-224's needs
 // none either (−m⁻¹ ≡ −1); a dense modulus (Brainpool, every order n) costs L² + L products.
-// Squaring uses the doubled limbs 2a_i for the cross products (L(L+1)/2 products).
+// Squaring sums the cross products once and doubles them (L(L+1)/2 products).
+//
+// From 14 limbs on (P-384, P-521, brainpoolP384r1/P512r1) the products a_i·b_j run on SIMD:
+// pairs (a_2t, a_2t+1) against reversed pairs (b_j, b_(j−1)) with i64x2.extmul_low_i32x4_u (V8:
+// two shuffles and one vpmuludq for two products), lanes added per column, while the reduction
+// stays on the scalar multiplier: the two run on different execution ports. Measured (separate
+// processes, --no-liftoff, min of runs; ECDH per call): P-384 391 → 360 µs, P-521 970 → 823 µs,
+// brainpoolP384r1 840 → 701 µs, brainpoolP512r1 2.83 → 1.85 ms; at 8–9 limbs no gain (25 vs
+// 27 ns for P-256's product), so those stay scalar. Tried and dropped: operands read from memory
+// at each product (TurboFan hoists the loads and spills them: 556 → 851 instructions for P-256),
+// the same pinned by a store per column (984 instructions), and two quotient digits per step
+// with −m⁻¹ mod 2^58 for dense moduli (no gain: the register spills, not the quotient chain,
+// bound the 9-limb product; V8 spills about 40% of the instructions of a 9-limb product).
 //
 // Constant time: straight-line code on i64 values, no branch, no memory address and no division
 // depending on data; i64.mul is imul, whose timing does not depend on its operands. Addition,
@@ -36,8 +46,8 @@
 // p ≡ 3 (mod 4), and Tonelli–Shanks with a fixed iteration structure (RFC 9380, Appendix I.4)
 // otherwise (P-224, p ≡ 1 mod 2^96). Loop counters in the exponentiations are public constants.
 //
-// Cost (P-256 p, one call including loads and stores): mul 81 i64.mul, sqr 45; add/sub two
-// carry chains of 9 limbs. See bench/ec-field.ts for measured times.
+// Cost (P-256 p): mul 81 i64.mul, sqr 45; add/sub two carry chains of 9 limbs (one when the
+// formula compiler leaves a sum unreduced). Times: `npx tsx bench/run.ts 'ec_.*_(fp|pt)_'`.
 //
 // Negative-control flags (tests only) produce deliberately broken variants:
 //   dropCarry      the carry into one column of the multiplication is lost;
@@ -46,9 +56,13 @@
 export interface FieldFlags {
   dropCarry?: boolean;
   skipCorrection?: boolean;
+  /** products a·b on SIMD (i64x2.extmul), the reduction on scalar multiplies */
+  simdProducts?: boolean;
 }
 
 export const LIMB_BITS = 29;
+/** From this many limbs on, a·b's products run on SIMD (see the measurements in the header). */
+export const SIMD_FROM_LIMBS = 14;
 const W = LIMB_BITS;
 const MASK = (1n << BigInt(W)) - 1n;
 const MASK_S = `0x${MASK.toString(16)}`;
@@ -181,7 +195,9 @@ export class FieldGen {
     this.FE = 8 * this.L;
     this.bytes = Math.ceil(bitLength(m) / 8);
     this.R = 1n << BigInt(W * this.L);
-    this.flags = flags;
+    // measured (bench on the curve kernels): SIMD products pay from 14 limbs on; at 8–9 limbs the
+    // scalar form is as fast (the reduction chain, not the multiplier, bounds it)
+    this.flags = { simdProducts: this.L >= SIMD_FROM_LIMBS, ...flags };
     this.mLimbs = toLimbs(m, this.L);
     this.m2Limbs = toLimbs(2n * m, this.L);
     this.digits = signedDigits(m, this.L);
@@ -210,9 +226,51 @@ export class FieldGen {
   // Montgomery multiplication core: operand a in locals a0…, b in locals or constants; leaves
   // the result in locals r0…r(L−1). Declares nothing; see mulLocals().
 
-  #mulCore(b: Operand | 'square'): string[] {
+  /**
+   * The column sums Σ a_i·b_(k−i) on SIMD: pairs A_t = (a_2t, a_2t+1) against reversed pairs
+   * B_j = (b_j, b_(j−1)) with i64x2.extmul_low_i32x4_u, two products per instruction, lanes
+   * added per column. Operands read from memory at $a and $b (i64 limbs); sums into locals s0….
+   */
+  #simdColumns(bPtr: string): string[] {
     const L = this.L;
     const out: string[] = [];
+    const T = Math.ceil(L / 2);
+    // i32 lanes 0,1 ← bytes 0–3 and 8–11 of an i64x2 (the low halves of two limbs)
+    const packLo = '0 1 2 3 8 9 10 11 0 1 2 3 8 9 10 11';
+    const packSwap = '8 9 10 11 0 1 2 3 8 9 10 11 0 1 2 3';
+    for (let t = 0; t < T; t++) {
+      const ld = 2 * t + 1 < L ? `(v128.load offset=${16 * t} ${get('a')})` : `(v128.load64_zero offset=${16 * t} ${get('a')})`;
+      out.push(set(`va${t}`, `(i8x16.shuffle ${packLo} ${ld} ${ld})`));
+    }
+    for (let j = 0; j <= L; j++) {
+      let e: string;
+      if (j === 0) e = `(v128.load64_zero offset=0 ${get(bPtr)})`;
+      else if (j === L) { const ld = `(v128.load64_zero offset=${8 * (L - 1)} ${get(bPtr)})`; e = `(i8x16.shuffle ${'4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3'} ${ld} ${ld})`; }
+      else { const ld = `(v128.load offset=${8 * (j - 1)} ${get(bPtr)})`; e = `(i8x16.shuffle ${packSwap} ${ld} ${ld})`; }
+      out.push(set(`vb${j}`, e));
+    }
+    for (let k = 0; k <= 2 * L - 2; k++) {
+      const terms: string[] = [];
+      for (let t = 0; t < T; t++) {
+        const j = k - 2 * t;
+        if (j < 0 || j > L) continue;
+        terms.push(`(i64x2.extmul_low_i32x4_u ${get(`va${t}`)} ${get(`vb${j}`)})`);
+      }
+      const tree = (xs: string[]): string => xs.length === 1 ? xs[0] : `(i64x2.add ${tree(xs.slice(0, xs.length >> 1))} ${tree(xs.slice(xs.length >> 1))})`;
+      out.push(set('vs', tree(terms)), set(`s${k}`, `(i64.add (i64x2.extract_lane 0 ${get('vs')}) (i64x2.extract_lane 1 ${get('vs')}))`));
+    }
+    return out;
+  }
+
+  #mulCore(src: Operand | 'square' | { kind: 'simd'; ptr: string }): string[] {
+    const L = this.L;
+    const out: string[] = [];
+    let b: Operand | 'square';
+    const simd = typeof src === 'object' && src.kind === 'simd';
+    if (typeof src === 'object' && src.kind === 'simd') {
+      out.push(...this.#simdColumns(src.ptr));
+      b = { kind: 'locals', prefix: 'b' };
+    } else b = src;
     const square = b === 'square';
     const bTerm = (i: number, j: number): Term | undefined => {
       if (b === 'square') throw new Error('unreachable');
@@ -239,12 +297,16 @@ export class FieldGen {
           prod.push({ e: `(i64.mul ${get(`a${k / 2}`)} ${get(`a${k / 2}`)})`, neg: false });
           bound += pmax;
         }
+      } else if (simd) {
+        prod.push({ e: get(`s${k}`), neg: false });
+        bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
       } else {
         for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
           const t = bTerm(i, k - i);
           if (t) {
             prod.push(t);
-            bound += b.kind === 'const' ? MASK * (b.limbs[k - i] < 0n ? -b.limbs[k - i] : b.limbs[k - i]) : pmax;
+            const bo = b as Operand;
+            bound += bo.kind === 'const' ? MASK * (bo.limbs[k - i] < 0n ? -bo.limbs[k - i] : bo.limbs[k - i]) : pmax;
           }
         }
       }
@@ -289,11 +351,13 @@ export class FieldGen {
     return out;
   }
 
-  #mulLocals(extra: string[] = []): string {
+  #mulLocals(extra: string[] = [], simd = false): string {
     const L = this.L;
     const names: string[] = ['acc', 'c', ...extra];
     for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
-    return names.map((n) => `(local $${n} i64)`).join(' ');
+    if (simd) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
+    const v = simd ? ['vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : [];
+    return [...names.map((n) => `(local $${n} i64)`), ...v.map((n) => `(local $${n} v128)`)].join(' ');
   }
 
   #loadLimbs(prefix: string, ptr: string): string[] {
@@ -328,8 +392,13 @@ export class FieldGen {
       .map((n) => `(local $${n} i64)`).join(' ');
 
     // mul, sqr
-    fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals()}
+    if (this.flags.simdProducts) {
+      fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals([], true)}
+  ${[...this.#mulCore({ kind: 'simd', ptr: 'b' }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    } else {
+      fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals()}
   ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#mulCore({ kind: 'locals', prefix: 'b' }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    }
     fns.push(`(func ${this.fn('sqr')} (param $r i32) (param $a i32) ${this.#mulLocals()}
   ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore('square'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
     // multiplication by each constant
