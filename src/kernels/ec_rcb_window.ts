@@ -89,9 +89,10 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   if (fp.L !== fn.L) throw new Error(`${c.name}: p and n need different limb counts`);
   const L = fp.L, FE = fp.FE, PT = 3 * FE;
   const shape = curveShape(c.p, c.a);
-  fp.addConst({ name: 'b', value: c.b }, true);
-  fp.addConst({ name: 'b3', value: 3n * c.b }, true);
-  fp.addConst({ name: 'a', value: c.a }, true);
+  // products by these constants are generated only where a formula (or rhs) uses them
+  fp.addConst({ name: 'b', value: c.b });
+  fp.addConst({ name: 'b3', value: 3n * c.b });
+  fp.addConst({ name: 'a', value: c.a });
   fp.addConst({ name: 'gx', value: c.gx });
   fp.addConst({ name: 'gy', value: c.gy });
   const sqrtFn = fp.sqrtFunction(); // may add a constant: before fp.functions()
@@ -151,7 +152,9 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
           if (k) fp.lazySubs.add(k);
           return call(k ? `fp_sub_lazy_${k}` : 'fp_sub', loc(s.d), loc(s.x), loc(s.y));
         }
-        case 'mulc': return call(`fp_mulc_${s.c}`, loc(s.d), loc(s.x));
+        case 'mulc':
+          fp.mulConsts.add(s.c);
+          return call(`fp_mulc_${s.c}`, loc(s.d), loc(s.x));
       }
     });
     body.unshift(`;; ${steps.map((s, i) => (s.op === 'add' || s.op === 'sub') && plan[i].lazy ? `${s.d}~` : '').filter(Boolean).join(' ')} lazy`);
@@ -392,6 +395,7 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
     if (shape === 'a=-3') {
       body.push(call('fp_add', get('ws'), get('x'), get('x')), call('fp_add', get('ws'), get('ws'), get('x')), call('fp_sub', get('r'), get('r'), get('ws')));
     } else if (shape === 'generic') {
+      fp.mulConsts.add('a');
       body.push(call('fp_mulc_a', get('ws'), get('x')), call('fp_add', get('r'), get('r'), get('ws')));
     }
     body.push(call('fp_set_b', get('ws')), call('fp_add', get('r'), get('r'), get('ws')));
