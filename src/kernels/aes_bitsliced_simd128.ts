@@ -26,13 +26,16 @@
 // locals (−8%), fully unrolled rounds (±0, −9% in GCM), and a register-aware order of the linear
 // layer (±0: TurboFan reorders pure operations anyway).
 //
-// Vector-permute AES (Hamburg, CHES 2009) was not built, on this count: its round is about
-// twelve data-indexed nibble lookups per block, each a vpaddusb + vpshufb pair here (V8 cannot
-// know the indices are below 16), plus ~15 other operations — ~40 instructions per block and
-// round against ~38 for this bitsliced loop with its spills, with ten constant vectors competing
-// for the same sixteen registers once several blocks are interleaved. The single blocks the
-// modes need (H, GCM-SIV's derivation and tag) run as one padded pass of this kernel (~0.25 µs);
-// GCM's E(K, J0) shares the first counter group instead of costing a pass of its own.
+// Vector-permute AES (Hamburg, CHES 2009) was not built; its cost was measured with a probe of
+// the same instruction shape (bench/aes-vperm-probe.ts: nine data-indexed swizzles per block and
+// round, each a vpaddusb + vpshufb pair here since V8 cannot know the indices are below 16, three
+// constant swizzles, ~12 XORs; random tables, no basis changes, no last round, so a lower bound).
+// Side by side with this kernel's ECB (~530 MB/s): 1 block ~200 MB/s, 2 interleaved ~340, 4
+// ~510, 8 ~320 (its ten table vectors and eight states spill). So it does not beat bitslicing in
+// bulk even before its extra work, and for one block it would save ~150 ns over a padded pass.
+// The single blocks the modes need (H, GCM-SIV's derivation and tag) run as one padded pass of
+// this kernel (~0.25 µs); GCM's E(K, J0) shares the first counter group instead of costing a
+// pass of its own.
 //
 // The S-box circuit here omits the four NOTs of the affine constant 0x63: since ShiftRows and
 // MixColumns are linear and map a state of all-0x63 bytes to itself, the constant is folded
