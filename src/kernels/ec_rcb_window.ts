@@ -27,6 +27,12 @@
 // S is the least spacing that keeps the table within 32 KB. The table is built on first use
 // (base_table) into an engine slot, never at import time; it depends only on G (public).
 //
+// Measured and not taken (--no-liftoff, separate processes, min of runs): the additions and
+// subtractions of the formulas written inline instead of called: P-256 ECDH 149 → 150 µs,
+// brainpoolP256r1 213 → 208 µs, for a module of 118 KB instead of 66; brainpoolP256r1 on its
+// isomorphic a = −3 curve (no products by a): 217 → 212 µs. The field product is the cost: a
+// P-256 doubling is 8M + 3S + 2m_b ≈ 310 of its 410 ns.
+//
 // Work space: every function takes $ws, a pointer to scratch memory it may use (its own
 // temporaries first, callees' after); the exported global WS_SIZE bounds the whole tree.
 // The glue wipes what was used after each call that handled a secret.
