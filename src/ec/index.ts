@@ -13,3 +13,4 @@ export type { Curve, EcJwk, PrivateKeyFormat, PublicKeyFormat, PublicKeyOptions,
 export { ScalarField, type EcKernel } from './kernel.js';
 export { CURVES, type CurveParams, type CurveName } from './params.js';
 export { EncodingError, InvalidKeyError } from '../errors.js';
+export type { Ecdsa, EcdsaCurve, SignOptions, VerifyOptions, SignatureFormat } from './ecdsa.js';

@@ -44,9 +44,10 @@
 import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type Step } from './ec_formulas.js';
 import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
+import { ecdsaFunctions, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
 import type { GeneratedKernel } from './wat.js';
 
-export interface EcFlags extends FieldFlags {
+export interface EcFlags extends FieldFlags, EcdsaFlags {
   wrongCoefficient?: boolean;
   wrongLookup?: boolean;
 }
@@ -478,6 +479,8 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
     });
     need('pubkey', KID, ['ec_mul_base', 'to_affine']);
   }
+  // ECDSA signing and verification (src/kernels/ecdsa_straus_wnaf.ts)
+  funcs.push(...ecdsaFunctions({ c, fp, fn, shape, PTS, flags, need }));
 
   const wsSize = round16(Math.max(...wsNeed.values()));
   if (wsSize > 65536) throw new Error(`${c.name}: work space ${wsSize} exceeds scratch`);
