@@ -270,7 +270,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
       V = swap(H(K, V), V);
       K = swap(H(K, V, Uint8Array.of(1), x, h1o, added), K);
       V = swap(H(K, V), V);
-      const u8 = e.k.u8;
+      const tab = e.table(); // may grow the memory: views are taken after it
       for (let attempt = 0; attempt < 1000; attempt++) {
         for (let off = 0; off < Math.ceil(qlen / 8); off += hlen) {
           V = swap(H(K, V), V);
@@ -279,10 +279,11 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
         k.fill(0);
         k = toInt(T);
         if (e.scalarOk(k)) {
+          const u8 = e.k.u8;
           u8.set(k, IO_K);
           u8.set(privateKey, IO_D);
           u8.set(z, IO_Z);
-          const ok = ex(e).ecdsa_sign(IO_OUT, IO_K, IO_D, IO_Z, e.table(), SCRATCH_PTR) === 1;
+          const ok = ex(e).ecdsa_sign(IO_OUT, IO_K, IO_D, IO_Z, tab, SCRATCH_PTR) === 1;
           const rs = u8.slice(IO_OUT, IO_OUT + 2 * Ls);
           e.wipe();
           if (ok) return encode(rs, o.format, o.lowS);
