@@ -16,6 +16,7 @@ import * as ec from '../src/ec/index.js';
 import type { Curve, EcKernel } from '../src/ec/index.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import type { Case, Family, Setup } from './harness.js';
+import { ecdsaCases } from './ecdsa-cases.js';
 
 interface NobleLike {
   getPublicKey(sk: Uint8Array, compressed?: boolean): Uint8Array;
@@ -115,8 +116,8 @@ function kernelCases(c: Curve): Case[] {
 }
 
 const family: Family = {
-  title: 'Elliptic curves (ECDH, public-key derivation)',
-  cases: [...CURVES.flatMap(([c, noble, ell]) => cases(c, noble, ell)), ...CURVES.flatMap(([c]) => kernelCases(c))],
+  title: 'Elliptic curves (ECDH, public-key derivation, ECDSA)',
+  cases: [...CURVES.flatMap(([c, noble, ell]) => cases(c, noble, ell)), ...ecdsaCases(), ...CURVES.flatMap(([c]) => kernelCases(c))],
 };
 
 export default family;
