@@ -109,11 +109,11 @@ export function generateSm4Gcm(flags: Sm4GcmFlags = {}, options: Sm4GcmOptions =
     ')',
     ...(stitch
       ? [
-          ';; the cipher call of the stitched GCM loop: more than 8 blocks run the 16-block pass with GHASH woven in,',
-          ';; fewer run the smaller passes and GHASH after them',
+          ';; the cipher call of the stitched GCM loop: more than 8 blocks with some to hash run the 16-block pass',
+          ';; with GHASH woven in; otherwise the smaller passes, and GHASH after them',
           '(func $sm4_ks_ghash (param $rk i32) (param $nr i32) (param $ks i32) (param $gf i32) (param $hsrc i32) (param $hn i32) (param $count i32)',
           indent([
-            'local.get $count', 'i32.const 8', 'i32.le_u',
+            'local.get $count', 'i32.const 8', 'i32.le_u', 'local.get $hn', 'i32.eqz', 'i32.or',
             'if',
             '  local.get $rk', '  local.get $ks', '  local.get $ks', '  local.get $count', '  call $sm4_ecb',
             '  local.get $hn',
