@@ -520,10 +520,11 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { 
   ];
 
   // ---- passes ----------------------------------------------------------------------------------
-  // A pass runs g groups (4g blocks) through the 32 rounds. The main loop runs passes of G groups
-  // while more than 2G blocks are left; what remains (1…2G blocks, or 1…4G after the main loop
-  // is skipped) goes through one pass of the smallest size in SIZES that holds it. Blocks of a
-  // pass at index ≥ `guard` are loaded/stored only when `n` (a public count) says they exist.
+  // A pass runs g groups (4g blocks) through the 32 rounds. The main loop runs whole passes of G
+  // groups while at least 4G blocks are left; the 0…4G−1 that remain go through one pass of the
+  // smallest size in `sizes` (G, G/2, …, 1 groups) that holds them. Blocks of a tail pass at index
+  // ≥ `guard` are loaded/stored only when `n` (a public count) says they exist. (Guarding the main
+  // loop's stores instead of a separate tail pass measured 30% slower: 368 vs 531 MB/s.)
   const sizes = [G];
   while (sizes[sizes.length - 1] > 1) sizes.push(Math.max(1, sizes[sizes.length - 1] >> 1));
   const ifMore = (b: number, body: Lines): Lines => [`local.get $n`, i32(b), 'i32.gt_u', 'if', ...indent(body, 2).split('\n'), 'end'];
