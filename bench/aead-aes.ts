@@ -12,22 +12,11 @@ import { AES as StablelibAes } from '@stablelib/aes';
 import { GCM as StablelibGcm } from '@stablelib/gcm';
 import { aesGcm, aesGcmSiv } from '../src/aead/index.js';
 import type { Case, Family, Setup } from './harness.js';
+import { bytes } from './inputs.js';
 
 const TLS_SIZES = [15, 31, 47, 63, 127, 207, 239, 1400];
 const SIZES = [64, 192, 384, 1024, 16384, 1048576];
 
-/** Deterministic, non-trivial bytes. */
-function bytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 const AAD = bytes(13, 0x13);
 const NONE = new Uint8Array(0);

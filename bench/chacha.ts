@@ -22,6 +22,7 @@ import { ChaCha20Poly1305 as AsChaPoly, Poly1305 as AsPoly, newInstance } from '
 import { chacha20Poly1305, xchacha20Poly1305 } from '../src/aead/index.js';
 import { poly1305 } from '../src/mac/index.js';
 import type { Case, Family, Setup } from './harness.js';
+import { bytes } from './inputs.js';
 
 await sodium.ready;
 await sodiumSumo.ready;
@@ -30,18 +31,6 @@ const TLS_SIZES = [15, 31, 47, 63, 127, 207, 239, 1400];
 const SIZES = [64, 192, 384, 1024, 16384, 1048576];
 const POLY_SIZES = [64, 1024, 16384];
 
-/** Deterministic, non-trivial bytes. */
-function bytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 const KEY = bytes(32, 0x9e3779b9);
 const AAD = bytes(13, 0x13);

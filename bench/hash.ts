@@ -11,21 +11,10 @@ import { sha256 as nobleSha256, sha512 as nobleSha512 } from '@noble/hashes/sha2
 import { hmac as nobleHmac } from '@noble/hashes/hmac.js';
 import { hmac, sha256, sha512 } from '../src/hash/index.js';
 import type { Case, Family } from './harness.js';
+import { bytes } from './inputs.js';
 
 const SIZES = [64, 1024, 16384];
 
-/** Deterministic, non-trivial bytes. */
-function bytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 function oneShot(name: 'sha256' | 'sha512', n: number): Case {
   const [own, noble] = name === 'sha256' ? [sha256, nobleSha256] : [sha512, nobleSha512];

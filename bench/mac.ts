@@ -9,18 +9,6 @@ const SIZES = [16, 64, 256, 1024, 16384];
 const STREAM_SIZE = 16384;
 const STREAM_CHUNK = 1024;
 
-/** Deterministic, non-trivial bytes. */
-function bytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 const KEY = bytes(16, 0x9e3779b9);
 
@@ -77,6 +65,7 @@ export default family;
 // (POWERS_THRESHOLD in src/mac/universal-hash.ts): the same GHASH through the hash object with
 // the powers forced on (cost of computing them included) and forced off.
 import { UniversalHash } from '../src/mac/universal-hash.js';
+import { bytes } from './inputs.js';
 
 const THRESHOLD_SIZES = [256, 512, 768, 1024, 1536, 2048, 4096];
 
