@@ -29,8 +29,13 @@
 //   Q, 3Q, …, 15Q in Jacobian form, built per call (1 doubling, 7 additions);
 //   one shared chain of bits(n) + 1 doublings; a non-zero G digit costs a mixed addition
 //   (madd-2007-bl, 7M + 4S), a non-zero Q digit a full addition (add-2007-bl, 11M + 5S);
-//   doublings per curve shape: a = −3 dbl-2001-b (3M + 5S), a = 0 dbl-2009-l (2M + 5S),
-//   generic a (Brainpool) dbl-2007-bl (1M + 8S + 1 product by a);
+//   doublings per curve shape: a = −3 dbl-2001-b rearranged (4M + 4S and 12 sums instead of
+//   3M + 5S and 16: Z3 = 2·Y·Z, and 2γ shared by 4β, 8β and 8γ²; a sum costs about half a
+//   product here), a = 0 dbl-2009-l (2M + 5S); the Brainpool curves (generic a) are mapped to
+//   their isomorphic twist with a = −3 (RFC 5639's brainpoolPxxxt1: (x, y) ↦ (Z²x, Z³y) with
+//   a·Z⁴ = −3, Z computed here): Q and the G table are mapped, r·Z² is compared, and the
+//   doubling is the a = −3 one instead of dbl-2007-bl's 1M + 8S + 1 product by a (measured:
+//   verification 15–30% faster on the three Brainpool curves);
 //   the check x(R) ≡ r (mod n) without an inversion: X == r·Z² (mod p), or, when r + n < p
 //   (the glue says so in `alt`), X == (r + n)·Z². R = O fails.
 // The Jacobian additions are not complete: when H = U2 − U1 ≡ 0 the inputs have the same x, and
@@ -38,8 +43,11 @@
 // points), which is a branch — allowed here, as above. The accumulator's infinity is a flag in
 // a local. Formulas from the Explicit-Formulas Database (Bernstein–Lange, hyperelliptic.org/EFD,
 // g1p/auto-shortw-jacobian*.html): dbl-2001-b, dbl-2009-l, dbl-2007-bl, madd-2007-bl,
-// add-2007-bl; additions and subtractions that only feed products skip their reduction by the
-// same bound planning as the complete formulas (planReductions in ec_rcb_window.ts).
+// add-2007-bl; additions and subtractions that only feed products skip their reduction
+// (planBounds below: the rules of planReductions in ec_rcb_window.ts, with the point
+// coordinates allowed a bound B > 2; the generator picks the B that needs the fewest carry
+// chains. Today that is B = 2 on every curve: the mixed addition's H = U2 − X1 must be reduced
+// for its zero test, which needs a reduced X1).
 //
 // Cost (P-256): 257 doublings, ~29 mixed and ~43 full additions, ~60 ns of digit handling, one
 // Fermat inversion mod n; no inversion mod p.
@@ -51,7 +59,6 @@
 import type { CurveParams } from '../ec/params.js';
 import { parseFormula, type CurveShape, type Step } from './ec_formulas.js';
 import { type FieldGen, powLines } from './fe_mont29.js';
-import { planReductions } from './ec_rcb_window.js';
 
 export interface EcdsaFlags {
   nonceInvModP?: boolean;
@@ -101,12 +108,12 @@ const bitLength = (v: bigint) => v.toString(2).length;
 
 // Jacobian (X : Y : Z), x = X/Z², y = Y/Z³. Inputs X1 Y1 Z1 (and X2 Y2 [Z2]), outputs X3 Y3 Z3.
 const DBL: Record<CurveShape, string> = {
-  // dbl-2001-b (a = −3): 3M + 5S
-  'a=-3': `delta = Z1*Z1; gamma = Y1*Y1; beta = X1*gamma;
+  // dbl-2001-b (a = −3) with Z3 = 2·Y·Z and 2γ shared by β and γ²: 4M + 4S, 12 sums
+  'a=-3': `delta = Z1*Z1; gamma = Y1*Y1; g2 = gamma+gamma; b2 = X1*g2; b4 = b2+b2; b8 = b4+b4;
     t0 = X1-delta; t1 = X1+delta; t0 = t0*t1; alpha = t0+t0; alpha = alpha+t0;
-    X3 = alpha*alpha; t2 = beta+beta; t2 = t2+t2; t3 = t2+t2; X3 = X3-t3;
-    Z3 = Y1+Z1; Z3 = Z3*Z3; Z3 = Z3-gamma; Z3 = Z3-delta;
-    Y3 = t2-X3; Y3 = alpha*Y3; t4 = gamma*gamma; t4 = t4+t4; t4 = t4+t4; t4 = t4+t4; Y3 = Y3-t4`,
+    X3 = alpha*alpha; X3 = X3-b8;
+    Z3 = Y1*Z1; Z3 = Z3+Z3;
+    Y3 = b4-X3; Y3 = alpha*Y3; t4 = g2*g2; t4 = t4+t4; Y3 = Y3-t4`,
   // dbl-2009-l (a = 0): 2M + 5S
   'a=0': `A = X1*X1; B = Y1*Y1; C = B*B;
     t0 = X1+B; t0 = t0*t0; t0 = t0-A; t0 = t0-C; D = t0+t0;
@@ -136,12 +143,61 @@ const ADD2 = `I = H+H; I = I*I; J = H*I; R = R+R; V = U1*I;
   Z3 = Z1+Z2; Z3 = Z3*Z3; Z3 = Z3-Z1Z1; Z3 = Z3-Z2Z2; Z3 = Z3*H`;
 
 /**
- * Compiles straight-line steps into calls of the p-field kernels. X1 Y1 Z1 are read at $p, X2 Y2
- * Z2 at $q; X3 Y3 Z3 and every temporary live in the work space ($ws, outputs first). Names in
- * `reduced` are always fully reduced (they are tested for zero). Returns the lines, split where
- * `split` steps have been emitted, and the work space used.
+ * Which additions and subtractions may skip their reduction, for points whose coordinates may
+ * carry a bound B (value < B·p) in and out — the generalisation of planReductions
+ * (ec_rcb_window.ts), whose points are always reduced (B = 2). Rules (see fe_mont29.ts): a
+ * product needs ka·kb ≤ R/p and gives 2; a lazy sum or difference gives ka + kb and must stay
+ * within R/(2p); a reduced addition needs ka + kb ≤ 4, a reduced subtraction ka, kb ≤ 2, both
+ * give 2; the outputs X3 Y3 Z3 must end ≤ B; names in `reduced` are reduced (they are tested
+ * for zero). Start with every sum lazy; reduce the producer of an operand that breaks a rule.
  */
-function compile(fp: FieldGen, steps: Step[], reduced: Set<string>, split = steps.length): { parts: [string[], string[]]; bytes: number; loc: (v: string) => string } {
+export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Set<string>): { lazy: boolean; k: number }[] | undefined {
+  const lazy = steps.map((s) => (s.op === 'add' || s.op === 'sub') && !reduced.has(s.d));
+  for (;;) {
+    const bound = new Map<string, number>();
+    const def = new Map<string, number>();
+    const kOf = steps.map(() => 0);
+    let fix = -1;
+    const b = (v: string) => bound.get(v) ?? B;
+    const blame = (...vs: string[]) => {
+      const cands = vs.filter((v) => def.has(v) && lazy[def.get(v)!]).sort((x, y) => b(y) - b(x));
+      return cands.length ? def.get(cands[0])! : -2;
+    };
+    for (let i = 0; i < steps.length && fix === -1; i++) {
+      const s = steps[i];
+      let out = 2;
+      if (s.op === 'mul') {
+        if (b(s.x) * b(s.y) > rOverP) fix = blame(s.x, s.y);
+      } else if (s.op === 'mulc') {
+        if (b(s.x) * 2 > rOverP) fix = blame(s.x);
+      } else if (lazy[i]) {
+        out = b(s.x) + b(s.y);
+        if (s.op === 'sub') kOf[i] = b(s.y);
+        if (out * 2 > rOverP) fix = i;
+      } else if (s.op === 'add') {
+        if (b(s.x) + b(s.y) > 4) fix = blame(s.x, s.y);
+      } else if (b(s.x) > 2) fix = blame(s.x);
+      else if (b(s.y) > 2) fix = blame(s.y);
+      bound.set(s.d, out);
+      def.set(s.d, i);
+    }
+    for (const v of ['X3', 'Y3', 'Z3']) if (fix === -1 && def.has(v) && b(v) > B) fix = blame(v);
+    if (fix === -1) return steps.map((_, i) => ({ lazy: lazy[i], k: lazy[i] && steps[i].op === 'sub' ? kOf[i] : 0 }));
+    if (fix === -2 || !lazy[fix]) return undefined; // no plan with this B
+    lazy[fix] = false;
+  }
+}
+
+/** Carry chains a plan costs: two for a reduced sum, one for a lazy one (products not counted). */
+const chains = (steps: Step[], plan: { lazy: boolean }[]) =>
+  steps.reduce((n, s, i) => n + (s.op === 'add' || s.op === 'sub' ? (plan[i].lazy ? 1 : 2) : 0), 0);
+
+/**
+ * Compiles straight-line steps into calls of the p-field kernels. X1 Y1 Z1 are read at $p, X2 Y2
+ * Z2 at $q; X3 Y3 Z3 and every temporary live in the work space ($ws, outputs first). Returns
+ * the lines, split after `split` steps, and the work space used.
+ */
+function compile(fp: FieldGen, steps: Step[], plan: { lazy: boolean; k: number }[], split = steps.length): { parts: [string[], string[]]; bytes: number; loc: (v: string) => string } {
   const FE = fp.FE;
   const slots = new Map<string, number>([['X3', 0], ['Y3', FE], ['Z3', 2 * FE]]);
   const loc = (v: string): string => {
@@ -150,9 +206,8 @@ function compile(fp: FieldGen, steps: Step[], reduced: Set<string>, split = step
     if (!slots.has(v)) slots.set(v, slots.size * FE);
     return at('ws', slots.get(v)!);
   };
-  const plan = planReductions(steps, Number(fp.R / fp.m));
   const lines = steps.map((s, i) => {
-    const lazy = plan[i].lazy && !reduced.has(s.d);
+    const lazy = plan[i].lazy;
     switch (s.op) {
       case 'mul': return s.x === s.y ? call('fp_sqr', loc(s.d), loc(s.x)) : call('fp_mul', loc(s.d), loc(s.x), loc(s.y));
       case 'add': return call(lazy ? 'fp_add_lazy' : 'fp_add', loc(s.d), loc(s.x), loc(s.y));
@@ -169,8 +224,42 @@ function compile(fp: FieldGen, steps: Step[], reduced: Set<string>, split = step
   return { parts: [lines.slice(0, split), lines.slice(split)], bytes: slots.size * FE, loc };
 }
 
+/** x^e mod m */
+function pow(x: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n;
+  for (x %= m; e > 0n; e >>= 1n, x = (x * x) % m) if (e & 1n) r = (r * x) % m;
+  return r;
+}
+
+/**
+ * Z with a·Z⁴ ≡ −3 (mod p), when one exists and p ≡ 3 (mod 4): then (x, y) ↦ (Z²·x, Z³·y) maps
+ * the curve onto y² = x³ − 3x + b·Z⁶ (RFC 5639 section 3 calls these the twisted curves
+ * brainpoolPxxxt1). Undefined otherwise.
+ */
+export function twistToAm3(p: bigint, a: bigint): bigint | undefined {
+  if (p % 4n !== 3n) return undefined;
+  const u = (((-3n * pow(((a % p) + p) % p, p - 2n, p)) % p) + p) % p;
+  const sqrt = (v: bigint) => pow(v, (p + 1n) / 4n, p);
+  let s = sqrt(u);
+  if ((s * s) % p !== u) return undefined;
+  if (pow(s, (p - 1n) / 2n, p) !== 1n) s = p - s; // the square one of ±s
+  const z = sqrt(s);
+  return pow(z, 4n, p) === u ? z : undefined;
+}
+
 export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
-  const { c, fp, fn, shape, PTS, flags, need } = ctx;
+  const { c, fp, fn, PTS, flags, need } = ctx;
+  // Verification runs on an isomorphic curve with a = −3 when the curve's a is generic and
+  // allows it (the Brainpool curves): doublings cost 3M + 5S instead of 1M + 8S + 1 product.
+  const twist = ctx.shape === 'generic' ? twistToAm3(c.p, c.a) : undefined;
+  const shape: CurveShape = twist === undefined ? ctx.shape : 'a=-3';
+  if (twist !== undefined) {
+    const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
+    fp.addConst({ name: 'tz2', value: z2 }, true);
+    fp.addConst({ name: 'tz3', value: z3 }, true);
+    fp.addConst({ name: 'tgx', value: (c.gx * z2) % c.p });
+    fp.addConst({ name: 'tgy', value: (c.gy * z3) % c.p });
+  }
   const FE = fp.FE, PT = 3 * FE, Lb = fp.bytes, Ls = fn.bytes;
   if (Lb !== Ls) throw new Error(`${c.name}: ECDSA here assumes field and scalar encodings of the same length`);
   if (!(c.n < c.p)) throw new Error(`${c.name}: ECDSA here assumes n < p`);
@@ -178,18 +267,37 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   const copyOut = `(memory.copy ${get('r')} ${get('ws')} ${i32(PT)})`;
 
   // ---- Jacobian group law (variable time where it branches) ----------------------------------
+  // The accumulator's coordinates carry a bound B (value < B·p) chosen here per curve: the one
+  // whose plans need the fewest carry chains over a verification (weighted by how often each
+  // formula runs). Larger moduli have room (R/p up to 2^30) for lazier sums.
+  const dblSteps = parseFormula(DBL[shape]);
+  const add1 = parseFormula(ADD1), add2 = parseFormula(ADD2), madd1 = parseFormula(MADD1), madd2 = parseFormula(MADD2);
+  const addSteps = [...add1, ...add2], maddSteps = [...madd1, ...madd2];
+  const rOverP = Number(fp.R / fp.m);
+  const zeroTest = new Set(['H', 'R']);
+  let best: { B: number; cost: number; plans: { lazy: boolean; k: number }[][] } | undefined;
+  for (const B of [2, 3, 4, 6, 8, 12, 16, 24, 32]) {
+    const plans = [planBounds(dblSteps, rOverP, B, new Set()), planBounds(addSteps, rOverP, B, zeroTest), planBounds(maddSteps, rOverP, B, zeroTest)];
+    if (plans.some((x) => x === undefined)) continue;
+    const [pd, pa, pm] = plans as { lazy: boolean; k: number }[][];
+    const cost = 18 * chains(dblSteps, pd) + 3 * chains(addSteps, pa) + 2 * chains(maddSteps, pm);
+    if (!best || cost < best.cost) best = { B, cost, plans: [pd, pa, pm] };
+  }
+  if (!best) throw new Error(`${c.name}: no reduction plan for the Jacobian formulas`);
+  const B = best.B;
+  fp.lazySubs.add(B);
   {
-    const d = compile(fp, parseFormula(DBL[shape]), new Set());
-    out.push({ name: 'ecdsa_jdbl', params: [['r', 'i32'], ['p', 'i32'], ['ws', 'i32']], body: [...d.parts[0], copyOut] });
+    const d = compile(fp, dblSteps, best.plans[0]);
+    out.push({ name: 'ecdsa_jdbl', params: [['r', 'i32'], ['p', 'i32'], ['ws', 'i32']], body: [`;; coordinates below ${B}p in and out`, ...d.parts[0], copyOut] });
     need('ecdsa_jdbl', d.bytes);
   }
-  const addFn = (name: string, p1: string, p2: string) => {
-    const s1 = parseFormula(p1);
-    const a = compile(fp, [...s1, ...parseFormula(p2)], new Set(['H', 'R']), s1.length);
+  const addFn = (name: string, steps: Step[], split: number, plan: { lazy: boolean; k: number }[]) => {
+    const a = compile(fp, steps, plan, split);
     const kid = round16(a.bytes);
     out.push({
       name, params: [['p', 'i32'], ['q', 'i32'], ['ws', 'i32']], result: 'i32',
       body: [
+        `;; coordinates below ${B}p in and out`,
         ...a.parts[0],
         `(if ${call('fp_is_zero', a.loc('H'))} (then`,
         `  (if ${call('fp_is_zero', a.loc('R'))} (then ${call('ecdsa_jdbl', get('p'), get('p'), at('ws', kid))} (return ${i32(0)})))`,
@@ -202,9 +310,9 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
     need(name, kid, ['ecdsa_jdbl']);
   };
   // ecdsa_jadd_vt(p, q, ws): p ← p + q (both Jacobian, neither the identity) → 1 if the sum is O
-  addFn('ecdsa_jadd_vt', ADD1, ADD2);
+  addFn('ecdsa_jadd_vt', addSteps, add1.length, best.plans[1]);
   // ecdsa_jmadd_vt(p, q, ws): p ← p + q (q affine: X, Y) → 1 if the sum is O
-  addFn('ecdsa_jmadd_vt', MADD1, MADD2);
+  addFn('ecdsa_jmadd_vt', maddSteps, madd1.length, best.plans[2]);
 
   // ---- wNAF recoding (variable time) ---------------------------------------------------------
   // ecdsa_wnaf(dst, k, w): the big-endian scalar at k (Ls bytes, below n) → bits(n) + 1 signed
@@ -247,7 +355,7 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
     const ent = (t: number) => `(i32.add ${get('e')} ${i32(t * PT)})`; // entry t of the chunk at $e
     const pre = (t: number) => at('ws', PRE + t * FE);
     const body: string[] = [
-      call('fp_set_gx', get('tab')), call('fp_set_gy', at('tab', FE)), call('fp_set_one', at('tab', 2 * FE)),
+      call(twist ? 'fp_set_tgx' : 'fp_set_gx', get('tab')), call(twist ? 'fp_set_tgy' : 'fp_set_gy', at('tab', FE)), call('fp_set_one', at('tab', 2 * FE)),
       call('ecdsa_jdbl', at('ws', D2), get('tab'), at('ws', KID)),
       set('e', get('tab')),
       set('j', i32(E - 1)),
@@ -331,8 +439,9 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
     fp.addConst({ name: 'ordn', value: c.n });
     const RM = 0, SM = RM + FE, ZM = SM + FE, W = ZM + FE, U = W + FE, UB1 = U + FE, UB2 = UB1 + round16(Ls),
       D1 = UB2 + round16(Ls), D2 = D1 + round16(N), QT = D2 + round16(N), ACC = QT + Q_ENTRIES * PTS,
-      TMP = ACC + PTS, ZZ = TMP + PTS, RP = ZZ + FE, T = RP + FE, KID = T + FE;
+      TMP = ACC + PTS, ZZ = TMP + PTS, RP = ZZ + FE, T = RP + FE, ZERO = T + FE, XR = ZERO + FE, KID = XR + FE;
     const body: string[] = [
+      `(memory.fill ${at('ws', ZERO)} ${i32(0)} ${i32(FE)})`,
       call('fn_from_bytes', at('ws', RM), get('rs')),
       call('fn_from_bytes', at('ws', SM), at('rs', Ls)),
       call('fn_from_bytes', at('ws', ZM), get('z')),
@@ -345,6 +454,7 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
       call('ecdsa_wnaf', at('ws', D2), at('ws', UB2), i32(ECDSA_Q_WINDOW)),
       // Q, 3Q, …, 15Q (2Q in ACC meanwhile)
       call('point_from_bytes', at('ws', QT), get('xy')),
+      ...(twist ? [call('fp_mulc_tz2', at('ws', QT), at('ws', QT)), call('fp_mulc_tz3', at('ws', QT + FE), at('ws', QT + FE))] : []),
       call('ecdsa_jdbl', at('ws', ACC), at('ws', QT), at('ws', KID)),
     ];
     for (let j = 1; j < Q_ENTRIES; j++) {
@@ -358,7 +468,7 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
       `  (if ${get('d')} (then`,
       `    ${set('e', `(i32.mul (i32.shr_u (select (i32.sub ${i32(0)} ${get('d')}) ${get('d')} (i32.lt_s ${get('d')} ${i32(0)})) ${i32(1)}) ${i32(stride)})`)}`,
       `    (memory.copy ${at('ws', TMP)} (i32.add ${tab} ${get('e')}) ${i32(bytes)})`,
-      `    (if (i32.lt_s ${get('d')} ${i32(0)}) (then ${call('fp_neg', at('ws', TMP + FE), at('ws', TMP + FE))}))`,
+      `    (if (i32.lt_s ${get('d')} ${i32(0)}) (then ${call(`fp_sub_lazy_${B}`, at('ws', TMP + FE), at('ws', ZERO), at('ws', TMP + FE))}))`,
       `    (if ${get('inf')}`,
       `      (then (memory.copy ${at('ws', ACC)} ${at('ws', TMP)} ${i32(bytes)})${madd ? ' ' + call('fp_set_one', at('ws', ACC + 2 * FE)) : ''} ${set('inf', i32(0))})`,
       `      (else ${set('inf', call(madd ? 'ecdsa_jmadd_vt' : 'ecdsa_jadd_vt', at('ws', ACC), at('ws', TMP), at('ws', KID)))}))))`,
@@ -374,15 +484,20 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
       `  (br_if $bit (i32.ge_s ${get('i')} ${i32(0)})))`,
       `(if ${get('inf')} (then (return ${i32(0)})))`,
       // x(R) ≡ r (mod n): X == r·Z², or X == (r + n)·Z² when r + n < p
+      // X and Z may be up to B·p: X is reduced by a product with 1 (Z by its square)
+      call('fp_set_one', at('ws', XR)),
+      call('fp_mul', at('ws', XR), at('ws', ACC), at('ws', XR)),
       call('fp_sqr', at('ws', ZZ), at('ws', ACC + 2 * FE)),
       call('fp_from_bytes', at('ws', RP), get('rs')),
-      call('fp_mul', at('ws', T), at('ws', RP), at('ws', ZZ)),
-      `(if ${call('fp_eq', at('ws', ACC), at('ws', T))} (then (return ${i32(1)})))`,
+      ...(twist ? [call('fp_mulc_tz2', at('ws', T), at('ws', RP))] : [`(memory.copy ${at('ws', T)} ${at('ws', RP)} ${i32(FE)})`]),
+      call('fp_mul', at('ws', T), at('ws', T), at('ws', ZZ)),
+      `(if ${call('fp_eq', at('ws', XR), at('ws', T))} (then (return ${i32(1)})))`,
       `(if (i32.eqz ${get('alt')}) (then (return ${i32(0)})))`,
       call('fp_set_ordn', at('ws', T)),
       call('fp_add', at('ws', RP), at('ws', RP), at('ws', T)),
+      ...(twist ? [call('fp_mulc_tz2', at('ws', RP), at('ws', RP))] : []),
       call('fp_mul', at('ws', T), at('ws', RP), at('ws', ZZ)),
-      call('fp_eq', at('ws', ACC), at('ws', T)),
+      call('fp_eq', at('ws', XR), at('ws', T)),
     );
     out.push({
       name: 'ecdsa_verify', params: [['rs', 'i32'], ['z', 'i32'], ['xy', 'i32'], ['gtab', 'i32'], ['ws', 'i32'], ['alt', 'i32']], result: 'i32', export: true,
