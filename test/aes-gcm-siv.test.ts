@@ -12,6 +12,7 @@ import { AES_SLOT } from '../src/kernels/aes_layout.js';
 import { SLOTS_PTR } from '../src/engine/kernel.js';
 import { DIFF_SIV_CASES, cases, suite } from './support/aes-suite.js';
 import { Rng, hex } from './support/rng.js';
+import { assertTamperingRejected } from './support/tamper.js';
 
 test('AES-GCM-SIV: RFC 8452 Appendix C (selection, including both C.3 counter-wrap cases)', () => {
   const { total, failures } = suite('siv', ['kat']);
@@ -46,32 +47,7 @@ test('AES-GCM-SIV tampering: every flipped bit of tag, ciphertext, nonce and AAD
   for (const kl of [16, 32]) {
     const key = rng.bytes(kl), nonce = rng.bytes(12), pt = rng.bytes(21), aad = rng.bytes(13);
     const a = aesGcmSiv(key);
-    const sealed = a.seal(nonce, pt, aad);
-    let rejected = 0;
-    const tryOpen = (n: Uint8Array, s: Uint8Array, d: Uint8Array) => {
-      const out = new Uint8Array(pt.length).fill(0xee);
-      assert.throws(() => a.open(n, s, d, out), AuthenticationError);
-      assert.ok(out.every((b) => b === 0), 'output not wiped');
-      rejected++;
-    };
-    for (let bit = 0; bit < sealed.length * 8; bit++) {
-      const s = sealed.slice();
-      s[bit >> 3] ^= 1 << (bit & 7);
-      tryOpen(nonce, s, aad);
-    }
-    for (let bit = 0; bit < 96; bit++) {
-      const n = nonce.slice();
-      n[bit >> 3] ^= 1 << (bit & 7);
-      tryOpen(n, sealed, aad);
-    }
-    for (let bit = 0; bit < aad.length * 8; bit++) {
-      const d = aad.slice();
-      d[bit >> 3] ^= 1 << (bit & 7);
-      tryOpen(nonce, sealed, d);
-    }
-    assert.throws(() => a.open(nonce, sealed.subarray(0, 15), aad), AuthenticationError);
-    assert.equal(hex(a.open(nonce, sealed, aad)), hex(pt));
-    assert.equal(rejected, (sealed.length + 12 + aad.length) * 8);
+    assertTamperingRejected(a, nonce, pt, aad);
     a.dispose();
   }
 });

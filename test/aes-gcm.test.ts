@@ -15,6 +15,7 @@ import { aesEncryptBlockRef } from '../src/ref/aes.js';
 import { FIPS197_CIPHER } from './support/aes-vectors.js';
 import { DIFF_GCM_CASES, GCM_NONCE_LENGTHS, GCM_TAG_LENGTHS, LENGTHS, at, cases, suite } from './support/aes-suite.js';
 import { Rng, hex, unhex } from './support/rng.js';
+import { assertTamperingRejected } from './support/tamper.js';
 
 test('the generator without flags reproduces the shipped binary', async () => {
   assert.deepEqual(await compileKernel(generateAesGcm()), aesModule.bytes());
@@ -109,34 +110,7 @@ test('AES-GCM tampering: every flipped bit of tag, ciphertext, nonce and AAD is 
   for (const [kl, nl, tl] of [[16, 12, 16], [32, 12, 12], [24, 7, 8], [16, 16, 4]] as const) {
     const key = rng.bytes(kl), nonce = rng.bytes(nl), pt = rng.bytes(21), aad = rng.bytes(13);
     const a = aesGcm(key, { tagLength: tl });
-    const sealed = a.seal(nonce, pt, aad);
-    let rejected = 0;
-    const tryOpen = (n: Uint8Array, s: Uint8Array, d: Uint8Array) => {
-      const out = new Uint8Array(pt.length).fill(0xee);
-      assert.throws(() => a.open(n, s, d, out), AuthenticationError);
-      assert.ok(out.every((b) => b === 0), 'output not wiped');
-      rejected++;
-    };
-    for (let bit = 0; bit < sealed.length * 8; bit++) {
-      const s = sealed.slice();
-      s[bit >> 3] ^= 1 << (bit & 7);
-      tryOpen(nonce, s, aad);
-    }
-    for (let bit = 0; bit < nonce.length * 8; bit++) {
-      const n = nonce.slice();
-      n[bit >> 3] ^= 1 << (bit & 7);
-      tryOpen(n, sealed, aad);
-    }
-    for (let bit = 0; bit < aad.length * 8; bit++) {
-      const d = aad.slice();
-      d[bit >> 3] ^= 1 << (bit & 7);
-      tryOpen(nonce, sealed, d);
-    }
-    // truncated and extended inputs
-    assert.throws(() => a.open(nonce, sealed.subarray(0, sealed.length - 1), aad), AuthenticationError);
-    assert.throws(() => a.open(nonce, sealed.subarray(0, tl - 1), aad), AuthenticationError);
-    assert.equal(hex(a.open(nonce, sealed, aad)), hex(pt));
-    assert.equal(rejected, (sealed.length + nonce.length + aad.length) * 8);
+    assertTamperingRejected(a, nonce, pt, aad);
     a.dispose();
   }
 });
