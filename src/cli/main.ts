@@ -20,6 +20,11 @@ interface Command {
   run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[]): Promise<void>;
 }
 
+/** What `ctkit bench` runs without a filter: one or two headline rows per family. */
+const HEADLINE =
+  '^(ghash/(64|16384)|poly1305/16384|(aes-128-gcm|aes-256-gcm|chacha20-poly1305)/(tls-seal/239|encrypt/16384)|' +
+  'aes-256-gcm-siv/encrypt/16384|sm4-gcm/encrypt/16384|sm4-ctr/16384|sha256/16384|ecdh_p256|ec_p256_public_key|ecdsa_p256_(sign|verify))$';
+
 const AEAD_NAMES = 'aes-256-gcm, chacha20-poly1305, xchacha20-poly1305, aes-256-gcm-siv, sm4-gcm';
 
 const COMMANDS: Record<string, Command> = {
@@ -138,9 +143,11 @@ const COMMANDS: Record<string, Command> = {
   },
   bench: {
     summary: "run the library's benchmark tables beside node:crypto and the installed peers",
-    usage: 'ctkit bench [filter] [--json] [--base <git-ref>] [--time ms]',
+    usage: 'ctkit bench [filter | --all] [--json] [--base <git-ref>] [--time ms]',
     details: [
-      '  filter           regular expression over case names (e.g. ghash, chacha20, ecdh_p256)',
+      '  filter           regular expression over case names (e.g. ghash, chacha20, ecdh_p256);',
+      '                   without one, a headline row or two per family (about a minute)',
+      '  --all            every case of every family (several minutes)',
       '  --json           print [{ case, impl, ns }] instead of tables',
       '  --base <ref>     compare with another git revision (Base / Head / Change)',
       '  --time <ms>      time budget per case and implementation (default 300)',
@@ -151,10 +158,11 @@ const COMMANDS: Record<string, Command> = {
       '  ctkit bench ghash',
       '  ctkit bench --base HEAD~1 ghash/16384',
     ].join('\n'),
-    options: { json: { type: 'boolean' }, base: { type: 'string' }, time: { type: 'string' }, copies: { type: 'string' }, impl: { type: 'string', multiple: true } },
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, base: { type: 'string' }, time: { type: 'string' }, copies: { type: 'string' }, impl: { type: 'string', multiple: true } },
     maxPositionals: 1,
     async run(v, p) {
-      const args: string[] = [...p];
+      if (v.all && p.length) throw new UsageError('bench takes a filter or --all, not both');
+      const args: string[] = p.length ? [...p] : v.all ? [] : [HEADLINE];
       if (v.json) args.push('--json');
       if (typeof v.base === 'string') args.push('--base', v.base);
       if (typeof v.time === 'string') args.push('--time', v.time);
