@@ -1,0 +1,54 @@
+// `npm run size`: the size of what an application carries for each entry point, measured by
+// bundling a one-line program with esbuild (tree shaking, minified, ESM, platform neutral) and
+// listing which kernel modules ended up inside. Each kernel module file embeds its binary as
+// base64 and names itself (`const name = '<module>'`), which is how they are recognised.
+import { build } from 'esbuild';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export const ENTRIES: Record<string, string> = {
+  'ghash (ctkit/mac)': `import { ghash } from './src/mac/index.ts'; console.log(ghash);`,
+  'poly1305 (ctkit/mac)': `import { poly1305 } from './src/mac/index.ts'; console.log(poly1305);`,
+  'chacha20Poly1305 (ctkit/aead)': `import { chacha20Poly1305 } from './src/aead/index.ts'; console.log(chacha20Poly1305);`,
+  'aesGcm (ctkit/aead)': `import { aesGcm } from './src/aead/index.ts'; console.log(aesGcm);`,
+  'sm4Gcm (ctkit/aead)': `import { sm4Gcm } from './src/aead/index.ts'; console.log(sm4Gcm);`,
+  'sha256 + hmac (ctkit/hash)': `import { sha256, hmac } from './src/hash/index.ts'; console.log(sha256, hmac);`,
+  'p256 (ctkit/ec)': `import { p256 } from './src/ec/index.ts'; console.log(p256);`,
+  'secp256k1 (ctkit/ec)': `import { secp256k1 } from './src/ec/index.ts'; console.log(secp256k1);`,
+  'everything (ctkit)': `import * as all from './src/index.ts'; console.log(all);`,
+};
+
+export interface BundleSize {
+  entry: string;
+  bytes: number;
+  gzip: number;
+  modules: string[];
+}
+
+export async function measure(entry: string, code: string): Promise<BundleSize> {
+  const r = await build({
+    stdin: { contents: code, resolveDir: root, sourcefile: 'entry.ts', loader: 'ts' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'silent',
+  });
+  const text = r.outputFiles[0].text;
+  const modules = [...new Set([...text.matchAll(/="(gf128|chacha|aes|sm4|sha2|ec_[a-z0-9]+)",/g)].map((m) => m[1]))].sort();
+  return { entry, bytes: text.length, gzip: gzipSync(text).length, modules };
+}
+
+async function main(): Promise<void> {
+  console.log('| entry point | minified | gzip | kernel modules inside |');
+  console.log('| --- | ---: | ---: | --- |');
+  for (const [entry, code] of Object.entries(ENTRIES)) {
+    const s = await measure(entry, code);
+    console.log(`| ${entry} | ${(s.bytes / 1024).toFixed(1)} KiB | ${(s.gzip / 1024).toFixed(1)} KiB | ${s.modules.join(', ')} |`);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

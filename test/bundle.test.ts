@@ -1,0 +1,30 @@
+// One module per family, measured: bundling one entry point with tree shaking carries that
+// family's kernel module and no other (DESIGN.md: an application that imports
+// ChaCha20-Poly1305 carries no AES or curve kernel).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENTRIES, measure } from '../bench/bundle-size.js';
+
+const EXPECTED: Record<string, string[]> = {
+  'ghash (ctkit/mac)': ['gf128'],
+  'poly1305 (ctkit/mac)': ['chacha'],
+  'chacha20Poly1305 (ctkit/aead)': ['chacha'],
+  'aesGcm (ctkit/aead)': ['aes'],
+  'sm4Gcm (ctkit/aead)': ['sm4'],
+  'sha256 + hmac (ctkit/hash)': ['sha2'],
+  'p256 (ctkit/ec)': ['ec_p256', 'sha2'],
+  'secp256k1 (ctkit/ec)': ['ec_secp256k1', 'sha2'],
+};
+
+for (const [entry, modules] of Object.entries(EXPECTED)) {
+  test(`bundle of ${entry} carries only ${modules.join(', ')}`, async () => {
+    const s = await measure(entry, ENTRIES[entry]);
+    assert.deepEqual(s.modules, modules);
+  });
+}
+
+test('the whole library bundles every shipped module (the recognizer sees them all)', async () => {
+  const { shipped } = await import('../src/engine/wasm/all.js');
+  const s = await measure('everything', ENTRIES['everything (ctkit)']);
+  assert.deepEqual(s.modules, Object.keys(shipped).sort());
+});
