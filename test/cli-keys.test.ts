@@ -40,7 +40,7 @@ test('openssl is available as the external peer', () => {
 });
 
 for (const [name, osslName] of CURVES) {
-  test(`${name}: keys and ECDH interoperate with the openssl command`, () => {
+  test(`${name}: keys, ECDH and ECDSA interoperate with the openssl command`, () => {
     const f = (s: string) => join(dir, `${name}-${s}`);
     // ctkit keys in each format; openssl reads the PEM ones
     assert.equal(ctkit(['keygen', '--curve', name, '-o', f('ct.pem')]).status, 0);
@@ -83,6 +83,32 @@ for (const [name, osslName] of CURVES) {
       const jwk = JSON.parse(readFileSync(f('ct.jwk'), 'utf8'));
       assert.deepEqual(JSON.parse(jwkPub.stdout), { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y });
     }
+    // ECDSA: ctkit sign -> openssl dgst -verify, openssl dgst -sign -> ctkit verify, both tampered
+    const hashName = { p224: 'sha224', p384: 'sha384', brainpoolP384r1: 'sha384', p521: 'sha512', brainpoolP512r1: 'sha512' }[name] ?? 'sha256';
+    writeFileSync(f('msg'), `message for ${name}\n`);
+    writeFileSync(f('msg2'), `another message for ${name}\n`);
+    const sg = ctkit(['sign', '--key', f('ct.pem'), f('msg'), '-o', f('ct.sig')]);
+    assert.equal(sg.status, 0, sg.stderr);
+    assert.match(openssl(['dgst', `-${hashName}`, '-verify', f('ct.pub'), '-signature', f('ct.sig'), f('msg')]).stdout, /Verified OK/);
+    openssl(['dgst', `-${hashName}`, '-sign', f('os.pem'), '-out', f('os.sig'), f('msg')]);
+    const v1 = ctkit(['verify', '--pub', f('os.pub'), '--sig', f('os.sig'), f('msg')]);
+    assert.equal(v1.status, 0, v1.stderr);
+    assert.equal(v1.stdout, 'Verified OK\n');
+    const v2 = ctkit(['verify', '--pub', f('os.pub'), '--sig', f('os.sig'), f('msg2')]);
+    assert.equal(v2.status, 1, 'a signature of another message verified');
+    assert.equal(v2.stderr, 'ctkit verify: signature does not verify\n');
+    const bad = readFileSync(f('ct.sig'));
+    bad[bad.length - 1] ^= 1;
+    writeFileSync(f('bad.sig'), bad);
+    assert.equal(ctkit(['verify', '--pub', f('ct.pub'), '--sig', f('bad.sig'), f('msg')]).status, 1);
+    assert.notEqual(run('openssl', ['dgst', `-${hashName}`, '-verify', f('ct.pub'), '-signature', f('bad.sig'), f('msg')]).status, 0);
+    // P1363 through stdin, and a DER signature read as P1363 is rejected with status 1
+    const sp = ctkit(['sign', '--key', f('os-ec.pem'), '--format', 'p1363'], readFileSync(f('msg')));
+    assert.equal(sp.status, 0, sp.stderr);
+    writeFileSync(f('p.sig'), sp.raw);
+    writeFileSync(f('os-ec.pub'), openssl(['pkey', '-in', f('os-ec.pem'), '-pubout']).stdout);
+    assert.equal(ctkit(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), '--format', 'p1363', f('msg')]).status, 0);
+    assert.equal(ctkit(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), f('msg')]).status, 1);
     // compressed form is 1 + field bytes and starts 02/03
     const comp = ctkit(['pubkey', f('os.pem'), '--format', 'compressed']).stdout.trim();
     assert.match(comp, /^0[23][0-9a-f]+$/);
@@ -98,6 +124,10 @@ test('key usage errors: exit 2 with one clear line and the usage line', () => {
     [['pubkey', 'nope.pem'], /cannot read/],
     [['ecdh', '--key', 'p256-ct.pem'], /needs --peer/],
     [['ecdh', '--key', 'p256-ct.pem', '--peer', 'p384-os.pub'], /curve/],
+    [['sign', '--key', 'p256-ct.pem', '--format', 'ber', 'p256-msg'], /unknown signature format/],
+    [['sign', '--key', 'p256-ct.pem', '--hash', 'md5', 'p256-msg'], /unknown hash 'md5'/],
+    [['sign', '--key', 'p256-ct.pem', 'no-such-file'], /cannot read no-such-file/],
+    [['verify', '--pub', 'p256-ct.pub', 'p256-msg'], /needs --sig/],
   ];
   for (const [args, re] of cases) {
     const r = ctkit(args);
