@@ -190,3 +190,16 @@ test('usage errors: exit 2 with the usage line; help and version exit 0', () => 
   const h = ctkit(['seal', '--help']);
   assert.match(h.stdout.toString(), /examples:/);
 });
+
+test('progress bar on stderr only when stderr is a terminal', () => {
+  const key = keyFor('chacha20-poly1305');
+  const big = join(dir, 'big.bin');
+  writeFileSync(big, rng.bytes(9 << 20));
+  const quiet = ctkit(['seal', '-k', key, big, '-o', big + '.q.ctk']);
+  assert.equal(quiet.status, 0, quiet.stderr);
+  assert.equal(quiet.stderr, '', 'output on stderr when it is not a terminal');
+  // `script` (util-linux) gives the command a pseudo-terminal
+  const r = spawnSync('script', ['-q', '-e', '-c', `"${process.execPath}" "${BIN}" seal -k "${key}" "${big}" -o "${big}.t.ctk"`, '/dev/null'], { cwd: dir });
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.match(r.stdout.toString(), /sealing \[#+\s*\]\s+100%/);
+});
