@@ -309,6 +309,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     checkBytes('signature', signature);
     checkBytes('msg', msg);
     const xy = curve.decompressPublicKey(publicKey).subarray(1); // validated (SEC 1 3.2.2.1)
+    const h = digest(o.hash, o.info.outputLen, msg, o.prehashed);
     let r: Uint8Array, s: Uint8Array;
     if (o.format === 'p1363') {
       checkLength('signature (P1363: r ‖ s)', signature, [2 * Ls]);
@@ -319,7 +320,6 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
       if (rs === undefined) return false;
       ({ r, s } = rs);
     }
-    const h = digest(o.hash, o.info.outputLen, msg, o.prehashed);
     // r, s ∈ [1, n − 1]
     if (compare(r, zero) === 0 || compare(r, rBound) >= 0) return false;
     if (compare(s, zero) === 0 || compare(s, nBytes) >= 0) return false;
