@@ -19,7 +19,7 @@ import { AuthenticationError, StateError } from '../src/errors.js';
 import { chacha20Block, chacha20Ref, hchacha20Ref, quarterRound, xchacha20Ref } from '../src/ref/chacha20.js';
 import { poly1305Ref } from '../src/ref/poly1305.js';
 import { chacha20Poly1305SealRef, poly1305KeyGen, xchacha20Poly1305SealRef } from '../src/ref/chacha20-poly1305.js';
-import { generateChacha, KS_PTR, ST, POLY, CHACHA_POLY_STATE_SIZE, type ChachaFlags } from '../src/kernels/chacha20_simd128.js';
+import { generateChacha, KS_PTR, ST, POLY, PIN, CHACHA_POLY_STATE_SIZE, type ChachaFlags } from '../src/kernels/chacha20_simd128.js';
 import { compileKernel } from '../src/kernels/build.js';
 import * as chachaModule from '../src/engine/wasm/chacha.js';
 import { assertTamperingRejected } from './support/tamper.js';
@@ -191,8 +191,9 @@ test('negative control: the 0x01 pad byte of a partial block missing fails the d
 
 test('the generator without flags reproduces the shipped binary; layout constants agree', async () => {
   assert.deepEqual(await compileKernel(generateChacha()), chachaModule.bytes());
-  assert.deepEqual([IO.ST, IO.KS, IO.POLY], [ST, KS_PTR, POLY]);
-  assert.ok(IO.END - IO.POLY >= CHACHA_POLY_STATE_SIZE && CHACHA_SLOT_SIZE >= CHACHA_POLY_STATE_SIZE);
+  assert.deepEqual([IO.ST, IO.KS, IO.POLY, IO.PIN], [ST, KS_PTR, POLY, PIN]);
+  assert.ok(IO.PIN - IO.POLY >= CHACHA_POLY_STATE_SIZE && CHACHA_SLOT_SIZE >= CHACHA_POLY_STATE_SIZE);
+  assert.ok(IO.PIN + 64 <= IO.END, 'the pinning stores land in the wiped IO area');
   assert.ok(IO.PAD >= IO.KS + 256 && IO.END <= 4096);
 });
 
@@ -294,6 +295,7 @@ test('slots are wiped and returned; IO area and scratch are wiped after each cal
   const h = poly1305.create(new Uint8Array(32).fill(0x5a));
   assert.equal(k.slotsInUse, before + 2);
   a.seal(new Uint8Array(12), new Uint8Array(1000).fill(1));
+  a.open(new Uint8Array(12), a.seal(new Uint8Array(12), new Uint8Array(70000).fill(3))); // streamed: the fused passes
   h.update(new Uint8Array(1000).fill(2));
   const u8 = k.u8;
   assert.ok(u8.subarray(0, 4096 + 65536).every((b) => b === 0), 'IO area or scratch not wiped');

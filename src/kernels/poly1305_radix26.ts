@@ -142,20 +142,23 @@ export function polyStep1(addr: string, off: number, hib: Lines): Lines {
  * Four blocks at ($addr + off) into d: (h + m1)·r^ks[0] + m2·r^ks[1] + m3·r^ks[2] + m4·r^ks[3]
  * (without the carry).
  */
-function products4(addr: string, off: number, hib: Lines, ks: number[], flags: PolyFlags): Lines {
+function products4(addr: string, off: number, hib: Lines, ks: number[], flags: PolyFlags, pin?: (j: number) => Lines): Lines {
   const out: Lines = [];
   const order = flags.powersReversed ? [...ks].reverse() : ks;
   for (let j = 0; j < 4; j++) {
     out.push(...loadBlock(addr, off + 16 * j, hib));
     if (j === 0) for (let i = 0; i < 5; i++) out.push(`local.get $m${i}`, `local.get $h${i}`, 'i64.add', `local.set $m${i}`);
     out.push(...mulInto(HM, order[j], j === 0));
+    if (pin) out.push(...pin(j));
   }
   return out;
 }
 
-/** Four blocks at ($addr + off): h = (h + m1)·r^4 + m2·r^3 + m3·r^2 + m4·r. */
-export function polyStep4(addr: string, off: number, hib: Lines, flags: PolyFlags = {}): Lines {
-  return [...products4(addr, off, hib, [4, 3, 2, 1], flags), ...carry()];
+/** Four blocks at ($addr + off): h = (h + m1)·r^4 + m2·r^3 + m3·r^2 + m4·r; `pin(j)`, when
+ * given, is emitted after block j's products (a store that keeps the next block's loads after
+ * them: src/kernels/chacha20_simd128.ts). */
+export function polyStep4(addr: string, off: number, hib: Lines, flags: PolyFlags = {}, pin?: (j: number) => Lines): Lines {
+  return [...products4(addr, off, hib, [4, 3, 2, 1], flags, pin), ...carry()];
 }
 
 /** Eight blocks at ($addr + off): the scalar half with r^8…r^5, the SIMD half with r^4…r, one carry. */

@@ -32,8 +32,8 @@ export type ChachaKernel = Kernel<ChachaExports>;
 export const CHACHA_SLOT_SIZE = 512;
 
 /**
- * The IO area of the chacha module, per call (wiped up to END when the call ends). ST, KS and
- * POLY must match the kernel generator's ST, KS_PTR and POLY (src/kernels/chacha20_simd128.ts),
+ * The IO area of the chacha module, per call (wiped up to END when the call ends). ST, KS, POLY
+ * and PIN must match the kernel generator's ST, KS_PTR, POLY and PIN (src/kernels/chacha20_simd128.ts),
  * and POLY leaves room for POLY_STATE_SIZE.
  */
 export const IO = {
@@ -51,6 +51,8 @@ export const IO = {
   NONCE: 384,
   /** Poly1305 state of an AEAD call or a one-shot MAC (448 bytes) */
   POLY: 512,
+  /** the kernel's dead pinning stores (64 bytes; its PIN): round and Poly1305 intermediates */
+  PIN: 960,
   END: 1024,
 } as const;
 

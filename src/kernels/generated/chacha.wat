@@ -271,6 +271,18 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -471,6 +483,18 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $i
         i32.const 1
         i32.sub
@@ -1024,6 +1048,18 @@
       i32x4.shr_u
       v128.or
       local.set $v7
+      i32.const 960
+      local.get $v4
+      v128.store offset=0
+      i32.const 960
+      local.get $v5
+      v128.store offset=16
+      i32.const 960
+      local.get $v6
+      v128.store offset=32
+      i32.const 960
+      local.get $v7
+      v128.store offset=48
       local.get $v0
       local.get $v5
       i32x4.add
@@ -1224,6 +1260,18 @@
       i32x4.shr_u
       v128.or
       local.set $v4
+      i32.const 960
+      local.get $v5
+      v128.store offset=0
+      i32.const 960
+      local.get $v6
+      v128.store offset=16
+      i32.const 960
+      local.get $v7
+      v128.store offset=32
+      i32.const 960
+      local.get $v4
+      v128.store offset=48
       local.get $i
       i32.const 1
       i32.sub
@@ -2486,15 +2534,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $mp
-        i64.load offset=8
-        local.set $mt1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $mp
+        i64.load offset=8
+        local.set $mt1
         local.get $v14
         local.get $v2
         v128.xor
@@ -2519,16 +2567,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
         local.get $v11
         local.get $v15
         i32x4.add
@@ -2576,12 +2624,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v7
         local.get $v11
         v128.xor
@@ -2593,20 +2635,26 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -2615,26 +2663,22 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v14
         local.get $v2
         v128.xor
@@ -2647,26 +2691,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v11
         local.get $v15
         i32x4.add
@@ -2682,6 +2726,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -2693,10 +2741,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v6
         local.get $v10
         v128.xor
@@ -2708,6 +2752,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v7
         local.get $v11
         v128.xor
@@ -2719,6 +2767,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -2739,14 +2793,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -2767,20 +2819,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -2801,18 +2851,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -2833,20 +2887,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -2867,17 +2919,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $mp
-        i64.load offset=16
-        local.set $mt0
         local.get $v5
         local.get $v10
         v128.xor
@@ -2889,6 +2949,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mp
+        i64.load offset=16
+        local.set $mt0
         local.get $v6
         local.get $v11
         v128.xor
@@ -2911,9 +2974,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mp
-        i64.load offset=24
-        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -2925,28 +2985,25 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mp
+        i64.load offset=24
+        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v4
         i32x4.add
@@ -2957,22 +3014,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v13
         local.get $v2
         v128.xor
@@ -2985,12 +3038,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v10
         local.get $v15
         i32x4.add
@@ -2999,16 +3056,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v9
         local.get $v14
         i32x4.add
@@ -3024,6 +3081,34 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -3046,28 +3131,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -3079,6 +3142,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -3101,14 +3170,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -3131,14 +3198,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -3161,6 +3232,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -3173,12 +3248,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -3201,19 +3270,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=32
-        local.set $mt0
         local.get $v9
         local.get $v13
         i32x4.add
@@ -3222,13 +3297,13 @@
         local.get $v14
         i32x4.add
         local.set $v10
+        local.get $mp
+        i64.load offset=32
+        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $mp
-        i64.load offset=40
-        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -3240,6 +3315,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mp
+        i64.load offset=40
+        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -3251,10 +3329,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v10
         v128.xor
@@ -3278,11 +3352,9 @@
         v128.or
         local.set $v7
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
@@ -3291,20 +3363,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -3315,12 +3383,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v13
         local.get $v1
         v128.xor
@@ -3340,11 +3412,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
@@ -3353,6 +3425,31 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -3375,16 +3472,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
+        local.get $v5
+        local.get $v9
         v128.xor
         local.tee $t
         i32.const 7
@@ -3393,7 +3482,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v4
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -3416,28 +3516,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -3460,21 +3555,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -3497,6 +3583,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v6
         i32x4.add
@@ -3505,10 +3595,6 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -3531,6 +3617,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -3543,9 +3633,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $mp
-        i64.load offset=48
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
@@ -3558,13 +3648,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $mp
+        i64.load offset=48
+        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=56
-        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -3573,10 +3663,9 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $mp
+        i64.load offset=56
+        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -3592,6 +3681,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -3603,12 +3696,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -3632,6 +3719,20 @@
         v128.or
         local.set $v4
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -3641,20 +3742,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v7
         i32x4.add
@@ -3670,11 +3757,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
@@ -3687,6 +3774,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -3709,20 +3816,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
         local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
         local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -3745,14 +3857,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
         local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -3775,39 +3901,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
         local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -3830,21 +3940,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -3867,132 +3968,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -4001,12 +3976,139 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
@@ -4015,16 +4117,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v13
         local.get $v1
         v128.xor
@@ -4037,28 +4141,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v14
         i32x4.add
@@ -4067,12 +4171,6 @@
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v4
         local.get $v8
         v128.xor
@@ -4084,6 +4182,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v5
         local.get $v9
         v128.xor
@@ -4095,12 +4197,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v6
         local.get $v10
         v128.xor
@@ -4112,6 +4208,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v7
         local.get $v11
         v128.xor
@@ -4123,6 +4225,24 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -4152,15 +4272,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $mp
-        i64.load offset=72
-        local.set $mt1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
+        local.get $mp
+        i64.load offset=72
+        local.set $mt1
         local.get $v13
         local.get $v2
         v128.xor
@@ -4185,16 +4305,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
         local.get $v9
         local.get $v14
         i32x4.add
@@ -4242,12 +4362,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v4
         local.get $v9
         v128.xor
@@ -4259,20 +4373,26 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -4281,26 +4401,22 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v13
         local.get $v2
         v128.xor
@@ -4313,26 +4429,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v9
         local.get $v14
         i32x4.add
@@ -4348,6 +4464,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -4359,10 +4479,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v7
         local.get $v8
         v128.xor
@@ -4374,6 +4490,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v4
         local.get $v9
         v128.xor
@@ -4385,6 +4505,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -4405,14 +4531,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -4433,20 +4557,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -4467,18 +4589,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -4499,20 +4625,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -4533,17 +4657,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $mp
-        i64.load offset=80
-        local.set $mt0
         local.get $v4
         local.get $v8
         v128.xor
@@ -4555,6 +4687,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mp
+        i64.load offset=80
+        local.set $mt0
         local.get $v5
         local.get $v9
         v128.xor
@@ -4577,9 +4712,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mp
-        i64.load offset=88
-        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -4591,28 +4723,25 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mp
+        i64.load offset=88
+        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v7
         i32x4.add
@@ -4623,22 +4752,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v14
         local.get $v2
         v128.xor
@@ -4651,12 +4776,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v8
         local.get $v12
         i32x4.add
@@ -4665,16 +4794,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v11
         local.get $v15
         i32x4.add
@@ -4690,6 +4819,34 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -4712,28 +4869,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -4745,6 +4880,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -4767,14 +4908,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -4797,14 +4936,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -4827,6 +4970,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -4839,12 +4986,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -4867,19 +5008,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=96
-        local.set $mt0
         local.get $v11
         local.get $v12
         i32x4.add
@@ -4888,13 +5035,13 @@
         local.get $v13
         i32x4.add
         local.set $v8
+        local.get $mp
+        i64.load offset=96
+        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $mp
-        i64.load offset=104
-        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -4906,6 +5053,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mp
+        i64.load offset=104
+        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -4917,10 +5067,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v7
         local.get $v8
         v128.xor
@@ -4944,11 +5090,9 @@
         v128.or
         local.set $v4
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
@@ -4957,20 +5101,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -4981,12 +5121,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v12
         local.get $v1
         v128.xor
@@ -5006,11 +5150,11 @@
         i8x16.swizzle
         local.set $v14
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
@@ -5019,6 +5163,31 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -5041,16 +5210,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
+        local.get $v6
+        local.get $v11
         v128.xor
         local.tee $t
         i32.const 7
@@ -5059,7 +5220,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -5082,28 +5254,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -5126,21 +5293,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -5163,6 +5321,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v5
         i32x4.add
@@ -5171,10 +5333,6 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -5197,6 +5355,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -5209,9 +5371,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $mp
-        i64.load offset=112
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
@@ -5224,13 +5386,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        local.get $mp
+        i64.load offset=112
+        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=120
-        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -5239,10 +5401,9 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $mp
+        i64.load offset=120
+        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -5258,6 +5419,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -5269,12 +5434,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -5298,6 +5457,20 @@
         v128.or
         local.set $v7
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -5307,20 +5480,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v6
         i32x4.add
@@ -5336,11 +5495,11 @@
         i8x16.swizzle
         local.set $v12
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
@@ -5353,6 +5512,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -5375,20 +5554,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
         local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
         local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -5411,14 +5595,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
         local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -5441,39 +5639,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
         local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -5496,21 +5678,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -5533,132 +5706,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -5667,12 +5714,139 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
@@ -5681,16 +5855,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v12
         local.get $v1
         v128.xor
@@ -5703,28 +5879,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v13
         i32x4.add
@@ -5733,12 +5909,6 @@
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v5
         local.get $v10
         v128.xor
@@ -5750,6 +5920,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v6
         local.get $v11
         v128.xor
@@ -5761,12 +5935,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v7
         local.get $v8
         v128.xor
@@ -5778,6 +5946,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v4
         local.get $v9
         v128.xor
@@ -5789,6 +5963,24 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -5818,15 +6010,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $mp
-        i64.load offset=136
-        local.set $mt1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $mp
+        i64.load offset=136
+        local.set $mt1
         local.get $v14
         local.get $v2
         v128.xor
@@ -5851,16 +6043,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
         local.get $v11
         local.get $v15
         i32x4.add
@@ -5908,12 +6100,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v7
         local.get $v11
         v128.xor
@@ -5925,20 +6111,26 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -5947,26 +6139,22 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v14
         local.get $v2
         v128.xor
@@ -5979,26 +6167,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v11
         local.get $v15
         i32x4.add
@@ -6014,6 +6202,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -6025,10 +6217,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v6
         local.get $v10
         v128.xor
@@ -6040,6 +6228,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v7
         local.get $v11
         v128.xor
@@ -6051,6 +6243,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -6071,14 +6269,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -6099,20 +6295,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -6133,18 +6327,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -6165,20 +6363,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -6199,17 +6395,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $mp
-        i64.load offset=144
-        local.set $mt0
         local.get $v5
         local.get $v10
         v128.xor
@@ -6221,6 +6425,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mp
+        i64.load offset=144
+        local.set $mt0
         local.get $v6
         local.get $v11
         v128.xor
@@ -6243,9 +6450,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mp
-        i64.load offset=152
-        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -6257,28 +6461,25 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mp
+        i64.load offset=152
+        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v4
         i32x4.add
@@ -6289,22 +6490,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v13
         local.get $v2
         v128.xor
@@ -6317,12 +6514,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v10
         local.get $v15
         i32x4.add
@@ -6331,16 +6532,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v9
         local.get $v14
         i32x4.add
@@ -6356,6 +6557,34 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -6378,28 +6607,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -6411,6 +6618,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -6433,14 +6646,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -6463,14 +6674,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -6493,6 +6708,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -6505,12 +6724,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -6533,19 +6746,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=160
-        local.set $mt0
         local.get $v9
         local.get $v13
         i32x4.add
@@ -6554,13 +6773,13 @@
         local.get $v14
         i32x4.add
         local.set $v10
+        local.get $mp
+        i64.load offset=160
+        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $mp
-        i64.load offset=168
-        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -6572,6 +6791,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mp
+        i64.load offset=168
+        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -6583,10 +6805,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v10
         v128.xor
@@ -6610,11 +6828,9 @@
         v128.or
         local.set $v7
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
@@ -6623,20 +6839,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -6647,12 +6859,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v13
         local.get $v1
         v128.xor
@@ -6672,11 +6888,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
@@ -6685,6 +6901,31 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -6707,16 +6948,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
+        local.get $v5
+        local.get $v9
         v128.xor
         local.tee $t
         i32.const 7
@@ -6725,7 +6958,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v4
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -6748,28 +6992,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -6792,21 +7031,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -6829,6 +7059,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v6
         i32x4.add
@@ -6837,10 +7071,6 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -6863,6 +7093,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -6875,9 +7109,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $mp
-        i64.load offset=176
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
@@ -6890,13 +7124,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $mp
+        i64.load offset=176
+        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=184
-        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -6905,10 +7139,9 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $mp
+        i64.load offset=184
+        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -6924,6 +7157,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -6935,12 +7172,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -6964,6 +7195,20 @@
         v128.or
         local.set $v4
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -6973,20 +7218,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v7
         i32x4.add
@@ -7002,11 +7233,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
@@ -7019,6 +7250,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -7041,20 +7292,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
         local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
         local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -7077,14 +7333,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
         local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -7107,39 +7377,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
         local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -7162,21 +7416,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -7199,132 +7444,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -7333,12 +7452,139 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
@@ -7347,16 +7593,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v13
         local.get $v1
         v128.xor
@@ -7369,28 +7617,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v14
         i32x4.add
@@ -7399,12 +7647,6 @@
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v4
         local.get $v8
         v128.xor
@@ -7416,6 +7658,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v5
         local.get $v9
         v128.xor
@@ -7427,12 +7673,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v6
         local.get $v10
         v128.xor
@@ -7444,6 +7684,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v7
         local.get $v11
         v128.xor
@@ -7455,6 +7701,24 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -7484,15 +7748,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $mp
-        i64.load offset=200
-        local.set $mt1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
+        local.get $mp
+        i64.load offset=200
+        local.set $mt1
         local.get $v13
         local.get $v2
         v128.xor
@@ -7517,16 +7781,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
         local.get $v9
         local.get $v14
         i32x4.add
@@ -7574,12 +7838,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v4
         local.get $v9
         v128.xor
@@ -7591,20 +7849,26 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -7613,26 +7877,22 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v13
         local.get $v2
         v128.xor
@@ -7645,26 +7905,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v9
         local.get $v14
         i32x4.add
@@ -7680,6 +7940,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -7691,10 +7955,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v7
         local.get $v8
         v128.xor
@@ -7706,6 +7966,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v4
         local.get $v9
         v128.xor
@@ -7717,6 +7981,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -7737,14 +8007,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -7765,20 +8033,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -7799,18 +8065,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -7831,20 +8101,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -7865,17 +8133,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $mp
-        i64.load offset=208
-        local.set $mt0
         local.get $v4
         local.get $v8
         v128.xor
@@ -7887,6 +8163,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mp
+        i64.load offset=208
+        local.set $mt0
         local.get $v5
         local.get $v9
         v128.xor
@@ -7909,9 +8188,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mp
-        i64.load offset=216
-        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -7923,28 +8199,25 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mp
+        i64.load offset=216
+        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v7
         i32x4.add
@@ -7955,22 +8228,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v14
         local.get $v2
         v128.xor
@@ -7983,12 +8252,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v8
         local.get $v12
         i32x4.add
@@ -7997,16 +8270,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v11
         local.get $v15
         i32x4.add
@@ -8022,6 +8295,34 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -8044,28 +8345,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -8077,6 +8356,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -8099,14 +8384,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -8129,14 +8412,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -8159,6 +8446,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -8171,12 +8462,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -8199,19 +8484,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=224
-        local.set $mt0
         local.get $v11
         local.get $v12
         i32x4.add
@@ -8220,13 +8511,13 @@
         local.get $v13
         i32x4.add
         local.set $v8
+        local.get $mp
+        i64.load offset=224
+        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $mp
-        i64.load offset=232
-        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -8238,6 +8529,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mp
+        i64.load offset=232
+        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -8249,10 +8543,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v7
         local.get $v8
         v128.xor
@@ -8276,11 +8566,9 @@
         v128.or
         local.set $v4
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
@@ -8289,20 +8577,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -8313,12 +8597,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v12
         local.get $v1
         v128.xor
@@ -8338,11 +8626,11 @@
         i8x16.swizzle
         local.set $v14
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
@@ -8351,6 +8639,31 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -8373,16 +8686,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
+        local.get $v6
+        local.get $v11
         v128.xor
         local.tee $t
         i32.const 7
@@ -8391,7 +8696,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -8414,28 +8730,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -8458,21 +8769,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -8495,6 +8797,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v5
         i32x4.add
@@ -8503,10 +8809,6 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -8529,6 +8831,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -8541,9 +8847,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $mp
-        i64.load offset=240
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
@@ -8556,13 +8862,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        local.get $mp
+        i64.load offset=240
+        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=248
-        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -8571,10 +8877,9 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $mp
+        i64.load offset=248
+        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -8590,6 +8895,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -8601,12 +8910,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -8630,6 +8933,20 @@
         v128.or
         local.set $v7
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -8639,20 +8956,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v6
         i32x4.add
@@ -8668,11 +8971,11 @@
         i8x16.swizzle
         local.set $v12
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
@@ -8685,6 +8988,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -8707,20 +9030,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
         local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
         local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -8743,14 +9071,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
         local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -8773,39 +9115,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
         local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -8828,21 +9154,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -8865,132 +9182,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -8999,12 +9190,139 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
@@ -9013,16 +9331,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v12
         local.get $v1
         v128.xor
@@ -9035,28 +9355,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v13
         i32x4.add
@@ -9065,12 +9385,6 @@
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v5
         local.get $v10
         v128.xor
@@ -9082,6 +9396,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v6
         local.get $v11
         v128.xor
@@ -9093,12 +9411,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v7
         local.get $v8
         v128.xor
@@ -9110,6 +9422,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v4
         local.get $v9
         v128.xor
@@ -9121,6 +9439,24 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -9700,15 +10036,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $src
-        i64.load offset=8
-        local.set $mt1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $src
+        i64.load offset=8
+        local.set $mt1
         local.get $v14
         local.get $v2
         v128.xor
@@ -9733,16 +10069,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
         local.get $v11
         local.get $v15
         i32x4.add
@@ -9790,12 +10126,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v7
         local.get $v11
         v128.xor
@@ -9807,20 +10137,26 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -9829,26 +10165,22 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v14
         local.get $v2
         v128.xor
@@ -9861,26 +10193,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v11
         local.get $v15
         i32x4.add
@@ -9896,6 +10228,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -9907,10 +10243,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v6
         local.get $v10
         v128.xor
@@ -9922,6 +10254,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v7
         local.get $v11
         v128.xor
@@ -9933,6 +10269,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -9953,14 +10295,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -9981,20 +10321,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -10015,18 +10353,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -10047,20 +10389,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -10081,17 +10421,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $src
-        i64.load offset=16
-        local.set $mt0
         local.get $v5
         local.get $v10
         v128.xor
@@ -10103,6 +10451,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $src
+        i64.load offset=16
+        local.set $mt0
         local.get $v6
         local.get $v11
         v128.xor
@@ -10125,9 +10476,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $src
-        i64.load offset=24
-        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -10139,28 +10487,25 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $src
+        i64.load offset=24
+        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v4
         i32x4.add
@@ -10171,22 +10516,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v13
         local.get $v2
         v128.xor
@@ -10199,12 +10540,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v10
         local.get $v15
         i32x4.add
@@ -10213,16 +10558,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v9
         local.get $v14
         i32x4.add
@@ -10238,6 +10583,34 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -10260,28 +10633,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -10293,6 +10644,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -10315,14 +10672,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -10345,14 +10700,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -10375,6 +10734,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -10387,12 +10750,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -10415,19 +10772,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=32
-        local.set $mt0
         local.get $v9
         local.get $v13
         i32x4.add
@@ -10436,13 +10799,13 @@
         local.get $v14
         i32x4.add
         local.set $v10
+        local.get $src
+        i64.load offset=32
+        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $src
-        i64.load offset=40
-        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -10454,6 +10817,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $src
+        i64.load offset=40
+        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -10465,10 +10831,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v10
         v128.xor
@@ -10492,11 +10854,9 @@
         v128.or
         local.set $v7
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
@@ -10505,20 +10865,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -10529,12 +10885,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v13
         local.get $v1
         v128.xor
@@ -10554,11 +10914,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
@@ -10567,6 +10927,31 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -10589,16 +10974,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
+        local.get $v5
+        local.get $v9
         v128.xor
         local.tee $t
         i32.const 7
@@ -10607,7 +10984,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v4
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -10630,28 +11018,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -10674,21 +11057,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -10711,6 +11085,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v6
         i32x4.add
@@ -10719,10 +11097,6 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -10745,6 +11119,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -10757,9 +11135,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $src
-        i64.load offset=48
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
@@ -10772,13 +11150,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $src
+        i64.load offset=48
+        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=56
-        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -10787,10 +11165,9 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $src
+        i64.load offset=56
+        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -10806,6 +11183,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -10817,12 +11198,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -10846,6 +11221,20 @@
         v128.or
         local.set $v4
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -10855,20 +11244,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v7
         i32x4.add
@@ -10884,11 +11259,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
@@ -10901,6 +11276,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -10923,20 +11318,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
         local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
         local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -10959,14 +11359,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
         local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -10989,39 +11403,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
         local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -11044,21 +11442,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -11081,132 +11470,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -11215,12 +11478,139 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
@@ -11229,16 +11619,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v13
         local.get $v1
         v128.xor
@@ -11251,28 +11643,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v14
         i32x4.add
@@ -11281,12 +11673,6 @@
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v4
         local.get $v8
         v128.xor
@@ -11298,6 +11684,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v5
         local.get $v9
         v128.xor
@@ -11309,12 +11699,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v6
         local.get $v10
         v128.xor
@@ -11326,6 +11710,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v7
         local.get $v11
         v128.xor
@@ -11337,6 +11727,24 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -11366,15 +11774,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $src
-        i64.load offset=72
-        local.set $mt1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
+        local.get $src
+        i64.load offset=72
+        local.set $mt1
         local.get $v13
         local.get $v2
         v128.xor
@@ -11399,16 +11807,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
         local.get $v9
         local.get $v14
         i32x4.add
@@ -11456,12 +11864,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v4
         local.get $v9
         v128.xor
@@ -11473,20 +11875,26 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -11495,26 +11903,22 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v13
         local.get $v2
         v128.xor
@@ -11527,26 +11931,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v9
         local.get $v14
         i32x4.add
@@ -11562,6 +11966,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -11573,10 +11981,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v7
         local.get $v8
         v128.xor
@@ -11588,6 +11992,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v4
         local.get $v9
         v128.xor
@@ -11599,6 +12007,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -11619,14 +12033,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -11647,20 +12059,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -11681,18 +12091,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -11713,20 +12127,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -11747,17 +12159,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $src
-        i64.load offset=80
-        local.set $mt0
         local.get $v4
         local.get $v8
         v128.xor
@@ -11769,6 +12189,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $src
+        i64.load offset=80
+        local.set $mt0
         local.get $v5
         local.get $v9
         v128.xor
@@ -11791,9 +12214,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $src
-        i64.load offset=88
-        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -11805,28 +12225,25 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $src
+        i64.load offset=88
+        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v7
         i32x4.add
@@ -11837,22 +12254,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v14
         local.get $v2
         v128.xor
@@ -11865,12 +12278,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v8
         local.get $v12
         i32x4.add
@@ -11879,16 +12296,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v11
         local.get $v15
         i32x4.add
@@ -11904,6 +12321,34 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -11926,28 +12371,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -11959,6 +12382,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -11981,14 +12410,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -12011,14 +12438,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -12041,6 +12472,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -12053,12 +12488,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -12081,19 +12510,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=96
-        local.set $mt0
         local.get $v11
         local.get $v12
         i32x4.add
@@ -12102,13 +12537,13 @@
         local.get $v13
         i32x4.add
         local.set $v8
+        local.get $src
+        i64.load offset=96
+        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $src
-        i64.load offset=104
-        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -12120,6 +12555,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $src
+        i64.load offset=104
+        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -12131,10 +12569,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v7
         local.get $v8
         v128.xor
@@ -12158,11 +12592,9 @@
         v128.or
         local.set $v4
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
@@ -12171,20 +12603,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -12195,12 +12623,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v12
         local.get $v1
         v128.xor
@@ -12220,11 +12652,11 @@
         i8x16.swizzle
         local.set $v14
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
@@ -12233,6 +12665,31 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -12255,16 +12712,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
+        local.get $v6
+        local.get $v11
         v128.xor
         local.tee $t
         i32.const 7
@@ -12273,7 +12722,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -12296,28 +12756,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -12340,21 +12795,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -12377,6 +12823,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v5
         i32x4.add
@@ -12385,10 +12835,6 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -12411,6 +12857,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -12423,9 +12873,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $src
-        i64.load offset=112
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
@@ -12438,13 +12888,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        local.get $src
+        i64.load offset=112
+        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=120
-        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -12453,10 +12903,9 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $src
+        i64.load offset=120
+        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -12472,6 +12921,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -12483,12 +12936,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -12512,6 +12959,20 @@
         v128.or
         local.set $v7
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -12521,20 +12982,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v6
         i32x4.add
@@ -12550,11 +12997,11 @@
         i8x16.swizzle
         local.set $v12
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
@@ -12567,6 +13014,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -12589,20 +13056,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
         local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
         local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -12625,14 +13097,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
         local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -12655,39 +13141,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
         local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -12710,21 +13180,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -12747,132 +13208,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -12881,12 +13216,139 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
@@ -12895,16 +13357,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v12
         local.get $v1
         v128.xor
@@ -12917,28 +13381,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v13
         i32x4.add
@@ -12947,12 +13411,6 @@
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v5
         local.get $v10
         v128.xor
@@ -12964,6 +13422,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v6
         local.get $v11
         v128.xor
@@ -12975,12 +13437,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v7
         local.get $v8
         v128.xor
@@ -12992,6 +13448,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v4
         local.get $v9
         v128.xor
@@ -13003,6 +13465,24 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -13032,15 +13512,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $src
-        i64.load offset=136
-        local.set $mt1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $src
+        i64.load offset=136
+        local.set $mt1
         local.get $v14
         local.get $v2
         v128.xor
@@ -13065,16 +13545,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
         local.get $v11
         local.get $v15
         i32x4.add
@@ -13122,12 +13602,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v7
         local.get $v11
         v128.xor
@@ -13139,20 +13613,26 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -13161,26 +13641,22 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v14
         local.get $v2
         v128.xor
@@ -13193,26 +13669,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v11
         local.get $v15
         i32x4.add
@@ -13228,6 +13704,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -13239,10 +13719,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v6
         local.get $v10
         v128.xor
@@ -13254,6 +13730,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v7
         local.get $v11
         v128.xor
@@ -13265,6 +13745,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -13285,14 +13771,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -13313,20 +13797,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -13347,18 +13829,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -13379,20 +13865,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -13413,17 +13897,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $src
-        i64.load offset=144
-        local.set $mt0
         local.get $v5
         local.get $v10
         v128.xor
@@ -13435,6 +13927,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $src
+        i64.load offset=144
+        local.set $mt0
         local.get $v6
         local.get $v11
         v128.xor
@@ -13457,9 +13952,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $src
-        i64.load offset=152
-        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -13471,28 +13963,25 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $src
+        i64.load offset=152
+        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v4
         i32x4.add
@@ -13503,22 +13992,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v13
         local.get $v2
         v128.xor
@@ -13531,12 +14016,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v10
         local.get $v15
         i32x4.add
@@ -13545,16 +14034,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v9
         local.get $v14
         i32x4.add
@@ -13570,6 +14059,34 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -13592,28 +14109,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -13625,6 +14120,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -13647,14 +14148,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -13677,14 +14176,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -13707,6 +14210,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -13719,12 +14226,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -13747,19 +14248,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=160
-        local.set $mt0
         local.get $v9
         local.get $v13
         i32x4.add
@@ -13768,13 +14275,13 @@
         local.get $v14
         i32x4.add
         local.set $v10
+        local.get $src
+        i64.load offset=160
+        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $src
-        i64.load offset=168
-        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -13786,6 +14293,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $src
+        i64.load offset=168
+        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -13797,10 +14307,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v10
         v128.xor
@@ -13824,11 +14330,9 @@
         v128.or
         local.set $v7
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
@@ -13837,20 +14341,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -13861,12 +14361,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v13
         local.get $v1
         v128.xor
@@ -13886,11 +14390,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
@@ -13899,6 +14403,31 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -13921,16 +14450,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
+        local.get $v5
+        local.get $v9
         v128.xor
         local.tee $t
         i32.const 7
@@ -13939,7 +14460,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v4
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -13962,28 +14494,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -14006,21 +14533,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -14043,6 +14561,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v6
         i32x4.add
@@ -14051,10 +14573,6 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -14077,6 +14595,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -14089,9 +14611,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $src
-        i64.load offset=176
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
@@ -14104,13 +14626,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $src
+        i64.load offset=176
+        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=184
-        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -14119,10 +14641,9 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $src
+        i64.load offset=184
+        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -14138,6 +14659,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -14149,12 +14674,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -14178,6 +14697,20 @@
         v128.or
         local.set $v4
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -14187,20 +14720,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v7
         i32x4.add
@@ -14216,11 +14735,11 @@
         i8x16.swizzle
         local.set $v15
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
@@ -14233,6 +14752,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -14255,20 +14794,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
         local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
         local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -14291,14 +14835,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
         local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -14321,39 +14879,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
         local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -14376,21 +14918,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -14413,132 +14946,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -14547,12 +14954,139 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
@@ -14561,16 +15095,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v12
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v13
         local.get $v1
         v128.xor
@@ -14583,28 +15119,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v9
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v14
         i32x4.add
@@ -14613,12 +15149,6 @@
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v4
         local.get $v8
         v128.xor
@@ -14630,6 +15160,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v5
         local.get $v9
         v128.xor
@@ -14641,12 +15175,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v6
         local.get $v10
         v128.xor
@@ -14658,6 +15186,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v7
         local.get $v11
         v128.xor
@@ -14669,6 +15203,24 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
@@ -14698,15 +15250,15 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $src
-        i64.load offset=200
-        local.set $mt1
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v12
+        local.get $src
+        i64.load offset=200
+        local.set $mt1
         local.get $v13
         local.get $v2
         v128.xor
@@ -14731,16 +15283,16 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
         local.get $v9
         local.get $v14
         i32x4.add
@@ -14788,12 +15340,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v4
         local.get $v9
         v128.xor
@@ -14805,20 +15351,26 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -14827,26 +15379,22 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $m0
+        local.get $h0
+        i64.add
+        local.set $m0
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v13
         local.get $v2
         v128.xor
@@ -14859,26 +15407,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $m2
+        local.get $h2
+        i64.add
+        local.set $m2
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v9
         local.get $v14
         i32x4.add
@@ -14894,6 +15442,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -14905,10 +15457,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
         local.get $v7
         local.get $v8
         v128.xor
@@ -14920,6 +15468,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $m4
+        local.get $h4
+        i64.add
+        local.set $m4
         local.get $v4
         local.get $v9
         v128.xor
@@ -14931,6 +15483,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -14951,14 +15509,12 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v0
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
+        v128.store offset=48
         local.get $m0
         local.get $r4_1
         i64.mul
@@ -14979,20 +15535,18 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_2
         i64.mul
@@ -15013,18 +15567,22 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -15045,20 +15603,18 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $m0
         local.get $r4_4
         i64.mul
@@ -15079,17 +15635,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
-        local.get $src
-        i64.load offset=208
-        local.set $mt0
         local.get $v4
         local.get $v8
         v128.xor
@@ -15101,6 +15665,9 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $src
+        i64.load offset=208
+        local.set $mt0
         local.get $v5
         local.get $v9
         v128.xor
@@ -15123,9 +15690,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $src
-        i64.load offset=216
-        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -15137,28 +15701,25 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $src
+        i64.load offset=216
+        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v1
         local.get $v5
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v3
         local.get $v7
         i32x4.add
@@ -15169,22 +15730,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v14
         local.get $v2
         v128.xor
@@ -15197,12 +15754,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v8
         local.get $v12
         i32x4.add
@@ -15211,16 +15772,16 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v11
         local.get $v15
         i32x4.add
@@ -15236,6 +15797,34 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -15258,28 +15847,6 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -15291,6 +15858,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -15313,14 +15886,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
+        i32.const 960
         local.get $v6
-        i32x4.add
-        local.set $v1
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -15343,14 +15914,18 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -15373,6 +15948,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
         local.get $v15
         local.get $v0
         v128.xor
@@ -15385,12 +15964,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -15413,19 +15986,25 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=224
-        local.set $mt0
         local.get $v11
         local.get $v12
         i32x4.add
@@ -15434,13 +16013,13 @@
         local.get $v13
         i32x4.add
         local.set $v8
+        local.get $src
+        i64.load offset=224
+        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $src
-        i64.load offset=232
-        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -15452,6 +16031,9 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $src
+        i64.load offset=232
+        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -15463,10 +16045,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v7
         local.get $v8
         v128.xor
@@ -15490,11 +16068,9 @@
         v128.or
         local.set $v4
         local.get $mt0
-        i64.const 26
-        i64.shr_u
         i64.const 0x3ffffff
         i64.and
-        local.set $m1
+        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
@@ -15503,20 +16079,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -15527,12 +16099,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
+        local.get $mt0
+        i64.const 52
         i64.shr_u
+        local.get $mt1
+        i64.const 12
+        i64.shl
+        i64.or
         i64.const 0x3ffffff
         i64.and
-        local.set $m3
+        local.set $m2
         local.get $v12
         local.get $v1
         v128.xor
@@ -15552,11 +16128,11 @@
         i8x16.swizzle
         local.set $v14
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
@@ -15565,6 +16141,31 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -15587,16 +16188,8 @@
         i64.mul
         i64.add
         local.set $d0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
+        local.get $v6
+        local.get $v11
         v128.xor
         local.tee $t
         i32.const 7
@@ -15605,7 +16198,18 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -15628,28 +16232,23 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
         local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -15672,21 +16271,12 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
         local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -15709,6 +16299,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
         local.get $v1
         local.get $v5
         i32x4.add
@@ -15717,10 +16311,6 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -15743,6 +16333,10 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
         local.get $v12
         local.get $v0
         v128.xor
@@ -15755,9 +16349,9 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        local.get $src
-        i64.load offset=240
-        local.set $mt0
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
@@ -15770,13 +16364,13 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
+        local.get $src
+        i64.load offset=240
+        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=248
-        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -15785,10 +16379,9 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
+        local.get $src
+        i64.load offset=248
+        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -15804,6 +16397,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -15815,12 +16412,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -15844,6 +16435,20 @@
         v128.or
         local.set $v7
         local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $mt0
         i64.const 52
         i64.shr_u
         local.get $mt1
@@ -15853,20 +16458,6 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v2
         local.get $v6
         i32x4.add
@@ -15882,11 +16473,11 @@
         i8x16.swizzle
         local.set $v12
         local.get $mt1
-        i64.const 40
+        i64.const 14
         i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
@@ -15899,6 +16490,26 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -15921,20 +16532,25 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
         local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
         local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -15957,14 +16573,28 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
         local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -15987,39 +16617,23 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
         local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
+        v128.store offset=0
+        i32.const 960
         local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -16042,21 +16656,12 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
         local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
+        v128.store offset=48
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -16079,132 +16684,6 @@
         i64.mul
         i64.add
         local.set $d4
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -16213,12 +16692,139 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $d0
         i64.const 26
         i64.shr_u
-        local.get $d4
+        local.get $d1
         i64.add
-        local.set $d4
+        local.set $d1
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $d0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
@@ -16227,16 +16833,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
         local.get $v15
         local.get $v0
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v12
         local.get $v1
         v128.xor
@@ -16249,28 +16857,28 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
         local.get $v11
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v13
         i32x4.add
@@ -16279,12 +16887,6 @@
         local.get $v14
         i32x4.add
         local.set $v9
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
         local.get $v5
         local.get $v10
         v128.xor
@@ -16296,6 +16898,10 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v6
         local.get $v11
         v128.xor
@@ -16307,12 +16913,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
         local.get $v7
         local.get $v8
         v128.xor
@@ -16324,6 +16924,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v4
         local.get $v9
         v128.xor
@@ -16335,6 +16941,24 @@
         i32x4.shr_u
         v128.or
         local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        local.get $h1
+        local.get $h0
+        i64.const 26
+        i64.shr_u
+        i64.add
+        local.set $h1
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $h0
         i64.const 0x3ffffff
         i64.and
