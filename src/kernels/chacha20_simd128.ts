@@ -38,14 +38,22 @@
 // Poly1305 in two clumps, with all of a pass's message loads first and their limbs spilled
 // (V8's loop: ~3800 instructions per 256 bytes, ~940 of them scalar reloads from the stack).
 // Two kinds of dead store fix the schedule: after each quarter round its b vector, and in the
-// fused pass after each Poly1305 block's products its d4. Measured (kernel alone, 64 KiB
+// fused pass after each Poly1305 block's products its d4 (and after each four-block step's
+// carry its h1: +2% more, added later). Measured (kernel alone, 64 KiB
 // calls, in-process A/B): fused seal/open 1.19 -> 1.39-1.42 GB/s, chacha20_xor 1.44 -> 1.50
 // GB/s; seal 1 MiB through the glue 970 -> 832 µs. Variants measured and dropped: a store
 // after each Poly1305 four-block step only (1.30-1.42, less steady), a store after every
 // quarter-round step (four per step; the same within noise, 4× the stores), stores of one
 // column only per step or per quarter round (-6%), ChaCha20 pins without Poly1305 pins (the
 // fused pass 5% slower than unpinned), pins with the passes unstitched (-4%), the quarter
-// rounds in groups of one or two columns with pins (no gain).
+// rounds in groups of one or two columns with pins (no gain). Measured after the pins and
+// dropped: the same pins in poly1305_blocks' eight- and four-block loops (kernel +3% / +13%,
+// but through the glue poly1305/64 and the 239-byte TLS rows 3-11% slower, the MAC object
+// would need a wipe of PIN per update); chacha20_xor with its rounds unrolled (-1.5%); row c
+// (words 8-11) kept in memory, loaded and stored at each use (neutral to -7%); rotate-by-16 as
+// a constant-lane i8x16.shuffle, freeing the pattern's register (-6% fused, -10% xor); the
+// Poly1305 blocks spread over the first 80%, the last 90% or the middle 90% of the rounds
+// instead of all of them (neutral).
 //
 // Memory used by this module (the glue's IO area; see src/aead/chacha20-poly1305.ts):
 //   state (64 bytes: constants, key, counter, nonce) at the caller's `st`,
@@ -445,9 +453,11 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   const aeadFn = (seal: boolean): Lines => {
     const f = fn(seal ? 'aead_seal' : 'aead_open');
     const hib = ['i64.const 0x1000000'];
-    // after each block's products, d4 stored at PIN: the next block's loads stay after it
+    // after each block's products, d4 stored at PIN: the next block's loads stay after it; and
+    // after each four-block step's carry, h1
     const pin = (j: number): Lines => [`i32.const ${PIN}`, 'local.get $d4', `i64.store offset=${8 * j}`];
-    const mac = (addr: string) => [0, 64, 128, 192].flatMap((o) => polyStep4(addr, o, hib, flags, flags.unpinned ? undefined : pin));
+    const carryPin = flags.unpinned ? [] : [`i32.const ${PIN}`, 'local.get $h1', 'i64.store offset=32'];
+    const mac = (addr: string) => [0, 64, 128, 192].flatMap((o) => [...polyStep4(addr, o, hib, flags, flags.unpinned ? undefined : pin), ...carryPin]);
     const advance = [
       'local.get $src', 'i32.const 256', 'i32.add', 'local.set $src',
       'local.get $dst', 'i32.const 256', 'i32.add', 'local.set $dst',

@@ -2685,16 +2685,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
@@ -2715,6 +2715,10 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v4
         local.get $v8
         v128.xor
@@ -2726,10 +2730,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -2770,9 +2770,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -2793,6 +2790,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         i32.const 960
         local.get $v6
         v128.store offset=32
@@ -2861,12 +2861,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -2887,6 +2881,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
@@ -2927,13 +2927,13 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
@@ -2974,6 +2974,9 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mp
+        i64.load offset=24
+        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -2985,9 +2988,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mp
-        i64.load offset=24
-        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
@@ -3008,18 +3008,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
@@ -3032,12 +3032,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -3048,20 +3042,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
@@ -3070,6 +3070,12 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v5
         local.get $v10
         v128.xor
@@ -3081,12 +3087,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v6
         local.get $v11
         v128.xor
@@ -3098,17 +3098,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -3131,6 +3120,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -3145,9 +3145,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -3171,11 +3168,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -3198,6 +3195,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -3206,10 +3206,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -3232,6 +3228,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -3242,12 +3242,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -3270,21 +3264,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
@@ -3293,17 +3293,20 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mp
+        i64.load offset=32
+        local.set $mt0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=32
-        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mp
+        i64.load offset=40
+        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -3315,9 +3318,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mp
-        i64.load offset=40
-        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -3340,6 +3340,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v7
         local.get $v11
         v128.xor
@@ -3351,24 +3355,20 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -3377,12 +3377,6 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -3393,12 +3387,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v14
         local.get $v2
         v128.xor
@@ -3411,45 +3417,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -3472,6 +3457,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $v5
         local.get $v9
         v128.xor
@@ -3483,17 +3483,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -3516,6 +3505,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -3527,12 +3527,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -3556,11 +3550,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -3583,6 +3580,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -3591,10 +3591,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -3617,10 +3613,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v15
         local.get $v0
         v128.xor
@@ -3633,28 +3636,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $mp
+        i64.load offset=48
+        local.set $mt0
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $mp
-        i64.load offset=48
-        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $mp
+        i64.load offset=56
+        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -3663,13 +3666,14 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=56
-        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v10
         v128.xor
@@ -3681,10 +3685,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -3696,6 +3696,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -3718,20 +3724,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -3742,10 +3738,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v4
         i32x4.add
@@ -3756,18 +3762,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v13
         local.get $v2
         v128.xor
@@ -3780,20 +3786,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -3816,25 +3808,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -3857,8 +3842,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v6
-        local.get $v11
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
         v128.xor
         local.tee $t
         i32.const 7
@@ -3867,18 +3856,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        local.set $v5
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -3901,6 +3879,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -3912,12 +3912,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -3941,11 +3935,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v7
-        v128.store offset=32
+        local.get $v5
+        v128.store offset=0
         i32.const 960
-        local.get $v4
-        v128.store offset=48
+        local.get $v6
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -3968,10 +3962,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v5
         i32x4.add
@@ -3980,13 +3983,16 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v12
         local.get $v0
         v128.xor
@@ -4000,11 +4006,9 @@
         i8x16.swizzle
         local.set $v13
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v14
         local.get $v2
         v128.xor
@@ -4017,14 +4021,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v9
         local.get $v13
         i32x4.add
@@ -4034,11 +4040,9 @@
         i32x4.add
         local.set $v10
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -4054,10 +4058,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v5
         local.get $v9
         v128.xor
@@ -4069,6 +4069,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v6
         local.get $v10
         v128.xor
@@ -4092,11 +4098,9 @@
         v128.or
         local.set $v7
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -4105,14 +4109,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v7
         i32x4.add
@@ -4124,11 +4130,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v13
         local.get $v1
         v128.xor
@@ -4147,10 +4151,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v12
         i32x4.add
@@ -4160,9 +4164,9 @@
         i32x4.add
         local.set $v9
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v10
         local.get $v14
         i32x4.add
@@ -4182,10 +4186,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v5
         local.get $v9
         v128.xor
@@ -4208,12 +4214,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v7
         local.get $v11
         v128.xor
@@ -4231,22 +4237,19 @@
         i32.const 960
         local.get $v5
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v6
         v128.store offset=32
         i32.const 960
         local.get $v7
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $v5
         i32x4.add
@@ -4423,16 +4426,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
@@ -4453,6 +4456,10 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v10
         v128.xor
@@ -4464,10 +4471,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -4508,9 +4511,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -4531,6 +4531,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         i32.const 960
         local.get $v7
         v128.store offset=32
@@ -4599,12 +4602,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -4625,6 +4622,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
@@ -4665,13 +4668,13 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
@@ -4712,6 +4715,9 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mp
+        i64.load offset=88
+        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -4723,9 +4729,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mp
-        i64.load offset=88
-        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
@@ -4746,18 +4749,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
@@ -4770,12 +4773,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -4786,20 +4783,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
@@ -4808,6 +4811,12 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v4
         local.get $v8
         v128.xor
@@ -4819,12 +4828,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v5
         local.get $v9
         v128.xor
@@ -4836,17 +4839,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -4869,6 +4861,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -4883,9 +4886,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -4909,11 +4909,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -4936,6 +4936,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -4944,10 +4947,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -4970,6 +4969,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -4980,12 +4983,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -5008,21 +5005,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
@@ -5031,17 +5034,20 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mp
+        i64.load offset=96
+        local.set $mt0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=96
-        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mp
+        i64.load offset=104
+        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -5053,9 +5059,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mp
-        i64.load offset=104
-        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -5078,6 +5081,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v9
         v128.xor
@@ -5089,24 +5096,20 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -5115,12 +5118,6 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -5131,12 +5128,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v2
         v128.xor
@@ -5149,45 +5158,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -5210,6 +5198,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $v6
         local.get $v11
         v128.xor
@@ -5221,17 +5224,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -5254,6 +5246,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -5265,12 +5268,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -5294,11 +5291,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -5321,6 +5321,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -5329,10 +5332,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -5355,10 +5354,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v12
         local.get $v0
         v128.xor
@@ -5371,28 +5377,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $mp
+        i64.load offset=112
+        local.set $mt0
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $mp
-        i64.load offset=112
-        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $mp
+        i64.load offset=120
+        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -5401,13 +5407,14 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=120
-        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v8
         v128.xor
@@ -5419,10 +5426,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -5434,6 +5437,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -5456,20 +5465,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -5480,10 +5479,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v7
         i32x4.add
@@ -5494,18 +5503,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v14
         local.get $v2
         v128.xor
@@ -5518,20 +5527,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -5554,25 +5549,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -5595,8 +5583,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v5
-        local.get $v9
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
         v128.xor
         local.tee $t
         i32.const 7
@@ -5605,18 +5597,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        local.set $v4
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -5639,6 +5620,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -5650,12 +5653,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -5679,11 +5676,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v6
-        v128.store offset=32
+        local.get $v4
+        v128.store offset=0
         i32.const 960
-        local.get $v7
-        v128.store offset=48
+        local.get $v5
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -5706,10 +5703,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v6
         i32x4.add
@@ -5718,13 +5724,16 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v15
         local.get $v0
         v128.xor
@@ -5738,11 +5747,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v13
         local.get $v2
         v128.xor
@@ -5755,14 +5762,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v11
         local.get $v12
         i32x4.add
@@ -5772,11 +5781,9 @@
         i32x4.add
         local.set $v8
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -5792,10 +5799,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v6
         local.get $v11
         v128.xor
@@ -5807,6 +5810,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v7
         local.get $v8
         v128.xor
@@ -5830,11 +5839,9 @@
         v128.or
         local.set $v4
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -5843,14 +5850,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v4
         i32x4.add
@@ -5862,11 +5871,9 @@
         i8x16.swizzle
         local.set $v15
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v12
         local.get $v1
         v128.xor
@@ -5885,10 +5892,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v15
         i32x4.add
@@ -5898,9 +5905,9 @@
         i32x4.add
         local.set $v11
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v8
         local.get $v13
         i32x4.add
@@ -5920,10 +5927,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v6
         local.get $v11
         v128.xor
@@ -5946,12 +5955,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v4
         local.get $v9
         v128.xor
@@ -5969,22 +5978,19 @@
         i32.const 960
         local.get $v6
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v7
         v128.store offset=32
         i32.const 960
         local.get $v4
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $v4
         i32x4.add
@@ -6161,16 +6167,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
@@ -6191,6 +6197,10 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v4
         local.get $v8
         v128.xor
@@ -6202,10 +6212,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -6246,9 +6252,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -6269,6 +6272,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         i32.const 960
         local.get $v6
         v128.store offset=32
@@ -6337,12 +6343,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -6363,6 +6363,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
@@ -6403,13 +6409,13 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
@@ -6450,6 +6456,9 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mp
+        i64.load offset=152
+        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -6461,9 +6470,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mp
-        i64.load offset=152
-        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
@@ -6484,18 +6490,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
@@ -6508,12 +6514,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -6524,20 +6524,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
@@ -6546,6 +6552,12 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v5
         local.get $v10
         v128.xor
@@ -6557,12 +6569,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v6
         local.get $v11
         v128.xor
@@ -6574,17 +6580,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -6607,6 +6602,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -6621,9 +6627,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -6647,11 +6650,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -6674,6 +6677,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -6682,10 +6688,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -6708,6 +6710,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -6718,12 +6724,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -6746,21 +6746,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
@@ -6769,17 +6775,20 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $mp
+        i64.load offset=160
+        local.set $mt0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=160
-        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mp
+        i64.load offset=168
+        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -6791,9 +6800,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mp
-        i64.load offset=168
-        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -6816,6 +6822,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v7
         local.get $v11
         v128.xor
@@ -6827,24 +6837,20 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -6853,12 +6859,6 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -6869,12 +6869,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v14
         local.get $v2
         v128.xor
@@ -6887,45 +6899,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -6948,6 +6939,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $v5
         local.get $v9
         v128.xor
@@ -6959,17 +6965,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -6992,6 +6987,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -7003,12 +7009,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -7032,11 +7032,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -7059,6 +7062,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -7067,10 +7073,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -7093,10 +7095,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v15
         local.get $v0
         v128.xor
@@ -7109,28 +7118,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $mp
+        i64.load offset=176
+        local.set $mt0
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $mp
-        i64.load offset=176
-        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $mp
+        i64.load offset=184
+        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -7139,13 +7148,14 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=184
-        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v10
         v128.xor
@@ -7157,10 +7167,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -7172,6 +7178,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -7194,20 +7206,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -7218,10 +7220,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v4
         i32x4.add
@@ -7232,18 +7244,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v13
         local.get $v2
         v128.xor
@@ -7256,20 +7268,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -7292,25 +7290,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -7333,8 +7324,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v6
-        local.get $v11
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
         v128.xor
         local.tee $t
         i32.const 7
@@ -7343,18 +7338,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        local.set $v5
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -7377,6 +7361,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -7388,12 +7394,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -7417,11 +7417,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v7
-        v128.store offset=32
+        local.get $v5
+        v128.store offset=0
         i32.const 960
-        local.get $v4
-        v128.store offset=48
+        local.get $v6
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -7444,10 +7444,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v5
         i32x4.add
@@ -7456,13 +7465,16 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v12
         local.get $v0
         v128.xor
@@ -7476,11 +7488,9 @@
         i8x16.swizzle
         local.set $v13
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v14
         local.get $v2
         v128.xor
@@ -7493,14 +7503,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v9
         local.get $v13
         i32x4.add
@@ -7510,11 +7522,9 @@
         i32x4.add
         local.set $v10
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -7530,10 +7540,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v5
         local.get $v9
         v128.xor
@@ -7545,6 +7551,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v6
         local.get $v10
         v128.xor
@@ -7568,11 +7580,9 @@
         v128.or
         local.set $v7
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -7581,14 +7591,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v7
         i32x4.add
@@ -7600,11 +7612,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v13
         local.get $v1
         v128.xor
@@ -7623,10 +7633,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v12
         i32x4.add
@@ -7636,9 +7646,9 @@
         i32x4.add
         local.set $v9
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v10
         local.get $v14
         i32x4.add
@@ -7658,10 +7668,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v5
         local.get $v9
         v128.xor
@@ -7684,12 +7696,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v7
         local.get $v11
         v128.xor
@@ -7707,22 +7719,19 @@
         i32.const 960
         local.get $v5
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v6
         v128.store offset=32
         i32.const 960
         local.get $v7
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $v5
         i32x4.add
@@ -7899,16 +7908,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
@@ -7929,6 +7938,10 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v10
         v128.xor
@@ -7940,10 +7953,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -7984,9 +7993,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -8007,6 +8013,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         i32.const 960
         local.get $v7
         v128.store offset=32
@@ -8075,12 +8084,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -8101,6 +8104,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
@@ -8141,13 +8150,13 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
@@ -8188,6 +8197,9 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mp
+        i64.load offset=216
+        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -8199,9 +8211,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mp
-        i64.load offset=216
-        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
@@ -8222,18 +8231,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
@@ -8246,12 +8255,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -8262,20 +8265,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
@@ -8284,6 +8293,12 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v4
         local.get $v8
         v128.xor
@@ -8295,12 +8310,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v5
         local.get $v9
         v128.xor
@@ -8312,17 +8321,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -8345,6 +8343,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -8359,9 +8368,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -8385,11 +8391,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -8412,6 +8418,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -8420,10 +8429,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -8446,6 +8451,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -8456,12 +8465,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -8484,21 +8487,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
@@ -8507,17 +8516,20 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $mp
+        i64.load offset=224
+        local.set $mt0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $mp
-        i64.load offset=224
-        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mp
+        i64.load offset=232
+        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -8529,9 +8541,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mp
-        i64.load offset=232
-        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -8554,6 +8563,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v9
         v128.xor
@@ -8565,24 +8578,20 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -8591,12 +8600,6 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -8607,12 +8610,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v2
         v128.xor
@@ -8625,45 +8640,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -8686,6 +8680,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $v6
         local.get $v11
         v128.xor
@@ -8697,17 +8706,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -8730,6 +8728,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -8741,12 +8750,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -8770,11 +8773,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -8797,6 +8803,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -8805,10 +8814,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -8831,10 +8836,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v12
         local.get $v0
         v128.xor
@@ -8847,28 +8859,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $mp
+        i64.load offset=240
+        local.set $mt0
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $mp
-        i64.load offset=240
-        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $mp
+        i64.load offset=248
+        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -8877,13 +8889,14 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $mp
-        i64.load offset=248
-        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v8
         v128.xor
@@ -8895,10 +8908,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -8910,6 +8919,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -8932,20 +8947,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -8956,10 +8961,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v7
         i32x4.add
@@ -8970,18 +8985,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v14
         local.get $v2
         v128.xor
@@ -8994,20 +9009,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -9030,25 +9031,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -9071,8 +9065,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v5
-        local.get $v9
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
         v128.xor
         local.tee $t
         i32.const 7
@@ -9081,18 +9079,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        local.set $v4
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -9115,6 +9102,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -9126,12 +9135,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -9155,11 +9158,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v6
-        v128.store offset=32
+        local.get $v4
+        v128.store offset=0
         i32.const 960
-        local.get $v7
-        v128.store offset=48
+        local.get $v5
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -9182,10 +9185,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v6
         i32x4.add
@@ -9194,13 +9206,16 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v15
         local.get $v0
         v128.xor
@@ -9214,11 +9229,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v13
         local.get $v2
         v128.xor
@@ -9231,14 +9244,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v11
         local.get $v12
         i32x4.add
@@ -9248,11 +9263,9 @@
         i32x4.add
         local.set $v8
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -9268,10 +9281,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v6
         local.get $v11
         v128.xor
@@ -9283,6 +9292,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v7
         local.get $v8
         v128.xor
@@ -9306,11 +9321,9 @@
         v128.or
         local.set $v4
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -9319,14 +9332,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v4
         i32x4.add
@@ -9338,11 +9353,9 @@
         i8x16.swizzle
         local.set $v15
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v12
         local.get $v1
         v128.xor
@@ -9361,10 +9374,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v15
         i32x4.add
@@ -9374,9 +9387,9 @@
         i32x4.add
         local.set $v11
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v8
         local.get $v13
         i32x4.add
@@ -9396,10 +9409,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v6
         local.get $v11
         v128.xor
@@ -9422,12 +9437,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v4
         local.get $v9
         v128.xor
@@ -9445,22 +9460,19 @@
         i32.const 960
         local.get $v6
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v7
         v128.store offset=32
         i32.const 960
         local.get $v4
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $st
         v128.load32_splat offset=0
@@ -10187,16 +10199,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
@@ -10217,6 +10229,10 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v4
         local.get $v8
         v128.xor
@@ -10228,10 +10244,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -10272,9 +10284,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -10295,6 +10304,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         i32.const 960
         local.get $v6
         v128.store offset=32
@@ -10363,12 +10375,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -10389,6 +10395,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
@@ -10429,13 +10441,13 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
@@ -10476,6 +10488,9 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $src
+        i64.load offset=24
+        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -10487,9 +10502,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $src
-        i64.load offset=24
-        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
@@ -10510,18 +10522,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
@@ -10534,12 +10546,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -10550,20 +10556,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
@@ -10572,6 +10584,12 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v5
         local.get $v10
         v128.xor
@@ -10583,12 +10601,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v6
         local.get $v11
         v128.xor
@@ -10600,17 +10612,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -10633,6 +10634,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -10647,9 +10659,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -10673,11 +10682,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -10700,6 +10709,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -10708,10 +10720,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -10734,6 +10742,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -10744,12 +10756,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -10772,21 +10778,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
@@ -10795,17 +10807,20 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $src
+        i64.load offset=32
+        local.set $mt0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=32
-        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $src
+        i64.load offset=40
+        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -10817,9 +10832,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $src
-        i64.load offset=40
-        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -10842,6 +10854,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v7
         local.get $v11
         v128.xor
@@ -10853,24 +10869,20 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -10879,12 +10891,6 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -10895,12 +10901,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v14
         local.get $v2
         v128.xor
@@ -10913,45 +10931,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -10974,6 +10971,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $v5
         local.get $v9
         v128.xor
@@ -10985,17 +10997,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -11018,6 +11019,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -11029,12 +11041,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -11058,11 +11064,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -11085,6 +11094,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -11093,10 +11105,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -11119,10 +11127,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v15
         local.get $v0
         v128.xor
@@ -11135,28 +11150,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $src
+        i64.load offset=48
+        local.set $mt0
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $src
-        i64.load offset=48
-        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $src
+        i64.load offset=56
+        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -11165,13 +11180,14 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=56
-        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v10
         v128.xor
@@ -11183,10 +11199,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -11198,6 +11210,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -11220,20 +11238,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -11244,10 +11252,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v4
         i32x4.add
@@ -11258,18 +11276,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v13
         local.get $v2
         v128.xor
@@ -11282,20 +11300,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -11318,25 +11322,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -11359,8 +11356,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v6
-        local.get $v11
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
         v128.xor
         local.tee $t
         i32.const 7
@@ -11369,18 +11370,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        local.set $v5
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -11403,6 +11393,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -11414,12 +11426,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -11443,11 +11449,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v7
-        v128.store offset=32
+        local.get $v5
+        v128.store offset=0
         i32.const 960
-        local.get $v4
-        v128.store offset=48
+        local.get $v6
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -11470,10 +11476,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v5
         i32x4.add
@@ -11482,13 +11497,16 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v12
         local.get $v0
         v128.xor
@@ -11502,11 +11520,9 @@
         i8x16.swizzle
         local.set $v13
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v14
         local.get $v2
         v128.xor
@@ -11519,14 +11535,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v9
         local.get $v13
         i32x4.add
@@ -11536,11 +11554,9 @@
         i32x4.add
         local.set $v10
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -11556,10 +11572,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v5
         local.get $v9
         v128.xor
@@ -11571,6 +11583,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v6
         local.get $v10
         v128.xor
@@ -11594,11 +11612,9 @@
         v128.or
         local.set $v7
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -11607,14 +11623,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v7
         i32x4.add
@@ -11626,11 +11644,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v13
         local.get $v1
         v128.xor
@@ -11649,10 +11665,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v12
         i32x4.add
@@ -11662,9 +11678,9 @@
         i32x4.add
         local.set $v9
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v10
         local.get $v14
         i32x4.add
@@ -11684,10 +11700,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v5
         local.get $v9
         v128.xor
@@ -11710,12 +11728,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v7
         local.get $v11
         v128.xor
@@ -11733,22 +11751,19 @@
         i32.const 960
         local.get $v5
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v6
         v128.store offset=32
         i32.const 960
         local.get $v7
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $v5
         i32x4.add
@@ -11925,16 +11940,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
@@ -11955,6 +11970,10 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v10
         v128.xor
@@ -11966,10 +11985,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -12010,9 +12025,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -12033,6 +12045,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         i32.const 960
         local.get $v7
         v128.store offset=32
@@ -12101,12 +12116,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -12127,6 +12136,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
@@ -12167,13 +12182,13 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
@@ -12214,6 +12229,9 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $src
+        i64.load offset=88
+        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -12225,9 +12243,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $src
-        i64.load offset=88
-        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
@@ -12248,18 +12263,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
@@ -12272,12 +12287,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -12288,20 +12297,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
@@ -12310,6 +12325,12 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v4
         local.get $v8
         v128.xor
@@ -12321,12 +12342,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v5
         local.get $v9
         v128.xor
@@ -12338,17 +12353,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -12371,6 +12375,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -12385,9 +12400,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -12411,11 +12423,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -12438,6 +12450,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -12446,10 +12461,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -12472,6 +12483,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -12482,12 +12497,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -12510,21 +12519,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
@@ -12533,17 +12548,20 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $src
+        i64.load offset=96
+        local.set $mt0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=96
-        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $src
+        i64.load offset=104
+        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -12555,9 +12573,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $src
-        i64.load offset=104
-        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -12580,6 +12595,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v9
         v128.xor
@@ -12591,24 +12610,20 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -12617,12 +12632,6 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -12633,12 +12642,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v2
         v128.xor
@@ -12651,45 +12672,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -12712,6 +12712,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $v6
         local.get $v11
         v128.xor
@@ -12723,17 +12738,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -12756,6 +12760,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -12767,12 +12782,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -12796,11 +12805,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -12823,6 +12835,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -12831,10 +12846,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -12857,10 +12868,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v12
         local.get $v0
         v128.xor
@@ -12873,28 +12891,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $src
+        i64.load offset=112
+        local.set $mt0
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $src
-        i64.load offset=112
-        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $src
+        i64.load offset=120
+        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -12903,13 +12921,14 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=120
-        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v8
         v128.xor
@@ -12921,10 +12940,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -12936,6 +12951,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -12958,20 +12979,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -12982,10 +12993,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v7
         i32x4.add
@@ -12996,18 +13017,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v14
         local.get $v2
         v128.xor
@@ -13020,20 +13041,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -13056,25 +13063,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -13097,8 +13097,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v5
-        local.get $v9
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
         v128.xor
         local.tee $t
         i32.const 7
@@ -13107,18 +13111,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        local.set $v4
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -13141,6 +13134,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -13152,12 +13167,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -13181,11 +13190,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v6
-        v128.store offset=32
+        local.get $v4
+        v128.store offset=0
         i32.const 960
-        local.get $v7
-        v128.store offset=48
+        local.get $v5
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -13208,10 +13217,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v6
         i32x4.add
@@ -13220,13 +13238,16 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v15
         local.get $v0
         v128.xor
@@ -13240,11 +13261,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v13
         local.get $v2
         v128.xor
@@ -13257,14 +13276,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v11
         local.get $v12
         i32x4.add
@@ -13274,11 +13295,9 @@
         i32x4.add
         local.set $v8
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -13294,10 +13313,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v6
         local.get $v11
         v128.xor
@@ -13309,6 +13324,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v7
         local.get $v8
         v128.xor
@@ -13332,11 +13353,9 @@
         v128.or
         local.set $v4
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -13345,14 +13364,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v4
         i32x4.add
@@ -13364,11 +13385,9 @@
         i8x16.swizzle
         local.set $v15
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v12
         local.get $v1
         v128.xor
@@ -13387,10 +13406,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v15
         i32x4.add
@@ -13400,9 +13419,9 @@
         i32x4.add
         local.set $v11
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v8
         local.get $v13
         i32x4.add
@@ -13422,10 +13441,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v6
         local.get $v11
         v128.xor
@@ -13448,12 +13469,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v4
         local.get $v9
         v128.xor
@@ -13471,22 +13492,19 @@
         i32.const 960
         local.get $v6
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v7
         v128.store offset=32
         i32.const 960
         local.get $v4
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $v4
         i32x4.add
@@ -13663,16 +13681,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v8
         local.get $v12
         i32x4.add
@@ -13693,6 +13711,10 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v4
         local.get $v8
         v128.xor
@@ -13704,10 +13726,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v5
         local.get $v9
         v128.xor
@@ -13748,9 +13766,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -13771,6 +13786,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
         i32.const 960
         local.get $v6
         v128.store offset=32
@@ -13839,12 +13857,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -13865,6 +13877,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
@@ -13905,13 +13923,13 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v9
         local.get $v14
         i32x4.add
@@ -13952,6 +13970,9 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $src
+        i64.load offset=152
+        local.set $mt1
         local.get $v4
         local.get $v9
         v128.xor
@@ -13963,9 +13984,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $src
-        i64.load offset=152
-        local.set $mt1
         local.get $v0
         local.get $v5
         i32x4.add
@@ -13986,18 +14004,18 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
@@ -14010,12 +14028,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -14026,20 +14038,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
@@ -14048,6 +14066,12 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v5
         local.get $v10
         v128.xor
@@ -14059,12 +14083,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v6
         local.get $v11
         v128.xor
@@ -14076,17 +14094,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -14109,6 +14116,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -14123,9 +14141,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -14149,11 +14164,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -14176,6 +14191,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -14184,10 +14202,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -14210,6 +14224,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
@@ -14220,12 +14238,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -14248,21 +14260,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v8
         local.get $v12
         i32x4.add
@@ -14271,17 +14289,20 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        local.get $src
+        i64.load offset=160
+        local.set $mt0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=160
-        local.set $mt0
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $src
+        i64.load offset=168
+        local.set $mt1
         local.get $v4
         local.get $v8
         v128.xor
@@ -14293,9 +14314,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $src
-        i64.load offset=168
-        local.set $mt1
         local.get $v5
         local.get $v9
         v128.xor
@@ -14318,6 +14336,10 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v7
         local.get $v11
         v128.xor
@@ -14329,24 +14351,20 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
@@ -14355,12 +14373,6 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -14371,12 +14383,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v14
         local.get $v2
         v128.xor
@@ -14389,45 +14413,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -14450,6 +14453,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
         local.get $v5
         local.get $v9
         v128.xor
@@ -14461,17 +14479,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -14494,6 +14501,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -14505,12 +14523,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -14534,11 +14546,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -14561,6 +14576,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -14569,10 +14587,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -14595,10 +14609,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v15
         local.get $v0
         v128.xor
@@ -14611,28 +14632,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        local.get $src
+        i64.load offset=176
+        local.set $mt0
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $src
-        i64.load offset=176
-        local.set $mt0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $src
+        i64.load offset=184
+        local.set $mt1
         local.get $v11
         local.get $v12
         i32x4.add
@@ -14641,13 +14662,14 @@
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=184
-        local.set $mt1
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v5
         local.get $v10
         v128.xor
@@ -14659,10 +14681,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v6
         local.get $v11
         v128.xor
@@ -14674,6 +14692,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v7
         local.get $v8
         v128.xor
@@ -14696,20 +14720,10 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -14720,10 +14734,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v4
         i32x4.add
@@ -14734,18 +14758,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v13
         local.get $v2
         v128.xor
@@ -14758,20 +14782,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -14794,25 +14804,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -14835,8 +14838,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v6
-        local.get $v11
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
         v128.xor
         local.tee $t
         i32.const 7
@@ -14845,18 +14852,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
+        local.set $v5
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -14879,6 +14875,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -14890,12 +14908,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -14919,11 +14931,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v7
-        v128.store offset=32
+        local.get $v5
+        v128.store offset=0
         i32.const 960
-        local.get $v4
-        v128.store offset=48
+        local.get $v6
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -14946,10 +14958,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v5
         i32x4.add
@@ -14958,13 +14979,16 @@
         local.get $v6
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v12
         local.get $v0
         v128.xor
@@ -14978,11 +15002,9 @@
         i8x16.swizzle
         local.set $v13
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v14
         local.get $v2
         v128.xor
@@ -14995,14 +15017,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v9
         local.get $v13
         i32x4.add
@@ -15012,11 +15036,9 @@
         i32x4.add
         local.set $v10
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v11
         local.get $v15
         i32x4.add
@@ -15032,10 +15054,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v5
         local.get $v9
         v128.xor
@@ -15047,6 +15065,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v6
         local.get $v10
         v128.xor
@@ -15070,11 +15094,9 @@
         v128.or
         local.set $v7
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v4
         i32x4.add
@@ -15083,14 +15105,16 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v7
         i32x4.add
@@ -15102,11 +15126,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v13
         local.get $v1
         v128.xor
@@ -15125,10 +15147,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v8
         local.get $v12
         i32x4.add
@@ -15138,9 +15160,9 @@
         i32x4.add
         local.set $v9
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v10
         local.get $v14
         i32x4.add
@@ -15160,10 +15182,12 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v5
         local.get $v9
         v128.xor
@@ -15186,12 +15210,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v7
         local.get $v11
         v128.xor
@@ -15209,22 +15233,19 @@
         i32.const 960
         local.get $v5
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v6
         v128.store offset=32
         i32.const 960
         local.get $v7
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $v5
         i32x4.add
@@ -15401,16 +15422,16 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $m1
+        local.get $h1
+        i64.add
+        local.set $m1
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
         local.get $v10
         local.get $v15
         i32x4.add
@@ -15431,6 +15452,10 @@
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $m3
+        local.get $h3
+        i64.add
+        local.set $m3
         local.get $v5
         local.get $v10
         v128.xor
@@ -15442,10 +15467,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
         local.get $v6
         local.get $v11
         v128.xor
@@ -15486,9 +15507,6 @@
         i32.const 960
         local.get $v5
         v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $m0
         local.get $r4_0
         i64.mul
@@ -15509,6 +15527,9 @@
         i64.mul
         i64.add
         local.set $d0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
         i32.const 960
         local.get $v7
         v128.store offset=32
@@ -15577,12 +15598,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
         local.get $m0
         local.get $r4_3
         i64.mul
@@ -15603,6 +15618,12 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
         local.get $v14
         local.get $v2
         v128.xor
@@ -15643,13 +15664,13 @@
         local.get $v13
         i32x4.add
         local.set $v9
+        i32.const 960
+        local.get $d4
+        i64.store offset=0
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
         local.get $v11
         local.get $v15
         i32x4.add
@@ -15690,6 +15711,9 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $src
+        i64.load offset=216
+        local.set $mt1
         local.get $v7
         local.get $v11
         v128.xor
@@ -15701,9 +15725,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $src
-        i64.load offset=216
-        local.set $mt1
         local.get $v0
         local.get $v4
         i32x4.add
@@ -15724,18 +15745,18 @@
         local.get $v7
         i32x4.add
         local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v1
         v128.xor
@@ -15748,12 +15769,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -15764,20 +15779,26 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $mt1
         i64.const 14
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m3
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
@@ -15786,6 +15807,12 @@
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v4
         local.get $v8
         v128.xor
@@ -15797,12 +15824,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
         local.get $v5
         local.get $v9
         v128.xor
@@ -15814,17 +15835,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
         local.get $d0
         local.get $m0
         local.get $r3_0
@@ -15847,6 +15857,17 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -15861,9 +15882,6 @@
         i32.const 960
         local.get $v4
         v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d1
         local.get $m0
         local.get $r3_1
@@ -15887,11 +15905,11 @@
         i64.add
         local.set $d1
         i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
         local.get $v6
         v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
         local.get $d2
         local.get $m0
         local.get $r3_2
@@ -15914,6 +15932,9 @@
         i64.mul
         i64.add
         local.set $d2
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
@@ -15922,10 +15943,6 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
         local.get $d3
         local.get $m0
         local.get $r3_3
@@ -15948,6 +15965,10 @@
         i64.mul
         i64.add
         local.set $d3
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v4
         i32x4.add
@@ -15958,12 +15979,6 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
         local.get $d4
         local.get $m0
         local.get $r3_4
@@ -15986,21 +16001,27 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
         local.get $v13
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v13
+        i32.const 960
+        local.get $d4
+        i64.store offset=8
         local.get $v14
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
         local.get $v10
         local.get $v15
         i32x4.add
@@ -16009,17 +16030,20 @@
         local.get $v12
         i32x4.add
         local.set $v11
+        local.get $src
+        i64.load offset=224
+        local.set $mt0
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $src
-        i64.load offset=224
-        local.set $mt0
         local.get $v9
         local.get $v14
         i32x4.add
         local.set $v9
+        local.get $src
+        i64.load offset=232
+        local.set $mt1
         local.get $v5
         local.get $v10
         v128.xor
@@ -16031,9 +16055,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $src
-        i64.load offset=232
-        local.set $mt1
         local.get $v6
         local.get $v11
         v128.xor
@@ -16056,6 +16077,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v9
         v128.xor
@@ -16067,24 +16092,20 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 26
         i64.shr_u
         i64.const 0x3ffffff
         i64.and
         local.set $m1
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v7
         i32x4.add
@@ -16093,12 +16114,6 @@
         local.get $v4
         i32x4.add
         local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -16109,12 +16124,24 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
         local.get $v12
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v12
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v13
         local.get $v2
         v128.xor
@@ -16127,45 +16154,24 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
         local.get $mt1
         i64.const 40
         i64.shr_u
         i64.const 0x1000000
         i64.or
         local.set $m4
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
         local.get $v8
         local.get $v13
         i32x4.add
         local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
         local.get $d0
         local.get $m0
         local.get $r2_0
@@ -16188,6 +16194,21 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
         local.get $v6
         local.get $v11
         v128.xor
@@ -16199,17 +16220,6 @@
         i32x4.shr_u
         v128.or
         local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
         local.get $d1
         local.get $m0
         local.get $r2_1
@@ -16232,6 +16242,17 @@
         i64.mul
         i64.add
         local.set $d1
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
         local.get $v4
         local.get $v9
         v128.xor
@@ -16243,12 +16264,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
         local.get $d2
         local.get $m0
         local.get $r2_2
@@ -16272,11 +16287,14 @@
         i64.add
         local.set $d2
         i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
         local.get $v7
         v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
         local.get $d3
         local.get $m0
         local.get $r2_3
@@ -16299,6 +16317,9 @@
         i64.mul
         i64.add
         local.set $d3
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
         local.get $v0
         local.get $v4
         i32x4.add
@@ -16307,10 +16328,6 @@
         local.get $v5
         i32x4.add
         local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
         local.get $d4
         local.get $m0
         local.get $r2_4
@@ -16333,10 +16350,17 @@
         i64.mul
         i64.add
         local.set $d4
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
         local.get $v3
         local.get $v7
         i32x4.add
         local.set $v3
+        i32.const 960
+        local.get $d4
+        i64.store offset=16
         local.get $v12
         local.get $v0
         v128.xor
@@ -16349,28 +16373,28 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
         local.get $v14
         local.get $v2
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v14
+        local.get $src
+        i64.load offset=240
+        local.set $mt0
         local.get $v15
         local.get $v3
         v128.xor
         local.get $rot16
         i8x16.swizzle
         local.set $v15
-        local.get $src
-        i64.load offset=240
-        local.set $mt0
         local.get $v8
         local.get $v12
         i32x4.add
         local.set $v8
+        local.get $src
+        i64.load offset=248
+        local.set $mt1
         local.get $v9
         local.get $v13
         i32x4.add
@@ -16379,13 +16403,14 @@
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $src
-        i64.load offset=248
-        local.set $mt1
         local.get $v11
         local.get $v15
         i32x4.add
         local.set $v11
+        local.get $mt0
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m0
         local.get $v4
         local.get $v8
         v128.xor
@@ -16397,10 +16422,6 @@
         i32x4.shr_u
         v128.or
         local.set $v4
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
         local.get $v5
         local.get $v9
         v128.xor
@@ -16412,6 +16433,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
+        local.get $mt0
+        i64.const 26
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m1
         local.get $v6
         local.get $v10
         v128.xor
@@ -16434,20 +16461,10 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
         local.get $v0
         local.get $v4
         i32x4.add
         local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
         local.get $mt0
         i64.const 52
         i64.shr_u
@@ -16458,10 +16475,20 @@
         i64.const 0x3ffffff
         i64.and
         local.set $m2
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
         local.get $v2
         local.get $v6
         i32x4.add
         local.set $v2
+        local.get $mt1
+        i64.const 14
+        i64.shr_u
+        i64.const 0x3ffffff
+        i64.and
+        local.set $m3
         local.get $v3
         local.get $v7
         i32x4.add
@@ -16472,18 +16499,18 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
         local.get $v13
         local.get $v1
         v128.xor
         local.get $rot8
         i8x16.swizzle
         local.set $v13
+        local.get $mt1
+        i64.const 40
+        i64.shr_u
+        i64.const 0x1000000
+        i64.or
+        local.set $m4
         local.get $v14
         local.get $v2
         v128.xor
@@ -16496,20 +16523,6 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v15
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
         local.get $d0
         local.get $m0
         local.get $r1_0
@@ -16532,25 +16545,18 @@
         i64.mul
         i64.add
         local.set $d0
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
         local.get $v10
         local.get $v14
         i32x4.add
         local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
         local.get $d1
         local.get $m0
         local.get $r1_1
@@ -16573,8 +16579,12 @@
         i64.mul
         i64.add
         local.set $d1
-        local.get $v5
-        local.get $v9
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
         v128.xor
         local.tee $t
         i32.const 7
@@ -16583,18 +16593,7 @@
         i32.const 25
         i32x4.shr_u
         v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
+        local.set $v4
         local.get $d2
         local.get $m0
         local.get $r1_2
@@ -16617,6 +16616,28 @@
         i64.mul
         i64.add
         local.set $d2
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
         local.get $v7
         local.get $v11
         v128.xor
@@ -16628,12 +16649,6 @@
         i32x4.shr_u
         v128.or
         local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
         local.get $d3
         local.get $m0
         local.get $r1_3
@@ -16657,11 +16672,11 @@
         i64.add
         local.set $d3
         i32.const 960
-        local.get $v6
-        v128.store offset=32
+        local.get $v4
+        v128.store offset=0
         i32.const 960
-        local.get $v7
-        v128.store offset=48
+        local.get $v5
+        v128.store offset=16
         local.get $d4
         local.get $m0
         local.get $r1_4
@@ -16684,10 +16699,19 @@
         i64.mul
         i64.add
         local.set $d4
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
         local.get $v0
         local.get $v5
         i32x4.add
         local.set $v0
+        i32.const 960
+        local.get $d4
+        i64.store offset=24
         local.get $v1
         local.get $v6
         i32x4.add
@@ -16696,13 +16720,16 @@
         local.get $v7
         i32x4.add
         local.set $v2
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
         local.get $v3
         local.get $v4
         i32x4.add
         local.set $v3
+        local.get $d0
+        i64.const 26
+        i64.shr_u
+        local.get $d1
+        i64.add
+        local.set $d1
         local.get $v15
         local.get $v0
         v128.xor
@@ -16716,11 +16743,9 @@
         i8x16.swizzle
         local.set $v12
         local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         local.get $v13
         local.get $v2
         v128.xor
@@ -16733,14 +16758,16 @@
         local.get $rot16
         i8x16.swizzle
         local.set $v14
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
         local.get $v10
         local.get $v15
         i32x4.add
         local.set $v10
+        local.get $d1
+        i64.const 26
+        i64.shr_u
+        local.get $d2
+        i64.add
+        local.set $d2
         local.get $v11
         local.get $v12
         i32x4.add
@@ -16750,11 +16777,9 @@
         i32x4.add
         local.set $v8
         local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h1
         local.get $v9
         local.get $v14
         i32x4.add
@@ -16770,10 +16795,6 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
         local.get $v6
         local.get $v11
         v128.xor
@@ -16785,6 +16806,12 @@
         i32x4.shr_u
         v128.or
         local.set $v6
+        local.get $d2
+        i64.const 26
+        i64.shr_u
+        local.get $d3
+        i64.add
+        local.set $d3
         local.get $v7
         local.get $v8
         v128.xor
@@ -16808,11 +16835,9 @@
         v128.or
         local.set $v4
         local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h2
         local.get $v0
         local.get $v5
         i32x4.add
@@ -16821,14 +16846,16 @@
         local.get $v6
         i32x4.add
         local.set $v1
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
         local.get $v2
         local.get $v7
         i32x4.add
         local.set $v2
+        local.get $d3
+        i64.const 26
+        i64.shr_u
+        local.get $d4
+        i64.add
+        local.set $d4
         local.get $v3
         local.get $v4
         i32x4.add
@@ -16840,11 +16867,9 @@
         i8x16.swizzle
         local.set $v15
         local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h3
         local.get $v12
         local.get $v1
         v128.xor
@@ -16863,10 +16888,10 @@
         local.get $rot8
         i8x16.swizzle
         local.set $v14
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
+        local.get $d4
+        i64.const 26
+        i64.shr_u
+        local.set $pc
         local.get $v10
         local.get $v15
         i32x4.add
@@ -16876,9 +16901,9 @@
         i32x4.add
         local.set $v11
         local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h4
         local.get $v8
         local.get $v13
         i32x4.add
@@ -16898,10 +16923,12 @@
         i32x4.shr_u
         v128.or
         local.set $v5
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
+        local.get $h0
+        local.get $pc
+        i64.const 5
+        i64.mul
+        i64.add
+        local.set $h0
         local.get $v6
         local.get $v11
         v128.xor
@@ -16924,12 +16951,12 @@
         i32x4.shr_u
         v128.or
         local.set $v7
+        local.get $h1
         local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
+        i64.const 26
+        i64.shr_u
         i64.add
-        local.set $h0
+        local.set $h1
         local.get $v4
         local.get $v9
         v128.xor
@@ -16947,22 +16974,19 @@
         i32.const 960
         local.get $v6
         v128.store offset=16
-        local.get $h1
         local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
+        i64.const 0x3ffffff
+        i64.and
+        local.set $h0
         i32.const 960
         local.get $v7
         v128.store offset=32
         i32.const 960
         local.get $v4
         v128.store offset=48
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
+        i32.const 960
+        local.get $h1
+        i64.store offset=32
         local.get $v0
         local.get $st
         v128.load32_splat offset=0
