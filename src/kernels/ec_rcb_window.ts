@@ -29,9 +29,16 @@
 //
 // Measured and not taken (--no-liftoff, separate processes, min of runs): the additions and
 // subtractions of the formulas written inline instead of called: P-256 ECDH 149 → 150 µs,
-// brainpoolP256r1 213 → 208 µs, for a module of 118 KB instead of 66; brainpoolP256r1 on its
-// isomorphic a = −3 curve (no products by a): 217 → 212 µs. The field product is the cost: a
-// P-256 doubling is 8M + 3S + 2m_b ≈ 310 of its 410 ns.
+// brainpoolP256r1 213 → 208 µs, for a module of 118 KB instead of 66. The field product is the
+// cost: a P-256 doubling is 8M + 3S + 2m_b ≈ 310 of its 410 ns.
+//
+// Brainpool (generic a): the scalar multiplications run on the isomorphic a = −3 curve (see
+// scalarTwist; 13 products per doubling and 14 per addition instead of 16 and 17). First
+// measured on brainpoolP256r1 alone (217 → 212 µs) and not taken; taken once measured on
+// brainpoolP512r1, where a product by a constant runs entirely on the scalar multiplier (no
+// SIMD products) and costs more than a general product: pt_dbl 2.59 → 2.03 µs, pt_add 2.68 →
+// 1.82 µs, ECDSA sign 509 → 409 µs; brainpoolP256r1 ECDH 215 → 206 µs, public key 50.1 → 48.0
+// µs (bench --base, 3 copies).
 //
 // Work space: every function takes $ws, a pointer to scratch memory it may use (its own
 // temporaries first, callees' after); the exported global WS_SIZE bounds the whole tree.
@@ -42,9 +49,9 @@
 //   wrongLookup       the variable-base lookup swaps the masks of entries 1 and 2.
 
 import { CURVES, type CurveParams } from '../ec/params.js';
-import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type Step } from './ec_formulas.js';
+import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
 import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
-import { ecdsaFunctions, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
+import { ecdsaFunctions, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
 import type { GeneratedKernel } from './wat.js';
 
 export interface EcFlags extends FieldFlags, EcdsaFlags {
@@ -62,6 +69,11 @@ const get = (v: string) => `(local.get $${v})`;
 const set = (v: string, e: string) => `(local.set $${v} ${e})`;
 const at = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
 const bitLength = (v: bigint) => v.toString(2).length;
+function modInvP(a: bigint, p: bigint): bigint {
+  let r = 1n, b = a % p;
+  for (let e = p - 2n; e > 0n; e >>= 1n, b = (b * b) % p) if (e & 1n) r = (r * b) % p;
+  return r;
+}
 const round16 = (x: number) => Math.ceil(x / 16) * 16;
 
 export interface EcLayout {
@@ -90,6 +102,15 @@ interface Func {
   export?: boolean;
 }
 
+/**
+ * Z when the scalar multiplications of curve c run on its a = −3 isomorphic curve
+ * ((x, y) ↦ (Z²x, Z³y)): projective points inside the module (pt_add, pt_dbl, ec_mul's result)
+ * are then on that curve; to_affine maps back. Undefined when they run on c itself.
+ */
+export function scalarTwist(c: CurveParams): bigint | undefined {
+  return curveShape(c.p, c.a) === 'generic' ? twistToAm3(c.p, c.a) : undefined;
+}
+
 export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel & { layout: EcLayout } {
   const fp = new FieldGen('fp', c.p, flags);
   const fn = new FieldGen('fn', c.n, {});
@@ -102,6 +123,26 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   fp.addConst({ name: 'a', value: c.a });
   fp.addConst({ name: 'gx', value: c.gx });
   fp.addConst({ name: 'gy', value: c.gy });
+  // Generic a (the Brainpool curves): the scalar multiplications run on the isomorphic curve
+  // y² = x³ − 3x + b·Z⁶ ((x, y) ↦ (Z²x, Z³y), a·Z⁴ = −3; RFC 5639's brainpoolPxxxt1), whose
+  // a = −3 formulas need no product by a: 13 products per doubling and 14 per addition instead
+  // of 16 and 17. ec_mul maps its input point there, base_table builds from the mapped G, and
+  // to_affine maps back (x·Z⁻², y·Z⁻³); everything else (point checks, decompression) stays on
+  // the curve itself.
+  const twist = scalarTwist(c);
+  const gshape: CurveShape = twist === undefined ? shape : 'a=-3';
+  if (twist !== undefined) {
+    const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
+    const zi = modInvP(twist, c.p);
+    const zi2 = (zi * zi) % c.p, zi3 = (zi2 * zi) % c.p;
+    fp.addConst({ name: 'tz2', value: z2 }, true);
+    fp.addConst({ name: 'tz3', value: z3 }, true);
+    fp.addConst({ name: 'tzi2', value: zi2 }, true);
+    fp.addConst({ name: 'tzi3', value: zi3 }, true);
+    fp.addConst({ name: 'tgx', value: (c.gx * z2) % c.p });
+    fp.addConst({ name: 'tgy', value: (c.gy * z3) % c.p });
+    fp.addConst({ name: 'tb', value: (c.b * z3 * z3) % c.p });
+  }
   const sqrtFn = fp.sqrtFunction(); // may add a constant: before fp.functions()
 
   const nbits = bitLength(c.n);
@@ -132,7 +173,7 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   const call = (f: string, ...args: string[]) => `(call $${f} ${args.join(' ')})`;
 
   // ---- group law: compile the straight-line formulas into field calls ----------------------
-  const formulas = FORMULAS[shape];
+  const formulas = FORMULAS[gshape];
   const compile = (name: string, steps: Step[], mixed: boolean): Func => {
     const loc = (v: string): string => {
       const m = /^([XYZ])([123])$/.exec(v);
@@ -159,9 +200,12 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
           if (k) fp.lazySubs.add(k);
           return call(k ? `fp_sub_lazy_${k}` : 'fp_sub', loc(s.d), loc(s.x), loc(s.y));
         }
-        case 'mulc':
-          fp.mulConsts.add(s.c);
-          return call(`fp_mulc_${s.c}`, loc(s.d), loc(s.x));
+        case 'mulc': {
+          const k = twist !== undefined ? ({ b: 'tb' } as Record<string, string>)[s.c] : s.c;
+          if (k === undefined) throw new Error(`twisted formula uses ${s.c}`);
+          fp.mulConsts.add(k);
+          return call(`fp_mulc_${k}`, loc(s.d), loc(s.x));
+        }
       }
     });
     body.unshift(`;; ${steps.map((s, i) => (s.op === 'add' || s.op === 'sub') && plan[i].lazy ? `${s.d}~` : '').filter(Boolean).join(' ')} lazy`);
@@ -288,7 +332,10 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
     const body: string[] = [
       call(`recode${WINDOW}`, at('ws', DIG), get('k')),
       call('pt_identity', at('ws', TAB)),
-      `(memory.copy ${at('ws', TAB + PTS)} ${get('pt')} (i32.const ${PT}))`,
+      ...(twist !== undefined
+        ? [call('fp_mulc_tz2', at('ws', TAB + PTS), get('pt')), call('fp_mulc_tz3', at('ws', TAB + PTS + FE), at('pt', FE)),
+            `(memory.copy ${at('ws', TAB + PTS + 2 * FE)} ${at('pt', 2 * FE)} (i32.const ${FE}))`]
+        : [`(memory.copy ${at('ws', TAB + PTS)} ${get('pt')} (i32.const ${PT}))`]),
     ];
     for (let j = 2; j < E; j++) {
       body.push(j % 2 === 0
@@ -318,7 +365,7 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
     const ent = (j: number) => at('ws', ENT + (j - 1) * PTS); // entry j, 1-based
     const pre = (j: number) => at('ws', PRE + (j - 1) * FE);
     const body: string[] = [
-      call('fp_set_gx', at('ws', B)), call('fp_set_gy', at('ws', B + FE)), call('fp_set_one', at('ws', B + 2 * FE)),
+      call(twist !== undefined ? 'fp_set_tgx' : 'fp_set_gx', at('ws', B)), call(twist !== undefined ? 'fp_set_tgy' : 'fp_set_gy', at('ws', B + FE)), call('fp_set_one', at('ws', B + 2 * FE)),
       set('i', `(i32.const ${P})`),
       set('t', get('tab')),
       '(loop $pos',
@@ -388,7 +435,9 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
       name: 'to_affine', params: [['outx', 'i32'], ['outy', 'i32'], ['pt', 'i32'], ['ws', 'i32'], ['wanty', 'i32']], result: 'i32', export: true,
       body: [
         call('fp_inv', at('ws', ZI), at('pt', 2 * FE), at('ws', KID)),
-        call('fp_mul', at('ws', T), get('pt'), at('ws', ZI)),
+        // on the twisted curve (see above): 1/Z·Z⁻² for x, 1/Z·Z⁻³ for y
+        ...(twist !== undefined ? [call('fp_mulc_tzi2', at('ws', T), at('ws', ZI)), call('fp_mulc_tzi3', at('ws', ZI), at('ws', ZI)),
+          call('fp_mul', at('ws', T), get('pt'), at('ws', T))] : [call('fp_mul', at('ws', T), get('pt'), at('ws', ZI))]),
         call('fp_to_bytes', get('outx'), at('ws', T)),
         `(if ${get('wanty')} (then ${call('fp_mul', at('ws', T), at('pt', FE), at('ws', ZI))} ${call('fp_to_bytes', get('outy'), at('ws', T))}))`,
         `(i32.eqz ${call('fp_is_zero', at('pt', 2 * FE))})`,
