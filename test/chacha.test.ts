@@ -172,6 +172,7 @@ const broken: [string, ChachaFlags][] = [
   ['a carry lost in the final reduction', { finalCarryLost: true }],
   ['powers of r applied in the wrong order', { powersReversed: true }],
   ['a counter that skips a block', { counterSkips: true }],
+  ['the scalar one-block tail keyed with the next counter', { tailCounterOff: true }],
 ];
 
 for (const [what, flags] of broken) {

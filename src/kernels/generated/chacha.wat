@@ -793,714 +793,726 @@
     end
     local.get $len
     if
-    ;; partial pass: keystream into KS, then XOR 16 bytes at a time, then bytes
+    ;; partial pass: keystream into KS (one scalar block up to 64 bytes, else a four-block
+    ;; pass), then XOR 16 bytes at a time, then bytes
       local.get $dst
       local.set $off
       i32.const 64
       local.set $dst
-      local.get $st
-      v128.load32_splat offset=0
-      local.set $v0
-      local.get $st
-      v128.load32_splat offset=4
-      local.set $v1
-      local.get $st
-      v128.load32_splat offset=8
-      local.set $v2
-      local.get $st
-      v128.load32_splat offset=12
-      local.set $v3
-      local.get $st
-      v128.load32_splat offset=16
-      local.set $v4
-      local.get $st
-      v128.load32_splat offset=20
-      local.set $v5
-      local.get $st
-      v128.load32_splat offset=24
-      local.set $v6
-      local.get $st
-      v128.load32_splat offset=28
-      local.set $v7
-      local.get $st
-      v128.load32_splat offset=32
-      local.set $v8
-      local.get $st
-      v128.load32_splat offset=36
-      local.set $v9
-      local.get $st
-      v128.load32_splat offset=40
-      local.set $v10
-      local.get $st
-      v128.load32_splat offset=44
-      local.set $v11
-      local.get $ctr
-      local.set $v12
-      local.get $st
-      v128.load32_splat offset=52
-      local.set $v13
-      local.get $st
-      v128.load32_splat offset=56
-      local.set $v14
-      local.get $st
-      v128.load32_splat offset=60
-      local.set $v15
-      i32.const 10
-      local.set $i
-      loop $dround
-      local.get $v0
-      local.get $v4
-      i32x4.add
-      local.set $v0
-      local.get $v1
-      local.get $v5
-      i32x4.add
-      local.set $v1
-      local.get $v2
-      local.get $v6
-      i32x4.add
-      local.set $v2
-      local.get $v3
-      local.get $v7
-      i32x4.add
-      local.set $v3
-      local.get $v12
-      local.get $v0
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v12
-      local.get $v13
-      local.get $v1
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v13
-      local.get $v14
-      local.get $v2
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v14
-      local.get $v15
-      local.get $v3
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v15
-      local.get $v8
-      local.get $v12
-      i32x4.add
-      local.set $v8
-      local.get $v9
-      local.get $v13
-      i32x4.add
-      local.set $v9
-      local.get $v10
-      local.get $v14
-      i32x4.add
-      local.set $v10
-      local.get $v11
-      local.get $v15
-      i32x4.add
-      local.set $v11
-      local.get $v4
-      local.get $v8
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v4
-      local.get $v5
-      local.get $v9
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v5
-      local.get $v6
-      local.get $v10
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v6
-      local.get $v7
-      local.get $v11
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v7
-      local.get $v0
-      local.get $v4
-      i32x4.add
-      local.set $v0
-      local.get $v1
-      local.get $v5
-      i32x4.add
-      local.set $v1
-      local.get $v2
-      local.get $v6
-      i32x4.add
-      local.set $v2
-      local.get $v3
-      local.get $v7
-      i32x4.add
-      local.set $v3
-      local.get $v12
-      local.get $v0
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v12
-      local.get $v13
-      local.get $v1
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v13
-      local.get $v14
-      local.get $v2
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v14
-      local.get $v15
-      local.get $v3
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v15
-      local.get $v8
-      local.get $v12
-      i32x4.add
-      local.set $v8
-      local.get $v9
-      local.get $v13
-      i32x4.add
-      local.set $v9
-      local.get $v10
-      local.get $v14
-      i32x4.add
-      local.set $v10
-      local.get $v11
-      local.get $v15
-      i32x4.add
-      local.set $v11
-      local.get $v4
-      local.get $v8
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v4
-      local.get $v5
-      local.get $v9
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v5
-      local.get $v6
-      local.get $v10
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v6
-      local.get $v7
-      local.get $v11
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v7
-      i32.const 960
-      local.get $v4
-      v128.store offset=0
-      i32.const 960
-      local.get $v5
-      v128.store offset=16
-      i32.const 960
-      local.get $v6
-      v128.store offset=32
-      i32.const 960
-      local.get $v7
-      v128.store offset=48
-      local.get $v0
-      local.get $v5
-      i32x4.add
-      local.set $v0
-      local.get $v1
-      local.get $v6
-      i32x4.add
-      local.set $v1
-      local.get $v2
-      local.get $v7
-      i32x4.add
-      local.set $v2
-      local.get $v3
-      local.get $v4
-      i32x4.add
-      local.set $v3
-      local.get $v15
-      local.get $v0
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v15
-      local.get $v12
-      local.get $v1
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v12
-      local.get $v13
-      local.get $v2
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v13
-      local.get $v14
-      local.get $v3
-      v128.xor
-      local.get $rot16
-      i8x16.swizzle
-      local.set $v14
-      local.get $v10
-      local.get $v15
-      i32x4.add
-      local.set $v10
-      local.get $v11
-      local.get $v12
-      i32x4.add
-      local.set $v11
-      local.get $v8
-      local.get $v13
-      i32x4.add
-      local.set $v8
-      local.get $v9
-      local.get $v14
-      i32x4.add
-      local.set $v9
-      local.get $v5
-      local.get $v10
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v5
-      local.get $v6
-      local.get $v11
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v6
-      local.get $v7
-      local.get $v8
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v7
-      local.get $v4
-      local.get $v9
-      v128.xor
-      local.tee $t
-      i32.const 12
-      i32x4.shl
-      local.get $t
-      i32.const 20
-      i32x4.shr_u
-      v128.or
-      local.set $v4
-      local.get $v0
-      local.get $v5
-      i32x4.add
-      local.set $v0
-      local.get $v1
-      local.get $v6
-      i32x4.add
-      local.set $v1
-      local.get $v2
-      local.get $v7
-      i32x4.add
-      local.set $v2
-      local.get $v3
-      local.get $v4
-      i32x4.add
-      local.set $v3
-      local.get $v15
-      local.get $v0
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v15
-      local.get $v12
-      local.get $v1
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v12
-      local.get $v13
-      local.get $v2
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v13
-      local.get $v14
-      local.get $v3
-      v128.xor
-      local.get $rot8
-      i8x16.swizzle
-      local.set $v14
-      local.get $v10
-      local.get $v15
-      i32x4.add
-      local.set $v10
-      local.get $v11
-      local.get $v12
-      i32x4.add
-      local.set $v11
-      local.get $v8
-      local.get $v13
-      i32x4.add
-      local.set $v8
-      local.get $v9
-      local.get $v14
-      i32x4.add
-      local.set $v9
-      local.get $v5
-      local.get $v10
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v5
-      local.get $v6
-      local.get $v11
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v6
-      local.get $v7
-      local.get $v8
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v7
-      local.get $v4
-      local.get $v9
-      v128.xor
-      local.tee $t
-      i32.const 7
-      i32x4.shl
-      local.get $t
-      i32.const 25
-      i32x4.shr_u
-      v128.or
-      local.set $v4
-      i32.const 960
-      local.get $v5
-      v128.store offset=0
-      i32.const 960
-      local.get $v6
-      v128.store offset=16
-      i32.const 960
-      local.get $v7
-      v128.store offset=32
-      i32.const 960
-      local.get $v4
-      v128.store offset=48
-      local.get $i
-      i32.const 1
-      i32.sub
-      local.tee $i
-      br_if $dround
+      local.get $len
+      i32.const 64
+      i32.le_u
+      if
+        local.get $st
+        local.get $ctr
+        i32x4.extract_lane 0
+        i32.const 64
+        call $chacha_block1
+      else
+        local.get $st
+        v128.load32_splat offset=0
+        local.set $v0
+        local.get $st
+        v128.load32_splat offset=4
+        local.set $v1
+        local.get $st
+        v128.load32_splat offset=8
+        local.set $v2
+        local.get $st
+        v128.load32_splat offset=12
+        local.set $v3
+        local.get $st
+        v128.load32_splat offset=16
+        local.set $v4
+        local.get $st
+        v128.load32_splat offset=20
+        local.set $v5
+        local.get $st
+        v128.load32_splat offset=24
+        local.set $v6
+        local.get $st
+        v128.load32_splat offset=28
+        local.set $v7
+        local.get $st
+        v128.load32_splat offset=32
+        local.set $v8
+        local.get $st
+        v128.load32_splat offset=36
+        local.set $v9
+        local.get $st
+        v128.load32_splat offset=40
+        local.set $v10
+        local.get $st
+        v128.load32_splat offset=44
+        local.set $v11
+        local.get $ctr
+        local.set $v12
+        local.get $st
+        v128.load32_splat offset=52
+        local.set $v13
+        local.get $st
+        v128.load32_splat offset=56
+        local.set $v14
+        local.get $st
+        v128.load32_splat offset=60
+        local.set $v15
+        i32.const 10
+        local.set $i
+        loop $dround
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v0
+        local.get $v4
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v5
+        i32x4.add
+        local.set $v1
+        local.get $v2
+        local.get $v6
+        i32x4.add
+        local.set $v2
+        local.get $v3
+        local.get $v7
+        i32x4.add
+        local.set $v3
+        local.get $v12
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v1
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v2
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
+        local.get $v15
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
+        local.get $v8
+        local.get $v12
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v13
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $v14
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v15
+        i32x4.add
+        local.set $v11
+        local.get $v4
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $v5
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        i32.const 960
+        local.get $v4
+        v128.store offset=0
+        i32.const 960
+        local.get $v5
+        v128.store offset=16
+        i32.const 960
+        local.get $v6
+        v128.store offset=32
+        i32.const 960
+        local.get $v7
+        v128.store offset=48
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v15
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot16
+        i8x16.swizzle
+        local.set $v14
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 12
+        i32x4.shl
+        local.get $t
+        i32.const 20
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        local.get $v0
+        local.get $v5
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $v6
+        i32x4.add
+        local.set $v1
+        local.get $v2
+        local.get $v7
+        i32x4.add
+        local.set $v2
+        local.get $v3
+        local.get $v4
+        i32x4.add
+        local.set $v3
+        local.get $v15
+        local.get $v0
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v15
+        local.get $v12
+        local.get $v1
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v12
+        local.get $v13
+        local.get $v2
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v13
+        local.get $v14
+        local.get $v3
+        v128.xor
+        local.get $rot8
+        i8x16.swizzle
+        local.set $v14
+        local.get $v10
+        local.get $v15
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $v12
+        i32x4.add
+        local.set $v11
+        local.get $v8
+        local.get $v13
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $v14
+        i32x4.add
+        local.set $v9
+        local.get $v5
+        local.get $v10
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v5
+        local.get $v6
+        local.get $v11
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v6
+        local.get $v7
+        local.get $v8
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v7
+        local.get $v4
+        local.get $v9
+        v128.xor
+        local.tee $t
+        i32.const 7
+        i32x4.shl
+        local.get $t
+        i32.const 25
+        i32x4.shr_u
+        v128.or
+        local.set $v4
+        i32.const 960
+        local.get $v5
+        v128.store offset=0
+        i32.const 960
+        local.get $v6
+        v128.store offset=16
+        i32.const 960
+        local.get $v7
+        v128.store offset=32
+        i32.const 960
+        local.get $v4
+        v128.store offset=48
+        local.get $i
+        i32.const 1
+        i32.sub
+        local.tee $i
+        br_if $dround
+        end
+        local.get $v0
+        local.get $st
+        v128.load32_splat offset=0
+        i32x4.add
+        local.set $v0
+        local.get $v1
+        local.get $st
+        v128.load32_splat offset=4
+        i32x4.add
+        local.set $v1
+        local.get $v2
+        local.get $st
+        v128.load32_splat offset=8
+        i32x4.add
+        local.set $v2
+        local.get $v3
+        local.get $st
+        v128.load32_splat offset=12
+        i32x4.add
+        local.set $v3
+        local.get $v4
+        local.get $st
+        v128.load32_splat offset=16
+        i32x4.add
+        local.set $v4
+        local.get $v5
+        local.get $st
+        v128.load32_splat offset=20
+        i32x4.add
+        local.set $v5
+        local.get $v6
+        local.get $st
+        v128.load32_splat offset=24
+        i32x4.add
+        local.set $v6
+        local.get $v7
+        local.get $st
+        v128.load32_splat offset=28
+        i32x4.add
+        local.set $v7
+        local.get $v8
+        local.get $st
+        v128.load32_splat offset=32
+        i32x4.add
+        local.set $v8
+        local.get $v9
+        local.get $st
+        v128.load32_splat offset=36
+        i32x4.add
+        local.set $v9
+        local.get $v10
+        local.get $st
+        v128.load32_splat offset=40
+        i32x4.add
+        local.set $v10
+        local.get $v11
+        local.get $st
+        v128.load32_splat offset=44
+        i32x4.add
+        local.set $v11
+        local.get $v12
+        local.get $ctr
+        i32x4.add
+        local.set $v12
+        local.get $v13
+        local.get $st
+        v128.load32_splat offset=52
+        i32x4.add
+        local.set $v13
+        local.get $v14
+        local.get $st
+        v128.load32_splat offset=56
+        i32x4.add
+        local.set $v14
+        local.get $v15
+        local.get $st
+        v128.load32_splat offset=60
+        i32x4.add
+        local.set $v15
+        local.get $v0
+        local.get $v1
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u0
+        local.get $v2
+        local.get $v3
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u1
+        local.get $v0
+        local.get $v1
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u2
+        local.get $v2
+        local.get $v3
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u3
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=0
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=64
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=128
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=192
+        local.get $v4
+        local.get $v5
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u0
+        local.get $v6
+        local.get $v7
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u1
+        local.get $v4
+        local.get $v5
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u2
+        local.get $v6
+        local.get $v7
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u3
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=16
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=80
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=144
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=208
+        local.get $v8
+        local.get $v9
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u0
+        local.get $v10
+        local.get $v11
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u1
+        local.get $v8
+        local.get $v9
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u2
+        local.get $v10
+        local.get $v11
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u3
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=32
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=96
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=160
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=224
+        local.get $v12
+        local.get $v13
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u0
+        local.get $v14
+        local.get $v15
+        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+        local.set $u1
+        local.get $v12
+        local.get $v13
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u2
+        local.get $v14
+        local.get $v15
+        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
+        local.set $u3
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=48
+        local.get $dst
+        local.get $u0
+        local.get $u1
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=112
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        v128.store offset=176
+        local.get $dst
+        local.get $u2
+        local.get $u3
+        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
+        v128.store offset=240
       end
-      local.get $v0
-      local.get $st
-      v128.load32_splat offset=0
-      i32x4.add
-      local.set $v0
-      local.get $v1
-      local.get $st
-      v128.load32_splat offset=4
-      i32x4.add
-      local.set $v1
-      local.get $v2
-      local.get $st
-      v128.load32_splat offset=8
-      i32x4.add
-      local.set $v2
-      local.get $v3
-      local.get $st
-      v128.load32_splat offset=12
-      i32x4.add
-      local.set $v3
-      local.get $v4
-      local.get $st
-      v128.load32_splat offset=16
-      i32x4.add
-      local.set $v4
-      local.get $v5
-      local.get $st
-      v128.load32_splat offset=20
-      i32x4.add
-      local.set $v5
-      local.get $v6
-      local.get $st
-      v128.load32_splat offset=24
-      i32x4.add
-      local.set $v6
-      local.get $v7
-      local.get $st
-      v128.load32_splat offset=28
-      i32x4.add
-      local.set $v7
-      local.get $v8
-      local.get $st
-      v128.load32_splat offset=32
-      i32x4.add
-      local.set $v8
-      local.get $v9
-      local.get $st
-      v128.load32_splat offset=36
-      i32x4.add
-      local.set $v9
-      local.get $v10
-      local.get $st
-      v128.load32_splat offset=40
-      i32x4.add
-      local.set $v10
-      local.get $v11
-      local.get $st
-      v128.load32_splat offset=44
-      i32x4.add
-      local.set $v11
-      local.get $v12
-      local.get $ctr
-      i32x4.add
-      local.set $v12
-      local.get $v13
-      local.get $st
-      v128.load32_splat offset=52
-      i32x4.add
-      local.set $v13
-      local.get $v14
-      local.get $st
-      v128.load32_splat offset=56
-      i32x4.add
-      local.set $v14
-      local.get $v15
-      local.get $st
-      v128.load32_splat offset=60
-      i32x4.add
-      local.set $v15
-      local.get $v0
-      local.get $v1
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u0
-      local.get $v2
-      local.get $v3
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u1
-      local.get $v0
-      local.get $v1
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u2
-      local.get $v2
-      local.get $v3
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u3
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=0
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=64
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=128
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=192
-      local.get $v4
-      local.get $v5
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u0
-      local.get $v6
-      local.get $v7
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u1
-      local.get $v4
-      local.get $v5
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u2
-      local.get $v6
-      local.get $v7
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u3
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=16
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=80
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=144
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=208
-      local.get $v8
-      local.get $v9
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u0
-      local.get $v10
-      local.get $v11
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u1
-      local.get $v8
-      local.get $v9
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u2
-      local.get $v10
-      local.get $v11
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u3
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=32
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=96
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=160
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=224
-      local.get $v12
-      local.get $v13
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u0
-      local.get $v14
-      local.get $v15
-      i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-      local.set $u1
-      local.get $v12
-      local.get $v13
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u2
-      local.get $v14
-      local.get $v15
-      i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-      local.set $u3
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=48
-      local.get $dst
-      local.get $u0
-      local.get $u1
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=112
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-      v128.store offset=176
-      local.get $dst
-      local.get $u2
-      local.get $u3
-      i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-      v128.store offset=240
       local.get $src
       local.get $off
       i32.const 64
@@ -1917,6 +1929,479 @@
     local.get $out
     local.get $x15
     i32.store offset=28
+  )
+  (func $chacha_block1 (param $st i32) (param $ctr i32) (param $out i32) (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $x4 i32) (local $x5 i32) (local $x6 i32) (local $x7 i32) (local $x8 i32) (local $x9 i32) (local $x10 i32) (local $x11 i32) (local $x12 i32) (local $x13 i32) (local $x14 i32) (local $x15 i32) (local $i i32)
+      local.get $st
+    i32.load offset=0
+    local.set $x0
+    local.get $st
+    i32.load offset=4
+    local.set $x1
+    local.get $st
+    i32.load offset=8
+    local.set $x2
+    local.get $st
+    i32.load offset=12
+    local.set $x3
+    local.get $st
+    i32.load offset=16
+    local.set $x4
+    local.get $st
+    i32.load offset=20
+    local.set $x5
+    local.get $st
+    i32.load offset=24
+    local.set $x6
+    local.get $st
+    i32.load offset=28
+    local.set $x7
+    local.get $st
+    i32.load offset=32
+    local.set $x8
+    local.get $st
+    i32.load offset=36
+    local.set $x9
+    local.get $st
+    i32.load offset=40
+    local.set $x10
+    local.get $st
+    i32.load offset=44
+    local.set $x11
+    local.get $ctr
+    local.set $x12
+    local.get $st
+    i32.load offset=52
+    local.set $x13
+    local.get $st
+    i32.load offset=56
+    local.set $x14
+    local.get $st
+    i32.load offset=60
+    local.set $x15
+    i32.const 10
+    local.set $i
+    loop $dround
+    local.get $x0
+    local.get $x4
+    i32.add
+    local.set $x0
+    local.get $x12
+    local.get $x0
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x12
+    local.get $x8
+    local.get $x12
+    i32.add
+    local.set $x8
+    local.get $x4
+    local.get $x8
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x4
+    local.get $x0
+    local.get $x4
+    i32.add
+    local.set $x0
+    local.get $x12
+    local.get $x0
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x12
+    local.get $x8
+    local.get $x12
+    i32.add
+    local.set $x8
+    local.get $x4
+    local.get $x8
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x4
+    local.get $x1
+    local.get $x5
+    i32.add
+    local.set $x1
+    local.get $x13
+    local.get $x1
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x13
+    local.get $x9
+    local.get $x13
+    i32.add
+    local.set $x9
+    local.get $x5
+    local.get $x9
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x5
+    local.get $x1
+    local.get $x5
+    i32.add
+    local.set $x1
+    local.get $x13
+    local.get $x1
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x13
+    local.get $x9
+    local.get $x13
+    i32.add
+    local.set $x9
+    local.get $x5
+    local.get $x9
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x5
+    local.get $x2
+    local.get $x6
+    i32.add
+    local.set $x2
+    local.get $x14
+    local.get $x2
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x14
+    local.get $x10
+    local.get $x14
+    i32.add
+    local.set $x10
+    local.get $x6
+    local.get $x10
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x6
+    local.get $x2
+    local.get $x6
+    i32.add
+    local.set $x2
+    local.get $x14
+    local.get $x2
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x14
+    local.get $x10
+    local.get $x14
+    i32.add
+    local.set $x10
+    local.get $x6
+    local.get $x10
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x6
+    local.get $x3
+    local.get $x7
+    i32.add
+    local.set $x3
+    local.get $x15
+    local.get $x3
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x15
+    local.get $x11
+    local.get $x15
+    i32.add
+    local.set $x11
+    local.get $x7
+    local.get $x11
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x7
+    local.get $x3
+    local.get $x7
+    i32.add
+    local.set $x3
+    local.get $x15
+    local.get $x3
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x15
+    local.get $x11
+    local.get $x15
+    i32.add
+    local.set $x11
+    local.get $x7
+    local.get $x11
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x7
+    local.get $x0
+    local.get $x5
+    i32.add
+    local.set $x0
+    local.get $x15
+    local.get $x0
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x15
+    local.get $x10
+    local.get $x15
+    i32.add
+    local.set $x10
+    local.get $x5
+    local.get $x10
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x5
+    local.get $x0
+    local.get $x5
+    i32.add
+    local.set $x0
+    local.get $x15
+    local.get $x0
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x15
+    local.get $x10
+    local.get $x15
+    i32.add
+    local.set $x10
+    local.get $x5
+    local.get $x10
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x5
+    local.get $x1
+    local.get $x6
+    i32.add
+    local.set $x1
+    local.get $x12
+    local.get $x1
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x12
+    local.get $x11
+    local.get $x12
+    i32.add
+    local.set $x11
+    local.get $x6
+    local.get $x11
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x6
+    local.get $x1
+    local.get $x6
+    i32.add
+    local.set $x1
+    local.get $x12
+    local.get $x1
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x12
+    local.get $x11
+    local.get $x12
+    i32.add
+    local.set $x11
+    local.get $x6
+    local.get $x11
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x6
+    local.get $x2
+    local.get $x7
+    i32.add
+    local.set $x2
+    local.get $x13
+    local.get $x2
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x13
+    local.get $x8
+    local.get $x13
+    i32.add
+    local.set $x8
+    local.get $x7
+    local.get $x8
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x7
+    local.get $x2
+    local.get $x7
+    i32.add
+    local.set $x2
+    local.get $x13
+    local.get $x2
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x13
+    local.get $x8
+    local.get $x13
+    i32.add
+    local.set $x8
+    local.get $x7
+    local.get $x8
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x7
+    local.get $x3
+    local.get $x4
+    i32.add
+    local.set $x3
+    local.get $x14
+    local.get $x3
+    i32.xor
+    i32.const 16
+    i32.rotl
+    local.set $x14
+    local.get $x9
+    local.get $x14
+    i32.add
+    local.set $x9
+    local.get $x4
+    local.get $x9
+    i32.xor
+    i32.const 12
+    i32.rotl
+    local.set $x4
+    local.get $x3
+    local.get $x4
+    i32.add
+    local.set $x3
+    local.get $x14
+    local.get $x3
+    i32.xor
+    i32.const 8
+    i32.rotl
+    local.set $x14
+    local.get $x9
+    local.get $x14
+    i32.add
+    local.set $x9
+    local.get $x4
+    local.get $x9
+    i32.xor
+    i32.const 7
+    i32.rotl
+    local.set $x4
+    local.get $i
+    i32.const 1
+    i32.sub
+    local.tee $i
+    br_if $dround
+    end
+    local.get $out
+    local.get $x0
+    local.get $st
+    i32.load offset=0
+    i32.add
+    i32.store offset=0
+    local.get $out
+    local.get $x1
+    local.get $st
+    i32.load offset=4
+    i32.add
+    i32.store offset=4
+    local.get $out
+    local.get $x2
+    local.get $st
+    i32.load offset=8
+    i32.add
+    i32.store offset=8
+    local.get $out
+    local.get $x3
+    local.get $st
+    i32.load offset=12
+    i32.add
+    i32.store offset=12
+    local.get $out
+    local.get $x4
+    local.get $st
+    i32.load offset=16
+    i32.add
+    i32.store offset=16
+    local.get $out
+    local.get $x5
+    local.get $st
+    i32.load offset=20
+    i32.add
+    i32.store offset=20
+    local.get $out
+    local.get $x6
+    local.get $st
+    i32.load offset=24
+    i32.add
+    i32.store offset=24
+    local.get $out
+    local.get $x7
+    local.get $st
+    i32.load offset=28
+    i32.add
+    i32.store offset=28
+    local.get $out
+    local.get $x8
+    local.get $st
+    i32.load offset=32
+    i32.add
+    i32.store offset=32
+    local.get $out
+    local.get $x9
+    local.get $st
+    i32.load offset=36
+    i32.add
+    i32.store offset=36
+    local.get $out
+    local.get $x10
+    local.get $st
+    i32.load offset=40
+    i32.add
+    i32.store offset=40
+    local.get $out
+    local.get $x11
+    local.get $st
+    i32.load offset=44
+    i32.add
+    i32.store offset=44
+    local.get $out
+    local.get $x12
+    local.get $ctr
+    i32.add
+    i32.store offset=48
+    local.get $out
+    local.get $x13
+    local.get $st
+    i32.load offset=52
+    i32.add
+    i32.store offset=52
+    local.get $out
+    local.get $x14
+    local.get $st
+    i32.load offset=56
+    i32.add
+    i32.store offset=56
+    local.get $out
+    local.get $x15
+    local.get $st
+    i32.load offset=60
+    i32.add
+    i32.store offset=60
   )
   (func $chacha_ks (param $st i32) (param $dst i32)
     local.get $dst
