@@ -38,6 +38,29 @@
 // with −m⁻¹ mod 2^58 for dense moduli (no gain: the register spills, not the quotient chain,
 // bound the 9-limb product; V8 spills about 40% of the instructions of a 9-limb product).
 //
+// Dense moduli from 14 limbs on (brainpoolP384r1, brainpoolP512r1; isDense: most signed digits
+// cost a multiplication): where the products are scalar (squaring, products by a constant) the
+// scalar multiplier did both them and the L² reduction products, so there the reduction's
+// q_k·m_j for j ≥ SIMD_REDUCE_FROM_DIGIT (5) run on SIMD instead: q_k splatted, times constant
+// digit pairs (m_j, m_(j+1)) held in v128 locals set once per call (i64x2.extmul_low_i32x4_s:
+// the digits are signed), accumulated per column pair (columns 2v, 2v+1 in the two lanes of
+// vr_v; an odd k meets pairs shifted by one digit, so every q_k lands aligned), one lane
+// extracted when its column is summed. The digits j < 5 stay scalar: they feed the next
+// columns, whose quotient digits are the serial chain. Measured (bench --base, 3 copies):
+// brainpoolP512r1 sqr 102 → 78 ns, pt_double 2.02 → 1.81 µs, ECDSA verify 874 → 840 µs,
+// ECDH 1.34 → 1.23 ms; brainpoolP384r1 sqr 63.5 → 54.3 ns, ECDH 563 → 530 µs. Split point:
+// j ≥ 2 no gain on sqr, 3: −15%, 4–6: −24…−28%, 9: −17%, 13: −11%.
+// Tried and dropped here (same method): the same SIMD reduction in the general product, whose
+// a·b already runs on SIMD (j ≥ 2: +7%: the vector side is then the bottleneck); the SIMD
+// reduction at 9 limbs (brainpoolP256r1, products scalar, j ≥ 2, constants inline or in
+// locals: +22…27% on mul and sqr: at 9 limbs the latency of splat → extmul → extract is on the
+// quotient chain); SIMD products at 9 limbs for dense moduli (brainpoolP256r1 mul 44.8 → 44.3
+// ns, ECDH ±1%: noise); squaring at 14+ limbs through the SIMD product path (a·a as a general
+// product: 104 → 101 ns, verify +7%); addition, subtraction and negation computing both
+// candidate results in two independent carry chains with a masked select instead of a chain
+// then a masked correction chain (brainpoolP512r1 add 36 → 33 ns through the JS call, but
+// ECDH, point operations and verification within ±2–4% noise either way: not the bottleneck).
+//
 // Constant time: straight-line code on i64 values, no branch, no memory address and no division
 // depending on data; i64.mul is imul, whose timing does not depend on its operands. Addition,
 // subtraction and negation run a carry chain, then add 2m under a mask made from the sign
@@ -58,11 +81,17 @@ export interface FieldFlags {
   skipCorrection?: boolean;
   /** products a·b on SIMD (i64x2.extmul), the reduction on scalar multiplies */
   simdProducts?: boolean;
+  /** reduction products q_k·m_j for j ≥ this on SIMD (i64x2.extmul_low_i32x4_s), when the
+   * products are scalar (squaring, products by constants); 0: none */
+  simdReduce?: number;
 }
 
 export const LIMB_BITS = 29;
 /** From this many limbs on, a·b's products run on SIMD (see the measurements in the header). */
 export const SIMD_FROM_LIMBS = 14;
+/** With scalar products (squaring, constant products) of a dense modulus from 14 limbs on, the
+ * reduction's q_k·m_j for j ≥ this run on SIMD (measured on brainpoolP512r1: 4–6 best). */
+export const SIMD_REDUCE_FROM_DIGIT = 5;
 const W = LIMB_BITS;
 const MASK = (1n << BigInt(W)) - 1n;
 const MASK_S = `0x${MASK.toString(16)}`;
@@ -118,6 +147,12 @@ function signedDigits(v: bigint, L: number): bigint[] {
   }
   if (v !== 0n) throw new Error('signedDigits: value too large');
   return out;
+}
+
+/** A dense modulus: most of its signed digits cost a multiplication in the reduction. */
+export function isDense(digits: bigint[]): boolean {
+  const costly = digits.filter((d) => { const a = d < 0n ? -d : d; return (a & (a - 1n)) !== 0n; });
+  return 2 * costly.length > digits.length;
 }
 
 const i64c = (v: bigint) => `(i64.const ${v})`;
@@ -197,10 +232,11 @@ export class FieldGen {
     this.R = 1n << BigInt(W * this.L);
     // measured (bench on the curve kernels): SIMD products pay from 14 limbs on; at 8–9 limbs the
     // scalar form is as fast (the reduction chain, not the multiplier, bounds it)
-    this.flags = { simdProducts: this.L >= SIMD_FROM_LIMBS, ...flags };
     this.mLimbs = toLimbs(m, this.L);
     this.m2Limbs = toLimbs(2n * m, this.L);
     this.digits = signedDigits(m, this.L);
+    const simdProducts = flags.simdProducts ?? this.L >= SIMD_FROM_LIMBS;
+    this.flags = { simdProducts, simdReduce: this.L >= SIMD_FROM_LIMBS && isDense(this.digits) ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
     this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
     this.addConst({ name: 'one', value: 1n });
     this.addConst({ name: 'raw1', value: 1n, raw: true });
@@ -278,6 +314,10 @@ export class FieldGen {
       return constTerm(get(`a${i}`), b.limbs[j]);
     };
     let carryBound = 0n; // bound on |carry|
+    // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
+    const sr = simd ? 0 : this.flags.simdReduce ?? 0;
+    const vrInit = new Set<number>();
+    const vk = new Map<string, string>(); // constant digit pairs, set once at the start
     for (let k = 0; k <= 2 * L - 2; k++) {
       const prod: Term[] = [];
       let bound = 0n;
@@ -313,14 +353,17 @@ export class FieldGen {
       // reduction terms q_i·m_(k−i); the newest quotient digit last (it is on the carry path)
       const red: Term[] = [];
       let late: Term | undefined;
+      let simdRed = false;
       for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
         const d = this.digits[k - i];
         const t = constTerm(get(`q${i}`), d);
         if (!t) continue;
         bound += MASK * (d < 0n ? -d : d);
         if (i === k - 1) late = t;
-        else red.push(t);
+        else if (!sr || k - i < sr) red.push(t);
+        else simdRed = true;
       }
+      if (simdRed) red.push({ e: `(i64x2.extract_lane ${k & 1} ${get(`vr${k >> 1}`)})`, neg: false });
       bound += carryBound;
       if (bound >= 1n << 63n) throw new Error(`${this.pre}: column ${k} may overflow`);
       let col = sum([...prod, ...red]);
@@ -334,6 +377,26 @@ export class FieldGen {
           : this.qinv === MASK ? andM(`(i64.sub (i64.const 0) ${get('acc')})`)
           : andM(`(i64.mul ${get('acc')} ${i64c(this.qinv)})`);
         out.push(set(`q${k}`, qe));
+        if (sr) {
+          // q_k·m_j for j ≥ sr on SIMD: column k + j is lane (k + j) & 1 of vr_((k + j) >> 1)
+          out.push(set('vq', `(i32x4.splat (i32.wrap_i64 ${get(`q${k}`)}))`));
+          const byV = new Map<number, [bigint, bigint]>();
+          for (let j = sr; j < L; j++) {
+            const d = this.digits[j];
+            if (d === 0n) continue;
+            const col = k + j, v = col >> 1;
+            const pair = byV.get(v) ?? [0n, 0n];
+            pair[col & 1] = d;
+            byV.set(v, pair);
+          }
+          for (const [v, [d0, d1]] of byV) {
+            const key = `${d0} ${d1}`;
+            if (!vk.has(key)) vk.set(key, `vk${vk.size}`);
+            const p = `(i64x2.extmul_low_i32x4_s ${get('vq')} ${get(vk.get(key)!)})`;
+            out.push(set(`vr${v}`, vrInit.has(v) ? `(i64x2.add ${get(`vr${v}`)} ${p})` : p));
+            vrInit.add(v);
+          }
+        }
         const d0 = this.digits[0];
         if (d0 === -1n && this.qinv === 1n) {
           out.push(set('c', shrS(get('acc'), W))); // acc − (acc mod 2^29) has the same high part
@@ -348,6 +411,8 @@ export class FieldGen {
       carryBound = ((bound + (k < L ? MASK * d0 : 0n)) >> BigInt(W)) + 1n;
     }
     out.push(set(`r${L - 1}`, get('c')));
+    if (vk.size > 2 * L) throw new Error('too many constant pairs');
+    out.unshift(...[...vk].map(([key, name]) => set(name, `(v128.const i32x4 ${key} 0 0)`)));
     return out;
   }
 
@@ -356,7 +421,8 @@ export class FieldGen {
     const names: string[] = ['acc', 'c', ...extra];
     for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
     if (simd) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
-    const v = simd ? ['vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : [];
+    const vr = this.flags.simdReduce ? ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)] : [];
+    const v = simd ? [...vr, 'vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : vr;
     return [...names.map((n) => `(local $${n} i64)`), ...v.map((n) => `(local $${n} v128)`)].join(' ');
   }
 
