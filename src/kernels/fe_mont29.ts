@@ -38,9 +38,10 @@
 // with −m⁻¹ mod 2^58 for dense moduli (no gain: the register spills, not the quotient chain,
 // bound the 9-limb product; V8 spills about 40% of the instructions of a 9-limb product).
 //
-// Dense moduli from 14 limbs on (brainpoolP384r1, brainpoolP512r1; isDense: most signed digits
-// cost a multiplication): where the products are scalar (squaring, products by a constant) the
-// scalar multiplier did both them and the L² reduction products, so there the reduction's
+// Dense moduli from 9 limbs on (brainpoolP256r1/P384r1/P512r1 and the orders of P-256 and
+// secp256k1; isDense: most signed digits cost a multiplication): where the products are scalar
+// (every product below 14 limbs; squaring and products by a constant from 14 on) the scalar
+// multiplier did both them and the L² reduction products, so there the reduction's
 // q_k·m_j for j ≥ SIMD_REDUCE_FROM_DIGIT (5) run on SIMD instead: q_k splatted, times constant
 // digit pairs (m_j, m_(j+1)) held in v128 locals set once per call (i64x2.extmul_low_i32x4_s:
 // the digits are signed), accumulated per column pair (columns 2v, 2v+1 in the two lanes of
@@ -48,13 +49,16 @@
 // extracted when its column is summed. The digits j < 5 stay scalar: they feed the next
 // columns, whose quotient digits are the serial chain. Measured (bench --base, 3 copies):
 // brainpoolP512r1 sqr 102 → 78 ns, pt_double 2.02 → 1.81 µs, ECDSA verify 874 → 840 µs,
-// ECDH 1.34 → 1.23 ms; brainpoolP384r1 sqr 63.5 → 54.3 ns, ECDH 563 → 530 µs. Split point:
-// j ≥ 2 no gain on sqr, 3: −15%, 4–6: −24…−28%, 9: −17%, 13: −11%.
+// ECDH 1.34 → 1.23 ms; brainpoolP384r1 sqr 63.5 → 54.3 ns, ECDH 563 → 530 µs; brainpoolP256r1
+// mul 36.8 → 34.6 ns, pt_double 568 → 539 ns, ECDH 205 → 194 µs, ECDSA verify 141 → 132 µs
+// (P-256 and secp256k1 unchanged). Split point, brainpoolP512r1 sqr: j ≥ 2 no gain, 3: −15%,
+// 4–6: −24…−28%, 9: −17%, 13: −11%; brainpoolP256r1 pt_double: j ≥ 3: +6%, 4: −4%, 5: −7%,
+// 6: −3%, 7: −1%.
 // Tried and dropped here (same method): the same SIMD reduction in the general product, whose
 // a·b already runs on SIMD (j ≥ 2: +7%: the vector side is then the bottleneck); the SIMD
-// reduction at 9 limbs (brainpoolP256r1, products scalar, j ≥ 2, constants inline or in
-// locals: +22…27% on mul and sqr: at 9 limbs the latency of splat → extmul → extract is on the
-// quotient chain); SIMD products at 9 limbs for dense moduli (brainpoolP256r1 mul 44.8 → 44.3
+// reduction from digit 2 at 9 limbs (brainpoolP256r1, constants inline or in locals: +22…27%
+// on mul and sqr: the latency of splat → extmul → extract lands on the quotient chain); SIMD
+// products at 9 limbs for dense moduli (brainpoolP256r1 mul 44.8 → 44.3
 // ns, ECDH ±1%: noise); squaring at 14+ limbs through the SIMD product path (a·a as a general
 // product: 104 → 101 ns, verify +7%); addition, subtraction and negation computing both
 // candidate results in two independent carry chains with a masked select instead of a chain
@@ -89,9 +93,11 @@ export interface FieldFlags {
 export const LIMB_BITS = 29;
 /** From this many limbs on, a·b's products run on SIMD (see the measurements in the header). */
 export const SIMD_FROM_LIMBS = 14;
-/** With scalar products (squaring, constant products) of a dense modulus from 14 limbs on, the
- * reduction's q_k·m_j for j ≥ this run on SIMD (measured on brainpoolP512r1: 4–6 best). */
+/** With scalar products (a·b below 14 limbs, squaring, constant products) of a dense modulus
+ * from SIMD_REDUCE_FROM_LIMBS limbs on, the reduction's q_k·m_j for j ≥ this run on SIMD
+ * (measured: 4–6 best on brainpoolP512r1, 4–5 on brainpoolP256r1). */
 export const SIMD_REDUCE_FROM_DIGIT = 5;
+export const SIMD_REDUCE_FROM_LIMBS = 9;
 const W = LIMB_BITS;
 const MASK = (1n << BigInt(W)) - 1n;
 const MASK_S = `0x${MASK.toString(16)}`;
@@ -236,7 +242,7 @@ export class FieldGen {
     this.m2Limbs = toLimbs(2n * m, this.L);
     this.digits = signedDigits(m, this.L);
     const simdProducts = flags.simdProducts ?? this.L >= SIMD_FROM_LIMBS;
-    this.flags = { simdProducts, simdReduce: this.L >= SIMD_FROM_LIMBS && isDense(this.digits) ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
+    this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && isDense(this.digits) ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
     this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
     this.addConst({ name: 'one', value: 1n });
     this.addConst({ name: 'raw1', value: 1n, raw: true });
