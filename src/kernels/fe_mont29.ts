@@ -57,8 +57,9 @@
 // Tried and dropped here (same method): the same SIMD reduction in the general product, whose
 // a·b already runs on SIMD (j ≥ 2: +7%: the vector side is then the bottleneck); the SIMD
 // reduction from digit 2 at 9 limbs (brainpoolP256r1, constants inline or in locals: +22…27%
-// on mul and sqr: the latency of splat → extmul → extract lands on the quotient chain); SIMD
-// products at 9 limbs for dense moduli (brainpoolP256r1 mul 44.8 → 44.3
+// on mul and sqr: the latency of splat → extmul → extract lands on the quotient chain); at 9
+// limbs, SIMD products together with the SIMD reduction from digit 5 (brainpoolP256r1 mul
+// +5%, pt_double +6%, ECDH +3%); SIMD products at 9 limbs for dense moduli (brainpoolP256r1 mul 44.8 → 44.3
 // ns, ECDH ±1%: noise); squaring at 14+ limbs through the SIMD product path (a·a as a general
 // product: 104 → 101 ns, verify +7%); addition, subtraction and negation computing both
 // candidate results in two independent carry chains with a masked select instead of a chain
