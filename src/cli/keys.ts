@@ -46,6 +46,24 @@ function pemBlocks(text: string): Map<string, string> {
   return out;
 }
 
+/** A JWK if the text is a JSON object, undefined if it is not JSON at all. */
+function parseJwk(text: string, what: string): EcJwk | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(trimmed) as EcJwk;
+  } catch {
+    throw new UsageError(`${what}: not valid JSON`);
+  }
+}
+
+/** Hex-encoded raw key bytes. */
+function parseHex(text: string, what: string): Uint8Array {
+  const trimmed = text.trim();
+  if (!/^([0-9a-fA-F]{2})+$/.test(trimmed)) throw new UsageError(`${what}: not a PEM, JWK or hex key`);
+  return Uint8Array.from(Buffer.from(trimmed, 'hex'));
+}
+
 function isText(b: Uint8Array): boolean {
   return b.every((x) => x === 9 || x === 10 || x === 13 || (x >= 32 && x < 127));
 }
@@ -81,21 +99,11 @@ export async function loadPrivateKey(path: string, curveName?: string): Promise<
     if (blocks.has('EC PRIVATE KEY')) return pick(firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('EC PRIVATE KEY')!, 'sec1-pem'), what));
     if (blocks.has('ENCRYPTED PRIVATE KEY')) throw new UsageError(`${what} is encrypted; decrypt it first (openssl pkcs8 -in ${path})`);
     if (blocks.size) throw new UsageError(`${what}: PEM block ${[...blocks.keys()][0]} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
-    const trimmed = text.trim();
-    if (trimmed.startsWith('{')) {
-      let jwk: EcJwk;
-      try {
-        jwk = JSON.parse(trimmed);
-      } catch {
-        throw new UsageError(`${what}: not valid JSON`);
-      }
-      return pick(firstCurve(candidates, (c) => c.importPrivateKey(jwk, 'jwk'), what));
-    }
-    if (/^[0-9a-fA-F]+$/.test(trimmed)) {
-      if (!curveName) throw new UsageError(`${what} is a raw scalar: say which curve with --curve`);
-      return pick(firstCurve(candidates, (c) => c.importPrivateKey(Uint8Array.from(Buffer.from(trimmed, 'hex')), 'raw'), what));
-    }
-    throw new UsageError(`${what}: not a PEM, JWK or hex key`);
+    const jwk = parseJwk(text, what);
+    if (jwk) return pick(firstCurve(candidates, (c) => c.importPrivateKey(jwk, 'jwk'), what));
+    const raw = parseHex(text, what);
+    if (!curveName) throw new UsageError(`${what} is a raw scalar: say which curve with --curve`);
+    return pick(firstCurve(candidates, (c) => c.importPrivateKey(raw, 'raw'), what));
   }
   if (bytes[0] === 0x30) {
     try {
@@ -136,21 +144,13 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
       }
     }
     if (blocks.size) throw new UsageError(`${what}: PEM block ${[...blocks.keys()][0]} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
-    const trimmed = text.trim();
-    if (trimmed.startsWith('{')) {
-      let jwk: EcJwk;
-      try {
-        jwk = JSON.parse(trimmed);
-      } catch {
-        throw new UsageError(`${what}: not valid JSON`);
-      }
+    const jwk = parseJwk(text, what);
+    if (jwk) {
       const pub: EcJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
       return pick(firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what));
     }
-    if (/^[0-9a-fA-F]+$/.test(trimmed)) {
-      return pick(firstCurve(candidates, (c) => c.importPublicKey(Uint8Array.from(Buffer.from(trimmed, 'hex')), 'raw'), what));
-    }
-    throw new UsageError(`${what}: not a PEM, JWK or hex key`);
+    const raw = parseHex(text, what);
+    return pick(firstCurve(candidates, (c) => c.importPublicKey(raw, 'raw'), what));
   }
   if (bytes[0] === 0x30) return pick(firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what));
   return pick(firstCurve(candidates, (c) => c.importPublicKey(bytes, 'raw'), what));
