@@ -109,6 +109,15 @@ for (const [name, osslName] of CURVES) {
     writeFileSync(f('os-ec.pub'), openssl(['pkey', '-in', f('os-ec.pem'), '-pubout']).stdout);
     assert.equal(ctkit(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), '--format', 'p1363', f('msg')]).status, 0);
     assert.equal(ctkit(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), f('msg')]).status, 1);
+    // a raw (hex) private key: pubkey and ecdh with --curve, checked against openssl's derive
+    assert.equal(ctkit(['keygen', '--curve', name, '--format', 'raw', '-o', f('ct.hex')]).status, 0);
+    const rawPub = ctkit(['pubkey', f('ct.hex'), '--curve', name]);
+    assert.equal(rawPub.status, 0, rawPub.stderr);
+    writeFileSync(f('ct-raw.pub'), rawPub.stdout);
+    const e1 = ctkit(['ecdh', '--key', f('ct.hex'), '--curve', name, '--peer', f('os.pub')]);
+    assert.equal(e1.status, 0, e1.stderr);
+    assert.equal(e1.stdout.trim(), openssl(['pkeyutl', '-derive', '-inkey', f('os.pem'), '-peerkey', f('ct-raw.pub')]).raw.toString('hex'));
+    assert.equal(ctkit(['pubkey', f('ct.hex')]).status, 2, 'a raw key without --curve must be a usage error');
     // compressed form is 1 + field bytes and starts 02/03
     const comp = ctkit(['pubkey', f('os.pem'), '--format', 'compressed']).stdout.trim();
     assert.match(comp, /^0[23][0-9a-f]+$/);

@@ -150,6 +150,16 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
       return pick(firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what));
     }
     const raw = parseHex(text, what);
+    // a raw scalar (from `keygen --format raw`) is a private key: its length says so
+    if (curveName && raw.length === candidates[0].privateKeyBytes) {
+      const sk = candidates[0].importPrivateKey(raw, 'raw');
+      raw.fill(0);
+      try {
+        return { curve: candidates[0], key: candidates[0].getPublicKey(sk) };
+      } finally {
+        sk.fill(0);
+      }
+    }
     return pick(firstCurve(candidates, (c) => c.importPublicKey(raw, 'raw'), what));
   }
   if (bytes[0] === 0x30) return pick(firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what));
