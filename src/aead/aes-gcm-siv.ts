@@ -15,8 +15,9 @@
 //
 // Constant time: no branch or index here depends on a key, a nonce's bytes, the data or a tag.
 
-import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE, holdSlot, releaseSlot } from '../engine/kernel.js';
-import { AuthenticationError, StateError } from '../errors.js';
+import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
+import { KeySlot } from '../util/key-slot.js';
+import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
 import { checkBytes, checkLength } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
@@ -53,10 +54,9 @@ export class AesGcmSiv implements Aead {
   readonly tagLength = TAG;
   readonly #k: AesKernel;
   readonly #slot: number;
-  readonly #token: object;
+  readonly #key: KeySlot;
   readonly #nr: number;
   readonly #name: string;
-  #disposed = false;
   /** whether this message's POLYVAL key has its powers (and tables) written */
   #powers = false;
 
@@ -66,8 +66,8 @@ export class AesGcmSiv implements Aead {
     this.keyLength = key.length;
     this.#name = `aes-${key.length * 8}-gcm-siv`;
     const k = (this.#k = options.kernel ?? aesKernel());
-    this.#slot = k.allocSlot();
-    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    this.#slot = this.#key.ptr;
     this.#nr = expandAesKey(k, this.#slot + AES_SLOT.rk, key);
   }
 
@@ -160,13 +160,11 @@ export class AesGcmSiv implements Aead {
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   #check(nonce: Uint8Array, aad: Uint8Array): void {
-    if (this.#disposed) throw new StateError(`${this.#name}: used after dispose()`);
+    this.#key.check(this.#name);
     checkBytes('nonce', nonce);
     checkLength('nonce', nonce, [NONCE]);
     checkBytes('aad', aad);

@@ -8,9 +8,10 @@
 // Nonces of any length from 1 byte (12 bytes is the fast path; others go through GHASH); tags
 // of 16 bytes, or 12–15, 8 or 4 on request.
 
-import { Kernel, getKernel, holdSlot, registerModule, releaseSlot } from '../engine/kernel.js';
+import { Kernel, getKernel, registerModule } from '../engine/kernel.js';
+import { KeySlot } from '../util/key-slot.js';
 import * as aesModule from '../engine/wasm/aes.js';
-import { AuthenticationError, StateError } from '../errors.js';
+import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
 import { checkBytes, checkLength } from '../util/check.js';
 import { type GcmExports, type GcmKey, GCM_TAG_LENGTHS, checkLimits, checkOutput, gcmOpen, gcmSeal } from './gcm-mode.js';
@@ -71,9 +72,8 @@ export class AesGcm implements Aead {
   readonly #g: GcmKey;
   readonly #k: AesKernel;
   readonly #slot: number;
-  readonly #token: object;
+  readonly #key: KeySlot;
   readonly #name: string;
-  #disposed = false;
 
   constructor(key: Uint8Array, options: AesGcmOptions = {}) {
     checkBytes('key', key);
@@ -86,8 +86,8 @@ export class AesGcm implements Aead {
     this.tagLength = tagLength;
     this.#name = `aes-${key.length * 8}-gcm`;
     const k = (this.#k = options.kernel ?? aesKernel());
-    const slot = (this.#slot = k.allocSlot());
-    this.#token = holdSlot(this, k as Kernel<unknown>, slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    const slot = (this.#slot = this.#key.ptr);
     const rk = slot + AES_SLOT.rk;
     const gf = slot + AES_SLOT.gf;
     const nr = expandAesKey(k, rk, key);
@@ -118,13 +118,11 @@ export class AesGcm implements Aead {
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   #check(nonce: Uint8Array, aad: Uint8Array): void {
-    if (this.#disposed) throw new StateError(`${this.#name}: used after dispose()`);
+    this.#key.check(this.#name);
     checkBytes('nonce', nonce);
     if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
     checkBytes('aad', aad);

@@ -10,8 +10,9 @@
 // Constant time: the glue branches only on lengths, and compares tags by OR-accumulating the
 // XOR of all sixteen bytes, without an early exit.
 
-import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE, holdSlot, releaseSlot } from '../engine/kernel.js';
-import { AuthenticationError, StateError } from '../errors.js';
+import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
+import { KeySlot } from '../util/key-slot.js';
+import { AuthenticationError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
 import { checkBytes, checkLength } from '../util/check.js';
 import type { Aead } from './types.js';
@@ -78,8 +79,7 @@ export class ChaCha20Poly1305 implements Aead {
   readonly #name: string;
   #k: ChachaKernel;
   #slot: number;
-  #token: object;
-  #disposed = false;
+  readonly #key: KeySlot;
 
   constructor(key: Uint8Array, extendedNonce: boolean, options: ChachaOptions = {}) {
     this.#name = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
@@ -88,8 +88,8 @@ export class ChaCha20Poly1305 implements Aead {
     this.nonceLength = extendedNonce ? 24 : 12;
     this.#x = extendedNonce ? 1 : 0;
     const k = (this.#k = options.kernel ?? chachaKernel());
-    this.#slot = k.allocSlot();
-    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    this.#slot = this.#key.ptr;
     k.u8.set(key, this.#slot);
   }
 
@@ -192,13 +192,11 @@ export class ChaCha20Poly1305 implements Aead {
 
   /** Wipe the key. Further use throws StateError. Idempotent. */
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   #check(nonce: Uint8Array, aad: Uint8Array): void {
-    if (this.#disposed) throw new StateError(`${this.#name}: used after dispose()`);
+    this.#key.check(this.#name);
     checkBytes('nonce', nonce);
     checkLength('nonce', nonce, [this.nonceLength]);
     checkBytes('aad', aad);

@@ -18,9 +18,10 @@
 // counter value: the IV of counter mode is public. The GCM path never does this (the kernel's
 // inc_32 wraps modulo 2^32 as SP 800-38D says).
 
-import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, registerModule, releaseSlot } from '../engine/kernel.js';
+import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
+import { KeySlot } from '../util/key-slot.js';
 import * as sm4Module from '../engine/wasm/sm4.js';
-import { AuthenticationError, StateError } from '../errors.js';
+import { AuthenticationError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
 import { checkBytes, checkLength } from '../util/check.js';
@@ -77,8 +78,7 @@ export class Sm4Gcm implements Aead {
   readonly #g: GcmKey;
   readonly #k: Sm4Kernel;
   readonly #slot: number;
-  readonly #token: object;
-  #disposed = false;
+  readonly #key: KeySlot;
 
   constructor(key: Uint8Array, options: Sm4GcmOptions = {}) {
     checkBytes('key', key);
@@ -89,8 +89,8 @@ export class Sm4Gcm implements Aead {
     }
     this.tagLength = tagLength;
     const k = (this.#k = options.kernel ?? sm4Kernel());
-    const slot = (this.#slot = k.allocSlot());
-    this.#token = holdSlot(this, k as Kernel<unknown>, slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    const slot = (this.#slot = this.#key.ptr);
     const rk = slot + SM4_SLOT.rk;
     const gf = slot + SM4_SLOT.gf;
     expandSm4Key(k, rk, key);
@@ -121,13 +121,11 @@ export class Sm4Gcm implements Aead {
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   #check(nonce: Uint8Array, aad: Uint8Array): void {
-    if (this.#disposed) throw new StateError('sm4-gcm: used after dispose()');
+    this.#key.check('sm4-gcm');
     checkBytes('nonce', nonce);
     if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
     checkBytes('aad', aad);
@@ -146,15 +144,14 @@ export function sm4Gcm(key: Uint8Array, options: { tagLength?: number } = {}): S
 export class Sm4 {
   readonly #k: Sm4Kernel;
   readonly #slot: number;
-  readonly #token: object;
-  #disposed = false;
+  readonly #key: KeySlot;
 
   constructor(key: Uint8Array, options: { kernel?: Sm4Kernel } = {}) {
     checkBytes('key', key);
     checkLength('key', key, [16]);
     const k = (this.#k = options.kernel ?? sm4Kernel());
-    this.#slot = k.allocSlot();
-    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    this.#slot = this.#key.ptr;
     expandSm4Key(k, this.#slot + SM4_SLOT.rk, key);
   }
 
@@ -206,13 +203,11 @@ export class Sm4 {
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   #live(): void {
-    if (this.#disposed) throw new StateError('sm4: used after dispose()');
+    this.#key.check('sm4');
   }
 
   #ecb(data: Uint8Array, which: number): Uint8Array {

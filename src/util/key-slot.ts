@@ -1,0 +1,30 @@
+// A key slot owned by a keyed object of the public API (an AEAD key): allocated in the kernel
+// module's memory, wiped and freed by release() — or, as a last resort, when the owner is
+// garbage collected — and the one place that says "used after dispose()".
+import { type Kernel, holdSlot, releaseSlot } from '../engine/kernel.js';
+import { StateError } from '../errors.js';
+
+export class KeySlot {
+  readonly ptr: number;
+  readonly #kernel: Kernel<unknown>;
+  readonly #token: object;
+  #released = false;
+
+  constructor(owner: object, kernel: Kernel<unknown>) {
+    this.#kernel = kernel;
+    this.ptr = kernel.allocSlot();
+    this.#token = holdSlot(owner, kernel, this.ptr);
+  }
+
+  /** Throws StateError once released: `${label}: used after dispose()`. */
+  check(label: string): void {
+    if (this.#released) throw new StateError(`${label}: used after dispose()`);
+  }
+
+  /** Wipe and free the slot. Idempotent. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    releaseSlot(this.#token, this.#kernel, this.ptr);
+  }
+}
