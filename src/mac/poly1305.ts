@@ -8,6 +8,7 @@
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, releaseSlot, registerModule } from '../engine/kernel.js';
 import * as chachaModule from '../engine/wasm/chacha.js';
 import { StateError } from '../errors.js';
+import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength } from '../util/check.js';
 
 registerModule(chachaModule);
@@ -130,8 +131,7 @@ export class Poly1305 {
   #k: ChachaKernel;
   #slot: number;
   #token: object;
-  #buf = new Uint8Array(16);
-  #bufLen = 0;
+  #buf = new BlockBuffer();
   #seen = 0;
   #maxg = 1;
   #policy: 'auto' | 'always' | 'never';
@@ -155,23 +155,7 @@ export class Poly1305 {
   update(data: Uint8Array): this {
     if (this.#done) throw new StateError('poly1305: update() after digest()');
     checkBytes('data', data);
-    let off = 0;
-    if (this.#bufLen > 0) {
-      const take = Math.min(16 - this.#bufLen, data.length);
-      this.#buf.set(data.subarray(0, take), this.#bufLen);
-      this.#bufLen += take;
-      off = take;
-      if (this.#bufLen < 16) return this;
-      this.#blocks(this.#buf);
-      this.#bufLen = 0;
-    }
-    const whole = (data.length - off) & ~15;
-    if (whole > 0) this.#blocks(data.subarray(off, off + whole));
-    off += whole;
-    if (off < data.length) {
-      this.#buf.set(data.subarray(off));
-      this.#bufLen = data.length - off;
-    }
+    this.#buf.feed(data, (whole) => this.#blocks(whole));
     return this;
   }
 
@@ -179,7 +163,7 @@ export class Poly1305 {
   digest(): Uint8Array {
     if (this.#done) throw new StateError('poly1305: digest() called twice');
     const k = this.#k;
-    if (this.#bufLen > 0) absorbPartial(k, this.#slot, this.#buf.subarray(0, this.#bufLen), true, this.#faults);
+    if (this.#buf.length > 0) absorbPartial(k, this.#slot, this.#buf.partial(), true, this.#faults);
     k.exports.poly1305_finish(this.#slot, IO.TAG);
     const tag = k.u8.slice(IO.TAG, IO.TAG + 16);
     k.wipe(0, IO.END);
@@ -191,7 +175,7 @@ export class Poly1305 {
   dispose(): void {
     if (this.#done) return;
     this.#done = true;
-    this.#buf.fill(0);
+    this.#buf.wipe();
     releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
   }
 

@@ -7,6 +7,7 @@
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, releaseSlot, registerModule } from '../engine/kernel.js';
 import * as gf128Module from '../engine/wasm/gf128.js';
 import { StateError } from '../errors.js';
+import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength } from '../util/check.js';
 
 registerModule(gf128Module);
@@ -106,8 +107,7 @@ export class UniversalHash {
   #k: Kernel<Gf128Exports>;
   #slot: number;
   #token: object;
-  #buf = new Uint8Array(16);
-  #bufLen = 0;
+  #buf = new BlockBuffer();
   #seen = 0;
   #powers = false;
   #done = false;
@@ -136,32 +136,16 @@ export class UniversalHash {
   update(data: Uint8Array): this {
     if (this.#done) throw new StateError(`${this.kind}: update() after digest()`);
     checkBytes('data', data);
-    let off = 0;
-    if (this.#bufLen > 0) {
-      const take = Math.min(16 - this.#bufLen, data.length);
-      this.#buf.set(data.subarray(0, take), this.#bufLen);
-      this.#bufLen += take;
-      off = take;
-      if (this.#bufLen < 16) return this;
-      this.#blocks(this.#buf, 1);
-      this.#bufLen = 0;
-    }
-    const whole = (data.length - off) & ~15;
-    if (whole > 0) this.#blocks(data.subarray(off, off + whole), whole >>> 4);
-    off += whole;
-    if (off < data.length) {
-      this.#buf.set(data.subarray(off));
-      this.#bufLen = data.length - off;
-    }
+    this.#buf.feed(data, (whole) => this.#blocks(whole, whole.length >>> 4));
     return this;
   }
 
   /** The hash value; zero-pads a partial final block. Wipes the key and state. */
   digest(): Uint8Array {
     if (this.#done) throw new StateError(`${this.kind}: digest() called twice`);
-    if (this.#bufLen > 0) {
-      this.#buf.fill(0, this.#bufLen);
-      this.#blocks(this.#buf, 1);
+    if (this.#buf.length > 0) {
+      this.#buf.block.fill(0, this.#buf.length); // the partial final block, zero-padded
+      this.#blocks(this.#buf.block, 1);
     }
     const k = this.#k;
     const out = k.u8.slice(this.#slot + STATE_OFFSET, this.#slot + STATE_OFFSET + 16);
@@ -173,7 +157,7 @@ export class UniversalHash {
   dispose(): void {
     if (this.#done) return;
     this.#done = true;
-    this.#buf.fill(0);
+    this.#buf.wipe();
     releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
   }
 
