@@ -16,7 +16,7 @@ import * as ec from '../src/ec/index.js';
 import type { Curve, EcKernel } from '../src/ec/index.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import type { Case, Family, Setup } from './harness.js';
-import { ecdsaCases } from './ecdsa-cases.js';
+import { ecdsaCases, fixedKey } from './ecdsa-cases.js';
 
 interface NobleLike {
   getPublicKey(sk: Uint8Array, compressed?: boolean): Uint8Array;
@@ -33,17 +33,6 @@ const CURVES: [Curve, NobleLike | undefined, string | undefined][] = [
   [ec.brainpoolP384r1, nobleBp384, undefined],
   [ec.brainpoolP512r1, nobleBp512, undefined],
 ];
-
-/** A deterministic valid private key: SHA-512 expansions of a label, the first one below n. */
-function fixedKey(c: Curve, label: string): Uint8Array {
-  for (let i = 0; ; i++) {
-    const h = crypto.createHash('sha512').update(`${label}/${c.name}/${i}`).digest();
-    const h2 = crypto.createHash('sha512').update(h).digest();
-    const k = new Uint8Array(Buffer.concat([h, h2]).subarray(0, c.privateKeyBytes));
-    if (c.name === 'p521') k[0] &= 1;
-    if (c.isValidPrivateKey(k)) return k;
-  }
-}
 
 function cases(c: Curve, noble: NobleLike | undefined, ellipticName: string | undefined): Case[] {
   const rowName = c.name.toLowerCase();

@@ -14,7 +14,7 @@ import { secp256k1 as nobleK256 } from '@noble/curves/secp256k1.js';
 import { brainpoolP256r1 as nobleBp256, brainpoolP384r1 as nobleBp384, brainpoolP512r1 as nobleBp512 } from '@noble/curves/misc.js';
 import * as tiny from 'tiny-secp256k1';
 import * as ec from '../src/ec/index.js';
-import type { EcdsaCurve } from '../src/ec/index.js';
+import type { Curve, EcdsaCurve } from '../src/ec/index.js';
 import type { Case, Setup } from './harness.js';
 
 interface NobleEcdsa {
@@ -33,8 +33,8 @@ const CURVES: [EcdsaCurve, NobleEcdsa | undefined, string | undefined][] = [
   [ec.brainpoolP512r1, nobleBp512, undefined],
 ];
 
-/** A deterministic valid private key from a label. */
-function fixedKey(c: EcdsaCurve, label: string): Uint8Array {
+/** A deterministic valid private key: SHA-512 expansions of a label, the first one below n. */
+export function fixedKey(c: Curve, label: string): Uint8Array {
   for (let i = 0; ; i++) {
     const h = crypto.createHash('sha512').update(`${label}/${c.name}/${i}`).digest();
     const h2 = crypto.createHash('sha512').update(h).digest();
