@@ -27,7 +27,7 @@
 // holds the GHASH key and tables at 0, the bitsliced round keys at 2048, and for GCM-SIV the
 // per-nonce round keys at 4096 and POLYVAL key and tables at 6144 (wiped after each message).
 
-import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP64 as LANE_REV } from './wat.js';
 import { type AesFlags, type Aes8Stitch, AES_MAX_RK_BYTES, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
 import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, gf128Functions } from './gf128_ctmul64.js';
 import { AES_IO, AES_SLOT } from './aes_layout.js';
@@ -78,7 +78,6 @@ type Mode = 'gcm' | 'gcm-carry' | 'siv';
 // Byte 12..15 reversed (GCM's big-endian 32-bit counter in lane 3); bytes 8..15 reversed.
 const BSWAP3 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12];
 const BSWAP_HI64 = [0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8];
-const LANE_REV = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
 
 /** Counter-block helpers for a mode; the counter lives in $c (i32) or $c64 (i64), the block in $cb. */
 function counter(mode: Mode) {

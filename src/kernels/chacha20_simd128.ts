@@ -64,7 +64,7 @@
 //   KS_PTR: 256 bytes of keystream for a partial pass (the glue wipes it after each call);
 //   POLY: the Poly1305 state of the one-call AEAD functions.
 
-import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes, ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
 import { type PolyFlags, POLY_STATE_SIZE, polyFunctions, polyLoadH, polyLoadR, polyLocals, polyStep4, polyStore } from './poly1305_radix26.js';
 
 export interface ChachaFlags extends PolyFlags {
@@ -95,12 +95,6 @@ export const CHACHA_POLY_STATE_SIZE = POLY_STATE_SIZE;
 type Lines = string[];
 
 const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
-const ROT16 = [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13];
-const ROT8 = [3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14];
-const LO32 = '0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23';
-const HI32 = '8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31';
-const LO64 = '0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23';
-const HI64 = '8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31';
 
 const V = Array.from({ length: 16 }, (_, i) => `v${i}`);
 const CHACHA_V128_LOCALS = [...V, 't', 'u0', 'u1', 'u2', 'u3', 'ctr', 'rot16', 'rot8'];

@@ -40,7 +40,7 @@
 // Negative-control flags (tests only) produce deliberately broken variants the differential
 // suite must reject.
 
-import { type GeneratedKernel, type KernelFunction, hex64, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, hex64, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP64 as LANE_REV } from './wat.js';
 
 export interface Gf128Flags {
   /** drop the x^57 term of the first reduction step */
@@ -64,8 +64,6 @@ const M = [0x1111111111111111n, 0x2222222222222222n, 0x4444444444444444n, 0x8888
 const rev4 = (n: number) => ((n & 1) << 3) | ((n & 2) << 1) | ((n & 4) >> 1) | ((n & 8) >> 3);
 const REV_HI = Array.from({ length: 16 }, (_, n) => rev4(n) << 4);
 const REV_LO = Array.from({ length: 16 }, (_, n) => rev4(n));
-// Byte order reversed inside each 64-bit lane.
-const LANE_REV = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
 
 const FUNCS: KernelFunction[] = [
   { name: 'gf128_init', params: [['slot', 'i32'], ['ghash', 'i32']], publicParams: ['slot', 'ghash'] },

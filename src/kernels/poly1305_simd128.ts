@@ -18,13 +18,11 @@
 // Cost: 50 extmul (V8: two unpacks and a vpmuludq each), 45 adds, 10 lane extracts, ~25 layout
 // operations per four blocks, on the vector ports while the scalar half runs on the integer ones.
 
+import { SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
+
 type Lines = string[];
 
 const M26 = 0x3ffffff;
-const LO32 = '0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23';
-const HI32 = '8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31';
-const LO64 = '0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23';
-const HI64 = '8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31';
 
 /** v128 locals the SIMD half uses. */
 export const SIMD_LOCALS = [

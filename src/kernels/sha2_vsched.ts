@@ -77,7 +77,7 @@
 // Negative-control flags (tests only) produce deliberately broken variants that the test suite
 // must reject; each one breaks SHA-256 and SHA-512 alike.
 
-import { type GeneratedKernel, type KernelFunction, hex64, indent, paramDecl, publicMap, v128Bytes } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, hex64, indent, paramDecl, publicMap, v128Bytes, BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
 
 export interface Sha2Flags {
   /** round constant K_20 has its lowest bit flipped */
@@ -266,8 +266,6 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
 
   // ---- schedule, SIMD ------------------------------------------------------------------------
 
-  const bswap32 = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
-  const bswap64 = [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
   const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
   const shuffle = (x: string, y: string, idx: number[]) => `(i8x16.shuffle ${idx.join(' ')} ${x} ${y})`;
   const vx = (name: string, ...args: string[]) => `(${name} ${args.join(' ')})`;

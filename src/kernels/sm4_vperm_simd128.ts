@@ -54,7 +54,7 @@
 // Negative-control flags (tests only) produce deliberately broken variants.
 
 import { SM4_RK } from './sm4_layout.js';
-import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP32 as BSWAP, ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
 
 export interface Sm4Flags {
   /** CK_5 off by one bit in the key expansion */
@@ -257,14 +257,7 @@ function ck(i: number, flags: Sm4Flags): number {
 // Emission.
 
 const i32 = (v: number): string => `i32.const ${v | 0}`;
-const BSWAP = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
-const ROT8 = [3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14];
-const ROT16 = [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13];
 const ROT24 = [1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12];
-const LO32 = '0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23';
-const HI32 = '8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31';
-const LO64 = '0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23';
-const HI64 = '8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31';
 
 const CONSTS = ['kM', 'kInLo', 'kInHi', 'kInv', 'kAk', 'kU', 'kV', 'kR8', 'kR16', 'kR24', 'kBswap'];
 
