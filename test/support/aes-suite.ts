@@ -52,7 +52,7 @@ export function loadWycheproof(file: string): WycheproofAead {
   return JSON.parse(readFileSync(path, 'utf8')) as WycheproofAead;
 }
 
-const cat = (a: Uint8Array, b: Uint8Array) => {
+export const cat = (a: Uint8Array, b: Uint8Array) => {
   const out = new Uint8Array(a.length + b.length);
   out.set(a);
   out.set(b, a.length);
@@ -174,16 +174,34 @@ function make(c: AeadCase, kernel?: AesKernel): AesGcm | AesGcmSiv {
   return c.algo === 'gcm' ? new AesGcm(c.key, { tagLength: c.tagLength, kernel }) : new AesGcmSiv(c.key, { kernel });
 }
 
+/** The fields of an AEAD case that `checkAeadCase` reads (AeadCase here, GcmCase of the SM4 suite). */
+export interface AeadCaseFields {
+  desc: string;
+  nonce: Uint8Array;
+  aad: Uint8Array;
+  pt: Uint8Array;
+  /** ciphertext ‖ tag */
+  sealed: Uint8Array;
+  tagLength: number;
+  valid: boolean;
+  zeroNonce?: boolean;
+}
+
+/** A keyed AEAD object of src/aead/ (AesGcm, AesGcmSiv, Sm4Gcm). */
+export interface SealOpen {
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  open(nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  dispose(): void;
+}
+
 /**
- * Run one case; returns a failure description or undefined. Valid cases: seal equals the
- * expected output and open returns the plaintext (inputs at an odd offset for every third case,
- * caller-supplied output for every fifth). Invalid cases: open throws AuthenticationError and
- * wipes a caller-supplied output (a zero-length nonce: RangeError from both).
+ * Run one case on the keyed object `a` (disposed afterwards); returns a failure description or
+ * undefined. Valid cases: seal equals the expected output and open returns the plaintext (inputs
+ * at an odd offset for every third case, caller-supplied output for every fifth). Invalid cases:
+ * open throws AuthenticationError and wipes a caller-supplied output (a zero-length nonce:
+ * RangeError from both). Shared by the AES and SM4 suites.
  */
-export function runCase(c: AeadCase, index: number, kernel?: AesKernel): string | undefined {
-  const keyOk = c.algo === 'gcm' ? [16, 24, 32].includes(c.key.length) : [16, 32].includes(c.key.length);
-  if (!keyOk) return `${c.desc}: unexpected key length`;
-  const a = make(c, kernel);
+export function checkAeadCase(c: AeadCaseFields, index: number, a: SealOpen): string | undefined {
   try {
     if (c.zeroNonce) {
       if (c.valid) return `${c.desc}: a zero-length nonce marked valid`;
@@ -222,6 +240,13 @@ export function runCase(c: AeadCase, index: number, kernel?: AesKernel): string 
   } finally {
     a.dispose();
   }
+}
+
+/** Run one case (checkAeadCase) on a new keyed object over `kernel`. */
+export function runCase(c: AeadCase, index: number, kernel?: AesKernel): string | undefined {
+  const keyOk = c.algo === 'gcm' ? [16, 24, 32].includes(c.key.length) : [16, 32].includes(c.key.length);
+  if (!keyOk) return `${c.desc}: unexpected key length`;
+  return checkAeadCase(c, index, make(c, kernel));
 }
 
 /** Run the sources in order; stop after maxFailures failures. */

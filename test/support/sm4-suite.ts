@@ -12,9 +12,8 @@
 
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { Sm4, Sm4Gcm, type Sm4Kernel } from '../../src/aead/sm4-gcm.js';
-import { AuthenticationError } from '../../src/errors.js';
 import { sm4GcmSealRef } from '../../src/ref/sm4.js';
-import { LENGTHS, at, loadWycheproof } from './aes-suite.js';
+import { LENGTHS, at, cat, checkAeadCase, loadWycheproof } from './aes-suite.js';
 import { Rng, hex, unhex } from './rng.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -162,13 +161,6 @@ export const GCM_NONCE_LENGTHS = [1, 8, 12, 16, 60];
 export const GCM_TAG_LENGTHS = [16, 15, 14, 13, 12, 8, 4];
 export const DIFF_GCM_CASES = 1200;
 
-const cat = (a: Uint8Array, b: Uint8Array) => {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-};
-
 function katCases(): GcmCase[] {
   const v = RFC8998_GCM;
   return [{ desc: 'RFC 8998 A.1', key: unhex(v.key), nonce: unhex(v.nonce), aad: unhex(v.aad), pt: unhex(v.pt), sealed: unhex(v.ct + v.tag), tagLength: 16, valid: true }];
@@ -224,53 +216,10 @@ export function gcmCases(source: GcmSource): GcmCase[] {
   return c;
 }
 
-/**
- * Run one case; returns a failure description or undefined. Valid cases: seal equals the
- * expected output and open returns the plaintext (inputs at an odd offset for every third case,
- * caller-supplied output for every fifth). Invalid cases: open throws AuthenticationError and
- * wipes a caller-supplied output (a zero-length nonce: RangeError from both).
- */
+/** Run one case (checkAeadCase of the AES suite: the same checks) on a new Sm4Gcm over `kernel`. */
 export function runGcmCase(c: GcmCase, index: number, kernel?: Sm4Kernel): string | undefined {
   if (c.key.length !== 16) return `${c.desc}: unexpected key length`;
-  const a = new Sm4Gcm(c.key, { tagLength: c.tagLength, kernel });
-  try {
-    if (c.zeroNonce) {
-      if (c.valid) return `${c.desc}: a zero-length nonce marked valid`;
-      let threw = 0;
-      try { a.seal(c.nonce, c.pt, c.aad); } catch (e) { if (e instanceof RangeError) threw++; }
-      try { a.open(c.nonce, c.sealed, c.aad); } catch (e) { if (e instanceof RangeError) threw++; }
-      return threw === 2 ? undefined : `${c.desc}: zero-length nonce not refused with RangeError`;
-    }
-    const off = index % 3 === 1 ? 1 + (index % 7) : 0;
-    const [nonce, pt, aad, sealed] = off ? [at(c.nonce, off), at(c.pt, off), at(c.aad, off + 1), at(c.sealed, off + 2)] : [c.nonce, c.pt, c.aad, c.sealed];
-    if (c.valid) {
-      const out = index % 5 === 2 ? at(new Uint8Array(c.sealed.length), 3) : undefined;
-      const got = a.seal(nonce, pt, aad, out);
-      if (hex(got) !== hex(c.sealed)) return `${c.desc}: seal gave ${hex(got).slice(0, 80)}…, expected ${hex(c.sealed).slice(0, 80)}…`;
-      const pout = index % 5 === 3 ? at(new Uint8Array(c.pt.length), 5) : undefined;
-      let opened: Uint8Array;
-      try {
-        opened = a.open(nonce, sealed, aad, pout);
-      } catch (e) {
-        return `${c.desc}: open threw ${(e as Error).message}`;
-      }
-      if (hex(opened) !== hex(c.pt)) return `${c.desc}: open returned other plaintext`;
-      return undefined;
-    }
-    const out = new Uint8Array(Math.max(0, c.sealed.length - c.tagLength)).fill(0xaa);
-    try {
-      a.open(nonce, sealed, aad, out);
-      return `${c.desc}: invalid case accepted`;
-    } catch (e) {
-      if (!(e instanceof AuthenticationError)) return `${c.desc}: open threw ${(e as Error).name}, not AuthenticationError`;
-      if (!out.every((b) => b === 0)) return `${c.desc}: output not wiped after a failed open`;
-      return undefined;
-    }
-  } catch (e) {
-    return `${c.desc}: threw ${(e as Error).message}`;
-  } finally {
-    a.dispose();
-  }
+  return checkAeadCase(c, index, new Sm4Gcm(c.key, { tagLength: c.tagLength, kernel }));
 }
 
 export function gcmSuite(sources: GcmSource[], kernel?: Sm4Kernel, maxFailures = Infinity): { total: number; failures: string[] } {
