@@ -32,6 +32,7 @@
 // (`hibit`), so the MAC's padded last block is a block with hibit 0 and its 0x01 byte in memory.
 
 import { SIMD_LOCALS, buildLaneTables, loadLaneTables, simdQuad } from './poly1305_simd128.js';
+import { locals } from './wat.js';
 
 export const POLY_STATE_SIZE = 448;
 export const POLY_R = [1, 2, 3, 4, 5, 6, 7, 8].map((k) => 32 * k); // offsets of r^1 … r^8
@@ -166,7 +167,22 @@ export function polyStep8(addr: string, off: number, hib: Lines, flags: PolyFlag
   return [...products4(addr, off, hib, [8, 7, 6, 5], flags), ...simdQuad(addr, off + 64), ...carry()];
 }
 
-const FN_LOCALS = (ks: number[]) => polyLocals(ks).map((n) => `(local $${n} i64)`).join(' ');
+const FN_LOCALS = (ks: number[]) => locals('i64', polyLocals(ks));
+
+/** `while (n >= k) { step; src += 16k; n -= k }` inside an `if` at depth one, for $poly1305_blocks. */
+function stepLoop(label: string, k: number, step: Lines): Lines {
+  return [
+    `  block $${label}_done`,
+    `    loop $${label}`,
+    '      local.get $n', `      i32.const ${k}`, '      i32.lt_u', `      br_if $${label}_done`,
+    ...step,
+    '      local.get $src', `      i32.const ${16 * k}`, '      i32.add', '      local.set $src',
+    '      local.get $n', `      i32.const ${k}`, '      i32.sub', '      local.set $n',
+    `      br $${label}`,
+    '    end',
+    '  end',
+  ];
+}
 
 /**
  * The module-level Poly1305 functions: $poly1305_init(p, key), $poly1305_powers(p),
@@ -214,7 +230,7 @@ export function polyFunctions(flags: PolyFlags = {}): string[] {
 
   const hib = ['local.get $hib'];
   const blocks = [
-    `(func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32) (param $hibit i32) (local $hib i64) ${FN_LOCALS([1, 2, 3, 4, 5, 6, 7, 8])} ${SIMD_LOCALS.map((n) => `(local $${n} v128)`).join(' ')}`,
+    `(func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32) (param $hibit i32) (local $hib i64) ${FN_LOCALS([1, 2, 3, 4, 5, 6, 7, 8])} ${locals('v128', SIMD_LOCALS)}`,
     'local.get $hibit', 'i64.extend_i32_u', 'i64.const 24', 'i64.shl', 'local.set $hib',
     ...polyLoadH(),
     ...polyLoadR([1]),
@@ -222,28 +238,12 @@ export function polyFunctions(flags: PolyFlags = {}): string[] {
     'if',
     ...polyLoadR([5, 6, 7, 8]),
     ...loadLaneTables(POLY_V, ['local.get $hibit']),
-    '  block $eight_done',
-    '    loop $eight',
-    '      local.get $n', '      i32.const 8', '      i32.lt_u', '      br_if $eight_done',
-    ...polyStep8('src', 0, hib, flags),
-    '      local.get $src', '      i32.const 128', '      i32.add', '      local.set $src',
-    '      local.get $n', '      i32.const 8', '      i32.sub', '      local.set $n',
-    '      br $eight',
-    '    end',
-    '  end',
+    ...stepLoop('eight', 8, polyStep8('src', 0, hib, flags)),
     'end',
     'local.get $maxg', 'i32.const 4', 'i32.ge_u',
     'if',
     ...polyLoadR([2, 3, 4]),
-    '  block $four_done',
-    '    loop $four',
-    '      local.get $n', '      i32.const 4', '      i32.lt_u', '      br_if $four_done',
-    ...polyStep4('src', 0, hib, flags),
-    '      local.get $src', '      i32.const 64', '      i32.add', '      local.set $src',
-    '      local.get $n', '      i32.const 4', '      i32.sub', '      local.set $n',
-    '      br $four',
-    '    end',
-    '  end',
+    ...stepLoop('four', 4, polyStep4('src', 0, hib, flags)),
     'end',
     'block $one_done',
     '  loop $one',
