@@ -8,6 +8,7 @@
 //   - AES-GCM differential cases against OpenSSL through node:crypto;
 //   - AES-GCM-SIV differential cases against the reference built from src/ref/.
 
+import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -239,6 +240,40 @@ export function checkAeadCase(c: AeadCaseFields, index: number, a: SealOpen): st
     return `${c.desc}: threw ${(e as Error).message}`;
   } finally {
     a.dispose();
+  }
+}
+
+/**
+ * In place and through views at offsets, on one reused keyed object: for each length, seal into
+ * the plaintext's own buffer (with room for the tag) equals a plain seal; open in place and from
+ * an overlapping, shifted view return the plaintext; a failed open in place wipes the caller's
+ * buffer. Shared by the AES-GCM and SM4-GCM tests.
+ */
+export function checkInPlace(a: Omit<SealOpen, 'dispose'>, rng: Rng, nonce: Uint8Array, aad: Uint8Array, lengths: number[], tagLength = 16): void {
+  for (const n of lengths) {
+    const pt = rng.bytes(n);
+    const expected = a.seal(nonce, pt, aad);
+    // in place: the plaintext at the start of a buffer with room for the tag
+    const buf = new Uint8Array(n + tagLength + 9);
+    const view = buf.subarray(9);
+    view.set(pt);
+    const sealed = a.seal(nonce, view.subarray(0, n), aad, view);
+    assert.equal(sealed.buffer, buf.buffer);
+    assert.equal(hex(sealed), hex(expected));
+    const opened = a.open(nonce, view, aad, view.subarray(0, n));
+    assert.equal(hex(opened), hex(pt));
+    // overlapping at another position
+    const buf2 = new Uint8Array(n + 48);
+    buf2.set(expected, 7);
+    const shifted = a.open(nonce, buf2.subarray(7, 7 + n + tagLength), aad, buf2.subarray(0, n));
+    assert.equal(hex(shifted), hex(pt));
+    // failure in place wipes the caller's buffer
+    if (n > 0) {
+      view.set(expected);
+      view[0] ^= 1;
+      assert.throws(() => a.open(nonce, view, aad, view.subarray(0, n)), AuthenticationError);
+      assert.ok(view.subarray(0, n).every((b) => b === 0));
+    }
   }
 }
 
