@@ -69,11 +69,11 @@ function isText(b: Uint8Array): boolean {
 }
 
 /** Run `f` on each candidate curve; the first that accepts wins; otherwise the most telling error. */
-function firstCurve<T>(candidates: Curve[], f: (c: Curve) => T, what: string): { curve: Curve; value: T } {
+function firstCurve(candidates: Curve[], f: (c: Curve) => Uint8Array, what: string): { curve: Curve; key: Uint8Array } {
   const errors: string[] = [];
   for (const c of candidates) {
     try {
-      return { curve: c, value: f(c) };
+      return { curve: c, key: f(c) };
     } catch (e) {
       errors.push((e as Error).message);
     }
@@ -95,29 +95,25 @@ export async function loadPrivateKey(path: string, curveName?: string): Promise<
   if (isText(bytes)) {
     const text = new TextDecoder().decode(bytes);
     const blocks = pemBlocks(text);
-    if (blocks.has('PRIVATE KEY')) return pick(firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('PRIVATE KEY')!, 'pkcs8-pem'), what));
-    if (blocks.has('EC PRIVATE KEY')) return pick(firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('EC PRIVATE KEY')!, 'sec1-pem'), what));
+    if (blocks.has('PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('PRIVATE KEY')!, 'pkcs8-pem'), what);
+    if (blocks.has('EC PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('EC PRIVATE KEY')!, 'sec1-pem'), what);
     if (blocks.has('ENCRYPTED PRIVATE KEY')) throw new UsageError(`${what} is encrypted; decrypt it first (openssl pkcs8 -in ${path})`);
     if (blocks.size) throw new UsageError(`${what}: PEM block ${[...blocks.keys()][0]} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
     const jwk = parseJwk(text, what);
-    if (jwk) return pick(firstCurve(candidates, (c) => c.importPrivateKey(jwk, 'jwk'), what));
+    if (jwk) return firstCurve(candidates, (c) => c.importPrivateKey(jwk, 'jwk'), what);
     const raw = parseHex(text, what);
     if (!curveName) throw new UsageError(`${what} is a raw scalar: say which curve with --curve`);
-    return pick(firstCurve(candidates, (c) => c.importPrivateKey(raw, 'raw'), what));
+    return firstCurve(candidates, (c) => c.importPrivateKey(raw, 'raw'), what);
   }
   if (bytes[0] === 0x30) {
     try {
-      return pick(firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'pkcs8-der'), what));
+      return firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'pkcs8-der'), what);
     } catch {
-      return pick(firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'sec1-der'), what));
+      return firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'sec1-der'), what);
     }
   }
   if (!curveName) throw new UsageError(`${what} looks like a raw scalar: say which curve with --curve`);
-  return pick(firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'raw'), what));
-}
-
-function pick({ curve, value }: { curve: Curve; value: Uint8Array }): { curve: Curve; key: Uint8Array } {
-  return { curve, key: value };
+  return firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'raw'), what);
 }
 
 export interface LoadedPublicKey {
@@ -134,7 +130,7 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
   if (isText(bytes)) {
     const text = new TextDecoder().decode(bytes);
     const blocks = pemBlocks(text);
-    if (blocks.has('PUBLIC KEY')) return pick(firstCurve(candidates, (c) => c.importPublicKey(blocks.get('PUBLIC KEY')!, 'spki-pem'), what));
+    if (blocks.has('PUBLIC KEY')) return firstCurve(candidates, (c) => c.importPublicKey(blocks.get('PUBLIC KEY')!, 'spki-pem'), what);
     if (blocks.has('PRIVATE KEY') || blocks.has('EC PRIVATE KEY')) {
       const { curve, key } = await loadPrivateKey(path, curveName);
       try {
@@ -147,7 +143,7 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
     const jwk = parseJwk(text, what);
     if (jwk) {
       const pub: EcJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
-      return pick(firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what));
+      return firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what);
     }
     const raw = parseHex(text, what);
     // a raw scalar (from `keygen --format raw`) is a private key: its length says so
@@ -160,10 +156,10 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
         sk.fill(0);
       }
     }
-    return pick(firstCurve(candidates, (c) => c.importPublicKey(raw, 'raw'), what));
+    return firstCurve(candidates, (c) => c.importPublicKey(raw, 'raw'), what);
   }
-  if (bytes[0] === 0x30) return pick(firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what));
-  return pick(firstCurve(candidates, (c) => c.importPublicKey(bytes, 'raw'), what));
+  if (bytes[0] === 0x30) return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what);
+  return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'raw'), what);
 }
 
 async function writeSecretFile(path: string | undefined, data: string | Uint8Array): Promise<void> {
