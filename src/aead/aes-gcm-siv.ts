@@ -19,9 +19,9 @@ import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { KeySlot } from '../util/key-slot.js';
 import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
-import { checkBytes, checkLength } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
-import { checkOutput, unaliased } from './gcm-mode.js';
+import { unaliased } from './gcm-mode.js';
 import type { Aead } from './types.js';
 
 /** RFC 8452 section 6: P_MAX = A_MAX = 2^36 bytes. */

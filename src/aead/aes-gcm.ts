@@ -13,8 +13,8 @@ import { KeySlot } from '../util/key-slot.js';
 import * as aesModule from '../engine/wasm/aes.js';
 import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
-import { checkBytes, checkLength } from '../util/check.js';
-import { type GcmExports, type GcmKey, GCM_TAG_LENGTHS, checkLimits, checkOutput, gcmOpen, gcmSeal } from './gcm-mode.js';
+import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { type GcmExports, type GcmKey, GCM_TAG_LENGTHS, checkLimits, gcmOpen, gcmSeal } from './gcm-mode.js';
 import type { Aead } from './types.js';
 
 registerModule(aesModule);

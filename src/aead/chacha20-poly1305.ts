@@ -14,7 +14,7 @@ import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { KeySlot } from '../util/key-slot.js';
 import { AuthenticationError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
-import { checkBytes, checkLength } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import type { Aead } from './types.js';
 
 const TAG = 16;
@@ -61,13 +61,6 @@ function layout(u8: Uint8Array, aad: Uint8Array, msg: Uint8Array): number {
   le64(u8, base + aPad + mPad, aad.length);
   le64(u8, base + aPad + mPad + 8, msg.length);
   return base + aPad;
-}
-
-function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
-  if (output === undefined) return new Uint8Array(need);
-  checkBytes('output', output);
-  if (output.length < need) throw new RangeError(`output must be at least ${need} bytes long, got ${output.length}`);
-  return output.subarray(0, need);
 }
 
 /** ChaCha20-Poly1305 (12-byte nonce) or XChaCha20-Poly1305 (24-byte nonce) with one key. */

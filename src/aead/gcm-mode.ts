@@ -63,13 +63,6 @@ export interface GcmKey {
   name: string;
 }
 
-export function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
-  if (output === undefined) return new Uint8Array(need);
-  if (!(output instanceof Uint8Array)) throw new TypeError('output must be a Uint8Array');
-  if (output.length < need) throw new RangeError(`output must be at least ${need} bytes long, got ${output.length}`);
-  return output.subarray(0, need);
-}
-
 /** When `out` overlaps `src` at a different position, writing chunk i could clobber chunk i+1 of src. */
 export function unaliased(src: Uint8Array, out: Uint8Array): Uint8Array {
   if (src.buffer !== out.buffer || src.byteOffset === out.byteOffset) return src;

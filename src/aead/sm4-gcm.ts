@@ -24,8 +24,8 @@ import * as sm4Module from '../engine/wasm/sm4.js';
 import { AuthenticationError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
-import { checkBytes, checkLength } from '../util/check.js';
-import { type GcmExports, type GcmIo, type GcmKey, GCM_TAG_LENGTHS, checkLimits, checkOutput, gcmOpen, gcmSeal } from './gcm-mode.js';
+import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { type GcmExports, type GcmIo, type GcmKey, GCM_TAG_LENGTHS, checkLimits, gcmOpen, gcmSeal } from './gcm-mode.js';
 import type { Aead } from './types.js';
 
 registerModule(sm4Module);

@@ -12,3 +12,11 @@ export function checkLength(name: string, v: Uint8Array, allowed: readonly numbe
     throw new RangeError(`${name} must be ${list} bytes long, got ${v.length}`);
   }
 }
+
+/** The caller's output buffer, at least `need` bytes (the view of its first `need`), or a new one. */
+export function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
+  if (output === undefined) return new Uint8Array(need);
+  checkBytes('output', output);
+  if (output.length < need) throw new RangeError(`output must be at least ${need} bytes long, got ${output.length}`);
+  return output.subarray(0, need);
+}
