@@ -401,18 +401,19 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   for (let i = 0; i < 4; i++) hLoad.push('local.get $nonce', `i32.load offset=${4 * i}`, `local.set ${x(12 + i)}`);
   const hOut: Lines = [];
   [0, 1, 2, 3, 12, 13, 14, 15].forEach((w, i) => hOut.push('local.get $out', `local.get ${x(w)}`, `i32.store offset=${4 * i}`));
+  // the 20 rounds on the scalar words x0 … x15, as ten column+diagonal double rounds in a loop
+  const scalarLocals = `${locals('i32', Array.from({ length: 16 }, (_, i) => `x${i}`))} (local $i i32)`;
+  const doubleRounds: Lines = [
+    'i32.const 10', 'local.set $i',
+    'loop $dround',
+    ...COLS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
+    ...DIAGS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
+    'local.get $i', 'i32.const 1', 'i32.sub', 'local.tee $i', 'br_if $dround',
+    'end',
+  ];
   const hchachaFn = [
-    `(func $hchacha20 (export "hchacha20") ${paramDecl(fn('hchacha20'))} ${locals('i32', Array.from({ length: 16 }, (_, i) => `x${i}`))} (local $i i32)`,
-    indent([
-      ...hLoad,
-      'i32.const 10', 'local.set $i',
-      'loop $dround',
-      ...COLS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
-      ...DIAGS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
-      'local.get $i', 'i32.const 1', 'i32.sub', 'local.tee $i', 'br_if $dround',
-      'end',
-      ...hOut,
-    ]),
+    `(func $hchacha20 (export "hchacha20") ${paramDecl(fn('hchacha20'))} ${scalarLocals}`,
+    indent([...hLoad, ...doubleRounds, ...hOut]),
     ')',
   ];
 
@@ -424,17 +425,8 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   const b1Out: Lines = [];
   for (let w = 0; w < 16; w++) b1Out.push('local.get $out', `local.get ${x(w)}`, ...(w === 12 ? ['local.get $ctr'] : ['local.get $st', `i32.load offset=${4 * w}`]), 'i32.add', `i32.store offset=${4 * w}`);
   const block1Fn = [
-    `(func $chacha_block1 (param $st i32) (param $ctr i32) (param $out i32) ${locals('i32', Array.from({ length: 16 }, (_, i) => `x${i}`))} (local $i i32)`,
-    indent([
-      ...b1Load,
-      'i32.const 10', 'local.set $i',
-      'loop $dround',
-      ...COLS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
-      ...DIAGS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
-      'local.get $i', 'i32.const 1', 'i32.sub', 'local.tee $i', 'br_if $dround',
-      'end',
-      ...b1Out,
-    ]),
+    `(func $chacha_block1 (param $st i32) (param $ctr i32) (param $out i32) ${scalarLocals}`,
+    indent([...b1Load, ...doubleRounds, ...b1Out]),
     ')',
   ];
 
