@@ -39,7 +39,7 @@ export function verdict(f: () => boolean): boolean | string {
 
 // ---- RFC 6979 Appendix A.2 ------------------------------------------------------------------
 
-/** Every A.2 case of the curve (none for curves the appendix does not cover): signature and verification. */
+/** Every A.2 case of the curve (none for curves the appendix does not cover): the public key, signature and verification. */
 export function rfc6979Part(c: EcdsaCurve, name: CurveName): Outcome {
   const out: Outcome = { total: 0, failures: [] };
   const cv = RFC6979.find((x) => x.curve === name);
@@ -47,6 +47,10 @@ export function rfc6979Part(c: EcdsaCurve, name: CurveName): Outcome {
   const L = c.privateKeyBytes;
   const x = fixed(cv.x, L);
   const pk = c.getPublicKey(x);
+  // the RFC's public key U = xG
+  const wantPk = '04' + hex(fixed(cv.ux, L)) + hex(fixed(cv.uy, L));
+  out.total++;
+  if (hex(pk) !== wantPk) out.failures.push(`RFC 6979 ${name}: public key ${hex(pk)}, expected ${wantPk}`);
   for (const t of cv.cases) {
     const msg = new TextEncoder().encode(t.msg);
     const want = hex(fixed(t.r, L)) + hex(fixed(t.s, L));
