@@ -121,6 +121,22 @@ export interface GcmCipher {
 
 const AES8: GcmCipher = { call: '$aes8', blocks: 8 };
 
+/** buf[j] ^= keystream block (j + skip) for j < g, at loop depth one (shared by both crypt loops). */
+const xorGroup = [
+  '    i32.const 0', '    local.set $j',
+  '    block $xd',
+  '      loop $x',
+  '        local.get $j', '        local.get $g', '        i32.ge_u', '        br_if $xd',
+  '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add',
+  '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
+  `        i32.const ${IO.ks}`, '        local.get $j', '        local.get $skip', '        i32.add', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
+  '        v128.xor', '        v128.store',
+  '        local.get $j', '        i32.const 1', '        i32.add', '        local.set $j',
+  '        br $x',
+  '      end',
+  '    end',
+];
+
 /**
  * A counter-mode loop over `len` bytes at buf, in place, optionally joined with a hash:
  *   hash 'after'  — encrypt a group, then hash it (GCM seal, GCM-SIV open: the hashed text is
@@ -164,18 +180,7 @@ function cryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; order: 'be
       '    local.get $n', `    i32.const ${B}`, '    local.get $skip', '    i32.sub', '    local.tee $g',
       '    local.get $n', '    local.get $g', '    i32.lt_u', '    select', '    local.set $g',
       ...(hash?.order === 'before' ? callHash.map((l) => '    ' + l) : []),
-      '    i32.const 0', '    local.set $j',
-      '    block $xd',
-      '      loop $x',
-      '        local.get $j', '        local.get $g', '        i32.ge_u', '        br_if $xd',
-      '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add',
-      '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
-      `        i32.const ${IO.ks}`, '        local.get $j', '        local.get $skip', '        i32.add', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
-      '        v128.xor', '        v128.store',
-      '        local.get $j', '        i32.const 1', '        i32.add', '        local.set $j',
-      '        br $x',
-      '      end',
-      '    end',
+      ...xorGroup,
       ...(hash?.order === 'after'
         ? [
             '    ;; the last group: zero the padding of the partial last block, then hash',
@@ -240,18 +245,7 @@ function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; or
       '    if',
       `      i32.const ${IO.mask}`, `      i32.const ${IO.ks}`, '      v128.load', '      v128.store',
       '    end',
-      '    i32.const 0', '    local.set $j',
-      '    block $xd',
-      '      loop $x',
-      '        local.get $j', '        local.get $g', '        i32.ge_u', '        br_if $xd',
-      '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add',
-      '        local.get $buf', '        local.get $j', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
-      `        i32.const ${IO.ks}`, '        local.get $j', '        local.get $skip', '        i32.add', '        i32.const 4', '        i32.shl', '        i32.add', '        v128.load',
-      '        v128.xor', '        v128.store',
-      '        local.get $j', '        i32.const 1', '        i32.add', '        local.set $j',
-      '        br $x',
-      '      end',
-      '    end',
+      ...xorGroup,
       ...(after
         ? [
             '    ;; the last group: zero the padding of the partial last block; hash this group with the next',
