@@ -145,6 +145,8 @@ test('differential suite: ChaCha20-Poly1305 and ChaCha20 vs OpenSSL, Poly1305 vs
   const r = runSuite();
   assert.deepEqual(r.failures.slice(0, 5), [], `${r.failures.length} cases failed`);
   assert.ok(r.aead >= 2000, `only ${r.aead} AEAD cases`);
+  assert.ok(r.stream >= 700, `only ${r.stream} ChaCha20 cases`);
+  assert.ok(r.poly >= 1000, `only ${r.poly} Poly1305 cases`);
   console.log(`# chacha differential: ${r.aead} AEAD cases vs OpenSSL, ${r.stream} ChaCha20 cases vs OpenSSL, ${r.poly} Poly1305 cases vs BigInt reference, 0 failures`);
 });
 
