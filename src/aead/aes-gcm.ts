@@ -9,13 +9,10 @@
 // of 16 bytes, or 12–15, 8 or 4 on request.
 
 import { Kernel, getKernel, registerModule } from '../engine/kernel.js';
-import { KeySlot } from '../util/key-slot.js';
 import * as aesModule from '../engine/wasm/aes.js';
-import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
-import { checkBytes, checkLength, checkOutput } from '../util/check.js';
-import { type GcmExports, type GcmKey, GCM_TAG_LENGTHS, checkLimits, gcmOpen, gcmSeal } from './gcm-mode.js';
-import type { Aead } from './types.js';
+import { checkBytes, checkLength } from '../util/check.js';
+import { type GcmExports, GcmAead } from './gcm-mode.js';
 
 registerModule(aesModule);
 
@@ -28,8 +25,6 @@ export interface AesExports extends GcmExports {
   siv_open_s(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
   siv_init(slot: number, nr: number): void;
   siv_tag(slot: number, nr: number, a: bigint, b: bigint): void;
-  gf_gf128_init(slot: number, ghash: number): void;
-  gf_gf128_powers(slot: number): void;
   gf_polyval_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
 }
 
@@ -44,10 +39,6 @@ export function aesKernel(): AesKernel {
 export function aesKernelFrom(name: string, bytes: Uint8Array): AesKernel {
   return new Kernel<AesExports>({ name, bytes: () => bytes }, AES_SLOT.size);
 }
-
-export const GCM_IO = { ctr: AES_IO.ctr, mask: AES_IO.mask, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 };
-
-const EMPTY = new Uint8Array(0);
 
 /** Expand an AES key into the slot's bitsliced round keys (the raw key passes through the IO area and is wiped). */
 export function expandAesKey(k: AesKernel, rk: number, key: Uint8Array): number {
@@ -65,67 +56,17 @@ export interface AesGcmOptions {
 }
 
 /** AES-GCM with one key. */
-export class AesGcm implements Aead {
-  readonly keyLength: number;
-  readonly nonceLength = 12;
-  readonly tagLength: number;
-  readonly #g: GcmKey;
-  readonly #k: AesKernel;
-  readonly #slot: number;
-  readonly #key: KeySlot;
-  readonly #name: string;
-
+export class AesGcm extends GcmAead<AesExports> {
   constructor(key: Uint8Array, options: AesGcmOptions = {}) {
     checkBytes('key', key);
     checkLength('key', key, [16, 24, 32]);
-    const tagLength = options.tagLength ?? 16;
-    if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
-      throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
-    }
-    this.keyLength = key.length;
-    this.tagLength = tagLength;
-    this.#name = `aes-${key.length * 8}-gcm`;
-    const k = (this.#k = options.kernel ?? aesKernel());
-    this.#key = new KeySlot(this, k as Kernel<unknown>);
-    const slot = (this.#slot = this.#key.ptr);
-    const rk = slot + AES_SLOT.rk;
-    const gf = slot + AES_SLOT.gf;
-    const nr = expandAesKey(k, rk, key);
-    // H = E(K, 0^128), then its POLYVAL-domain form, tables and powers H … H^8
-    k.exports.aes_ecb(rk, nr, gf, gf, 1);
-    k.exports.gf_gf128_init(gf, 1);
-    k.exports.gf_gf128_powers(gf);
-    this.#g = { kernel: k, rk, gf, nr, io: GCM_IO, name: this.#name };
-  }
-
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
-    this.#check(nonce, aad);
-    checkBytes('plaintext', plaintext);
-    checkLimits(this.#name, plaintext.length, aad.length, 'plaintext');
-    const out = checkOutput(output, plaintext.length + this.tagLength);
-    return gcmSeal(this.#g, nonce, plaintext, aad, out, this.tagLength);
-  }
-
-  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
-    this.#check(nonce, aad);
-    checkBytes('sealed', sealed);
-    if (sealed.length < this.tagLength) {
-      throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${this.tagLength}-byte tag`);
-    }
-    checkLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
-    const out = checkOutput(output, sealed.length - this.tagLength);
-    return gcmOpen(this.#g, nonce, sealed, aad, out, this.tagLength);
-  }
-
-  dispose(): void {
-    this.#key.release();
-  }
-
-  #check(nonce: Uint8Array, aad: Uint8Array): void {
-    this.#key.check(this.#name);
-    checkBytes('nonce', nonce);
-    if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
-    checkBytes('aad', aad);
+    super(`aes-${key.length * 8}-gcm`, key, options.tagLength, () => options.kernel ?? aesKernel(), (k, slot) => {
+      const rk = slot + AES_SLOT.rk;
+      const gf = slot + AES_SLOT.gf;
+      const nr = expandAesKey(k, rk, key);
+      k.exports.aes_ecb(rk, nr, gf, gf, 1); // H = E(K, 0^128) (the fresh slot is zero)
+      return { rk, gf, nr };
+    });
   }
 }
 

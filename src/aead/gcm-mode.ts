@@ -1,7 +1,7 @@
 // The GCM construction (NIST SP 800-38D, sections 6–7) over any 128-bit block cipher whose
 // kernel module carries the GCM mode loops (see src/kernels/aes_gcm.ts: gcm_seal_x, gcm_open_x,
-// gcm_lengths, gcm_finish and the GF(2^128) functions under the `gf_` prefix). AES-GCM uses it
-// today; SM4-GCM (RFC 8998) can reuse it with its own module and key schedule.
+// gcm_lengths, gcm_finish and the GF(2^128) functions under the `gf_` prefix). AES-GCM and
+// SM4-GCM (RFC 8998) are GcmAead objects (below), each with its own module and key schedule.
 //
 // What happens here, all of it on lengths and positions only:
 //   - J0: a 12-byte nonce is copied with 0^31 ‖ 1 appended; any other length is hashed with
@@ -19,6 +19,10 @@
 
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { AuthenticationError } from '../errors.js';
+import { AES_IO } from '../kernels/aes_layout.js';
+import { checkBytes, checkOutput } from '../util/check.js';
+import { KeySlot } from '../util/key-slot.js';
+import type { Aead } from './types.js';
 
 /** The kernel exports the GCM construction needs. */
 export interface GcmExports {
@@ -27,6 +31,8 @@ export interface GcmExports {
   gcm_lengths(gf: number, a: bigint, b: bigint): void;
   gcm_finish(gf: number, a: bigint, b: bigint): void;
   gf_ghash_blocks(gf: number, st: number, src: number, n: number, maxg: number): void;
+  gf_gf128_init(slot: number, ghash: number): void;
+  gf_gf128_powers(slot: number): void;
   /** optional: a whole message in one call (the AES module has it; see aes_gcm.ts) */
   gcm_oneshot?(rk: number, gf: number, nr: number, buf: number, len: number, aad: number, aadLen: number, decrypt: number): void;
 }
@@ -40,6 +46,9 @@ export interface GcmIo {
   /** bytes [0, wipe) of the IO area are wiped after every call */
   wipe: number;
 }
+
+/** The GCM state in the IO area of a module with the AES_IO layout (the aes and sm4 modules). */
+export const GCM_IO: GcmIo = { ctr: AES_IO.ctr, mask: AES_IO.mask, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 };
 
 /** SP 800-38D section 5.2.1.1: len(P) ≤ 2^39 − 256 bits. */
 export const GCM_MAX_PLAINTEXT = 2 ** 36 - 32;
@@ -222,4 +231,73 @@ export function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: U
   }
   if (!ok) throw new AuthenticationError(`${g.name}: authentication failed, the tag does not match`);
   return out;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * GCM with one key over one block cipher (AES-GCM, SM4-GCM): the tag length, the key slot, the
+ * argument checks and seal / open / dispose. The cipher's class checks its key, then passes its
+ * kernel and a `setup` that expands the key into the fresh slot and computes H = E(K, 0^128) at
+ * `gf`; here H gets its POLYVAL-domain form, tables and powers H … H^8.
+ */
+export class GcmAead<E extends GcmExports> implements Aead {
+  readonly keyLength: number;
+  readonly nonceLength = 12;
+  readonly tagLength: number;
+  readonly #name: string;
+  readonly #key: KeySlot;
+  readonly #g: GcmKey;
+
+  protected constructor(
+    name: string,
+    key: Uint8Array,
+    tagLength: number | undefined,
+    kernel: () => Kernel<E>,
+    setup: (k: Kernel<E>, slot: number) => { rk: number; gf: number; nr: number },
+  ) {
+    tagLength ??= 16;
+    if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
+      throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
+    }
+    this.keyLength = key.length;
+    this.tagLength = tagLength;
+    this.#name = name;
+    const k = kernel();
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    const { rk, gf, nr } = setup(k, this.#key.ptr);
+    k.exports.gf_gf128_init(gf, 1);
+    k.exports.gf_gf128_powers(gf);
+    this.#g = { kernel: k, rk, gf, nr, io: GCM_IO, name };
+  }
+
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('plaintext', plaintext);
+    checkLimits(this.#name, plaintext.length, aad.length, 'plaintext');
+    const out = checkOutput(output, plaintext.length + this.tagLength);
+    return gcmSeal(this.#g, nonce, plaintext, aad, out, this.tagLength);
+  }
+
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+    this.#check(nonce, aad);
+    checkBytes('sealed', sealed);
+    if (sealed.length < this.tagLength) {
+      throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${this.tagLength}-byte tag`);
+    }
+    checkLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
+    const out = checkOutput(output, sealed.length - this.tagLength);
+    return gcmOpen(this.#g, nonce, sealed, aad, out, this.tagLength);
+  }
+
+  dispose(): void {
+    this.#key.release();
+  }
+
+  #check(nonce: Uint8Array, aad: Uint8Array): void {
+    this.#key.check(this.#name);
+    checkBytes('nonce', nonce);
+    if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
+    checkBytes('aad', aad);
+  }
 }

@@ -21,12 +21,10 @@
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import { KeySlot } from '../util/key-slot.js';
 import * as sm4Module from '../engine/wasm/sm4.js';
-import { AuthenticationError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
-import { type GcmExports, type GcmIo, type GcmKey, GCM_TAG_LENGTHS, checkLimits, gcmOpen, gcmSeal } from './gcm-mode.js';
-import type { Aead } from './types.js';
+import { type GcmExports, GcmAead } from './gcm-mode.js';
 
 registerModule(sm4Module);
 
@@ -35,8 +33,6 @@ export interface Sm4Exports extends GcmExports {
   sm4_expand(rk: number): void;
   sm4_ecb(rk: number, src: number, dst: number, n: number): void;
   sm4_ctr32(rk: number, ctr: number, src: number, dst: number, n: number, ks: number): void;
-  gf_gf128_init(slot: number, ghash: number): void;
-  gf_gf128_powers(slot: number): void;
 }
 
 export type Sm4Kernel = Kernel<Sm4Exports>;
@@ -51,11 +47,8 @@ export function sm4KernelFrom(name: string, bytes: Uint8Array): Sm4Kernel {
   return new Kernel<Sm4Exports>({ name, bytes: () => bytes }, SM4_SLOT.size);
 }
 
-/** The GCM state in the IO area (the AES_IO layout the GCM mode functions use). */
-const GCM_IO: GcmIo = { ctr: AES_IO.ctr, mask: AES_IO.mask, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 };
 /** SM4 has 32 rounds; the GCM mode loop passes this through to the cipher, which ignores it. */
 const SM4_ROUNDS = 32;
-const EMPTY = new Uint8Array(0);
 
 /** Expand a 16-byte key into round keys at rk (the raw key passes through the slot and is zeroed by the kernel). */
 function expandSm4Key(k: Sm4Kernel, rk: number, key: Uint8Array): void {
@@ -71,64 +64,17 @@ export interface Sm4GcmOptions {
 }
 
 /** SM4-GCM with one key. */
-export class Sm4Gcm implements Aead {
-  readonly keyLength = 16;
-  readonly nonceLength = 12;
-  readonly tagLength: number;
-  readonly #g: GcmKey;
-  readonly #k: Sm4Kernel;
-  readonly #slot: number;
-  readonly #key: KeySlot;
-
+export class Sm4Gcm extends GcmAead<Sm4Exports> {
   constructor(key: Uint8Array, options: Sm4GcmOptions = {}) {
     checkBytes('key', key);
     checkLength('key', key, [16]);
-    const tagLength = options.tagLength ?? 16;
-    if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
-      throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
-    }
-    this.tagLength = tagLength;
-    const k = (this.#k = options.kernel ?? sm4Kernel());
-    this.#key = new KeySlot(this, k as Kernel<unknown>);
-    const slot = (this.#slot = this.#key.ptr);
-    const rk = slot + SM4_SLOT.rk;
-    const gf = slot + SM4_SLOT.gf;
-    expandSm4Key(k, rk, key);
-    // H = E(K, 0^128) (the fresh slot is zero), then its POLYVAL-domain form, tables and powers
-    k.exports.sm4_ecb(rk, gf, gf, 1);
-    k.exports.gf_gf128_init(gf, 1);
-    k.exports.gf_gf128_powers(gf);
-    this.#g = { kernel: k, rk, gf, nr: SM4_ROUNDS, io: GCM_IO, name: 'sm4-gcm' };
-  }
-
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
-    this.#check(nonce, aad);
-    checkBytes('plaintext', plaintext);
-    checkLimits('sm4-gcm', plaintext.length, aad.length, 'plaintext');
-    const out = checkOutput(output, plaintext.length + this.tagLength);
-    return gcmSeal(this.#g, nonce, plaintext, aad, out, this.tagLength);
-  }
-
-  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
-    this.#check(nonce, aad);
-    checkBytes('sealed', sealed);
-    if (sealed.length < this.tagLength) {
-      throw new AuthenticationError(`sm4-gcm: sealed input is shorter than the ${this.tagLength}-byte tag`);
-    }
-    checkLimits('sm4-gcm', sealed.length - this.tagLength, aad.length, 'sealed');
-    const out = checkOutput(output, sealed.length - this.tagLength);
-    return gcmOpen(this.#g, nonce, sealed, aad, out, this.tagLength);
-  }
-
-  dispose(): void {
-    this.#key.release();
-  }
-
-  #check(nonce: Uint8Array, aad: Uint8Array): void {
-    this.#key.check('sm4-gcm');
-    checkBytes('nonce', nonce);
-    if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
-    checkBytes('aad', aad);
+    super('sm4-gcm', key, options.tagLength, () => options.kernel ?? sm4Kernel(), (k, slot) => {
+      const rk = slot + SM4_SLOT.rk;
+      const gf = slot + SM4_SLOT.gf;
+      expandSm4Key(k, rk, key);
+      k.exports.sm4_ecb(rk, gf, gf, 1); // H = E(K, 0^128) (the fresh slot is zero)
+      return { rk, gf, nr: SM4_ROUNDS };
+    });
   }
 }
 
