@@ -24,7 +24,7 @@
 // Memory: the IO area as AES_IO (aes_layout.ts); key slot SM4_SLOT (sm4_layout.ts): GHASH key and
 // tables at 0, SM4 round keys at 2048.
 
-import { gcmModeFunctions } from './aes_gcm.js';
+import { GF_PREFIX, gcmModeFunctions } from './aes_gcm.js';
 import { AES_IO } from './aes_layout.js';
 import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, gf128Functions } from './gf128_ctmul64.js';
 import { SM4_GCM_BLOCKS } from './sm4_layout.js';
@@ -38,7 +38,7 @@ export interface Sm4GcmOptions extends Sm4Options {
   stitch?: boolean;
 }
 
-export const GF_PREFIX = 'gf_';
+// the GF(2^128) functions carry aes_gcm's prefix: gcmModeFunctions calls them by that name
 const GHASH = `$${GF_PREFIX}ghash_blocks`;
 
 /**
