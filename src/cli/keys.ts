@@ -30,7 +30,7 @@ export function curveByName(name: string): Curve {
   return c;
 }
 
-async function readFileOrUsage(path: string, what: string): Promise<Uint8Array> {
+export async function readFileOrUsage(path: string, what: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await fsp.readFile(path));
   } catch (e) {

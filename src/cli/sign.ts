@@ -7,7 +7,7 @@ import type { EcdsaCurve, SignatureFormat } from '../ec/index.js';
 import { sha224, sha256, sha384, sha512, type Hash } from '../hash/index.js';
 import { UsageError, Failure } from './errors.js';
 import { ChunkReader, openInput } from './io.js';
-import { loadPrivateKey, loadPublicKey } from './keys.js';
+import { loadPrivateKey, loadPublicKey, readFileOrUsage } from './keys.js';
 
 const HASHES: Record<string, Hash> = { sha224, sha256, sha384, sha512 };
 
@@ -77,12 +77,7 @@ export async function verifyFile(o: VerifyCliOptions): Promise<void> {
   const { curve, key } = await loadPublicKey(o.pubPath);
   const ec = curve as EcdsaCurve;
   const hash = pickHash(o.hash, ec);
-  let sig: Uint8Array;
-  try {
-    sig = new Uint8Array(await fsp.readFile(o.sigPath));
-  } catch (e) {
-    throw new UsageError(`cannot read signature ${o.sigPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const sig = await readFileOrUsage(o.sigPath, 'signature');
   const digest = await digestOf(o.input, hash);
   let ok: boolean;
   try {
