@@ -10,13 +10,11 @@ export async function runBench(args: string[]): Promise<void> {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const script = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
   if (!existsSync(script)) throw new UsageError('bench needs a clone of the ctkit repository (bench/ is not in this installation)');
-  let tsx: string;
   try {
-    tsx = createRequire(import.meta.url).resolve('tsx');
+    createRequire(import.meta.url).resolve('tsx'); // only to fail early with a clear message
   } catch {
     throw new UsageError('bench needs the dev dependencies: run `npm install` in the clone first');
   }
-  void tsx;
   const code = await new Promise<number>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: 'inherit' });
     child.on('error', reject);
