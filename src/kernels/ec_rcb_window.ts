@@ -51,7 +51,7 @@
 import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
 import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
-import { ecdsaFunctions, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
+import { ecdsaFunctions, planBounds, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
 import type { GeneratedKernel } from './wat.js';
 
 export interface EcFlags extends FieldFlags, EcdsaFlags {
@@ -595,44 +595,10 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
  * the producer of any operand that breaks a rule, until nothing does.
  */
 export function planReductions(steps: Step[], rOverP: number): { lazy: boolean; k: number }[] {
-  const lazy = steps.map((s) => s.op === 'add' || s.op === 'sub');
-  for (;;) {
-    const bound = new Map<string, number>();
-    const def = new Map<string, number>();
-    const kOf = steps.map(() => 0);
-    let fix = -1;
-    const b = (v: string) => bound.get(v) ?? 2; // inputs X1 … Z2 are reduced
-    // mark the lazy producer of the operand with the larger bound
-    const blame = (...vs: string[]) => {
-      const cands = vs.filter((v) => def.has(v) && lazy[def.get(v)!]).sort((x, y) => b(y) - b(x));
-      if (cands.length === 0) throw new Error('planReductions: no producer to reduce');
-      return def.get(cands[0])!;
-    };
-    for (let i = 0; i < steps.length && fix < 0; i++) {
-      const s = steps[i];
-      let out = 2;
-      if (s.op === 'mul') {
-        if (b(s.x) * b(s.y) > rOverP) fix = blame(s.x, s.y);
-      } else if (s.op === 'mulc') {
-        if (b(s.x) * 2 > rOverP) fix = blame(s.x);
-      } else if (lazy[i]) {
-        out = b(s.x) + b(s.y);
-        if (s.op === 'sub') kOf[i] = b(s.y);
-        if (out * 2 > rOverP) fix = i;
-      } else if (s.op === 'add') {
-        if (b(s.x) + b(s.y) > 4) fix = blame(s.x, s.y);
-      } else {
-        if (b(s.x) > 2) fix = blame(s.x);
-        else if (b(s.y) > 2) fix = blame(s.y);
-      }
-      bound.set(s.d, out);
-      def.set(s.d, i);
-    }
-    for (const v of ['X3', 'Y3', 'Z3']) if (fix < 0 && b(v) > 2) fix = blame(v);
-    if (fix < 0) return steps.map((_, i) => ({ lazy: lazy[i], k: lazy[i] && steps[i].op === 'sub' ? kOf[i] : 0 }));
-    if (!lazy[fix]) throw new Error('planReductions: stuck');
-    lazy[fix] = false;
-  }
+  // planBounds (ecdsa_straus_wnaf.ts) with every point coordinate reduced: bound 2 in and out
+  const plan = planBounds(steps, rOverP, 2, new Set());
+  if (!plan) throw new Error('planReductions: no plan keeps every bound');
+  return plan;
 }
 
 /** Every curve module, for the registry. */
