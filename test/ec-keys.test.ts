@@ -41,6 +41,19 @@ test('public keys: every SEC 1 rule (encoding, range, on the curve, not infinity
   // x + p and y + p do not fit; x with y + p: the same point mod p, refused (coordinate ≥ p)
   const yBig = BigInt('0x' + hex(y));
   if (yBig + p < 1n << 256n) throwsWith(() => p256.ecdh(sk, point([4], x, bigToBytes(yBig + p, 32))), InvalidKeyError, /coordinate is ≥ p/);
+  // That guard never holds on P-256 (p > 2^256 − 2^224, and this key's y is fixed), so check the
+  // rule where y + p fits: on brainpoolP256r1 (p < 0.67 · 2^256) min(y, p − y) + p < 2^256 always.
+  {
+    const bsk = bigToBytes(12345n, 32);
+    const bpk = brainpoolP256r1.getPublicKey(bsk);
+    const bp = brainpoolP256r1.params.p;
+    const by = BigInt('0x' + hex(bpk.subarray(33)));
+    const ySmall = by < bp - by ? by : bp - by;
+    assert.ok(ySmall + bp < 1n << 256n);
+    throwsWith(() => brainpoolP256r1.ecdh(bsk, point([4], bpk.subarray(1, 33), bigToBytes(ySmall + bp, 32))), InvalidKeyError, /coordinate is ≥ p/);
+    // the same point with its coordinate reduced is accepted: the refusal is the range rule alone
+    assert.equal(hex(brainpoolP256r1.ecdh(bsk, point([4], bpk.subarray(1, 33), bigToBytes(ySmall, 32)))).length, 64);
+  }
   throwsWith(() => p256.ecdh(sk, point([2], bigToBytes(p, 32))), InvalidKeyError, /x is ≥ p/);
   // an x with no point: x³ − 3x + b a non-residue (search a small one)
   let bad = 0n;
