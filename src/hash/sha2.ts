@@ -13,10 +13,11 @@
 // Constant time: the glue branches only on lengths (public); message, key and state bytes move
 // by position only, and all arithmetic on them happens in the kernel.
 
-import { IO_PTR, Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, registerModule, releaseSlot } from '../engine/kernel.js';
+import { IO_PTR, Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as sha2Module from '../engine/wasm/sha2.js';
 import { StateError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
+import { KeySlot } from '../util/key-slot.js';
 
 registerModule(sha2Module);
 
@@ -133,22 +134,21 @@ export class Sha2Stream {
   readonly info: Sha2Info;
   readonly k: Kernel<Sha2Exports>;
   readonly slot: number;
-  #token: object;
+  readonly #key: KeySlot;
   #bufLen = 0;
   /** bytes absorbed so far, buffered ones included */
   #total = 0;
-  #released = false;
 
   constructor(owner: object, info: Sha2Info) {
     this.info = info;
     const k = (this.k = info.kernel());
-    this.slot = k.allocSlot();
-    this.#token = holdSlot(owner, k as Kernel<unknown>, this.slot);
+    this.#key = new KeySlot(owner, k as Kernel<unknown>);
+    this.slot = this.#key.ptr;
     k.exports.sha2_init(this.slot + SLOT_STATE, info.variant);
   }
 
   get released(): boolean {
-    return this.#released;
+    return this.#key.released;
   }
 
   update(data: Uint8Array): void {
@@ -211,10 +211,8 @@ export class Sha2Stream {
 
   /** Wipe the slot and give it back. Idempotent. */
   release(): void {
-    if (this.#released) return;
-    this.#released = true;
     this.#bufLen = 0;
-    releaseSlot(this.#token, this.k as Kernel<unknown>, this.slot);
+    this.#key.release();
   }
 }
 

@@ -5,11 +5,12 @@
 // Constant time: the glue branches only on lengths; key, message, accumulator and tag move by
 // position, and all arithmetic on them happens in the kernel (src/kernels/poly1305_radix26.ts).
 
-import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, releaseSlot, registerModule } from '../engine/kernel.js';
+import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as chachaModule from '../engine/wasm/chacha.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength } from '../util/check.js';
+import { KeySlot } from '../util/key-slot.js';
 
 registerModule(chachaModule);
 
@@ -130,13 +131,12 @@ export interface Poly1305Options {
 export class Poly1305 {
   #k: ChachaKernel;
   #slot: number;
-  #token: object;
+  #key: KeySlot;
   #buf = new BlockBuffer();
   #seen = 0;
   #maxg = 1;
   #policy: 'auto' | 'always' | 'never';
   #faults: GlueFaults | undefined;
-  #done = false;
 
   constructor(key: Uint8Array, options: Poly1305Options = {}) {
     checkBytes('key', key);
@@ -144,8 +144,8 @@ export class Poly1305 {
     this.#policy = options.powers ?? 'auto';
     this.#faults = options.faults;
     const k = (this.#k = options.kernel ?? chachaKernel());
-    this.#slot = k.allocSlot();
-    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    this.#slot = this.#key.ptr;
     k.u8.set(key, IO.KEY);
     k.exports.poly1305_init(this.#slot, IO.KEY);
     k.wipe(IO.KEY, 32);
@@ -153,7 +153,7 @@ export class Poly1305 {
 
   /** Absorb data; any length, any number of calls. */
   update(data: Uint8Array): this {
-    if (this.#done) throw new StateError('poly1305: update() after digest()');
+    if (this.#key.released) throw new StateError('poly1305: update() after digest()');
     checkBytes('data', data);
     this.#buf.feed(data, (whole) => this.#blocks(whole));
     return this;
@@ -161,7 +161,7 @@ export class Poly1305 {
 
   /** The 16-byte tag. Wipes the key and state; the object is then used up. */
   digest(): Uint8Array {
-    if (this.#done) throw new StateError('poly1305: digest() called twice');
+    if (this.#key.released) throw new StateError('poly1305: digest() called twice');
     const k = this.#k;
     if (this.#buf.length > 0) absorbPartial(k, this.#slot, this.#buf.partial(), true, this.#faults);
     k.exports.poly1305_finish(this.#slot, IO.TAG);
@@ -173,10 +173,9 @@ export class Poly1305 {
 
   /** Wipe the key and state without producing a tag. Idempotent. */
   dispose(): void {
-    if (this.#done) return;
-    this.#done = true;
+    if (this.#key.released) return;
     this.#buf.wipe();
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   #blocks(data: Uint8Array): void {

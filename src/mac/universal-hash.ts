@@ -4,11 +4,12 @@
 // Constant time: the glue branches only on lengths and on which hash it is; the key, data and
 // state move by position only, and all arithmetic on them happens in the gf128 kernel.
 
-import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, holdSlot, releaseSlot, registerModule } from '../engine/kernel.js';
+import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as gf128Module from '../engine/wasm/gf128.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength } from '../util/check.js';
+import { KeySlot } from '../util/key-slot.js';
 
 registerModule(gf128Module);
 
@@ -106,11 +107,10 @@ export class UniversalHash {
   readonly kind: HashKind;
   #k: Kernel<Gf128Exports>;
   #slot: number;
-  #token: object;
+  #key: KeySlot;
   #buf = new BlockBuffer();
   #seen = 0;
   #powers = false;
-  #done = false;
 
   #policy: 'auto' | 'always' | 'never';
 
@@ -125,8 +125,8 @@ export class UniversalHash {
     }
     this.kind = kind;
     const k = (this.#k = options.kernel ?? kernel());
-    this.#slot = k.allocSlot();
-    this.#token = holdSlot(this, k as Kernel<unknown>, this.#slot);
+    this.#key = new KeySlot(this, k as Kernel<unknown>);
+    this.#slot = this.#key.ptr;
     k.u8.set(key, this.#slot);
     k.exports.gf128_init(this.#slot, kind === 'ghash' ? 1 : 0);
     if (initialState) k.u8.set(initialState, this.#slot + STATE_OFFSET);
@@ -134,7 +134,7 @@ export class UniversalHash {
 
   /** Absorb data; any length, any number of calls. */
   update(data: Uint8Array): this {
-    if (this.#done) throw new StateError(`${this.kind}: update() after digest()`);
+    if (this.#key.released) throw new StateError(`${this.kind}: update() after digest()`);
     checkBytes('data', data);
     this.#buf.feed(data, (whole) => this.#blocks(whole, whole.length >>> 4));
     return this;
@@ -142,7 +142,7 @@ export class UniversalHash {
 
   /** The hash value; zero-pads a partial final block. Wipes the key and state. */
   digest(): Uint8Array {
-    if (this.#done) throw new StateError(`${this.kind}: digest() called twice`);
+    if (this.#key.released) throw new StateError(`${this.kind}: digest() called twice`);
     if (this.#buf.length > 0) {
       this.#buf.block.fill(0, this.#buf.length); // the partial final block, zero-padded
       this.#blocks(this.#buf.block, 1);
@@ -155,10 +155,9 @@ export class UniversalHash {
 
   /** Wipe the key and state without producing a value. Idempotent. */
   dispose(): void {
-    if (this.#done) return;
-    this.#done = true;
+    if (this.#key.released) return;
     this.#buf.wipe();
-    releaseSlot(this.#token, this.#k as Kernel<unknown>, this.#slot);
+    this.#key.release();
   }
 
   // Hash n whole blocks of src (src.length === 16n), streaming through scratch.

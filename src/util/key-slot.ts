@@ -1,4 +1,4 @@
-// A key slot owned by a keyed object of the public API (an AEAD key): allocated in the kernel
+// A key slot owned by an object of the public API (an AEAD key, a MAC or hash state): allocated in the kernel
 // module's memory, wiped and freed by release() — or, as a last resort, when the owner is
 // garbage collected — and the one place that says "used after dispose()".
 import { type Kernel, holdSlot, releaseSlot } from '../engine/kernel.js';
@@ -19,6 +19,11 @@ export class KeySlot {
   /** Throws StateError once released: `${label}: used after dispose()`. */
   check(label: string): void {
     if (this.#released) throw new StateError(`${label}: used after dispose()`);
+  }
+
+  /** Whether release() has run. */
+  get released(): boolean {
+    return this.#released;
   }
 
   /** Wipe and free the slot. Idempotent. */
