@@ -154,7 +154,8 @@ export function derTop(input: Uint8Array, tag: number, what: string, name: strin
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
-function concat(parts: Uint8Array[]): Uint8Array {
+/** The parts, one after the other, in a new array. */
+export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {

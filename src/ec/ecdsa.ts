@@ -37,7 +37,7 @@ import { hmac } from '../hash/hmac.js';
 import { type Hash, hashInfo } from '../hash/sha2.js';
 import { checkBytes, checkLength } from '../util/check.js';
 import type { Curve } from './curve.js';
-import { DerReader, TAG, der } from './der.js';
+import { DerReader, TAG, concat, der } from './der.js';
 import type { EcKernel } from './kernel.js';
 import { fieldBytes, scalarBytes } from './params.js';
 
@@ -126,15 +126,6 @@ const compare = (a: Uint8Array, b: Uint8Array): number => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
   return 0;
 };
-const concat = (...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-};
 
 /**
  * RFC 6979 section 2.3.2 bits2int, as `len` big-endian bytes: the leftmost qlen bits of b (b
@@ -163,7 +154,7 @@ function derUint(v: Uint8Array): Uint8Array {
   let i = 0;
   while (i < v.length - 1 && v[i] === 0) i++;
   const body = v.subarray(i);
-  return der(TAG.INTEGER, body[0] >= 0x80 ? concat(Uint8Array.of(0), body) : body);
+  return der(TAG.INTEGER, body[0] >= 0x80 ? concat([Uint8Array.of(0), body]) : body);
 }
 
 /**
@@ -249,7 +240,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     const z = toInt(h1); // bits2int(H(m)); the kernel reduces it mod n
     const hlen = o.info.outputLen;
     const H = (key: Uint8Array, ...data: Uint8Array[]) => {
-      const m = data.length === 1 ? data[0] : concat(...data);
+      const m = data.length === 1 ? data[0] : concat(data);
       const t = hmac(o.hash, key, m);
       if (m !== data[0]) m.fill(0);
       return t;
