@@ -85,7 +85,7 @@ export interface Curve {
   /** A public key (SEC 1 uncompressed) from an encoding; validates it. */
   importPublicKey(data: Uint8Array | string | EcJwk, format: PublicKeyFormat): Uint8Array;
 
-  /** Arithmetic modulo the group order n in the kernel (for ECDSA). */
+  /** Arithmetic modulo the group order n in the kernel. */
   readonly scalarField: ScalarField;
   /** The curve's kernel (instantiated on first use): fixed-base and variable-base products. */
   kernel(): EcKernel;

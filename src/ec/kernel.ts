@@ -201,7 +201,8 @@ export function ecKernelFrom(params: CurveParams, name: string, bytes: Uint8Arra
 
 /**
  * Arithmetic modulo n (the group order) on big-endian byte strings of scalarBytes, through the
- * curve's mod-n Montgomery kernel: for ECDSA (k⁻¹, s = k⁻¹(e + r·d)). Inputs may be any value
+ * curve's mod-n Montgomery kernel (ECDSA's own signing arithmetic runs inside ecdsa_sign; ecdsa.ts
+ * uses only reduce(), for bits2octets). Inputs may be any value
  * below 2^(8·scalarBytes) and are reduced mod n; outputs are canonical. Constant time in the
  * values (the kernel does the arithmetic; the glue only copies).
  */
@@ -250,7 +251,7 @@ export class ScalarField {
   reduce(a: Uint8Array): Uint8Array {
     return this.#run((x) => x.fn_canon(IO.R, IO.A), a);
   }
-  /** a·b + c mod n (one call: the ECDSA s = k⁻¹·(e + r·d) is mul(kinv, add(e, mul(r, d)))) */
+  /** a·b + c mod n, in one call */
   mulAdd(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
     const e = this.#e, u8 = e.k.u8, x = e.x;
     for (const v of [a, b, c]) if (v.length !== this.bytes) throw new RangeError(`scalar operand must be ${this.bytes} bytes long, got ${v.length}`);
