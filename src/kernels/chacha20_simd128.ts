@@ -70,10 +70,6 @@ import { type PolyFlags, POLY_STATE_SIZE, polyFunctions, polyLoadH, polyLoadR, p
 export interface ChachaFlags extends PolyFlags {
   /** each four-block pass advances the counter by five: a block is skipped */
   counterSkips?: boolean;
-  /** measurement only: the fused AEAD pass runs ChaCha20 and Poly1305 one after the other */
-  unstitched?: boolean;
-  /** measurement only: without the pinning stores (PIN) in the rounds and the fused Poly1305 */
-  unpinned?: boolean;
   /** the scalar one-block tail uses the next block's counter */
   tailCounterOff?: boolean;
 
@@ -119,7 +115,6 @@ function loadState(): Lines {
   return out;
 }
 
-let PINNED = true;
 /** Four quarter rounds at once (each step across the four), on the given word indices; then
  * each quarter round's b stored at PIN (dead stores that fix where TurboFan schedules them). */
 function quarter4(qs: number[][]): Lines {
@@ -133,7 +128,7 @@ function quarter4(qs: number[][]): Lines {
   add(2, 3); xorRot(1, 2, 12);
   add(0, 1); xorSwz(3, 0, 'rot8');
   add(2, 3); xorRot(1, 2, 7);
-  if (PINNED) qs.forEach((q, i) => out.push(`i32.const ${PIN}`, `local.get $v${q[1]}`, `v128.store offset=${16 * i}`));
+  qs.forEach((q, i) => out.push(`i32.const ${PIN}`, `local.get $v${q[1]}`, `v128.store offset=${16 * i}`));
   return out;
 }
 
@@ -254,7 +249,6 @@ const FUNCS: KernelFunction[] = [
 const fn = (name: string) => FUNCS.find((f) => f.name === name)!;
 
 export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
-  PINNED = !flags.unpinned;
   const chachaLocals = [locals('v128', CHACHA_V128_LOCALS), locals('i32', ['i'])].join(' ');
 
   // chacha20_xor(st, src, dst, len): whole passes of 256 bytes, then a partial pass through
@@ -476,8 +470,8 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     // after each block's products, d4 stored at PIN: the next block's loads stay after it; and
     // after each four-block step's carry, h1
     const pin = (j: number): Lines => [`i32.const ${PIN}`, 'local.get $d4', `i64.store offset=${8 * j}`];
-    const carryPin = flags.unpinned ? [] : [`i32.const ${PIN}`, 'local.get $h1', 'i64.store offset=32'];
-    const mac = (addr: string) => [0, 64, 128, 192].flatMap((o) => [...polyStep4(addr, o, hib, flags, flags.unpinned ? undefined : pin), ...carryPin]);
+    const carryPin = [`i32.const ${PIN}`, 'local.get $h1', 'i64.store offset=32'];
+    const mac = (addr: string) => [0, 64, 128, 192].flatMap((o) => [...polyStep4(addr, o, hib, flags, pin), ...carryPin]);
     const advance = [
       'local.get $src', 'i32.const 256', 'i32.add', 'local.set $src',
       'local.get $dst', 'i32.const 256', 'i32.add', 'local.set $dst',
@@ -487,7 +481,7 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     // one pass: four ChaCha20 blocks with the Poly1305 steps over 256 bytes at macAddr stitched in
     const pass = (macAddr: string): Lines => [
       ...loadState(),
-      ...(flags.unstitched ? [...mac(macAddr), ...roundsUnrolled()] : stitch(roundsUnrolled(), mac(macAddr))),
+      ...stitch(roundsUnrolled(), mac(macAddr)),
       ...feedForward(), ...output(true), ...ctrNext(flags),
     ];
     // Sealing MACs the ciphertext of the pass before the previous one while computing this one
