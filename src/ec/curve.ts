@@ -149,11 +149,6 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     return out;
   };
 
-  const publicXY = (sk: Uint8Array): Uint8Array => {
-    checkPrivate(sk);
-    return k().publicKey(sk);
-  };
-
   const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
 
   // ---- DER structures -------------------------------------------------------------------------
@@ -181,7 +176,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
   const ecPrivateKeyDer = (sk: Uint8Array, withParams: boolean, withPublic: boolean): Uint8Array => {
     const parts = [derInt(1), der(TAG.OCTET_STRING, sk)];
     if (withParams) parts.push(der(TAG.CTX0, curveOid));
-    if (withPublic) parts.push(der(TAG.CTX1, derBits(encodePoint(publicXY(sk)))));
+    if (withPublic) parts.push(der(TAG.CTX1, derBits(encodePoint(k().publicKey(sk))))); // sk checked by the caller
     return der(TAG.SEQUENCE, ...parts);
   };
 
@@ -288,7 +283,8 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     },
 
     getPublicKey(privateKey, options = {}) {
-      return encodePoint(publicXY(privateKey), options.compressed === true);
+      checkPrivate(privateKey);
+      return encodePoint(k().publicKey(privateKey), options.compressed === true);
     },
 
     ecdh(privateKey, peerPublicKey) {
@@ -341,7 +337,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
         }
         case 'jwk': {
           const crv = jwkCrv();
-          const xy = publicXY(privateKey);
+          const xy = k().publicKey(privateKey);
           out = { kty: 'EC', crv, x: base64url(xy.subarray(0, L)), y: base64url(xy.subarray(L)), d: base64url(privateKey) };
           break;
         }
