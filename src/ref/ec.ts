@@ -8,8 +8,9 @@
 //   - NIST SP 800-186 section 3 (short Weierstrass curves) and RFC 5639 (the Brainpool curves):
 //     the same group law;
 //   - J. Renes, C. Costello, L. Batina, "Complete addition formulas for prime order elliptic
-//     curves" (EUROCRYPT 2016), Algorithms 1–9: projective (X:Y:Z) with x = X/Z, y = Y/Z, the
-//     identity (0:1:0), for general a, a = −3 and a = 0.
+//     curves" (EUROCRYPT 2016), Algorithms 1 and 3 (any a): projective (X:Y:Z) with x = X/Z,
+//     y = Y/Z, the identity (0:1:0). (The kernels' a = −3 and a = 0 variants, src/kernels/
+//     ec_formulas.ts, are checked against the affine law by test/ec-params.test.ts.)
 // A curve is given by its parameters (src/ec/params.ts has the standard ones).
 
 export interface RefCurve {
@@ -206,85 +207,6 @@ export function projDouble(c: RefCurve, P: Proj): Proj {
   t2 = m(Y * Z); t2 = m(t2 + t2); t0 = m(t2 * t3);
   X3 = m(X3 - t0); Z3 = m(t2 * t1); Z3 = m(Z3 + Z3);
   Z3 = m(Z3 + Z3);
-  return { X: X3, Y: Y3, Z: Z3 };
-}
-
-/** Algorithm 4: complete addition for a = −3. */
-export function projAddAm3(c: RefCurve, P: Proj, Q: Proj): Proj {
-  const m = (v: bigint) => mod(v, c.p);
-  const { b } = c;
-  const { X: X1, Y: Y1, Z: Z1 } = P;
-  const { X: X2, Y: Y2, Z: Z2 } = Q;
-  let t0 = m(X1 * X2), t1 = m(Y1 * Y2), t2 = m(Z1 * Z2);
-  let t3 = m(X1 + Y1), t4 = m(X2 + Y2);
-  t3 = m(t3 * t4); t4 = m(t0 + t1); t3 = m(t3 - t4);
-  t4 = m(Y1 + Z1); let X3 = m(Y2 + Z2); t4 = m(t4 * X3);
-  X3 = m(t1 + t2); t4 = m(t4 - X3); X3 = m(X1 + Z1);
-  let Y3 = m(X2 + Z2); X3 = m(X3 * Y3); Y3 = m(t0 + t2);
-  Y3 = m(X3 - Y3); let Z3 = m(b * t2); X3 = m(Y3 - Z3);
-  Z3 = m(X3 + X3); X3 = m(X3 + Z3); Z3 = m(t1 - X3);
-  X3 = m(t1 + X3); Y3 = m(b * Y3); t1 = m(t2 + t2);
-  t2 = m(t1 + t2); Y3 = m(Y3 - t2); Y3 = m(Y3 - t0);
-  t1 = m(Y3 + Y3); Y3 = m(t1 + Y3); t1 = m(t0 + t0);
-  t0 = m(t1 + t0); t0 = m(t0 - t2); t1 = m(t4 * Y3);
-  t2 = m(t0 * Y3); Y3 = m(X3 * Z3); Y3 = m(Y3 + t2);
-  X3 = m(t3 * X3); X3 = m(X3 - t1); Z3 = m(t4 * Z3);
-  t1 = m(t3 * t0); Z3 = m(Z3 + t1);
-  return { X: X3, Y: Y3, Z: Z3 };
-}
-
-/** Algorithm 6: doubling for a = −3. */
-export function projDoubleAm3(c: RefCurve, P: Proj): Proj {
-  const m = (v: bigint) => mod(v, c.p);
-  const { b } = c;
-  const { X, Y, Z } = P;
-  let t0 = m(X * X), t1 = m(Y * Y), t2 = m(Z * Z);
-  let t3 = m(X * Y); t3 = m(t3 + t3); let Z3 = m(X * Z);
-  Z3 = m(Z3 + Z3); let Y3 = m(b * t2); Y3 = m(Y3 - Z3);
-  let X3 = m(Y3 + Y3); Y3 = m(X3 + Y3); X3 = m(t1 - Y3);
-  Y3 = m(t1 + Y3); Y3 = m(X3 * Y3); X3 = m(X3 * t3);
-  t3 = m(t2 + t2); t2 = m(t2 + t3); Z3 = m(b * Z3);
-  Z3 = m(Z3 - t2); Z3 = m(Z3 - t0); t3 = m(Z3 + Z3);
-  Z3 = m(Z3 + t3); t3 = m(t0 + t0); t0 = m(t3 + t0);
-  t0 = m(t0 - t2); t0 = m(t0 * Z3); Y3 = m(Y3 + t0);
-  t0 = m(Y * Z); t0 = m(t0 + t0); Z3 = m(t0 * Z3);
-  X3 = m(X3 - Z3); Z3 = m(t0 * t1); Z3 = m(Z3 + Z3);
-  Z3 = m(Z3 + Z3);
-  return { X: X3, Y: Y3, Z: Z3 };
-}
-
-/** Algorithm 7: complete addition for a = 0. */
-export function projAddA0(c: RefCurve, P: Proj, Q: Proj): Proj {
-  const m = (v: bigint) => mod(v, c.p);
-  const b3 = m(3n * c.b);
-  const { X: X1, Y: Y1, Z: Z1 } = P;
-  const { X: X2, Y: Y2, Z: Z2 } = Q;
-  let t0 = m(X1 * X2), t1 = m(Y1 * Y2), t2 = m(Z1 * Z2);
-  let t3 = m(X1 + Y1), t4 = m(X2 + Y2);
-  t3 = m(t3 * t4); t4 = m(t0 + t1); t3 = m(t3 - t4);
-  t4 = m(Y1 + Z1); let X3 = m(Y2 + Z2); t4 = m(t4 * X3);
-  X3 = m(t1 + t2); t4 = m(t4 - X3); X3 = m(X1 + Z1);
-  let Y3 = m(X2 + Z2); X3 = m(X3 * Y3); Y3 = m(t0 + t2);
-  Y3 = m(X3 - Y3); X3 = m(t0 + t0); t0 = m(X3 + t0);
-  t2 = m(b3 * t2); let Z3 = m(t1 + t2); t1 = m(t1 - t2);
-  Y3 = m(b3 * Y3); X3 = m(t4 * Y3); t2 = m(t3 * t1);
-  X3 = m(t2 - X3); Y3 = m(Y3 * t0); t1 = m(t1 * Z3);
-  Y3 = m(t1 + Y3); t0 = m(t0 * t3); Z3 = m(Z3 * t4);
-  Z3 = m(Z3 + t0);
-  return { X: X3, Y: Y3, Z: Z3 };
-}
-
-/** Algorithm 9: doubling for a = 0. */
-export function projDoubleA0(c: RefCurve, P: Proj): Proj {
-  const m = (v: bigint) => mod(v, c.p);
-  const b3 = m(3n * c.b);
-  const { X, Y, Z } = P;
-  let t0 = m(Y * Y); let Z3 = m(t0 + t0); Z3 = m(Z3 + Z3);
-  Z3 = m(Z3 + Z3); let t1 = m(Y * Z); let t2 = m(Z * Z);
-  t2 = m(b3 * t2); let X3 = m(t2 * Z3); let Y3 = m(t0 + t2);
-  Z3 = m(t1 * Z3); t1 = m(t2 + t2); t2 = m(t1 + t2);
-  t0 = m(t0 - t2); Y3 = m(t0 * Y3); Y3 = m(X3 + Y3);
-  t1 = m(X * Y); X3 = m(t0 * t1); X3 = m(X3 + X3);
   return { X: X3, Y: Y3, Z: Z3 };
 }
 
