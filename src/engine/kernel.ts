@@ -136,8 +136,8 @@ export function holdSlot(owner: object, kernel: Kernel<unknown>, slot: number): 
   return token;
 }
 
-/** Wipe and free a slot held by holdSlot, and forget the owner. */
-export function releaseSlot(token: object, kernel: Kernel<unknown>, slot: number): void {
+/** Wipe and free a slot held by holdSlot, and forget the owner. `used` as for freeSlot. */
+export function releaseSlot(token: object, kernel: Kernel<unknown>, slot: number, used?: number): void {
   finalizer.unregister(token);
-  kernel.freeSlot(slot);
+  kernel.freeSlot(slot, used);
 }

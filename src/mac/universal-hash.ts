@@ -157,7 +157,7 @@ export class UniversalHash {
   dispose(): void {
     if (this.#key.released) return;
     this.#buf.wipe();
-    this.#key.release();
+    this.#key.release(TABLE_OFFSET + TABLE_SIZE * (this.#powers ? MAX_POWERS : 1)); // the bytes written, as in hashOneShot
   }
 
   // Hash n whole blocks of src (src.length === 16n), streaming through scratch.

@@ -26,10 +26,10 @@ export class KeySlot {
     return this.#released;
   }
 
-  /** Wipe and free the slot. Idempotent. */
-  release(): void {
+  /** Wipe and free the slot (its first `used` bytes, the rest never written; all by default). Idempotent. */
+  release(used?: number): void {
     if (this.#released) return;
     this.#released = true;
-    releaseSlot(this.#token, this.#kernel, this.ptr);
+    releaseSlot(this.#token, this.#kernel, this.ptr, used);
   }
 }
