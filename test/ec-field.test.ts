@@ -14,6 +14,7 @@ for (const name of CURVE_NAMES) {
   for (const which of ['fp', 'fn'] as const) {
     test(`${name} ${which === 'fp' ? 'mod p' : 'mod n'}: kernel equals BigInt over 10,000 operand pairs`, () => {
       const { total, failures } = fieldSuite(kernelOf(name), which, 10_000);
+      assert.ok(total >= 10_000, `only ${total} checks for 10,000 pairs`);
       assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${total} checks failed`);
       console.log(`# ${name} ${which}: ${total} checks, 0 failures`);
     });
