@@ -81,13 +81,6 @@ export class FormatError extends Error {
   }
 }
 
-export interface Header {
-  alg: AlgorithmInfo;
-  segmentSize: number;
-  prefix: Uint8Array;
-  bytes: Uint8Array;
-}
-
 /** Parse the fixed part of a header (the first HEADER_FIXED bytes); the prefix follows. */
 export function parseHeaderStart(b: Uint8Array): { alg: AlgorithmInfo; segmentSize: number } {
   if (b.length < HEADER_FIXED || MAGIC.some((m, i) => b[i] !== m)) throw new FormatError('not a ctkit sealed file (bad magic)');
