@@ -429,15 +429,6 @@ function transposeIn(g: number): Lines {
   ];
 }
 
-/** XOR group g's output blocks with $src + off and store to $dst + off (blocks from…to-1). */
-function xorStore(g: number, off: number, count = 4, from = 0): Lines {
-  const out: Lines = [];
-  for (let b = from; b < count; b++) {
-    out.push('local.get $dst', `local.get $o${g}_${b}`, 'local.get $src', `v128.load offset=${off + 16 * b}`, 'v128.xor', `v128.store offset=${off + 16 * b}`);
-  }
-  return out;
-}
-
 function groupLocals(G: number): string {
   const names: string[] = [];
   for (let g = 0; g < G; g++) {
