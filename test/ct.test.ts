@@ -373,6 +373,9 @@ test('decoder: operand/result counts of every fixed-arity opcode match the engin
   const flat = [...ops.values(), ...opsFC.values(), ...opsFD.values(), ...opsFE.values()].filter((op) => op.pop >= 0);
   const bytes = wat(`(module (memory 1) (func ${flat.map(sample).join('\n')}))`, false);
   const decoded = body(bytes, 0).slice(0, -1);
+  // every table entry is checked (an empty decode would pass the loop below vacuously)
+  assert.ok(flat.length > 0);
+  assert.deepEqual(decoded.map((i) => i.name), flat.map((o) => o.name));
   const wrong: string[] = [];
   for (const i of decoded) {
     const got = trueArity([...bytes.subarray(i.offset, i.end)]);
