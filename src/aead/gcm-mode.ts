@@ -37,18 +37,11 @@ export interface GcmExports {
   gcm_oneshot?(rk: number, gf: number, nr: number, buf: number, len: number, aad: number, aadLen: number, decrypt: number): void;
 }
 
-/** Where the GCM state lives in the module's IO area. */
-export interface GcmIo {
-  ctr: number;
-  mask: number;
-  state: number;
-  tag: number;
-  /** bytes [0, wipe) of the IO area are wiped after every call */
-  wipe: number;
-}
-
-/** The GCM state in the IO area of a module with the AES_IO layout (the aes and sm4 modules). */
-export const GCM_IO: GcmIo = { ctr: AES_IO.ctr, mask: AES_IO.mask, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 };
+/**
+ * Where the GCM state lives in the IO area of the modules that carry the GCM loops (aes, sm4:
+ * the AES_IO layout); bytes [0, wipe) are wiped after every call.
+ */
+const IO = { ctr: AES_IO.ctr, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 } as const;
 
 /** SP 800-38D section 5.2.1.1: len(P) ≤ 2^39 − 256 bits. */
 export const GCM_MAX_PLAINTEXT = 2 ** 36 - 32;
@@ -60,7 +53,7 @@ export const GCM_TAG_LENGTHS = [4, 8, 12, 13, 14, 15, 16] as const;
 const MAX_POWERS = 8;
 
 /** The key-dependent part of one GCM instance: a slot with the cipher's round keys and H's tables. */
-export interface GcmKey {
+interface GcmKey {
   kernel: Kernel<GcmExports>;
   /** bitsliced round keys */
   rk: number;
@@ -68,7 +61,6 @@ export interface GcmKey {
   gf: number;
   /** rounds */
   nr: number;
-  io: GcmIo;
   name: string;
 }
 
@@ -89,34 +81,33 @@ function ghashPadded(g: GcmKey, data: Uint8Array): number {
     const u8 = k.u8;
     u8.set(data.subarray(off, off + len), SCRATCH_PTR);
     u8.fill(0, SCRATCH_PTR + len, SCRATCH_PTR + padded);
-    k.exports.gf_ghash_blocks(g.gf, g.io.state, SCRATCH_PTR, padded >>> 4, MAX_POWERS);
+    k.exports.gf_ghash_blocks(g.gf, IO.state, SCRATCH_PTR, padded >>> 4, MAX_POWERS);
     if (padded > used) used = padded;
   }
   return used;
 }
 
-/** J0 into io.ctr, the state zeroed. Returns the scratch bytes used. */
+/** J0 into IO.ctr, the state zeroed. Returns the scratch bytes used. */
 function j0(g: GcmKey, nonce: Uint8Array): number {
-  const { io } = g;
   const u8 = g.kernel.u8;
-  u8.fill(0, io.state, io.state + 16);
+  u8.fill(0, IO.state, IO.state + 16);
   let used = 0;
   if (nonce.length === 12) {
-    u8.set(nonce, io.ctr);
-    u8[io.ctr + 12] = 0;
-    u8[io.ctr + 13] = 0;
-    u8[io.ctr + 14] = 0;
-    u8[io.ctr + 15] = 1;
+    u8.set(nonce, IO.ctr);
+    u8[IO.ctr + 12] = 0;
+    u8[IO.ctr + 13] = 0;
+    u8[IO.ctr + 14] = 0;
+    u8[IO.ctr + 15] = 1;
   } else {
     used = ghashPadded(g, nonce);
     g.kernel.exports.gcm_lengths(g.gf, 0n, BigInt(nonce.length));
-    u8.copyWithin(io.ctr, io.state, io.state + 16);
-    u8.fill(0, io.state, io.state + 16);
+    u8.copyWithin(IO.ctr, IO.state, IO.state + 16);
+    u8.fill(0, IO.state, IO.state + 16);
   }
   return used;
 }
 
-/** J0 into io.ctr, state zeroed, then the AAD hashed. Returns the scratch bytes used. */
+/** J0 into IO.ctr, state zeroed, then the AAD hashed. Returns the scratch bytes used. */
 function begin(g: GcmKey, nonce: Uint8Array, aad: Uint8Array): number {
   let used = j0(g, nonce);
   if (aad.length > 0) used = Math.max(used, ghashPadded(g, aad));
@@ -126,7 +117,7 @@ function begin(g: GcmKey, nonce: Uint8Array, aad: Uint8Array): number {
 /**
  * A message whose text and AAD fit the scratch window together, in one kernel call: the text at
  * the start of scratch, the AAD after it, both zero-padded. Leaves the result text in scratch and
- * the tag at io.tag; returns the scratch bytes used.
+ * the tag at IO.tag; returns the scratch bytes used.
  */
 function oneshot(g: GcmKey, nonce: Uint8Array, src: Uint8Array, aad: Uint8Array, decrypt: number): number {
   const k = g.kernel;
@@ -148,17 +139,17 @@ const fitsOnce = (g: GcmKey, n: number, aadLength: number) =>
 
 function wipe(g: GcmKey, scratchUsed: number): void {
   const k = g.kernel;
-  k.wipe(0, g.io.wipe);
+  k.wipe(0, IO.wipe);
   if (scratchUsed > 0) k.wipe(SCRATCH_PTR, (scratchUsed + 15) & ~15);
 }
 
-export function checkLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
+function checkLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
   if (n > GCM_MAX_PLAINTEXT) throw new RangeError(`${name}: ${what} must be at most 2^36 - 32 bytes long (SP 800-38D), got ${n}`);
   if (aadLength > GCM_MAX_AAD) throw new RangeError(`${name}: aad must be at most 2^61 - 1 bytes long, got ${aadLength}`);
 }
 
 /** GCM-AE (SP 800-38D Algorithm 4): ciphertext ‖ tag into out (n + tagLength bytes). */
-export function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array, out: Uint8Array, tagLength: number): Uint8Array {
+function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array, out: Uint8Array, tagLength: number): Uint8Array {
   const k = g.kernel;
   const e = k.exports;
   const n = plaintext.length;
@@ -169,7 +160,7 @@ export function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad
       used = oneshot(g, nonce, src, aad, 0);
       const u8 = k.u8;
       out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
-      for (let i = 0; i < tagLength; i++) out[n + i] = u8[g.io.tag + i];
+      for (let i = 0; i < tagLength; i++) out[n + i] = u8[IO.tag + i];
       return out;
     }
     used = begin(g, nonce, aad);
@@ -185,7 +176,7 @@ export function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad
     }
     e.gcm_finish(g.gf, BigInt(aad.length), BigInt(n));
     const u8 = k.u8;
-    out.set(u8.subarray(g.io.tag, g.io.tag + tagLength), n);
+    out.set(u8.subarray(IO.tag, IO.tag + tagLength), n);
     return out;
   } finally {
     wipe(g, used);
@@ -193,7 +184,7 @@ export function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad
 }
 
 /** GCM-AD (SP 800-38D Algorithm 5): the plaintext into out, or AuthenticationError (out wiped). */
-export function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array, out: Uint8Array, tagLength: number): Uint8Array {
+function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array, out: Uint8Array, tagLength: number): Uint8Array {
   const k = g.kernel;
   const e = k.exports;
   const n = sealed.length - tagLength;
@@ -221,7 +212,7 @@ export function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: U
     }
     const u8 = k.u8;
     let diff = 0;
-    for (let i = 0; i < tagLength; i++) diff |= u8[g.io.tag + i] ^ tag[i];
+    for (let i = 0; i < tagLength; i++) diff |= u8[IO.tag + i] ^ tag[i];
     ok = diff === 0;
     // a message that fitted the scratch window leaves it only now that the tag has been checked
     if (ok && n <= SCRATCH_SIZE) out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
@@ -268,7 +259,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
     const { rk, gf, nr } = setup(k, this.#key.ptr);
     k.exports.gf_gf128_init(gf, 1);
     k.exports.gf_gf128_powers(gf);
-    this.#g = { kernel: k, rk, gf, nr, io: GCM_IO, name };
+    this.#g = { kernel: k, rk, gf, nr, name };
   }
 
   seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
