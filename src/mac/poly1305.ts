@@ -135,6 +135,8 @@ export class Poly1305 {
   #buf = new BlockBuffer();
   #seen = 0;
   #maxg = 1;
+  /** update()'s sink for BlockBuffer.feed, made once per object rather than per call */
+  readonly #onBlocks = (whole: Uint8Array): void => this.#blocks(whole);
   #policy: 'auto' | 'always' | 'never';
   #faults: GlueFaults | undefined;
 
@@ -155,7 +157,7 @@ export class Poly1305 {
   update(data: Uint8Array): this {
     if (this.#key.released) throw new StateError('poly1305: update() after digest()');
     checkBytes('data', data);
-    this.#buf.feed(data, (whole) => this.#blocks(whole));
+    this.#buf.feed(data, this.#onBlocks);
     return this;
   }
 

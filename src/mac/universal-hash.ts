@@ -111,6 +111,8 @@ export class UniversalHash {
   #buf = new BlockBuffer();
   #seen = 0;
   #powers = false;
+  /** update()'s sink for BlockBuffer.feed, made once per object rather than per call */
+  readonly #onBlocks = (whole: Uint8Array): void => this.#blocks(whole);
 
   #policy: 'auto' | 'always' | 'never';
 
@@ -136,7 +138,7 @@ export class UniversalHash {
   update(data: Uint8Array): this {
     if (this.#key.released) throw new StateError(`${this.kind}: update() after digest()`);
     checkBytes('data', data);
-    this.#buf.feed(data, (whole) => this.#blocks(whole, whole.length >>> 4));
+    this.#buf.feed(data, this.#onBlocks);
     return this;
   }
 
@@ -145,7 +147,7 @@ export class UniversalHash {
     if (this.#key.released) throw new StateError(`${this.kind}: digest() called twice`);
     if (this.#buf.length > 0) {
       this.#buf.block.fill(0, this.#buf.length); // the partial final block, zero-padded
-      this.#blocks(this.#buf.block, 1);
+      this.#blocks(this.#buf.block);
     }
     const k = this.#k;
     const out = k.u8.slice(this.#slot + STATE_OFFSET, this.#slot + STATE_OFFSET + 16);
@@ -160,10 +162,10 @@ export class UniversalHash {
     this.#key.release(TABLE_OFFSET + TABLE_SIZE * (this.#powers ? MAX_POWERS : 1)); // the bytes written, as in hashOneShot
   }
 
-  // Hash n whole blocks of src (src.length === 16n), streaming through scratch.
-  #blocks(src: Uint8Array, n: number): void {
+  // Hash the whole blocks of src (src.length a multiple of 16), streaming through scratch.
+  #blocks(src: Uint8Array): void {
     const k = this.#k;
-    this.#seen += n * 16;
+    this.#seen += src.length;
     if (!this.#powers && this.#policy !== 'never' && (this.#policy === 'always' || this.#seen >= POWERS_THRESHOLD)) {
       k.exports.gf128_powers(this.#slot);
       this.#powers = true;
