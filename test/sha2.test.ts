@@ -110,6 +110,7 @@ test('RFC 4231 test cases 1-7, one-shot and incremental', () => {
       n += 2;
     });
   });
+  assert.equal(n, 7 * NAMES.length * 2, 'all seven RFC 4231 cases, every hash, one-shot and incremental');
   console.log(`# RFC 4231: ${n} tags`);
 });
 
