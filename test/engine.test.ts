@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { ready } from '../src/engine/kernel.js';
 import { ghash, polyval } from '../src/mac/index.js';
 import { ghashRef } from '../src/ref/ghash.js';
+import { polyvalRef } from '../src/ref/polyval.js';
 import { hex, Rng } from './support/rng.js';
 
 test('ready() compiles the registered modules and the API works after it', async () => {
@@ -26,4 +27,6 @@ test('kernels instantiate synchronously inside a worker thread', async () => {
   await w.terminate();
   assert.ok(Array.isArray(msg), `worker failed: ${String(msg)}`);
   assert.equal(hex(Uint8Array.from(msg as number[])), hex(polyval(new Uint8Array(16).fill(9), new Uint8Array(48).fill(5))));
+  // and both equal the reference model (not only the main thread's kernel)
+  assert.equal(hex(Uint8Array.from(msg as number[])), hex(polyvalRef(new Uint8Array(16).fill(9), new Uint8Array(48).fill(5))));
 });
