@@ -1,11 +1,11 @@
 // `ctkit keygen --aead`, `ctkit seal`, `ctkit open`: symmetric key files and the segmented
 // sealed-file format of stream-format.ts, in constant memory.
 
-import { promises as fsp, constants as fsc } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import type { Aead } from '../aead/types.js';
 import { AuthenticationError } from '../errors.js';
 import { UsageError, Failure } from './errors.js';
-import { AtomicOutput, ChunkReader, Progress, inputSize, openInput, writeAll } from './io.js';
+import { AtomicOutput, ChunkReader, Progress, createSecretFile, inputSize, openInput, writeAll } from './io.js';
 import {
   ALGORITHMS,
   FormatError,
@@ -32,19 +32,9 @@ export async function keygenAead(algName: string, out: string): Promise<void> {
   if (!alg) throw new UsageError(`unknown AEAD '${algName}' (choose one of ${ALGORITHMS.map((a) => a.name).join(', ')})`);
   const key = crypto.getRandomValues(new Uint8Array(alg.keyLength));
   const jwk = { kty: 'oct', alg: alg.name, k: b64url(key), key_ops: ['encrypt', 'decrypt'] };
-  let fh;
   try {
-    fh = await fsp.open(out, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EEXIST') throw new UsageError(`${out} already exists; keygen never overwrites a key`);
-    throw new UsageError(`cannot create ${out}: ${err.message}`);
-  }
-  try {
-    await fh.writeFile(JSON.stringify(jwk) + '\n');
-    await fh.chmod(0o600);
+    await createSecretFile(out, JSON.stringify(jwk) + '\n');
   } finally {
-    await fh.close();
     key.fill(0);
   }
 }

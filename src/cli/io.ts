@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
+import { UsageError } from './errors.js';
 
 export class ChunkReader {
   #it: AsyncIterator<Buffer>;
@@ -147,5 +148,23 @@ export class Progress {
   }
   end(): void {
     if (this.#on) process.stderr.write('\n');
+  }
+}
+
+/** Creates `path` with mode 0600 and writes a secret (a key) into it; refuses an existing file. */
+export async function createSecretFile(path: string, data: string | Uint8Array): Promise<void> {
+  let fh;
+  try {
+    fh = await fsp.open(path, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EEXIST') throw new UsageError(`${path} already exists; ctkit never overwrites a key`);
+    throw new UsageError(`cannot create ${path}: ${err.message}`);
+  }
+  try {
+    await fh.writeFile(data);
+    await fh.chmod(0o600);
+  } finally {
+    await fh.close();
   }
 }

@@ -4,10 +4,11 @@
 // A key file's curve comes from the file itself (the OID in PKCS#8, SEC 1 and SPKI, "crv" in a
 // JWK); only raw scalars and raw SEC 1 points need --curve.
 
-import { promises as fsp, constants as fsc } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as ec from '../ec/index.js';
 import type { Curve, EcJwk } from '../ec/index.js';
 import { UsageError } from './errors.js';
+import { createSecretFile } from './io.js';
 
 const CURVES: Curve[] = [ec.p256, ec.p224, ec.brainpoolP256r1, ec.p384, ec.p521, ec.secp256k1, ec.brainpoolP384r1, ec.brainpoolP512r1];
 
@@ -163,24 +164,8 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
 }
 
 async function writeSecretFile(path: string | undefined, data: string | Uint8Array): Promise<void> {
-  if (path === undefined || path === '-') {
-    process.stdout.write(data);
-    return;
-  }
-  let fh;
-  try {
-    fh = await fsp.open(path, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EEXIST') throw new UsageError(`${path} already exists; ctkit never overwrites a key`);
-    throw new UsageError(`cannot create ${path}: ${err.message}`);
-  }
-  try {
-    await fh.writeFile(data);
-    await fh.chmod(0o600);
-  } finally {
-    await fh.close();
-  }
+  if (path === undefined || path === '-') process.stdout.write(data);
+  else await createSecretFile(path, data);
 }
 
 export async function keygenCurve(curveName: string, format: string | undefined, out: string | undefined): Promise<void> {
