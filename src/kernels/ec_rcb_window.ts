@@ -52,7 +52,7 @@ import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
 import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
 import { ecdsaFunctions, planBounds, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
-import type { GeneratedKernel } from './wat.js';
+import { type GeneratedKernel, at, bitLength, get, round16, set } from './wat.js';
 
 export interface EcFlags extends FieldFlags, EcdsaFlags {
   wrongCoefficient?: boolean;
@@ -65,16 +65,11 @@ const WINDOW = 5;
 const COMB_WINDOW = 5;
 const COMB_MAX_BYTES = 32 * 1024;
 
-const get = (v: string) => `(local.get $${v})`;
-const set = (v: string, e: string) => `(local.set $${v} ${e})`;
-const at = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
-const bitLength = (v: bigint) => v.toString(2).length;
 function modInvP(a: bigint, p: bigint): bigint {
   let r = 1n, b = a % p;
   for (let e = p - 2n; e > 0n; e >>= 1n, b = (b * b) % p) if (e & 1n) r = (r * b) % p;
   return r;
 }
-const round16 = (x: number) => Math.ceil(x / 16) * 16;
 
 export interface EcLayout {
   FE: number;

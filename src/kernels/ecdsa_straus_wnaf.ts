@@ -62,6 +62,7 @@
 import type { CurveParams } from '../ec/params.js';
 import { parseFormula, type CurveShape, type Step } from './ec_formulas.js';
 import { type FieldGen, powLines } from './fe_mont29.js';
+import { at, bitLength, get, round16, set } from './wat.js';
 
 export interface EcdsaFlags {
   nonceInvModP?: boolean;
@@ -101,13 +102,8 @@ const GT_CHUNK = 16;
 /** The functions declared variable-time (src/ct/vartime.ts lists them for every curve module). */
 export const ECDSA_VARTIME = ['ecdsa_verify', 'ecdsa_jadd_vt', 'ecdsa_jmadd_vt', 'ecdsa_wnaf'] as const;
 
-const get = (v: string) => `(local.get $${v})`;
-const set = (v: string, e: string) => `(local.set $${v} ${e})`;
-const at = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
 const call = (f: string, ...args: string[]) => `(call $${f} ${args.join(' ')})`;
 const i32 = (v: number) => `(i32.const ${v})`;
-const round16 = (x: number) => Math.ceil(x / 16) * 16;
-const bitLength = (v: bigint) => v.toString(2).length;
 
 // Jacobian (X : Y : Z), x = X/Z², y = Y/Z³. Inputs X1 Y1 Z1 (and X2 Y2 [Z2]), outputs X3 Y3 Z3.
 const DBL: Record<CurveShape, string> = {

@@ -81,6 +81,8 @@
 //   dropCarry      the carry into one column of the multiplication is lost;
 //   skipCorrection the masked final subtraction of 2m in the addition is skipped.
 
+import { at as addr, bitLength, get, set } from './wat.js';
+
 export interface FieldFlags {
   dropCarry?: boolean;
   skipCorrection?: boolean;
@@ -109,8 +111,6 @@ export function limbsFor(m: bigint): number {
   while (1n << BigInt(W * L) < 16n * m) L++;
   return L;
 }
-
-const bitLength = (v: bigint) => v.toString(2).length;
 
 function powMod(b: bigint, e: bigint, m: bigint): bigint {
   let r = 1n;
@@ -163,8 +163,6 @@ export function isDense(digits: bigint[]): boolean {
 }
 
 const i64c = (v: bigint) => `(i64.const ${v})`;
-const get = (v: string) => `(local.get $${v})`;
-const set = (v: string, e: string) => `(local.set $${v} ${e})`;
 const shrS = (e: string, s: number) => `(i64.shr_s ${e} (i64.const ${s}))`;
 const andM = (e: string) => `(i64.and ${e} (i64.const ${MASK_S}))`;
 const ld = (ptr: string, off: number) => `(i64.load offset=${off} ${ptr})`;
@@ -679,8 +677,6 @@ export class FieldGen {
 
 export const POW_WINDOW = 5;
 export const POW_TABLE = 1 << (POW_WINDOW - 1); // odd powers a^1, a^3, …, a^31
-
-const addr = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
 
 /**
  * Lines computing r ← a^e (e public) with calls to the field's sqr and mul; the work space at

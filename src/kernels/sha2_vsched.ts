@@ -77,7 +77,7 @@
 // Negative-control flags (tests only) produce deliberately broken variants that the test suite
 // must reject; each one breaks SHA-256 and SHA-512 alike.
 
-import { type GeneratedKernel, type KernelFunction, hex64, indent, paramDecl, publicMap, v128Bytes, BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, hex64, indent, get, paramDecl, publicMap, v128Bytes, BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
 
 export interface Sha2Flags {
   /** round constant K_20 has its lowest bit flipped */
@@ -211,7 +211,6 @@ interface Family {
   s1: [number, number, number];
 }
 
-const get = (v: string) => `(local.get $${v})`;
 /** A folded v128.const from 16 bytes. */
 const vconst = (bytes: number[]) => `(${v128Bytes(bytes)})`;
 

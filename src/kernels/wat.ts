@@ -79,3 +79,16 @@ export const SHUF_LO32 = '0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23';
 export const SHUF_HI32 = '8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31';
 export const SHUF_LO64 = '0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23';
 export const SHUF_HI64 = '8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31';
+
+// Folded-form (S-expression) helpers, for generators that write nested expressions.
+/** `(local.get $v)` */
+export const get = (v: string) => `(local.get $${v})`;
+/** `(local.set $v e)` */
+export const set = (v: string, e: string) => `(local.set $${v} ${e})`;
+/** The address `$ptr + off` (just `$ptr` for off 0). */
+export const at = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
+
+/** Bits in the binary form of v > 0. */
+export const bitLength = (v: bigint) => v.toString(2).length;
+/** x rounded up to a multiple of 16 (v128 alignment). */
+export const round16 = (x: number) => Math.ceil(x / 16) * 16;
