@@ -12,14 +12,7 @@ import { AES as StablelibAes } from '@stablelib/aes';
 import { GCM as StablelibGcm } from '@stablelib/gcm';
 import { aesGcm, aesGcmSiv } from '../src/aead/index.js';
 import type { Case, Family, Setup } from './harness.js';
-import { bytes } from './inputs.js';
-
-const TLS_SIZES = [15, 31, 47, 63, 127, 207, 239, 1400];
-const SIZES = [64, 192, 384, 1024, 16384, 1048576];
-
-
-const AAD = bytes(13, 0x13);
-const NONE = new Uint8Array(0);
+import { AEAD_SIZES as SIZES, NO_AAD as NONE, TLS_AAD as AAD, TLS_SIZES, bytes } from './inputs.js';
 
 type Alg = 'aes-128-gcm' | 'aes-256-gcm' | 'aes-256-gcm-siv';
 

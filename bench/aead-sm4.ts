@@ -16,16 +16,11 @@ import { createRequire } from 'node:module';
 import { Sm4 } from '../src/aead/sm4-gcm.js';
 import { sm4Gcm } from '../src/aead/index.js';
 import type { Case, Family, Setup } from './harness.js';
-import { bytes } from './inputs.js';
+import { AEAD_SIZES as SIZES, NO_AAD as NONE, TLS_AAD as AAD, TLS_SIZES, bytes } from './inputs.js';
 
-const TLS_SIZES = [15, 31, 47, 63, 127, 207, 239, 1400];
-const SIZES = [64, 192, 384, 1024, 16384, 1048576];
 const CTR_SIZES = [16, 64, 256, 1024, 1400, 4096, 16384, 65536, 1048576];
 
-
 const KEY = bytes(16, 0x9e3779b9);
-const AAD = bytes(13, 0x13);
-const NONE = new Uint8Array(0);
 
 interface SmCryptoSm4 {
   encrypt(data: Uint8Array, key: Uint8Array, opts: { mode: 'cbc'; iv: Uint8Array; padding: 'none'; output: 'array' }): number[];

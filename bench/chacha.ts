@@ -22,19 +22,14 @@ import { ChaCha20Poly1305 as AsChaPoly, Poly1305 as AsPoly, newInstance } from '
 import { chacha20Poly1305, xchacha20Poly1305 } from '../src/aead/index.js';
 import { poly1305 } from '../src/mac/index.js';
 import type { Case, Family, Setup } from './harness.js';
-import { bytes } from './inputs.js';
+import { AEAD_SIZES as SIZES, NO_AAD as NONE, TLS_AAD as AAD, TLS_SIZES, bytes } from './inputs.js';
 
 await sodium.ready;
 await sodiumSumo.ready;
 
-const TLS_SIZES = [15, 31, 47, 63, 127, 207, 239, 1400];
-const SIZES = [64, 192, 384, 1024, 16384, 1048576];
 const POLY_SIZES = [64, 1024, 16384];
 
-
 const KEY = bytes(32, 0x9e3779b9);
-const AAD = bytes(13, 0x13);
-const NONE = new Uint8Array(0);
 
 type Alg = 'chacha20-poly1305' | 'xchacha20-poly1305';
 

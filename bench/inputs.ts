@@ -11,3 +11,10 @@ export function bytes(n: number, seed: number): Uint8Array {
   }
   return out;
 }
+
+/** The AEAD families' record sizes (`<alg>/tls-seal/N`, `tls-open/N`) and message sizes (`encrypt/N`, `decrypt/N`). */
+export const TLS_SIZES = [15, 31, 47, 63, 127, 207, 239, 1400];
+export const AEAD_SIZES = [64, 192, 384, 1024, 16384, 1048576];
+/** The AEAD families' TLS associated data (13 bytes, as a TLS 1.2 record header) and the empty one. */
+export const TLS_AAD = bytes(13, 0x13);
+export const NO_AAD = new Uint8Array(0);
