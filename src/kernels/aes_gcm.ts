@@ -23,9 +23,10 @@
 // `i32.add` (wrapping modulo 2^32, as GCM's inc32 and GCM-SIV's little-endian counter both
 // require) and byte-swapped with a swizzle.
 //
-// Memory: IO area [0, 4096) as laid out in AES_IO below; the key slot (AES_SLOT_SIZE bytes)
-// holds the GHASH key and tables at 0, the bitsliced round keys at 2048, and for GCM-SIV the
-// per-nonce round keys at 4096 and POLYVAL key and tables at 6144 (wiped after each message).
+// Memory: IO area [0, 4096) as laid out in AES_IO (aes_layout.ts); the key slot (AES_SLOT, same
+// file: AES_SLOT.size bytes) holds the GHASH key and tables at 0, the bitsliced round keys at
+// 2048, and for GCM-SIV the per-nonce round keys at 4096 and POLYVAL key and tables at 6144
+// (wiped after each message).
 
 import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP64 as LANE_REV } from './wat.js';
 import { type AesFlags, type Aes8Stitch, AES_MAX_RK_BYTES, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
