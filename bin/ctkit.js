@@ -13,7 +13,7 @@ if (existsSync(src)) {
     register();
     useSrc = true;
   } catch {
-    useSrc = false;
+    // no tsx (an installed package): fall back to dist/
   }
 }
 if (useSrc) await import(src.href);
