@@ -234,7 +234,7 @@ function mainHelp(): string {
   ].join('\n');
 }
 
-function commandHelp(name: string, c: Command): string {
+function commandHelp(c: Command): string {
   return [`usage: ${c.usage}`, '', c.summary, '', c.details].join('\n');
 }
 
@@ -246,7 +246,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
     const topic = cmd === 'help' ? rest[0] : undefined;
-    if (topic && COMMANDS[topic]) console.log(commandHelp(topic, COMMANDS[topic]));
+    if (topic && COMMANDS[topic]) console.log(commandHelp(COMMANDS[topic]));
     else console.log(mainHelp());
     return 0;
   }
@@ -258,7 +258,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (!c) throw new UsageError(`unknown command '${cmd}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
     if (rest.includes('--help') || rest.includes('-h')) {
-      console.log(commandHelp(cmd, c));
+      console.log(commandHelp(c));
       return 0;
     }
     let parsed;
