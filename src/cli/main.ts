@@ -8,6 +8,7 @@ import { UsageError, Failure } from './errors.js';
 import { runBench } from './bench.js';
 import { CURVE_NAMES, ecdh, keygenCurve, pubkey } from './keys.js';
 import { signFile, verifyFile } from './sign.js';
+import { ALGORITHMS } from './stream-format.js';
 import { EncodingError, InvalidKeyError } from '../errors.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -26,7 +27,7 @@ const HEADLINE =
   '^(ghash/(64|16384)|poly1305/16384|(aes-128-gcm|aes-256-gcm|chacha20-poly1305)/(tls-seal/239|encrypt/16384)|' +
   'aes-256-gcm-siv/encrypt/16384|sm4-gcm/encrypt/16384|sm4-ctr/16384|sha256/16384|ecdh_p256|ec_p256_public_key|ecdsa_p256_(sign|verify))$';
 
-const AEAD_NAMES = 'aes-256-gcm, chacha20-poly1305, xchacha20-poly1305, aes-256-gcm-siv, sm4-gcm';
+const AEAD_NAMES = ALGORITHMS.map((a) => a.name).join(', ');
 
 const COMMANDS: Record<string, Command> = {
   keygen: {
