@@ -52,7 +52,7 @@ import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
 import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
 import { ecdsaFunctions, planBounds, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
-import { type GeneratedKernel, at, bitLength, get, round16, set } from './wat.js';
+import { type GeneratedKernel, at, bitLength, get, locals, round16, set } from './wat.js';
 
 export interface EcFlags extends FieldFlags, EcdsaFlags {
   wrongCoefficient?: boolean;
@@ -287,8 +287,8 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   };
   const lookupLocals = (entries: number) =>
     ['(local $d i64) (local $s i64) (local $vm v128)',
-      ...Array.from({ length: entries }, (_, e) => `(local $m${e} i64)`),
-      ...Array.from({ length: 12 }, (_, i) => `(local $x${i} v128)`)].join(' ');
+      locals('i64', Array.from({ length: entries }, (_, e) => `m${e}`)),
+      locals('v128', Array.from({ length: 12 }, (_, i) => `x${i}`))].join(' ');
   // lookup(dst, tab, dp, ws): dst ← sign(d)·tab[|d|] (projective entries of PT bytes; the
   // entry stride is PT rounded to 16 so that every chunk load stays inside its entry's stride)
   const PTS = round16(PT);

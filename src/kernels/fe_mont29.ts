@@ -81,7 +81,7 @@
 //   dropCarry      the carry into one column of the multiplication is lost;
 //   skipCorrection the masked final subtraction of 2m in the addition is skipped.
 
-import { at as addr, bitLength, get, set } from './wat.js';
+import { at as addr, bitLength, get, locals, set } from './wat.js';
 
 export interface FieldFlags {
   dropCarry?: boolean;
@@ -428,7 +428,7 @@ export class FieldGen {
     if (simd) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
     const vr = this.flags.simdReduce ? ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)] : [];
     const v = simd ? [...vr, 'vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : vr;
-    return [...names.map((n) => `(local $${n} i64)`), ...v.map((n) => `(local $${n} v128)`)].join(' ');
+    return [locals('i64', names), ...(v.length ? [locals('v128', v)] : [])].join(' ');
   }
 
   #loadLimbs(prefix: string, ptr: string): string[] {
@@ -459,8 +459,7 @@ export class FieldGen {
   functions(): string[] {
     const L = this.L, pre = this.pre, FE = this.FE;
     const fns: string[] = [];
-    const chainLocals = () => ['t', 'c', 'mask', ...Array.from({ length: L }, (_, i) => [`a${i}`, `b${i}`, `r${i}`]).flat()]
-      .map((n) => `(local $${n} i64)`).join(' ');
+    const chainLocals = () => locals('i64', ['t', 'c', 'mask', ...Array.from({ length: L }, (_, i) => [`a${i}`, `b${i}`, `r${i}`]).flat()]);
 
     // mul, sqr
     if (this.flags.simdProducts) {

@@ -77,7 +77,7 @@
 // Negative-control flags (tests only) produce deliberately broken variants that the test suite
 // must reject; each one breaks SHA-256 and SHA-512 alike.
 
-import { type GeneratedKernel, type KernelFunction, hex64, indent, get, paramDecl, publicMap, v128Bytes, BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
+import { type GeneratedKernel, type KernelFunction, hex64, indent, get, locals, paramDecl, publicMap, v128Bytes, BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
 
 export interface Sha2Flags {
   /** round constant K_20 has its lowest bit flipped */
@@ -361,10 +361,10 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       `(local $v v128) (local $bswap v128) (local $wp i32)`,
       ...(schedule === 'simd'
         ? [
-            Array.from({ length: 16 / nv }, (_, i) => `(local $x${i} v128)`).join(' '),
+            locals('v128', Array.from({ length: 16 / nv }, (_, i) => `x${i}`)),
             '(local $vb v128) (local $vp v128) (local $vd v128) (local $klo v128) (local $khi v128) (local $krot8 v128)',
           ]
-        : [Array.from({ length: 16 }, (_, i) => `(local $w${i} ${f.t})`).join(' ')]),
+        : [locals(f.t, Array.from({ length: 16 }, (_, i) => `w${i}`))]),
     ];
 
     const body: string[] = [];
