@@ -193,7 +193,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'ctkit bench [filter | --all] [--json] [--base <git-ref>] [--time ms]',
     details: [
       '  filter           regular expression over case names (e.g. ghash, chacha20, ecdh_p256);',
-      '                   without one, a headline row or two per family (about a minute)',
+      '                   without one, a headline row or two per family (about 20 s)',
       '  --all            every case of every family (several minutes)',
       '  --json           print [{ case, impl, ns }] instead of tables',
       '  --base <ref>     compare with another git revision (Base / Head / Change)',
