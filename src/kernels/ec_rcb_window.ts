@@ -52,7 +52,7 @@ import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
 import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
 import { ecdsaFunctions, planBounds, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
-import { type GeneratedKernel, at, bitLength, get, locals, round16, set } from './wat.js';
+import { type GeneratedKernel, at, bitLength, call, get, locals, round16, set } from './wat.js';
 
 export interface EcFlags extends FieldFlags, EcdsaFlags {
   wrongCoefficient?: boolean;
@@ -165,7 +165,6 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   wsNeed.set('fp_inv', fp.invWorkspace);
   wsNeed.set('fn_inv', fn.invWorkspace);
   wsNeed.set('fp_sqrt', fp.sqrtWorkspace);
-  const call = (f: string, ...args: string[]) => `(call $${f} ${args.join(' ')})`;
 
   // ---- group law: compile the straight-line formulas into field calls ----------------------
   const formulas = FORMULAS[gshape];

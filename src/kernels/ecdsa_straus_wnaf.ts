@@ -62,7 +62,7 @@
 import type { CurveParams } from '../ec/params.js';
 import { parseFormula, type CurveShape, type Step } from './ec_formulas.js';
 import { type FieldGen, powLines } from './fe_mont29.js';
-import { at, bitLength, get, round16, set } from './wat.js';
+import { at, bitLength, call, get, round16, set } from './wat.js';
 
 export interface EcdsaFlags {
   nonceInvModP?: boolean;
@@ -102,7 +102,6 @@ const GT_CHUNK = 16;
 /** The functions declared variable-time (src/ct/vartime.ts lists them for every curve module). */
 export const ECDSA_VARTIME = ['ecdsa_verify', 'ecdsa_jadd_vt', 'ecdsa_jmadd_vt', 'ecdsa_wnaf'] as const;
 
-const call = (f: string, ...args: string[]) => `(call $${f} ${args.join(' ')})`;
 const i32 = (v: number) => `(i32.const ${v})`;
 
 // Jacobian (X : Y : Z), x = X/Z², y = Y/Z³. Inputs X1 Y1 Z1 (and X2 Y2 [Z2]), outputs X3 Y3 Z3.

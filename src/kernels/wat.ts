@@ -85,6 +85,8 @@ export const SHUF_HI64 = '8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31';
 export const get = (v: string) => `(local.get $${v})`;
 /** `(local.set $v e)` */
 export const set = (v: string, e: string) => `(local.set $${v} ${e})`;
+/** `(call $f args…)` */
+export const call = (f: string, ...args: string[]) => `(call $${f} ${args.join(' ')})`;
 /** The address `$ptr + off` (just `$ptr` for off 0). */
 export const at = (ptr: string, off: number) => (off ? `(i32.add ${get(ptr)} (i32.const ${off}))` : get(ptr));
 
