@@ -68,8 +68,6 @@ export interface Sm4Flags {
 export interface Sm4Options {
   /** groups of four blocks per pass in the main loop */
   groups?: number;
-  /** unroll all 32 rounds (else a loop of 4 rounds) */
-  unroll?: boolean;
 }
 
 const SM4_DEC_OFFSET = SM4_RK.dec;
@@ -335,7 +333,6 @@ function round(g: number, r: number, rkOff: number, flags: Sm4Flags): Lines {
   ];
 }
 
-/** 32 rounds on groups 0…G-1, with the round keys at $rkp (which a rolled loop advances). */
 /**
  * Work woven into the round loop of a pass (a stitched pass): `pieces` go one after each group's
  * round in every iteration of the four-round loop (the same code each iteration: the pieces keep
@@ -347,7 +344,8 @@ export interface Sm4Weave {
   iterationEnd: Lines;
 }
 
-function rounds(G: number, unroll: boolean, flags: Sm4Flags, weave?: Sm4Weave): Lines {
+/** 32 rounds on groups 0…G-1: a loop of four rounds, with the round keys at $rkp, which it advances. */
+function rounds(G: number, flags: Sm4Flags, weave?: Sm4Weave): Lines {
   const body = (r0: number, count: number, base: number): Lines => {
     const out: Lines = [];
     let k = 0;
@@ -360,7 +358,6 @@ function rounds(G: number, unroll: boolean, flags: Sm4Flags, weave?: Sm4Weave): 
     while (weave && k < weave.pieces.length) out.push(...weave.pieces[k++]);
     return out;
   };
-  if (unroll && !weave) return ['local.get $rk', 'local.set $rkp', ...body(0, 32, 0)];
   // four rounds per iteration keep the state names in place (x_{r mod 4})
   return [
     'local.get $rk', 'local.set $rkp',
@@ -453,7 +450,6 @@ const FUNCS: KernelFunction[] = [
  */
 export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { functions: string[]; exports: KernelFunction[] } {
   const G = options.groups ?? SM4_DEFAULT_GROUPS;
-  const unroll = options.unroll ?? false;
   const t = tables();
   const consts = locals('v128', CONSTS);
 
@@ -596,7 +592,7 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { 
       }
       out.push(...loads, ...transposeIn(g));
     }
-    out.push(...rounds(groups, unroll, flags));
+    out.push(...rounds(groups, flags));
     for (let g = 0; g < groups; g++) {
       out.push(...outputBlocks(g, flags));
       for (let b = 0; b < 4; b++) {
@@ -643,7 +639,7 @@ export function sm4PassFunc(name: string, stitch: Sm4Stitch, flags: Sm4Flags = {
       ...[0, 1, 2, 3].flatMap((b) => ['local.get $src', `v128.load offset=${64 * g + 16 * b}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set $o${g}_${b}`]),
       ...transposeIn(g),
     ]).flat(),
-    ...rounds(G, false, flags, stitch.weave),
+    ...rounds(G, flags, stitch.weave),
     ...stitch.epilogue,
     ...Array.from({ length: G }, (_, g) => [
       ...outputBlocks(g, flags),
