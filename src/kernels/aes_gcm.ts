@@ -30,7 +30,7 @@
 
 import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP64 as LANE_REV } from './wat.js';
 import { type AesFlags, type Aes8Stitch, AES_MAX_RK_BYTES, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
-import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, gf128Functions } from './gf128_ctmul64.js';
+import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './gf128_ctmul64.js';
 import { AES_IO, AES_SLOT } from './aes_layout.js';
 
 export { AES_IO, AES_SLOT };
@@ -276,9 +276,7 @@ function stitchedCryptFunc(f: KernelFunction, mode: Mode, hash: { fn: string; or
  * load and lane extraction, then its six 64-bit carry-less products, each guarded by i ≤ hn.
  */
 function weaveGhash(parts: Gf128Parts, domain: string[]): string[][] {
-  const acc = parts.accumulate();
-  const cuts = acc.map((l, k) => (/^;; [LR][012] \^= clmul/.test(l) ? k : -1)).filter((k) => k >= 0);
-  const pieces = [acc.slice(0, cuts[0]), ...cuts.map((c, k) => acc.slice(c, cuts[k + 1]))];
+  const pieces = accumulatePieces(parts);
   const guard = (body: string[]) => ['local.get $i', 'local.get $hn', 'i32.le_u', 'if', ...indent(body, 2).split('\n'), 'end'];
   return pieces.map((piece, k) =>
     guard([

@@ -349,6 +349,16 @@ export interface Gf128Parts {
   ghashDomain: string[];
 }
 
+/**
+ * `parts.accumulate()` cut before each of its six partial products (at the `;; X ^= clmul…`
+ * comment that opens one), for weaving one block's products into other code piece by piece.
+ */
+export function accumulatePieces(parts: Gf128Parts): string[][] {
+  const acc = parts.accumulate();
+  const cuts = acc.map((l, k) => (/^;; [LR][012] \^= clmul/.test(l) ? k : -1)).filter((k) => k >= 0);
+  return [acc.slice(0, cuts[0]), ...cuts.map((c, k) => acc.slice(c, cuts[k + 1]))];
+}
+
 export function generateGf128(flags: Gf128Flags = {}): GeneratedKernel {
   const { functions } = gf128Functions(flags);
   const wat = [

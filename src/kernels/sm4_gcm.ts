@@ -26,7 +26,7 @@
 
 import { GF_PREFIX, gcmModeFunctions } from './aes_gcm.js';
 import { AES_IO } from './aes_layout.js';
-import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, gf128Functions } from './gf128_ctmul64.js';
+import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './gf128_ctmul64.js';
 import { SM4_GCM_BLOCKS } from './sm4_layout.js';
 import { type Sm4Flags, type Sm4Options, type Sm4Stitch, sm4Functions, sm4PassFunc } from './sm4_vperm_simd128.js';
 import { type GeneratedKernel, type KernelFunction, indent, publicMap } from './wat.js';
@@ -50,9 +50,7 @@ const GHASH = `$${GF_PREFIX}ghash_blocks`;
  */
 function ghashStitch(parts: Gf128Parts): Sm4Stitch {
   const domain = parts.ghashDomain;
-  const acc = parts.accumulate();
-  const cuts = acc.map((l, k) => (/^;; [LR][012] \^= clmul/.test(l) ? k : -1)).filter((k) => k >= 0);
-  const pieces = [acc.slice(0, cuts[0]), ...cuts.map((c, k) => acc.slice(c, cuts[k + 1]))];
+  const pieces = accumulatePieces(parts);
   const guard = (body: string[]) => ['local.get $hb', 'local.get $hn', 'i32.lt_u', 'if', ...indent(body, 2).split('\n'), 'end'];
   const block = pieces.map((piece, k) =>
     guard([
