@@ -50,7 +50,7 @@
 
 import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, curveShape, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
-import { FieldGen, cmovLines, type FieldFlags } from './fe_mont29.js';
+import { FieldGen, cmovLines, modInv, type FieldFlags } from './fe_mont29.js';
 import { ecdsaFunctions, planBounds, twistToAm3, type EcdsaFlags } from './ecdsa_straus_wnaf.js';
 import { type GeneratedKernel, at, bitLength, call, get, locals, round16, set } from './wat.js';
 
@@ -64,12 +64,6 @@ const WINDOW = 5;
 /** Fixed-base comb: digit width and the table size bound. */
 const COMB_WINDOW = 5;
 const COMB_MAX_BYTES = 32 * 1024;
-
-function modInvP(a: bigint, p: bigint): bigint {
-  let r = 1n, b = a % p;
-  for (let e = p - 2n; e > 0n; e >>= 1n, b = (b * b) % p) if (e & 1n) r = (r * b) % p;
-  return r;
-}
 
 export interface EcLayout {
   FE: number;
@@ -128,7 +122,7 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   const gshape: CurveShape = twist === undefined ? shape : 'a=-3';
   if (twist !== undefined) {
     const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
-    const zi = modInvP(twist, c.p);
+    const zi = modInv(twist, c.p);
     const zi2 = (zi * zi) % c.p, zi3 = (zi2 * zi) % c.p;
     fp.addConst({ name: 'tz2', value: z2 }, true);
     fp.addConst({ name: 'tz3', value: z3 }, true);

@@ -122,7 +122,8 @@ function powMod(b: bigint, e: bigint, m: bigint): bigint {
   return r;
 }
 
-function modInv(a: bigint, m: bigint): bigint {
+/** a⁻¹ mod m (extended Euclid; a coprime to m). */
+export function modInv(a: bigint, m: bigint): bigint {
   let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
   while (r1 !== 0n) {
     const q = r0 / r1;
