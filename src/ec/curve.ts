@@ -19,10 +19,9 @@
 //
 // Constant time: the private scalar moves by position (copies, DER framing by length) and every
 // operation on its value runs in the kernel; the glue branches on public data, on lengths and on
-// whether a key is valid (an error either way). Exception: the text formats (PEM and JWK) pass the
-// private key through der.ts's base64/base64url, which index the alphabet string by secret 6-bit
-// values when encoding and search it (indexOf) for secret characters when decoding — string
-// lookups in JS, not constant time. The raw and DER formats do not.
+// whether a key is valid (an error either way). The text formats (PEM and JWK) pass the private
+// key through der.ts's base64/base64url, which map values and characters by arithmetic on masks,
+// not by indexing an alphabet (test/der-base64.test.ts holds them to Node's Buffer).
 
 import { CtkitError, EncodingError, InvalidKeyError } from '../errors.js';
 import { type ModuleSource, registerModule } from '../engine/kernel.js';

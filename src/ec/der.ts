@@ -198,22 +198,54 @@ export const derBits = (b: Uint8Array): Uint8Array => der(TAG.BIT_STRING, Uint8A
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-function encode64(b: Uint8Array, alphabet: string, pad: boolean): string {
-  let s = '';
+// Private keys pass through here (PKCS#8 / SEC 1 PEM, JWK "d"), so the 6-bit values and the
+// characters are mapped by arithmetic on masks, never by indexing an alphabet or by indexOf:
+// no memory address and no branch depends on a key byte.
+
+/** -1 when lo ≤ c ≤ hi, else 0, without a branch. */
+const inRange = (c: number, lo: number, hi: number): number => ((lo - 1 - c) & (c - hi - 1)) >> 31;
+
+/** The character code of a 6-bit value (A–Z a–z 0–9, then + / or - _). */
+function symbol(v: number, url: boolean): number {
+  let c = v + 65; //                                   'A' + v
+  c += ((25 - v) >> 8) & 6; //                         v ≥ 26: 'a' + (v − 26)
+  c -= ((51 - v) >> 8) & 75; //                        v ≥ 52: '0' + (v − 52)
+  c -= ((61 - v) >> 8) & (url ? 13 : 15); //           v = 62: '-' or '+'
+  c += ((62 - v) >> 8) & (url ? 49 : 3); //            v = 63: '_' or '/'
+  return c;
+}
+
+/** The 6-bit value of a character code, or −1 if it is not in the alphabet. */
+function value(c: number, url: boolean): number {
+  return (
+    -1 +
+    (inRange(c, 65, 90) & (c - 64)) +
+    (inRange(c, 97, 122) & (c - 70)) +
+    (inRange(c, 48, 57) & (c + 5)) +
+    (inRange(c, url ? 45 : 43, url ? 45 : 43) & 63) +
+    (inRange(c, url ? 95 : 47, url ? 95 : 47) & 64)
+  );
+}
+
+function encode64(b: Uint8Array, url: boolean): string {
+  const codes: number[] = [];
   for (let i = 0; i < b.length; i += 3) {
     const n = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
     const k = Math.min(3, b.length - i);
-    s += alphabet[(n >> 18) & 63] + alphabet[(n >> 12) & 63];
-    s += k > 1 ? alphabet[(n >> 6) & 63] : pad ? '=' : '';
-    s += k > 2 ? alphabet[n & 63] : pad ? '=' : '';
+    codes.push(symbol((n >> 18) & 63, url), symbol((n >> 12) & 63, url));
+    if (k > 1) codes.push(symbol((n >> 6) & 63, url));
+    if (k > 2) codes.push(symbol(n & 63, url));
   }
+  if (!url) while (codes.length % 4 !== 0) codes.push(61); // '='
+  let s = '';
+  for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode(...codes.slice(i, i + 4096));
   return s;
 }
 
 /** Canonical decoding: padding exactly as the encoder writes it, unused bits zero. */
-function decode64(s: string, alphabet: string, pad: boolean, what: string): Uint8Array {
+function decode64(s: string, url: boolean, what: string): Uint8Array {
   let body = s;
-  if (pad) {
+  if (!url) {
     if (s.length % 4 !== 0) throw new EncodingError(`${what}: base64 length is not a multiple of 4`);
     body = s.replace(/={1,2}$/, '');
     if (body.length + 2 < s.length) throw new EncodingError(`${what}: too much base64 padding`);
@@ -222,25 +254,32 @@ function decode64(s: string, alphabet: string, pad: boolean, what: string): Uint
   }
   if (body.length % 4 === 1) throw new EncodingError(`${what}: base64 length is impossible`);
   const out = new Uint8Array(Math.floor((body.length * 3) / 4));
-  let acc = 0, bits = 0, o = 0;
+  let acc = 0, bits = 0, o = 0, bad = 0;
   for (let i = 0; i < body.length; i++) {
-    const v = alphabet.indexOf(body[i]);
-    if (v < 0) throw new EncodingError(`${what}: invalid ${pad ? 'base64' : 'base64url'} character at position ${i}`);
-    acc = (acc << 6) | v;
+    const v = value(body.charCodeAt(i), url);
+    bad |= v; // negative once any character is outside the alphabet
+    acc = (acc << 6) | (v & 63);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
       out[o++] = (acc >> bits) & 0xff;
     }
   }
+  if (bad < 0) {
+    out.fill(0);
+    // the input is invalid (not a key), so finding where may take as long as it likes
+    const alphabet = url ? B64URL : B64;
+    const at = [...body].findIndex((ch) => !alphabet.includes(ch));
+    throw new EncodingError(`${what}: invalid ${url ? 'base64url' : 'base64'} character at position ${at}`);
+  }
   if ((acc & ((1 << bits) - 1)) !== 0) throw new EncodingError(`${what}: non-canonical base64 (unused bits set)`);
   return out;
 }
 
-export const base64 = (b: Uint8Array): string => encode64(b, B64, true);
-export const unbase64 = (s: string, what: string): Uint8Array => decode64(s, B64, true, what);
-export const base64url = (b: Uint8Array): string => encode64(b, B64URL, false);
-export const unbase64url = (s: string, what: string): Uint8Array => decode64(s, B64URL, false, what);
+export const base64 = (b: Uint8Array): string => encode64(b, false);
+export const unbase64 = (s: string, what: string): Uint8Array => decode64(s, false, what);
+export const base64url = (b: Uint8Array): string => encode64(b, true);
+export const unbase64url = (s: string, what: string): Uint8Array => decode64(s, true, what);
 
 /** PEM with 64-character lines, as OpenSSL writes it. */
 export function pem(label: string, der: Uint8Array): string {
