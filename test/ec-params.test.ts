@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { CURVES } from '../src/ec/params.js';
-import { FORMULAS, curveShape, parseFormula, type Step } from '../src/kernels/ec_formulas.js';
+import { FORMULAS, allocateSlots, curveShape, fuseProducts, parseFormula, reads, type Step } from '../src/kernels/ec_formulas.js';
 import { planReductions } from '../src/kernels/ec_rcb_window.js';
 import { type Affine, type Proj, add, bigToBytes, encodePoint, generator, mod, mul, negate, onCurve, powMod, toAffine, toProj } from '../src/ref/ec.js';
 
@@ -47,9 +47,10 @@ function run(c: (typeof CURVES)[keyof typeof CURVES], steps: Step[], P: Proj, Q:
   else if (Q !== null) Object.assign(v, { X2: Q.x, Y2: Q.y });
   const m = (x: bigint) => mod(x, c.p);
   for (const s of steps) {
+    for (const r of reads(s)) assert.notEqual(v[r], undefined, `reads ${r} before it is written`);
     const x = v[s.x];
-    assert.notEqual(x, undefined, `reads ${s.x} before it is written`);
     if (s.op === 'mulc') v[s.d] = m(v[s.c] * x);
+    else if (s.op === 'mul2') v[s.d] = m(x * v[s.y] + (s.neg ? -1n : 1n) * v[s.u] * v[s.v]);
     else {
       const y = v[s.y];
       assert.notEqual(y, undefined, `reads ${s.y} before it is written`);
@@ -66,12 +67,35 @@ for (const c of Object.values(CURVES)) {
     const pts: Affine[] = [null, G, negate(c, G), mul(c, 2n, G), mul(c, c.n - 1n, G), mul(c, 99991n, G)];
     const scale = (P: Proj, s: bigint): Proj => ({ X: mod(P.X * s, c.p), Y: mod(P.Y * s, c.p), Z: mod(P.Z * s, c.p) });
     const same = (a: Affine, b: Affine) => assert.deepEqual(a, b);
-    for (const A of pts) {
-      same(toAffine(c, run(c, parseFormula(F.double), scale(toProj(A), 7n), null)), add(c, A, A));
-      for (const B of pts) {
-        same(toAffine(c, run(c, parseFormula(F.add), scale(toProj(A), 3n), scale(toProj(B), 5n))), add(c, A, B));
-        if (B !== null) same(toAffine(c, run(c, parseFormula(F.mixedAdd), scale(toProj(A), 3n), B)), add(c, A, B));
+    // the programs as written, and as compiled for 8–9 limbs (fuseProducts: single assignment,
+    // sums of two products fused): the same projective results
+    for (const prep of [(t: string) => parseFormula(t), (t: string) => fuseProducts(parseFormula(t))]) {
+      for (const A of pts) {
+        same(toAffine(c, run(c, prep(F.double), scale(toProj(A), 7n), null)), add(c, A, A));
+        for (const B of pts) {
+          const r = run(c, prep(F.add), scale(toProj(A), 3n), scale(toProj(B), 5n));
+          same(toAffine(c, r), add(c, A, B));
+          assert.deepEqual(run(c, parseFormula(F.add), scale(toProj(A), 3n), scale(toProj(B), 5n)), r);
+          if (B !== null) same(toAffine(c, run(c, prep(F.mixedAdd), scale(toProj(A), 3n), B)), add(c, A, B));
+        }
       }
+    }
+    // fusion found the sums of products (three in each addition), and no slot holds two live values
+    for (const text of [F.add, F.mixedAdd, F.double]) {
+      const fused = fuseProducts(parseFormula(text));
+      assert.ok(fused.filter((s) => s.op === 'mul2').length >= (text === F.double ? 1 : 3));
+      const { slot } = allocateSlots(fused);
+      const live = new Map<number, string>();
+      const last = new Map<string, number>();
+      fused.forEach((s, i) => reads(s).forEach((r) => last.set(r, i)));
+      fused.forEach((s, i) => {
+        for (const [k, v] of [...live]) if ((last.get(v) ?? -1) < i) live.delete(k);
+        const k = slot.get(s.d)!;
+        const held = live.get(k);
+        assert.ok(held === undefined || (last.get(held) ?? -1) <= i, `${s.d} overwrites ${held} while it is live`);
+        live.set(k, s.d);
+      });
+      planReductions(fused, 32);
     }
     // the plan: every lazy sum only feeds products within the bound, outputs reduced
     for (const text of [F.add, F.mixedAdd, F.double]) {

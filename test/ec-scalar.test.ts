@@ -1,7 +1,8 @@
 // Scalar multiplication (variable base and the fixed-base comb) and the group law of every
 // curve kernel against the BigInt reference; the reference's projective formulas against its
 // affine group law; the deliberately broken variants (a wrong coefficient in the addition
-// formula, a lookup that picks the wrong entry) must fail the suite.
+// formula, a lookup that picks the wrong entry, a fused difference of products with its sign
+// slipped) must fail the suite.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scalarSuite, scalars } from './support/ec-scalar-suite.js';
@@ -37,6 +38,7 @@ test('reference: projective double-and-add equals the affine group law (every cu
 const broken = [
   ['a wrong coefficient in the addition formula', { wrongCoefficient: true }],
   ['a table lookup that picks the wrong entry', { wrongLookup: true }],
+  ['a fused difference of two products computed as their sum', { fusedSignSlip: true }],
 ] as const;
 
 for (const [what, flags] of broken) {

@@ -93,7 +93,92 @@ export function curveShape(p: bigint, a: bigint): CurveShape {
 export type Step =
   | { op: 'mul'; d: string; x: string; y: string }
   | { op: 'add' | 'sub'; d: string; x: string; y: string }
-  | { op: 'mulc'; d: string; c: 'a' | 'b' | 'b3'; x: string };
+  | { op: 'mulc'; d: string; c: 'a' | 'b' | 'b3'; x: string }
+  /** fused x·y + u·v (neg: x·y − u·v), one Montgomery reduction for both (fuseProducts) */
+  | { op: 'mul2'; d: string; x: string; y: string; u: string; v: string; neg: boolean };
+
+const OUTPUTS = ['X3', 'Y3', 'Z3'];
+
+/** The variables a step reads. */
+export function reads(s: Step): string[] {
+  switch (s.op) {
+    case 'mulc': return [s.x];
+    case 'mul2': return [s.x, s.y, s.u, s.v];
+    default: return [s.x, s.y];
+  }
+}
+
+/**
+ * Lazy reduction: every sum or difference of two products, d = x·y ± u·v, where each product
+ * is read by that sum only, becomes one fused step (mul2) that adds both products' columns and
+ * reduces once. For a dense modulus a reduction costs as much as the product itself (L² + L
+ * multiplies); the sum step disappears too. The program is first put in single-assignment form
+ * (a variable written twice gets a fresh name v<i> for all but its last value; the outputs
+ * X3 Y3 Z3 keep their names on their last assignment), so a product's operands are still
+ * there when the sum runs. The caller assigns the names to memory (see allocateSlots).
+ */
+export function fuseProducts(steps: Step[]): Step[] {
+  // single assignment: rename every write but the last of each name
+  const lastWrite = new Map<string, number>();
+  steps.forEach((s, i) => lastWrite.set(s.d, i));
+  const cur = new Map<string, string>();
+  const name = (v: string) => cur.get(v) ?? v;
+  const ssa: Step[] = steps.map((s, i) => {
+    const r = (v: string) => name(v);
+    let t: Step;
+    switch (s.op) {
+      case 'mulc': t = { ...s, x: r(s.x) }; break;
+      case 'mul2': t = { ...s, x: r(s.x), y: r(s.y), u: r(s.u), v: r(s.v) }; break;
+      default: t = { ...s, x: r(s.x), y: r(s.y) };
+    }
+    const d = lastWrite.get(s.d) === i ? s.d : `v${i}`;
+    cur.set(s.d, d);
+    return { ...t, d };
+  });
+  const uses = new Map<string, number>();
+  for (const s of ssa) for (const v of reads(s)) uses.set(v, (uses.get(v) ?? 0) + 1);
+  const def = new Map<string, number>();
+  ssa.forEach((s, i) => def.set(s.d, i));
+  const product = (v: string) => {
+    const i = def.get(v);
+    return i !== undefined && ssa[i].op === 'mul' && uses.get(v) === 1 && !OUTPUTS.includes(v) ? i : undefined;
+  };
+  const drop = new Set<number>();
+  const out = ssa.map((s, i) => {
+    if ((s.op !== 'add' && s.op !== 'sub') || s.x === s.y) return s;
+    const px = product(s.x), py = product(s.y);
+    if (px === undefined || py === undefined) return s;
+    const a = ssa[px], b = ssa[py];
+    if (a.op !== 'mul' || b.op !== 'mul') return s;
+    drop.add(px).add(py);
+    return { op: 'mul2', d: s.d, x: a.x, y: a.y, u: b.x, v: b.y, neg: s.op === 'sub' } as Step;
+  });
+  return out.filter((_, i) => !drop.has(i));
+}
+
+/**
+ * Memory slots for the variables of a single-assignment program: the outputs X3 Y3 Z3 in slots
+ * 0–2, every other written name in the lowest slot from 3 on that is free (a slot is free
+ * again after the last read of its value). Inputs (X1 … Z2) are not assigned.
+ */
+export function allocateSlots(steps: Step[]): { slot: Map<string, number>; count: number } {
+  const last = new Map<string, number>();
+  steps.forEach((s, i) => { for (const v of reads(s)) last.set(v, i); });
+  const slot = new Map<string, number>(OUTPUTS.map((v, i) => [v, i]));
+  const busy: boolean[] = [true, true, true];
+  steps.forEach((s, i) => {
+    if (!slot.has(s.d)) {
+      let k = 3;
+      while (busy[k]) k++;
+      busy[k] = true;
+      slot.set(s.d, k);
+    }
+    for (const v of new Set(reads(s))) {
+      if (last.get(v) === i && slot.has(v) && !OUTPUTS.includes(v)) busy[slot.get(v)!] = false;
+    }
+  });
+  return { slot, count: busy.length };
+}
 
 /** Parses a straight-line program. */
 export function parseFormula(text: string): Step[] {

@@ -148,7 +148,8 @@ const ADD2 = `I = H+H; I = I*I; J = H*I; R = R+R; V = U1*I;
  * Which additions and subtractions may skip their reduction, for points whose coordinates may
  * carry a bound B (value < B·p) in and out — the generalisation of planReductions
  * (ec_rcb_window.ts), whose points are always reduced (B = 2). Rules (see fe_mont29.ts): a
- * product needs ka·kb ≤ R/p and gives 2; a lazy sum or difference gives ka + kb and must stay
+ * product needs ka·kb ≤ R/p and gives 2; a fused x·y ± u·v needs kx·ky + ku·kv ≤ R/p (kv
+ * taken as 2 and v reduced when negated) and gives 2; a lazy sum or difference gives ka + kb and must stay
  * within R/(2p); a reduced addition needs ka + kb ≤ 4, a reduced subtraction ka, kb ≤ 2, both
  * give 2; the outputs X3 Y3 Z3 must end ≤ B; names in `reduced` are reduced (they are tested
  * for zero). Start with every sum lazy; reduce the producer of an operand that breaks a rule.
@@ -170,6 +171,10 @@ export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Se
       let out = 2;
       if (s.op === 'mul') {
         if (b(s.x) * b(s.y) > rOverP) fix = blame(s.x, s.y);
+      } else if (s.op === 'mul2') {
+        // x·y ± u·v with one reduction (the negated v is 2p − v: v must be reduced)
+        if (s.neg && b(s.v) > 2) fix = blame(s.v);
+        else if (b(s.x) * b(s.y) + b(s.u) * (s.neg ? 2 : b(s.v)) > rOverP) fix = blame(s.x, s.y, s.u, s.v);
       } else if (s.op === 'mulc') {
         if (b(s.x) * 2 > rOverP) fix = blame(s.x);
       } else if (lazy[i]) {
@@ -221,6 +226,8 @@ function compile(fp: FieldGen, steps: Step[], plan: { lazy: boolean; k: number }
       case 'mulc':
         fp.mulConsts.add(s.c);
         return call(`fp_mulc_${s.c}`, loc(s.d), loc(s.x));
+      case 'mul2':
+        throw new Error('fused products are not used in the Jacobian formulas');
     }
   });
   return { parts: [lines.slice(0, split), lines.slice(split)], bytes: slots.size * FE, loc };

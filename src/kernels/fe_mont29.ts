@@ -79,13 +79,16 @@
 //
 // Negative-control flags (tests only) produce deliberately broken variants:
 //   dropCarry      the carry into one column of the multiplication is lost;
-//   skipCorrection the masked final subtraction of 2m in the addition is skipped.
+//   skipCorrection the masked final subtraction of 2m in the addition is skipped;
+//   fusedSignSlip  the lazily reduced x·y − u·v is computed as x·y + u·v.
 
 import { at as addr, bitLength, get, locals, set } from './wat.js';
 
 export interface FieldFlags {
   dropCarry?: boolean;
   skipCorrection?: boolean;
+  /** mulwn computes u·v instead of u·(2m − v): a fused difference of products becomes a sum */
+  fusedSignSlip?: boolean;
   /** products a·b on SIMD (i64x2.extmul), the reduction on scalar multiplies */
   simdProducts?: boolean;
   /** reduction products q_k·m_j for j ≥ this on SIMD (i64x2.extmul_low_i32x4_s), when the
@@ -228,6 +231,8 @@ export class FieldGen {
   readonly mulConsts = new Set<string>(['r2']);
   /** the k of every sub_lazy_k the formulas use */
   readonly lazySubs = new Set<number>();
+  /** lazy-reduction functions the formulas use (see functions(): mulw, mulwn, mul2w) */
+  readonly fused = new Set<'mulw' | 'mulwn' | 'mul2w'>();
 
   constructor(prefix: string, m: bigint, flags: FieldFlags = {}) {
     this.pre = prefix;
@@ -304,7 +309,7 @@ export class FieldGen {
     return out;
   }
 
-  #mulCore(src: Operand | 'square' | { kind: 'simd'; ptr: string }): string[] {
+  #mulCore(src: Operand | 'square' | { kind: 'simd'; ptr: string }, wide?: string): string[] {
     const L = this.L;
     const out: string[] = [];
     let b: Operand | 'square';
@@ -354,6 +359,11 @@ export class FieldGen {
             const bo = b as Operand;
             bound += bo.kind === 'const' ? MASK * (bo.limbs[k - i] < 0n ? -bo.limbs[k - i] : bo.limbs[k - i]) : pmax;
           }
+        }
+        if (wide) {
+          // column k of a product left unreduced by mulw (up to L products, signed limbs)
+          prod.push({ e: ld(get(wide), 8 * k), neg: false });
+          bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
         }
       }
       // reduction terms q_i·m_(k−i); the newest quotient digit last (it is on the carry path)
@@ -469,6 +479,34 @@ export class FieldGen {
     } else {
       fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals()}
   ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#mulCore({ kind: 'locals', prefix: 'b' }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+    }
+    // Lazy reduction of a sum of two products, x·y + u·v (or x·y + u·(2m − v)), in two calls:
+    // mulw(w, u, v) / mulwn(w, u, v) leave the 2L − 1 column sums of u·v (or of u·(2m − v),
+    // its limbs formed one by one as 2m_j − v_j, signed, |·| < 2^29: no carry chain) unreduced
+    // in memory at w; mul2w(r, x, y, w) adds them to the columns of x·y and reduces once. The
+    // columns then hold up to 2L products and L reduction terms (the generator's column bound
+    // check refuses limb counts where that could overflow); the result is below
+    // (kx·ky + ku·kv)·m²/R + m ≤ 2m when kx·ky + ku·kv ≤ R/m (the formula planner's rule).
+    // Tried first: one function with all four operands in locals (mul2): slower than two
+    // products and a sum at 9 limbs (P-256 pt_double +4%, brainpoolP256r1 +6%: 36 operand
+    // locals spill).
+    for (const kind of [...this.fused].sort()) {
+      if (this.flags.simdProducts) throw new Error(`${pre}: fused products need scalar products`);
+      if (kind === 'mul2w') {
+        fns.push(`(func ${this.fn('mul2w')} (param $r i32) (param $a i32) (param $b i32) (param $w i32) ${this.#mulLocals()}
+  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#mulCore({ kind: 'locals', prefix: 'b' }, 'w'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
+        continue;
+      }
+      const loadB = kind === 'mulw' || this.flags.fusedSignSlip ? this.#loadLimbs('b', 'b')
+        : Array.from({ length: L }, (_, i) => set(`b${i}`, `(i64.sub ${i64c(this.m2Limbs[i])} ${ld(get('b'), 8 * i)})`));
+      const cols: string[] = [];
+      for (let k = 0; k <= 2 * L - 2; k++) {
+        const terms: Term[] = [];
+        for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) terms.push({ e: `(i64.mul ${get(`a${i}`)} ${get(`b${k - i}`)})`, neg: false });
+        cols.push(st(get('w'), 8 * k, sum(terms)));
+      }
+      fns.push(`(func ${this.fn(kind)} (param $w i32) (param $a i32) (param $b i32) ${locals('i64', Array.from({ length: L }, (_, i) => [`a${i}`, `b${i}`]).flat())}
+  ${[...this.#loadLimbs('a', 'a'), ...loadB, ...cols].join('\n  ')})`);
     }
     fns.push(`(func ${this.fn('sqr')} (param $r i32) (param $a i32) ${this.#mulLocals()}
   ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore('square'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
