@@ -12,6 +12,8 @@ const ECDSA_VERIFY: [string, string][] = [
   ['ecdsa_jadd_vt', 'Jacobian addition for ECDSA verification only (public points): branches on the exceptional cases (equal or opposite points)'],
   ['ecdsa_jmadd_vt', 'mixed Jacobian-affine addition for ECDSA verification only (public points): branches on the exceptional cases'],
   ['ecdsa_wnaf', 'wNAF recoding of the public verification scalars u1 = z/s, u2 = r/s: branches on their bits'],
+  ['fn_inv_vt_raw', 'variable-time safegcd inversion mod n of the public s in ECDSA verification (w = s⁻¹): branches on the divsteps'],
+  ['fp_inv_vt_raw', 'variable-time safegcd inversion mod p of the product of the public Q table\'s Z coordinates in ECDSA verification: branches on the divsteps'],
 ];
 
 export const varTime: { module: string; func: string; reason: string }[] = EC_MODULES.flatMap((module) =>
