@@ -55,6 +55,12 @@
 // B = 2 at 9 limbs (P-256, secp256k1, brainpoolP256r1: R/p ≈ 32–48 leaves no room), 8 for
 // P-224, 12 for P-384, P-521, brainpoolP384r1/P512r1; measured 3–8% faster verification there
 // than B = 2.)
+// Tried and dropped: the lazy reduction of ec_rcb_window.ts (a sum of two products, here
+// Y3 = α·(4β − X3) − 2γ'² and Y3 = R·(V − X3) − 2·S1·J, reduced once) at 14–19 limbs, with the
+// second product's columns normalised by a carry chain so they fit: verification 20–30%
+// slower (brainpoolP512r1 667 → 820 µs, P-521 409 → 535 µs). There the products run on SIMD
+// and the reduction on the scalar multiplier in parallel, so a product without its reduction
+// costs ~70% of one with it, and the squaring became a general product.
 //
 // Cost (P-256): 257 doublings, ~72 mixed additions, 8 table additions, ~60 ns of digit
 // handling, one variable-time inversion mod n and one mod p (about 1 µs each).
