@@ -64,7 +64,10 @@
 // product: 104 → 101 ns, verify +7%); addition, subtraction and negation computing both
 // candidate results in two independent carry chains with a masked select instead of a chain
 // then a masked correction chain (brainpoolP512r1 add 36 → 33 ns through the JS call, but
-// ECDH, point operations and verification within ±2–4% noise either way: not the bottleneck).
+// ECDH, point operations and verification within ±2–4% noise either way: not the bottleneck);
+// squaring at 14+ limbs by one level of Karatsuba (three squares of L/2 limbs, 135 products
+// instead of 171 at 18 limbs, exact modulo 2^64): slower (sqr P-384 26.8 → 29.6 ns, P-521
+// 44.4 → 49.0, brainpoolP512r1 69.4 → 73.0; the 3L/2 extra column locals spill).
 //
 // Constant time: straight-line code on i64 values, no branch, no memory address and no division
 // depending on data; i64.mul is imul, whose timing does not depend on its operands. Addition,
