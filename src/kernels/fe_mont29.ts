@@ -238,6 +238,8 @@ export class FieldGen {
   readonly lazySubs = new Set<number>();
   /** generate inv_vt, the variable-time inversion (public data only) */
   varTimeInv = false;
+  /** the bounds K of every is_zero_lt_K the formulas use */
+  readonly zeroTests = new Set<number>();
   /** lazy-reduction functions the formulas use (see functions(): mulw, mulwn, mul2w) */
   readonly fused = new Set<'mulw' | 'mulwn' | 'mul2w'>();
 
@@ -567,6 +569,17 @@ export class FieldGen {
     const one = this.consts.get('one')!;
     fns.push(`(func ${this.fn('eq_one')} (param $a i32) (result i32) ${chainLocals()}
   ${[...this.#loadLimbs('a', 'a'), ...this.#eqLines((i) => i64c(one[i]))].join('\n  ')})`);
+    // is_zero_lt_K(a) → 1 if a ≡ 0 (mod m), for a value below K·m with limbs of 29 bits (as
+    // the carry chains leave them): a equals one of 0, m, …, (K − 1)·m limb for limb
+    for (const K of [...this.zeroTests].sort((x, y) => x - y)) {
+      if (BigInt(K) * this.m > this.R) throw new Error(`${pre}: is_zero_lt_${K} beyond the limbs`);
+      const tests = Array.from({ length: K }, (_, j) => {
+        const jm = toLimbs(BigInt(j) * this.m, L);
+        return `(i64.eqz ${Array.from({ length: L }, (_, i) => `(i64.xor ${get(`a${i}`)} ${i64c(jm[i])})`).reduce((x, y) => `(i64.or ${x} ${y})`)})`;
+      });
+      fns.push(`(func ${this.fn(`is_zero_lt_${K}`)} (param $a i32) (result i32) ${locals('i64', Array.from({ length: L }, (_, i) => `a${i}`))}
+  ${[...this.#loadLimbs('a', 'a'), tests.reduce((x, y) => `(i32.or ${x} ${y})`)].join('\n  ')})`);
+    }
     fns.push(`(func ${this.fn('is_zero')} (param $a i32) (result i32) ${chainLocals()}
   ${[...this.#loadLimbs('a', 'a'), ...this.#eqLines(() => '(i64.const 0)')].join('\n  ')})`);
     // cmov(r, a, mask): r ← mask ? a : r
