@@ -35,6 +35,9 @@ for (const [what, flags] of broken) {
     const kernel = gf128KernelFrom(`gf128-broken-${Object.keys(flags)[0]}`, bytes);
     const { failures } = suite(kernel, 3);
     assert.ok(failures.length > 0, `broken kernel (${what}) passed the whole suite`);
+    // the cases with powers always computed run the eight-block i16x8 loop, which must catch it too
+    const withPowers = suite(kernel, 3, (c) => c.powers === 'always');
+    assert.ok(withPowers.failures.length > 0, `broken kernel (${what}) passed every case of the eight-block loop`);
   });
 }
 
@@ -58,7 +61,7 @@ test('typed errors: key length, types, use after digest', () => {
 });
 
 test('slots are wiped and returned: digest, dispose', () => {
-  const k = getKernel<any>(gf128Module, 2048);
+  const k = getKernel<any>(gf128Module, 4096);
   const before = k.slotsInUse;
   const key = new Uint8Array(16).fill(0xa5);
   const h = new UniversalHash('polyval', key, { powers: 'always' });
@@ -68,7 +71,7 @@ test('slots are wiped and returned: digest, dispose', () => {
   assert.equal(k.slotsInUse, before);
   // the freed slot's bytes are zero (the next allocation reuses it)
   const slot = k.allocSlot();
-  assert.ok(k.u8.subarray(slot, slot + 2048).every((b) => b === 0), 'slot not wiped');
+  assert.ok(k.u8.subarray(slot, slot + 4096).every((b) => b === 0), 'slot not wiped');
   k.freeSlot(slot);
   const h2 = ghash.create(key);
   h2.dispose();
@@ -77,7 +80,7 @@ test('slots are wiped and returned: digest, dispose', () => {
 });
 
 test('large input streams through bounded scratch (memory stays small)', () => {
-  const k = getKernel<any>(gf128Module, 2048);
+  const k = getKernel<any>(gf128Module, 4096);
   const chunk = new Uint8Array(1 << 20).fill(7);
   const h = ghash.create(new Uint8Array(16).fill(3));
   for (let i = 0; i < 32; i++) h.update(chunk); // 32 MiB

@@ -21,11 +21,18 @@ interface Gf128Exports {
 }
 
 // Must match src/kernels/gf128_ctmul64.ts.
-const SLOT_SIZE = 2048;
+const SLOT_SIZE = 4096;
 const STATE_OFFSET = 32;
 const TABLE_OFFSET = 64;
 const TABLE_SIZE = 192;
+const W16_OFFSET = 2048;
+const W16_SIZE = 240;
 const MAX_POWERS = 8;
+/**
+ * Bytes of the slot the kernel wrote, wiped on release: without powers, key, state, pin and the
+ * i64 table of H_1; with them also the i64 tables of H_2…H_8, the v128 pin and the i16x8 tables.
+ */
+const written = (powers: boolean) => (powers ? W16_OFFSET + W16_SIZE * MAX_POWERS : TABLE_OFFSET + TABLE_SIZE);
 
 /**
  * Inputs of at least this many bytes (counted over the life of one hash object) get the powers
@@ -98,7 +105,7 @@ export function hashOneShot(kind: HashKind, key: Uint8Array, data: Uint8Array, k
     return k.u8.slice(slot + STATE_OFFSET, slot + STATE_OFFSET + 16);
   } finally {
     k.wipe(SCRATCH_PTR, used);
-    k.freeSlot(slot, TABLE_OFFSET + TABLE_SIZE * (powers ? MAX_POWERS : 1));
+    k.freeSlot(slot, written(powers));
   }
 }
 
@@ -159,7 +166,7 @@ export class UniversalHash {
   dispose(): void {
     if (this.#key.released) return;
     this.#buf.wipe();
-    this.#key.release(TABLE_OFFSET + TABLE_SIZE * (this.#powers ? MAX_POWERS : 1)); // the bytes written, as in hashOneShot
+    this.#key.release(written(this.#powers)); // the bytes written, as in hashOneShot
   }
 
   // Hash the whole blocks of src (src.length a multiple of 16), streaming through scratch.

@@ -177,6 +177,164 @@
     i64.and
     i64.store offset=184
   )
+  (func $table16 (param $x0 i64) (param $x1 i64) (param $dst i32) (local $v v128) (local $t v128) (local $vr16 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128)
+      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
+    local.set $kLaneRev
+    v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
+    local.set $kBswap16
+    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
+    local.set $kRev16
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    local.set $kNib
+    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
+    local.set $kRevHi
+    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
+    local.set $kRevLo
+    v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249
+    local.set $m0
+    v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492
+    local.set $m1
+    v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924
+    local.set $m2
+    v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13
+    local.set $kPair
+    v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128
+    local.set $kMidLo
+    v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128
+    local.set $kMidHi
+    v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128
+    local.set $kMidRLo
+    v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128
+    local.set $kMidRHi
+    v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9
+    local.set $kRev4x16
+    local.get $x0
+    i64x2.splat
+    local.get $x1
+    i64x2.replace_lane 1
+    local.set $v
+    local.get $v
+    local.get $v
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2
+    local.get $v
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    local.set $vr16
+    local.get $vr16
+    local.get $vr16
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2r
+    local.get $V2
+    local.get $kMidLo
+    i8x16.swizzle
+    local.get $V2
+    local.get $kMidHi
+    i8x16.swizzle
+    v128.xor
+    local.get $V2r
+    local.get $kMidRLo
+    i8x16.swizzle
+    local.get $V2r
+    local.get $kMidRHi
+    i8x16.swizzle
+    v128.xor
+    v128.xor
+    local.set $V5
+    local.get $dst
+    local.get $v
+    local.get $m0
+    v128.and
+    v128.store offset=0
+    local.get $dst
+    local.get $v
+    local.get $m1
+    v128.and
+    v128.store offset=16
+    local.get $dst
+    local.get $v
+    local.get $m2
+    v128.and
+    v128.store offset=32
+    local.get $dst
+    local.get $V2
+    local.get $m0
+    v128.and
+    v128.store offset=48
+    local.get $dst
+    local.get $V2
+    local.get $m1
+    v128.and
+    v128.store offset=64
+    local.get $dst
+    local.get $V2
+    local.get $m2
+    v128.and
+    v128.store offset=80
+    local.get $dst
+    local.get $vr16
+    local.get $m0
+    v128.and
+    v128.store offset=96
+    local.get $dst
+    local.get $vr16
+    local.get $m1
+    v128.and
+    v128.store offset=112
+    local.get $dst
+    local.get $vr16
+    local.get $m2
+    v128.and
+    v128.store offset=128
+    local.get $dst
+    local.get $V2r
+    local.get $m0
+    v128.and
+    v128.store offset=144
+    local.get $dst
+    local.get $V2r
+    local.get $m1
+    v128.and
+    v128.store offset=160
+    local.get $dst
+    local.get $V2r
+    local.get $m2
+    v128.and
+    v128.store offset=176
+    local.get $dst
+    local.get $V5
+    local.get $m0
+    v128.and
+    v128.store offset=192
+    local.get $dst
+    local.get $V5
+    local.get $m1
+    v128.and
+    v128.store offset=208
+    local.get $dst
+    local.get $V5
+    local.get $m2
+    v128.and
+    v128.store offset=224
+  )
   (func $mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
       v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
     local.set $kLaneRev
@@ -1121,6 +1279,13 @@
     local.get $slot
     i64.load offset=8
     local.set $x1
+    ;; the i16x8 parts of H_1 (only the loop with powers uses them)
+    local.get $x0
+    local.get $x1
+    local.get $slot
+    i32.const 2048
+    i32.add
+    call $table16
     i32.const 1
     local.set $k
     loop $next
@@ -1143,6 +1308,16 @@
       i32.const 64
       i32.add
       call $table
+      local.get $x0
+      local.get $x1
+      local.get $slot
+      local.get $k
+      i32.const 240
+      i32.mul
+      i32.add
+      i32.const 2048
+      i32.add
+      call $table16
       local.get $k
       i32.const 1
       i32.add
@@ -1152,7 +1327,7 @@
       br_if $next
     end
   )
-  (func $polyval_blocks (export "polyval_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+  (func $polyval_blocks_one (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
       v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
     local.set $kLaneRev
     v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
@@ -2072,7 +2247,7 @@
     local.get $s
     v128.store
   )
-  (func $ghash_blocks (export "ghash_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+  (func $ghash_blocks_one (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
       v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
     local.set $kLaneRev
     v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
@@ -2991,6 +3166,3768 @@
         local.tee $n
         br_if $group
       end
+    end
+    local.get $st
+    local.get $s
+    local.get $kRev16
+    i8x16.swizzle
+    v128.store
+  )
+  (func $polyval_blocks (export "polyval_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $v v128) (local $vr v128) (local $vr16 v128) (local $t v128) (local $vpin v128) (local $X0 v128) (local $X1 v128) (local $X2 v128) (local $Y0 v128) (local $Y1 v128) (local $Y2 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $A0 v128) (local $H0 v128) (local $A1 v128) (local $H1 v128) (local $A2 v128) (local $H2 v128) (local $A3 v128) (local $H3 v128) (local $A4 v128) (local $H4 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128) (local $a2 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $e0 i64) (local $e1 i64) (local $ex i64) (local $f0 i64) (local $f1 i64) (local $f2 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $pin i64) (local $g i32) (local $j i32) (local $p i32) (local $q i32) (local $src1 i32) (local $p1 i32) (local $q1 i32)
+      ;; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1
+    local.get $maxg
+    i32.const 1
+    i32.le_u
+    if
+      local.get $slot
+      local.get $st
+      local.get $src
+      local.get $n
+      local.get $maxg
+      call $polyval_blocks_one
+      return
+    end
+    v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
+    local.set $kLaneRev
+    v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
+    local.set $kBswap16
+    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
+    local.set $kRev16
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    local.set $kNib
+    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
+    local.set $kRevHi
+    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
+    local.set $kRevLo
+    v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249
+    local.set $m0
+    v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492
+    local.set $m1
+    v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924
+    local.set $m2
+    v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13
+    local.set $kPair
+    v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128
+    local.set $kMidLo
+    v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128
+    local.set $kMidHi
+    v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128
+    local.set $kMidRLo
+    v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128
+    local.set $kMidRHi
+    v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9
+    local.set $kRev4x16
+    ;; state S in the POLYVAL domain
+    local.get $st
+    v128.load
+    local.set $s
+    block $done
+    local.get $n
+    i32.eqz
+    br_if $done
+    loop $group
+    ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
+    local.get $n
+    local.get $maxg
+    local.get $n
+    local.get $maxg
+    i32.lt_u
+    select
+    local.set $g
+    i64.const 0
+    local.set $L2
+    i64.const 0
+    local.set $R2
+    v128.const i64x2 0 0
+    local.set $A0
+    v128.const i64x2 0 0
+    local.set $A1
+    v128.const i64x2 0 0
+    local.set $A2
+    v128.const i64x2 0 0
+    local.set $A3
+    v128.const i64x2 0 0
+    local.set $A4
+    local.get $slot
+    local.get $g
+    i32.const 192
+    i32.mul
+    i32.add
+    i32.const -128
+    i32.add
+    local.set $p
+    local.get $slot
+    local.get $g
+    i32.const 240
+    i32.mul
+    i32.add
+    i32.const 1808
+    i32.add
+    local.set $q
+    local.get $src
+    local.set $src1
+    local.get $p
+    local.set $p1
+    local.get $q
+    local.set $q1
+    ;; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)
+    block $rest
+      local.get $g
+      i32.const 1
+      i32.le_u
+      br_if $rest
+      i32.const 1
+      local.set $j
+      local.get $src
+  i32.const 16
+  i32.add
+  local.set $src
+  local.get $p
+  i32.const 192
+  i32.sub
+  local.set $p
+  local.get $q
+  i32.const 240
+  i32.sub
+  local.set $q
+      loop $block
+        local.get $src
+        v128.load
+        local.set $v
+        local.get $v
+    local.get $v
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2
+    local.get $v
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    local.set $vr16
+    local.get $vr16
+    local.get $vr16
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2r
+    local.get $V2
+    local.get $kMidLo
+    i8x16.swizzle
+    local.get $V2
+    local.get $kMidHi
+    i8x16.swizzle
+    v128.xor
+    local.get $V2r
+    local.get $kMidRLo
+    i8x16.swizzle
+    local.get $V2r
+    local.get $kMidRHi
+    i8x16.swizzle
+    v128.xor
+    v128.xor
+    local.set $V5
+    local.get $vr16
+    local.get $kRev4x16
+    i8x16.swizzle
+    local.set $vr
+    local.get $v
+    i64x2.extract_lane 0
+    local.get $v
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $a2
+    local.get $vr
+    i64x2.extract_lane 0
+    local.get $vr
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $ar2
+    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+    local.get $v
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $v
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $v
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=0
+    local.set $Y0
+    local.get $q
+    v128.load offset=16
+    local.set $Y1
+    local.get $q
+    v128.load offset=32
+    local.set $Y2
+    local.get $A0
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A0
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+    local.get $vr16
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $vr16
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $vr16
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=96
+    local.set $Y0
+    local.get $q
+    v128.load offset=112
+    local.set $Y1
+    local.get $q
+    v128.load offset=128
+    local.set $Y2
+    local.get $A2
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A2
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+    local.get $a2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=64
+    local.set $y0
+    local.get $p
+    i64.load offset=72
+    local.set $y1
+    local.get $p
+    i64.load offset=80
+    local.set $y2
+    local.get $p
+    i64.load offset=88
+    local.set $y3
+    local.get $L2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+    local.get $V2
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=48
+    local.set $Y0
+    local.get $q
+    v128.load offset=64
+    local.set $Y1
+    local.get $q
+    v128.load offset=80
+    local.set $Y2
+    local.get $A1
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A1
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+    local.get $V2r
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2r
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2r
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=144
+    local.set $Y0
+    local.get $q
+    v128.load offset=160
+    local.set $Y1
+    local.get $q
+    v128.load offset=176
+    local.set $Y2
+    local.get $A3
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A3
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+    local.get $ar2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=160
+    local.set $y0
+    local.get $p
+    i64.load offset=168
+    local.set $y1
+    local.get $p
+    i64.load offset=176
+    local.set $y2
+    local.get $p
+    i64.load offset=184
+    local.set $y3
+    local.get $R2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+    local.get $V5
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V5
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V5
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=192
+    local.set $Y0
+    local.get $q
+    v128.load offset=208
+    local.set $Y1
+    local.get $q
+    v128.load offset=224
+    local.set $Y2
+    local.get $A4
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A4
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+        local.get $src
+    i32.const 16
+    i32.add
+    local.set $src
+    local.get $p
+    i32.const 192
+    i32.sub
+    local.set $p
+    local.get $q
+    i32.const 240
+    i32.sub
+    local.set $q
+        local.get $j
+        i32.const 1
+        i32.add
+        local.tee $j
+        local.get $g
+        i32.lt_u
+        br_if $block
+      end
+    end
+    local.get $src1
+    v128.load
+    local.get $s
+    v128.xor
+    local.set $v
+    local.get $p1
+    local.set $p
+    local.get $q1
+    local.set $q
+    local.get $v
+    local.get $v
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2
+    local.get $v
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    local.set $vr16
+    local.get $vr16
+    local.get $vr16
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2r
+    local.get $V2
+    local.get $kMidLo
+    i8x16.swizzle
+    local.get $V2
+    local.get $kMidHi
+    i8x16.swizzle
+    v128.xor
+    local.get $V2r
+    local.get $kMidRLo
+    i8x16.swizzle
+    local.get $V2r
+    local.get $kMidRHi
+    i8x16.swizzle
+    v128.xor
+    v128.xor
+    local.set $V5
+    local.get $vr16
+    local.get $kRev4x16
+    i8x16.swizzle
+    local.set $vr
+    local.get $v
+    i64x2.extract_lane 0
+    local.get $v
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $a2
+    local.get $vr
+    i64x2.extract_lane 0
+    local.get $vr
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $ar2
+    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+    local.get $v
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $v
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $v
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=0
+    local.set $Y0
+    local.get $q
+    v128.load offset=16
+    local.set $Y1
+    local.get $q
+    v128.load offset=32
+    local.set $Y2
+    local.get $A0
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A0
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+    local.get $vr16
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $vr16
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $vr16
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=96
+    local.set $Y0
+    local.get $q
+    v128.load offset=112
+    local.set $Y1
+    local.get $q
+    v128.load offset=128
+    local.set $Y2
+    local.get $A2
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A2
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+    local.get $a2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=64
+    local.set $y0
+    local.get $p
+    i64.load offset=72
+    local.set $y1
+    local.get $p
+    i64.load offset=80
+    local.set $y2
+    local.get $p
+    i64.load offset=88
+    local.set $y3
+    local.get $L2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+    local.get $V2
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=48
+    local.set $Y0
+    local.get $q
+    v128.load offset=64
+    local.set $Y1
+    local.get $q
+    v128.load offset=80
+    local.set $Y2
+    local.get $A1
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A1
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+    local.get $V2r
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2r
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2r
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=144
+    local.set $Y0
+    local.get $q
+    v128.load offset=160
+    local.set $Y1
+    local.get $q
+    v128.load offset=176
+    local.set $Y2
+    local.get $A3
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A3
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+    local.get $ar2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=160
+    local.set $y0
+    local.get $p
+    i64.load offset=168
+    local.set $y1
+    local.get $p
+    i64.load offset=176
+    local.set $y2
+    local.get $p
+    i64.load offset=184
+    local.set $y3
+    local.get $R2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+    local.get $V5
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V5
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V5
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=192
+    local.set $Y0
+    local.get $q
+    v128.load offset=208
+    local.set $Y1
+    local.get $q
+    v128.load offset=224
+    local.set $Y2
+    local.get $A4
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A4
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    local.get $src1
+    local.get $g
+    i32.const 4
+    i32.shl
+    i32.add
+    local.set $src
+    ;; high 16 bits of the reversed lanes: rev16(A) >> 1
+    local.get $A2
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i32.const 1
+    i16x8.shr_u
+    local.set $H2
+    local.get $A3
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i32.const 1
+    i16x8.shr_u
+    local.set $H3
+    local.get $A4
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i32.const 1
+    i16x8.shr_u
+    local.set $H4
+    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 0: L0 (low 64), R0 (high 64)
+    local.get $A0
+    i16x8.extract_lane_u 0
+    local.get $H2
+    i16x8.extract_lane_u 0
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 1
+    local.get $H2
+    i16x8.extract_lane_u 1
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 0
+    local.get $H3
+    i16x8.extract_lane_u 0
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f0
+    local.get $A0
+    i16x8.extract_lane_u 2
+    local.get $H2
+    i16x8.extract_lane_u 2
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 3
+    local.get $H2
+    i16x8.extract_lane_u 3
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 3
+    local.get $H3
+    i16x8.extract_lane_u 3
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f1
+    local.get $A1
+    i16x8.extract_lane_u 2
+    local.get $H3
+    i16x8.extract_lane_u 2
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A1
+    i16x8.extract_lane_u 1
+    local.get $H3
+    i16x8.extract_lane_u 1
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A4
+    i16x8.extract_lane_u 0
+    local.get $H4
+    i16x8.extract_lane_u 4
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f2
+    local.get $f0
+    local.get $f1
+    i64.xor
+    local.get $f2
+    i64.xor
+    local.set $ex
+    local.get $f0
+    local.get $ex
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $L0
+    local.get $f1
+    local.get $ex
+    i64.const 32
+    i64.shr_u
+    i64.xor
+    local.set $R0
+    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 1: L1 (low 64), R1 (high 64)
+    local.get $A0
+    i16x8.extract_lane_u 4
+    local.get $H2
+    i16x8.extract_lane_u 4
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 5
+    local.get $H2
+    i16x8.extract_lane_u 5
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 4
+    local.get $H3
+    i16x8.extract_lane_u 4
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f0
+    local.get $A0
+    i16x8.extract_lane_u 6
+    local.get $H2
+    i16x8.extract_lane_u 6
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 7
+    local.get $H2
+    i16x8.extract_lane_u 7
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 7
+    local.get $H3
+    i16x8.extract_lane_u 7
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f1
+    local.get $A1
+    i16x8.extract_lane_u 6
+    local.get $H3
+    i16x8.extract_lane_u 6
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A1
+    i16x8.extract_lane_u 5
+    local.get $H3
+    i16x8.extract_lane_u 5
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A4
+    i16x8.extract_lane_u 1
+    local.get $H4
+    i16x8.extract_lane_u 5
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f2
+    local.get $f0
+    local.get $f1
+    i64.xor
+    local.get $f2
+    i64.xor
+    local.set $ex
+    local.get $f0
+    local.get $ex
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $L1
+    local.get $f1
+    local.get $ex
+    i64.const 32
+    i64.shr_u
+    i64.xor
+    local.set $R1
+    ;; high half of the middle product: rev64 of the reversed one, shifted right by one
+    local.get $R2
+    i64x2.splat
+    local.get $kLaneRev
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i64x2.extract_lane 0
+    i64.const 1
+    i64.shr_u
+    local.set $R2
+    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+    local.get $L0
+    local.set $c0
+    local.get $R0
+    local.get $L2
+    i64.xor
+    local.get $L0
+    i64.xor
+    local.get $L1
+    i64.xor
+    local.set $c1
+    local.get $L1
+    local.get $R2
+    i64.xor
+    local.get $R0
+    i64.xor
+    local.get $R1
+    i64.xor
+    local.set $c2
+    local.get $R1
+    local.set $c3
+    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+    local.get $c1
+    local.get $c0
+    i64.const 57
+    i64.shl
+    i64.xor
+    local.get $c0
+    i64.const 62
+    i64.shl
+    i64.xor
+    local.get $c0
+    i64.const 63
+    i64.shl
+    i64.xor
+    local.set $c1
+    local.get $c2
+    local.get $c0
+    i64.xor
+    local.get $c0
+    i64.const 1
+    i64.shr_u
+    i64.xor
+    local.get $c0
+    i64.const 2
+    i64.shr_u
+    i64.xor
+    local.get $c0
+    i64.const 7
+    i64.shr_u
+    i64.xor
+    local.set $c2
+    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+    local.get $c2
+    local.get $c1
+    i64.const 57
+    i64.shl
+    i64.xor
+    local.get $c1
+    i64.const 62
+    i64.shl
+    i64.xor
+    local.get $c1
+    i64.const 63
+    i64.shl
+    i64.xor
+    local.set $c2
+    local.get $c3
+    local.get $c1
+    i64.xor
+    local.get $c1
+    i64.const 1
+    i64.shr_u
+    i64.xor
+    local.get $c1
+    i64.const 2
+    i64.shr_u
+    i64.xor
+    local.get $c1
+    i64.const 7
+    i64.shr_u
+    i64.xor
+    local.set $c3
+    local.get $c2
+    i64x2.splat
+    local.get $c3
+    i64x2.replace_lane 1
+    local.set $s
+    local.get $n
+    local.get $g
+    i32.sub
+    local.tee $n
+    br_if $group
+    end
+    end
+    local.get $st
+    local.get $s
+    v128.store
+  )
+  (func $ghash_blocks (export "ghash_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $v v128) (local $vr v128) (local $vr16 v128) (local $t v128) (local $vpin v128) (local $X0 v128) (local $X1 v128) (local $X2 v128) (local $Y0 v128) (local $Y1 v128) (local $Y2 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $A0 v128) (local $H0 v128) (local $A1 v128) (local $H1 v128) (local $A2 v128) (local $H2 v128) (local $A3 v128) (local $H3 v128) (local $A4 v128) (local $H4 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128) (local $a2 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $e0 i64) (local $e1 i64) (local $ex i64) (local $f0 i64) (local $f1 i64) (local $f2 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $pin i64) (local $g i32) (local $j i32) (local $p i32) (local $q i32) (local $src1 i32) (local $p1 i32) (local $q1 i32)
+      ;; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1
+    local.get $maxg
+    i32.const 1
+    i32.le_u
+    if
+      local.get $slot
+      local.get $st
+      local.get $src
+      local.get $n
+      local.get $maxg
+      call $ghash_blocks_one
+      return
+    end
+    v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
+    local.set $kLaneRev
+    v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
+    local.set $kBswap16
+    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
+    local.set $kRev16
+    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+    local.set $kNib
+    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
+    local.set $kRevHi
+    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
+    local.set $kRevLo
+    v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249
+    local.set $m0
+    v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492
+    local.set $m1
+    v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924
+    local.set $m2
+    v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13
+    local.set $kPair
+    v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128
+    local.set $kMidLo
+    v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128
+    local.set $kMidHi
+    v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128
+    local.set $kMidRLo
+    v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128
+    local.set $kMidRHi
+    v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9
+    local.set $kRev4x16
+    ;; state S in the POLYVAL domain (stored in GHASH byte order)
+    local.get $st
+    v128.load
+    local.get $kRev16
+    i8x16.swizzle
+    local.set $s
+    block $done
+    local.get $n
+    i32.eqz
+    br_if $done
+    loop $group
+    ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
+    local.get $n
+    local.get $maxg
+    local.get $n
+    local.get $maxg
+    i32.lt_u
+    select
+    local.set $g
+    i64.const 0
+    local.set $L2
+    i64.const 0
+    local.set $R2
+    v128.const i64x2 0 0
+    local.set $A0
+    v128.const i64x2 0 0
+    local.set $A1
+    v128.const i64x2 0 0
+    local.set $A2
+    v128.const i64x2 0 0
+    local.set $A3
+    v128.const i64x2 0 0
+    local.set $A4
+    local.get $slot
+    local.get $g
+    i32.const 192
+    i32.mul
+    i32.add
+    i32.const -128
+    i32.add
+    local.set $p
+    local.get $slot
+    local.get $g
+    i32.const 240
+    i32.mul
+    i32.add
+    i32.const 1808
+    i32.add
+    local.set $q
+    local.get $src
+    local.set $src1
+    local.get $p
+    local.set $p1
+    local.get $q
+    local.set $q1
+    ;; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)
+    block $rest
+      local.get $g
+      i32.const 1
+      i32.le_u
+      br_if $rest
+      i32.const 1
+      local.set $j
+      local.get $src
+  i32.const 16
+  i32.add
+  local.set $src
+  local.get $p
+  i32.const 192
+  i32.sub
+  local.set $p
+  local.get $q
+  i32.const 240
+  i32.sub
+  local.set $q
+      loop $block
+        local.get $src
+        v128.load
+        local.get $kRev16
+        i8x16.swizzle
+        local.set $v
+        local.get $v
+    local.get $v
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2
+    local.get $v
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    local.set $vr16
+    local.get $vr16
+    local.get $vr16
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2r
+    local.get $V2
+    local.get $kMidLo
+    i8x16.swizzle
+    local.get $V2
+    local.get $kMidHi
+    i8x16.swizzle
+    v128.xor
+    local.get $V2r
+    local.get $kMidRLo
+    i8x16.swizzle
+    local.get $V2r
+    local.get $kMidRHi
+    i8x16.swizzle
+    v128.xor
+    v128.xor
+    local.set $V5
+    local.get $vr16
+    local.get $kRev4x16
+    i8x16.swizzle
+    local.set $vr
+    local.get $v
+    i64x2.extract_lane 0
+    local.get $v
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $a2
+    local.get $vr
+    i64x2.extract_lane 0
+    local.get $vr
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $ar2
+    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+    local.get $v
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $v
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $v
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=0
+    local.set $Y0
+    local.get $q
+    v128.load offset=16
+    local.set $Y1
+    local.get $q
+    v128.load offset=32
+    local.set $Y2
+    local.get $A0
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A0
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+    local.get $vr16
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $vr16
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $vr16
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=96
+    local.set $Y0
+    local.get $q
+    v128.load offset=112
+    local.set $Y1
+    local.get $q
+    v128.load offset=128
+    local.set $Y2
+    local.get $A2
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A2
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+    local.get $a2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=64
+    local.set $y0
+    local.get $p
+    i64.load offset=72
+    local.set $y1
+    local.get $p
+    i64.load offset=80
+    local.set $y2
+    local.get $p
+    i64.load offset=88
+    local.set $y3
+    local.get $L2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+    local.get $V2
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=48
+    local.set $Y0
+    local.get $q
+    v128.load offset=64
+    local.set $Y1
+    local.get $q
+    v128.load offset=80
+    local.set $Y2
+    local.get $A1
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A1
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+    local.get $V2r
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2r
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2r
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=144
+    local.set $Y0
+    local.get $q
+    v128.load offset=160
+    local.set $Y1
+    local.get $q
+    v128.load offset=176
+    local.set $Y2
+    local.get $A3
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A3
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+    local.get $ar2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=160
+    local.set $y0
+    local.get $p
+    i64.load offset=168
+    local.set $y1
+    local.get $p
+    i64.load offset=176
+    local.set $y2
+    local.get $p
+    i64.load offset=184
+    local.set $y3
+    local.get $R2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+    local.get $V5
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V5
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V5
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=192
+    local.set $Y0
+    local.get $q
+    v128.load offset=208
+    local.set $Y1
+    local.get $q
+    v128.load offset=224
+    local.set $Y2
+    local.get $A4
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A4
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+        local.get $src
+    i32.const 16
+    i32.add
+    local.set $src
+    local.get $p
+    i32.const 192
+    i32.sub
+    local.set $p
+    local.get $q
+    i32.const 240
+    i32.sub
+    local.set $q
+        local.get $j
+        i32.const 1
+        i32.add
+        local.tee $j
+        local.get $g
+        i32.lt_u
+        br_if $block
+      end
+    end
+    local.get $src1
+    v128.load
+    local.get $kRev16
+    i8x16.swizzle
+    local.get $s
+    v128.xor
+    local.set $v
+    local.get $p1
+    local.set $p
+    local.get $q1
+    local.set $q
+    local.get $v
+    local.get $v
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2
+    local.get $v
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    local.set $vr16
+    local.get $vr16
+    local.get $vr16
+    local.get $kPair
+    i8x16.swizzle
+    v128.xor
+    local.set $V2r
+    local.get $V2
+    local.get $kMidLo
+    i8x16.swizzle
+    local.get $V2
+    local.get $kMidHi
+    i8x16.swizzle
+    v128.xor
+    local.get $V2r
+    local.get $kMidRLo
+    i8x16.swizzle
+    local.get $V2r
+    local.get $kMidRHi
+    i8x16.swizzle
+    v128.xor
+    v128.xor
+    local.set $V5
+    local.get $vr16
+    local.get $kRev4x16
+    i8x16.swizzle
+    local.set $vr
+    local.get $v
+    i64x2.extract_lane 0
+    local.get $v
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $a2
+    local.get $vr
+    i64x2.extract_lane 0
+    local.get $vr
+    i64x2.extract_lane 1
+    i64.xor
+    local.set $ar2
+    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+    local.get $v
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $v
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $v
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=0
+    local.set $Y0
+    local.get $q
+    v128.load offset=16
+    local.set $Y1
+    local.get $q
+    v128.load offset=32
+    local.set $Y2
+    local.get $A0
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A0
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+    local.get $vr16
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $vr16
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $vr16
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=96
+    local.set $Y0
+    local.get $q
+    v128.load offset=112
+    local.set $Y1
+    local.get $q
+    v128.load offset=128
+    local.set $Y2
+    local.get $A2
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A2
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+    local.get $a2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $a2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $a2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $a2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=64
+    local.set $y0
+    local.get $p
+    i64.load offset=72
+    local.set $y1
+    local.get $p
+    i64.load offset=80
+    local.set $y2
+    local.get $p
+    i64.load offset=88
+    local.set $y3
+    local.get $L2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $L2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+    local.get $V2
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=48
+    local.set $Y0
+    local.get $q
+    v128.load offset=64
+    local.set $Y1
+    local.get $q
+    v128.load offset=80
+    local.set $Y2
+    local.get $A1
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A1
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+    local.get $V2r
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V2r
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V2r
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=144
+    local.set $Y0
+    local.get $q
+    v128.load offset=160
+    local.set $Y1
+    local.get $q
+    v128.load offset=176
+    local.set $Y2
+    local.get $A3
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A3
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+    local.get $ar2
+    i64.const 0x1111111111111111
+    i64.and
+    local.set $x0
+    local.get $ar2
+    i64.const 0x2222222222222222
+    i64.and
+    local.set $x1
+    local.get $ar2
+    i64.const 0x4444444444444444
+    i64.and
+    local.set $x2
+    local.get $ar2
+    i64.const 0x8888888888888888
+    i64.and
+    local.set $x3
+    local.get $p
+    i64.load offset=160
+    local.set $y0
+    local.get $p
+    i64.load offset=168
+    local.set $y1
+    local.get $p
+    i64.load offset=176
+    local.set $y2
+    local.get $p
+    i64.load offset=184
+    local.set $y3
+    local.get $R2
+    local.get $x0
+    local.get $y0
+    i64.mul
+    local.get $x1
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y1
+    i64.mul
+    i64.xor
+    i64.const 0x1111111111111111
+    i64.and
+    local.get $x0
+    local.get $y1
+    i64.mul
+    local.get $x1
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y3
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y2
+    i64.mul
+    i64.xor
+    i64.const 0x2222222222222222
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y2
+    i64.mul
+    local.get $x1
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y0
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y3
+    i64.mul
+    i64.xor
+    i64.const 0x4444444444444444
+    i64.and
+    i64.or
+    local.get $x0
+    local.get $y3
+    i64.mul
+    local.get $x1
+    local.get $y2
+    i64.mul
+    i64.xor
+    local.get $x2
+    local.get $y1
+    i64.mul
+    i64.xor
+    local.get $x3
+    local.get $y0
+    i64.mul
+    i64.xor
+    i64.const 0x8888888888888888
+    i64.and
+    i64.or
+    i64.xor
+    local.tee $R2
+    local.set $pin
+    local.get $slot
+    local.get $pin
+    i64.store offset=48
+    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+    local.get $V5
+    local.get $m0
+    v128.and
+    local.set $X0
+    local.get $V5
+    local.get $m1
+    v128.and
+    local.set $X1
+    local.get $V5
+    local.get $m2
+    v128.and
+    local.set $X2
+    local.get $q
+    v128.load offset=192
+    local.set $Y0
+    local.get $q
+    v128.load offset=208
+    local.set $Y1
+    local.get $q
+    v128.load offset=224
+    local.set $Y2
+    local.get $A4
+    local.get $X0
+    local.get $Y0
+    i16x8.mul
+    local.get $X1
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $m0
+    v128.and
+    local.get $X0
+    local.get $Y1
+    i16x8.mul
+    local.get $X1
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y2
+    i16x8.mul
+    v128.xor
+    local.get $m1
+    v128.and
+    v128.or
+    local.get $X0
+    local.get $Y2
+    i16x8.mul
+    local.get $X1
+    local.get $Y1
+    i16x8.mul
+    v128.xor
+    local.get $X2
+    local.get $Y0
+    i16x8.mul
+    v128.xor
+    local.get $m2
+    v128.and
+    v128.or
+    v128.xor
+    local.tee $A4
+    local.set $vpin
+    local.get $slot
+    local.get $vpin
+    v128.store offset=1984
+    local.get $src1
+    local.get $g
+    i32.const 4
+    i32.shl
+    i32.add
+    local.set $src
+    ;; high 16 bits of the reversed lanes: rev16(A) >> 1
+    local.get $A2
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i32.const 1
+    i16x8.shr_u
+    local.set $H2
+    local.get $A3
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i32.const 1
+    i16x8.shr_u
+    local.set $H3
+    local.get $A4
+    local.get $kBswap16
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i32.const 1
+    i16x8.shr_u
+    local.set $H4
+    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 0: L0 (low 64), R0 (high 64)
+    local.get $A0
+    i16x8.extract_lane_u 0
+    local.get $H2
+    i16x8.extract_lane_u 0
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 1
+    local.get $H2
+    i16x8.extract_lane_u 1
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 0
+    local.get $H3
+    i16x8.extract_lane_u 0
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f0
+    local.get $A0
+    i16x8.extract_lane_u 2
+    local.get $H2
+    i16x8.extract_lane_u 2
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 3
+    local.get $H2
+    i16x8.extract_lane_u 3
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 3
+    local.get $H3
+    i16x8.extract_lane_u 3
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f1
+    local.get $A1
+    i16x8.extract_lane_u 2
+    local.get $H3
+    i16x8.extract_lane_u 2
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A1
+    i16x8.extract_lane_u 1
+    local.get $H3
+    i16x8.extract_lane_u 1
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A4
+    i16x8.extract_lane_u 0
+    local.get $H4
+    i16x8.extract_lane_u 4
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f2
+    local.get $f0
+    local.get $f1
+    i64.xor
+    local.get $f2
+    i64.xor
+    local.set $ex
+    local.get $f0
+    local.get $ex
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $L0
+    local.get $f1
+    local.get $ex
+    i64.const 32
+    i64.shr_u
+    i64.xor
+    local.set $R0
+    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 1: L1 (low 64), R1 (high 64)
+    local.get $A0
+    i16x8.extract_lane_u 4
+    local.get $H2
+    i16x8.extract_lane_u 4
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 5
+    local.get $H2
+    i16x8.extract_lane_u 5
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 4
+    local.get $H3
+    i16x8.extract_lane_u 4
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f0
+    local.get $A0
+    i16x8.extract_lane_u 6
+    local.get $H2
+    i16x8.extract_lane_u 6
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A0
+    i16x8.extract_lane_u 7
+    local.get $H2
+    i16x8.extract_lane_u 7
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A1
+    i16x8.extract_lane_u 7
+    local.get $H3
+    i16x8.extract_lane_u 7
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f1
+    local.get $A1
+    i16x8.extract_lane_u 6
+    local.get $H3
+    i16x8.extract_lane_u 6
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e0
+    local.get $A1
+    i16x8.extract_lane_u 5
+    local.get $H3
+    i16x8.extract_lane_u 5
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $e1
+    local.get $A4
+    i16x8.extract_lane_u 1
+    local.get $H4
+    i16x8.extract_lane_u 5
+    i32.const 16
+    i32.shl
+    i32.or
+    i64.extend_i32_u
+    local.set $ex
+    local.get $e0
+    local.get $e0
+    local.get $e1
+    i64.xor
+    local.get $ex
+    i64.xor
+    i64.const 16
+    i64.shl
+    i64.xor
+    local.get $e1
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $f2
+    local.get $f0
+    local.get $f1
+    i64.xor
+    local.get $f2
+    i64.xor
+    local.set $ex
+    local.get $f0
+    local.get $ex
+    i64.const 32
+    i64.shl
+    i64.xor
+    local.set $L1
+    local.get $f1
+    local.get $ex
+    i64.const 32
+    i64.shr_u
+    i64.xor
+    local.set $R1
+    ;; high half of the middle product: rev64 of the reversed one, shifted right by one
+    local.get $R2
+    i64x2.splat
+    local.get $kLaneRev
+    i8x16.swizzle
+    local.set $t
+    local.get $kRevHi
+    local.get $t
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    local.get $kRevLo
+    local.get $t
+    i32.const 4
+    i16x8.shr_u
+    local.get $kNib
+    v128.and
+    i8x16.swizzle
+    v128.or
+    i64x2.extract_lane 0
+    i64.const 1
+    i64.shr_u
+    local.set $R2
+    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+    local.get $L0
+    local.set $c0
+    local.get $R0
+    local.get $L2
+    i64.xor
+    local.get $L0
+    i64.xor
+    local.get $L1
+    i64.xor
+    local.set $c1
+    local.get $L1
+    local.get $R2
+    i64.xor
+    local.get $R0
+    i64.xor
+    local.get $R1
+    i64.xor
+    local.set $c2
+    local.get $R1
+    local.set $c3
+    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+    local.get $c1
+    local.get $c0
+    i64.const 57
+    i64.shl
+    i64.xor
+    local.get $c0
+    i64.const 62
+    i64.shl
+    i64.xor
+    local.get $c0
+    i64.const 63
+    i64.shl
+    i64.xor
+    local.set $c1
+    local.get $c2
+    local.get $c0
+    i64.xor
+    local.get $c0
+    i64.const 1
+    i64.shr_u
+    i64.xor
+    local.get $c0
+    i64.const 2
+    i64.shr_u
+    i64.xor
+    local.get $c0
+    i64.const 7
+    i64.shr_u
+    i64.xor
+    local.set $c2
+    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+    local.get $c2
+    local.get $c1
+    i64.const 57
+    i64.shl
+    i64.xor
+    local.get $c1
+    i64.const 62
+    i64.shl
+    i64.xor
+    local.get $c1
+    i64.const 63
+    i64.shl
+    i64.xor
+    local.set $c2
+    local.get $c3
+    local.get $c1
+    i64.xor
+    local.get $c1
+    i64.const 1
+    i64.shr_u
+    i64.xor
+    local.get $c1
+    i64.const 2
+    i64.shr_u
+    i64.xor
+    local.get $c1
+    i64.const 7
+    i64.shr_u
+    i64.xor
+    local.set $c3
+    local.get $c2
+    i64x2.splat
+    local.get $c3
+    i64x2.replace_lane 1
+    local.set $s
+    local.get $n
+    local.get $g
+    i32.sub
+    local.tee $n
+    br_if $group
+    end
     end
     local.get $st
     local.get $s
