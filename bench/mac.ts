@@ -67,7 +67,7 @@ export default family;
 import { UniversalHash } from '../src/mac/universal-hash.js';
 import { bytes } from './inputs.js';
 
-const THRESHOLD_SIZES = [256, 512, 768, 1024, 1536, 2048, 4096];
+const THRESHOLD_SIZES = [256, 384, 512, 640, 768, 1024, 1536, 2048, 4096];
 
 function threshold(n: number): Case {
   const data = bytes(n, n + 7);

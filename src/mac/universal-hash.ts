@@ -36,22 +36,27 @@ const written = (powers: boolean) => (powers ? W16_OFFSET + W16_SIZE * MAX_POWER
 
 /**
  * Inputs of at least this many bytes (counted over the life of one hash object) get the powers
- * H^2…H^8 computed so that eight blocks share one reduction. Below it the powers cost more than
- * they save: aggregation removes only the reduction (~25 of ~300 operations per block), while
- * computing seven powers and their tables costs about as much as 20 blocks.
+ * H^2…H^8 computed so that eight blocks share one reduction and run the kernel's i16x8 loop
+ * (from the table: ~15 ns per block against ~29 ns one block at a time). Below it the powers
+ * cost more than they save: computing seven powers and the i64 and i16x8 tables of eight costs
+ * ~0.4 µs, about 14 blocks one at a time.
  * Measured with `npm run bench -- gf128-threshold` (GHASH through the hash object, powers forced
  * on including their cost, or off; median per call, 2-core VM with other work running):
  *
  *   | bytes | powers  | 1 power |
- *   |  256  | 1.28 µs | 1.05 µs |
- *   |  512  | 1.67 µs | 1.55 µs |
- *   |  768  | 2.02 µs | 2.03 µs |   <- break-even
- *   | 1024  | 2.41 µs | 2.53 µs |
- *   | 1536  | 3.16 µs | 3.52 µs |
- *   | 2048  | 3.94 µs | 4.54 µs |
- *   | 4096  | 7.07 µs | 8.50 µs |
+ *   |  256  | 1.53 µs | 1.38 µs |
+ *   |  384  | 1.65 µs | 1.61 µs |
+ *   |  512  | 1.72 µs | 1.79 µs |   <- break-even between 384 and 512
+ *   |  640  | 1.83 µs | 2.00 µs |
+ *   |  768  | 1.91 µs | 2.19 µs |
+ *   | 1024  | 2.13 µs | 2.67 µs |
+ *   | 1536  | 2.68 µs | 3.66 µs |
+ *   | 2048  | 3.13 µs | 4.53 µs |
+ *   | 4096  | 5.07 µs | 8.24 µs |
+ *
+ * (Before the i16x8 loop, with the i64.mul loop for both, break-even was at 768 bytes.)
  */
-export const POWERS_THRESHOLD = 768;
+export const POWERS_THRESHOLD = 512;
 
 function kernel(): Kernel<Gf128Exports> {
   return getKernel<Gf128Exports>(gf128Module, SLOT_SIZE);
