@@ -49,10 +49,10 @@
 // product ends with a v128 pinning store (slot + 1984), for the same reason as the i64 ones;
 // the order V, Vr, scalar low, V2, V2r, scalar reversed, V5, and the group's state-carrying
 // block hashed last (blocks 2…g first, so their loads do not wait on the previous reduction)
-// measured fastest (probe /tmp/ghash-probe, variant w16-hyb-statelast-rv16-o9: 1.50× the
-// scalar loop). `vpmullw`, like `imul`, runs in a fixed number of cycles whatever its operand
-// values on x86-64 (Intel lists PMULLW among its data-operand-independent-timing
-// instructions; the instruction tables give one latency per microarchitecture).
+// measured fastest (a standalone probe, not committed, variant w16-hyb-statelast-rv16-o9: 1.50×
+// the scalar loop). `vpmullw`, like `imul`, has one latency per microarchitecture in the
+// published instruction tables and no documented operand-dependent early exit; that Intel's
+// data-operand-independent-timing list names PMULLW is recalled, not checked here.
 //
 // Per block: 45 i16x8.mul and 32 i64.mul, 15 v128 and 8 i64 table loads, 10 swizzles, ~85
 // other SIMD and ~70 other scalar operations, 5 v128 and 2 i64 pinning stores; per group
