@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { p224, p256, p384, p521, brainpoolP256r1, secp256k1, EncodingError, InvalidKeyError, type EcJwk } from '../src/ec/index.js';
+import { p224, p256, p384, p521, brainpoolP256r1, brainpoolP384r1, brainpoolP512r1, secp256k1, EncodingError, InvalidKeyError, type EcJwk } from '../src/ec/index.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import { bigToBytes } from '../src/ref/ec.js';
 import { hex, unhex } from './support/rng.js';
@@ -222,5 +222,25 @@ test('scalarField (mod n, for ECDSA) against BigInt', () => {
       const wide = new Uint8Array(L).fill(0xff);
       assert.equal(big(c.scalarField.reduce(wide)), ((1n << BigInt(8 * L)) - 1n) % N);
     }
+  }
+});
+
+test('scalarField.inv (constant-time safegcd, Montgomery factor restored) on every curve: edge values, 0 → 0, inputs ≥ n', () => {
+  for (const c of [p224, p256, p384, p521, brainpoolP256r1, secp256k1, brainpoolP384r1, brainpoolP512r1]) {
+    const N = c.params.n, L = c.privateKeyBytes;
+    const big = (b: Uint8Array) => BigInt('0x' + hex(b));
+    const modInv = (a: bigint) => { // extended Euclid, written here
+      let [r0, r1, s0, s1] = [a % N, N, 1n, 0n];
+      while (r1 !== 0n) { const q = r0 / r1; [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1]; }
+      return ((s0 % N) + N) % N;
+    };
+    const inputs = [1n, 2n, 3n, N - 1n, N - 2n, (N + 1n) / 2n, 1n << BigInt(8 * L - 9), N + 5n, (1n << BigInt(8 * L)) - 1n];
+    for (let i = 0; i < 8; i++) inputs.push(big(c.generatePrivateKey()));
+    for (const A of inputs) {
+      const got = big(c.scalarField.inv(bigToBytes(A, L)));
+      assert.equal(got, modInv(A), `${c.name}: inv(0x${A.toString(16)})`);
+    }
+    assert.equal(big(c.scalarField.inv(new Uint8Array(L))), 0n, `${c.name}: inv(0)`);
+    assert.equal(big(c.scalarField.inv(bigToBytes(N, L))), 0n, `${c.name}: inv(n)`);
   }
 });

@@ -243,7 +243,7 @@ export class ScalarField {
   neg(a: Uint8Array): Uint8Array {
     return this.#run((x) => x.fn_neg(IO.R, IO.A), a);
   }
-  /** a⁻¹ mod n (Fermat, fixed addition chain); 0 for a ≡ 0 */
+  /** a⁻¹ mod n (constant-time safegcd, fe_safegcd.ts); 0 for a ≡ 0 */
   inv(a: Uint8Array): Uint8Array {
     return this.#run((x) => x.fn_inv(IO.R, IO.A, SCRATCH_PTR), a);
   }
