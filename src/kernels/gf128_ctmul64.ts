@@ -95,6 +95,58 @@ const rev4 = (n: number) => ((n & 1) << 3) | ((n & 2) << 1) | ((n & 4) >> 1) | (
 const REV_HI = Array.from({ length: 16 }, (_, n) => rev4(n) << 4);
 const REV_LO = Array.from({ length: 16 }, (_, n) => rev4(n));
 
+/**
+ * Bit reversal of each lane of the v128 on the stack: the bytes of each lane reversed by the
+ * swizzle index in local $byteIdx (kLaneRev: 64-bit lanes, kBswap16: 16-bit lanes), then the
+ * bits of each byte by the nibble tables $kRevHi/$kRevLo. Leaves the result on the stack; uses $t.
+ * (i8x16.swizzle pops the index vector, then the data: it computes data[index[i]].)
+ */
+const revBits = (byteIdx: string): string[] => [
+  `local.get $${byteIdx}`, 'i8x16.swizzle', 'local.set $t',
+  'local.get $kRevHi', 'local.get $t', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
+  'local.get $kRevLo', 'local.get $t', 'i32.const 4', 'i16x8.shr_u', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
+  'v128.or',
+];
+
+/**
+ * acc ^= clmul_lo64(w, the four masked parts of a table word at $p + off): sixteen i64.mul of
+ * operands masked to every fourth bit; z_k collects x_i·y_j with i + j ≡ k (mod 4). Ends with
+ * `local.tee $acc`, the new value left on the stack for the caller's pinning store.
+ */
+function clmulLo64(w: string, acc: string, off: number, note = ''): string[] {
+  const out: string[] = [`;; ${acc} ^= clmul_lo64(${w}, table word ${off / 32})${note}`];
+  for (let i = 0; i < 4; i++) out.push(`local.get $${w}`, `i64.const ${hex64(M[i])}`, 'i64.and', `local.set $x${i}`);
+  for (let i = 0; i < 4; i++) out.push('local.get $p', `i64.load offset=${off + 8 * i}`, `local.set $y${i}`);
+  out.push(`local.get $${acc}`);
+  for (let k2 = 0; k2 < 4; k2++) {
+    for (let i = 0; i < 4; i++) {
+      out.push(`local.get $x${i}`, `local.get $y${(k2 - i + 4) % 4}`, 'i64.mul');
+      if (i > 0) out.push('i64.xor');
+    }
+    out.push(`i64.const ${hex64(M[k2])}`, 'i64.and');
+    if (k2 > 0) out.push('i64.or');
+  }
+  out.push('i64.xor', `local.tee $${acc}`);
+  return out;
+}
+
+/** One step of the Montgomery reduction by x^64 (fold lo into mid and hi); dropFirst: the
+ * negative control dropReductionTerm. */
+function foldStep(lo: string, mid: string, hi: string, dropFirst: boolean): string[] {
+  const shl = (v: string, sh: number) => [`local.get $${v}`, `i64.const ${sh}`, 'i64.shl'];
+  const shr = (v: string, sh: number) => [`local.get $${v}`, `i64.const ${sh}`, 'i64.shr_u'];
+  return [
+    `;; fold ${lo}: ${mid} ^= ${lo}<<57 ^ ${lo}<<62 ^ ${lo}<<63; ${hi} ^= ${lo} ^ ${lo}>>1 ^ ${lo}>>2 ^ ${lo}>>7`,
+    `local.get $${mid}`,
+    ...(dropFirst ? [] : [...shl(lo, 57), 'i64.xor']),
+    ...shl(lo, 62), 'i64.xor', ...shl(lo, 63), 'i64.xor',
+    `local.set $${mid}`,
+    `local.get $${hi}`, `local.get $${lo}`, 'i64.xor',
+    ...shr(lo, 1), 'i64.xor', ...shr(lo, 2), 'i64.xor', ...shr(lo, 7), 'i64.xor',
+    `local.set $${hi}`,
+  ];
+}
+
 const FUNCS: KernelFunction[] = [
   { name: 'gf128_init', params: [['slot', 'i32'], ['ghash', 'i32']], publicParams: ['slot', 'ghash'] },
   { name: 'gf128_powers', params: [['slot', 'i32']], publicParams: ['slot'] },
@@ -137,14 +189,7 @@ export function gf128Functions(
   ];
 
   // rev64 of both lanes of the v128 on the stack; leaves the result on the stack. Uses $t.
-  // (i8x16.swizzle pops the index vector, then the data: it computes data[index[i]].)
-  const revLanes = [
-    ';; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte',
-    'local.get $kLaneRev', 'i8x16.swizzle', 'local.set $t',
-    'local.get $kRevHi', 'local.get $t', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
-    'local.get $kRevLo', 'local.get $t', 'i32.const 4', 'i16x8.shr_u', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
-    'v128.or',
-  ];
+  const revLanes = [';; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte', ...revBits('kLaneRev')];
 
   // One block's six Karatsuba partial products, XOR-accumulated into L0 L1 L2 R0 R1 R2.
   // Input: $v (block in POLYVAL domain), $p (table of the power to use).
@@ -160,22 +205,7 @@ export function gf128Functions(
     ];
     const words: [string, string][] = [['a0', 'L0'], ['a1', 'L1'], ['a2', 'L2'], ['ar0', 'R0'], ['ar1', 'R1'], ['ar2', 'R2']];
     words.forEach(([w, acc], k) => {
-      const off = k * 32;
-      out.push(`;; ${acc} ^= clmul_lo64(${w}, table word ${k})`);
-      for (let i = 0; i < 4; i++) out.push(`local.get $${w}`, `i64.const ${hex64(M[i])}`, 'i64.and', `local.set $x${i}`);
-      for (let i = 0; i < 4; i++) out.push('local.get $p', `i64.load offset=${off + 8 * i}`, `local.set $y${i}`);
-      out.push(`local.get $${acc}`);
-      // z_k collects x_i * y_j with i + j ≡ k (mod 4)
-      for (let k2 = 0; k2 < 4; k2++) {
-        for (let i = 0; i < 4; i++) {
-          const j = (k2 - i + 4) % 4;
-          out.push(`local.get $x${i}`, `local.get $y${j}`, 'i64.mul');
-          if (i > 0) out.push('i64.xor');
-        }
-        out.push(`i64.const ${hex64(M[k2])}`, 'i64.and');
-        if (k2 > 0) out.push('i64.or');
-      }
-      out.push('i64.xor', `local.tee $${acc}`);
+      out.push(...clmulLo64(w, acc, k * 32));
       // A store after each product pins the next product's loads behind it, so TurboFan
       // cannot interleave the six products (which spilled ~40 values to the stack).
       out.push('local.set $pin', 'local.get $pinAt', 'local.get $pin', 'i64.store offset=48');
@@ -186,18 +216,6 @@ export function gf128Functions(
   // Karatsuba recombination and Montgomery reduction of the accumulated products;
   // leaves the 128-bit result in $r0 (low) and $r1 (high).
   const reduce = (): string[] => {
-    const shl = (v: string, s: number) => [`local.get $${v}`, `i64.const ${s}`, 'i64.shl'];
-    const shr = (v: string, s: number) => [`local.get $${v}`, `i64.const ${s}`, 'i64.shr_u'];
-    const step = (lo: string, mid: string, hi: string, dropFirst: boolean): string[] => [
-      `;; fold ${lo}: ${mid} ^= ${lo}<<57 ^ ${lo}<<62 ^ ${lo}<<63; ${hi} ^= ${lo} ^ ${lo}>>1 ^ ${lo}>>2 ^ ${lo}>>7`,
-      `local.get $${mid}`,
-      ...(dropFirst ? [] : [...shl(lo, 57), 'i64.xor']),
-      ...shl(lo, 62), 'i64.xor', ...shl(lo, 63), 'i64.xor',
-      `local.set $${mid}`,
-      `local.get $${hi}`, `local.get $${lo}`, 'i64.xor',
-      ...shr(lo, 1), 'i64.xor', ...shr(lo, 2), 'i64.xor', ...shr(lo, 7), 'i64.xor',
-      `local.set $${hi}`,
-    ];
     return [
       ';; high halves: rev64 of the accumulated reversed products, shifted right by one',
       'local.get $R0', 'i64x2.splat', 'local.get $R1', 'i64x2.replace_lane 1', ...revLanes, 'local.set $vr',
@@ -211,8 +229,8 @@ export function gf128Functions(
       'local.get $L1', 'local.get $R2', 'i64.xor', 'local.get $R0', 'i64.xor', 'local.get $R1', 'i64.xor', 'local.set $c2',
       'local.get $R1', 'local.set $c3',
       ';; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1',
-      ...step('c0', 'c1', 'c2', !!flags.dropReductionTerm),
-      ...step('c1', 'c2', 'c3', false),
+      ...foldStep('c0', 'c1', 'c2', !!flags.dropReductionTerm),
+      ...foldStep('c1', 'c2', 'c3', false),
       'local.get $c2', 'local.set $r0',
       'local.get $c3', 'local.set $r1',
     ];
@@ -467,13 +485,6 @@ function w16Loop(flags: Gf128Flags, prefix: string) {
     ...M16.flatMap((m, i) => [`v128.const i16x8 ${Array(8).fill(hex16(m)).join(' ')}`, `local.set $m${i}`]),
     ...Object.entries(shuffles).flatMap(([k, l]) => [v128Bytes(idx16(l)), `local.set $${k}`]),
   ];
-  // bit reversal of each lane (64-bit lanes with kLaneRev, 16-bit lanes with kBswap16) of the v128 on the stack; uses $t
-  const revBits = (byteIdx: string) => [
-    `local.get $${byteIdx}`, 'i8x16.swizzle', 'local.set $t',
-    'local.get $kRevHi', 'local.get $t', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
-    'local.get $kRevLo', 'local.get $t', 'i32.const 4', 'i16x8.shr_u', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
-    'v128.or',
-  ];
 
   // The five operand vectors of a block (or of H_k, for its table): lane l of vector k holds the
   // XOR of the 16-bit chunks c_i of $v with bit i of lanes[l] set, bit-reversed where rev[l].
@@ -527,23 +538,9 @@ function w16Loop(flags: Gf128Flags, prefix: string) {
 
   const pin64 = ['local.set $pin', 'local.get $slot', 'local.get $pin', 'i64.store offset=48'];
   const pin128 = ['local.set $vpin', 'local.get $slot', 'local.get $vpin', `v128.store offset=${GF128_W16_PIN}`];
-  // acc ^= clmul_lo64(w, table word at off) on i64.mul, as accumulate() above
-  const scalarHalf = (w: string, acc: string, off: number): string[] => {
-    const out: string[] = [`;; ${acc} ^= clmul_lo64(${w}, table word ${off / 32}) on i64.mul`];
-    for (let i = 0; i < 4; i++) out.push(`local.get $${w}`, `i64.const ${hex64(M[i])}`, 'i64.and', `local.set $x${i}`);
-    for (let i = 0; i < 4; i++) out.push('local.get $p', `i64.load offset=${off + 8 * i}`, `local.set $y${i}`);
-    out.push(`local.get $${acc}`);
-    for (let k2 = 0; k2 < 4; k2++) {
-      for (let i = 0; i < 4; i++) {
-        out.push(`local.get $x${i}`, `local.get $y${(k2 - i + 4) % 4}`, 'i64.mul');
-        if (i > 0) out.push('i64.xor');
-      }
-      out.push(`i64.const ${hex64(M[k2])}`, 'i64.and');
-      if (k2 > 0) out.push('i64.or');
-    }
-    out.push('i64.xor', `local.tee $${acc}`, ...pin64);
-    return out;
-  };
+  // acc ^= clmul_lo64(w, table word at off) on i64.mul, pinned
+  const scalarHalf = (w: string, acc: string, off: number): string[] =>
+    [...clmulLo64(w, acc, off, ' on i64.mul'), ...pin64];
   // A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul)
   const simdVec = (k: number): string[] => {
     const d = vecs[k].name;
@@ -575,18 +572,6 @@ function w16Loop(flags: Gf128Flags, prefix: string) {
     ];
   };
 
-  const shl = (v: string, s: number) => [`local.get $${v}`, `i64.const ${s}`, 'i64.shl'];
-  const shr = (v: string, s: number) => [`local.get $${v}`, `i64.const ${s}`, 'i64.shr_u'];
-  const step = (lo: string, mid: string, hi: string, dropFirst: boolean): string[] => [
-    `;; fold ${lo}: ${mid} ^= ${lo}<<57 ^ ${lo}<<62 ^ ${lo}<<63; ${hi} ^= ${lo} ^ ${lo}>>1 ^ ${lo}>>2 ^ ${lo}>>7`,
-    `local.get $${mid}`,
-    ...(dropFirst ? [] : [...shl(lo, 57), 'i64.xor']),
-    ...shl(lo, 62), 'i64.xor', ...shl(lo, 63), 'i64.xor',
-    `local.set $${mid}`,
-    `local.get $${hi}`, `local.get $${lo}`, 'i64.xor',
-    ...shr(lo, 1), 'i64.xor', ...shr(lo, 2), 'i64.xor', ...shr(lo, 7), 'i64.xor',
-    `local.set $${hi}`,
-  ];
   const reduce = (): string[] => {
     const out: string[] = [';; high 16 bits of the reversed lanes: rev16(A) >> 1'];
     vecs.forEach((d, k) => {
@@ -625,8 +610,8 @@ function w16Loop(flags: Gf128Flags, prefix: string) {
       'local.get $L1', 'local.get $R2', 'i64.xor', 'local.get $R0', 'i64.xor', 'local.get $R1', 'i64.xor', 'local.set $c2',
       'local.get $R1', 'local.set $c3',
       ';; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1',
-      ...step('c0', 'c1', 'c2', !!flags.dropReductionTerm),
-      ...step('c1', 'c2', 'c3', false),
+      ...foldStep('c0', 'c1', 'c2', !!flags.dropReductionTerm),
+      ...foldStep('c1', 'c2', 'c3', false),
     );
     return out;
   };
