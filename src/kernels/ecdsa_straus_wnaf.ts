@@ -163,12 +163,13 @@ const ADD2 = `I = H+H; I = I*I; J = H*I; R = R+R; V = U1*I;
  * give 2; the outputs X3 Y3 Z3 must end ≤ B; names in `reduced` are reduced (they are tested
  * for zero). Start with every sum lazy; reduce the producer of an operand that breaks a rule.
  */
-export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Set<string>): { lazy: boolean; k: number }[] | undefined {
+export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Set<string>): { lazy: boolean; k: number; out: number }[] | undefined {
   const lazy = steps.map((s) => (s.op === 'add' || s.op === 'sub') && !reduced.has(s.d));
   for (;;) {
     const bound = new Map<string, number>();
     const def = new Map<string, number>();
     const kOf = steps.map(() => 0);
+    const outOf = steps.map(() => 2);
     let fix = -1;
     const b = (v: string) => bound.get(v) ?? B;
     const blame = (...vs: string[]) => {
@@ -195,21 +196,14 @@ export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Se
       } else if (b(s.x) > 2) fix = blame(s.x);
       else if (b(s.y) > 2) fix = blame(s.y);
       bound.set(s.d, out);
+      outOf[i] = out;
       def.set(s.d, i);
     }
     for (const v of ['X3', 'Y3', 'Z3']) if (fix === -1 && def.has(v) && b(v) > B) fix = blame(v);
-    if (fix === -1) return steps.map((_, i) => ({ lazy: lazy[i], k: lazy[i] && steps[i].op === 'sub' ? kOf[i] : 0 }));
+    if (fix === -1) return steps.map((_, i) => ({ lazy: lazy[i], k: lazy[i] && steps[i].op === 'sub' ? kOf[i] : 0, out: outOf[i] }));
     if (fix === -2 || !lazy[fix]) return undefined; // no plan with this B
     lazy[fix] = false;
   }
-}
-
-/** The bound K (value < K·p) of every name after a plan's steps (planBounds' rules). */
-function boundsOf(steps: Step[], plan: { lazy: boolean }[], B: number): Map<string, number> {
-  const bound = new Map<string, number>();
-  const b = (v: string) => bound.get(v) ?? B;
-  steps.forEach((s, i) => bound.set(s.d, (s.op === 'add' || s.op === 'sub') && plan[i].lazy ? b(s.x) + b(s.y) : 2));
-  return bound;
 }
 
 /** Carry chains a plan costs: two for a reduced sum, one for a lazy one (products not counted). */
@@ -308,12 +302,12 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   const zeroTest = new Set<string>();
   // cost per 18 doublings, 3 additions and 2 mixed additions (a verification's mix), in carry
   // chains; a product costs about 5 (measured: ~100 ns vs ~18 ns at 18 limbs, 24 vs 5.5 at 9)
-  let best: { B: number; cost: number; plans: { lazy: boolean; k: number }[][] } | undefined;
+  let best: { B: number; cost: number; plans: { lazy: boolean; k: number; out: number }[][] } | undefined;
   for (const B of [2, 3, 4, 6, 8, 12, 16, 24, 32]) {
     const madd = maddOf(B);
     const plans = [planBounds(dblSteps, rOverP, B, new Set()), planBounds(addSteps, rOverP, B, zeroTest), planBounds(madd.steps, rOverP, B, zeroTest)];
     if (plans.some((x) => x === undefined)) continue;
-    const [pd, pa, pm] = plans as { lazy: boolean; k: number }[][];
+    const [pd, pa, pm] = plans as { lazy: boolean; k: number; out: number }[][];
     const cost = 18 * chains(dblSteps, pd) + 3 * chains(addSteps, pa) + 2 * chains(madd.steps, pm);
     if (!best || cost < best.cost) best = { B, cost, plans: [pd, pa, pm] };
   }
@@ -325,12 +319,15 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
     out.push({ name: 'ecdsa_jdbl', params: [['r', 'i32'], ['p', 'i32'], ['ws', 'i32']], body: [`;; coordinates below ${B}p in and out`, ...d.parts[0], copyOut] });
     need('ecdsa_jdbl', d.bytes);
   }
-  const addFn = (name: string, steps: Step[], split: number, plan: { lazy: boolean; k: number }[]) => {
+  const addFn = (name: string, steps: Step[], split: number, plan: { lazy: boolean; k: number; out: number }[]) => {
     const a = compile(fp, steps, plan, split);
     const kid = round16(a.bytes);
-    const bound = boundsOf(steps, plan, B);
+    // the bound of the value tested: the planner's output bound of the step that last wrote it
+    // in the first part (H and R are written once, there)
     const isZero = (v: string) => {
-      const K = bound.get(v)!;
+      const i = steps.slice(0, split).map((s) => s.d).lastIndexOf(v);
+      if (i < 0) throw new Error(`${name}: ${v} is not written before the zero test`);
+      const K = plan[i].out;
       fp.zeroTests.add(K);
       return call(`fp_is_zero_lt_${K}`, a.loc(v));
     };
