@@ -448,7 +448,7 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
         name: 'ecdsa_inv_wrong', params: [['r', 'i32'], ['a', 'i32'], ['ws', 'i32']], locals: '(local $i i32)',
         body: powLines(fn, c.p - 2n, 'r', 'a', 'ws'),
       });
-      need('ecdsa_inv_wrong', fn.invWorkspace);
+      need('ecdsa_inv_wrong', fn.powWorkspace);
       inv = call('ecdsa_inv_wrong', at('ws', KI), at('ws', KM), at('ws', KID));
     }
     out.push({

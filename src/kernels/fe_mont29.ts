@@ -270,9 +270,9 @@ export class FieldGen {
     this.m2Limbs = toLimbs(2n * m, this.L);
     this.digits = signedDigits(m, this.L);
     const simdProducts = flags.simdProducts ?? this.L >= SIMD_FROM_LIMBS;
-    this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && isDense(this.digits) ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
-    this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
     this.dense = isDense(this.digits);
+    this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && this.dense ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
+    this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
     this.addConst({ name: 'one', value: 1n });
     this.addConst({ name: 'raw1', value: 1n, raw: true });
     this.addConst({ name: 'r2', value: (this.R * this.R) % m, raw: true });
@@ -631,7 +631,9 @@ export class FieldGen {
     // Measured against the Fermat addition chain it replaces (µs per call, see fe_safegcd.ts):
     // P-256 p 3.9 → 1.25, brainpoolP256r1 p 7.6 → 1.25, brainpoolP512r1 n 42.5 → 4.2.
     for (const [name, constantTime] of [['inv', true], ...(this.varTimeInv ? [['inv_vt', false]] : [])] as [string, boolean][]) {
-      fns.push(safegcdFunction(`${pre}_${name}_raw`, this.m, { constantTime }).wat);
+      const sg = safegcdFunction(`${pre}_${name}_raw`, this.m, { constantTime });
+      if (this.FE + sg.workspace > this.invWorkspace) throw new Error(`${pre}: ${name} needs more work space than invWorkspace`);
+      fns.push(sg.wat);
       fns.push(`(func ${this.fn(name)} (param $r i32) (param $a i32) (param $ws i32)
   (call ${this.fn('canon')} (local.get $ws) (local.get $a))
   (call ${this.fn(`${name}_raw`)} (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const ${FE})))
@@ -642,7 +644,7 @@ export class FieldGen {
 
   /** The work space (bytes) that sqrt needs. */
   get sqrtWorkspace(): number {
-    return this.invWorkspace + 7 * this.FE;
+    return this.powWorkspace + 7 * this.FE;
   }
 
   /**
@@ -652,7 +654,7 @@ export class FieldGen {
    */
   sqrtFunction(): string {
     const m = this.m, FE = this.FE;
-    const base = this.invWorkspace;
+    const base = this.powWorkspace;
     const slot = (i: number) => addr('ws', base + i * FE);
     const [A, Z, T, B, C, TMP, SQ] = [0, 1, 2, 3, 4, 5, 6].map(slot);
     const lines: string[] = [`(memory.copy ${A} ${get('a')} (i32.const ${FE}))`];
@@ -696,9 +698,15 @@ export class FieldGen {
   ${lines.join('\n  ')})`;
   }
 
-  /** The work space (bytes) that inv needs. */
-  get invWorkspace(): number {
+  /** The work space (bytes) that powLines needs (sqrt; the negative control's inversion). */
+  get powWorkspace(): number {
     return (POW_TABLE + 1) * this.FE;
+  }
+
+  /** The work space (bytes) that inv and inv_vt need: the canonical copy of the input (safegcd
+   * itself keeps everything in locals; functions() checks that). */
+  get invWorkspace(): number {
+    return this.FE;
   }
 
   // canonical reduction of locals src (value in [0, 2m)) into locals dst
