@@ -97,6 +97,7 @@
 // cofactor update (results wrong), `broken: 'halfSteps'` runs half the batches (CT only).
 
 import { limbsFor } from './fe_mont29.js';
+import { bitLength, get, set } from './wat.js';
 
 export interface SafegcdOptions {
   constantTime: boolean;
@@ -107,18 +108,17 @@ export interface SafegcdOptions {
 const B = 30; // limb bits and divsteps per batch
 const M30 = (1n << 30n) - 1n;
 
-const bitLen = (m: bigint) => m.toString(2).length;
 
 /** Constant-time divstep count: see the header. */
-export function ctDivsteps(m: bigint): { steps: number; halfDelta: boolean } {
-  const d = bitLen(m);
+function ctDivsteps(m: bigint): { steps: number; halfDelta: boolean } {
+  const d = bitLength(m);
   if (d <= 256) return { steps: 590, halfDelta: true };
   return { steps: Math.floor((49 * d + 57) / 17), halfDelta: false };
 }
 
 /** Number of signed 30-bit limbs for f, g, d, e. */
-export function safegcdLimbs(m: bigint): number {
-  return Math.ceil((bitLen(m) + 2) / B);
+function safegcdLimbs(m: bigint): number {
+  return Math.ceil((bitLength(m) + 2) / B);
 }
 
 function inv30(m: bigint): bigint {
@@ -129,8 +129,6 @@ function inv30(m: bigint): bigint {
   return x;
 }
 
-const g = (n: string) => `(local.get $${n})`;
-const set = (n: string, v: string) => `(local.set $${n} ${v})`;
 const k64 = (v: bigint | number) => `(i64.const ${v})`;
 const add = (a: string, b: string) => `(i64.add ${a} ${b})`;
 const sub = (a: string, b: string) => `(i64.sub ${a} ${b})`;
@@ -180,22 +178,22 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   emit(set(ct ? 'nu' : 'eta', k64(ct ? (steps.halfDelta ? -1 : -eta0 - 1) : eta0)));
 
   // c2 (g odd) for the first step from gl; each step computes the next one from the unshifted g
-  const batchCT: string[] = [set('c2', sar(shl(g('gl'), k64(63)), k64(63)))];
+  const batchCT: string[] = [set('c2', sar(shl(get('gl'), k64(63)), k64(63)))];
   for (let s = 0; s < B; s++) {
     batchCT.push(
-      set('c1', and(sar(g('nu'), k64(63)), g('c2'))),
+      set('c1', and(sar(get('nu'), k64(63)), get('c2'))),
       // g += c2 ? (c1 ? −f : f) : 0, as (g − c1) + ((f & c2) ^ c1): a short dependency chain
-      set('gl', add(sub(g('gl'), g('c1')), xor(and(g('fl'), g('c2')), g('c1')))),
-      set('qr', add(sub(g('qr'), g('c1')), xor(and(g('uv'), g('c2')), g('c1')))),
-      set('fl', add(g('fl'), and(g('gl'), g('c1')))),
-      set('uv', add(g('uv'), and(g('qr'), g('c1')))),
+      set('gl', add(sub(get('gl'), get('c1')), xor(and(get('fl'), get('c2')), get('c1')))),
+      set('qr', add(sub(get('qr'), get('c1')), xor(and(get('uv'), get('c2')), get('c1')))),
+      set('fl', add(get('fl'), and(get('gl'), get('c1')))),
+      set('uv', add(get('uv'), and(get('qr'), get('c1')))),
       // ν → −ν − 2 on a swap, ν − 2 otherwise; with hddivsteps ν is odd and ζ = (ν − 1)/2 is
       // held instead: ζ → (ζ ^ c1) − 1, one operation fewer
-      steps.halfDelta ? set('nu', sub(xor(g('nu'), g('c1')), k64(1)))
-        : set('nu', sub(sub(xor(g('nu'), g('c1')), g('c1')), k64(2))),
-      ...(s < B - 1 ? [set('c2', sar(shl(g('gl'), k64(62)), k64(63)))] : []),
-      set('gl', sar(g('gl'), k64(1))),
-      set('uv', shl(g('uv'), k64(1))),
+      steps.halfDelta ? set('nu', sub(xor(get('nu'), get('c1')), k64(1)))
+        : set('nu', sub(sub(xor(get('nu'), get('c1')), get('c1')), k64(2))),
+      ...(s < B - 1 ? [set('c2', sar(shl(get('gl'), k64(62)), k64(63)))] : []),
+      set('gl', sar(get('gl'), k64(1))),
+      set('uv', shl(get('uv'), k64(1))),
     );
   }
 
@@ -204,65 +202,65 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
     set('i', k64(B)),
     `(block $bdone (loop $bstep`,
     // skip the zeros of g: z = ctz(g | 2^i) ≤ i
-    set('z', `(i64.ctz ${or(g('gl'), shl(k64(1), g('i')))})`),
-    set('gl', sar(g('gl'), g('z'))),
-    set('uv', shl(g('uv'), g('z'))),
-    set('eta', add(g('eta'), shl(g('z'), k64(1)))),
-    set('i', sub(g('i'), g('z'))),
-    `(br_if $bdone (i64.eqz ${g('i')}))`,
+    set('z', `(i64.ctz ${or(get('gl'), shl(k64(1), get('i')))})`),
+    set('gl', sar(get('gl'), get('z'))),
+    set('uv', shl(get('uv'), get('z'))),
+    set('eta', add(get('eta'), shl(get('z'), k64(1)))),
+    set('i', sub(get('i'), get('z'))),
+    `(br_if $bdone (i64.eqz ${get('i')}))`,
     // g odd. δ > 0: swap and negate, (δ, f, g) → (−δ, g, −f), η → −η − 2
-    `(if (i64.ge_s ${g('eta')} ${k64(0)}) (then`,
-    set('z', g('fl')), set('fl', g('gl')), set('gl', sub(k64(0), g('z'))),
-    set('z', g('uv')), set('uv', g('qr')), set('qr', sub(k64(0), g('z'))),
-    set('eta', sub(sub(k64(0), g('eta')), k64(2))),
+    `(if (i64.ge_s ${get('eta')} ${k64(0)}) (then`,
+    set('z', get('fl')), set('fl', get('gl')), set('gl', sub(k64(0), get('z'))),
+    set('z', get('uv')), set('uv', get('qr')), set('qr', sub(k64(0), get('z'))),
+    set('eta', sub(sub(k64(0), get('eta')), k64(2))),
     `))`,
     // now δ < 0: k = min(i, ⌈−η/2⌉, 6) non-swap steps at once
-    set('z', shr(add(sub(k64(0), g('eta')), k64(1)), k64(1))),
-    `(if (i64.gt_u ${g('z')} ${g('i')}) (then ${set('z', g('i'))}))`,
-    `(if (i64.gt_u ${g('z')} ${k64(6)}) (then ${set('z', k64(6))}))`,
+    set('z', shr(add(sub(k64(0), get('eta')), k64(1)), k64(1))),
+    `(if (i64.gt_u ${get('z')} ${get('i')}) (then ${set('z', get('i'))}))`,
+    `(if (i64.gt_u ${get('z')} ${k64(6)}) (then ${set('z', k64(6))}))`,
     // w = −g·f⁻¹ mod 2^k, f⁻¹ ≡ f·(2 − f²) mod 2^6
-    set('w', and(mul(sub(k64(0), g('gl')), mul(g('fl'), sub(k64(2), mul(g('fl'), g('fl'))))),
-      sub(shl(k64(1), g('z')), k64(1)))),
-    set('gl', sar(add(g('gl'), mul(g('w'), g('fl'))), g('z'))),
-    set('qr', add(g('qr'), mul(g('w'), g('uv')))),
-    set('uv', shl(g('uv'), g('z'))),
-    set('eta', add(g('eta'), shl(g('z'), k64(1)))),
-    set('i', sub(g('i'), g('z'))),
-    `(br_if $bstep (i64.ne ${g('i')} ${k64(0)}))`,
+    set('w', and(mul(sub(k64(0), get('gl')), mul(get('fl'), sub(k64(2), mul(get('fl'), get('fl'))))),
+      sub(shl(k64(1), get('z')), k64(1)))),
+    set('gl', sar(add(get('gl'), mul(get('w'), get('fl'))), get('z'))),
+    set('qr', add(get('qr'), mul(get('w'), get('uv')))),
+    set('uv', shl(get('uv'), get('z'))),
+    set('eta', add(get('eta'), shl(get('z'), k64(1)))),
+    set('i', sub(get('i'), get('z'))),
+    `(br_if $bstep (i64.ne ${get('i')} ${k64(0)}))`,
     `))`,
   ];
 
   // ---- apply the matrix to f, g and d, e
   const update: string[] = [
-    set('fl', g(F(0))), set('gl', g(G(0))), set('uv', k64(1)), set('qr', k64(1n << 32n)),
+    set('fl', get(F(0))), set('gl', get(G(0))), set('uv', k64(1)), set('qr', k64(1n << 32n)),
     ...(ct ? batchCT : batchVT),
-    set('mu', `(i64.extend32_s ${g('uv')})`), set('mv', sar(sub(g('uv'), g('mu')), k64(32))),
-    set('mq', `(i64.extend32_s ${g('qr')})`), set('mr', sar(sub(g('qr'), g('mq')), k64(32))),
+    set('mu', `(i64.extend32_s ${get('uv')})`), set('mv', sar(sub(get('uv'), get('mu')), k64(32))),
+    set('mq', `(i64.extend32_s ${get('qr')})`), set('mr', sar(sub(get('qr'), get('mq')), k64(32))),
     // f, g
-    set('cf', sar(add(mul(g('mu'), g(F(0))), mul(g('mv'), g(G(0)))), k64(30))),
-    set('cg', sar(add(mul(g('mq'), g(F(0))), mul(g('mr'), g(G(0)))), k64(30))),
+    set('cf', sar(add(mul(get('mu'), get(F(0))), mul(get('mv'), get(G(0)))), k64(30))),
+    set('cg', sar(add(mul(get('mq'), get(F(0))), mul(get('mr'), get(G(0)))), k64(30))),
   ];
   const fgColumn = (i: number) => [
-    set('cf', add(g('cf'), add(mul(g('mu'), g(F(i))), mul(g('mv'), g(G(i)))))),
-    set('cg', add(g('cg'), add(mul(g('mq'), g(F(i))), mul(g('mr'), g(G(i)))))),
-    set(F(i - 1), and(g('cf'), MASK)), set(G(i - 1), and(g('cg'), MASK)),
-    set('cf', sar(g('cf'), k64(30))), set('cg', sar(g('cg'), k64(30))),
+    set('cf', add(get('cf'), add(mul(get('mu'), get(F(i))), mul(get('mv'), get(G(i)))))),
+    set('cg', add(get('cg'), add(mul(get('mq'), get(F(i))), mul(get('mr'), get(G(i)))))),
+    set(F(i - 1), and(get('cf'), MASK)), set(G(i - 1), and(get('cg'), MASK)),
+    set('cf', sar(get('cf'), k64(30))), set('cg', sar(get('cg'), k64(30))),
   ];
   if (ct) {
     for (let i = 1; i < N; i++) update.push(...fgColumn(i));
-    update.push(set(F(N - 1), g('cf')), set(G(N - 1), g('cg')));
+    update.push(set(F(N - 1), get('cf')), set(G(N - 1), get('cg')));
   } else {
     // variable time: only the `len` live limbs of f and g (the limbs above are 0). Column i is
     // skipped when len ≤ i; the exit for length k stores the top limbs f_(k−1), g_(k−1) and,
     // when both are 0 or −1 (f and g fit in k − 1 limbs), folds them into limb k − 2 (which then
     // holds the signed top, in [−2^30, 2^30)) and shortens len.
     const top = (k: number) => {
-      const fits = (c: string) => `(i64.eqz ${xor(g(c), sar(g(c), k64(63)))})`;
-      const lines = [set(F(k - 1), g('cf')), set(G(k - 1), g('cg'))];
+      const fits = (c: string) => `(i64.eqz ${xor(get(c), sar(get(c), k64(63)))})`;
+      const lines = [set(F(k - 1), get('cf')), set(G(k - 1), get('cg'))];
       if (k >= 2) lines.push(
         `(if (i32.and ${fits('cf')} ${fits('cg')}) (then`,
-        `  ${set(F(k - 2), add(g(F(k - 2)), shl(g('cf'), k64(30))))}`,
-        `  ${set(G(k - 2), add(g(G(k - 2)), shl(g('cg'), k64(30))))}`,
+        `  ${set(F(k - 2), add(get(F(k - 2)), shl(get('cf'), k64(30))))}`,
+        `  ${set(G(k - 2), add(get(G(k - 2)), shl(get('cg'), k64(30))))}`,
         `  ${set(F(k - 1), k64(0))} ${set(G(k - 1), k64(0))}`,
         `  (local.set $len (i32.const ${k - 1}))))`);
       return lines;
@@ -280,32 +278,32 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   const mTerm = (c: string, i: number) => {
     if (mL[i] === 0n) return null;
     if (opts.broken === 'dropTerm' && i === 1) return null;
-    return mul(g(c), k64(mL[i]));
+    return mul(get(c), k64(mL[i]));
   };
   update.push(
-    set('sd', sar(g(D(N - 1)), k64(63))), set('se', sar(g(E(N - 1)), k64(63))),
-    set('md', add(and(g('mu'), g('sd')), and(g('mv'), g('se')))),
-    set('me', add(and(g('mq'), g('sd')), and(g('mr'), g('se')))),
-    set('cf', add(mul(g('mu'), g(D(0))), mul(g('mv'), g(E(0))))),
-    set('cg', add(mul(g('mq'), g(D(0))), mul(g('mr'), g(E(0))))),
-    set('md', sub(g('md'), and(add(mul(g('cf'), k64(minv)), g('md')), MASK))),
-    set('me', sub(g('me'), and(add(mul(g('cg'), k64(minv)), g('me')), MASK))),
-    set('cf', sar(add(g('cf'), mul(g('md'), k64(mL[0]))), k64(30))),
-    set('cg', sar(add(g('cg'), mul(g('me'), k64(mL[0]))), k64(30))),
+    set('sd', sar(get(D(N - 1)), k64(63))), set('se', sar(get(E(N - 1)), k64(63))),
+    set('md', add(and(get('mu'), get('sd')), and(get('mv'), get('se')))),
+    set('me', add(and(get('mq'), get('sd')), and(get('mr'), get('se')))),
+    set('cf', add(mul(get('mu'), get(D(0))), mul(get('mv'), get(E(0))))),
+    set('cg', add(mul(get('mq'), get(D(0))), mul(get('mr'), get(E(0))))),
+    set('md', sub(get('md'), and(add(mul(get('cf'), k64(minv)), get('md')), MASK))),
+    set('me', sub(get('me'), and(add(mul(get('cg'), k64(minv)), get('me')), MASK))),
+    set('cf', sar(add(get('cf'), mul(get('md'), k64(mL[0]))), k64(30))),
+    set('cg', sar(add(get('cg'), mul(get('me'), k64(mL[0]))), k64(30))),
   );
   for (let i = 1; i < N; i++) {
     const tf = mTerm('md', i), tg = mTerm('me', i);
-    let sf = add(mul(g('mu'), g(D(i))), mul(g('mv'), g(E(i))));
-    let sg = add(mul(g('mq'), g(D(i))), mul(g('mr'), g(E(i))));
+    let sf = add(mul(get('mu'), get(D(i))), mul(get('mv'), get(E(i))));
+    let sg = add(mul(get('mq'), get(D(i))), mul(get('mr'), get(E(i))));
     if (tf) sf = add(sf, tf);
     if (tg) sg = add(sg, tg);
     update.push(
-      set('cf', add(g('cf'), sf)), set('cg', add(g('cg'), sg)),
-      set(D(i - 1), and(g('cf'), MASK)), set(E(i - 1), and(g('cg'), MASK)),
-      set('cf', sar(g('cf'), k64(30))), set('cg', sar(g('cg'), k64(30))),
+      set('cf', add(get('cf'), sf)), set('cg', add(get('cg'), sg)),
+      set(D(i - 1), and(get('cf'), MASK)), set(E(i - 1), and(get('cg'), MASK)),
+      set('cf', sar(get('cf'), k64(30))), set('cg', sar(get('cg'), k64(30))),
     );
   }
-  update.push(set(D(N - 1), g('cf')), set(E(N - 1), g('cg')));
+  update.push(set(D(N - 1), get('cf')), set(E(N - 1), get('cg')));
 
   if (ct) {
     let batches = Math.ceil(steps.steps / B);
@@ -316,8 +314,8 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
       `  (br_if $batch (local.get $it))`, `)`);
   } else {
     // exit when g = 0; a public cap (the paper's bound for δ = 1, plus one) guards against a hang
-    const cap = Math.ceil(Math.floor((49 * Math.max(bitLen(m), 46) + 80) / 17) / B) + 1;
-    const gz = Array.from({ length: N }, (_, i) => g(G(i))).reduce((a, b) => or(a, b));
+    const cap = Math.ceil(Math.floor((49 * Math.max(bitLength(m), 46) + 80) / 17) / B) + 1;
+    const gz = Array.from({ length: N }, (_, i) => get(G(i))).reduce((a, b) => or(a, b));
     emit(`(local.set $it (i32.const ${cap}))`, `(local.set $len (i32.const ${N}))`, `(block $done (loop $batch`);
     emit(`  (br_if $done (i64.eqz ${gz}))`);
     emit(...update.map((s) => '  ' + s));
@@ -329,34 +327,34 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   const chain = (term: (i: number) => string) => {
     emit(set('cf', k64(0)));
     for (let i = 0; i < N; i++) {
-      emit(set('cf', add(g('cf'), term(i))));
-      if (i < N - 1) emit(set(D(i), and(g('cf'), MASK)), set('cf', sar(g('cf'), k64(30))));
-      else emit(set(D(i), g('cf')));
+      emit(set('cf', add(get('cf'), term(i))));
+      if (i < N - 1) emit(set(D(i), and(get('cf'), MASK)), set('cf', sar(get('cf'), k64(30))));
+      else emit(set(D(i), get('cf')));
     }
   };
   // f = ±1 (or m when a = 0, with d = 0). CT: the sign of the top limb; VT (f possibly
   // shortened): f = 1 exactly when f0 = 1 (f = −1 has f0 = 2^30 − 1 or, in one limb, −1)
-  if (ct) emit(set('sd', sar(g(F(N - 1)), k64(63))));
-  else emit(set('sd', sub(k64(0), `(i64.extend_i32_u (i64.ne ${g(F(0))} ${k64(1)}))`)));
-  chain((i) => sub(xor(g(D(i)), g('sd')), g('sd')));
+  if (ct) emit(set('sd', sar(get(F(N - 1)), k64(63))));
+  else emit(set('sd', sub(k64(0), `(i64.extend_i32_u (i64.ne ${get(F(0))} ${k64(1)}))`)));
+  chain((i) => sub(xor(get(D(i)), get('sd')), get('sd')));
   for (let t = 0; t < 2; t++) {
-    emit(set('sd', sar(g(D(N - 1)), k64(63))));
-    chain((i) => (mL[i] === 0n ? g(D(i)) : add(g(D(i)), and(k64(mL[i]), g('sd')))));
+    emit(set('sd', sar(get(D(N - 1)), k64(63))));
+    chain((i) => (mL[i] === 0n ? get(D(i)) : add(get(D(i)), and(k64(mL[i]), get('sd')))));
   }
   // e := d − m; keep e when e ≥ 0
   emit(set('cf', k64(0)));
   for (let i = 0; i < N; i++) {
-    emit(set('cf', add(g('cf'), sub(g(D(i)), k64(mL[i])))));
-    if (i < N - 1) emit(set(E(i), and(g('cf'), MASK)), set('cf', sar(g('cf'), k64(30))));
-    else emit(set(E(i), g('cf')));
+    emit(set('cf', add(get('cf'), sub(get(D(i)), k64(mL[i])))));
+    if (i < N - 1) emit(set(E(i), and(get('cf'), MASK)), set('cf', sar(get('cf'), k64(30))));
+    else emit(set(E(i), get('cf')));
   }
-  emit(set('sd', sar(g(E(N - 1)), k64(63))));
-  for (let i = 0; i < N; i++) emit(set(D(i), xor(g(E(i)), and(xor(g(E(i)), g(D(i))), g('sd')))));
+  emit(set('sd', sar(get(E(N - 1)), k64(63))));
+  for (let i = 0; i < N; i++) emit(set(D(i), xor(get(E(i)), and(xor(get(E(i)), get(D(i))), get('sd')))));
   // repack into L limbs of 29 bits
   for (let j = 0; j < L; j++) {
     const bit = 29 * j, k = Math.floor(bit / 30), o = bit - 30 * k;
-    let v = k < N ? (o ? shr(g(D(k)), k64(o)) : g(D(k))) : k64(0);
-    if (o > 1 && k + 1 < N) v = or(v, shl(g(D(k + 1)), k64(30 - o)));
+    let v = k < N ? (o ? shr(get(D(k)), k64(o)) : get(D(k))) : k64(0);
+    if (o > 1 && k + 1 < N) v = or(v, shl(get(D(k + 1)), k64(30 - o)));
     v = and(v, k64((1n << 29n) - 1n));
     emit(`(i64.store offset=${8 * j} (local.get $r) ${v})`);
   }
