@@ -49,6 +49,7 @@ export interface AesGcmSivOptions {
 
 /** AES-GCM-SIV with one key. */
 export class AesGcmSiv implements Aead {
+  readonly algorithm: string;
   readonly keyLength: number;
   readonly nonceLength = NONCE;
   readonly tagLength = TAG;
@@ -64,7 +65,7 @@ export class AesGcmSiv implements Aead {
     checkBytes('key', key);
     checkLength('key', key, [16, 32]);
     this.keyLength = key.length;
-    this.#name = `aes-${key.length * 8}-gcm-siv`;
+    this.#name = this.algorithm = `aes-${key.length * 8}-gcm-siv`;
     const k = (this.#k = options.kernel ?? aesKernel());
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     this.#slot = this.#key.ptr;

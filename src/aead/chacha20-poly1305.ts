@@ -65,6 +65,7 @@ function layout(u8: Uint8Array, aad: Uint8Array, msg: Uint8Array): number {
 
 /** ChaCha20-Poly1305 (12-byte nonce) or XChaCha20-Poly1305 (24-byte nonce) with one key. */
 export class ChaCha20Poly1305 implements Aead {
+  readonly algorithm: string;
   readonly keyLength = KEY;
   readonly nonceLength: number;
   readonly tagLength = TAG;
@@ -75,7 +76,7 @@ export class ChaCha20Poly1305 implements Aead {
   readonly #key: KeySlot;
 
   constructor(key: Uint8Array, extendedNonce: boolean, options: ChachaOptions = {}) {
-    this.#name = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
+    this.#name = this.algorithm = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
     checkBytes('key', key);
     checkLength('key', key, [KEY]);
     this.nonceLength = extendedNonce ? 24 : 12;

@@ -233,6 +233,7 @@ const EMPTY = new Uint8Array(0);
  * `gf`; here H gets its POLYVAL-domain form, tables and powers H … H^8.
  */
 export class GcmAead<E extends GcmExports> implements Aead {
+  readonly algorithm: string;
   readonly keyLength: number;
   readonly nonceLength = 12;
   readonly tagLength: number;
@@ -253,7 +254,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
     }
     this.keyLength = key.length;
     this.tagLength = tagLength;
-    this.#name = name;
+    this.#name = this.algorithm = name;
     const k = kernel();
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     const { rk, gf, nr } = setup(k, this.#key.ptr);

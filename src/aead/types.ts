@@ -3,6 +3,8 @@
 // messages, then disposed (which wipes the expanded key).
 
 export interface Aead {
+  /** the algorithm's name, e.g. 'aes-256-gcm', 'chacha20-poly1305' (the key size is part of it) */
+  readonly algorithm: string;
   /** key length in bytes */
   readonly keyLength: number;
   /** nonce length in bytes (the fast-path length where several are allowed) */
