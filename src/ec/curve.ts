@@ -357,9 +357,9 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
           return sk;
         }
         case 'pkcs8-der': checkBytes('data', data); return parsePkcs8(data);
-        case 'pkcs8-pem': return parsePkcs8(unpem(data as string, 'PRIVATE KEY', 'PKCS#8 PEM'));
+        case 'pkcs8-pem': return parsePkcs8(unpem(data as string | Uint8Array, 'PRIVATE KEY', 'PKCS#8 PEM', params.oid));
         case 'sec1-der': checkBytes('data', data); return parseEcPrivateKey(data, 'SEC 1 private key');
-        case 'sec1-pem': return parseEcPrivateKey(unpem(data as string, 'EC PRIVATE KEY', 'SEC 1 PEM'), 'SEC 1 private key');
+        case 'sec1-pem': return parseEcPrivateKey(unpem(data as string | Uint8Array, 'EC PRIVATE KEY', 'SEC 1 PEM', params.oid), 'SEC 1 private key');
         case 'jwk': return parseJwk(data, true).d!;
         default: throw new RangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
       }
@@ -386,7 +386,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       switch (format) {
         case 'raw': return encodePoint(parsePoint(data, 'data'));
         case 'spki-der': checkBytes('data', data); return encodePoint(parseSpki(data));
-        case 'spki-pem': return encodePoint(parseSpki(unpem(data as string, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM')));
+        case 'spki-pem': return encodePoint(parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM')));
         case 'jwk': return encodePoint(parseJwk(data, false).xy);
         default: throw new RangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }

@@ -8,7 +8,7 @@
 // (the byte offset in the input) and is an EncodingError. Keys are public or secret: messages
 // name positions and tags, never contents.
 
-import { EncodingError } from '../errors.js';
+import { EncodingError, InvalidKeyError } from '../errors.js';
 
 export const TAG = {
   INTEGER: 0x02,
@@ -289,13 +289,52 @@ export function pem(label: string, der: Uint8Array): string {
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
+/** PEM text given as a string or as its bytes (ASCII: printable characters, tab, CR, LF). */
+function pemText(data: string | Uint8Array, what: string): string {
+  if (typeof data === 'string') return data;
+  if (!(data instanceof Uint8Array)) throw new TypeError(`${what} must be a string or a Uint8Array of PEM text`);
+  let s = '';
+  for (let i = 0; i < data.length; i += 4096) {
+    const part = data.subarray(i, i + 4096);
+    for (let j = 0; j < part.length; j++) {
+      const c = part[j];
+      if (!(c === 9 || c === 10 || c === 13 || (c >= 32 && c < 127))) {
+        throw new EncodingError(`${what}: not PEM text (byte ${i + j} is not printable ASCII; DER goes with a -der format)`);
+      }
+    }
+    s += String.fromCharCode(...part);
+  }
+  return s;
+}
+
 /**
  * The DER inside a PEM text with the given label (RFC 7468 strict form, lines of any length,
- * LF or CRLF, whitespace around the whole block allowed; no headers, no other block).
+ * LF or CRLF, whitespace around the whole block allowed; no headers, no other block), given as
+ * a string or as its bytes.
+ *
+ * With `curveOid`, an `EC PARAMETERS` block may come first, as `openssl ecparam -genkey`
+ * writes it: it must be a named curve (RFC 5480 ECParameters) and name that curve, else
+ * InvalidKeyError; the key block after it is read as usual.
  */
-export function unpem(text: string, label: string, what: string): Uint8Array {
-  if (typeof text !== 'string') throw new TypeError(`${what} must be a string`);
-  const t = text.trim();
+export function unpem(data: string | Uint8Array, label: string, what: string, curveOid?: string): Uint8Array {
+  let t = pemText(data, what).trim();
+  if (curveOid !== undefined && t.startsWith('-----BEGIN EC PARAMETERS-----')) {
+    const endLine = '-----END EC PARAMETERS-----';
+    const end = t.indexOf(endLine);
+    if (end < 0) throw new EncodingError(`${what}: the EC PARAMETERS block has no "${endLine}" line`);
+    const params = unpemBlock(t.slice(0, end + endLine.length), 'EC PARAMETERS', `${what} (EC PARAMETERS)`);
+    const r = new DerReader(params, `${what} (EC PARAMETERS)`);
+    const tag = r.peek();
+    if (tag === TAG.SEQUENCE) throw new EncodingError(`${what}: explicit curve parameters are not supported (only named curves)`);
+    const oid = r.oid('namedCurve');
+    r.end('EC PARAMETERS');
+    if (oid !== curveOid) throw new InvalidKeyError(`${what}: the EC PARAMETERS block names the curve with OID ${oid}, not ${curveOid}`);
+    t = t.slice(end + endLine.length).trim();
+  }
+  return unpemBlock(t, label, what);
+}
+
+function unpemBlock(t: string, label: string, what: string): Uint8Array {
   const begin = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n/.exec(t);
   if (!begin) throw new EncodingError(`${what}: not PEM (no "-----BEGIN ${label}-----" line)`);
   if (begin[1] !== label) throw new EncodingError(`${what}: PEM label is "${begin[1]}", expected "${label}"`);
