@@ -22,7 +22,7 @@ import { GCM_SPEC, RFC8452 } from './aes-vectors.js';
 import { Rng, hex, unhex } from './rng.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const WYCHEPROOF = join(root, '..', 'shared', 'wycheproof', 'testvectors_v1');
+export const WYCHEPROOF = join(root, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
 
 export type Algo = 'gcm' | 'siv';
 
@@ -49,7 +49,7 @@ interface WycheproofAead {
 
 export function loadWycheproof(file: string): WycheproofAead {
   const path = join(WYCHEPROOF, file);
-  if (!existsSync(path)) throw new Error(`Wycheproof vectors missing: ${path} (the shared folder must sit beside the repository)`);
+  if (!existsSync(path)) throw new Error(`Wycheproof vectors missing: ${path} (vendored in test/vectors/wycheproof)`);
   return JSON.parse(readFileSync(path, 'utf8')) as WycheproofAead;
 }
 
