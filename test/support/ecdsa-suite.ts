@@ -67,7 +67,7 @@ export function rfc6979Part(c: EcdsaCurve, name: CurveName): Outcome {
 // ---- Wycheproof ---------------------------------------------------------------------------------
 
 const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const WYCHEPROOF_DIR = path.join(repoRoot, '..', 'shared', 'wycheproof', 'testvectors_v1');
+export const WYCHEPROOF_DIR = path.join(repoRoot, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
 
 /** The Wycheproof ECDSA files of each curve (DER signatures, EcdsaVerify schema). */
 export const WYCHEPROOF_FILES: Record<CurveName, string[]> = {
@@ -92,7 +92,7 @@ interface WycheproofFile {
 
 export function loadWycheproof(file: string): WycheproofFile {
   const p = path.join(WYCHEPROOF_DIR, file);
-  if (!existsSync(p)) throw new Error(`Wycheproof vectors missing: ${p} (expected ../shared/wycheproof next to the repository)`);
+  if (!existsSync(p)) throw new Error(`Wycheproof vectors missing: ${p} (vendored in test/vectors/wycheproof)`);
   return JSON.parse(readFileSync(p, 'utf8')) as WycheproofFile;
 }
 
