@@ -12,7 +12,7 @@ import { CtkitError } from '../src/errors.js';
 import { hex, unhex } from './support/rng.js';
 
 const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dir = path.join(repoRoot, '..', 'shared', 'wycheproof', 'testvectors_v1');
+const dir = path.join(repoRoot, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
 
 const FILES: [string, Curve][] = [
   ['ecdh_secp256r1_test.json', ec.p256],
@@ -62,7 +62,7 @@ function scalar(h: string, len: number): Uint8Array {
 }
 
 test('the Wycheproof vectors are present', () => {
-  assert.ok(existsSync(dir), `Wycheproof vectors missing: ${dir} (they live in ../shared/wycheproof next to the repository)`);
+  assert.ok(existsSync(dir), `Wycheproof vectors missing: ${dir} (vendored in test/vectors/wycheproof)`);
 });
 
 for (const [file, curve] of FILES) {
