@@ -25,7 +25,7 @@ import * as chachaModule from '../src/engine/wasm/chacha.js';
 import { assertTamperingRejected } from './support/tamper.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const wycheproof = join(root, '..', 'shared', 'wycheproof', 'testvectors_v1');
+const wycheproof = join(root, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
 
 test('reference models reproduce the RFC 8439 and XChaCha known answers', () => {
   const s = V.QUARTER_ROUND.input.slice();
@@ -93,7 +93,7 @@ interface WycheproofAead {
 
 function loadWycheproof(file: string): WycheproofAead {
   const path = join(wycheproof, file);
-  assert.ok(existsSync(path), `Wycheproof vectors missing: ${path} (the shared folder must sit beside the repository)`);
+  assert.ok(existsSync(path), `Wycheproof vectors missing: ${path} (vendored in test/vectors/wycheproof)`);
   return JSON.parse(readFileSync(path, 'utf8')) as WycheproofAead;
 }
 
