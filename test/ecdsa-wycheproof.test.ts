@@ -2,7 +2,7 @@
 // `valid` must verify (and its P1363 form too); `invalid` must return false or throw a typed
 // ctkit error (EncodingError for BER or otherwise malformed DER). These files have no
 // `acceptable` case; one appearing would fail the run until a policy is written for it. The
-// vectors are located at ../shared/wycheproof next to the repository; a missing file fails.
+// vectors are vendored in test/vectors/wycheproof; a missing file fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ec from '../src/ec/index.js';
@@ -16,7 +16,7 @@ const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
   secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
 };
 
-test('Wycheproof: every ecdsa_*_test.json in the shared copy is mapped to a curve here', () => {
+test('Wycheproof: every vendored ecdsa_*_test.json is mapped to a curve here', () => {
   const present = readdirSync(WYCHEPROOF_DIR).filter((f) => /^ecdsa_.*_test\.json$/.test(f)).sort();
   assert.deepEqual(present, Object.values(WYCHEPROOF_FILES).flat().sort());
 });
