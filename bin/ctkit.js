@@ -1,24 +1,13 @@
 #!/usr/bin/env node
-// The ctkit command. In a clone with dev dependencies it runs the TypeScript sources through
-// tsx; in an installed package it runs the compiled dist/cli/main.js.
+// The ctkit command: runs the compiled dist/cli/main.js, in an installed package and in a clone
+// alike (a clone builds dist/ on `npm install`, through the `prepare` script). It never loads
+// the TypeScript sources; tests of the CLI run src/cli/main.ts through tsx themselves.
 import { existsSync } from 'node:fs';
 
-const src = new URL('../src/cli/main.ts', import.meta.url);
-const dist = new URL('../dist/cli/main.js', import.meta.url);
-
-let useSrc = false;
-if (existsSync(src)) {
-  try {
-    const { register } = await import('tsx/esm/api');
-    register();
-    useSrc = true;
-  } catch {
-    // no tsx (an installed package): fall back to dist/
-  }
-}
-if (useSrc) await import(src.href);
-else if (existsSync(dist)) await import(dist.href);
-else {
-  process.stderr.write('ctkit: neither dist/ (run `npm run build`) nor the dev dependencies (run `npm install`) are present\n');
+const main = new URL('../dist/cli/main.js', import.meta.url);
+if (existsSync(main)) {
+  await import(main.href);
+} else {
+  process.stderr.write('ctkit: dist/cli/main.js is missing; in a clone, run `npm install` or `npm run build`\n');
   process.exitCode = 2;
 }
