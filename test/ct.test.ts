@@ -5,45 +5,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import wabtInit from 'wabt';
-import { checkModule, formatViolation, type Report, type Rule } from '../src/ct/check.js';
+import { checkModule, formatViolation, type Rule } from '../src/ct/check.js';
 import { decode, DecodeError, ops, opsFC, opsFD, opsFE, type Instr, type Op } from '../src/ct/decode.js';
-import { ctSection, withCtSection } from '../src/ct/section.js';
+import { ctSection, parseCtPayload, withCtSection } from '../src/ct/section.js';
 import { shipped } from '../src/engine/wasm/all.js';
 import { kernels } from '../src/kernels/registry.js';
-
-const wabt = await wabtInit();
-const features = {
-  simd: true, bulk_memory: true, reference_types: true, multi_value: true, sat_float_to_int: true,
-  sign_extension: true, mutable_globals: true, tail_call: true, threads: true,
-};
-
-function wat(text: string, validate = true): Uint8Array {
-  const mod = wabt.parseWat('test.wat', text, features);
-  try {
-    mod.resolveNames();
-    if (validate) mod.validate();
-    return new Uint8Array(mod.toBinary({ write_debug_names: true }).buffer);
-  } finally {
-    mod.destroy();
-  }
-}
-
-const mod = (funcs: string) => `(module (memory (export "memory") 1) ${funcs})`;
-
-function check(text: string, pub: Record<string, number[]>): { report: Report; bytes: Uint8Array } {
-  const bytes = withCtSection(wat(mod(text)), pub);
-  return { report: checkModule('t', bytes, []), bytes };
-}
-
-function expectOnly(text: string, pub: Record<string, number[]>, rule: Rule, count?: number) {
-  const { report, bytes } = check(text, pub);
-  const all = report.violations.map(formatViolation).join('\n');
-  assert.ok(report.violations.length > 0, `expected a ${rule} violation, got none`);
-  assert.deepEqual([...new Set(report.violations.map((v) => v.rule))], [rule], all);
-  if (count !== undefined) assert.equal(report.violations.length, count, all);
-  return { report, bytes };
-}
+import { check, expectOnly, mod, wat } from './support/ct-wat.js';
 
 /** Instructions of the function with index f (a defined function). */
 function body(bytes: Uint8Array, f: number): Instr[] {
@@ -203,8 +170,17 @@ for (const c of controls) {
 }
 
 test('a module without the ctkit.ct section: every exported function violates', () => {
-  const r = checkModule('t', wat(mod(`(func (export "a")) (func (export "b") (param i32))`)), []);
+  const bytes = wat(mod(`(func (export "a")) (func (export "b") (param i32))`));
+  const r = checkModule('t', bytes, []);
   assert.deepEqual(r.violations.map((v) => [v.rule, v.func]), [['declaration', 'a'], ['declaration', 'b']]);
+  // not required (ctkit ct-check on a module without the section): every parameter is secret
+  assert.deepEqual(checkModule('t', bytes, [], { requireDeclarations: false }).violations, []);
+  const branchy = wat(mod(`(func (export "b") (param i32) (if (local.get 0) (then nop)))`));
+  assert.deepEqual(checkModule('t', branchy, [], { requireDeclarations: false }).violations.map((v) => v.rule), ['branch']);
+  // declarations given as options replace the section's for that export
+  const declaredSecret = withCtSection(branchy, { b: [] });
+  assert.deepEqual(checkModule('t', declaredSecret, []).violations.map((v) => v.rule), ['branch']);
+  assert.deepEqual(checkModule('t', declaredSecret, [], { public: { b: [0] } }).violations, []);
 });
 
 test('the violation offset is the offending opcode byte; formatViolation names module, function, offset, rule', () => {
@@ -230,14 +206,18 @@ test('the violation offset is the offending opcode byte; formatViolation names m
   assert.equal(callee.report.violations[0].index, 0);
 });
 
-test('variable-time exemptions: the function is not checked and is listed with its reason', () => {
+test('variable-time declarations: an export whose violations are reached only from itself is exempt and listed with its reason', () => {
   const bytes = withCtSection(wat(mod(`(func (export "verify") (param $p i32) (if (i32.load (local.get $p)) (then (nop))))`)), { verify: [0] });
-  const r = checkModule('t', bytes, [{ module: 't', func: 'verify', reason: 'handles only public data' }]);
+  const r = checkModule('t', bytes, [{ module: 't', kind: 'export', func: 'verify', reason: 'handles only public data' }]);
   assert.deepEqual(r.violations, []);
-  assert.deepEqual(r.exempt, [{ func: 'verify', reason: 'handles only public data' }]);
+  assert.deepEqual(r.exempt, [{ func: 'verify', reason: 'handles only public data', via: ['verify'] }]);
+  assert.deepEqual(r.declared, [{ func: 'verify', kind: 'export', reason: 'handles only public data', covers: ['verify'] }]);
   assert.equal(r.functions, 0);
-  const stale = checkModule('t', bytes, [{ module: 't', func: 'gone', reason: 'x' }]);
+  // a declaration for another module does not apply; one naming no export is itself a violation
+  assert.deepEqual(checkModule('t', bytes, [{ module: 'u', kind: 'export', func: 'verify', reason: 'x' }]).violations.map((v) => v.rule), ['branch']);
+  const stale = checkModule('t', bytes, [{ module: 't', kind: 'export', func: 'gone', reason: 'x' }]);
   assert.deepEqual(stale.violations.map((v) => v.rule), ['declaration', 'branch']);
+  assert.match(formatViolation(stale.violations[0]), /variable-time declaration names "gone", which is not an exported function/);
 });
 
 test('ctSection: canonical bytes with id 0, size, name and JSON payload', () => {
@@ -249,6 +229,18 @@ test('ctSection: canonical bytes with id 0, size, name and JSON payload', () => 
   assert.throws(() => ctSection({ f: [-1] }), RangeError);
   const m = decode(withCtSection(wat('(module)'), { a: [] }));
   assert.equal(m.customs.at(-1)?.name, 'ctkit.ct');
+  // the optional variable-time keys: written sorted, only when non-empty, each with a reason
+  assert.deepEqual(ctSection({ a: [] }, {}, {}), ctSection({ a: [] }));
+  const vt = new TextDecoder().decode(ctSection({ a: [] }, { z: 'r1', b: 'r2' }, { h: 'r3' }).subarray(11));
+  assert.equal(vt, '{"public":{"a":[]},"vartime":{"b":"r2","z":"r1"},"helpers":{"h":"r3"}}');
+  assert.throws(() => ctSection({ a: [] }, { b: '' }), RangeError);
+  const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
+  const parsed = parseCtPayload(enc({ public: { a: [1] }, vartime: { b: 'why' } }));
+  assert.ok(typeof parsed !== 'string');
+  assert.deepEqual([[...parsed.public], [...parsed.vartime], [...parsed.helpers]], [[['a', [1]]], [['b', 'why']], []]);
+  assert.match(parseCtPayload(enc({ public: {}, vartime: { b: 3 } })) as string, /"b" has no reason/);
+  assert.match(parseCtPayload(enc({ public: {}, vartme: {} })) as string, /unknown key\(s\) "vartme"/);
+  assert.match(parseCtPayload(enc([])) as string, /not a JSON object/);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 // Constant-time checker over the final WebAssembly binary (the bytes that run).
 //
-// Rules. Every exported function declares its public parameters in the `ctkit.ct` custom section
-// (see section.ts); all other parameters and ALL of linear memory are secret. A secret value
-// must never reach:
+// Rules. Every exported function declares its public parameters (the `ctkit.ct` custom section,
+// section.ts, or the caller's options); all other parameters and ALL of linear memory are
+// secret. A secret value must never reach:
 //   branch         the condition of `if`, `br_if`, or the index of `br_table`;
 //   select         the condition of `select` (untyped or typed);
 //   address        the address of any memory access (scalar, v128, lane, splat/extend/zero
@@ -13,10 +13,23 @@
 //                  comparison, conversion, reinterpret, lane op), so a float loaded from
 //                  memory, being secret, may be moved but not used;
 //   call_indirect  the table index of call_indirect / return_call_indirect;
+//   callgraph      a function with a violation is reached from an export not declared
+//                  variable-time (below): the violation names the call path;
 //   declaration    every exported function has a declaration; declarations name existing
-//                  exports and in-range parameters; exemptions name existing functions.
+//                  exports and in-range parameters; variable-time declarations name existing
+//                  functions.
 // Allowed on secrets: integer and SIMD integer arithmetic including i64.mul, shifts and
 // rotations, i8x16.swizzle (register-only pshufb), v128.bitselect, stores of secret values.
+//
+// Variable-time code. An export may be declared variable-time (its callers pass only public
+// data, e.g. signature verification) and a function may be declared a public-input helper (it
+// handles only public data whoever calls it). Exemption follows the call graph, never a name: a
+// violation in function F is accepted only when no call path reaches F from a constant-time
+// entry point — an export not declared variable-time, the start function, or a function in a
+// table or named by ref.func (callable from anywhere) — except through a helper. If F is reached
+// both from a variable-time export and from a constant-time entry point, each such entry point
+// gets a `callgraph` violation naming the shortest path, besides F's own violations (which
+// carry that path too). Code reached from no entry point at all is checked like any other.
 //
 // Analysis: taint, one bit per value.
 //   - Operand stack simulated with a taint bit per value; block/loop/if results and values
@@ -35,21 +48,22 @@
 //   - Unreachable code (after br, br_table, return, unreachable): values popped from below the
 //     block's base are public (the polymorphic stack has no real values); the code is still
 //     checked. Such code never runs, so this loses nothing.
+//   - Variable-time functions are analysed like all others (the taint they pass on counts);
+//     only the reporting of their own violations depends on the call graph.
 // Why it is sound: every flow of a secret into a value is over-approximated (taint only grows,
 // joins are unions, locals/globals/params ignore program order, memory is always secret), and
 // implicit flows need no tracking because a branch on a secret is itself a violation. So if no
-// rule fires, no secret reaches a branch, address, divider, FPU or indirect call. Our kernels
-// are straight-line code with public loop counters and pointers, so this coarse analysis
-// accepts them without annotations beyond the public parameters.
-//
-// Functions on the variable-time list (vartime.ts) are analysed for the taint they propagate
-// but their violations are not reported; the report lists them with their reasons.
+// rule fires, no secret reaches a branch, address, divider, FPU or indirect call from code that
+// a constant-time entry point can reach.
+// Our kernels are straight-line code with public loop counters and pointers, so this coarse
+// analysis accepts them without annotations beyond the public parameters.
 
 import { decode, type BlockType, type Instr, type Module } from './decode.js';
 import { CT_SECTION, parseCtPayload } from './section.js';
-import { varTime } from './vartime.js';
+import { varTime, type VarTimeDecl } from './vartime.js';
 
-export type Rule = 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'call_indirect' | 'declaration';
+export type Rule =
+  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'call_indirect' | 'callgraph' | 'declaration';
 
 export interface Violation {
   module: string;
@@ -58,20 +72,30 @@ export interface Violation {
   rule: Rule;
   detail: string;
   index?: number;   // function index, when the violation belongs to a function
+  path?: string[];  // call path from a constant-time entry point to `func` (or, for callgraph, to the variable-time function)
 }
 
 export interface Report {
   module: string;
   violations: Violation[];
-  exempt: { func: string; reason: string }[];
+  /** functions whose violations are exempt: reached only from variable-time exports or through helpers */
+  exempt: { func: string; reason: string; via: string[] }[];
+  /** the variable-time declarations in force (from the options and the ctkit.ct section) */
+  declared: { func: string; kind: 'export' | 'helper'; reason: string; covers: string[] }[];
   functions: number;  // defined functions checked (exempt ones not counted)
 }
 
-export interface Exemption { module: string; func: string; reason: string }
+export interface CheckOptions {
+  /** public-parameter declarations replacing (per export) those of the ctkit.ct section */
+  public?: Record<string, number[]>;
+  /** true (default): an export without a public-parameter declaration is a violation; false: all its parameters are secret */
+  requireDeclarations?: boolean;
+}
 
 export function formatViolation(v: Violation): string {
   const where = v.index === undefined ? v.func : `func ${v.func} (#${v.index})`;
-  return `${v.module}: ${where} @0x${v.offset.toString(16)}: ${v.detail} [${v.rule}]`;
+  const path = v.path && v.rule !== 'callgraph' ? ` (path: ${v.path.join(' → ')})` : '';
+  return `${v.module}: ${where} @0x${v.offset.toString(16)}: ${v.detail} [${v.rule}]${path}`;
 }
 
 const isDivRem = (name: string) => /^i(32|64)\.(div|rem)_[su]$/.test(name);
@@ -87,7 +111,9 @@ interface Frame {
   dead: boolean;        // in unreachable code
 }
 
-export function checkModule(name: string, bytes: Uint8Array, exemptions: readonly Exemption[] = varTime): Report {
+interface Edge { to: number; offset: number }
+
+export function checkModule(name: string, bytes: Uint8Array, decls: readonly VarTimeDecl[] = varTime, options: CheckOptions = {}): Report {
   if (typeof WebAssembly !== 'undefined' && !WebAssembly.validate(bytes.slice())) {
     throw new Error(`${name}: not a valid WebAssembly module`);
   }
@@ -107,49 +133,65 @@ export function checkModule(name: string, bytes: Uint8Array, exemptions: readonl
 
   // --- declarations ---
   const declared = new Map<string, Set<number>>(); // export name -> public parameter indices
+  const vtDecls: { func: string; kind: 'export' | 'helper'; reason: string; offset: number }[] =
+    decls.filter((d) => d.module === name).map((d) => ({ func: d.func, kind: d.kind, reason: d.reason, offset: 0 }));
   const sections = m.customs.filter((c) => c.name === CT_SECTION);
+  const publicDecls: [string, unknown[], number][] = [];
   if (sections.length > 1) inModule(sections[1].offset, `more than one ${CT_SECTION} section`);
   if (sections.length > 0) {
     const parsed = parseCtPayload(sections[0].payload);
     if (typeof parsed === 'string') inModule(sections[0].offset, parsed);
     else {
-      for (const [exp, idx] of parsed) {
-        const e = m.exports.find((x) => x.kind === 'func' && x.name === exp);
-        if (!e) {
-          inModule(sections[0].offset, `${CT_SECTION} declares "${exp}", which is not an exported function`);
-          continue;
-        }
-        const n = type(e.index).params.length;
-        const ok = (i: unknown): i is number => Number.isInteger(i) && (i as number) >= 0 && (i as number) < n;
-        const bad = idx.filter((i) => !ok(i));
-        if (bad.length) {
-          violations.push(inFunc(e.index, sections[0].offset, 'declaration',
-            `${CT_SECTION} declares parameter ${bad.map((i) => JSON.stringify(i)).join(', ')} of "${exp}" public, but it has ${n} parameter(s)`));
-        }
-        declared.set(exp, new Set(idx.filter(ok)));
-      }
+      for (const [exp, idx] of parsed.public) if (!options.public || !(exp in options.public)) publicDecls.push([exp, idx, sections[0].offset]);
+      for (const [func, reason] of parsed.vartime) vtDecls.push({ func, kind: 'export', reason, offset: sections[0].offset });
+      for (const [func, reason] of parsed.helpers) vtDecls.push({ func, kind: 'helper', reason, offset: sections[0].offset });
     }
   }
-  for (const e of m.exports) {
-    if (e.kind === 'func' && !declared.has(e.name)) {
-      violations.push(inFunc(e.index, e.offset, 'declaration',
-        `exported function "${e.name}" has no public-parameter declaration (${CT_SECTION} section)`));
+  for (const [exp, idx] of Object.entries(options.public ?? {})) publicDecls.push([exp, idx, 0]);
+  for (const [exp, idx, offset] of publicDecls) {
+    const e = m.exports.find((x) => x.kind === 'func' && x.name === exp);
+    if (!e) {
+      inModule(offset, `${CT_SECTION} declares "${exp}", which is not an exported function`);
+      continue;
+    }
+    const n = type(e.index).params.length;
+    const ok = (i: unknown): i is number => Number.isInteger(i) && (i as number) >= 0 && (i as number) < n;
+    const bad = idx.filter((i) => !ok(i));
+    if (bad.length) {
+      violations.push(inFunc(e.index, offset, 'declaration',
+        `${CT_SECTION} declares parameter ${bad.map((i) => JSON.stringify(i)).join(', ')} of "${exp}" public, but it has ${n} parameter(s)`));
+    }
+    declared.set(exp, new Set(idx.filter(ok)));
+  }
+  if (options.requireDeclarations ?? true) {
+    for (const e of m.exports) {
+      if (e.kind === 'func' && !declared.has(e.name)) {
+        violations.push(inFunc(e.index, e.offset, 'declaration',
+          `exported function "${e.name}" has no public-parameter declaration (${CT_SECTION} section)`));
+      }
     }
   }
 
-  // --- exemptions ---
-  const exempt = new Map<number, string>();
-  const listed: { func: string; reason: string }[] = [];
-  for (const x of exemptions.filter((x) => x.module === name)) {
-    let found = false;
-    for (let f = imp; f < nf; f++) {
-      if ([...(exportNames.get(f) ?? []), m.names.get(f), `func[${f}]`].includes(x.func)) {
-        exempt.set(f, x.reason);
-        found = true;
+  // --- variable-time declarations: exports by export name; helpers by any name of a defined function ---
+  const vtExportNames = new Map<string, string>();   // export name -> reason
+  const helpers = new Map<number, string>();         // function -> reason
+  const declLabel = new Map<number, string>();       // function -> declaration name
+  for (const d of vtDecls) {
+    if (d.kind === 'export') {
+      const e = m.exports.find((x) => x.kind === 'func' && x.name === d.func);
+      if (!e || e.index < imp) inModule(d.offset, `variable-time declaration names "${d.func}", which is not an exported function of this module`);
+      else { vtExportNames.set(d.func, d.reason); declLabel.set(e.index, d.func); }
+    } else {
+      let found = false;
+      for (let f = imp; f < nf; f++) {
+        if ([...(exportNames.get(f) ?? []), m.names.get(f), `func[${f}]`].includes(d.func)) {
+          helpers.set(f, d.reason);
+          declLabel.set(f, d.func);
+          found = true;
+        }
       }
+      if (!found) inModule(d.offset, `public-input helper declaration names "${d.func}", which is not a function of this module`);
     }
-    if (found) listed.push({ func: x.func, reason: x.reason });
-    else inModule(0, `variable-time exemption names "${x.func}", which is not a function of this module`);
   }
 
   // --- initial taint ---
@@ -174,18 +216,101 @@ export function checkModule(name: string, bytes: Uint8Array, exemptions: readonl
 
   // --- whole-module fixpoint ---
   let changed = true;
-  let found: Violation[] = [];
+  let found: Violation[][] = [];
   while (changed) {
     changed = false;
     found = [];
-    for (let f = imp; f < nf; f++) {
-      const v = analyse(f);
-      if (!exempt.has(f)) found.push(...v);
+    for (let f = imp; f < nf; f++) found[f] = analyse(f);
+  }
+
+  // --- call graph: who may reach each function's violations ---
+  const edges: Edge[][] = m.funcTypes.map(() => []);
+  for (let f = imp; f < nf; f++) {
+    for (const i of m.codes[f - imp].body) {
+      if ((i.name === 'call' || i.name === 'return_call') && i.index! >= imp) edges[f].push({ to: i.index!, offset: i.offset });
     }
   }
-  found.sort((a, b) => a.offset - b.offset);
-  violations.push(...found);
-  return { module: name, violations, exempt: listed, functions: nf - imp - exempt.size };
+  /** Breadth-first from `roots`, never entering helpers unless `intoHelpers`; parent links give shortest paths. */
+  const bfs = (roots: number[], intoHelpers: boolean) => {
+    const parent = new Map<number, { from: number; offset: number } | null>();
+    const queue: number[] = [];
+    for (const r of roots) if (!parent.has(r) && (intoHelpers || !helpers.has(r))) { parent.set(r, null); queue.push(r); }
+    while (queue.length) {
+      const f = queue.shift()!;
+      for (const e of edges[f]) {
+        if (parent.has(e.to) || (!intoHelpers && helpers.has(e.to))) continue;
+        parent.set(e.to, { from: f, offset: e.offset });
+        queue.push(e.to);
+      }
+    }
+    return parent;
+  };
+  const pathTo = (parent: ReturnType<typeof bfs>, f: number): { path: number[]; firstCall: number | undefined } => {
+    const path = [f];
+    let firstCall: number | undefined;
+    for (let p = parent.get(f); p; p = parent.get(p.from)) { path.unshift(p.from); firstCall = p.offset; }
+    return { path, firstCall };
+  };
+
+  // Constant-time entry points, with the name a path starts from.
+  const ctRoots = new Map<number, string>();
+  for (const e of m.exports) {
+    if (e.kind === 'func' && e.index >= imp && !vtExportNames.has(e.name) && !helpers.has(e.index)) ctRoots.set(e.index, e.name);
+  }
+  if (m.start !== null && m.start >= imp && !ctRoots.has(m.start)) ctRoots.set(m.start, `(start) ${funcName(m.start)}`);
+  for (const f of addressTaken) if (f >= imp && !ctRoots.has(f)) ctRoots.set(f, `(table) ${funcName(f)}`);
+  const vtRoots = new Map<number, string>(); // variable-time export or helper -> declaration name
+  for (const e of m.exports) if (e.kind === 'func' && e.index >= imp && vtExportNames.has(e.name)) vtRoots.set(e.index, e.name);
+  for (const f of helpers.keys()) vtRoots.set(f, declLabel.get(f)!);
+
+  const ctReach = bfs([...ctRoots.keys()], false);
+  const coveredBy = new Map<number, Set<number>>(); // function -> variable-time roots that reach it
+  for (const r of vtRoots.keys()) for (const f of bfs([r], true).keys()) coveredBy.set(f, (coveredBy.get(f) ?? new Set()).add(r));
+  const perRoot = new Map<number, ReturnType<typeof bfs>>();
+  const rootReach = (r: number) => perRoot.get(r) ?? perRoot.set(r, bfs([r], false)).get(r)!;
+  const nameOf = (f: number) => (ctRoots.has(f) ? ctRoots.get(f)! : funcName(f));
+
+  const exempt: Report['exempt'] = [];
+  const covers = new Map<number, string[]>();
+  const inFunctions: Violation[] = [];
+  for (let f = imp; f < nf; f++) {
+    const v = found[f];
+    if (!v.length) continue;
+    const cov = coveredBy.get(f);
+    if (ctReach.has(f)) {
+      const { path } = pathTo(ctReach, f);
+      for (const x of v) inFunctions.push(path.length > 1 ? { ...x, path: path.map(nameOf) } : x);
+      if (cov) {
+        const exemptUnder = [...cov].map((r) => vtRoots.get(r)!).join(', ');
+        for (const r of ctRoots.keys()) {
+          const reach = rootReach(r);
+          if (!reach.has(f)) continue;
+          const { path: p, firstCall } = pathTo(reach, f);
+          const names = p.map(nameOf);
+          inFunctions.push({
+            ...inFunc(r, firstCall ?? v[0].offset, 'callgraph',
+              `reaches variable-time ${funcName(f)} (${v.length} violation${v.length > 1 ? 's' : ''}: ${[...new Set(v.map((x) => x.rule))].join(', ')}; ` +
+              `exempt only on paths from ${exemptUnder}), and ${ctRoots.get(r)} is not declared variable-time: ${names.join(' → ')}`),
+            func: ctRoots.get(r)!, path: names,
+          });
+        }
+      }
+    } else if (cov) {
+      const via = [...cov].map((r) => vtRoots.get(r)!);
+      exempt.push({ func: funcName(f), reason: [...cov].map((r) => (helpers.get(r) ?? vtExportNames.get(vtRoots.get(r)!))!).join('; '), via });
+      for (const r of cov) covers.set(r, [...(covers.get(r) ?? []), funcName(f)]);
+    } else {
+      inFunctions.push(...v); // reached from no entry point at all: reported all the same
+    }
+  }
+  inFunctions.sort((a, b) => a.offset - b.offset || a.func.localeCompare(b.func));
+  violations.push(...inFunctions);
+
+  const declaredOut: Report['declared'] = [...vtRoots].map(([f, label]) => ({
+    func: label, kind: helpers.has(f) ? 'helper' : 'export',
+    reason: (helpers.get(f) ?? vtExportNames.get(label))!, covers: covers.get(f) ?? [],
+  }));
+  return { module: name, violations, exempt, declared: declaredOut, functions: nf - imp - exempt.length };
 
   /** One function, to its local fixpoint; returns its violations under the current module state. */
   function analyse(f: number): Violation[] {
