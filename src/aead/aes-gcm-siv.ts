@@ -21,7 +21,7 @@ import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
-import { unaliased } from './gcm-mode.js';
+import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
 /** RFC 8452 section 6: P_MAX = A_MAX = 2^36 bytes. */
@@ -78,7 +78,6 @@ export class AesGcmSiv implements Aead {
     const n = plaintext.length;
     if (n > GCM_SIV_MAX_PLAINTEXT) throw new RangeError(`${this.#name}: plaintext must be at most 2^36 bytes long (RFC 8452), got ${n}`);
     const out = checkOutput(output, n + TAG);
-    const src = unaliased(plaintext, out);
     const k = this.#k;
     const e = k.exports;
     const rk = this.#slot + AES_SLOT.sivRk;
@@ -90,7 +89,7 @@ export class AesGcmSiv implements Aead {
         // one copy in: hash, tag, then encrypt the same bytes in place
         const padded = (n + 15) & ~15;
         const u8 = k.u8;
-        u8.set(src, SCRATCH_PTR);
+        u8.set(plaintext, SCRATCH_PTR);
         u8.fill(0, SCRATCH_PTR + n, SCRATCH_PTR + padded);
         e.gf_polyval_blocks(this.#slot + AES_SLOT.sivGf, AES_IO.state, SCRATCH_PTR, padded >>> 4, maxg);
         e.siv_tag(this.#slot, this.#nr, BigInt(aad.length), BigInt(n));
@@ -98,8 +97,9 @@ export class AesGcmSiv implements Aead {
         out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
         used = Math.max(used, padded);
       } else {
-        used = Math.max(used, this.#polyval(src, maxg));
+        used = Math.max(used, this.#polyval(plaintext, maxg));
         e.siv_tag(this.#slot, this.#nr, BigInt(aad.length), BigInt(n));
+        const src = inPlaceSource(plaintext, out); // after everything else was read
         for (let off = 0; off < n; off += SCRATCH_SIZE) {
           const len = Math.min(SCRATCH_SIZE, n - off);
           k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
@@ -122,7 +122,6 @@ export class AesGcmSiv implements Aead {
     if (n > GCM_SIV_MAX_PLAINTEXT) throw new RangeError(`${this.#name}: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${sealed.length}`);
     const out = checkOutput(output, n);
     const tag = sealed.slice(n); // before any write: out may overlap sealed
-    const src = unaliased(sealed, out);
     const k = this.#k;
     const e = k.exports;
     const rk = this.#slot + AES_SLOT.sivRk;
@@ -137,6 +136,7 @@ export class AesGcmSiv implements Aead {
       u8.set(tag, AES_IO.ctr);
       u8[AES_IO.ctr + 15] |= 0x80;
       const single = n <= SCRATCH_SIZE;
+      const src = inPlaceSource(sealed.subarray(0, n), out); // the nonce, AAD and tag were read
       for (let off = 0; off < n; off += SCRATCH_SIZE) {
         const len = Math.min(SCRATCH_SIZE, n - off);
         k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);

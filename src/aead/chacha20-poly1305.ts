@@ -15,6 +15,7 @@ import { KeySlot } from '../util/key-slot.js';
 import { AuthenticationError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
 const TAG = 16;
@@ -108,11 +109,12 @@ export class ChaCha20Poly1305 implements Aead {
       return out;
     }
     const maxg = this.#begin(nonce, aad, n);
+    const src = inPlaceSource(plaintext, out); // after the nonce and AAD were read
     let used = 0;
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
       const len = Math.min(SCRATCH_SIZE, n - off);
       const u8 = k.u8;
-      u8.set(plaintext.subarray(off, off + len), SCRATCH_PTR);
+      u8.set(src.subarray(off, off + len), SCRATCH_PTR);
       e.aead_seal(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
       const whole = len & ~15;
       if (whole < len) absorbPartial(k, IO.POLY, u8.subarray(SCRATCH_PTR + whole, SCRATCH_PTR + len), false);
@@ -153,11 +155,12 @@ export class ChaCha20Poly1305 implements Aead {
     }
     const tag = sealed.slice(n); // before any write: output may overlap sealed
     const maxg = this.#begin(nonce, aad, n);
+    const src = inPlaceSource(sealed.subarray(0, n), out);
     let used = 0;
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
       const len = Math.min(SCRATCH_SIZE, n - off);
       const u8 = k.u8;
-      u8.set(sealed.subarray(off, off + len), SCRATCH_PTR);
+      u8.set(src.subarray(off, off + len), SCRATCH_PTR);
       const whole = len & ~15;
       // the kernel MACs whole blocks of ciphertext then decrypts in place; the partial block's
       // ciphertext is taken first and absorbed after them
@@ -244,11 +247,12 @@ function checkCounter(counter: number, dataLength: number, name: string): void {
 
 // data XOR keystream for the state set up in IO.ST, through scratch.
 function streamXor(k: ChachaKernel, data: Uint8Array, out: Uint8Array): Uint8Array {
+  const src = inPlaceSource(data, out); // key and nonce are in the IO area already
   let used = 0;
-  for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
-    const len = Math.min(SCRATCH_SIZE, data.length - off);
+  for (let off = 0; off < src.length; off += SCRATCH_SIZE) {
+    const len = Math.min(SCRATCH_SIZE, src.length - off);
     const u8 = k.u8;
-    u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+    u8.set(src.subarray(off, off + len), SCRATCH_PTR);
     k.exports.chacha20_xor(IO.ST, SCRATCH_PTR, SCRATCH_PTR, len);
     out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
     used = Math.max(used, len);

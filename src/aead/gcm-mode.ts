@@ -22,6 +22,7 @@ import { AuthenticationError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { checkBytes, checkOutput } from '../util/check.js';
 import { KeySlot } from '../util/key-slot.js';
+import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
 /** The kernel exports the GCM construction needs. */
@@ -62,13 +63,6 @@ interface GcmKey {
   /** rounds */
   nr: number;
   name: string;
-}
-
-/** When `out` overlaps `src` at a different position, writing chunk i could clobber chunk i+1 of src. */
-export function unaliased(src: Uint8Array, out: Uint8Array): Uint8Array {
-  if (src.buffer !== out.buffer || src.byteOffset === out.byteOffset) return src;
-  const a0 = src.byteOffset, a1 = a0 + src.length, b0 = out.byteOffset, b1 = b0 + out.length;
-  return a0 < b1 && b0 < a1 ? src.slice() : src;
 }
 
 /** Hash `data` (zero-padded to whole blocks) into the state through scratch. Returns the scratch bytes used. */
@@ -153,17 +147,18 @@ function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8
   const k = g.kernel;
   const e = k.exports;
   const n = plaintext.length;
-  const src = unaliased(plaintext, out);
   let used = 0;
   try {
     if (fitsOnce(g, n, aad.length)) {
-      used = oneshot(g, nonce, src, aad, 0);
+      // nonce, AAD and text are all in scratch before the first write to out
+      used = oneshot(g, nonce, plaintext, aad, 0);
       const u8 = k.u8;
       out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + n));
       for (let i = 0; i < tagLength; i++) out[n + i] = u8[IO.tag + i];
       return out;
     }
     used = begin(g, nonce, aad);
+    const src = inPlaceSource(plaintext, out); // after the nonce and AAD were read
     if (n === 0) e.gcm_seal_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
       const len = Math.min(SCRATCH_SIZE, n - off);
@@ -192,14 +187,14 @@ function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Arr
   // the tag, read before any write (out may overlap sealed); the one-call path writes out only
   // after the comparison, so it can read the tag in place
   const tag = once ? sealed.subarray(n) : sealed.slice(n);
-  const src = unaliased(sealed, out);
   let used = 0;
   let ok = false;
   try {
     if (once) {
-      used = oneshot(g, nonce, src.subarray(0, n), aad, 1);
+      used = oneshot(g, nonce, sealed.subarray(0, n), aad, 1);
     } else {
       used = begin(g, nonce, aad);
+      const src = inPlaceSource(sealed.subarray(0, n), out);
       for (let off = 0; off < n; off += SCRATCH_SIZE) {
         const len = Math.min(SCRATCH_SIZE, n - off);
         k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);

@@ -24,6 +24,7 @@ import * as sm4Module from '../engine/wasm/sm4.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { inPlaceSource } from '../util/overlap.js';
 import { type GcmExports, GcmAead } from './gcm-mode.js';
 
 registerModule(sm4Module);
@@ -122,15 +123,16 @@ export class Sm4 {
     const ctr = AES_IO.ctr;
     const rk = this.#slot + SM4_SLOT.rk + SM4_RK.enc;
     k.u8.set(iv, ctr);
+    const src = inPlaceSource(data, out);
     let used = 0;
     try {
-      for (let off = 0; off < data.length; ) {
+      for (let off = 0; off < src.length; ) {
         const u8 = k.u8;
         // blocks until the low 32 bits of the counter wrap (public: the IV of CTR is public)
         const low = ((u8[ctr + 12] << 24) | (u8[ctr + 13] << 16) | (u8[ctr + 14] << 8) | u8[ctr + 15]) >>> 0;
-        const len = Math.min(SCRATCH_SIZE, data.length - off, (2 ** 32 - low) * 16);
+        const len = Math.min(SCRATCH_SIZE, src.length - off, (2 ** 32 - low) * 16);
         const blocks = (len + 15) >>> 4;
-        u8.set(data.subarray(off, off + len), SCRATCH_PTR);
+        u8.set(src.subarray(off, off + len), SCRATCH_PTR);
         k.exports.sm4_ctr32(rk, ctr, SCRATCH_PTR, SCRATCH_PTR, blocks, AES_IO.ks);
         out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
         used = Math.max(used, blocks * 16);
