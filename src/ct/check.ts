@@ -12,6 +12,8 @@
 //   float          any input of a floating-point instruction (f32/f64/f32x4/f64x2 arithmetic,
 //                  comparison, conversion, reinterpret, lane op), so a float loaded from
 //                  memory, being secret, may be moved but not used;
+//   atomic         the expected value or the timeout of memory.atomic.wait32/64, the count of
+//                  memory.atomic.notify (the time a wait takes, or whom a notify wakes, follows them);
 //   call_indirect  the table index of call_indirect / return_call_indirect;
 //   callgraph      a function with a violation is reached from an export not declared
 //                  variable-time (below): the violation names the call path;
@@ -53,8 +55,8 @@
 // Why it is sound: every flow of a secret into a value is over-approximated (taint only grows,
 // joins are unions, locals/globals/params ignore program order, memory is always secret), and
 // implicit flows need no tracking because a branch on a secret is itself a violation. So if no
-// rule fires, no secret reaches a branch, address, divider, FPU or indirect call from code that
-// a constant-time entry point can reach.
+// rule fires, no secret reaches a branch, address, divider, FPU, wait/notify or indirect call
+// from code that a constant-time entry point can reach.
 // Our kernels are straight-line code with public loop counters and pointers, so this coarse
 // analysis accepts them without annotations beyond the public parameters.
 
@@ -63,7 +65,7 @@ import { CT_SECTION, parseCtPayload } from './section.js';
 import { varTime, type VarTimeDecl } from './vartime.js';
 
 export type Rule =
-  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'call_indirect' | 'callgraph' | 'declaration';
+  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'atomic' | 'call_indirect' | 'callgraph' | 'declaration';
 
 export interface Violation {
   module: string;
@@ -437,7 +439,12 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
           // Fixed-arity instructions; v[0] is the deepest operand.
           const v = popN(i.op.pop), n = i.name;
           let res = v.some(Boolean);
-          if (i.memarg) { check('address', `${n} address`, v[0]); res = true; }
+          if (i.memarg) {
+            check('address', `${n} address`, v[0]);
+            if (n === 'memory.atomic.wait32' || n === 'memory.atomic.wait64') check('atomic', `${n} expected value or timeout`, v[1], v[2]);
+            else if (n === 'memory.atomic.notify') check('atomic', `${n} count`, v[1]);
+            res = true;
+          }
           else if (n === 'memory.fill') check('address', 'memory.fill address/length', v[0], v[2]);
           else if (n === 'memory.copy' || n === 'memory.init') check('address', `${n} address/length`, ...v);
           else if (n === 'memory.grow') check('address', 'memory.grow delta', v[0]);
