@@ -15,14 +15,7 @@ export interface KernelFunction {
   publicParams: string[];
 }
 
-export interface GeneratedKernel {
-  /** module name: src/kernels/generated/<name>.wat, src/engine/wasm/<name>.ts */
-  name: string;
-  /** the whole module as WAT text */
-  wat: string;
-  /** exported function name -> indices of its public parameters */
-  publicParams: Record<string, number[]>;
-}
+export type { GeneratedKernel } from './builder/index.js';
 
 /** The public-parameter map of a list of exported functions, by parameter index. */
 export function publicMap(fns: KernelFunction[]): Record<string, number[]> {

@@ -1,0 +1,29 @@
+// The kernel builder: typed WebAssembly expressions (ir.ts, ops.ts), functions and modules
+// (func.ts), and the printer (print.ts) whose text build.ts assembles with wabt. A thin layer:
+// one expression is one instruction, in the order written; nothing is optimised or reordered.
+
+import { type Module } from './func.js';
+import { printModule } from './print.js';
+import type { ValType } from './ir.js';
+
+export * from './ir.js';
+export * from './ops.js';
+export * from './func.js';
+export { printModule, printFunc, printCode, WIDTH } from './print.js';
+
+/** A generated module: its text, and what build.ts and gen.ts need beside it. */
+export interface GeneratedKernel {
+  /** module name: src/kernels/generated/<name>.wat, src/engine/wasm/<name>.ts */
+  name: string;
+  /** the whole module as WAT text */
+  wat: string;
+  /** exported function name -> indices of its public parameters */
+  publicParams: Record<string, number[]>;
+  /** every export's parameters and results (builder modules only) */
+  signatures?: { name: string; params: [string, ValType][]; results: ValType[] }[];
+}
+
+/** The module as a GeneratedKernel. */
+export function kernel(m: Module): GeneratedKernel {
+  return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures() };
+}
