@@ -30,7 +30,7 @@
 
 import { type GeneratedKernel, type KernelFunction, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP64 as LANE_REV } from './wat.js';
 import { type AesFlags, type Aes8Stitch, AES_MAX_RK_BYTES, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
-import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './gf128_ctmul64.js';
+import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './legacy/gf128_strings.js';
 import { AES_IO, AES_SLOT } from './aes_layout.js';
 
 export { AES_IO, AES_SLOT };

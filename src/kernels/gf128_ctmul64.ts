@@ -65,7 +65,11 @@
 // Negative-control flags (tests only) produce deliberately broken variants the differential
 // suite must reject.
 
-import { type GeneratedKernel, type KernelFunction, hex64, indent, locals, paramDecl, publicMap, v128Bytes, BSWAP64 as LANE_REV } from './wat.js';
+import {
+  type Code, type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,
+  block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, v128,
+} from './builder/index.js';
+import { BSWAP64 as LANE_REV } from './wat.js';
 
 export interface Gf128Flags {
   /** drop the x^57 term of the first reduction step */
@@ -88,358 +92,387 @@ export const GF128_W16_SIZE = 240;
 /** the gf128 module's v128 pinning store: slot + GF128_W16_PIN (between the two tables) */
 export const GF128_W16_PIN = 1984;
 
+/** masks of every fourth bit: pieces of at most 16 set bits, column sums ≤ 16 < 2^4 */
 const M = [0x1111111111111111n, 0x2222222222222222n, 0x4444444444444444n, 0x8888888888888888n];
+const mask = (i: number) => i64.const(M[i], true);
 
 // Bit reversal of each byte by nibbles: low nibble n -> rev4(n) << 4, high nibble n -> rev4(n).
 const rev4 = (n: number) => ((n & 1) << 3) | ((n & 2) << 1) | ((n & 4) >> 1) | ((n & 8) >> 3);
 const REV_HI = Array.from({ length: 16 }, (_, n) => rev4(n) << 4);
 const REV_LO = Array.from({ length: 16 }, (_, n) => rev4(n));
+const NIBBLE = Array(16).fill(15);
 
-/**
- * Bit reversal of each lane of the v128 on the stack: the bytes of each lane reversed by the
- * swizzle index in local $byteIdx (kLaneRev: 64-bit lanes, kBswap16: 16-bit lanes), then the
- * bits of each byte by the nibble tables $kRevHi/$kRevLo. Leaves the result on the stack; uses $t.
- * (i8x16.swizzle pops the index vector, then the data: it computes data[index[i]].)
- */
-const revBits = (byteIdx: string): string[] => [
-  `local.get $${byteIdx}`, 'i8x16.swizzle', 'local.set $t',
-  'local.get $kRevHi', 'local.get $t', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
-  'local.get $kRevLo', 'local.get $t', 'i32.const 4', 'i16x8.shr_u', 'local.get $kNib', 'v128.and', 'i8x16.swizzle',
-  'v128.or',
-];
+const reverse16 = (flags: Gf128Flags) => {
+  const r = Array.from({ length: 16 }, (_, i) => 15 - i);
+  if (flags.byteSlip) [r[0], r[1]] = [r[1], r[0]];
+  return r;
+};
 
-/**
- * acc ^= clmul_lo64(w, the four masked parts of a table word at $p + off): sixteen i64.mul of
- * operands masked to every fourth bit; z_k collects x_i·y_j with i + j ≡ k (mod 4). Ends with
- * `local.tee $acc`, the new value left on the stack for the caller's pinning store.
- */
-function clmulLo64(w: string, acc: string, off: number, note = ''): string[] {
-  const out: string[] = [`;; ${acc} ^= clmul_lo64(${w}, table word ${off / 32})${note}`];
-  for (let i = 0; i < 4; i++) out.push(`local.get $${w}`, `i64.const ${hex64(M[i])}`, 'i64.and', `local.set $x${i}`);
-  for (let i = 0; i < 4; i++) out.push('local.get $p', `i64.load offset=${off + 8 * i}`, `local.set $y${i}`);
-  out.push(`local.get $${acc}`);
-  for (let k2 = 0; k2 < 4; k2++) {
-    for (let i = 0; i < 4; i++) {
-      out.push(`local.get $x${i}`, `local.get $y${(k2 - i + 4) % 4}`, 'i64.mul');
-      if (i > 0) out.push('i64.xor');
-    }
-    out.push(`i64.const ${hex64(M[k2])}`, 'i64.and');
-    if (k2 > 0) out.push('i64.or');
-  }
-  out.push('i64.xor', `local.tee $${acc}`);
-  return out;
+/** The constants of the bit reversal, in v128 locals (a swizzle by a local is a bare vpshufb). */
+interface RevConsts {
+  nib: Local<'v128'>;
+  hi: Local<'v128'>;
+  lo: Local<'v128'>;
+  /** scratch */
+  t: Local<'v128'>;
 }
 
-/** One step of the Montgomery reduction by x^64 (fold lo into mid and hi); dropFirst: the
- * negative control dropReductionTerm. */
-function foldStep(lo: string, mid: string, hi: string, dropFirst: boolean): string[] {
-  const shl = (v: string, sh: number) => [`local.get $${v}`, `i64.const ${sh}`, 'i64.shl'];
-  const shr = (v: string, sh: number) => [`local.get $${v}`, `i64.const ${sh}`, 'i64.shr_u'];
+/**
+ * Bit reversal of each lane of x: the bytes of each lane reversed by the swizzle `byteIdx`
+ * (64-bit lanes, or 16-bit ones), then the bits of each byte by the nibble tables. The first
+ * statement computes into t, the expression is the result.
+ * (i8x16.swizzle(table, index) is table[index].)
+ */
+function revBits(k: RevConsts, x: Val<'v128'>, byteIdx: Local<'v128'>): [Stmt, Expr<'v128'>] {
   return [
-    `;; fold ${lo}: ${mid} ^= ${lo}<<57 ^ ${lo}<<62 ^ ${lo}<<63; ${hi} ^= ${lo} ^ ${lo}>>1 ^ ${lo}>>2 ^ ${lo}>>7`,
-    `local.get $${mid}`,
-    ...(dropFirst ? [] : [...shl(lo, 57), 'i64.xor']),
-    ...shl(lo, 62), 'i64.xor', ...shl(lo, 63), 'i64.xor',
-    `local.set $${mid}`,
-    `local.get $${hi}`, `local.get $${lo}`, 'i64.xor',
-    ...shr(lo, 1), 'i64.xor', ...shr(lo, 2), 'i64.xor', ...shr(lo, 7), 'i64.xor',
-    `local.set $${hi}`,
+    k.t.set(i8x16.swizzle(x, byteIdx)),
+    v128.or(i8x16.swizzle(k.hi, v128.and(k.t, k.nib)), i8x16.swizzle(k.lo, v128.and(i16x8.shr_u(k.t, 4), k.nib))),
   ];
 }
 
-const FUNCS: KernelFunction[] = [
-  { name: 'gf128_init', params: [['slot', 'i32'], ['ghash', 'i32']], publicParams: ['slot', 'ghash'] },
-  { name: 'gf128_powers', params: [['slot', 'i32']], publicParams: ['slot'] },
-  {
-    name: 'polyval_blocks',
-    params: [['slot', 'i32'], ['st', 'i32'], ['src', 'i32'], ['n', 'i32'], ['maxg', 'i32']],
-    publicParams: ['slot', 'st', 'src', 'n', 'maxg'],
-  },
-  {
-    name: 'ghash_blocks',
-    params: [['slot', 'i32'], ['st', 'i32'], ['src', 'i32'], ['n', 'i32'], ['maxg', 'i32']],
-    publicParams: ['slot', 'st', 'src', 'n', 'maxg'],
-  },
-];
+/**
+ * acc ^= clmul_lo64(w, y), y the four masked parts of a table word at p + off: sixteen i64.mul
+ * of operands masked to every fourth bit; z_k collects x_i·y_j with i + j ≡ k (mod 4), the
+ * carries of each column sum land in the holes and are masked away. Returns the statements
+ * and the new acc (a local.tee, for the caller's pinning store).
+ */
+function clmulLo64(f: Func, w: Local<'i64'>, acc: Local<'i64'>, p: Local<'i32'>, off: number, note = ''): [Stmt[], Expr<'i64'>] {
+  const x = f.locals('i64', ['x0', 'x1', 'x2', 'x3']);
+  const y = f.locals('i64', ['y0', 'y1', 'y2', 'y3']);
+  const z = (k: number) => i64.and(i64.xor(...(x.map((xi, i) => i64.mul(xi, y[(k - i + 4) % 4])) as [Expr<'i64'>, Expr<'i64'>])), mask(k));
+  return [
+    [
+      comment(`${acc.name} ^= clmul_lo64(${w.name}, table word ${off / 32})${note}`),
+      ...x.map((xi, i) => xi.set(i64.and(w, mask(i)))),
+      ...y.map((yi, i) => yi.set(i64.load(p, off + 8 * i))),
+    ],
+    acc.tee(i64.xor(acc, i64.or(z(0), z(1), z(2), z(3)))),
+  ];
+}
 
 /**
- * The kernel's functions as WAT text, each name (and export name) prefixed with `prefix`, so
- * that another module can carry the same GF(2^128) code next to its own (the AES-GCM module
- * hashes the ciphertext it has just produced in the same memory). Exported functions are
- * returned with their public-parameter declarations.
+ * One step of the Montgomery reduction by x^64 modulo x^128 + x^127 + x^126 + x^121 + 1:
+ * lo folded into mid and hi. dropFirst: the negative control dropReductionTerm.
  */
-export function gf128Functions(
-  flags: Gf128Flags = {},
-  prefix = '',
-  options: { w16?: boolean } = {},
-): { functions: string[]; exports: KernelFunction[]; parts: Gf128Parts } {
-  const w16 = options.w16 ? w16Loop(flags, prefix) : undefined;
-  const F = FUNCS.map((f) => ({ ...f, name: prefix + f.name }));
-  const rev16 = Array.from({ length: 16 }, (_, i) => 15 - i);
-  if (flags.byteSlip) [rev16[0], rev16[1]] = [rev16[1], rev16[0]];
-
-  // Constants kept in v128 locals so that each swizzle is a bare vpshufb.
-  const constLocals = locals('v128', ['kLaneRev', 'kRev16', 'kNib', 'kRevHi', 'kRevLo']);
-  const initConsts = [
-    v128Bytes(LANE_REV), 'local.set $kLaneRev',
-    v128Bytes(rev16), 'local.set $kRev16',
-    'v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15', 'local.set $kNib',
-    v128Bytes(REV_HI), 'local.set $kRevHi',
-    v128Bytes(REV_LO), 'local.set $kRevLo',
+function foldStep(lo: Local<'i64'>, mid: Local<'i64'>, hi: Local<'i64'>, dropFirst: boolean): Stmt[] {
+  const n = (l: Local) => l.name;
+  return [
+    comment(`fold ${n(lo)}: ${n(mid)} ^= ${n(lo)}<<57 ^ ${n(lo)}<<62 ^ ${n(lo)}<<63; ${n(hi)} ^= ${n(lo)} ^ ${n(lo)}>>1 ^ ${n(lo)}>>2 ^ ${n(lo)}>>7`),
+    mid.set(dropFirst ? i64.xor(mid, i64.shl(lo, 62), i64.shl(lo, 63)) : i64.xor(mid, i64.shl(lo, 57), i64.shl(lo, 62), i64.shl(lo, 63))),
+    hi.set(i64.xor(hi, lo, i64.shr_u(lo, 1), i64.shr_u(lo, 2), i64.shr_u(lo, 7))),
   ];
+}
 
-  // rev64 of both lanes of the v128 on the stack; leaves the result on the stack. Uses $t.
-  const revLanes = [';; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte', ...revBits('kLaneRev')];
+/** The 256-bit product from the Karatsuba parts, reduced: c2 (low), c3 (high) hold the result. */
+function recombineReduce(f: Func, flags: Gf128Flags): Stmt[] {
+  const [L0, L1, L2, R0, R1, R2] = ['L0', 'L1', 'L2', 'R0', 'R1', 'R2'].map((n) => f.i64(n));
+  const [c0, c1, c2, c3] = ['c0', 'c1', 'c2', 'c3'].map((n) => f.i64(n));
+  return [
+    comment('256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128'),
+    c0.set(L0),
+    c1.set(i64.xor(R0, L2, L0, L1)),
+    c2.set(i64.xor(L1, R2, R0, R1)),
+    c3.set(R1),
+    comment('Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1'),
+    ...foldStep(c0, c1, c2, !!flags.dropReductionTerm),
+    ...foldStep(c1, c2, c3, false),
+  ];
+}
 
-  // One block's six Karatsuba partial products, XOR-accumulated into L0 L1 L2 R0 R1 R2.
-  // Input: $v (block in POLYVAL domain), $p (table of the power to use).
-  const accumulate = (): string[] => {
-    const out: string[] = [
-      'local.get $v', ...revLanes, 'local.set $vr',
-      'local.get $v', 'i64x2.extract_lane 0', 'local.set $a0',
-      'local.get $v', 'i64x2.extract_lane 1', 'local.set $a1',
-      'local.get $vr', 'i64x2.extract_lane 0', 'local.set $ar0',
-      'local.get $vr', 'i64x2.extract_lane 1', 'local.set $ar1',
-      'local.get $a0', 'local.get $a1', 'i64.xor', 'local.set $a2',
-      'local.get $ar0', 'local.get $ar1', 'i64.xor', 'local.set $ar2',
+/**
+ * The multiplication by a power of H inside a function f — its locals, constants and the code
+ * of one block's products and of the reduction, for the gf128 functions below and for the
+ * kernels that weave hashing into other work (aes_gcm.ts, sm4_gcm.ts). Declares its locals in f
+ * when created. Per group: `zero()`; per block, its POLYVAL-domain value in `v` (the state XORed
+ * into the first; GHASH blocks through `domain`) and its power's table in $p, then
+ * `products()`; then `reduce()`, which leaves the new state in r0 (low) and r1 (high).
+ * The pinning stores go to pinAt + 48 (the caller sets pinAt to the slot).
+ */
+export class Gf128Mul {
+  readonly v: Local<'v128'>;
+  readonly r0: Local<'i64'>;
+  readonly r1: Local<'i64'>;
+  readonly pinAt: Local<'i32'>;
+  readonly kRev16: Local<'v128'>;
+  readonly #k: RevConsts;
+  readonly #laneRev: Local<'v128'>;
+  readonly #consts: Stmt[];
+
+  constructor(readonly f: Func, readonly flags: Gf128Flags) {
+    const [v, vr, t] = f.locals('v128', ['v', 'vr', 't']);
+    f.locals('i64', ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3']);
+    f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'r0', 'r1', 'pin']);
+    this.pinAt = f.i32('pinAt');
+    const c = revConsts(f, t, flags);
+    this.v = v;
+    this.r0 = f.i64('r0');
+    this.r1 = f.i64('r1');
+    this.kRev16 = c.kRev16;
+    this.#k = c;
+    this.#laneRev = c.kLaneRev;
+    this.#consts = c.init;
+    void vr;
+  }
+
+  /** GHASH's byte order to POLYVAL's and back (a 16-byte reversal). */
+  domain(x: Val<'v128'>): Expr<'v128'> {
+    return i8x16.swizzle(x, this.kRev16);
+  }
+
+  /** The constants' initialisation (once per function, before the first use). */
+  consts(): Stmt[] {
+    return this.#consts;
+  }
+
+  /** rev64 of both lanes of x: [the statement into t, the value]. */
+  revLanes(x: Val<'v128'>): [Stmt, Expr<'v128'>] {
+    return revBits(this.#k, x, this.#laneRev);
+  }
+
+  zero(): Stmt[] {
+    return ['L0', 'L1', 'L2', 'R0', 'R1', 'R2'].map((n) => this.f.i64(n).set(0));
+  }
+
+  /**
+   * One block's work in pieces, to weave into other code: the lane preparation, then its six
+   * Karatsuba partial products (lo, hi, middle, of a and of rev(a)), each XOR-accumulated and
+   * ended by a pinning store. The block is in v, its power's table at $p.
+   */
+  products(): Stmt[][] {
+    const f = this.f;
+    const [v, vr] = [f.v128('v'), f.v128('vr')];
+    const [a0, a1, a2, ar0, ar1, ar2] = ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2'].map((n) => f.i64(n));
+    const [rs, rv] = this.revLanes(v);
+    const prep: Stmt[] = [
+      comment('rev64 of each lane: reverse the bytes of each lane, then the bits of each byte'),
+      rs, vr.set(rv),
+      a0.set(i64x2.extract_lane(v, 0)),
+      a1.set(i64x2.extract_lane(v, 1)),
+      ar0.set(i64x2.extract_lane(vr, 0)),
+      ar1.set(i64x2.extract_lane(vr, 1)),
+      a2.set(i64.xor(a0, a1)),
+      ar2.set(i64.xor(ar0, ar1)),
     ];
-    const words: [string, string][] = [['a0', 'L0'], ['a1', 'L1'], ['a2', 'L2'], ['ar0', 'R0'], ['ar1', 'R1'], ['ar2', 'R2']];
-    words.forEach(([w, acc], k) => {
-      out.push(...clmulLo64(w, acc, k * 32));
-      // A store after each product pins the next product's loads behind it, so TurboFan
-      // cannot interleave the six products (which spilled ~40 values to the stack).
-      out.push('local.set $pin', 'local.get $pinAt', 'local.get $pin', 'i64.store offset=48');
-    });
-    return out;
-  };
-
-  // Karatsuba recombination and Montgomery reduction of the accumulated products;
-  // leaves the 128-bit result in $r0 (low) and $r1 (high).
-  const reduce = (): string[] => {
+    const pin = f.i64('pin');
+    const words: [Local<'i64'>, string][] = [[a0, 'L0'], [a1, 'L1'], [a2, 'L2'], [ar0, 'R0'], [ar1, 'R1'], [ar2, 'R2']];
     return [
-      ';; high halves: rev64 of the accumulated reversed products, shifted right by one',
-      'local.get $R0', 'i64x2.splat', 'local.get $R1', 'i64x2.replace_lane 1', ...revLanes, 'local.set $vr',
-      'local.get $R2', 'i64x2.splat', ...revLanes, 'local.set $v',
-      'local.get $vr', 'i64x2.extract_lane 0', 'i64.const 1', 'i64.shr_u', 'local.set $R0',
-      'local.get $vr', 'i64x2.extract_lane 1', 'i64.const 1', 'i64.shr_u', 'local.set $R1',
-      'local.get $v', 'i64x2.extract_lane 0', 'i64.const 1', 'i64.shr_u', 'local.set $R2',
-      ';; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128',
-      'local.get $L0', 'local.set $c0',
-      'local.get $R0', 'local.get $L2', 'i64.xor', 'local.get $L0', 'i64.xor', 'local.get $L1', 'i64.xor', 'local.set $c1',
-      'local.get $L1', 'local.get $R2', 'i64.xor', 'local.get $R0', 'i64.xor', 'local.get $R1', 'i64.xor', 'local.set $c2',
-      'local.get $R1', 'local.set $c3',
-      ';; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1',
-      ...foldStep('c0', 'c1', 'c2', !!flags.dropReductionTerm),
-      ...foldStep('c1', 'c2', 'c3', false),
-      'local.get $c2', 'local.set $r0',
-      'local.get $c3', 'local.set $r1',
+      prep,
+      ...words.map(([w, acc], k) => {
+        const [code, value] = clmulLo64(f, w, f.i64(acc), f.i32('p'), k * 32);
+        // a store after each product pins the next product's loads behind it, so TurboFan
+        // cannot interleave the six products (which spilled ~40 values to the stack)
+        return [...code, pin.set(value), i64.store(this.pinAt, pin, 48)];
+      }),
     ];
-  };
+  }
 
-  const zeroAcc = ['L0', 'L1', 'L2', 'R0', 'R1', 'R2'].flatMap((a) => ['i64.const 0', `local.set $${a}`]);
-  const mulLocals = [
-    locals('v128', ['v', 'vr', 't']),
-    locals('i64', ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3']),
-    locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'r0', 'r1', 'pin']),
-    locals('i32', ['pinAt']),
-    constLocals,
-  ].join(' ');
+  /** products(), in one piece. */
+  accumulate(): Stmt[] {
+    return this.products().flat();
+  }
+
+  /** Karatsuba recombination and Montgomery reduction of the accumulated products → r0, r1. */
+  reduce(): Stmt[] {
+    const f = this.f;
+    const [v, vr] = [f.v128('v'), f.v128('vr')];
+    const [R0, R1, R2] = ['R0', 'R1', 'R2'].map((n) => f.i64(n));
+    const [hs, hv] = this.revLanes(i64x2.replace_lane(i64x2.splat(R0), 1, R1));
+    const [ms, mv] = this.revLanes(i64x2.splat(R2));
+    return [
+      comment('high halves: rev64 of the accumulated reversed products, shifted right by one'),
+      hs, vr.set(hv),
+      ms, v.set(mv),
+      R0.set(i64.shr_u(i64x2.extract_lane(vr, 0), 1)),
+      R1.set(i64.shr_u(i64x2.extract_lane(vr, 1), 1)),
+      R2.set(i64.shr_u(i64x2.extract_lane(v, 0), 1)),
+      ...recombineReduce(f, this.flags),
+      this.r0.set(f.i64('c2')),
+      this.r1.set(f.i64('c3')),
+    ];
+  }
+}
+
+/** The reversal constants in f (t its scratch): [kLaneRev, kRev16, kNib, kRevHi, kRevLo]. */
+function revConsts(f: Func, t: Local<'v128'>, flags: Gf128Flags, order = ['kLaneRev', 'kRev16', 'kNib', 'kRevHi', 'kRevLo']) {
+  const value: Record<string, number[]> = { kLaneRev: LANE_REV, kRev16: reverse16(flags), kNib: NIBBLE, kRevHi: REV_HI, kRevLo: REV_LO };
+  const l = Object.fromEntries(order.map((n) => [n, f.v128(n)]));
+  return {
+    kLaneRev: l.kLaneRev, kRev16: l.kRev16, nib: l.kNib, hi: l.kRevHi, lo: l.kRevLo, t,
+    init: order.filter((n) => n in value).map((n) => l[n].set(v128.bytes(value[n]))),
+  };
+}
+
+/** The gf128 functions (their names carry `prefix`), for this module and for aes/sm4. */
+export interface Gf128Functions {
+  /** in module order */
+  functions: Func[];
+  init: Func;
+  powers: Func;
+  polyval: Func;
+  ghash: Func;
+  /** the exported ones */
+  exports: Func[];
+}
+
+/**
+ * The kernel's functions, each name (and export name) prefixed with `prefix`, so that another
+ * module can carry the same GF(2^128) code next to its own (the AES-GCM module hashes the
+ * ciphertext it has just produced in the same memory). With w16, the loop with powers is the
+ * i16x8 one (the gf128 module).
+ */
+export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w16?: boolean } = {}): Gf128Functions {
+  const pub = { public: 'all' as const };
 
   // $table(x0, x1, dst): write the 24 masked words of the multiplier x = (x0, x1).
-  const tableFn = [
-    `(func $${prefix}table (param $x0 i64) (param $x1 i64) (param $dst i32) (local $w i64) (local $t v128) (local $vr v128) ${constLocals}`,
-    indent([
-      ...initConsts,
-      'local.get $x0', 'i64x2.splat', 'local.get $x1', 'i64x2.replace_lane 1', ...revLanes, 'local.set $vr',
-      ...(['x0', 'x1', 'x01', 'xr0', 'xr1', 'xr01'] as const).flatMap((src, k) => {
-        const get: Record<string, string[]> = {
-          x0: ['local.get $x0'],
-          x1: ['local.get $x1'],
-          x01: ['local.get $x0', 'local.get $x1', 'i64.xor'],
-          xr0: ['local.get $vr', 'i64x2.extract_lane 0'],
-          xr1: ['local.get $vr', 'i64x2.extract_lane 1'],
-          xr01: ['local.get $vr', 'i64x2.extract_lane 0', 'local.get $vr', 'i64x2.extract_lane 1', 'i64.xor'],
-        };
-        return [
-          ...get[src], 'local.set $w',
-          ...M.flatMap((m, i) => ['local.get $dst', 'local.get $w', `i64.const ${hex64(m)}`, 'i64.and', `i64.store offset=${k * 32 + 8 * i}`]),
-        ];
-      }),
-    ]),
-    ')',
-  ];
+  const table = new Func(`${prefix}table`, { x0: 'i64', x1: 'i64', dst: 'i32' });
+  {
+    const f = table, { x0, x1, dst } = f.p;
+    const w = f.i64('w');
+    const [t, vr] = f.locals('v128', ['t', 'vr']);
+    const c = revConsts(f, t, flags);
+    const [rs, rv] = revBits(c, i64x2.replace_lane(i64x2.splat(x0), 1, x1), c.kLaneRev);
+    const parts: Expr<'i64'>[] = [
+      x0.get(), x1.get(), i64.xor(x0, x1),
+      i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1), i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1)),
+    ];
+    f.emit(c.init, comment('rev64 of each lane: reverse the bytes of each lane, then the bits of each byte'), rs, vr.set(rv));
+    parts.forEach((e, k) => f.emit(w.set(e), M.map((_, i) => i64.store(dst, i64.and(w, mask(i)), k * 32 + 8 * i))));
+  }
 
   // $mul(m0, m1, p) -> (r0, r1): dot(m, H_k) for the table at p.
-  const mulFn = [
-    `(func $${prefix}mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64) ${mulLocals}`,
-    indent([
-      ...initConsts,
-      ';; $mul is only called with the table of H_1 (slot + 64); pin stores go to slot + 48',
-      'local.get $p', `i32.const ${GF128_TABLE_OFFSET}`, 'i32.sub', 'local.set $pinAt',
-      ...zeroAcc,
-      'local.get $m0', 'i64x2.splat', 'local.get $m1', 'i64x2.replace_lane 1', 'local.set $v',
-      ...accumulate(),
-      ...reduce(),
-      'local.get $r0', 'local.get $r1',
-    ]),
-    ')',
-  ];
+  const mul = new Func(`${prefix}mul`, { m0: 'i64', m1: 'i64', p: 'i32' }, { results: ['i64', 'i64'] });
+  {
+    const f = mul, { m0, m1, p } = f.p;
+    const g = new Gf128Mul(f, flags);
+    f.emit(
+      g.consts(),
+      comment('$mul is only called with the table of H_1 (slot + 64); pin stores go to slot + 48'),
+      g.pinAt.set(i32.sub(p, GF128_TABLE_OFFSET)),
+      g.zero(),
+      g.v.set(i64x2.replace_lane(i64x2.splat(m0), 1, m1)),
+      g.accumulate(),
+      g.reduce(),
+      g.r0.get(), g.r1.get(),
+    );
+  }
 
-  const initFn = [
-    `(func $${F[0].name} (export "${F[0].name}") ${paramDecl(F[0])} (local $h0 i64) (local $h1 i64) (local $m i64) (local $k v128) ${constLocals}`,
-    indent([
-      ...initConsts,
-      'local.get $slot', 'v128.load', 'local.set $k',
-      'local.get $ghash',
-      'if',
-      '  ;; GHASH key: H_polyval = mulX(rev16(H)); mulX masks the reduction, no branch on the key',
-      '  local.get $k', '  local.get $kRev16', '  i8x16.swizzle', '  local.set $k',
-      '  local.get $k', '  i64x2.extract_lane 0', '  local.set $h0',
-      '  local.get $k', '  i64x2.extract_lane 1', '  local.set $h1',
-      '  i64.const 0', '  local.get $h1', '  i64.const 63', '  i64.shr_u', '  i64.sub', '  local.set $m',
-      '  local.get $h1', '  i64.const 1', '  i64.shl', '  local.get $h0', '  i64.const 63', '  i64.shr_u', '  i64.or',
-      `  local.get $m`, `  i64.const ${hex64(0xc200000000000000n)}`, '  i64.and', '  i64.xor', '  local.set $h1',
-      '  local.get $h0', '  i64.const 1', '  i64.shl', '  local.get $m', '  i64.const 1', '  i64.and', '  i64.xor', '  local.set $h0',
-      'else',
-      '  local.get $k', '  i64x2.extract_lane 0', '  local.set $h0',
-      '  local.get $k', '  i64x2.extract_lane 1', '  local.set $h1',
-      'end',
-      'local.get $slot', 'local.get $h0', 'i64.store offset=0',
-      'local.get $slot', 'local.get $h1', 'i64.store offset=8',
-      'local.get $h0', 'local.get $h1', 'local.get $slot', `i32.const ${GF128_TABLE_OFFSET}`, 'i32.add', `call $${prefix}table`,
-    ]),
-    ')',
-  ];
-
-  const powersFn = [
-    `(func $${F[1].name} (export "${F[1].name}") ${paramDecl(F[1])} (local $x0 i64) (local $x1 i64) (local $k i32)`,
-    indent([
-      'local.get $slot', 'i64.load offset=0', 'local.set $x0',
-      'local.get $slot', 'i64.load offset=8', 'local.set $x1',
-      ...(w16
-        ? [';; the i16x8 parts of H_1 (only the loop with powers uses them)', 'local.get $x0', 'local.get $x1', 'local.get $slot', `i32.const ${GF128_W16_OFFSET}`, 'i32.add', `call $${prefix}table16`]
-        : []),
-      'i32.const 1', 'local.set $k',
-      'loop $next',
-      '  ;; H_{k+1} = dot(H_k, H_1)',
-      '  local.get $x0', '  local.get $x1', '  local.get $slot', `  i32.const ${GF128_TABLE_OFFSET}`, '  i32.add', `  call $${prefix}mul`,
-      '  local.set $x1', '  local.set $x0',
-      '  local.get $x0', '  local.get $x1',
-      `  local.get $slot`, `  local.get $k`, `  i32.const ${GF128_TABLE_SIZE}`, '  i32.mul', '  i32.add', `  i32.const ${GF128_TABLE_OFFSET}`, '  i32.add',
-      `  call $${prefix}table`,
-      ...(w16
-        ? [
-            '  local.get $x0', '  local.get $x1',
-            `  local.get $slot`, `  local.get $k`, `  i32.const ${GF128_W16_SIZE}`, '  i32.mul', '  i32.add', `  i32.const ${GF128_W16_OFFSET}`, '  i32.add',
-            `  call $${prefix}table16`,
-          ]
-        : []),
-      '  local.get $k', '  i32.const 1', '  i32.add', '  local.tee $k',
-      `  i32.const ${GF128_MAX_POWERS}`, '  i32.lt_u', '  br_if $next',
-      'end',
-    ]),
-    ')',
-  ];
-
-  // exported, or (exported false) as the internal $<name>_one that the w16 loop calls for maxg = 1
-  const blocksFn = (f: KernelFunction, ghash: boolean, exported = true): string[] => {
-    const toDomain = ghash ? ['local.get $kRev16', 'i8x16.swizzle'] : [];
-    return [
-      `(func $${f.name}${exported ? ` (export "${f.name}")` : '_one'} ${paramDecl(f)} (local $s v128) (local $g i32) (local $j i32) (local $p i32) ${mulLocals}`,
-      indent([
-        ...initConsts,
-        'local.get $slot', 'local.set $pinAt',
-        `;; state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`,
-        'local.get $st', 'v128.load', ...toDomain, 'local.set $s',
-        'block $done',
-        '  local.get $n', '  i32.eqz', '  br_if $done',
-        '  loop $group',
-        '    ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}',
-        '    local.get $n', '    local.get $maxg', '    local.get $n', '    local.get $maxg', '    i32.lt_u', '    select', '    local.set $g',
-        ...(flags.tailLate
-          ? ['    local.get $g', '    local.get $maxg', '    i32.lt_u', '    if', '      local.get $src', '      i32.const 16', '      i32.add', '      local.set $src', '    end']
-          : []),
-        ...zeroAcc.map((l) => '    ' + l),
-        `    local.get $slot`, `    local.get $g`, `    i32.const ${GF128_TABLE_SIZE}`, '    i32.mul', '    i32.add',
-        `    i32.const ${GF128_TABLE_OFFSET - GF128_TABLE_SIZE}`, '    i32.add', '    local.set $p',
-        '    i32.const 0', '    local.set $j',
-        '    loop $block',
-        '      local.get $src', '      v128.load', ...toDomain.map((l) => '      ' + l),
-        '      ;; the state enters with the first block of the group, then is zero',
-        '      local.get $s', '      v128.xor', '      local.set $v',
-        '      v128.const i64x2 0 0', '      local.set $s',
-        indent(accumulate(), 6),
-        '      local.get $src', '      i32.const 16', '      i32.add', '      local.set $src',
-        ...(flags.wrongPower
-          ? ['      local.get $p', `      i32.const ${GF128_TABLE_SIZE}`, '      local.get $j', '      i32.const 0', '      i32.ne', '      i32.mul', '      i32.sub', '      local.set $p']
-          : ['      local.get $p', `      i32.const ${GF128_TABLE_SIZE}`, '      i32.sub', '      local.set $p']),
-        '      local.get $j', '      i32.const 1', '      i32.add', '      local.tee $j',
-        '      local.get $g', '      i32.lt_u', '      br_if $block',
-        '    end',
-        indent(reduce(), 4),
-        '    local.get $r0', '    i64x2.splat', '    local.get $r1', '    i64x2.replace_lane 1', '    local.set $s',
-        '    local.get $n', '    local.get $g', '    i32.sub', '    local.tee $n',
-        '    br_if $group',
-        '  end',
-        'end',
-        'local.get $st', 'local.get $s', ...toDomain, 'v128.store',
+  const init = new Func(`${prefix}gf128_init`, { slot: 'i32', ghash: 'i32' }, { export: true, ...pub });
+  {
+    const f = init, { slot, ghash } = f.p;
+    const [h0, h1, m] = f.locals('i64', ['h0', 'h1', 'm']);
+    const k = f.v128('k');
+    const c = revConsts(f, k, flags);
+    f.emit(
+      c.init,
+      k.set(v128.load(slot)),
+      if_(ghash, [
+        comment('GHASH key: H_polyval = mulX(rev16(H)); mulX masks the reduction, no branch on the key'),
+        k.set(i8x16.swizzle(k, c.kRev16)),
+        h0.set(i64x2.extract_lane(k, 0)),
+        h1.set(i64x2.extract_lane(k, 1)),
+        m.set(i64.sub(0, i64.shr_u(h1, 63))),
+        h1.set(i64.xor(i64.or(i64.shl(h1, 1), i64.shr_u(h0, 63)), i64.and(m, i64.const(0xc200000000000000n, true)))),
+        h0.set(i64.xor(i64.shl(h0, 1), i64.and(m, 1))),
+      ], [
+        h0.set(i64x2.extract_lane(k, 0)),
+        h1.set(i64x2.extract_lane(k, 1)),
       ]),
-      ')',
-    ];
+      i64.store(slot, h0, 0),
+      i64.store(slot, h1, 8),
+      call(table, h0, h1, i32.add(slot, GF128_TABLE_OFFSET)),
+    );
+  }
+
+  const w16 = options.w16 ? w16Loop(flags, prefix) : undefined;
+
+  const powers = new Func(`${prefix}gf128_powers`, { slot: 'i32' }, { export: true, ...pub });
+  {
+    const f = powers, { slot } = f.p;
+    const [x0, x1] = f.locals('i64', ['x0', 'x1']);
+    const k = f.i32('k');
+    const next = label('next');
+    f.emit(
+      x0.set(i64.load(slot, 0)),
+      x1.set(i64.load(slot, 8)),
+      w16 ? [comment('the i16x8 parts of H_1 (only the loop with powers uses them)'), call(w16.table16, x0, x1, i32.add(slot, GF128_W16_OFFSET))] : [],
+      k.set(1),
+      loop(next,
+        comment('H_{k+1} = dot(H_k, H_1)'),
+        setMany(call(mul, x0, x1, i32.add(slot, GF128_TABLE_OFFSET)), [x0, x1]),
+        call(table, x0, x1, i32.add(i32.add(slot, i32.mul(k, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET)),
+        w16 ? [call(w16.table16, x0, x1, i32.add(i32.add(slot, i32.mul(k, GF128_W16_SIZE)), GF128_W16_OFFSET))] : [],
+        br_if(next, i32.lt_u(k.tee(i32.add(k, 1)), GF128_MAX_POWERS)),
+      ),
+    );
+  }
+
+  // polyval_blocks / ghash_blocks(slot, st, src, n, maxg): exported, or (with the w16 loop) the
+  // internal $<name>_one that it calls for maxg = 1
+  const blocks = (name: string, ghash: boolean, exported: boolean): Func => {
+    const f = new Func(exported ? name : `${name}_one`, { slot: 'i32', st: 'i32', src: 'i32', n: 'i32', maxg: 'i32' }, exported ? { export: true, ...pub } : {});
+    const { slot, st, src, n, maxg } = f.p;
+    const s = f.v128('s');
+    const [gg, j, p] = f.locals('i32', ['g', 'j', 'p']);
+    const g = new Gf128Mul(f, flags);
+    const toDomain = (x: Expr<'v128'>) => (ghash ? g.domain(x) : x);
+    const [done, group, blk] = [label('done'), label('group'), label('block')];
+    f.emit(
+      g.consts(),
+      g.pinAt.set(slot),
+      comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
+      s.set(toDomain(v128.load(st))),
+      block(done,
+        br_if(done, i32.eqz(n)),
+        loop(group,
+          comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
+          gg.set(select(n, maxg, i32.lt_u(n, maxg))),
+          flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
+          g.zero(),
+          p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
+          j.set(0),
+          loop(blk,
+            comment('the state enters with the first block of the group, then is zero'),
+            g.v.set(v128.xor(toDomain(v128.load(src)), s)),
+            s.set(v128.zero()),
+            g.accumulate(),
+            src.set(i32.add(src, 16)),
+            flags.wrongPower ? p.set(i32.sub(p, i32.mul(GF128_TABLE_SIZE, i32.ne(j, 0)))) : p.set(i32.sub(p, GF128_TABLE_SIZE)),
+            br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
+          ),
+          g.reduce(),
+          s.set(i64x2.replace_lane(i64x2.splat(g.r0), 1, g.r1)),
+          br_if(group, n.tee(i32.sub(n, gg))),
+        ),
+      ),
+      v128.store(st, toDomain(s.get())),
+    );
+    return f;
   };
 
-  return {
-    functions: (w16
-      ? [tableFn, w16.tableFn, mulFn, initFn, powersFn, blocksFn(F[2], false, false), blocksFn(F[3], true, false), w16.blocksFn(F[2], false), w16.blocksFn(F[3], true)]
-      : [tableFn, mulFn, initFn, powersFn, blocksFn(F[2], false), blocksFn(F[3], true)]
-    ).map((f) => indent(f, 2)),
-    exports: F,
-    parts: { constLocals, initConsts, mulLocals, zeroAcc, accumulate, reduce, ghashDomain: ['local.get $kRev16', 'i8x16.swizzle'] },
-  };
-}
-
-/**
- * The pieces of the multi-block loop, for a kernel that interleaves hashing with other work
- * (aes_gcm.ts hashes one block per AES round). The caller declares `mulLocals`
- * (mulLocals includes constLocals), runs `initConsts`, sets $pinAt to the slot (the pin stores go to slot + 48) and, per group:
- * `zeroAcc`, then for each block its POLYVAL-domain value in $v (the state XORed into the first;
- * GHASH blocks through `ghashDomain`) and its power's table in $p before `accumulate()`, then
- * `reduce()`, which leaves the new state in $r0 (low) and $r1 (high).
- */
-export interface Gf128Parts {
-  constLocals: string;
-  initConsts: string[];
-  mulLocals: string;
-  zeroAcc: string[];
-  accumulate: () => string[];
-  reduce: () => string[];
-  ghashDomain: string[];
-}
-
-/**
- * `parts.accumulate()` cut before each of its six partial products (at the `;; X ^= clmul…`
- * comment that opens one), for weaving one block's products into other code piece by piece.
- */
-export function accumulatePieces(parts: Gf128Parts): string[][] {
-  const acc = parts.accumulate();
-  const cuts = acc.map((l, k) => (/^;; [LR][012] \^= clmul/.test(l) ? k : -1)).filter((k) => k >= 0);
-  return [acc.slice(0, cuts[0]), ...cuts.map((c, k) => acc.slice(c, cuts[k + 1]))];
+  if (w16) {
+    const polyOne = blocks(`${prefix}polyval_blocks`, false, false);
+    const ghashOne = blocks(`${prefix}ghash_blocks`, true, false);
+    const polyval = w16.blocks(`${prefix}polyval_blocks`, false, polyOne);
+    const ghash = w16.blocks(`${prefix}ghash_blocks`, true, ghashOne);
+    return {
+      functions: [table, w16.table16, mul, init, powers, polyOne, ghashOne, polyval, ghash],
+      init, powers, polyval, ghash, exports: [init, powers, polyval, ghash],
+    };
+  }
+  const polyval = blocks(`${prefix}polyval_blocks`, false, true);
+  const ghash = blocks(`${prefix}ghash_blocks`, true, true);
+  return { functions: [table, mul, init, powers, polyval, ghash], init, powers, polyval, ghash, exports: [init, powers, polyval, ghash] };
 }
 
 export function generateGf128(flags: Gf128Flags = {}): GeneratedKernel {
-  const { functions } = gf128Functions(flags, '', { w16: true });
-  const wat = [
-    ';; GENERATED by `npm run gen` from src/kernels/gf128_ctmul64.ts — do not edit.',
-    ';; GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes, constant time.',
-    `;; public parameters: ${FUNCS.map((f) => `${f.name}(${f.publicParams.join(', ')})`).join('; ')}`,
-    '(module',
-    '  (memory (export "memory") 4)',
-    ...functions,
-    ')',
-    '',
-  ].join('\n');
-
-  return { name: 'gf128', wat, publicParams: publicMap(FUNCS) };
+  const gf = gf128Functions(flags, '', { w16: true });
+  const m = new Module('gf128').memory(4).add(gf.functions);
+  m.header.push(
+    'GENERATED by `npm run gen` from src/kernels/gf128_ctmul64.ts — do not edit.',
+    'GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes, constant time.',
+    `public parameters: ${gf.exports.map((f) => `${f.name}(${f.params.map((l) => l.name).join(', ')})`).join('; ')}`,
+  );
+  return kernel(m);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,254 +482,237 @@ export function generateGf128(flags: Gf128Flags = {}): GeneratedKernel {
 /** masks of every third bit of a 16-bit lane: pieces of at most 6 set bits, column sums ≤ 6 < 8 */
 const M16 = [0x9249, 0x2492, 0x4924];
 
-/** a v128 expression with, per 16-bit lane, the set of 16-bit chunks of the block XORed in it */
-interface VExpr {
-  wat: string[];
-  lanes: number[];
-}
-
 // 16-bit lane indices (-1: zero) -> byte indices for i8x16.swizzle (0x80 reads as zero)
 const idx16 = (l: number[]) => l.flatMap((j) => (j < 0 ? [0x80, 0x80] : [2 * j, 2 * j + 1]));
 const Z = -1;
 const BSWAP16 = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
 /** pairs each 16-bit chunk with its Karatsuba partner one level down: (0,1) (2,3) → 0^1 in lane 0, … */
 const PAIR16 = [1, 3, 0, 2, 5, 7, 4, 6];
+const SHUFFLES: Record<string, number[]> = {
+  kPair: PAIR16,
+  kMidLo: [0, 4, 0, Z, Z, Z, Z, Z],
+  kMidHi: [3, 7, 3, Z, Z, Z, Z, Z],
+  kMidRLo: [Z, Z, Z, Z, 0, 4, 0, Z],
+  kMidRHi: [Z, Z, Z, Z, 3, 7, 3, Z],
+  kRev4x16: [3, 2, 1, 0, 7, 6, 5, 4],
+};
+
+/**
+ * The five operand vectors of a block (or of H_k, for its table): lane l of vector k holds the
+ * XOR of the 16-bit chunks c_i of the block with bit i of lanes[l] set, bit-reversed where
+ * rev[l]. Pure data: which chunk combination each lane of each vector holds.
+ */
+const LANES = (() => {
+  const sw = (lanes: number[], k: string) => SHUFFLES[k].map((j) => (j < 0 ? 0 : lanes[j]));
+  const x = (a: number[], b: number[]) => a.map((v, i) => v ^ b[i]);
+  const V = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => 1 << i);
+  const V2 = x(V, sw(V, 'kPair'));
+  const V5 = x(x(sw(V2, 'kMidLo'), sw(V2, 'kMidHi')), x(sw(V2, 'kMidRLo'), sw(V2, 'kMidRHi')));
+  const F = false, T = true;
+  return [
+    { name: 'v', lanes: V, rev: [F, F, F, F, F, F, F, F] },
+    { name: 'V2', lanes: V2, rev: [F, F, F, F, F, F, F, F] },
+    { name: 'vr16', lanes: V, rev: [T, T, T, T, T, T, T, T] },
+    { name: 'V2r', lanes: V2, rev: [T, T, T, T, T, T, T, T] },
+    { name: 'V5', lanes: V5, rev: [F, F, F, F, T, T, T, T] },
+  ];
+})();
+if (LANES.length * 48 !== GF128_W16_SIZE) throw new Error('w16 table size');
+
+// the lane holding operand (word W of 64 bits, 32-bit half h, 16-bit half s), plain or reversed
+const chunk = (W: number, t: number) => 1 << (4 * W + t);
+const opMask = (W: number, h: number, s: number) => {
+  const u0 = h === 0 ? chunk(W, 0) : h === 1 ? chunk(W, 2) : chunk(W, 0) ^ chunk(W, 2);
+  const u1 = h === 0 ? chunk(W, 1) : h === 1 ? chunk(W, 3) : chunk(W, 1) ^ chunk(W, 3);
+  return s === 0 ? u0 : s === 1 ? u1 : u0 ^ u1;
+};
+const find = (m: number, rev: boolean): [number, number] => {
+  for (let k = 0; k < LANES.length; k++) for (let l = 0; l < 8; l++) if (LANES[k].lanes[l] === m && LANES[k].rev[l] === rev) return [k, l];
+  throw new Error(`operand ${m.toString(2)} rev=${rev} in no lane`);
+};
+
+/** The w16 constants of f, declared in f in this order. */
+function w16Consts(f: Func, t: Local<'v128'>, flags: Gf128Flags) {
+  const names = ['kLaneRev', 'kBswap16', 'kRev16', 'kNib', 'kRevHi', 'kRevLo', 'm0', 'm1', 'm2', ...Object.keys(SHUFFLES)];
+  const c = revConsts(f, t, flags, names);
+  const l = (n: string) => f.v128(n);
+  const hex16 = (m: number) => '0x' + m.toString(16).padStart(4, '0');
+  return {
+    ...c,
+    kBswap16: l('kBswap16'),
+    m: [l('m0'), l('m1'), l('m2')],
+    init: [
+      c.kLaneRev.set(v128.bytes(LANE_REV)),
+      l('kBswap16').set(v128.bytes(BSWAP16)),
+      c.kRev16.set(v128.bytes(reverse16(flags))),
+      c.nib.set(v128.bytes(NIBBLE)),
+      c.hi.set(v128.bytes(REV_HI)),
+      c.lo.set(v128.bytes(REV_LO)),
+      ...M16.map((m, i) => l(`m${i}`).set(v128.i16x8(Array(8).fill(hex16(m))))),
+      ...Object.entries(SHUFFLES).map(([k, lanes]) => l(k).set(v128.bytes(idx16(lanes)))),
+    ],
+  };
+}
+
+/** The five operand vectors of the block in v, computed into their locals. */
+function w16Operands(f: Func, c: ReturnType<typeof w16Consts>): Stmt[] {
+  const [v, V2, vr16, V2r, V5] = ['v', 'V2', 'vr16', 'V2r', 'V5'].map((n) => f.v128(n));
+  const sw = (x: Local<'v128'>, k: string) => i8x16.swizzle(x, f.v128(k));
+  const [rs, rv] = revBits(c, v, c.kBswap16);
+  return [
+    V2.set(v128.xor(v, sw(v, 'kPair'))),
+    rs, vr16.set(rv),
+    V2r.set(v128.xor(vr16, sw(vr16, 'kPair'))),
+    V5.set(v128.xor(v128.xor(sw(V2, 'kMidLo'), sw(V2, 'kMidHi')), v128.xor(sw(V2r, 'kMidRLo'), sw(V2r, 'kMidRHi')))),
+  ];
+}
 
 function w16Loop(flags: Gf128Flags, prefix: string) {
-  const rev16 = Array.from({ length: 16 }, (_, i) => 15 - i);
-  if (flags.byteSlip) [rev16[0], rev16[1]] = [rev16[1], rev16[0]];
-  const shuffles: Record<string, number[]> = {
-    kPair: PAIR16,
-    kMidLo: [0, 4, 0, Z, Z, Z, Z, Z],
-    kMidHi: [3, 7, 3, Z, Z, Z, Z, Z],
-    kMidRLo: [Z, Z, Z, Z, 0, 4, 0, Z],
-    kMidRHi: [Z, Z, Z, Z, 3, 7, 3, Z],
-    kRev4x16: [3, 2, 1, 0, 7, 6, 5, 4],
-  };
-  const constNames = ['kLaneRev', 'kBswap16', 'kRev16', 'kNib', 'kRevHi', 'kRevLo', 'm0', 'm1', 'm2', ...Object.keys(shuffles)];
-  const constLocals = locals('v128', constNames);
-  const initConsts = [
-    v128Bytes(LANE_REV), 'local.set $kLaneRev',
-    v128Bytes(BSWAP16), 'local.set $kBswap16',
-    v128Bytes(rev16), 'local.set $kRev16',
-    'v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15', 'local.set $kNib',
-    v128Bytes(REV_HI), 'local.set $kRevHi',
-    v128Bytes(REV_LO), 'local.set $kRevLo',
-    ...M16.flatMap((m, i) => [`v128.const i16x8 ${Array(8).fill(hex16(m)).join(' ')}`, `local.set $m${i}`]),
-    ...Object.entries(shuffles).flatMap(([k, l]) => [v128Bytes(idx16(l)), `local.set $${k}`]),
-  ];
-
-  // The five operand vectors of a block (or of H_k, for its table): lane l of vector k holds the
-  // XOR of the 16-bit chunks c_i of $v with bit i of lanes[l] set, bit-reversed where rev[l].
-  const leaf = (name: string, lanes: number[]): VExpr => ({ wat: [`local.get $${name}`], lanes });
-  const xor = (a: VExpr, b: VExpr): VExpr => ({ wat: [...a.wat, ...b.wat, 'v128.xor'], lanes: a.lanes.map((x, i) => x ^ b.lanes[i]) });
-  const swz = (a: VExpr, k: string): VExpr => ({ wat: [...a.wat, `local.get $${k}`, 'i8x16.swizzle'], lanes: shuffles[k].map((j) => (j < 0 ? 0 : a.lanes[j])) });
-  const prep: string[] = [];
-  const set = (name: string, e: VExpr): VExpr => {
-    prep.push(...e.wat, `local.set $${name}`);
-    return leaf(name, e.lanes);
-  };
-  const V = leaf('v', [0, 1, 2, 3, 4, 5, 6, 7].map((i) => 1 << i));
-  const V2 = set('V2', xor(V, swz(V, 'kPair')));
-  prep.push('local.get $v', ...revBits('kBswap16'), 'local.set $vr16');
-  const Vr = leaf('vr16', V.lanes);
-  const V2r = set('V2r', xor(Vr, swz(Vr, 'kPair')));
-  const V5 = set('V5', xor(xor(swz(V2, 'kMidLo'), swz(V2, 'kMidHi')), xor(swz(V2r, 'kMidRLo'), swz(V2r, 'kMidRHi'))));
-  const F = false, T = true;
-  const vecs = [
-    { name: 'v', lanes: V.lanes, rev: [F, F, F, F, F, F, F, F] },
-    { name: 'V2', lanes: V2.lanes, rev: [F, F, F, F, F, F, F, F] },
-    { name: 'vr16', lanes: Vr.lanes, rev: [T, T, T, T, T, T, T, T] },
-    { name: 'V2r', lanes: V2r.lanes, rev: [T, T, T, T, T, T, T, T] },
-    { name: 'V5', lanes: V5.lanes, rev: [F, F, F, F, T, T, T, T] },
-  ];
-  if (vecs.length * 48 !== GF128_W16_SIZE) throw new Error('w16 table size');
-
-  // the lane holding operand (word W of 64 bits, 32-bit half h, 16-bit half s), plain or reversed
-  const chunk = (W: number, t: number) => 1 << (4 * W + t);
-  const opMask = (W: number, h: number, s: number) => {
-    const u0 = h === 0 ? chunk(W, 0) : h === 1 ? chunk(W, 2) : chunk(W, 0) ^ chunk(W, 2);
-    const u1 = h === 0 ? chunk(W, 1) : h === 1 ? chunk(W, 3) : chunk(W, 1) ^ chunk(W, 3);
-    return s === 0 ? u0 : s === 1 ? u1 : u0 ^ u1;
-  };
-  const find = (mask: number, rev: boolean): [number, number] => {
-    for (let k = 0; k < vecs.length; k++) for (let l = 0; l < 8; l++) if (vecs[k].lanes[l] === mask && vecs[k].rev[l] === rev) return [k, l];
-    throw new Error(`operand ${mask.toString(2)} rev=${rev} in no lane`);
-  };
-
   // $table16(x0, x1, dst): the 240 bytes of H = (x0, x1): for each vector, its lanes masked by m0, m1, m2
-  const tableFn = [
-    `(func $${prefix}table16 (param $x0 i64) (param $x1 i64) (param $dst i32) ${locals('v128', ['v', 't', 'vr16', 'V2', 'V2r', 'V5'])} ${constLocals}`,
-    indent([
-      ...initConsts,
-      'local.get $x0', 'i64x2.splat', 'local.get $x1', 'i64x2.replace_lane 1', 'local.set $v',
-      ...prep,
-      ...vecs.flatMap((d, k) => M16.flatMap((_, i) => ['local.get $dst', `local.get $${d.name}`, `local.get $m${i}`, 'v128.and', `v128.store offset=${k * 48 + 16 * i}`])),
-    ]),
-    ')',
-  ];
+  const table16 = new Func(`${prefix}table16`, { x0: 'i64', x1: 'i64', dst: 'i32' });
+  {
+    const f = table16, { x0, x1, dst } = f.p;
+    const [v, t] = f.locals('v128', ['v', 't', 'vr16', 'V2', 'V2r', 'V5']);
+    const c = w16Consts(f, t, flags);
+    f.emit(
+      c.init,
+      v.set(i64x2.replace_lane(i64x2.splat(x0), 1, x1)),
+      w16Operands(f, c),
+      LANES.flatMap((d, k) => c.m.map((m, i) => v128.store(dst, v128.and(f.v128(d.name), m), k * 48 + 16 * i))),
+    );
+  }
 
-  const pin64 = ['local.set $pin', 'local.get $slot', 'local.get $pin', 'i64.store offset=48'];
-  const pin128 = ['local.set $vpin', 'local.get $slot', 'local.get $vpin', `v128.store offset=${GF128_W16_PIN}`];
-  // acc ^= clmul_lo64(w, table word at off) on i64.mul, pinned
-  const scalarHalf = (w: string, acc: string, off: number): string[] =>
-    [...clmulLo64(w, acc, off, ' on i64.mul'), ...pin64];
-  // A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul)
-  const simdVec = (k: number): string[] => {
-    const d = vecs[k].name;
-    const out: string[] = [`;; A${k} ^= clmul_lo16 of the lanes of ${d} (i16x8.mul)`];
-    for (let i = 0; i < 3; i++) out.push(`local.get $${d}`, `local.get $m${i}`, 'v128.and', `local.set $X${i}`);
-    for (let i = 0; i < 3; i++) out.push('local.get $q', `v128.load offset=${k * 48 + 16 * i}`, `local.set $Y${i}`);
-    out.push(`local.get $A${k}`);
-    for (let k2 = 0; k2 < 3; k2++) {
-      for (let i = 0; i < 3; i++) {
-        out.push(`local.get $X${i}`, `local.get $Y${(k2 - i + 3) % 3}`, 'i16x8.mul');
-        if (i > 0) out.push('v128.xor');
-      }
-      out.push(`local.get $m${k2}`, 'v128.and');
-      if (k2 > 0) out.push('v128.or');
-    }
-    out.push('v128.xor', `local.tee $A${k}`, ...pin128);
-    return out;
-  };
-  // one block in $v, its power's tables at $p (64-bit parts) and $q (16-bit parts)
-  const accumulate = (): string[] => {
-    const S = vecs.map((_, k) => simdVec(k));
-    return [
-      ...prep,
-      'local.get $vr16', 'local.get $kRev4x16', 'i8x16.swizzle', 'local.set $vr',
-      'local.get $v', 'i64x2.extract_lane 0', 'local.get $v', 'i64x2.extract_lane 1', 'i64.xor', 'local.set $a2',
-      'local.get $vr', 'i64x2.extract_lane 0', 'local.get $vr', 'i64x2.extract_lane 1', 'i64.xor', 'local.set $ar2',
-      // this order measured fastest (probe variant o9)
-      ...S[0], ...S[2], ...scalarHalf('a2', 'L2', 64), ...S[1], ...S[3], ...scalarHalf('ar2', 'R2', 160), ...S[4],
-    ];
-  };
+  const blocks = (name: string, ghash: boolean, one: Func): Func => {
+    const f = new Func(name, { slot: 'i32', st: 'i32', src: 'i32', n: 'i32', maxg: 'i32' }, { export: true, public: 'all' });
+    const { slot, st, src, n, maxg } = f.p;
+    const [s, v, vr, , t, vpin] = f.locals('v128', ['s', 'v', 'vr', 'vr16', 't', 'vpin', 'X0', 'X1', 'X2', 'Y0', 'Y1', 'Y2', 'V2', 'V2r', 'V5']);
+    f.locals('v128', LANES.flatMap((_, k) => [`A${k}`, `H${k}`]));
+    const c = w16Consts(f, t, flags);
+    f.locals('i64', ['a2', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3', 'e0', 'e1', 'ex', 'f0', 'f1', 'f2']);
+    const [L0, L1, L2, R0, R1, R2, c0, c1, c2, c3, pin] = f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'pin']);
+    const [gg, j, p, q, src1, p1, q1] = f.locals('i32', ['g', 'j', 'p', 'q', 'src1', 'p1', 'q1']);
+    void L0; void L1; void R0; void R1; void c0; void c1;
+    const A = LANES.map((_, k) => f.v128(`A${k}`));
+    const H = LANES.map((_, k) => f.v128(`H${k}`));
+    const [X, Y] = [['X0', 'X1', 'X2'].map((x) => f.v128(x)), ['Y0', 'Y1', 'Y2'].map((x) => f.v128(x))];
+    const [e0, e1, ex] = ['e0', 'e1', 'ex'].map((x) => f.i64(x));
+    const fh = ['f0', 'f1', 'f2'].map((x) => f.i64(x));
+    const toDomain = (x: Expr<'v128'>) => (ghash ? i8x16.swizzle(x, c.kRev16) : x);
 
-  const reduce = (): string[] => {
-    const out: string[] = [';; high 16 bits of the reversed lanes: rev16(A) >> 1'];
-    vecs.forEach((d, k) => {
-      if (d.rev.some((x) => x)) out.push(`local.get $A${k}`, ...revBits('kBswap16'), 'i32.const 1', 'i16x8.shr_u', `local.set $H${k}`);
-    });
-    // 32-bit product of operand (W, h, s): low 16 bits from the plain lane, high from the reversed one
-    const P = (W: number, h: number, s: number) => {
-      const lo = find(opMask(W, h, s), false);
-      const rv = find(opMask(W, h, s), true);
+    const pin64 = (e: Expr<'i64'>) => [pin.set(e), i64.store(slot, pin, 48)];
+    const pin128 = (e: Expr<'v128'>) => [vpin.set(e), v128.store(slot, vpin, GF128_W16_PIN)];
+    // acc ^= clmul_lo64(w, table word at off) on i64.mul, pinned
+    const scalarHalf = (w: string, acc: Local<'i64'>, off: number): Stmt[] => {
+      const [code, value] = clmulLo64(f, f.i64(w), acc, p, off, ' on i64.mul');
+      return [...code, ...pin64(value)];
+    };
+    // A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul)
+    const simdVec = (k: number): Stmt[] => {
+      const d = f.v128(LANES[k].name);
+      const z = (k2: number) => v128.and(v128.xor(...(X.map((xi, i) => i16x8.mul(xi, Y[(k2 - i + 3) % 3])) as [Expr<'v128'>, Expr<'v128'>])), c.m[k2]);
       return [
-        `local.get $A${lo[0]}`, `i16x8.extract_lane_u ${lo[1]}`,
-        `local.get $H${rv[0]}`, `i16x8.extract_lane_u ${rv[1]}`, 'i32.const 16', 'i32.shl', 'i32.or', 'i64.extend_i32_u',
+        comment(`A${k} ^= clmul_lo16 of the lanes of ${d.name} (i16x8.mul)`),
+        ...X.map((xi, i) => xi.set(v128.and(d, c.m[i]))),
+        ...Y.map((yi, i) => yi.set(v128.load(q, k * 48 + 16 * i))),
+        ...pin128(A[k].tee(v128.xor(A[k], v128.or(z(0), z(1), z(2))))),
       ];
     };
-    for (const W of [0, 1]) {
-      out.push(`;; Karatsuba recombination 16 -> 32 -> 64 bits of word ${W}: L${W} (low 64), R${W} (high 64)`);
-      for (let h = 0; h < 3; h++) {
-        out.push(...P(W, h, 0), 'local.set $e0', ...P(W, h, 1), 'local.set $e1', ...P(W, h, 2), 'local.set $ex');
+    // one block in v, its power's tables at p (64-bit parts) and q (16-bit parts)
+    const accumulate = (): Stmt[] => {
+      const S = LANES.map((_, k) => simdVec(k));
+      return [
+        ...w16Operands(f, c),
+        vr.set(i8x16.swizzle(f.v128('vr16'), f.v128('kRev4x16'))),
+        f.i64('a2').set(i64.xor(i64x2.extract_lane(v, 0), i64x2.extract_lane(v, 1))),
+        f.i64('ar2').set(i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1))),
+        // this order measured fastest (probe variant o9)
+        ...S[0], ...S[2], ...scalarHalf('a2', L2, 64), ...S[1], ...S[3], ...scalarHalf('ar2', R2, 160), ...S[4],
+      ];
+    };
+    const reduce = (): Stmt[] => {
+      const out: Stmt[] = [comment('high 16 bits of the reversed lanes: rev16(A) >> 1')];
+      LANES.forEach((d, k) => {
+        if (!d.rev.some((x) => x)) return;
+        const [rs, rv] = revBits(c, A[k], c.kBswap16);
+        out.push(rs, H[k].set(i16x8.shr_u(rv, 1)));
+      });
+      // 32-bit product of operand (W, h, s): low 16 bits from the plain lane, high from the reversed one
+      const P = (W: number, h: number, s: number) => {
+        const lo = find(opMask(W, h, s), false);
+        const rv = find(opMask(W, h, s), true);
+        return i64.extend_i32_u(i32.or(i16x8.extract_lane_u(A[lo[0]], lo[1]), i32.shl(i16x8.extract_lane_u(H[rv[0]], rv[1]), 16)));
+      };
+      for (const W of [0, 1]) {
+        out.push(comment(`Karatsuba recombination 16 -> 32 -> 64 bits of word ${W}: L${W} (low 64), R${W} (high 64)`));
+        for (let h = 0; h < 3; h++) {
+          out.push(
+            e0.set(P(W, h, 0)), e1.set(P(W, h, 1)), ex.set(P(W, h, 2)),
+            fh[h].set(i64.xor(e0, i64.shl(i64.xor(e0, e1, ex), 16), i64.shl(e1, 32))),
+          );
+        }
         out.push(
-          'local.get $e0', 'local.get $e0', 'local.get $e1', 'i64.xor', 'local.get $ex', 'i64.xor', 'i64.const 16', 'i64.shl', 'i64.xor',
-          'local.get $e1', 'i64.const 32', 'i64.shl', 'i64.xor', `local.set $f${h}`,
+          ex.set(i64.xor(fh[0], fh[1], fh[2])),
+          f.i64(`L${W}`).set(i64.xor(fh[0], i64.shl(ex, 32))),
+          f.i64(`R${W}`).set(i64.xor(fh[1], i64.shr_u(ex, 32))),
         );
       }
+      const [rs, rv] = revBits(c, i64x2.splat(R2), c.kLaneRev);
       out.push(
-        'local.get $f0', 'local.get $f1', 'i64.xor', 'local.get $f2', 'i64.xor', 'local.set $ex',
-        'local.get $f0', 'local.get $ex', 'i64.const 32', 'i64.shl', 'i64.xor', `local.set $L${W}`,
-        'local.get $f1', 'local.get $ex', 'i64.const 32', 'i64.shr_u', 'i64.xor', `local.set $R${W}`,
+        comment('high half of the middle product: rev64 of the reversed one, shifted right by one'),
+        rs, R2.set(i64.shr_u(i64x2.extract_lane(rv, 0), 1)),
+        ...recombineReduce(f, flags),
       );
-    }
-    out.push(
-      ';; high half of the middle product: rev64 of the reversed one, shifted right by one',
-      'local.get $R2', 'i64x2.splat', ...revBits('kLaneRev'), 'i64x2.extract_lane 0', 'i64.const 1', 'i64.shr_u', 'local.set $R2',
-      ';; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128',
-      'local.get $L0', 'local.set $c0',
-      'local.get $R0', 'local.get $L2', 'i64.xor', 'local.get $L0', 'i64.xor', 'local.get $L1', 'i64.xor', 'local.set $c1',
-      'local.get $L1', 'local.get $R2', 'i64.xor', 'local.get $R0', 'i64.xor', 'local.get $R1', 'i64.xor', 'local.set $c2',
-      'local.get $R1', 'local.set $c3',
-      ';; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1',
-      ...foldStep('c0', 'c1', 'c2', !!flags.dropReductionTerm),
-      ...foldStep('c1', 'c2', 'c3', false),
-    );
-    return out;
-  };
-
-  const zeroAcc = [
-    ...['L2', 'R2'].flatMap((a) => ['i64.const 0', `local.set $${a}`]),
-    ...vecs.flatMap((_, k) => ['v128.const i64x2 0 0', `local.set $A${k}`]),
-  ];
-  const loopLocals = [
-    locals('v128', ['s', 'v', 'vr', 'vr16', 't', 'vpin', 'X0', 'X1', 'X2', 'Y0', 'Y1', 'Y2', 'V2', 'V2r', 'V5']),
-    locals('v128', vecs.flatMap((_, k) => [`A${k}`, `H${k}`])),
-    constLocals,
-    locals('i64', ['a2', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3', 'e0', 'e1', 'ex', 'f0', 'f1', 'f2']),
-    locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'pin']),
-    locals('i32', ['g', 'j', 'p', 'q', 'src1', 'p1', 'q1']),
-  ].join(' ');
-
-  const blocksFn = (f: KernelFunction, ghash: boolean): string[] => {
-    const toDomain = ghash ? ['local.get $kRev16', 'i8x16.swizzle'] : [];
+      return out;
+    };
+    const zeroAcc = [L2.set(0), R2.set(0), ...A.map((a) => a.set(v128.zero()))];
     const next = (all: boolean) => [
-      'local.get $src', 'i32.const 16', 'i32.add', 'local.set $src',
-      ...(all
-        ? [
-            'local.get $p', `i32.const ${GF128_TABLE_SIZE}`, 'i32.sub', 'local.set $p',
-            'local.get $q', `i32.const ${GF128_W16_SIZE}`, 'i32.sub', 'local.set $q',
-          ]
-        : []),
+      src.set(i32.add(src, 16)),
+      ...(all ? [p.set(i32.sub(p, GF128_TABLE_SIZE)), q.set(i32.sub(q, GF128_W16_SIZE))] : []),
     ];
-    return [
-      `(func $${f.name} (export "${f.name}") ${paramDecl(f)} ${loopLocals}`,
-      indent([
-        ';; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1',
-        'local.get $maxg', 'i32.const 1', 'i32.le_u',
-        'if',
-        `  local.get $slot`, '  local.get $st', '  local.get $src', '  local.get $n', '  local.get $maxg', `  call $${f.name}_one`,
-        '  return',
-        'end',
-        ...initConsts,
-        `;; state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`,
-        'local.get $st', 'v128.load', ...toDomain, 'local.set $s',
-        'block $done',
-        'local.get $n', 'i32.eqz', 'br_if $done',
-        'loop $group',
-        ';; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}',
-        'local.get $n', 'local.get $maxg', 'local.get $n', 'local.get $maxg', 'i32.lt_u', 'select', 'local.set $g',
-        ...(flags.tailLate
-          ? ['local.get $g', 'local.get $maxg', 'i32.lt_u', 'if', '  local.get $src', '  i32.const 16', '  i32.add', '  local.set $src', 'end']
-          : []),
-        ...zeroAcc,
-        'local.get $slot', 'local.get $g', `i32.const ${GF128_TABLE_SIZE}`, 'i32.mul', 'i32.add',
-        `i32.const ${GF128_TABLE_OFFSET - GF128_TABLE_SIZE}`, 'i32.add', 'local.set $p',
-        'local.get $slot', 'local.get $g', `i32.const ${GF128_W16_SIZE}`, 'i32.mul', 'i32.add',
-        `i32.const ${GF128_W16_OFFSET - GF128_W16_SIZE}`, 'i32.add', 'local.set $q',
-        'local.get $src', 'local.set $src1', 'local.get $p', 'local.set $p1', 'local.get $q', 'local.set $q1',
-        ';; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)',
-        'block $rest',
-        '  local.get $g', '  i32.const 1', '  i32.le_u', '  br_if $rest',
-        '  i32.const 1', '  local.set $j',
-        indent(next(!flags.wrongPower), 2),
-        '  loop $block',
-        '    local.get $src', '    v128.load', ...toDomain.map((l) => '    ' + l), '    local.set $v',
-        indent(accumulate(), 4),
-        indent(next(true), 4),
-        '    local.get $j', '    i32.const 1', '    i32.add', '    local.tee $j', '    local.get $g', '    i32.lt_u', '    br_if $block',
-        '  end',
-        'end',
-        'local.get $src1', 'v128.load', ...toDomain, 'local.get $s', 'v128.xor', 'local.set $v',
-        'local.get $p1', 'local.set $p', 'local.get $q1', 'local.set $q',
-        ...accumulate(),
-        'local.get $src1', 'local.get $g', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set $src',
-        ...reduce(),
-        'local.get $c2', 'i64x2.splat', 'local.get $c3', 'i64x2.replace_lane 1', 'local.set $s',
-        'local.get $n', 'local.get $g', 'i32.sub', 'local.tee $n',
-        'br_if $group',
-        'end',
-        'end',
-        'local.get $st', 'local.get $s', ...toDomain, 'v128.store',
-      ]),
-      ')',
-    ];
+    const [done, group, rest, blk] = [label('done'), label('group'), label('rest'), label('block')];
+    f.emit(
+      comment('one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1'),
+      if_(i32.le_u(maxg, 1), [call(one, slot, st, src, n, maxg), ret()]),
+      c.init,
+      comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
+      s.set(toDomain(v128.load(st))),
+      block(done,
+        br_if(done, i32.eqz(n)),
+        loop(group,
+          comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
+          gg.set(select(n, maxg, i32.lt_u(n, maxg))),
+          flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
+          zeroAcc,
+          p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
+          q.set(i32.add(i32.add(slot, i32.mul(gg, GF128_W16_SIZE)), GF128_W16_OFFSET - GF128_W16_SIZE)),
+          src1.set(src), p1.set(p), q1.set(q),
+          comment('blocks 2…g first, then block 1 with the state XORed in (the state arrives last)'),
+          block(rest,
+            br_if(rest, i32.le_u(gg, 1)),
+            j.set(1),
+            next(!flags.wrongPower),
+            loop(blk,
+              v.set(toDomain(v128.load(src))),
+              accumulate(),
+              next(true),
+              br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
+            ),
+          ),
+          v.set(v128.xor(toDomain(v128.load(src1)), s)),
+          p.set(p1), q.set(q1),
+          accumulate(),
+          src.set(i32.add(src1, i32.shl(gg, 4))),
+          reduce(),
+          s.set(i64x2.replace_lane(i64x2.splat(c2), 1, c3)),
+          br_if(group, n.tee(i32.sub(n, gg))),
+        ),
+      ),
+      v128.store(st, toDomain(s.get())),
+    );
+    return f;
   };
 
-  return { tableFn, blocksFn };
+  return { table16, blocks };
 }
 
-function hex16(m: number): string {
-  return '0x' + m.toString(16).padStart(4, '0');
-}
+export type { Code };

@@ -26,7 +26,7 @@
 
 import { GF_PREFIX, gcmModeFunctions } from './aes_gcm.js';
 import { AES_IO } from './aes_layout.js';
-import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './gf128_ctmul64.js';
+import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './legacy/gf128_strings.js';
 import { SM4_GCM_BLOCKS } from './sm4_layout.js';
 import { type Sm4Flags, type Sm4Options, type Sm4Stitch, sm4Functions, sm4PassFunc } from './sm4_vperm_simd128.js';
 import { type GeneratedKernel, type KernelFunction, indent, publicMap } from './wat.js';

@@ -3,6936 +3,2972 @@
 ;; public parameters: gf128_init(slot, ghash); gf128_powers(slot); polyval_blocks(slot, st, src, n, maxg); ghash_blocks(slot, st, src, n, maxg)
 (module
   (memory (export "memory") 4)
-  (func $table (param $x0 i64) (param $x1 i64) (param $dst i32) (local $w i64) (local $t v128) (local $vr v128) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
-      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    local.get $x0
-    i64x2.splat
-    local.get $x1
-    i64x2.replace_lane 1
+  (func $table (param $x0 i64) (param $x1 i64) (param $dst i32)
+    (local $w i64) (local $t v128) (local $vr v128) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128)
+    (local $kRevHi v128) (local $kRevLo v128)
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
     ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr
-    local.get $x0
-    local.set $w
-    local.get $dst
-    local.get $w
-    i64.const 0x1111111111111111
-    i64.and
-    i64.store offset=0
-    local.get $dst
-    local.get $w
-    i64.const 0x2222222222222222
-    i64.and
-    i64.store offset=8
-    local.get $dst
-    local.get $w
-    i64.const 0x4444444444444444
-    i64.and
-    i64.store offset=16
-    local.get $dst
-    local.get $w
-    i64.const 0x8888888888888888
-    i64.and
-    i64.store offset=24
-    local.get $x1
-    local.set $w
-    local.get $dst
-    local.get $w
-    i64.const 0x1111111111111111
-    i64.and
-    i64.store offset=32
-    local.get $dst
-    local.get $w
-    i64.const 0x2222222222222222
-    i64.and
-    i64.store offset=40
-    local.get $dst
-    local.get $w
-    i64.const 0x4444444444444444
-    i64.and
-    i64.store offset=48
-    local.get $dst
-    local.get $w
-    i64.const 0x8888888888888888
-    i64.and
-    i64.store offset=56
-    local.get $x0
-    local.get $x1
-    i64.xor
-    local.set $w
-    local.get $dst
-    local.get $w
-    i64.const 0x1111111111111111
-    i64.and
-    i64.store offset=64
-    local.get $dst
-    local.get $w
-    i64.const 0x2222222222222222
-    i64.and
-    i64.store offset=72
-    local.get $dst
-    local.get $w
-    i64.const 0x4444444444444444
-    i64.and
-    i64.store offset=80
-    local.get $dst
-    local.get $w
-    i64.const 0x8888888888888888
-    i64.and
-    i64.store offset=88
-    local.get $vr
-    i64x2.extract_lane 0
-    local.set $w
-    local.get $dst
-    local.get $w
-    i64.const 0x1111111111111111
-    i64.and
-    i64.store offset=96
-    local.get $dst
-    local.get $w
-    i64.const 0x2222222222222222
-    i64.and
-    i64.store offset=104
-    local.get $dst
-    local.get $w
-    i64.const 0x4444444444444444
-    i64.and
-    i64.store offset=112
-    local.get $dst
-    local.get $w
-    i64.const 0x8888888888888888
-    i64.and
-    i64.store offset=120
-    local.get $vr
-    i64x2.extract_lane 1
-    local.set $w
-    local.get $dst
-    local.get $w
-    i64.const 0x1111111111111111
-    i64.and
-    i64.store offset=128
-    local.get $dst
-    local.get $w
-    i64.const 0x2222222222222222
-    i64.and
-    i64.store offset=136
-    local.get $dst
-    local.get $w
-    i64.const 0x4444444444444444
-    i64.and
-    i64.store offset=144
-    local.get $dst
-    local.get $w
-    i64.const 0x8888888888888888
-    i64.and
-    i64.store offset=152
-    local.get $vr
-    i64x2.extract_lane 0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $w
-    local.get $dst
-    local.get $w
-    i64.const 0x1111111111111111
-    i64.and
-    i64.store offset=160
-    local.get $dst
-    local.get $w
-    i64.const 0x2222222222222222
-    i64.and
-    i64.store offset=168
-    local.get $dst
-    local.get $w
-    i64.const 0x4444444444444444
-    i64.and
-    i64.store offset=176
-    local.get $dst
-    local.get $w
-    i64.const 0x8888888888888888
-    i64.and
-    i64.store offset=184
+    (local.set $t
+      (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $x0)) (local.get $x1)) (local.get $kLaneRev)))
+    (local.set $vr
+      (v128.or
+        (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+        (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+    (local.set $w (local.get $x0))
+    (i64.store (local.get $dst) (i64.and (local.get $w) (i64.const 0x1111111111111111)))
+    (i64.store offset=8 (local.get $dst) (i64.and (local.get $w) (i64.const 0x2222222222222222)))
+    (i64.store offset=16 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
+    (i64.store offset=24 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
+    (local.set $w (local.get $x1))
+    (i64.store offset=32 (local.get $dst) (i64.and (local.get $w) (i64.const 0x1111111111111111)))
+    (i64.store offset=40 (local.get $dst) (i64.and (local.get $w) (i64.const 0x2222222222222222)))
+    (i64.store offset=48 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
+    (i64.store offset=56 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
+    (local.set $w (i64.xor (local.get $x0) (local.get $x1)))
+    (i64.store offset=64 (local.get $dst) (i64.and (local.get $w) (i64.const 0x1111111111111111)))
+    (i64.store offset=72 (local.get $dst) (i64.and (local.get $w) (i64.const 0x2222222222222222)))
+    (i64.store offset=80 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
+    (i64.store offset=88 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
+    (local.set $w (i64x2.extract_lane 0 (local.get $vr)))
+    (i64.store offset=96 (local.get $dst) (i64.and (local.get $w) (i64.const 0x1111111111111111)))
+    (i64.store offset=104 (local.get $dst) (i64.and (local.get $w) (i64.const 0x2222222222222222)))
+    (i64.store offset=112 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
+    (i64.store offset=120 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
+    (local.set $w (i64x2.extract_lane 1 (local.get $vr)))
+    (i64.store offset=128 (local.get $dst) (i64.and (local.get $w) (i64.const 0x1111111111111111)))
+    (i64.store offset=136 (local.get $dst) (i64.and (local.get $w) (i64.const 0x2222222222222222)))
+    (i64.store offset=144 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
+    (i64.store offset=152 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
+    (local.set $w (i64.xor (i64x2.extract_lane 0 (local.get $vr)) (i64x2.extract_lane 1 (local.get $vr))))
+    (i64.store offset=160 (local.get $dst) (i64.and (local.get $w) (i64.const 0x1111111111111111)))
+    (i64.store offset=168 (local.get $dst) (i64.and (local.get $w) (i64.const 0x2222222222222222)))
+    (i64.store offset=176 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
+    (i64.store offset=184 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
   )
-  (func $table16 (param $x0 i64) (param $x1 i64) (param $dst i32) (local $v v128) (local $t v128) (local $vr16 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128)
-      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
-    local.set $kBswap16
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249
-    local.set $m0
-    v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492
-    local.set $m1
-    v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924
-    local.set $m2
-    v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13
-    local.set $kPair
-    v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128
-    local.set $kMidLo
-    v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128
-    local.set $kMidHi
-    v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128
-    local.set $kMidRLo
-    v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128
-    local.set $kMidRHi
-    v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9
-    local.set $kRev4x16
-    local.get $x0
-    i64x2.splat
-    local.get $x1
-    i64x2.replace_lane 1
-    local.set $v
-    local.get $v
-    local.get $v
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2
-    local.get $v
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr16
-    local.get $vr16
-    local.get $vr16
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2r
-    local.get $V2
-    local.get $kMidLo
-    i8x16.swizzle
-    local.get $V2
-    local.get $kMidHi
-    i8x16.swizzle
-    v128.xor
-    local.get $V2r
-    local.get $kMidRLo
-    i8x16.swizzle
-    local.get $V2r
-    local.get $kMidRHi
-    i8x16.swizzle
-    v128.xor
-    v128.xor
-    local.set $V5
-    local.get $dst
-    local.get $v
-    local.get $m0
-    v128.and
-    v128.store offset=0
-    local.get $dst
-    local.get $v
-    local.get $m1
-    v128.and
-    v128.store offset=16
-    local.get $dst
-    local.get $v
-    local.get $m2
-    v128.and
-    v128.store offset=32
-    local.get $dst
-    local.get $V2
-    local.get $m0
-    v128.and
-    v128.store offset=48
-    local.get $dst
-    local.get $V2
-    local.get $m1
-    v128.and
-    v128.store offset=64
-    local.get $dst
-    local.get $V2
-    local.get $m2
-    v128.and
-    v128.store offset=80
-    local.get $dst
-    local.get $vr16
-    local.get $m0
-    v128.and
-    v128.store offset=96
-    local.get $dst
-    local.get $vr16
-    local.get $m1
-    v128.and
-    v128.store offset=112
-    local.get $dst
-    local.get $vr16
-    local.get $m2
-    v128.and
-    v128.store offset=128
-    local.get $dst
-    local.get $V2r
-    local.get $m0
-    v128.and
-    v128.store offset=144
-    local.get $dst
-    local.get $V2r
-    local.get $m1
-    v128.and
-    v128.store offset=160
-    local.get $dst
-    local.get $V2r
-    local.get $m2
-    v128.and
-    v128.store offset=176
-    local.get $dst
-    local.get $V5
-    local.get $m0
-    v128.and
-    v128.store offset=192
-    local.get $dst
-    local.get $V5
-    local.get $m1
-    v128.and
-    v128.store offset=208
-    local.get $dst
-    local.get $V5
-    local.get $m2
-    v128.and
-    v128.store offset=224
+  (func $table16 (param $x0 i64) (param $x1 i64) (param $dst i32)
+    (local $v v128) (local $t v128) (local $vr16 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128)
+    (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128)
+    (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128)
+    (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128)
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kBswap16 (v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
+    (local.set $m0 (v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249))
+    (local.set $m1 (v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492))
+    (local.set $m2 (v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924))
+    (local.set $kPair (v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13))
+    (local.set $kMidLo (v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128))
+    (local.set $kMidHi (v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128))
+    (local.set $kMidRLo (v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128))
+    (local.set $kMidRHi (v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128))
+    (local.set $kRev4x16 (v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9))
+    (local.set $v (i64x2.replace_lane 1 (i64x2.splat (local.get $x0)) (local.get $x1)))
+    (local.set $V2 (v128.xor (local.get $v) (i8x16.swizzle (local.get $v) (local.get $kPair))))
+    (local.set $t (i8x16.swizzle (local.get $v) (local.get $kBswap16)))
+    (local.set $vr16
+      (v128.or
+        (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+        (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+    (local.set $V2r (v128.xor (local.get $vr16) (i8x16.swizzle (local.get $vr16) (local.get $kPair))))
+    (local.set $V5
+      (v128.xor
+        (v128.xor
+          (i8x16.swizzle (local.get $V2) (local.get $kMidLo))
+          (i8x16.swizzle (local.get $V2) (local.get $kMidHi)))
+        (v128.xor
+          (i8x16.swizzle (local.get $V2r) (local.get $kMidRLo))
+          (i8x16.swizzle (local.get $V2r) (local.get $kMidRHi)))))
+    (v128.store (local.get $dst) (v128.and (local.get $v) (local.get $m0)))
+    (v128.store offset=16 (local.get $dst) (v128.and (local.get $v) (local.get $m1)))
+    (v128.store offset=32 (local.get $dst) (v128.and (local.get $v) (local.get $m2)))
+    (v128.store offset=48 (local.get $dst) (v128.and (local.get $V2) (local.get $m0)))
+    (v128.store offset=64 (local.get $dst) (v128.and (local.get $V2) (local.get $m1)))
+    (v128.store offset=80 (local.get $dst) (v128.and (local.get $V2) (local.get $m2)))
+    (v128.store offset=96 (local.get $dst) (v128.and (local.get $vr16) (local.get $m0)))
+    (v128.store offset=112 (local.get $dst) (v128.and (local.get $vr16) (local.get $m1)))
+    (v128.store offset=128 (local.get $dst) (v128.and (local.get $vr16) (local.get $m2)))
+    (v128.store offset=144 (local.get $dst) (v128.and (local.get $V2r) (local.get $m0)))
+    (v128.store offset=160 (local.get $dst) (v128.and (local.get $V2r) (local.get $m1)))
+    (v128.store offset=176 (local.get $dst) (v128.and (local.get $V2r) (local.get $m2)))
+    (v128.store offset=192 (local.get $dst) (v128.and (local.get $V5) (local.get $m0)))
+    (v128.store offset=208 (local.get $dst) (v128.and (local.get $V5) (local.get $m1)))
+    (v128.store offset=224 (local.get $dst) (v128.and (local.get $V5) (local.get $m2)))
   )
-  (func $mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
-      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
+  (func $mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64)
+    (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64)
+    (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64)
+    (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64)
+    (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64)
+    (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128)
+    (local $kRevHi v128) (local $kRevLo v128)
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
     ;; $mul is only called with the table of H_1 (slot + 64); pin stores go to slot + 48
-    local.get $p
-    i32.const 64
-    i32.sub
-    local.set $pinAt
-    i64.const 0
-    local.set $L0
-    i64.const 0
-    local.set $L1
-    i64.const 0
-    local.set $L2
-    i64.const 0
-    local.set $R0
-    i64.const 0
-    local.set $R1
-    i64.const 0
-    local.set $R2
-    local.get $m0
-    i64x2.splat
-    local.get $m1
-    i64x2.replace_lane 1
-    local.set $v
-    local.get $v
+    (local.set $pinAt (i32.sub (local.get $p) (i32.const 64)))
+    (local.set $L0 (i64.const 0))
+    (local.set $L1 (i64.const 0))
+    (local.set $L2 (i64.const 0))
+    (local.set $R0 (i64.const 0))
+    (local.set $R1 (i64.const 0))
+    (local.set $R2 (i64.const 0))
+    (local.set $v (i64x2.replace_lane 1 (i64x2.splat (local.get $m0)) (local.get $m1)))
     ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr
-    local.get $v
-    i64x2.extract_lane 0
-    local.set $a0
-    local.get $v
-    i64x2.extract_lane 1
-    local.set $a1
-    local.get $vr
-    i64x2.extract_lane 0
-    local.set $ar0
-    local.get $vr
-    i64x2.extract_lane 1
-    local.set $ar1
-    local.get $a0
-    local.get $a1
-    i64.xor
-    local.set $a2
-    local.get $ar0
-    local.get $ar1
-    i64.xor
-    local.set $ar2
+    (local.set $t (i8x16.swizzle (local.get $v) (local.get $kLaneRev)))
+    (local.set $vr
+      (v128.or
+        (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+        (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+    (local.set $a0 (i64x2.extract_lane 0 (local.get $v)))
+    (local.set $a1 (i64x2.extract_lane 1 (local.get $v)))
+    (local.set $ar0 (i64x2.extract_lane 0 (local.get $vr)))
+    (local.set $ar1 (i64x2.extract_lane 1 (local.get $vr)))
+    (local.set $a2 (i64.xor (local.get $a0) (local.get $a1)))
+    (local.set $ar2 (i64.xor (local.get $ar0) (local.get $ar1)))
     ;; L0 ^= clmul_lo64(a0, table word 0)
-    local.get $a0
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a0
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a0
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a0
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=0
-    local.set $y0
-    local.get $p
-    i64.load offset=8
-    local.set $y1
-    local.get $p
-    i64.load offset=16
-    local.set $y2
-    local.get $p
-    i64.load offset=24
-    local.set $y3
-    local.get $L0
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L0
-    local.set $pin
-    local.get $pinAt
-    local.get $pin
-    i64.store offset=48
+    (local.set $x0 (i64.and (local.get $a0) (i64.const 0x1111111111111111)))
+    (local.set $x1 (i64.and (local.get $a0) (i64.const 0x2222222222222222)))
+    (local.set $x2 (i64.and (local.get $a0) (i64.const 0x4444444444444444)))
+    (local.set $x3 (i64.and (local.get $a0) (i64.const 0x8888888888888888)))
+    (local.set $y0 (i64.load (local.get $p)))
+    (local.set $y1 (i64.load offset=8 (local.get $p)))
+    (local.set $y2 (i64.load offset=16 (local.get $p)))
+    (local.set $y3 (i64.load offset=24 (local.get $p)))
+    (local.set $pin
+      (local.tee $L0
+        (i64.xor
+          (local.get $L0)
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                      (i64.mul (local.get $x2) (local.get $y2)))
+                    (i64.mul (local.get $x3) (local.get $y1)))
+                  (i64.const 0x1111111111111111))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                      (i64.mul (local.get $x2) (local.get $y3)))
+                    (i64.mul (local.get $x3) (local.get $y2)))
+                  (i64.const 0x2222222222222222)))
+              (i64.and
+                (i64.xor
+                  (i64.xor
+                    (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                    (i64.mul (local.get $x2) (local.get $y0)))
+                  (i64.mul (local.get $x3) (local.get $y3)))
+                (i64.const 0x4444444444444444)))
+            (i64.and
+              (i64.xor
+                (i64.xor
+                  (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                  (i64.mul (local.get $x2) (local.get $y1)))
+                (i64.mul (local.get $x3) (local.get $y0)))
+              (i64.const 0x8888888888888888))))))
+    (i64.store offset=48 (local.get $pinAt) (local.get $pin))
     ;; L1 ^= clmul_lo64(a1, table word 1)
-    local.get $a1
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a1
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a1
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a1
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=32
-    local.set $y0
-    local.get $p
-    i64.load offset=40
-    local.set $y1
-    local.get $p
-    i64.load offset=48
-    local.set $y2
-    local.get $p
-    i64.load offset=56
-    local.set $y3
-    local.get $L1
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L1
-    local.set $pin
-    local.get $pinAt
-    local.get $pin
-    i64.store offset=48
+    (local.set $x0 (i64.and (local.get $a1) (i64.const 0x1111111111111111)))
+    (local.set $x1 (i64.and (local.get $a1) (i64.const 0x2222222222222222)))
+    (local.set $x2 (i64.and (local.get $a1) (i64.const 0x4444444444444444)))
+    (local.set $x3 (i64.and (local.get $a1) (i64.const 0x8888888888888888)))
+    (local.set $y0 (i64.load offset=32 (local.get $p)))
+    (local.set $y1 (i64.load offset=40 (local.get $p)))
+    (local.set $y2 (i64.load offset=48 (local.get $p)))
+    (local.set $y3 (i64.load offset=56 (local.get $p)))
+    (local.set $pin
+      (local.tee $L1
+        (i64.xor
+          (local.get $L1)
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                      (i64.mul (local.get $x2) (local.get $y2)))
+                    (i64.mul (local.get $x3) (local.get $y1)))
+                  (i64.const 0x1111111111111111))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                      (i64.mul (local.get $x2) (local.get $y3)))
+                    (i64.mul (local.get $x3) (local.get $y2)))
+                  (i64.const 0x2222222222222222)))
+              (i64.and
+                (i64.xor
+                  (i64.xor
+                    (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                    (i64.mul (local.get $x2) (local.get $y0)))
+                  (i64.mul (local.get $x3) (local.get $y3)))
+                (i64.const 0x4444444444444444)))
+            (i64.and
+              (i64.xor
+                (i64.xor
+                  (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                  (i64.mul (local.get $x2) (local.get $y1)))
+                (i64.mul (local.get $x3) (local.get $y0)))
+              (i64.const 0x8888888888888888))))))
+    (i64.store offset=48 (local.get $pinAt) (local.get $pin))
     ;; L2 ^= clmul_lo64(a2, table word 2)
-    local.get $a2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=64
-    local.set $y0
-    local.get $p
-    i64.load offset=72
-    local.set $y1
-    local.get $p
-    i64.load offset=80
-    local.set $y2
-    local.get $p
-    i64.load offset=88
-    local.set $y3
-    local.get $L2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L2
-    local.set $pin
-    local.get $pinAt
-    local.get $pin
-    i64.store offset=48
+    (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+    (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+    (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+    (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+    (local.set $y0 (i64.load offset=64 (local.get $p)))
+    (local.set $y1 (i64.load offset=72 (local.get $p)))
+    (local.set $y2 (i64.load offset=80 (local.get $p)))
+    (local.set $y3 (i64.load offset=88 (local.get $p)))
+    (local.set $pin
+      (local.tee $L2
+        (i64.xor
+          (local.get $L2)
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                      (i64.mul (local.get $x2) (local.get $y2)))
+                    (i64.mul (local.get $x3) (local.get $y1)))
+                  (i64.const 0x1111111111111111))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                      (i64.mul (local.get $x2) (local.get $y3)))
+                    (i64.mul (local.get $x3) (local.get $y2)))
+                  (i64.const 0x2222222222222222)))
+              (i64.and
+                (i64.xor
+                  (i64.xor
+                    (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                    (i64.mul (local.get $x2) (local.get $y0)))
+                  (i64.mul (local.get $x3) (local.get $y3)))
+                (i64.const 0x4444444444444444)))
+            (i64.and
+              (i64.xor
+                (i64.xor
+                  (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                  (i64.mul (local.get $x2) (local.get $y1)))
+                (i64.mul (local.get $x3) (local.get $y0)))
+              (i64.const 0x8888888888888888))))))
+    (i64.store offset=48 (local.get $pinAt) (local.get $pin))
     ;; R0 ^= clmul_lo64(ar0, table word 3)
-    local.get $ar0
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar0
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar0
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar0
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=96
-    local.set $y0
-    local.get $p
-    i64.load offset=104
-    local.set $y1
-    local.get $p
-    i64.load offset=112
-    local.set $y2
-    local.get $p
-    i64.load offset=120
-    local.set $y3
-    local.get $R0
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R0
-    local.set $pin
-    local.get $pinAt
-    local.get $pin
-    i64.store offset=48
+    (local.set $x0 (i64.and (local.get $ar0) (i64.const 0x1111111111111111)))
+    (local.set $x1 (i64.and (local.get $ar0) (i64.const 0x2222222222222222)))
+    (local.set $x2 (i64.and (local.get $ar0) (i64.const 0x4444444444444444)))
+    (local.set $x3 (i64.and (local.get $ar0) (i64.const 0x8888888888888888)))
+    (local.set $y0 (i64.load offset=96 (local.get $p)))
+    (local.set $y1 (i64.load offset=104 (local.get $p)))
+    (local.set $y2 (i64.load offset=112 (local.get $p)))
+    (local.set $y3 (i64.load offset=120 (local.get $p)))
+    (local.set $pin
+      (local.tee $R0
+        (i64.xor
+          (local.get $R0)
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                      (i64.mul (local.get $x2) (local.get $y2)))
+                    (i64.mul (local.get $x3) (local.get $y1)))
+                  (i64.const 0x1111111111111111))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                      (i64.mul (local.get $x2) (local.get $y3)))
+                    (i64.mul (local.get $x3) (local.get $y2)))
+                  (i64.const 0x2222222222222222)))
+              (i64.and
+                (i64.xor
+                  (i64.xor
+                    (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                    (i64.mul (local.get $x2) (local.get $y0)))
+                  (i64.mul (local.get $x3) (local.get $y3)))
+                (i64.const 0x4444444444444444)))
+            (i64.and
+              (i64.xor
+                (i64.xor
+                  (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                  (i64.mul (local.get $x2) (local.get $y1)))
+                (i64.mul (local.get $x3) (local.get $y0)))
+              (i64.const 0x8888888888888888))))))
+    (i64.store offset=48 (local.get $pinAt) (local.get $pin))
     ;; R1 ^= clmul_lo64(ar1, table word 4)
-    local.get $ar1
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar1
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar1
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar1
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=128
-    local.set $y0
-    local.get $p
-    i64.load offset=136
-    local.set $y1
-    local.get $p
-    i64.load offset=144
-    local.set $y2
-    local.get $p
-    i64.load offset=152
-    local.set $y3
-    local.get $R1
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R1
-    local.set $pin
-    local.get $pinAt
-    local.get $pin
-    i64.store offset=48
+    (local.set $x0 (i64.and (local.get $ar1) (i64.const 0x1111111111111111)))
+    (local.set $x1 (i64.and (local.get $ar1) (i64.const 0x2222222222222222)))
+    (local.set $x2 (i64.and (local.get $ar1) (i64.const 0x4444444444444444)))
+    (local.set $x3 (i64.and (local.get $ar1) (i64.const 0x8888888888888888)))
+    (local.set $y0 (i64.load offset=128 (local.get $p)))
+    (local.set $y1 (i64.load offset=136 (local.get $p)))
+    (local.set $y2 (i64.load offset=144 (local.get $p)))
+    (local.set $y3 (i64.load offset=152 (local.get $p)))
+    (local.set $pin
+      (local.tee $R1
+        (i64.xor
+          (local.get $R1)
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                      (i64.mul (local.get $x2) (local.get $y2)))
+                    (i64.mul (local.get $x3) (local.get $y1)))
+                  (i64.const 0x1111111111111111))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                      (i64.mul (local.get $x2) (local.get $y3)))
+                    (i64.mul (local.get $x3) (local.get $y2)))
+                  (i64.const 0x2222222222222222)))
+              (i64.and
+                (i64.xor
+                  (i64.xor
+                    (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                    (i64.mul (local.get $x2) (local.get $y0)))
+                  (i64.mul (local.get $x3) (local.get $y3)))
+                (i64.const 0x4444444444444444)))
+            (i64.and
+              (i64.xor
+                (i64.xor
+                  (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                  (i64.mul (local.get $x2) (local.get $y1)))
+                (i64.mul (local.get $x3) (local.get $y0)))
+              (i64.const 0x8888888888888888))))))
+    (i64.store offset=48 (local.get $pinAt) (local.get $pin))
     ;; R2 ^= clmul_lo64(ar2, table word 5)
-    local.get $ar2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=160
-    local.set $y0
-    local.get $p
-    i64.load offset=168
-    local.set $y1
-    local.get $p
-    i64.load offset=176
-    local.set $y2
-    local.get $p
-    i64.load offset=184
-    local.set $y3
-    local.get $R2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R2
-    local.set $pin
-    local.get $pinAt
-    local.get $pin
-    i64.store offset=48
+    (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+    (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+    (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+    (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+    (local.set $y0 (i64.load offset=160 (local.get $p)))
+    (local.set $y1 (i64.load offset=168 (local.get $p)))
+    (local.set $y2 (i64.load offset=176 (local.get $p)))
+    (local.set $y3 (i64.load offset=184 (local.get $p)))
+    (local.set $pin
+      (local.tee $R2
+        (i64.xor
+          (local.get $R2)
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                      (i64.mul (local.get $x2) (local.get $y2)))
+                    (i64.mul (local.get $x3) (local.get $y1)))
+                  (i64.const 0x1111111111111111))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                      (i64.mul (local.get $x2) (local.get $y3)))
+                    (i64.mul (local.get $x3) (local.get $y2)))
+                  (i64.const 0x2222222222222222)))
+              (i64.and
+                (i64.xor
+                  (i64.xor
+                    (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                    (i64.mul (local.get $x2) (local.get $y0)))
+                  (i64.mul (local.get $x3) (local.get $y3)))
+                (i64.const 0x4444444444444444)))
+            (i64.and
+              (i64.xor
+                (i64.xor
+                  (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                  (i64.mul (local.get $x2) (local.get $y1)))
+                (i64.mul (local.get $x3) (local.get $y0)))
+              (i64.const 0x8888888888888888))))))
+    (i64.store offset=48 (local.get $pinAt) (local.get $pin))
     ;; high halves: rev64 of the accumulated reversed products, shifted right by one
-    local.get $R0
-    i64x2.splat
-    local.get $R1
-    i64x2.replace_lane 1
-    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr
-    local.get $R2
-    i64x2.splat
-    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $v
-    local.get $vr
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.const 1
-    i64.shr_u
-    local.set $R1
-    local.get $v
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R2
+    (local.set $t
+      (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $R0)) (local.get $R1)) (local.get $kLaneRev)))
+    (local.set $vr
+      (v128.or
+        (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+        (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+    (local.set $t (i8x16.swizzle (i64x2.splat (local.get $R2)) (local.get $kLaneRev)))
+    (local.set $v
+      (v128.or
+        (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+        (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+    (local.set $R0 (i64.shr_u (i64x2.extract_lane 0 (local.get $vr)) (i64.const 1)))
+    (local.set $R1 (i64.shr_u (i64x2.extract_lane 1 (local.get $vr)) (i64.const 1)))
+    (local.set $R2 (i64.shr_u (i64x2.extract_lane 0 (local.get $v)) (i64.const 1)))
     ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-    local.get $L0
-    local.set $c0
-    local.get $R0
-    local.get $L2
-    i64.xor
-    local.get $L0
-    i64.xor
-    local.get $L1
-    i64.xor
-    local.set $c1
-    local.get $L1
-    local.get $R2
-    i64.xor
-    local.get $R0
-    i64.xor
-    local.get $R1
-    i64.xor
-    local.set $c2
-    local.get $R1
-    local.set $c3
+    (local.set $c0 (local.get $L0))
+    (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
+    (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
+    (local.set $c3 (local.get $R1))
     ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
     ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-    local.get $c1
-    local.get $c0
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c1
-    local.get $c2
-    local.get $c0
-    i64.xor
-    local.get $c0
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c2
+    (local.set $c1
+      (i64.xor
+        (i64.xor
+          (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
+          (i64.shl (local.get $c0) (i64.const 62)))
+        (i64.shl (local.get $c0) (i64.const 63))))
+    (local.set $c2
+      (i64.xor
+        (i64.xor
+          (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
+          (i64.shr_u (local.get $c0) (i64.const 2)))
+        (i64.shr_u (local.get $c0) (i64.const 7))))
     ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-    local.get $c2
-    local.get $c1
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c2
-    local.get $c3
-    local.get $c1
-    i64.xor
-    local.get $c1
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c3
-    local.get $c2
-    local.set $r0
-    local.get $c3
-    local.set $r1
-    local.get $r0
-    local.get $r1
+    (local.set $c2
+      (i64.xor
+        (i64.xor
+          (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
+          (i64.shl (local.get $c1) (i64.const 62)))
+        (i64.shl (local.get $c1) (i64.const 63))))
+    (local.set $c3
+      (i64.xor
+        (i64.xor
+          (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
+          (i64.shr_u (local.get $c1) (i64.const 2)))
+        (i64.shr_u (local.get $c1) (i64.const 7))))
+    (local.set $r0 (local.get $c2))
+    (local.set $r1 (local.get $c3))
+    (local.get $r0)
+    (local.get $r1)
   )
-  (func $gf128_init (export "gf128_init") (param $slot i32) (param $ghash i32) (local $h0 i64) (local $h1 i64) (local $m i64) (local $k v128) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
-      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    local.get $slot
-    v128.load
-    local.set $k
-    local.get $ghash
-    if
+  (func $gf128_init (export "gf128_init") (param $slot i32) (param $ghash i32)
+    (local $h0 i64) (local $h1 i64) (local $m i64) (local $k v128) (local $kLaneRev v128) (local $kRev16 v128)
+    (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
+    (local.set $k (v128.load (local.get $slot)))
+    (if (local.get $ghash) (then
       ;; GHASH key: H_polyval = mulX(rev16(H)); mulX masks the reduction, no branch on the key
-      local.get $k
-      local.get $kRev16
-      i8x16.swizzle
-      local.set $k
-      local.get $k
-      i64x2.extract_lane 0
-      local.set $h0
-      local.get $k
-      i64x2.extract_lane 1
-      local.set $h1
-      i64.const 0
-      local.get $h1
-      i64.const 63
-      i64.shr_u
-      i64.sub
-      local.set $m
-      local.get $h1
-      i64.const 1
-      i64.shl
-      local.get $h0
-      i64.const 63
-      i64.shr_u
-      i64.or
-      local.get $m
-      i64.const 0xc200000000000000
-      i64.and
-      i64.xor
-      local.set $h1
-      local.get $h0
-      i64.const 1
-      i64.shl
-      local.get $m
-      i64.const 1
-      i64.and
-      i64.xor
-      local.set $h0
-    else
-      local.get $k
-      i64x2.extract_lane 0
-      local.set $h0
-      local.get $k
-      i64x2.extract_lane 1
-      local.set $h1
-    end
-    local.get $slot
-    local.get $h0
-    i64.store offset=0
-    local.get $slot
-    local.get $h1
-    i64.store offset=8
-    local.get $h0
-    local.get $h1
-    local.get $slot
-    i32.const 64
-    i32.add
-    call $table
+      (local.set $k (i8x16.swizzle (local.get $k) (local.get $kRev16)))
+      (local.set $h0 (i64x2.extract_lane 0 (local.get $k)))
+      (local.set $h1 (i64x2.extract_lane 1 (local.get $k)))
+      (local.set $m (i64.sub (i64.const 0) (i64.shr_u (local.get $h1) (i64.const 63))))
+      (local.set $h1
+        (i64.xor
+          (i64.or (i64.shl (local.get $h1) (i64.const 1)) (i64.shr_u (local.get $h0) (i64.const 63)))
+          (i64.and (local.get $m) (i64.const 0xc200000000000000))))
+      (local.set $h0 (i64.xor (i64.shl (local.get $h0) (i64.const 1)) (i64.and (local.get $m) (i64.const 1))))
+    ) (else
+      (local.set $h0 (i64x2.extract_lane 0 (local.get $k)))
+      (local.set $h1 (i64x2.extract_lane 1 (local.get $k)))
+    ))
+    (i64.store (local.get $slot) (local.get $h0))
+    (i64.store offset=8 (local.get $slot) (local.get $h1))
+    (call $table (local.get $h0) (local.get $h1) (i32.add (local.get $slot) (i32.const 64)))
   )
-  (func $gf128_powers (export "gf128_powers") (param $slot i32) (local $x0 i64) (local $x1 i64) (local $k i32)
-      local.get $slot
-    i64.load offset=0
-    local.set $x0
-    local.get $slot
-    i64.load offset=8
-    local.set $x1
+  (func $gf128_powers (export "gf128_powers") (param $slot i32)
+    (local $x0 i64) (local $x1 i64) (local $k i32)
+    (local.set $x0 (i64.load (local.get $slot)))
+    (local.set $x1 (i64.load offset=8 (local.get $slot)))
     ;; the i16x8 parts of H_1 (only the loop with powers uses them)
-    local.get $x0
-    local.get $x1
-    local.get $slot
-    i32.const 2048
-    i32.add
-    call $table16
-    i32.const 1
-    local.set $k
-    loop $next
+    (call $table16 (local.get $x0) (local.get $x1) (i32.add (local.get $slot) (i32.const 2048)))
+    (local.set $k (i32.const 1))
+    (loop $next
       ;; H_{k+1} = dot(H_k, H_1)
-      local.get $x0
-      local.get $x1
-      local.get $slot
-      i32.const 64
-      i32.add
-      call $mul
-      local.set $x1
-      local.set $x0
-      local.get $x0
-      local.get $x1
-      local.get $slot
-      local.get $k
-      i32.const 192
-      i32.mul
-      i32.add
-      i32.const 64
-      i32.add
-      call $table
-      local.get $x0
-      local.get $x1
-      local.get $slot
-      local.get $k
-      i32.const 240
-      i32.mul
-      i32.add
-      i32.const 2048
-      i32.add
-      call $table16
-      local.get $k
-      i32.const 1
-      i32.add
-      local.tee $k
-      i32.const 8
-      i32.lt_u
-      br_if $next
-    end
+      (call $mul (local.get $x0) (local.get $x1) (i32.add (local.get $slot) (i32.const 64)))
+      (local.set $x1)
+      (local.set $x0)
+      (call $table
+        (local.get $x0)
+        (local.get $x1)
+        (i32.add (i32.add (local.get $slot) (i32.mul (local.get $k) (i32.const 192))) (i32.const 64)))
+      (call $table16
+        (local.get $x0)
+        (local.get $x1)
+        (i32.add (i32.add (local.get $slot) (i32.mul (local.get $k) (i32.const 240))) (i32.const 2048)))
+      (br_if $next (i32.lt_u (local.tee $k (i32.add (local.get $k) (i32.const 1))) (i32.const 8)))
+    )
   )
-  (func $polyval_blocks_one (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
-      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    local.get $slot
-    local.set $pinAt
+  (func $polyval_blocks_one (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32)
+    (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128)
+    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64)
+    (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64)
+    (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64)
+    (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32)
+    (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
+    (local.set $pinAt (local.get $slot))
     ;; state S in the POLYVAL domain
-    local.get $st
-    v128.load
-    local.set $s
-    block $done
-      local.get $n
-      i32.eqz
-      br_if $done
-      loop $group
+    (local.set $s (v128.load (local.get $st)))
+    (block $done
+      (br_if $done (i32.eqz (local.get $n)))
+      (loop $group
         ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
-        local.get $n
-        local.get $maxg
-        local.get $n
-        local.get $maxg
-        i32.lt_u
-        select
-        local.set $g
-        i64.const 0
-        local.set $L0
-        i64.const 0
-        local.set $L1
-        i64.const 0
-        local.set $L2
-        i64.const 0
-        local.set $R0
-        i64.const 0
-        local.set $R1
-        i64.const 0
-        local.set $R2
-        local.get $slot
-        local.get $g
-        i32.const 192
-        i32.mul
-        i32.add
-        i32.const -128
-        i32.add
-        local.set $p
-        i32.const 0
-        local.set $j
-        loop $block
-          local.get $src
-          v128.load
+        (local.set $g (select (local.get $n) (local.get $maxg) (i32.lt_u (local.get $n) (local.get $maxg))))
+        (local.set $L0 (i64.const 0))
+        (local.set $L1 (i64.const 0))
+        (local.set $L2 (i64.const 0))
+        (local.set $R0 (i64.const 0))
+        (local.set $R1 (i64.const 0))
+        (local.set $R2 (i64.const 0))
+        (local.set $p (i32.add (i32.add (local.get $slot) (i32.mul (local.get $g) (i32.const 192))) (i32.const -128)))
+        (local.set $j (i32.const 0))
+        (loop $block
           ;; the state enters with the first block of the group, then is zero
-          local.get $s
-          v128.xor
-          local.set $v
-          v128.const i64x2 0 0
-          local.set $s
-          local.get $v
-      ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-      local.get $kLaneRev
-      i8x16.swizzle
-      local.set $t
-      local.get $kRevHi
-      local.get $t
-      local.get $kNib
-      v128.and
-      i8x16.swizzle
-      local.get $kRevLo
-      local.get $t
-      i32.const 4
-      i16x8.shr_u
-      local.get $kNib
-      v128.and
-      i8x16.swizzle
-      v128.or
-      local.set $vr
-      local.get $v
-      i64x2.extract_lane 0
-      local.set $a0
-      local.get $v
-      i64x2.extract_lane 1
-      local.set $a1
-      local.get $vr
-      i64x2.extract_lane 0
-      local.set $ar0
-      local.get $vr
-      i64x2.extract_lane 1
-      local.set $ar1
-      local.get $a0
-      local.get $a1
-      i64.xor
-      local.set $a2
-      local.get $ar0
-      local.get $ar1
-      i64.xor
-      local.set $ar2
-      ;; L0 ^= clmul_lo64(a0, table word 0)
-      local.get $a0
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $a0
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $a0
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $a0
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=0
-      local.set $y0
-      local.get $p
-      i64.load offset=8
-      local.set $y1
-      local.get $p
-      i64.load offset=16
-      local.set $y2
-      local.get $p
-      i64.load offset=24
-      local.set $y3
-      local.get $L0
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $L0
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; L1 ^= clmul_lo64(a1, table word 1)
-      local.get $a1
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $a1
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $a1
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $a1
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=32
-      local.set $y0
-      local.get $p
-      i64.load offset=40
-      local.set $y1
-      local.get $p
-      i64.load offset=48
-      local.set $y2
-      local.get $p
-      i64.load offset=56
-      local.set $y3
-      local.get $L1
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $L1
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; L2 ^= clmul_lo64(a2, table word 2)
-      local.get $a2
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $a2
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $a2
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $a2
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=64
-      local.set $y0
-      local.get $p
-      i64.load offset=72
-      local.set $y1
-      local.get $p
-      i64.load offset=80
-      local.set $y2
-      local.get $p
-      i64.load offset=88
-      local.set $y3
-      local.get $L2
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $L2
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; R0 ^= clmul_lo64(ar0, table word 3)
-      local.get $ar0
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $ar0
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $ar0
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $ar0
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=96
-      local.set $y0
-      local.get $p
-      i64.load offset=104
-      local.set $y1
-      local.get $p
-      i64.load offset=112
-      local.set $y2
-      local.get $p
-      i64.load offset=120
-      local.set $y3
-      local.get $R0
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $R0
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; R1 ^= clmul_lo64(ar1, table word 4)
-      local.get $ar1
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $ar1
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $ar1
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $ar1
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=128
-      local.set $y0
-      local.get $p
-      i64.load offset=136
-      local.set $y1
-      local.get $p
-      i64.load offset=144
-      local.set $y2
-      local.get $p
-      i64.load offset=152
-      local.set $y3
-      local.get $R1
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $R1
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; R2 ^= clmul_lo64(ar2, table word 5)
-      local.get $ar2
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $ar2
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $ar2
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $ar2
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=160
-      local.set $y0
-      local.get $p
-      i64.load offset=168
-      local.set $y1
-      local.get $p
-      i64.load offset=176
-      local.set $y2
-      local.get $p
-      i64.load offset=184
-      local.set $y3
-      local.get $R2
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $R2
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-          local.get $src
-          i32.const 16
-          i32.add
-          local.set $src
-          local.get $p
-          i32.const 192
-          i32.sub
-          local.set $p
-          local.get $j
-          i32.const 1
-          i32.add
-          local.tee $j
-          local.get $g
-          i32.lt_u
-          br_if $block
-        end
+          (local.set $v (v128.xor (v128.load (local.get $src)) (local.get $s)))
+          (local.set $s (v128.const i64x2 0 0))
+          ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+          (local.set $t (i8x16.swizzle (local.get $v) (local.get $kLaneRev)))
+          (local.set $vr
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+          (local.set $a0 (i64x2.extract_lane 0 (local.get $v)))
+          (local.set $a1 (i64x2.extract_lane 1 (local.get $v)))
+          (local.set $ar0 (i64x2.extract_lane 0 (local.get $vr)))
+          (local.set $ar1 (i64x2.extract_lane 1 (local.get $vr)))
+          (local.set $a2 (i64.xor (local.get $a0) (local.get $a1)))
+          (local.set $ar2 (i64.xor (local.get $ar0) (local.get $ar1)))
+          ;; L0 ^= clmul_lo64(a0, table word 0)
+          (local.set $x0 (i64.and (local.get $a0) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $a0) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $a0) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $a0) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load (local.get $p)))
+          (local.set $y1 (i64.load offset=8 (local.get $p)))
+          (local.set $y2 (i64.load offset=16 (local.get $p)))
+          (local.set $y3 (i64.load offset=24 (local.get $p)))
+          (local.set $pin
+            (local.tee $L0
+              (i64.xor
+                (local.get $L0)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; L1 ^= clmul_lo64(a1, table word 1)
+          (local.set $x0 (i64.and (local.get $a1) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $a1) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $a1) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $a1) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=32 (local.get $p)))
+          (local.set $y1 (i64.load offset=40 (local.get $p)))
+          (local.set $y2 (i64.load offset=48 (local.get $p)))
+          (local.set $y3 (i64.load offset=56 (local.get $p)))
+          (local.set $pin
+            (local.tee $L1
+              (i64.xor
+                (local.get $L1)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; L2 ^= clmul_lo64(a2, table word 2)
+          (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=64 (local.get $p)))
+          (local.set $y1 (i64.load offset=72 (local.get $p)))
+          (local.set $y2 (i64.load offset=80 (local.get $p)))
+          (local.set $y3 (i64.load offset=88 (local.get $p)))
+          (local.set $pin
+            (local.tee $L2
+              (i64.xor
+                (local.get $L2)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; R0 ^= clmul_lo64(ar0, table word 3)
+          (local.set $x0 (i64.and (local.get $ar0) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $ar0) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $ar0) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $ar0) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=96 (local.get $p)))
+          (local.set $y1 (i64.load offset=104 (local.get $p)))
+          (local.set $y2 (i64.load offset=112 (local.get $p)))
+          (local.set $y3 (i64.load offset=120 (local.get $p)))
+          (local.set $pin
+            (local.tee $R0
+              (i64.xor
+                (local.get $R0)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; R1 ^= clmul_lo64(ar1, table word 4)
+          (local.set $x0 (i64.and (local.get $ar1) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $ar1) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $ar1) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $ar1) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=128 (local.get $p)))
+          (local.set $y1 (i64.load offset=136 (local.get $p)))
+          (local.set $y2 (i64.load offset=144 (local.get $p)))
+          (local.set $y3 (i64.load offset=152 (local.get $p)))
+          (local.set $pin
+            (local.tee $R1
+              (i64.xor
+                (local.get $R1)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; R2 ^= clmul_lo64(ar2, table word 5)
+          (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=160 (local.get $p)))
+          (local.set $y1 (i64.load offset=168 (local.get $p)))
+          (local.set $y2 (i64.load offset=176 (local.get $p)))
+          (local.set $y3 (i64.load offset=184 (local.get $p)))
+          (local.set $pin
+            (local.tee $R2
+              (i64.xor
+                (local.get $R2)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          (local.set $src (i32.add (local.get $src) (i32.const 16)))
+          (local.set $p (i32.sub (local.get $p) (i32.const 192)))
+          (br_if $block (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $g)))
+        )
         ;; high halves: rev64 of the accumulated reversed products, shifted right by one
-    local.get $R0
-    i64x2.splat
-    local.get $R1
-    i64x2.replace_lane 1
-    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr
-    local.get $R2
-    i64x2.splat
-    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $v
-    local.get $vr
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.const 1
-    i64.shr_u
-    local.set $R1
-    local.get $v
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R2
-    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-    local.get $L0
-    local.set $c0
-    local.get $R0
-    local.get $L2
-    i64.xor
-    local.get $L0
-    i64.xor
-    local.get $L1
-    i64.xor
-    local.set $c1
-    local.get $L1
-    local.get $R2
-    i64.xor
-    local.get $R0
-    i64.xor
-    local.get $R1
-    i64.xor
-    local.set $c2
-    local.get $R1
-    local.set $c3
-    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-    local.get $c1
-    local.get $c0
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c1
-    local.get $c2
-    local.get $c0
-    i64.xor
-    local.get $c0
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c2
-    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-    local.get $c2
-    local.get $c1
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c2
-    local.get $c3
-    local.get $c1
-    i64.xor
-    local.get $c1
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c3
-    local.get $c2
-    local.set $r0
-    local.get $c3
-    local.set $r1
-        local.get $r0
-        i64x2.splat
-        local.get $r1
-        i64x2.replace_lane 1
-        local.set $s
-        local.get $n
-        local.get $g
-        i32.sub
-        local.tee $n
-        br_if $group
-      end
-    end
-    local.get $st
-    local.get $s
-    v128.store
+        (local.set $t
+          (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $R0)) (local.get $R1)) (local.get $kLaneRev)))
+        (local.set $vr
+          (v128.or
+            (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+            (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+        (local.set $t (i8x16.swizzle (i64x2.splat (local.get $R2)) (local.get $kLaneRev)))
+        (local.set $v
+          (v128.or
+            (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+            (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+        (local.set $R0 (i64.shr_u (i64x2.extract_lane 0 (local.get $vr)) (i64.const 1)))
+        (local.set $R1 (i64.shr_u (i64x2.extract_lane 1 (local.get $vr)) (i64.const 1)))
+        (local.set $R2 (i64.shr_u (i64x2.extract_lane 0 (local.get $v)) (i64.const 1)))
+        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+        (local.set $c0 (local.get $L0))
+        (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
+        (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
+        (local.set $c3 (local.get $R1))
+        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+        (local.set $c1
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
+              (i64.shl (local.get $c0) (i64.const 62)))
+            (i64.shl (local.get $c0) (i64.const 63))))
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
+              (i64.shr_u (local.get $c0) (i64.const 2)))
+            (i64.shr_u (local.get $c0) (i64.const 7))))
+        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
+              (i64.shl (local.get $c1) (i64.const 62)))
+            (i64.shl (local.get $c1) (i64.const 63))))
+        (local.set $c3
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
+              (i64.shr_u (local.get $c1) (i64.const 2)))
+            (i64.shr_u (local.get $c1) (i64.const 7))))
+        (local.set $r0 (local.get $c2))
+        (local.set $r1 (local.get $c3))
+        (local.set $s (i64x2.replace_lane 1 (i64x2.splat (local.get $r0)) (local.get $r1)))
+        (br_if $group (local.tee $n (i32.sub (local.get $n) (local.get $g))))
+      )
+    )
+    (v128.store (local.get $st) (local.get $s))
   )
-  (func $ghash_blocks_one (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32) (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
-      v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    local.get $slot
-    local.set $pinAt
+  (func $ghash_blocks_one (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32)
+    (local $s v128) (local $g i32) (local $j i32) (local $p i32) (local $v v128) (local $vr v128) (local $t v128)
+    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64) (local $ar2 i64) (local $x0 i64)
+    (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64)
+    (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64)
+    (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64) (local $r1 i64) (local $pin i64) (local $pinAt i32)
+    (local $kLaneRev v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128)
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
+    (local.set $pinAt (local.get $slot))
     ;; state S in the POLYVAL domain (stored in GHASH byte order)
-    local.get $st
-    v128.load
-    local.get $kRev16
-    i8x16.swizzle
-    local.set $s
-    block $done
-      local.get $n
-      i32.eqz
-      br_if $done
-      loop $group
+    (local.set $s (i8x16.swizzle (v128.load (local.get $st)) (local.get $kRev16)))
+    (block $done
+      (br_if $done (i32.eqz (local.get $n)))
+      (loop $group
         ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
-        local.get $n
-        local.get $maxg
-        local.get $n
-        local.get $maxg
-        i32.lt_u
-        select
-        local.set $g
-        i64.const 0
-        local.set $L0
-        i64.const 0
-        local.set $L1
-        i64.const 0
-        local.set $L2
-        i64.const 0
-        local.set $R0
-        i64.const 0
-        local.set $R1
-        i64.const 0
-        local.set $R2
-        local.get $slot
-        local.get $g
-        i32.const 192
-        i32.mul
-        i32.add
-        i32.const -128
-        i32.add
-        local.set $p
-        i32.const 0
-        local.set $j
-        loop $block
-          local.get $src
-          v128.load
-          local.get $kRev16
-          i8x16.swizzle
+        (local.set $g (select (local.get $n) (local.get $maxg) (i32.lt_u (local.get $n) (local.get $maxg))))
+        (local.set $L0 (i64.const 0))
+        (local.set $L1 (i64.const 0))
+        (local.set $L2 (i64.const 0))
+        (local.set $R0 (i64.const 0))
+        (local.set $R1 (i64.const 0))
+        (local.set $R2 (i64.const 0))
+        (local.set $p (i32.add (i32.add (local.get $slot) (i32.mul (local.get $g) (i32.const 192))) (i32.const -128)))
+        (local.set $j (i32.const 0))
+        (loop $block
           ;; the state enters with the first block of the group, then is zero
-          local.get $s
-          v128.xor
-          local.set $v
-          v128.const i64x2 0 0
-          local.set $s
-          local.get $v
-      ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-      local.get $kLaneRev
-      i8x16.swizzle
-      local.set $t
-      local.get $kRevHi
-      local.get $t
-      local.get $kNib
-      v128.and
-      i8x16.swizzle
-      local.get $kRevLo
-      local.get $t
-      i32.const 4
-      i16x8.shr_u
-      local.get $kNib
-      v128.and
-      i8x16.swizzle
-      v128.or
-      local.set $vr
-      local.get $v
-      i64x2.extract_lane 0
-      local.set $a0
-      local.get $v
-      i64x2.extract_lane 1
-      local.set $a1
-      local.get $vr
-      i64x2.extract_lane 0
-      local.set $ar0
-      local.get $vr
-      i64x2.extract_lane 1
-      local.set $ar1
-      local.get $a0
-      local.get $a1
-      i64.xor
-      local.set $a2
-      local.get $ar0
-      local.get $ar1
-      i64.xor
-      local.set $ar2
-      ;; L0 ^= clmul_lo64(a0, table word 0)
-      local.get $a0
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $a0
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $a0
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $a0
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=0
-      local.set $y0
-      local.get $p
-      i64.load offset=8
-      local.set $y1
-      local.get $p
-      i64.load offset=16
-      local.set $y2
-      local.get $p
-      i64.load offset=24
-      local.set $y3
-      local.get $L0
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $L0
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; L1 ^= clmul_lo64(a1, table word 1)
-      local.get $a1
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $a1
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $a1
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $a1
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=32
-      local.set $y0
-      local.get $p
-      i64.load offset=40
-      local.set $y1
-      local.get $p
-      i64.load offset=48
-      local.set $y2
-      local.get $p
-      i64.load offset=56
-      local.set $y3
-      local.get $L1
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $L1
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; L2 ^= clmul_lo64(a2, table word 2)
-      local.get $a2
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $a2
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $a2
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $a2
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=64
-      local.set $y0
-      local.get $p
-      i64.load offset=72
-      local.set $y1
-      local.get $p
-      i64.load offset=80
-      local.set $y2
-      local.get $p
-      i64.load offset=88
-      local.set $y3
-      local.get $L2
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $L2
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; R0 ^= clmul_lo64(ar0, table word 3)
-      local.get $ar0
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $ar0
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $ar0
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $ar0
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=96
-      local.set $y0
-      local.get $p
-      i64.load offset=104
-      local.set $y1
-      local.get $p
-      i64.load offset=112
-      local.set $y2
-      local.get $p
-      i64.load offset=120
-      local.set $y3
-      local.get $R0
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $R0
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; R1 ^= clmul_lo64(ar1, table word 4)
-      local.get $ar1
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $ar1
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $ar1
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $ar1
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=128
-      local.set $y0
-      local.get $p
-      i64.load offset=136
-      local.set $y1
-      local.get $p
-      i64.load offset=144
-      local.set $y2
-      local.get $p
-      i64.load offset=152
-      local.set $y3
-      local.get $R1
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $R1
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-      ;; R2 ^= clmul_lo64(ar2, table word 5)
-      local.get $ar2
-      i64.const 0x1111111111111111
-      i64.and
-      local.set $x0
-      local.get $ar2
-      i64.const 0x2222222222222222
-      i64.and
-      local.set $x1
-      local.get $ar2
-      i64.const 0x4444444444444444
-      i64.and
-      local.set $x2
-      local.get $ar2
-      i64.const 0x8888888888888888
-      i64.and
-      local.set $x3
-      local.get $p
-      i64.load offset=160
-      local.set $y0
-      local.get $p
-      i64.load offset=168
-      local.set $y1
-      local.get $p
-      i64.load offset=176
-      local.set $y2
-      local.get $p
-      i64.load offset=184
-      local.set $y3
-      local.get $R2
-      local.get $x0
-      local.get $y0
-      i64.mul
-      local.get $x1
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y1
-      i64.mul
-      i64.xor
-      i64.const 0x1111111111111111
-      i64.and
-      local.get $x0
-      local.get $y1
-      i64.mul
-      local.get $x1
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y3
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y2
-      i64.mul
-      i64.xor
-      i64.const 0x2222222222222222
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y2
-      i64.mul
-      local.get $x1
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y0
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y3
-      i64.mul
-      i64.xor
-      i64.const 0x4444444444444444
-      i64.and
-      i64.or
-      local.get $x0
-      local.get $y3
-      i64.mul
-      local.get $x1
-      local.get $y2
-      i64.mul
-      i64.xor
-      local.get $x2
-      local.get $y1
-      i64.mul
-      i64.xor
-      local.get $x3
-      local.get $y0
-      i64.mul
-      i64.xor
-      i64.const 0x8888888888888888
-      i64.and
-      i64.or
-      i64.xor
-      local.tee $R2
-      local.set $pin
-      local.get $pinAt
-      local.get $pin
-      i64.store offset=48
-          local.get $src
-          i32.const 16
-          i32.add
-          local.set $src
-          local.get $p
-          i32.const 192
-          i32.sub
-          local.set $p
-          local.get $j
-          i32.const 1
-          i32.add
-          local.tee $j
-          local.get $g
-          i32.lt_u
-          br_if $block
-        end
+          (local.set $v (v128.xor (i8x16.swizzle (v128.load (local.get $src)) (local.get $kRev16)) (local.get $s)))
+          (local.set $s (v128.const i64x2 0 0))
+          ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
+          (local.set $t (i8x16.swizzle (local.get $v) (local.get $kLaneRev)))
+          (local.set $vr
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+          (local.set $a0 (i64x2.extract_lane 0 (local.get $v)))
+          (local.set $a1 (i64x2.extract_lane 1 (local.get $v)))
+          (local.set $ar0 (i64x2.extract_lane 0 (local.get $vr)))
+          (local.set $ar1 (i64x2.extract_lane 1 (local.get $vr)))
+          (local.set $a2 (i64.xor (local.get $a0) (local.get $a1)))
+          (local.set $ar2 (i64.xor (local.get $ar0) (local.get $ar1)))
+          ;; L0 ^= clmul_lo64(a0, table word 0)
+          (local.set $x0 (i64.and (local.get $a0) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $a0) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $a0) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $a0) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load (local.get $p)))
+          (local.set $y1 (i64.load offset=8 (local.get $p)))
+          (local.set $y2 (i64.load offset=16 (local.get $p)))
+          (local.set $y3 (i64.load offset=24 (local.get $p)))
+          (local.set $pin
+            (local.tee $L0
+              (i64.xor
+                (local.get $L0)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; L1 ^= clmul_lo64(a1, table word 1)
+          (local.set $x0 (i64.and (local.get $a1) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $a1) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $a1) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $a1) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=32 (local.get $p)))
+          (local.set $y1 (i64.load offset=40 (local.get $p)))
+          (local.set $y2 (i64.load offset=48 (local.get $p)))
+          (local.set $y3 (i64.load offset=56 (local.get $p)))
+          (local.set $pin
+            (local.tee $L1
+              (i64.xor
+                (local.get $L1)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; L2 ^= clmul_lo64(a2, table word 2)
+          (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=64 (local.get $p)))
+          (local.set $y1 (i64.load offset=72 (local.get $p)))
+          (local.set $y2 (i64.load offset=80 (local.get $p)))
+          (local.set $y3 (i64.load offset=88 (local.get $p)))
+          (local.set $pin
+            (local.tee $L2
+              (i64.xor
+                (local.get $L2)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; R0 ^= clmul_lo64(ar0, table word 3)
+          (local.set $x0 (i64.and (local.get $ar0) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $ar0) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $ar0) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $ar0) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=96 (local.get $p)))
+          (local.set $y1 (i64.load offset=104 (local.get $p)))
+          (local.set $y2 (i64.load offset=112 (local.get $p)))
+          (local.set $y3 (i64.load offset=120 (local.get $p)))
+          (local.set $pin
+            (local.tee $R0
+              (i64.xor
+                (local.get $R0)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; R1 ^= clmul_lo64(ar1, table word 4)
+          (local.set $x0 (i64.and (local.get $ar1) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $ar1) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $ar1) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $ar1) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=128 (local.get $p)))
+          (local.set $y1 (i64.load offset=136 (local.get $p)))
+          (local.set $y2 (i64.load offset=144 (local.get $p)))
+          (local.set $y3 (i64.load offset=152 (local.get $p)))
+          (local.set $pin
+            (local.tee $R1
+              (i64.xor
+                (local.get $R1)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          ;; R2 ^= clmul_lo64(ar2, table word 5)
+          (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+          (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+          (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+          (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+          (local.set $y0 (i64.load offset=160 (local.get $p)))
+          (local.set $y1 (i64.load offset=168 (local.get $p)))
+          (local.set $y2 (i64.load offset=176 (local.get $p)))
+          (local.set $y3 (i64.load offset=184 (local.get $p)))
+          (local.set $pin
+            (local.tee $R2
+              (i64.xor
+                (local.get $R2)
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y0))
+                              (i64.mul (local.get $x1) (local.get $y3)))
+                            (i64.mul (local.get $x2) (local.get $y2)))
+                          (i64.mul (local.get $x3) (local.get $y1)))
+                        (i64.const 0x1111111111111111))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y1))
+                              (i64.mul (local.get $x1) (local.get $y0)))
+                            (i64.mul (local.get $x2) (local.get $y3)))
+                          (i64.mul (local.get $x3) (local.get $y2)))
+                        (i64.const 0x2222222222222222)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                          (i64.mul (local.get $x2) (local.get $y0)))
+                        (i64.mul (local.get $x3) (local.get $y3)))
+                      (i64.const 0x4444444444444444)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                        (i64.mul (local.get $x2) (local.get $y1)))
+                      (i64.mul (local.get $x3) (local.get $y0)))
+                    (i64.const 0x8888888888888888))))))
+          (i64.store offset=48 (local.get $pinAt) (local.get $pin))
+          (local.set $src (i32.add (local.get $src) (i32.const 16)))
+          (local.set $p (i32.sub (local.get $p) (i32.const 192)))
+          (br_if $block (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $g)))
+        )
         ;; high halves: rev64 of the accumulated reversed products, shifted right by one
-    local.get $R0
-    i64x2.splat
-    local.get $R1
-    i64x2.replace_lane 1
-    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr
-    local.get $R2
-    i64x2.splat
-    ;; rev64 of each lane: reverse the bytes of each lane, then the bits of each byte
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $v
-    local.get $vr
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.const 1
-    i64.shr_u
-    local.set $R1
-    local.get $v
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R2
-    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-    local.get $L0
-    local.set $c0
-    local.get $R0
-    local.get $L2
-    i64.xor
-    local.get $L0
-    i64.xor
-    local.get $L1
-    i64.xor
-    local.set $c1
-    local.get $L1
-    local.get $R2
-    i64.xor
-    local.get $R0
-    i64.xor
-    local.get $R1
-    i64.xor
-    local.set $c2
-    local.get $R1
-    local.set $c3
-    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-    local.get $c1
-    local.get $c0
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c1
-    local.get $c2
-    local.get $c0
-    i64.xor
-    local.get $c0
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c2
-    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-    local.get $c2
-    local.get $c1
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c2
-    local.get $c3
-    local.get $c1
-    i64.xor
-    local.get $c1
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c3
-    local.get $c2
-    local.set $r0
-    local.get $c3
-    local.set $r1
-        local.get $r0
-        i64x2.splat
-        local.get $r1
-        i64x2.replace_lane 1
-        local.set $s
-        local.get $n
-        local.get $g
-        i32.sub
-        local.tee $n
-        br_if $group
-      end
-    end
-    local.get $st
-    local.get $s
-    local.get $kRev16
-    i8x16.swizzle
-    v128.store
+        (local.set $t
+          (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $R0)) (local.get $R1)) (local.get $kLaneRev)))
+        (local.set $vr
+          (v128.or
+            (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+            (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+        (local.set $t (i8x16.swizzle (i64x2.splat (local.get $R2)) (local.get $kLaneRev)))
+        (local.set $v
+          (v128.or
+            (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+            (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+        (local.set $R0 (i64.shr_u (i64x2.extract_lane 0 (local.get $vr)) (i64.const 1)))
+        (local.set $R1 (i64.shr_u (i64x2.extract_lane 1 (local.get $vr)) (i64.const 1)))
+        (local.set $R2 (i64.shr_u (i64x2.extract_lane 0 (local.get $v)) (i64.const 1)))
+        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+        (local.set $c0 (local.get $L0))
+        (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
+        (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
+        (local.set $c3 (local.get $R1))
+        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+        (local.set $c1
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
+              (i64.shl (local.get $c0) (i64.const 62)))
+            (i64.shl (local.get $c0) (i64.const 63))))
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
+              (i64.shr_u (local.get $c0) (i64.const 2)))
+            (i64.shr_u (local.get $c0) (i64.const 7))))
+        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
+              (i64.shl (local.get $c1) (i64.const 62)))
+            (i64.shl (local.get $c1) (i64.const 63))))
+        (local.set $c3
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
+              (i64.shr_u (local.get $c1) (i64.const 2)))
+            (i64.shr_u (local.get $c1) (i64.const 7))))
+        (local.set $r0 (local.get $c2))
+        (local.set $r1 (local.get $c3))
+        (local.set $s (i64x2.replace_lane 1 (i64x2.splat (local.get $r0)) (local.get $r1)))
+        (br_if $group (local.tee $n (i32.sub (local.get $n) (local.get $g))))
+      )
+    )
+    (v128.store (local.get $st) (i8x16.swizzle (local.get $s) (local.get $kRev16)))
   )
-  (func $polyval_blocks (export "polyval_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $v v128) (local $vr v128) (local $vr16 v128) (local $t v128) (local $vpin v128) (local $X0 v128) (local $X1 v128) (local $X2 v128) (local $Y0 v128) (local $Y1 v128) (local $Y2 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $A0 v128) (local $H0 v128) (local $A1 v128) (local $H1 v128) (local $A2 v128) (local $H2 v128) (local $A3 v128) (local $H3 v128) (local $A4 v128) (local $H4 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128) (local $a2 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $e0 i64) (local $e1 i64) (local $ex i64) (local $f0 i64) (local $f1 i64) (local $f2 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $pin i64) (local $g i32) (local $j i32) (local $p i32) (local $q i32) (local $src1 i32) (local $p1 i32) (local $q1 i32)
-      ;; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1
-    local.get $maxg
-    i32.const 1
-    i32.le_u
-    if
-      local.get $slot
-      local.get $st
-      local.get $src
-      local.get $n
-      local.get $maxg
-      call $polyval_blocks_one
-      return
-    end
-    v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
-    local.set $kBswap16
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249
-    local.set $m0
-    v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492
-    local.set $m1
-    v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924
-    local.set $m2
-    v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13
-    local.set $kPair
-    v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128
-    local.set $kMidLo
-    v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128
-    local.set $kMidHi
-    v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128
-    local.set $kMidRLo
-    v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128
-    local.set $kMidRHi
-    v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9
-    local.set $kRev4x16
+  (func $polyval_blocks (export "polyval_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32)
+      (param $maxg i32)
+    (local $s v128) (local $v v128) (local $vr v128) (local $vr16 v128) (local $t v128) (local $vpin v128)
+    (local $X0 v128) (local $X1 v128) (local $X2 v128) (local $Y0 v128) (local $Y1 v128) (local $Y2 v128)
+    (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $A0 v128) (local $H0 v128) (local $A1 v128)
+    (local $H1 v128) (local $A2 v128) (local $H2 v128) (local $A3 v128) (local $H3 v128) (local $A4 v128)
+    (local $H4 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128)
+    (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128)
+    (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128)
+    (local $a2 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64)
+    (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $e0 i64) (local $e1 i64) (local $ex i64) (local $f0 i64)
+    (local $f1 i64) (local $f2 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64)
+    (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $pin i64) (local $g i32)
+    (local $j i32) (local $p i32) (local $q i32) (local $src1 i32) (local $p1 i32) (local $q1 i32)
+    ;; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1
+    (if (i32.le_u (local.get $maxg) (i32.const 1)) (then
+      (call $polyval_blocks_one (local.get $slot) (local.get $st) (local.get $src) (local.get $n) (local.get $maxg))
+      (return)
+    ))
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kBswap16 (v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
+    (local.set $m0 (v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249))
+    (local.set $m1 (v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492))
+    (local.set $m2 (v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924))
+    (local.set $kPair (v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13))
+    (local.set $kMidLo (v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128))
+    (local.set $kMidHi (v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128))
+    (local.set $kMidRLo (v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128))
+    (local.set $kMidRHi (v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128))
+    (local.set $kRev4x16 (v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9))
     ;; state S in the POLYVAL domain
-    local.get $st
-    v128.load
-    local.set $s
-    block $done
-    local.get $n
-    i32.eqz
-    br_if $done
-    loop $group
-    ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
-    local.get $n
-    local.get $maxg
-    local.get $n
-    local.get $maxg
-    i32.lt_u
-    select
-    local.set $g
-    i64.const 0
-    local.set $L2
-    i64.const 0
-    local.set $R2
-    v128.const i64x2 0 0
-    local.set $A0
-    v128.const i64x2 0 0
-    local.set $A1
-    v128.const i64x2 0 0
-    local.set $A2
-    v128.const i64x2 0 0
-    local.set $A3
-    v128.const i64x2 0 0
-    local.set $A4
-    local.get $slot
-    local.get $g
-    i32.const 192
-    i32.mul
-    i32.add
-    i32.const -128
-    i32.add
-    local.set $p
-    local.get $slot
-    local.get $g
-    i32.const 240
-    i32.mul
-    i32.add
-    i32.const 1808
-    i32.add
-    local.set $q
-    local.get $src
-    local.set $src1
-    local.get $p
-    local.set $p1
-    local.get $q
-    local.set $q1
-    ;; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)
-    block $rest
-      local.get $g
-      i32.const 1
-      i32.le_u
-      br_if $rest
-      i32.const 1
-      local.set $j
-      local.get $src
-  i32.const 16
-  i32.add
-  local.set $src
-  local.get $p
-  i32.const 192
-  i32.sub
-  local.set $p
-  local.get $q
-  i32.const 240
-  i32.sub
-  local.set $q
-      loop $block
-        local.get $src
-        v128.load
-        local.set $v
-        local.get $v
-    local.get $v
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2
-    local.get $v
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr16
-    local.get $vr16
-    local.get $vr16
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2r
-    local.get $V2
-    local.get $kMidLo
-    i8x16.swizzle
-    local.get $V2
-    local.get $kMidHi
-    i8x16.swizzle
-    v128.xor
-    local.get $V2r
-    local.get $kMidRLo
-    i8x16.swizzle
-    local.get $V2r
-    local.get $kMidRHi
-    i8x16.swizzle
-    v128.xor
-    v128.xor
-    local.set $V5
-    local.get $vr16
-    local.get $kRev4x16
-    i8x16.swizzle
-    local.set $vr
-    local.get $v
-    i64x2.extract_lane 0
-    local.get $v
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $a2
-    local.get $vr
-    i64x2.extract_lane 0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $ar2
-    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
-    local.get $v
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $v
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $v
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=0
-    local.set $Y0
-    local.get $q
-    v128.load offset=16
-    local.set $Y1
-    local.get $q
-    v128.load offset=32
-    local.set $Y2
-    local.get $A0
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A0
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
-    local.get $vr16
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $vr16
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $vr16
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=96
-    local.set $Y0
-    local.get $q
-    v128.load offset=112
-    local.set $Y1
-    local.get $q
-    v128.load offset=128
-    local.set $Y2
-    local.get $A2
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A2
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
-    local.get $a2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=64
-    local.set $y0
-    local.get $p
-    i64.load offset=72
-    local.set $y1
-    local.get $p
-    i64.load offset=80
-    local.set $y2
-    local.get $p
-    i64.load offset=88
-    local.set $y3
-    local.get $L2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
-    local.get $V2
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=48
-    local.set $Y0
-    local.get $q
-    v128.load offset=64
-    local.set $Y1
-    local.get $q
-    v128.load offset=80
-    local.set $Y2
-    local.get $A1
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A1
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
-    local.get $V2r
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2r
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2r
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=144
-    local.set $Y0
-    local.get $q
-    v128.load offset=160
-    local.set $Y1
-    local.get $q
-    v128.load offset=176
-    local.set $Y2
-    local.get $A3
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A3
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
-    local.get $ar2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=160
-    local.set $y0
-    local.get $p
-    i64.load offset=168
-    local.set $y1
-    local.get $p
-    i64.load offset=176
-    local.set $y2
-    local.get $p
-    i64.load offset=184
-    local.set $y3
-    local.get $R2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
-    local.get $V5
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V5
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V5
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=192
-    local.set $Y0
-    local.get $q
-    v128.load offset=208
-    local.set $Y1
-    local.get $q
-    v128.load offset=224
-    local.set $Y2
-    local.get $A4
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A4
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-        local.get $src
-    i32.const 16
-    i32.add
-    local.set $src
-    local.get $p
-    i32.const 192
-    i32.sub
-    local.set $p
-    local.get $q
-    i32.const 240
-    i32.sub
-    local.set $q
-        local.get $j
-        i32.const 1
-        i32.add
-        local.tee $j
-        local.get $g
-        i32.lt_u
-        br_if $block
-      end
-    end
-    local.get $src1
-    v128.load
-    local.get $s
-    v128.xor
-    local.set $v
-    local.get $p1
-    local.set $p
-    local.get $q1
-    local.set $q
-    local.get $v
-    local.get $v
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2
-    local.get $v
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr16
-    local.get $vr16
-    local.get $vr16
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2r
-    local.get $V2
-    local.get $kMidLo
-    i8x16.swizzle
-    local.get $V2
-    local.get $kMidHi
-    i8x16.swizzle
-    v128.xor
-    local.get $V2r
-    local.get $kMidRLo
-    i8x16.swizzle
-    local.get $V2r
-    local.get $kMidRHi
-    i8x16.swizzle
-    v128.xor
-    v128.xor
-    local.set $V5
-    local.get $vr16
-    local.get $kRev4x16
-    i8x16.swizzle
-    local.set $vr
-    local.get $v
-    i64x2.extract_lane 0
-    local.get $v
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $a2
-    local.get $vr
-    i64x2.extract_lane 0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $ar2
-    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
-    local.get $v
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $v
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $v
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=0
-    local.set $Y0
-    local.get $q
-    v128.load offset=16
-    local.set $Y1
-    local.get $q
-    v128.load offset=32
-    local.set $Y2
-    local.get $A0
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A0
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
-    local.get $vr16
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $vr16
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $vr16
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=96
-    local.set $Y0
-    local.get $q
-    v128.load offset=112
-    local.set $Y1
-    local.get $q
-    v128.load offset=128
-    local.set $Y2
-    local.get $A2
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A2
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
-    local.get $a2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=64
-    local.set $y0
-    local.get $p
-    i64.load offset=72
-    local.set $y1
-    local.get $p
-    i64.load offset=80
-    local.set $y2
-    local.get $p
-    i64.load offset=88
-    local.set $y3
-    local.get $L2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
-    local.get $V2
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=48
-    local.set $Y0
-    local.get $q
-    v128.load offset=64
-    local.set $Y1
-    local.get $q
-    v128.load offset=80
-    local.set $Y2
-    local.get $A1
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A1
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
-    local.get $V2r
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2r
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2r
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=144
-    local.set $Y0
-    local.get $q
-    v128.load offset=160
-    local.set $Y1
-    local.get $q
-    v128.load offset=176
-    local.set $Y2
-    local.get $A3
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A3
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
-    local.get $ar2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=160
-    local.set $y0
-    local.get $p
-    i64.load offset=168
-    local.set $y1
-    local.get $p
-    i64.load offset=176
-    local.set $y2
-    local.get $p
-    i64.load offset=184
-    local.set $y3
-    local.get $R2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
-    local.get $V5
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V5
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V5
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=192
-    local.set $Y0
-    local.get $q
-    v128.load offset=208
-    local.set $Y1
-    local.get $q
-    v128.load offset=224
-    local.set $Y2
-    local.get $A4
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A4
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    local.get $src1
-    local.get $g
-    i32.const 4
-    i32.shl
-    i32.add
-    local.set $src
-    ;; high 16 bits of the reversed lanes: rev16(A) >> 1
-    local.get $A2
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i32.const 1
-    i16x8.shr_u
-    local.set $H2
-    local.get $A3
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i32.const 1
-    i16x8.shr_u
-    local.set $H3
-    local.get $A4
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i32.const 1
-    i16x8.shr_u
-    local.set $H4
-    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 0: L0 (low 64), R0 (high 64)
-    local.get $A0
-    i16x8.extract_lane_u 0
-    local.get $H2
-    i16x8.extract_lane_u 0
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 1
-    local.get $H2
-    i16x8.extract_lane_u 1
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 0
-    local.get $H3
-    i16x8.extract_lane_u 0
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f0
-    local.get $A0
-    i16x8.extract_lane_u 2
-    local.get $H2
-    i16x8.extract_lane_u 2
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 3
-    local.get $H2
-    i16x8.extract_lane_u 3
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 3
-    local.get $H3
-    i16x8.extract_lane_u 3
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f1
-    local.get $A1
-    i16x8.extract_lane_u 2
-    local.get $H3
-    i16x8.extract_lane_u 2
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A1
-    i16x8.extract_lane_u 1
-    local.get $H3
-    i16x8.extract_lane_u 1
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A4
-    i16x8.extract_lane_u 0
-    local.get $H4
-    i16x8.extract_lane_u 4
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f2
-    local.get $f0
-    local.get $f1
-    i64.xor
-    local.get $f2
-    i64.xor
-    local.set $ex
-    local.get $f0
-    local.get $ex
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $L0
-    local.get $f1
-    local.get $ex
-    i64.const 32
-    i64.shr_u
-    i64.xor
-    local.set $R0
-    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 1: L1 (low 64), R1 (high 64)
-    local.get $A0
-    i16x8.extract_lane_u 4
-    local.get $H2
-    i16x8.extract_lane_u 4
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 5
-    local.get $H2
-    i16x8.extract_lane_u 5
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 4
-    local.get $H3
-    i16x8.extract_lane_u 4
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f0
-    local.get $A0
-    i16x8.extract_lane_u 6
-    local.get $H2
-    i16x8.extract_lane_u 6
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 7
-    local.get $H2
-    i16x8.extract_lane_u 7
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 7
-    local.get $H3
-    i16x8.extract_lane_u 7
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f1
-    local.get $A1
-    i16x8.extract_lane_u 6
-    local.get $H3
-    i16x8.extract_lane_u 6
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A1
-    i16x8.extract_lane_u 5
-    local.get $H3
-    i16x8.extract_lane_u 5
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A4
-    i16x8.extract_lane_u 1
-    local.get $H4
-    i16x8.extract_lane_u 5
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f2
-    local.get $f0
-    local.get $f1
-    i64.xor
-    local.get $f2
-    i64.xor
-    local.set $ex
-    local.get $f0
-    local.get $ex
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $L1
-    local.get $f1
-    local.get $ex
-    i64.const 32
-    i64.shr_u
-    i64.xor
-    local.set $R1
-    ;; high half of the middle product: rev64 of the reversed one, shifted right by one
-    local.get $R2
-    i64x2.splat
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R2
-    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-    local.get $L0
-    local.set $c0
-    local.get $R0
-    local.get $L2
-    i64.xor
-    local.get $L0
-    i64.xor
-    local.get $L1
-    i64.xor
-    local.set $c1
-    local.get $L1
-    local.get $R2
-    i64.xor
-    local.get $R0
-    i64.xor
-    local.get $R1
-    i64.xor
-    local.set $c2
-    local.get $R1
-    local.set $c3
-    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-    local.get $c1
-    local.get $c0
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c1
-    local.get $c2
-    local.get $c0
-    i64.xor
-    local.get $c0
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c2
-    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-    local.get $c2
-    local.get $c1
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c2
-    local.get $c3
-    local.get $c1
-    i64.xor
-    local.get $c1
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c3
-    local.get $c2
-    i64x2.splat
-    local.get $c3
-    i64x2.replace_lane 1
-    local.set $s
-    local.get $n
-    local.get $g
-    i32.sub
-    local.tee $n
-    br_if $group
-    end
-    end
-    local.get $st
-    local.get $s
-    v128.store
+    (local.set $s (v128.load (local.get $st)))
+    (block $done
+      (br_if $done (i32.eqz (local.get $n)))
+      (loop $group
+        ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
+        (local.set $g (select (local.get $n) (local.get $maxg) (i32.lt_u (local.get $n) (local.get $maxg))))
+        (local.set $L2 (i64.const 0))
+        (local.set $R2 (i64.const 0))
+        (local.set $A0 (v128.const i64x2 0 0))
+        (local.set $A1 (v128.const i64x2 0 0))
+        (local.set $A2 (v128.const i64x2 0 0))
+        (local.set $A3 (v128.const i64x2 0 0))
+        (local.set $A4 (v128.const i64x2 0 0))
+        (local.set $p (i32.add (i32.add (local.get $slot) (i32.mul (local.get $g) (i32.const 192))) (i32.const -128)))
+        (local.set $q (i32.add (i32.add (local.get $slot) (i32.mul (local.get $g) (i32.const 240))) (i32.const 1808)))
+        (local.set $src1 (local.get $src))
+        (local.set $p1 (local.get $p))
+        (local.set $q1 (local.get $q))
+        ;; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)
+        (block $rest
+          (br_if $rest (i32.le_u (local.get $g) (i32.const 1)))
+          (local.set $j (i32.const 1))
+          (local.set $src (i32.add (local.get $src) (i32.const 16)))
+          (local.set $p (i32.sub (local.get $p) (i32.const 192)))
+          (local.set $q (i32.sub (local.get $q) (i32.const 240)))
+          (loop $block
+            (local.set $v (v128.load (local.get $src)))
+            (local.set $V2 (v128.xor (local.get $v) (i8x16.swizzle (local.get $v) (local.get $kPair))))
+            (local.set $t (i8x16.swizzle (local.get $v) (local.get $kBswap16)))
+            (local.set $vr16
+              (v128.or
+                (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+                (i8x16.swizzle
+                  (local.get $kRevLo)
+                  (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+            (local.set $V2r (v128.xor (local.get $vr16) (i8x16.swizzle (local.get $vr16) (local.get $kPair))))
+            (local.set $V5
+              (v128.xor
+                (v128.xor
+                  (i8x16.swizzle (local.get $V2) (local.get $kMidLo))
+                  (i8x16.swizzle (local.get $V2) (local.get $kMidHi)))
+                (v128.xor
+                  (i8x16.swizzle (local.get $V2r) (local.get $kMidRLo))
+                  (i8x16.swizzle (local.get $V2r) (local.get $kMidRHi)))))
+            (local.set $vr (i8x16.swizzle (local.get $vr16) (local.get $kRev4x16)))
+            (local.set $a2 (i64.xor (i64x2.extract_lane 0 (local.get $v)) (i64x2.extract_lane 1 (local.get $v))))
+            (local.set $ar2 (i64.xor (i64x2.extract_lane 0 (local.get $vr)) (i64x2.extract_lane 1 (local.get $vr))))
+            ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $v) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $v) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $v) (local.get $m2)))
+            (local.set $Y0 (v128.load (local.get $q)))
+            (local.set $Y1 (v128.load offset=16 (local.get $q)))
+            (local.set $Y2 (v128.load offset=32 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A0
+                (v128.xor
+                  (local.get $A0)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $vr16) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $vr16) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $vr16) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=96 (local.get $q)))
+            (local.set $Y1 (v128.load offset=112 (local.get $q)))
+            (local.set $Y2 (v128.load offset=128 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A2
+                (v128.xor
+                  (local.get $A2)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+            (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+            (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+            (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+            (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+            (local.set $y0 (i64.load offset=64 (local.get $p)))
+            (local.set $y1 (i64.load offset=72 (local.get $p)))
+            (local.set $y2 (i64.load offset=80 (local.get $p)))
+            (local.set $y3 (i64.load offset=88 (local.get $p)))
+            (local.set $pin
+              (local.tee $L2
+                (i64.xor
+                  (local.get $L2)
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y0))
+                                (i64.mul (local.get $x1) (local.get $y3)))
+                              (i64.mul (local.get $x2) (local.get $y2)))
+                            (i64.mul (local.get $x3) (local.get $y1)))
+                          (i64.const 0x1111111111111111))
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y1))
+                                (i64.mul (local.get $x1) (local.get $y0)))
+                              (i64.mul (local.get $x2) (local.get $y3)))
+                            (i64.mul (local.get $x3) (local.get $y2)))
+                          (i64.const 0x2222222222222222)))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y2))
+                              (i64.mul (local.get $x1) (local.get $y1)))
+                            (i64.mul (local.get $x2) (local.get $y0)))
+                          (i64.mul (local.get $x3) (local.get $y3)))
+                        (i64.const 0x4444444444444444)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                          (i64.mul (local.get $x2) (local.get $y1)))
+                        (i64.mul (local.get $x3) (local.get $y0)))
+                      (i64.const 0x8888888888888888))))))
+            (i64.store offset=48 (local.get $slot) (local.get $pin))
+            ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $V2) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $V2) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $V2) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=48 (local.get $q)))
+            (local.set $Y1 (v128.load offset=64 (local.get $q)))
+            (local.set $Y2 (v128.load offset=80 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A1
+                (v128.xor
+                  (local.get $A1)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $V2r) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $V2r) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $V2r) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=144 (local.get $q)))
+            (local.set $Y1 (v128.load offset=160 (local.get $q)))
+            (local.set $Y2 (v128.load offset=176 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A3
+                (v128.xor
+                  (local.get $A3)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+            (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+            (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+            (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+            (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+            (local.set $y0 (i64.load offset=160 (local.get $p)))
+            (local.set $y1 (i64.load offset=168 (local.get $p)))
+            (local.set $y2 (i64.load offset=176 (local.get $p)))
+            (local.set $y3 (i64.load offset=184 (local.get $p)))
+            (local.set $pin
+              (local.tee $R2
+                (i64.xor
+                  (local.get $R2)
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y0))
+                                (i64.mul (local.get $x1) (local.get $y3)))
+                              (i64.mul (local.get $x2) (local.get $y2)))
+                            (i64.mul (local.get $x3) (local.get $y1)))
+                          (i64.const 0x1111111111111111))
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y1))
+                                (i64.mul (local.get $x1) (local.get $y0)))
+                              (i64.mul (local.get $x2) (local.get $y3)))
+                            (i64.mul (local.get $x3) (local.get $y2)))
+                          (i64.const 0x2222222222222222)))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y2))
+                              (i64.mul (local.get $x1) (local.get $y1)))
+                            (i64.mul (local.get $x2) (local.get $y0)))
+                          (i64.mul (local.get $x3) (local.get $y3)))
+                        (i64.const 0x4444444444444444)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                          (i64.mul (local.get $x2) (local.get $y1)))
+                        (i64.mul (local.get $x3) (local.get $y0)))
+                      (i64.const 0x8888888888888888))))))
+            (i64.store offset=48 (local.get $slot) (local.get $pin))
+            ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $V5) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $V5) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $V5) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=192 (local.get $q)))
+            (local.set $Y1 (v128.load offset=208 (local.get $q)))
+            (local.set $Y2 (v128.load offset=224 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A4
+                (v128.xor
+                  (local.get $A4)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            (local.set $src (i32.add (local.get $src) (i32.const 16)))
+            (local.set $p (i32.sub (local.get $p) (i32.const 192)))
+            (local.set $q (i32.sub (local.get $q) (i32.const 240)))
+            (br_if $block (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $g)))
+          )
+        )
+        (local.set $v (v128.xor (v128.load (local.get $src1)) (local.get $s)))
+        (local.set $p (local.get $p1))
+        (local.set $q (local.get $q1))
+        (local.set $V2 (v128.xor (local.get $v) (i8x16.swizzle (local.get $v) (local.get $kPair))))
+        (local.set $t (i8x16.swizzle (local.get $v) (local.get $kBswap16)))
+        (local.set $vr16
+          (v128.or
+            (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+            (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+        (local.set $V2r (v128.xor (local.get $vr16) (i8x16.swizzle (local.get $vr16) (local.get $kPair))))
+        (local.set $V5
+          (v128.xor
+            (v128.xor
+              (i8x16.swizzle (local.get $V2) (local.get $kMidLo))
+              (i8x16.swizzle (local.get $V2) (local.get $kMidHi)))
+            (v128.xor
+              (i8x16.swizzle (local.get $V2r) (local.get $kMidRLo))
+              (i8x16.swizzle (local.get $V2r) (local.get $kMidRHi)))))
+        (local.set $vr (i8x16.swizzle (local.get $vr16) (local.get $kRev4x16)))
+        (local.set $a2 (i64.xor (i64x2.extract_lane 0 (local.get $v)) (i64x2.extract_lane 1 (local.get $v))))
+        (local.set $ar2 (i64.xor (i64x2.extract_lane 0 (local.get $vr)) (i64x2.extract_lane 1 (local.get $vr))))
+        ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $v) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $v) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $v) (local.get $m2)))
+        (local.set $Y0 (v128.load (local.get $q)))
+        (local.set $Y1 (v128.load offset=16 (local.get $q)))
+        (local.set $Y2 (v128.load offset=32 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A0
+            (v128.xor
+              (local.get $A0)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $vr16) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $vr16) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $vr16) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=96 (local.get $q)))
+        (local.set $Y1 (v128.load offset=112 (local.get $q)))
+        (local.set $Y2 (v128.load offset=128 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A2
+            (v128.xor
+              (local.get $A2)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+        (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+        (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+        (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+        (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+        (local.set $y0 (i64.load offset=64 (local.get $p)))
+        (local.set $y1 (i64.load offset=72 (local.get $p)))
+        (local.set $y2 (i64.load offset=80 (local.get $p)))
+        (local.set $y3 (i64.load offset=88 (local.get $p)))
+        (local.set $pin
+          (local.tee $L2
+            (i64.xor
+              (local.get $L2)
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                          (i64.mul (local.get $x2) (local.get $y2)))
+                        (i64.mul (local.get $x3) (local.get $y1)))
+                      (i64.const 0x1111111111111111))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                          (i64.mul (local.get $x2) (local.get $y3)))
+                        (i64.mul (local.get $x3) (local.get $y2)))
+                      (i64.const 0x2222222222222222)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                        (i64.mul (local.get $x2) (local.get $y0)))
+                      (i64.mul (local.get $x3) (local.get $y3)))
+                    (i64.const 0x4444444444444444)))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                      (i64.mul (local.get $x2) (local.get $y1)))
+                    (i64.mul (local.get $x3) (local.get $y0)))
+                  (i64.const 0x8888888888888888))))))
+        (i64.store offset=48 (local.get $slot) (local.get $pin))
+        ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $V2) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $V2) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $V2) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=48 (local.get $q)))
+        (local.set $Y1 (v128.load offset=64 (local.get $q)))
+        (local.set $Y2 (v128.load offset=80 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A1
+            (v128.xor
+              (local.get $A1)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $V2r) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $V2r) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $V2r) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=144 (local.get $q)))
+        (local.set $Y1 (v128.load offset=160 (local.get $q)))
+        (local.set $Y2 (v128.load offset=176 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A3
+            (v128.xor
+              (local.get $A3)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+        (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+        (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+        (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+        (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+        (local.set $y0 (i64.load offset=160 (local.get $p)))
+        (local.set $y1 (i64.load offset=168 (local.get $p)))
+        (local.set $y2 (i64.load offset=176 (local.get $p)))
+        (local.set $y3 (i64.load offset=184 (local.get $p)))
+        (local.set $pin
+          (local.tee $R2
+            (i64.xor
+              (local.get $R2)
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                          (i64.mul (local.get $x2) (local.get $y2)))
+                        (i64.mul (local.get $x3) (local.get $y1)))
+                      (i64.const 0x1111111111111111))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                          (i64.mul (local.get $x2) (local.get $y3)))
+                        (i64.mul (local.get $x3) (local.get $y2)))
+                      (i64.const 0x2222222222222222)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                        (i64.mul (local.get $x2) (local.get $y0)))
+                      (i64.mul (local.get $x3) (local.get $y3)))
+                    (i64.const 0x4444444444444444)))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                      (i64.mul (local.get $x2) (local.get $y1)))
+                    (i64.mul (local.get $x3) (local.get $y0)))
+                  (i64.const 0x8888888888888888))))))
+        (i64.store offset=48 (local.get $slot) (local.get $pin))
+        ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $V5) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $V5) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $V5) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=192 (local.get $q)))
+        (local.set $Y1 (v128.load offset=208 (local.get $q)))
+        (local.set $Y2 (v128.load offset=224 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A4
+            (v128.xor
+              (local.get $A4)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        (local.set $src (i32.add (local.get $src1) (i32.shl (local.get $g) (i32.const 4))))
+        ;; high 16 bits of the reversed lanes: rev16(A) >> 1
+        (local.set $t (i8x16.swizzle (local.get $A2) (local.get $kBswap16)))
+        (local.set $H2
+          (i16x8.shr_u
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib))))
+            (i32.const 1)))
+        (local.set $t (i8x16.swizzle (local.get $A3) (local.get $kBswap16)))
+        (local.set $H3
+          (i16x8.shr_u
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib))))
+            (i32.const 1)))
+        (local.set $t (i8x16.swizzle (local.get $A4) (local.get $kBswap16)))
+        (local.set $H4
+          (i16x8.shr_u
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib))))
+            (i32.const 1)))
+        ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 0: L0 (low 64), R0 (high 64)
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 0 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 0 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 1 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 1 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 0 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 0 (local.get $H3)) (i32.const 16)))))
+        (local.set $f0
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 2 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 2 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 3 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 3 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 3 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 3 (local.get $H3)) (i32.const 16)))))
+        (local.set $f1
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 2 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 2 (local.get $H3)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 1 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 1 (local.get $H3)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 0 (local.get $A4))
+              (i32.shl (i16x8.extract_lane_u 4 (local.get $H4)) (i32.const 16)))))
+        (local.set $f2
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $ex (i64.xor (i64.xor (local.get $f0) (local.get $f1)) (local.get $f2)))
+        (local.set $L0 (i64.xor (local.get $f0) (i64.shl (local.get $ex) (i64.const 32))))
+        (local.set $R0 (i64.xor (local.get $f1) (i64.shr_u (local.get $ex) (i64.const 32))))
+        ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 1: L1 (low 64), R1 (high 64)
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 4 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 4 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 5 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 5 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 4 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 4 (local.get $H3)) (i32.const 16)))))
+        (local.set $f0
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 6 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 6 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 7 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 7 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 7 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 7 (local.get $H3)) (i32.const 16)))))
+        (local.set $f1
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 6 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 6 (local.get $H3)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 5 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 5 (local.get $H3)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 1 (local.get $A4))
+              (i32.shl (i16x8.extract_lane_u 5 (local.get $H4)) (i32.const 16)))))
+        (local.set $f2
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $ex (i64.xor (i64.xor (local.get $f0) (local.get $f1)) (local.get $f2)))
+        (local.set $L1 (i64.xor (local.get $f0) (i64.shl (local.get $ex) (i64.const 32))))
+        (local.set $R1 (i64.xor (local.get $f1) (i64.shr_u (local.get $ex) (i64.const 32))))
+        ;; high half of the middle product: rev64 of the reversed one, shifted right by one
+        (local.set $t (i8x16.swizzle (i64x2.splat (local.get $R2)) (local.get $kLaneRev)))
+        (local.set $R2
+          (i64.shr_u
+            (i64x2.extract_lane 0
+              (v128.or
+                (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+                (i8x16.swizzle
+                  (local.get $kRevLo)
+                  (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+            (i64.const 1)))
+        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+        (local.set $c0 (local.get $L0))
+        (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
+        (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
+        (local.set $c3 (local.get $R1))
+        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+        (local.set $c1
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
+              (i64.shl (local.get $c0) (i64.const 62)))
+            (i64.shl (local.get $c0) (i64.const 63))))
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
+              (i64.shr_u (local.get $c0) (i64.const 2)))
+            (i64.shr_u (local.get $c0) (i64.const 7))))
+        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
+              (i64.shl (local.get $c1) (i64.const 62)))
+            (i64.shl (local.get $c1) (i64.const 63))))
+        (local.set $c3
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
+              (i64.shr_u (local.get $c1) (i64.const 2)))
+            (i64.shr_u (local.get $c1) (i64.const 7))))
+        (local.set $s (i64x2.replace_lane 1 (i64x2.splat (local.get $c2)) (local.get $c3)))
+        (br_if $group (local.tee $n (i32.sub (local.get $n) (local.get $g))))
+      )
+    )
+    (v128.store (local.get $st) (local.get $s))
   )
-  (func $ghash_blocks (export "ghash_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32) (param $maxg i32) (local $s v128) (local $v v128) (local $vr v128) (local $vr16 v128) (local $t v128) (local $vpin v128) (local $X0 v128) (local $X1 v128) (local $X2 v128) (local $Y0 v128) (local $Y1 v128) (local $Y2 v128) (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $A0 v128) (local $H0 v128) (local $A1 v128) (local $H1 v128) (local $A2 v128) (local $H2 v128) (local $A3 v128) (local $H3 v128) (local $A4 v128) (local $H4 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128) (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128) (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128) (local $a2 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $e0 i64) (local $e1 i64) (local $ex i64) (local $f0 i64) (local $f1 i64) (local $f2 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64) (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $pin i64) (local $g i32) (local $j i32) (local $p i32) (local $q i32) (local $src1 i32) (local $p1 i32) (local $q1 i32)
-      ;; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1
-    local.get $maxg
-    i32.const 1
-    i32.le_u
-    if
-      local.get $slot
-      local.get $st
-      local.get $src
-      local.get $n
-      local.get $maxg
-      call $ghash_blocks_one
-      return
-    end
-    v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8
-    local.set $kLaneRev
-    v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
-    local.set $kBswap16
-    v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0
-    local.set $kRev16
-    v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
-    local.set $kNib
-    v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240
-    local.set $kRevHi
-    v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15
-    local.set $kRevLo
-    v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249
-    local.set $m0
-    v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492
-    local.set $m1
-    v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924
-    local.set $m2
-    v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13
-    local.set $kPair
-    v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128
-    local.set $kMidLo
-    v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128
-    local.set $kMidHi
-    v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128
-    local.set $kMidRLo
-    v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128
-    local.set $kMidRHi
-    v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9
-    local.set $kRev4x16
+  (func $ghash_blocks (export "ghash_blocks") (param $slot i32) (param $st i32) (param $src i32) (param $n i32)
+      (param $maxg i32)
+    (local $s v128) (local $v v128) (local $vr v128) (local $vr16 v128) (local $t v128) (local $vpin v128)
+    (local $X0 v128) (local $X1 v128) (local $X2 v128) (local $Y0 v128) (local $Y1 v128) (local $Y2 v128)
+    (local $V2 v128) (local $V2r v128) (local $V5 v128) (local $A0 v128) (local $H0 v128) (local $A1 v128)
+    (local $H1 v128) (local $A2 v128) (local $H2 v128) (local $A3 v128) (local $H3 v128) (local $A4 v128)
+    (local $H4 v128) (local $kLaneRev v128) (local $kBswap16 v128) (local $kRev16 v128) (local $kNib v128)
+    (local $kRevHi v128) (local $kRevLo v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $kPair v128)
+    (local $kMidLo v128) (local $kMidHi v128) (local $kMidRLo v128) (local $kMidRHi v128) (local $kRev4x16 v128)
+    (local $a2 i64) (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64)
+    (local $y1 i64) (local $y2 i64) (local $y3 i64) (local $e0 i64) (local $e1 i64) (local $ex i64) (local $f0 i64)
+    (local $f1 i64) (local $f2 i64) (local $L0 i64) (local $L1 i64) (local $L2 i64) (local $R0 i64) (local $R1 i64)
+    (local $R2 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $pin i64) (local $g i32)
+    (local $j i32) (local $p i32) (local $q i32) (local $src1 i32) (local $p1 i32) (local $q1 i32)
+    ;; one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1
+    (if (i32.le_u (local.get $maxg) (i32.const 1)) (then
+      (call $ghash_blocks_one (local.get $slot) (local.get $st) (local.get $src) (local.get $n) (local.get $maxg))
+      (return)
+    ))
+    (local.set $kLaneRev (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
+    (local.set $kBswap16 (v128.const i8x16 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14))
+    (local.set $kRev16 (v128.const i8x16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0))
+    (local.set $kNib (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $kRevHi (v128.const i8x16 0 128 64 192 32 160 96 224 16 144 80 208 48 176 112 240))
+    (local.set $kRevLo (v128.const i8x16 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15))
+    (local.set $m0 (v128.const i16x8 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249 0x9249))
+    (local.set $m1 (v128.const i16x8 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492 0x2492))
+    (local.set $m2 (v128.const i16x8 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924 0x4924))
+    (local.set $kPair (v128.const i8x16 2 3 6 7 0 1 4 5 10 11 14 15 8 9 12 13))
+    (local.set $kMidLo (v128.const i8x16 0 1 8 9 0 1 128 128 128 128 128 128 128 128 128 128))
+    (local.set $kMidHi (v128.const i8x16 6 7 14 15 6 7 128 128 128 128 128 128 128 128 128 128))
+    (local.set $kMidRLo (v128.const i8x16 128 128 128 128 128 128 128 128 0 1 8 9 0 1 128 128))
+    (local.set $kMidRHi (v128.const i8x16 128 128 128 128 128 128 128 128 6 7 14 15 6 7 128 128))
+    (local.set $kRev4x16 (v128.const i8x16 6 7 4 5 2 3 0 1 14 15 12 13 10 11 8 9))
     ;; state S in the POLYVAL domain (stored in GHASH byte order)
-    local.get $st
-    v128.load
-    local.get $kRev16
-    i8x16.swizzle
-    local.set $s
-    block $done
-    local.get $n
-    i32.eqz
-    br_if $done
-    loop $group
-    ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
-    local.get $n
-    local.get $maxg
-    local.get $n
-    local.get $maxg
-    i32.lt_u
-    select
-    local.set $g
-    i64.const 0
-    local.set $L2
-    i64.const 0
-    local.set $R2
-    v128.const i64x2 0 0
-    local.set $A0
-    v128.const i64x2 0 0
-    local.set $A1
-    v128.const i64x2 0 0
-    local.set $A2
-    v128.const i64x2 0 0
-    local.set $A3
-    v128.const i64x2 0 0
-    local.set $A4
-    local.get $slot
-    local.get $g
-    i32.const 192
-    i32.mul
-    i32.add
-    i32.const -128
-    i32.add
-    local.set $p
-    local.get $slot
-    local.get $g
-    i32.const 240
-    i32.mul
-    i32.add
-    i32.const 1808
-    i32.add
-    local.set $q
-    local.get $src
-    local.set $src1
-    local.get $p
-    local.set $p1
-    local.get $q
-    local.set $q1
-    ;; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)
-    block $rest
-      local.get $g
-      i32.const 1
-      i32.le_u
-      br_if $rest
-      i32.const 1
-      local.set $j
-      local.get $src
-  i32.const 16
-  i32.add
-  local.set $src
-  local.get $p
-  i32.const 192
-  i32.sub
-  local.set $p
-  local.get $q
-  i32.const 240
-  i32.sub
-  local.set $q
-      loop $block
-        local.get $src
-        v128.load
-        local.get $kRev16
-        i8x16.swizzle
-        local.set $v
-        local.get $v
-    local.get $v
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2
-    local.get $v
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr16
-    local.get $vr16
-    local.get $vr16
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2r
-    local.get $V2
-    local.get $kMidLo
-    i8x16.swizzle
-    local.get $V2
-    local.get $kMidHi
-    i8x16.swizzle
-    v128.xor
-    local.get $V2r
-    local.get $kMidRLo
-    i8x16.swizzle
-    local.get $V2r
-    local.get $kMidRHi
-    i8x16.swizzle
-    v128.xor
-    v128.xor
-    local.set $V5
-    local.get $vr16
-    local.get $kRev4x16
-    i8x16.swizzle
-    local.set $vr
-    local.get $v
-    i64x2.extract_lane 0
-    local.get $v
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $a2
-    local.get $vr
-    i64x2.extract_lane 0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $ar2
-    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
-    local.get $v
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $v
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $v
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=0
-    local.set $Y0
-    local.get $q
-    v128.load offset=16
-    local.set $Y1
-    local.get $q
-    v128.load offset=32
-    local.set $Y2
-    local.get $A0
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A0
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
-    local.get $vr16
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $vr16
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $vr16
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=96
-    local.set $Y0
-    local.get $q
-    v128.load offset=112
-    local.set $Y1
-    local.get $q
-    v128.load offset=128
-    local.set $Y2
-    local.get $A2
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A2
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
-    local.get $a2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=64
-    local.set $y0
-    local.get $p
-    i64.load offset=72
-    local.set $y1
-    local.get $p
-    i64.load offset=80
-    local.set $y2
-    local.get $p
-    i64.load offset=88
-    local.set $y3
-    local.get $L2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
-    local.get $V2
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=48
-    local.set $Y0
-    local.get $q
-    v128.load offset=64
-    local.set $Y1
-    local.get $q
-    v128.load offset=80
-    local.set $Y2
-    local.get $A1
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A1
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
-    local.get $V2r
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2r
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2r
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=144
-    local.set $Y0
-    local.get $q
-    v128.load offset=160
-    local.set $Y1
-    local.get $q
-    v128.load offset=176
-    local.set $Y2
-    local.get $A3
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A3
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
-    local.get $ar2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=160
-    local.set $y0
-    local.get $p
-    i64.load offset=168
-    local.set $y1
-    local.get $p
-    i64.load offset=176
-    local.set $y2
-    local.get $p
-    i64.load offset=184
-    local.set $y3
-    local.get $R2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
-    local.get $V5
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V5
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V5
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=192
-    local.set $Y0
-    local.get $q
-    v128.load offset=208
-    local.set $Y1
-    local.get $q
-    v128.load offset=224
-    local.set $Y2
-    local.get $A4
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A4
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-        local.get $src
-    i32.const 16
-    i32.add
-    local.set $src
-    local.get $p
-    i32.const 192
-    i32.sub
-    local.set $p
-    local.get $q
-    i32.const 240
-    i32.sub
-    local.set $q
-        local.get $j
-        i32.const 1
-        i32.add
-        local.tee $j
-        local.get $g
-        i32.lt_u
-        br_if $block
-      end
-    end
-    local.get $src1
-    v128.load
-    local.get $kRev16
-    i8x16.swizzle
-    local.get $s
-    v128.xor
-    local.set $v
-    local.get $p1
-    local.set $p
-    local.get $q1
-    local.set $q
-    local.get $v
-    local.get $v
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2
-    local.get $v
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    local.set $vr16
-    local.get $vr16
-    local.get $vr16
-    local.get $kPair
-    i8x16.swizzle
-    v128.xor
-    local.set $V2r
-    local.get $V2
-    local.get $kMidLo
-    i8x16.swizzle
-    local.get $V2
-    local.get $kMidHi
-    i8x16.swizzle
-    v128.xor
-    local.get $V2r
-    local.get $kMidRLo
-    i8x16.swizzle
-    local.get $V2r
-    local.get $kMidRHi
-    i8x16.swizzle
-    v128.xor
-    v128.xor
-    local.set $V5
-    local.get $vr16
-    local.get $kRev4x16
-    i8x16.swizzle
-    local.set $vr
-    local.get $v
-    i64x2.extract_lane 0
-    local.get $v
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $a2
-    local.get $vr
-    i64x2.extract_lane 0
-    local.get $vr
-    i64x2.extract_lane 1
-    i64.xor
-    local.set $ar2
-    ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
-    local.get $v
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $v
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $v
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=0
-    local.set $Y0
-    local.get $q
-    v128.load offset=16
-    local.set $Y1
-    local.get $q
-    v128.load offset=32
-    local.set $Y2
-    local.get $A0
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A0
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
-    local.get $vr16
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $vr16
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $vr16
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=96
-    local.set $Y0
-    local.get $q
-    v128.load offset=112
-    local.set $Y1
-    local.get $q
-    v128.load offset=128
-    local.set $Y2
-    local.get $A2
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A2
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
-    local.get $a2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $a2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $a2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $a2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=64
-    local.set $y0
-    local.get $p
-    i64.load offset=72
-    local.set $y1
-    local.get $p
-    i64.load offset=80
-    local.set $y2
-    local.get $p
-    i64.load offset=88
-    local.set $y3
-    local.get $L2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $L2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
-    local.get $V2
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=48
-    local.set $Y0
-    local.get $q
-    v128.load offset=64
-    local.set $Y1
-    local.get $q
-    v128.load offset=80
-    local.set $Y2
-    local.get $A1
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A1
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
-    local.get $V2r
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V2r
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V2r
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=144
-    local.set $Y0
-    local.get $q
-    v128.load offset=160
-    local.set $Y1
-    local.get $q
-    v128.load offset=176
-    local.set $Y2
-    local.get $A3
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A3
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
-    local.get $ar2
-    i64.const 0x1111111111111111
-    i64.and
-    local.set $x0
-    local.get $ar2
-    i64.const 0x2222222222222222
-    i64.and
-    local.set $x1
-    local.get $ar2
-    i64.const 0x4444444444444444
-    i64.and
-    local.set $x2
-    local.get $ar2
-    i64.const 0x8888888888888888
-    i64.and
-    local.set $x3
-    local.get $p
-    i64.load offset=160
-    local.set $y0
-    local.get $p
-    i64.load offset=168
-    local.set $y1
-    local.get $p
-    i64.load offset=176
-    local.set $y2
-    local.get $p
-    i64.load offset=184
-    local.set $y3
-    local.get $R2
-    local.get $x0
-    local.get $y0
-    i64.mul
-    local.get $x1
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y1
-    i64.mul
-    i64.xor
-    i64.const 0x1111111111111111
-    i64.and
-    local.get $x0
-    local.get $y1
-    i64.mul
-    local.get $x1
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y3
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y2
-    i64.mul
-    i64.xor
-    i64.const 0x2222222222222222
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y2
-    i64.mul
-    local.get $x1
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y0
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y3
-    i64.mul
-    i64.xor
-    i64.const 0x4444444444444444
-    i64.and
-    i64.or
-    local.get $x0
-    local.get $y3
-    i64.mul
-    local.get $x1
-    local.get $y2
-    i64.mul
-    i64.xor
-    local.get $x2
-    local.get $y1
-    i64.mul
-    i64.xor
-    local.get $x3
-    local.get $y0
-    i64.mul
-    i64.xor
-    i64.const 0x8888888888888888
-    i64.and
-    i64.or
-    i64.xor
-    local.tee $R2
-    local.set $pin
-    local.get $slot
-    local.get $pin
-    i64.store offset=48
-    ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
-    local.get $V5
-    local.get $m0
-    v128.and
-    local.set $X0
-    local.get $V5
-    local.get $m1
-    v128.and
-    local.set $X1
-    local.get $V5
-    local.get $m2
-    v128.and
-    local.set $X2
-    local.get $q
-    v128.load offset=192
-    local.set $Y0
-    local.get $q
-    v128.load offset=208
-    local.set $Y1
-    local.get $q
-    v128.load offset=224
-    local.set $Y2
-    local.get $A4
-    local.get $X0
-    local.get $Y0
-    i16x8.mul
-    local.get $X1
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $m0
-    v128.and
-    local.get $X0
-    local.get $Y1
-    i16x8.mul
-    local.get $X1
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y2
-    i16x8.mul
-    v128.xor
-    local.get $m1
-    v128.and
-    v128.or
-    local.get $X0
-    local.get $Y2
-    i16x8.mul
-    local.get $X1
-    local.get $Y1
-    i16x8.mul
-    v128.xor
-    local.get $X2
-    local.get $Y0
-    i16x8.mul
-    v128.xor
-    local.get $m2
-    v128.and
-    v128.or
-    v128.xor
-    local.tee $A4
-    local.set $vpin
-    local.get $slot
-    local.get $vpin
-    v128.store offset=1984
-    local.get $src1
-    local.get $g
-    i32.const 4
-    i32.shl
-    i32.add
-    local.set $src
-    ;; high 16 bits of the reversed lanes: rev16(A) >> 1
-    local.get $A2
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i32.const 1
-    i16x8.shr_u
-    local.set $H2
-    local.get $A3
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i32.const 1
-    i16x8.shr_u
-    local.set $H3
-    local.get $A4
-    local.get $kBswap16
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i32.const 1
-    i16x8.shr_u
-    local.set $H4
-    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 0: L0 (low 64), R0 (high 64)
-    local.get $A0
-    i16x8.extract_lane_u 0
-    local.get $H2
-    i16x8.extract_lane_u 0
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 1
-    local.get $H2
-    i16x8.extract_lane_u 1
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 0
-    local.get $H3
-    i16x8.extract_lane_u 0
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f0
-    local.get $A0
-    i16x8.extract_lane_u 2
-    local.get $H2
-    i16x8.extract_lane_u 2
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 3
-    local.get $H2
-    i16x8.extract_lane_u 3
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 3
-    local.get $H3
-    i16x8.extract_lane_u 3
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f1
-    local.get $A1
-    i16x8.extract_lane_u 2
-    local.get $H3
-    i16x8.extract_lane_u 2
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A1
-    i16x8.extract_lane_u 1
-    local.get $H3
-    i16x8.extract_lane_u 1
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A4
-    i16x8.extract_lane_u 0
-    local.get $H4
-    i16x8.extract_lane_u 4
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f2
-    local.get $f0
-    local.get $f1
-    i64.xor
-    local.get $f2
-    i64.xor
-    local.set $ex
-    local.get $f0
-    local.get $ex
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $L0
-    local.get $f1
-    local.get $ex
-    i64.const 32
-    i64.shr_u
-    i64.xor
-    local.set $R0
-    ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 1: L1 (low 64), R1 (high 64)
-    local.get $A0
-    i16x8.extract_lane_u 4
-    local.get $H2
-    i16x8.extract_lane_u 4
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 5
-    local.get $H2
-    i16x8.extract_lane_u 5
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 4
-    local.get $H3
-    i16x8.extract_lane_u 4
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f0
-    local.get $A0
-    i16x8.extract_lane_u 6
-    local.get $H2
-    i16x8.extract_lane_u 6
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A0
-    i16x8.extract_lane_u 7
-    local.get $H2
-    i16x8.extract_lane_u 7
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A1
-    i16x8.extract_lane_u 7
-    local.get $H3
-    i16x8.extract_lane_u 7
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f1
-    local.get $A1
-    i16x8.extract_lane_u 6
-    local.get $H3
-    i16x8.extract_lane_u 6
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e0
-    local.get $A1
-    i16x8.extract_lane_u 5
-    local.get $H3
-    i16x8.extract_lane_u 5
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $e1
-    local.get $A4
-    i16x8.extract_lane_u 1
-    local.get $H4
-    i16x8.extract_lane_u 5
-    i32.const 16
-    i32.shl
-    i32.or
-    i64.extend_i32_u
-    local.set $ex
-    local.get $e0
-    local.get $e0
-    local.get $e1
-    i64.xor
-    local.get $ex
-    i64.xor
-    i64.const 16
-    i64.shl
-    i64.xor
-    local.get $e1
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $f2
-    local.get $f0
-    local.get $f1
-    i64.xor
-    local.get $f2
-    i64.xor
-    local.set $ex
-    local.get $f0
-    local.get $ex
-    i64.const 32
-    i64.shl
-    i64.xor
-    local.set $L1
-    local.get $f1
-    local.get $ex
-    i64.const 32
-    i64.shr_u
-    i64.xor
-    local.set $R1
-    ;; high half of the middle product: rev64 of the reversed one, shifted right by one
-    local.get $R2
-    i64x2.splat
-    local.get $kLaneRev
-    i8x16.swizzle
-    local.set $t
-    local.get $kRevHi
-    local.get $t
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    local.get $kRevLo
-    local.get $t
-    i32.const 4
-    i16x8.shr_u
-    local.get $kNib
-    v128.and
-    i8x16.swizzle
-    v128.or
-    i64x2.extract_lane 0
-    i64.const 1
-    i64.shr_u
-    local.set $R2
-    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-    local.get $L0
-    local.set $c0
-    local.get $R0
-    local.get $L2
-    i64.xor
-    local.get $L0
-    i64.xor
-    local.get $L1
-    i64.xor
-    local.set $c1
-    local.get $L1
-    local.get $R2
-    i64.xor
-    local.get $R0
-    i64.xor
-    local.get $R1
-    i64.xor
-    local.set $c2
-    local.get $R1
-    local.set $c3
-    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-    local.get $c1
-    local.get $c0
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c0
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c1
-    local.get $c2
-    local.get $c0
-    i64.xor
-    local.get $c0
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c0
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c2
-    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-    local.get $c2
-    local.get $c1
-    i64.const 57
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 62
-    i64.shl
-    i64.xor
-    local.get $c1
-    i64.const 63
-    i64.shl
-    i64.xor
-    local.set $c2
-    local.get $c3
-    local.get $c1
-    i64.xor
-    local.get $c1
-    i64.const 1
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 2
-    i64.shr_u
-    i64.xor
-    local.get $c1
-    i64.const 7
-    i64.shr_u
-    i64.xor
-    local.set $c3
-    local.get $c2
-    i64x2.splat
-    local.get $c3
-    i64x2.replace_lane 1
-    local.set $s
-    local.get $n
-    local.get $g
-    i32.sub
-    local.tee $n
-    br_if $group
-    end
-    end
-    local.get $st
-    local.get $s
-    local.get $kRev16
-    i8x16.swizzle
-    v128.store
+    (local.set $s (i8x16.swizzle (v128.load (local.get $st)) (local.get $kRev16)))
+    (block $done
+      (br_if $done (i32.eqz (local.get $n)))
+      (loop $group
+        ;; g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}
+        (local.set $g (select (local.get $n) (local.get $maxg) (i32.lt_u (local.get $n) (local.get $maxg))))
+        (local.set $L2 (i64.const 0))
+        (local.set $R2 (i64.const 0))
+        (local.set $A0 (v128.const i64x2 0 0))
+        (local.set $A1 (v128.const i64x2 0 0))
+        (local.set $A2 (v128.const i64x2 0 0))
+        (local.set $A3 (v128.const i64x2 0 0))
+        (local.set $A4 (v128.const i64x2 0 0))
+        (local.set $p (i32.add (i32.add (local.get $slot) (i32.mul (local.get $g) (i32.const 192))) (i32.const -128)))
+        (local.set $q (i32.add (i32.add (local.get $slot) (i32.mul (local.get $g) (i32.const 240))) (i32.const 1808)))
+        (local.set $src1 (local.get $src))
+        (local.set $p1 (local.get $p))
+        (local.set $q1 (local.get $q))
+        ;; blocks 2…g first, then block 1 with the state XORed in (the state arrives last)
+        (block $rest
+          (br_if $rest (i32.le_u (local.get $g) (i32.const 1)))
+          (local.set $j (i32.const 1))
+          (local.set $src (i32.add (local.get $src) (i32.const 16)))
+          (local.set $p (i32.sub (local.get $p) (i32.const 192)))
+          (local.set $q (i32.sub (local.get $q) (i32.const 240)))
+          (loop $block
+            (local.set $v (i8x16.swizzle (v128.load (local.get $src)) (local.get $kRev16)))
+            (local.set $V2 (v128.xor (local.get $v) (i8x16.swizzle (local.get $v) (local.get $kPair))))
+            (local.set $t (i8x16.swizzle (local.get $v) (local.get $kBswap16)))
+            (local.set $vr16
+              (v128.or
+                (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+                (i8x16.swizzle
+                  (local.get $kRevLo)
+                  (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+            (local.set $V2r (v128.xor (local.get $vr16) (i8x16.swizzle (local.get $vr16) (local.get $kPair))))
+            (local.set $V5
+              (v128.xor
+                (v128.xor
+                  (i8x16.swizzle (local.get $V2) (local.get $kMidLo))
+                  (i8x16.swizzle (local.get $V2) (local.get $kMidHi)))
+                (v128.xor
+                  (i8x16.swizzle (local.get $V2r) (local.get $kMidRLo))
+                  (i8x16.swizzle (local.get $V2r) (local.get $kMidRHi)))))
+            (local.set $vr (i8x16.swizzle (local.get $vr16) (local.get $kRev4x16)))
+            (local.set $a2 (i64.xor (i64x2.extract_lane 0 (local.get $v)) (i64x2.extract_lane 1 (local.get $v))))
+            (local.set $ar2 (i64.xor (i64x2.extract_lane 0 (local.get $vr)) (i64x2.extract_lane 1 (local.get $vr))))
+            ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $v) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $v) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $v) (local.get $m2)))
+            (local.set $Y0 (v128.load (local.get $q)))
+            (local.set $Y1 (v128.load offset=16 (local.get $q)))
+            (local.set $Y2 (v128.load offset=32 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A0
+                (v128.xor
+                  (local.get $A0)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $vr16) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $vr16) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $vr16) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=96 (local.get $q)))
+            (local.set $Y1 (v128.load offset=112 (local.get $q)))
+            (local.set $Y2 (v128.load offset=128 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A2
+                (v128.xor
+                  (local.get $A2)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+            (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+            (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+            (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+            (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+            (local.set $y0 (i64.load offset=64 (local.get $p)))
+            (local.set $y1 (i64.load offset=72 (local.get $p)))
+            (local.set $y2 (i64.load offset=80 (local.get $p)))
+            (local.set $y3 (i64.load offset=88 (local.get $p)))
+            (local.set $pin
+              (local.tee $L2
+                (i64.xor
+                  (local.get $L2)
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y0))
+                                (i64.mul (local.get $x1) (local.get $y3)))
+                              (i64.mul (local.get $x2) (local.get $y2)))
+                            (i64.mul (local.get $x3) (local.get $y1)))
+                          (i64.const 0x1111111111111111))
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y1))
+                                (i64.mul (local.get $x1) (local.get $y0)))
+                              (i64.mul (local.get $x2) (local.get $y3)))
+                            (i64.mul (local.get $x3) (local.get $y2)))
+                          (i64.const 0x2222222222222222)))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y2))
+                              (i64.mul (local.get $x1) (local.get $y1)))
+                            (i64.mul (local.get $x2) (local.get $y0)))
+                          (i64.mul (local.get $x3) (local.get $y3)))
+                        (i64.const 0x4444444444444444)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                          (i64.mul (local.get $x2) (local.get $y1)))
+                        (i64.mul (local.get $x3) (local.get $y0)))
+                      (i64.const 0x8888888888888888))))))
+            (i64.store offset=48 (local.get $slot) (local.get $pin))
+            ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $V2) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $V2) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $V2) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=48 (local.get $q)))
+            (local.set $Y1 (v128.load offset=64 (local.get $q)))
+            (local.set $Y2 (v128.load offset=80 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A1
+                (v128.xor
+                  (local.get $A1)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $V2r) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $V2r) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $V2r) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=144 (local.get $q)))
+            (local.set $Y1 (v128.load offset=160 (local.get $q)))
+            (local.set $Y2 (v128.load offset=176 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A3
+                (v128.xor
+                  (local.get $A3)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+            (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+            (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+            (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+            (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+            (local.set $y0 (i64.load offset=160 (local.get $p)))
+            (local.set $y1 (i64.load offset=168 (local.get $p)))
+            (local.set $y2 (i64.load offset=176 (local.get $p)))
+            (local.set $y3 (i64.load offset=184 (local.get $p)))
+            (local.set $pin
+              (local.tee $R2
+                (i64.xor
+                  (local.get $R2)
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y0))
+                                (i64.mul (local.get $x1) (local.get $y3)))
+                              (i64.mul (local.get $x2) (local.get $y2)))
+                            (i64.mul (local.get $x3) (local.get $y1)))
+                          (i64.const 0x1111111111111111))
+                        (i64.and
+                          (i64.xor
+                            (i64.xor
+                              (i64.xor
+                                (i64.mul (local.get $x0) (local.get $y1))
+                                (i64.mul (local.get $x1) (local.get $y0)))
+                              (i64.mul (local.get $x2) (local.get $y3)))
+                            (i64.mul (local.get $x3) (local.get $y2)))
+                          (i64.const 0x2222222222222222)))
+                      (i64.and
+                        (i64.xor
+                          (i64.xor
+                            (i64.xor
+                              (i64.mul (local.get $x0) (local.get $y2))
+                              (i64.mul (local.get $x1) (local.get $y1)))
+                            (i64.mul (local.get $x2) (local.get $y0)))
+                          (i64.mul (local.get $x3) (local.get $y3)))
+                        (i64.const 0x4444444444444444)))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                          (i64.mul (local.get $x2) (local.get $y1)))
+                        (i64.mul (local.get $x3) (local.get $y0)))
+                      (i64.const 0x8888888888888888))))))
+            (i64.store offset=48 (local.get $slot) (local.get $pin))
+            ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+            (local.set $X0 (v128.and (local.get $V5) (local.get $m0)))
+            (local.set $X1 (v128.and (local.get $V5) (local.get $m1)))
+            (local.set $X2 (v128.and (local.get $V5) (local.get $m2)))
+            (local.set $Y0 (v128.load offset=192 (local.get $q)))
+            (local.set $Y1 (v128.load offset=208 (local.get $q)))
+            (local.set $Y2 (v128.load offset=224 (local.get $q)))
+            (local.set $vpin
+              (local.tee $A4
+                (v128.xor
+                  (local.get $A4)
+                  (v128.or
+                    (v128.or
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y0))
+                            (i16x8.mul (local.get $X1) (local.get $Y2)))
+                          (i16x8.mul (local.get $X2) (local.get $Y1)))
+                        (local.get $m0))
+                      (v128.and
+                        (v128.xor
+                          (v128.xor
+                            (i16x8.mul (local.get $X0) (local.get $Y1))
+                            (i16x8.mul (local.get $X1) (local.get $Y0)))
+                          (i16x8.mul (local.get $X2) (local.get $Y2)))
+                        (local.get $m1)))
+                    (v128.and
+                      (v128.xor
+                        (v128.xor
+                          (i16x8.mul (local.get $X0) (local.get $Y2))
+                          (i16x8.mul (local.get $X1) (local.get $Y1)))
+                        (i16x8.mul (local.get $X2) (local.get $Y0)))
+                      (local.get $m2))))))
+            (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+            (local.set $src (i32.add (local.get $src) (i32.const 16)))
+            (local.set $p (i32.sub (local.get $p) (i32.const 192)))
+            (local.set $q (i32.sub (local.get $q) (i32.const 240)))
+            (br_if $block (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $g)))
+          )
+        )
+        (local.set $v (v128.xor (i8x16.swizzle (v128.load (local.get $src1)) (local.get $kRev16)) (local.get $s)))
+        (local.set $p (local.get $p1))
+        (local.set $q (local.get $q1))
+        (local.set $V2 (v128.xor (local.get $v) (i8x16.swizzle (local.get $v) (local.get $kPair))))
+        (local.set $t (i8x16.swizzle (local.get $v) (local.get $kBswap16)))
+        (local.set $vr16
+          (v128.or
+            (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+            (i8x16.swizzle (local.get $kRevLo) (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+        (local.set $V2r (v128.xor (local.get $vr16) (i8x16.swizzle (local.get $vr16) (local.get $kPair))))
+        (local.set $V5
+          (v128.xor
+            (v128.xor
+              (i8x16.swizzle (local.get $V2) (local.get $kMidLo))
+              (i8x16.swizzle (local.get $V2) (local.get $kMidHi)))
+            (v128.xor
+              (i8x16.swizzle (local.get $V2r) (local.get $kMidRLo))
+              (i8x16.swizzle (local.get $V2r) (local.get $kMidRHi)))))
+        (local.set $vr (i8x16.swizzle (local.get $vr16) (local.get $kRev4x16)))
+        (local.set $a2 (i64.xor (i64x2.extract_lane 0 (local.get $v)) (i64x2.extract_lane 1 (local.get $v))))
+        (local.set $ar2 (i64.xor (i64x2.extract_lane 0 (local.get $vr)) (i64x2.extract_lane 1 (local.get $vr))))
+        ;; A0 ^= clmul_lo16 of the lanes of v (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $v) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $v) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $v) (local.get $m2)))
+        (local.set $Y0 (v128.load (local.get $q)))
+        (local.set $Y1 (v128.load offset=16 (local.get $q)))
+        (local.set $Y2 (v128.load offset=32 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A0
+            (v128.xor
+              (local.get $A0)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; A2 ^= clmul_lo16 of the lanes of vr16 (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $vr16) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $vr16) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $vr16) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=96 (local.get $q)))
+        (local.set $Y1 (v128.load offset=112 (local.get $q)))
+        (local.set $Y2 (v128.load offset=128 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A2
+            (v128.xor
+              (local.get $A2)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; L2 ^= clmul_lo64(a2, table word 2) on i64.mul
+        (local.set $x0 (i64.and (local.get $a2) (i64.const 0x1111111111111111)))
+        (local.set $x1 (i64.and (local.get $a2) (i64.const 0x2222222222222222)))
+        (local.set $x2 (i64.and (local.get $a2) (i64.const 0x4444444444444444)))
+        (local.set $x3 (i64.and (local.get $a2) (i64.const 0x8888888888888888)))
+        (local.set $y0 (i64.load offset=64 (local.get $p)))
+        (local.set $y1 (i64.load offset=72 (local.get $p)))
+        (local.set $y2 (i64.load offset=80 (local.get $p)))
+        (local.set $y3 (i64.load offset=88 (local.get $p)))
+        (local.set $pin
+          (local.tee $L2
+            (i64.xor
+              (local.get $L2)
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                          (i64.mul (local.get $x2) (local.get $y2)))
+                        (i64.mul (local.get $x3) (local.get $y1)))
+                      (i64.const 0x1111111111111111))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                          (i64.mul (local.get $x2) (local.get $y3)))
+                        (i64.mul (local.get $x3) (local.get $y2)))
+                      (i64.const 0x2222222222222222)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                        (i64.mul (local.get $x2) (local.get $y0)))
+                      (i64.mul (local.get $x3) (local.get $y3)))
+                    (i64.const 0x4444444444444444)))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                      (i64.mul (local.get $x2) (local.get $y1)))
+                    (i64.mul (local.get $x3) (local.get $y0)))
+                  (i64.const 0x8888888888888888))))))
+        (i64.store offset=48 (local.get $slot) (local.get $pin))
+        ;; A1 ^= clmul_lo16 of the lanes of V2 (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $V2) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $V2) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $V2) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=48 (local.get $q)))
+        (local.set $Y1 (v128.load offset=64 (local.get $q)))
+        (local.set $Y2 (v128.load offset=80 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A1
+            (v128.xor
+              (local.get $A1)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; A3 ^= clmul_lo16 of the lanes of V2r (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $V2r) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $V2r) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $V2r) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=144 (local.get $q)))
+        (local.set $Y1 (v128.load offset=160 (local.get $q)))
+        (local.set $Y2 (v128.load offset=176 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A3
+            (v128.xor
+              (local.get $A3)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        ;; R2 ^= clmul_lo64(ar2, table word 5) on i64.mul
+        (local.set $x0 (i64.and (local.get $ar2) (i64.const 0x1111111111111111)))
+        (local.set $x1 (i64.and (local.get $ar2) (i64.const 0x2222222222222222)))
+        (local.set $x2 (i64.and (local.get $ar2) (i64.const 0x4444444444444444)))
+        (local.set $x3 (i64.and (local.get $ar2) (i64.const 0x8888888888888888)))
+        (local.set $y0 (i64.load offset=160 (local.get $p)))
+        (local.set $y1 (i64.load offset=168 (local.get $p)))
+        (local.set $y2 (i64.load offset=176 (local.get $p)))
+        (local.set $y3 (i64.load offset=184 (local.get $p)))
+        (local.set $pin
+          (local.tee $R2
+            (i64.xor
+              (local.get $R2)
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y0)) (i64.mul (local.get $x1) (local.get $y3)))
+                          (i64.mul (local.get $x2) (local.get $y2)))
+                        (i64.mul (local.get $x3) (local.get $y1)))
+                      (i64.const 0x1111111111111111))
+                    (i64.and
+                      (i64.xor
+                        (i64.xor
+                          (i64.xor (i64.mul (local.get $x0) (local.get $y1)) (i64.mul (local.get $x1) (local.get $y0)))
+                          (i64.mul (local.get $x2) (local.get $y3)))
+                        (i64.mul (local.get $x3) (local.get $y2)))
+                      (i64.const 0x2222222222222222)))
+                  (i64.and
+                    (i64.xor
+                      (i64.xor
+                        (i64.xor (i64.mul (local.get $x0) (local.get $y2)) (i64.mul (local.get $x1) (local.get $y1)))
+                        (i64.mul (local.get $x2) (local.get $y0)))
+                      (i64.mul (local.get $x3) (local.get $y3)))
+                    (i64.const 0x4444444444444444)))
+                (i64.and
+                  (i64.xor
+                    (i64.xor
+                      (i64.xor (i64.mul (local.get $x0) (local.get $y3)) (i64.mul (local.get $x1) (local.get $y2)))
+                      (i64.mul (local.get $x2) (local.get $y1)))
+                    (i64.mul (local.get $x3) (local.get $y0)))
+                  (i64.const 0x8888888888888888))))))
+        (i64.store offset=48 (local.get $slot) (local.get $pin))
+        ;; A4 ^= clmul_lo16 of the lanes of V5 (i16x8.mul)
+        (local.set $X0 (v128.and (local.get $V5) (local.get $m0)))
+        (local.set $X1 (v128.and (local.get $V5) (local.get $m1)))
+        (local.set $X2 (v128.and (local.get $V5) (local.get $m2)))
+        (local.set $Y0 (v128.load offset=192 (local.get $q)))
+        (local.set $Y1 (v128.load offset=208 (local.get $q)))
+        (local.set $Y2 (v128.load offset=224 (local.get $q)))
+        (local.set $vpin
+          (local.tee $A4
+            (v128.xor
+              (local.get $A4)
+              (v128.or
+                (v128.or
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y0)) (i16x8.mul (local.get $X1) (local.get $Y2)))
+                      (i16x8.mul (local.get $X2) (local.get $Y1)))
+                    (local.get $m0))
+                  (v128.and
+                    (v128.xor
+                      (v128.xor (i16x8.mul (local.get $X0) (local.get $Y1)) (i16x8.mul (local.get $X1) (local.get $Y0)))
+                      (i16x8.mul (local.get $X2) (local.get $Y2)))
+                    (local.get $m1)))
+                (v128.and
+                  (v128.xor
+                    (v128.xor (i16x8.mul (local.get $X0) (local.get $Y2)) (i16x8.mul (local.get $X1) (local.get $Y1)))
+                    (i16x8.mul (local.get $X2) (local.get $Y0)))
+                  (local.get $m2))))))
+        (v128.store offset=1984 (local.get $slot) (local.get $vpin))
+        (local.set $src (i32.add (local.get $src1) (i32.shl (local.get $g) (i32.const 4))))
+        ;; high 16 bits of the reversed lanes: rev16(A) >> 1
+        (local.set $t (i8x16.swizzle (local.get $A2) (local.get $kBswap16)))
+        (local.set $H2
+          (i16x8.shr_u
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib))))
+            (i32.const 1)))
+        (local.set $t (i8x16.swizzle (local.get $A3) (local.get $kBswap16)))
+        (local.set $H3
+          (i16x8.shr_u
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib))))
+            (i32.const 1)))
+        (local.set $t (i8x16.swizzle (local.get $A4) (local.get $kBswap16)))
+        (local.set $H4
+          (i16x8.shr_u
+            (v128.or
+              (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+              (i8x16.swizzle
+                (local.get $kRevLo)
+                (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib))))
+            (i32.const 1)))
+        ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 0: L0 (low 64), R0 (high 64)
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 0 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 0 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 1 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 1 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 0 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 0 (local.get $H3)) (i32.const 16)))))
+        (local.set $f0
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 2 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 2 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 3 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 3 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 3 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 3 (local.get $H3)) (i32.const 16)))))
+        (local.set $f1
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 2 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 2 (local.get $H3)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 1 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 1 (local.get $H3)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 0 (local.get $A4))
+              (i32.shl (i16x8.extract_lane_u 4 (local.get $H4)) (i32.const 16)))))
+        (local.set $f2
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $ex (i64.xor (i64.xor (local.get $f0) (local.get $f1)) (local.get $f2)))
+        (local.set $L0 (i64.xor (local.get $f0) (i64.shl (local.get $ex) (i64.const 32))))
+        (local.set $R0 (i64.xor (local.get $f1) (i64.shr_u (local.get $ex) (i64.const 32))))
+        ;; Karatsuba recombination 16 -> 32 -> 64 bits of word 1: L1 (low 64), R1 (high 64)
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 4 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 4 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 5 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 5 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 4 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 4 (local.get $H3)) (i32.const 16)))))
+        (local.set $f0
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 6 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 6 (local.get $H2)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 7 (local.get $A0))
+              (i32.shl (i16x8.extract_lane_u 7 (local.get $H2)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 7 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 7 (local.get $H3)) (i32.const 16)))))
+        (local.set $f1
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $e0
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 6 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 6 (local.get $H3)) (i32.const 16)))))
+        (local.set $e1
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 5 (local.get $A1))
+              (i32.shl (i16x8.extract_lane_u 5 (local.get $H3)) (i32.const 16)))))
+        (local.set $ex
+          (i64.extend_i32_u
+            (i32.or
+              (i16x8.extract_lane_u 1 (local.get $A4))
+              (i32.shl (i16x8.extract_lane_u 5 (local.get $H4)) (i32.const 16)))))
+        (local.set $f2
+          (i64.xor
+            (i64.xor
+              (local.get $e0)
+              (i64.shl (i64.xor (i64.xor (local.get $e0) (local.get $e1)) (local.get $ex)) (i64.const 16)))
+            (i64.shl (local.get $e1) (i64.const 32))))
+        (local.set $ex (i64.xor (i64.xor (local.get $f0) (local.get $f1)) (local.get $f2)))
+        (local.set $L1 (i64.xor (local.get $f0) (i64.shl (local.get $ex) (i64.const 32))))
+        (local.set $R1 (i64.xor (local.get $f1) (i64.shr_u (local.get $ex) (i64.const 32))))
+        ;; high half of the middle product: rev64 of the reversed one, shifted right by one
+        (local.set $t (i8x16.swizzle (i64x2.splat (local.get $R2)) (local.get $kLaneRev)))
+        (local.set $R2
+          (i64.shr_u
+            (i64x2.extract_lane 0
+              (v128.or
+                (i8x16.swizzle (local.get $kRevHi) (v128.and (local.get $t) (local.get $kNib)))
+                (i8x16.swizzle
+                  (local.get $kRevLo)
+                  (v128.and (i16x8.shr_u (local.get $t) (i32.const 4)) (local.get $kNib)))))
+            (i64.const 1)))
+        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+        (local.set $c0 (local.get $L0))
+        (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
+        (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
+        (local.set $c3 (local.get $R1))
+        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+        (local.set $c1
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
+              (i64.shl (local.get $c0) (i64.const 62)))
+            (i64.shl (local.get $c0) (i64.const 63))))
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
+              (i64.shr_u (local.get $c0) (i64.const 2)))
+            (i64.shr_u (local.get $c0) (i64.const 7))))
+        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+        (local.set $c2
+          (i64.xor
+            (i64.xor
+              (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
+              (i64.shl (local.get $c1) (i64.const 62)))
+            (i64.shl (local.get $c1) (i64.const 63))))
+        (local.set $c3
+          (i64.xor
+            (i64.xor
+              (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
+              (i64.shr_u (local.get $c1) (i64.const 2)))
+            (i64.shr_u (local.get $c1) (i64.const 7))))
+        (local.set $s (i64x2.replace_lane 1 (i64x2.splat (local.get $c2)) (local.get $c3)))
+        (br_if $group (local.tee $n (i32.sub (local.get $n) (local.get $g))))
+      )
+    )
+    (v128.store (local.get $st) (i8x16.swizzle (local.get $s) (local.get $kRev16)))
   )
 )
