@@ -38,3 +38,65 @@ test('accepts atomics with public operands, secret values stored and exchanged a
     (drop (memory.atomic.notify (local.get $p) (local.get $n)))
     (memory.atomic.wait32 (local.get $p) (local.get $n) (i64.const -1)))`, { f: [0, 1] }, shared);
 });
+
+// ---- tables: a secret function reference stored in a table makes the target of a call_indirect
+// at a public index secret ---------------------------------------------------------------------
+
+const FUNCS = `(type $t (func (result i32)))
+  (func $a (result i32) (i32.const 1)) (func $b (result i32) (i32.const 2))
+  (elem declare func $a $b)`;
+
+test('flags call_indirect: table.set of a secret reference, then a call at a public index', () => {
+  expectOnly(`${FUNCS} (table $tab 2 funcref)
+    (func (export "f") (param $r funcref) (result i32)
+      (table.set $tab (i32.const 0) (local.get $r))
+      (call_indirect $tab (type $t) (i32.const 0)))`, { f: [] }, 'call_indirect', 1);
+});
+
+test('flags call_indirect: table.fill with a secret reference (set in one export, called in another)', () => {
+  expectOnly(`${FUNCS} (table $tab 4 funcref)
+    (func (export "put") (param $r funcref) (table.fill $tab (i32.const 0) (local.get $r) (i32.const 4)))
+    (func (export "call") (result i32) (call_indirect $tab (type $t) (i32.const 3)))`, { put: [], call: [] }, 'call_indirect', 1);
+});
+
+test('flags call_indirect: table.grow with a secret initial reference', () => {
+  expectOnly(`${FUNCS} (table $tab 0 funcref)
+    (func (export "f") (param $r funcref) (result i32)
+      (drop (table.grow $tab (local.get $r) (i32.const 1)))
+      (call_indirect $tab (type $t) (i32.const 0)))`, { f: [] }, 'call_indirect', 1);
+});
+
+test('flags call_indirect: a secret reference copied by table.copy into the table called through', () => {
+  expectOnly(`${FUNCS} (table $src 1 funcref) (table $dst 1 funcref)
+    (func (export "f") (param $r funcref) (result i32)
+      (table.set $src (i32.const 0) (local.get $r))
+      (table.copy $dst $src (i32.const 0) (i32.const 0) (i32.const 1))
+      (call_indirect $dst (type $t) (i32.const 0)))`, { f: [] }, 'call_indirect', 1);
+});
+
+test('flags call_indirect: a reference read from a table (secret) stored back, a secret reference from a global', () => {
+  expectOnly(`${FUNCS} (table $tab 2 funcref) (elem (table $tab) (i32.const 0) func $a $b)
+    (func (export "f") (result i32)
+      (table.set $tab (i32.const 1) (table.get $tab (i32.const 0)))
+      (call_indirect $tab (type $t) (i32.const 1)))`, { f: [] }, 'call_indirect', 1);
+  expectOnly(`${FUNCS} (table $tab 1 funcref) (global $g (mut funcref) (ref.null func))
+    (func (export "put") (param $r funcref) (global.set $g (local.get $r)))
+    (func (export "f") (result i32)
+      (table.set $tab (i32.const 0) (global.get $g))
+      (call_indirect $tab (type $t) (i32.const 0)))`, { put: [], f: [] }, 'call_indirect', 1);
+});
+
+test('flags call_indirect: a table the host can write (exported or imported)', () => {
+  expectOnly(`${FUNCS} (table $tab (export "table") 2 funcref) (elem (table $tab) (i32.const 0) func $a $b)
+    (func (export "f") (result i32) (call_indirect $tab (type $t) (i32.const 1)))`, { f: [] }, 'call_indirect', 1);
+  expectOnly(`(import "env" "table" (table $tab 2 funcref)) (type $t (func (result i32)))
+    (func (export "f") (result i32) (call_indirect $tab (type $t) (i32.const 1)))`, { f: [] }, 'call_indirect', 1);
+});
+
+test('accepts call_indirect at a public index into a table of constant references (segments, ref.func)', () => {
+  expectClean(`${FUNCS} (table $tab 3 funcref) (elem (table $tab) (i32.const 0) func $a $b)
+    (func (export "f") (param $i i32) (result i32)
+      (table.set $tab (i32.const 2) (ref.func $a))
+      (drop (table.grow $tab (ref.null func) (i32.const 1)))
+      (call_indirect $tab (type $t) (local.get $i)))`, { f: [0] });
+});

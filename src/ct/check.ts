@@ -14,7 +14,10 @@
 //                  memory, being secret, may be moved but not used;
 //   atomic         the expected value or the timeout of memory.atomic.wait32/64, the count of
 //                  memory.atomic.notify (the time a wait takes, or whom a notify wakes, follows them);
-//   call_indirect  the table index of call_indirect / return_call_indirect;
+//   call_indirect  the table index of call_indirect / return_call_indirect, or a table whose
+//                  contents may be secret: a secret reference stored by table.set/fill/grow or
+//                  copied from such a table, or a table imported or exported (the host may
+//                  write it);
 //   callgraph      a function with a violation is reached from an export not declared
 //                  variable-time (below): the violation names the call path;
 //   declaration    every exported function has a declaration; declarations name existing
@@ -41,6 +44,7 @@
 //     local.set/local.tee ever writes a secret to it; iterated to a fixpoint per function.
 //   - Globals: the same, module-wide. Imported mutable and exported mutable globals are secret
 //     (the host may write them); immutable imports and constant initialisers are public.
+//   - Tables: one taint bit per table for its contents (see call_indirect above).
 //   - Calls, context-insensitive: a parameter is secret if declared secret (exports), if any call
 //     site passes a secret, or if the function is address-taken (table, ref.func: callable from
 //     anywhere). A result is secret if any value returned or falling through is secret.
@@ -53,9 +57,9 @@
 //   - Variable-time functions are analysed like all others (the taint they pass on counts);
 //     only the reporting of their own violations depends on the call graph.
 // Why it is sound: every flow of a secret into a value is over-approximated (taint only grows,
-// joins are unions, locals/globals/params ignore program order, memory is always secret), and
-// implicit flows need no tracking because a branch on a secret is itself a violation. So if no
-// rule fires, no secret reaches a branch, address, divider, FPU, wait/notify or indirect call
+// joins are unions, locals/globals/params/tables ignore program order, memory is always
+// secret), and implicit flows need no tracking because a branch on a secret is itself a
+// violation. So if no rule fires, no secret reaches a branch, address, divider, FPU, wait/notify or indirect call
 // from code that a constant-time entry point can reach.
 // Our kernels are straight-line code with public loop counters and pointers, so this coarse
 // analysis accepts them without annotations beyond the public parameters.
@@ -216,6 +220,12 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     if (g.init.some((i) => i.name === 'global.get' && globalSecret[i.index!])) globalSecret[m.importedGlobals + k] = true;
   });
 
+  // Table contents: element segments are constants (ref.func, ref.null, immutable globals), so a
+  // table starts public unless the host can write it.
+  const importedTables = m.imports.filter((x) => x.kind === 'table').length;
+  const tableSecret = [...Array(importedTables).fill(true), ...m.tables.map(() => false)];
+  for (const e of m.exports) if (e.kind === 'table') tableSecret[e.index] = true;
+
   // --- whole-module fixpoint ---
   let changed = true;
   let found: Violation[][] = [];
@@ -352,6 +362,9 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     const check = (rule: Rule, what: string, ...vals: boolean[]) => {
       if (vals.some(Boolean)) out.push(inFunc(f, at.offset, rule, `secret value reaches ${what}`));
     };
+    const taintTable = (t: number, v: boolean) => {
+      if (v && !tableSecret[t]) { tableSecret[t] = true; changed = true; }
+    };
     const branch = (depth: number) => {
       const fr = frames[frames.length - 1 - depth];
       const vals = popN(fr.kind === 'loop' ? fr.params.length : fr.results);
@@ -421,6 +434,10 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
         case 'call_indirect': case 'return_call_indirect': {
           const t = m.types[i.index!];
           check('call_indirect', `${i.name} table index`, pop());
+          if (tableSecret[i.index2!]) {
+            out.push(inFunc(f, i.offset, 'call_indirect',
+              `${i.name} through table ${i.index2}, whose contents may be secret (a secret reference stored, or a table the host can write)`));
+          }
           popN(t.params.length); // callees are address-taken: their parameters are already secret
           stack.push(...t.results.map(() => true));
           if (i.name === 'return_call_indirect') { branch(frames.length - 1); unreachable(); }
@@ -449,10 +466,11 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
           else if (n === 'memory.copy' || n === 'memory.init') check('address', `${n} address/length`, ...v);
           else if (n === 'memory.grow') check('address', 'memory.grow delta', v[0]);
           else if (n === 'table.get') { check('address', 'table.get index', v[0]); res = true; }
-          else if (n === 'table.set') check('address', 'table.set index', v[0]);
-          else if (n === 'table.fill') check('address', 'table.fill index/length', v[0], v[2]);
-          else if (n === 'table.copy' || n === 'table.init') check('address', `${n} index/length`, ...v);
-          else if (n === 'table.grow') check('address', 'table.grow delta', v[1]);
+          else if (n === 'table.set') { check('address', 'table.set index', v[0]); taintTable(i.index!, v[1]); }
+          else if (n === 'table.fill') { check('address', 'table.fill index/length', v[0], v[2]); taintTable(i.index!, v[1]); }
+          else if (n === 'table.grow') { check('address', 'table.grow delta', v[1]); taintTable(i.index!, v[0]); res = v[1]; }
+          else if (n === 'table.copy') { check('address', `${n} index/length`, ...v); taintTable(i.index!, tableSecret[i.index2!]); }
+          else if (n === 'table.init') check('address', `${n} index/length`, ...v);
           else if (n === 'select') check('select', 'select condition', v[2]);
           else if (isDivRem(n)) check('divrem', `${n} operand`, ...v);
           else if (isFloat(n)) check('float', `${n} operand`, ...v);

@@ -25,7 +25,7 @@ export function wat(text: string, validate = true): Uint8Array {
 
 /** A module around `funcs` with an exported memory (`shared`: a shared one, for the atomics). */
 export const mod = (funcs: string, shared = false) =>
-  `(module (memory (export "memory") 1${shared ? ' 1 shared' : ''}) ${funcs})`;
+  `(module ${funcs} (memory (export "memory") 1${shared ? ' 1 shared' : ''}))`; // after funcs: imports come first
 
 export interface CaseDecls {
   vartime?: Record<string, string>;
