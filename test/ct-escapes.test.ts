@@ -100,3 +100,28 @@ test('accepts call_indirect at a public index into a table of constant reference
       (drop (table.grow $tab (ref.null func) (i32.const 1)))
       (call_indirect $tab (type $t) (local.get $i)))`, { f: [0] });
 });
+
+// ---- bit counts: V8 lowers clz/ctz/popcnt to bsr/bsf (+ a branch for zero) or a software
+// popcount on CPUs without LZCNT/BMI1/POPCNT, so they are sinks outside variable-time code ---------
+
+for (const op of ['i32.clz', 'i32.ctz', 'i32.popcnt']) {
+  test(`flags bitcount: ${op} of a secret`, () => {
+    expectOnly(`(func (export "f") (param $s i32) (result i32) (${op} (local.get $s)))`, { f: [] }, 'bitcount', 1);
+  });
+}
+for (const op of ['i64.clz', 'i64.ctz', 'i64.popcnt']) {
+  test(`flags bitcount: ${op} of a value loaded from memory`, () => {
+    expectOnly(`(func (export "f") (param $p i32) (result i64) (${op} (i64.load (local.get $p))))`, { f: [0] }, 'bitcount', 1);
+  });
+}
+
+test('flags bitcount: i8x16.popcnt of a secret vector', () => {
+  expectOnly(`(func (export "f") (param $p i32) (result v128) (i8x16.popcnt (v128.load (local.get $p))))`, { f: [0] }, 'bitcount', 1);
+});
+
+test('accepts bit counts of public values, and of secrets inside variable-time code reached only from its export', () => {
+  expectClean(`(func (export "f") (param $n i32) (param $m i64) (result i64)
+    (i64.add (i64.extend_i32_u (i32.add (i32.clz (local.get $n)) (i32.popcnt (local.get $n)))) (i64.ctz (local.get $m))))`, { f: [0, 1] });
+  expectClean(`(func $vt (param $s i64) (result i64) (i64.ctz (local.get $s)))
+    (func (export "verify") (param $s i64) (result i64) (call $vt (local.get $s)))`, { verify: [] }, { vartime: { verify: 'public inputs' } });
+});

@@ -12,6 +12,8 @@
 //   float          any input of a floating-point instruction (f32/f64/f32x4/f64x2 arithmetic,
 //                  comparison, conversion, reinterpret, lane op), so a float loaded from
 //                  memory, being secret, may be moved but not used;
+//   bitcount       the operand of i32/i64 clz, ctz, popcnt and i8x16.popcnt (V8 lowers some of
+//                  them to a bit scan plus a branch on CPUs without LZCNT/BMI1/POPCNT);
 //   atomic         the expected value or the timeout of memory.atomic.wait32/64, the count of
 //                  memory.atomic.notify (the time a wait takes, or whom a notify wakes, follows them);
 //   call_indirect  the table index of call_indirect / return_call_indirect, or a table whose
@@ -59,8 +61,8 @@
 // Why it is sound: every flow of a secret into a value is over-approximated (taint only grows,
 // joins are unions, locals/globals/params/tables ignore program order, memory is always
 // secret), and implicit flows need no tracking because a branch on a secret is itself a
-// violation. So if no rule fires, no secret reaches a branch, address, divider, FPU, wait/notify or indirect call
-// from code that a constant-time entry point can reach.
+// violation. So if no rule fires, no secret reaches a branch, address, divider, FPU, bit count,
+// wait/notify or indirect call from code that a constant-time entry point can reach.
 // Our kernels are straight-line code with public loop counters and pointers, so this coarse
 // analysis accepts them without annotations beyond the public parameters.
 
@@ -69,7 +71,7 @@ import { CT_SECTION, parseCtPayload } from './section.js';
 import { varTime, type VarTimeDecl } from './vartime.js';
 
 export type Rule =
-  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'atomic' | 'call_indirect' | 'callgraph' | 'declaration';
+  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'bitcount' | 'atomic' | 'call_indirect' | 'callgraph' | 'declaration';
 
 export interface Violation {
   module: string;
@@ -107,6 +109,7 @@ export function formatViolation(v: Violation): string {
 const isDivRem = (name: string) => /^i(32|64)\.(div|rem)_[su]$/.test(name);
 const isFloat = (name: string) =>
   /^f(32|64)/.test(name) ? !/\.(load|store|const)$/.test(name) : /_f(32|64)/.test(name);
+const isBitCount = (name: string) => /^i(32|64)\.(clz|ctz|popcnt)$/.test(name) || name === 'i8x16.popcnt';
 
 interface Frame {
   kind: 'block' | 'loop' | 'if' | 'else' | 'func';
@@ -474,6 +477,7 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
           else if (n === 'select') check('select', 'select condition', v[2]);
           else if (isDivRem(n)) check('divrem', `${n} operand`, ...v);
           else if (isFloat(n)) check('float', `${n} operand`, ...v);
+          else if (isBitCount(n)) check('bitcount', `${n} operand`, ...v);
           for (let k = 0; k < i.op.push; k++) stack.push(res);
         }
       }
