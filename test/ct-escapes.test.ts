@@ -125,3 +125,57 @@ test('accepts bit counts of public values, and of secrets inside variable-time c
   expectClean(`(func $vt (param $s i64) (result i64) (i64.ctz (local.get $s)))
     (func (export "verify") (param $s i64) (result i64) (call $vt (local.get $s)))`, { verify: [] }, { vartime: { verify: 'public inputs' } });
 });
+
+// ---- the host: a secret passed to an imported function leaves the checked code (its timing,
+// and what it does with the value, are the host's) -------------------------------------------------
+
+test('flags import: a secret argument of an imported function (direct and tail call)', () => {
+  const { report } = expectOnly(`(import "env" "log" (func $log (param i32 i32)))
+    (func (export "f") (param $p i32) (param $s i32)
+      (call $log (local.get $p) (i32.const 0))
+      (call $log (local.get $p) (i32.load (local.get $p))))
+    (func (export "g") (param $s i32) (return_call $log (i32.const 0) (local.get $s)))`, { f: [0], g: [] }, 'import', 2);
+  assert.match(report.violations[0].detail, /secret value reaches an argument of imported env\.log/);
+});
+
+// ---- flows that were already tracked, kept as regression controls: multi-value results, values
+// carried by br_table, tail calls, if-without-else parameters, loops re-entered by br_table ---------
+
+test('flags branch: a secret in the second result of a multi-value function (the public first result stays public)', () => {
+  const two = `(func $two (param $p i32) (param $s i32) (result i32 i32) (local.get $p) (local.get $s))`;
+  expectOnly(`${two} (func (export "f") (param $p i32) (param $s i32) (local $a i32) (local $b i32)
+    (call $two (local.get $p) (local.get $s)) (local.set $b) (local.set $a)
+    (if (local.get $b) (then nop)))`, { f: [0] }, 'branch', 1);
+  expectClean(`${two} (func (export "f") (param $p i32) (param $s i32) (local $a i32) (local $b i32)
+    (call $two (local.get $p) (local.get $s)) (local.set $b) (local.set $a)
+    (if (local.get $a) (then nop)))`, { f: [0] });
+});
+
+test('flags branch: a secret carried by br_table into a block result', () => {
+  expectOnly(`(func (export "f") (param $p i32) (param $s i32)
+    (if (block $out (result i32) (block $in (result i32) (br_table $in $out (local.get $s) (local.get $p))) (drop) (i32.const 0))
+      (then nop)))`, { f: [0] }, 'branch', 1);
+});
+
+test('flags branch: a secret returned through return_call and through return in a multi-value block', () => {
+  expectOnly(`(func $id (param $x i32) (result i32) (local.get $x))
+    (func $tail (param $s i32) (result i32) (return_call $id (local.get $s)))
+    (func (export "f") (param $s i32) (if (call $tail (local.get $s)) (then nop)))`, { f: [] }, 'branch', 1);
+  expectOnly(`(func $early (param $p i32) (param $s i32) (result i32 i32)
+      (block (br_if 0 (local.get $p)) (return (i32.const 0) (local.get $s)))
+      (i32.const 0) (i32.const 0))
+    (func (export "f") (param $p i32) (param $s i32)
+      (call $early (local.get $p) (local.get $s)) (drop) (drop)
+      (call $early (local.get $p) (local.get $s)) (if (then nop)) (drop))`, { f: [0] }, 'branch', 1);
+});
+
+test('flags branch: a secret block parameter passed through an if without else; a secret sent back to a loop by br_table', () => {
+  expectOnly(`(func (export "f") (param $p i32) (param $s i32) (result i32)
+    (local.get $s) (local.get $p) (if (param i32) (result i32) (then (drop) (i32.const 0)))
+    (if (result i32) (then (i32.const 1)) (else (i32.const 2))))`, { f: [0] }, 'branch', 1);
+  expectOnly(`(func (export "f") (param $p i32) (param $s i32)
+    (i32.const 0)
+    (loop $l (param i32)
+      (if (then nop))
+      (local.get $s) (local.get $p) (br_table $l $l)))`, { f: [0] }, 'branch', 1);
+});

@@ -20,6 +20,8 @@
 //                  contents may be secret: a secret reference stored by table.set/fill/grow or
 //                  copied from such a table, or a table imported or exported (the host may
 //                  write it);
+//   import         an argument of a call to an imported function (the host's timing is not
+//                  checked here);
 //   callgraph      a function with a violation is reached from an export not declared
 //                  variable-time (below): the violation names the call path;
 //   declaration    every exported function has a declaration; declarations name existing
@@ -62,7 +64,7 @@
 // joins are unions, locals/globals/params/tables ignore program order, memory is always
 // secret), and implicit flows need no tracking because a branch on a secret is itself a
 // violation. So if no rule fires, no secret reaches a branch, address, divider, FPU, bit count,
-// wait/notify or indirect call from code that a constant-time entry point can reach.
+// wait/notify, indirect call or the host from code that a constant-time entry point can reach.
 // Our kernels are straight-line code with public loop counters and pointers, so this coarse
 // analysis accepts them without annotations beyond the public parameters.
 
@@ -71,7 +73,8 @@ import { CT_SECTION, parseCtPayload } from './section.js';
 import { varTime, type VarTimeDecl } from './vartime.js';
 
 export type Rule =
-  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'bitcount' | 'atomic' | 'call_indirect' | 'callgraph' | 'declaration';
+  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'bitcount' | 'atomic' | 'call_indirect' | 'import'
+  | 'callgraph' | 'declaration';
 
 export interface Violation {
   module: string;
@@ -133,6 +136,10 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   const exportNames = new Map<number, string[]>();
   for (const e of m.exports) if (e.kind === 'func') exportNames.set(e.index, [...(exportNames.get(e.index) ?? []), e.name]);
   const funcName = (f: number) => exportNames.get(f)?.[0] ?? m.names.get(f) ?? `func[${f}]`;
+  const importName = (f: number) => {
+    const im = m.imports.filter((x) => x.kind === 'func')[f];
+    return im ? `${im.module}.${im.name}` : `func[${f}]`;
+  };
 
   const violations: Violation[] = [];
   const inFunc = (f: number, offset: number, rule: Rule, detail: string): Violation =>
@@ -429,7 +436,9 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
         case 'unreachable': unreachable(); break;
         case 'call': case 'return_call': {
           const g = i.index!;
-          if (joinInto(paramSecret[g], popN(type(g).params.length)) && g >= imp) changed = true;
+          const args = popN(type(g).params.length);
+          if (g < imp) check('import', `an argument of imported ${importName(g)}`, ...args);
+          else if (joinInto(paramSecret[g], args)) changed = true;
           stack.push(...resultSecret[g]);
           if (i.name === 'return_call') { branch(frames.length - 1); unreachable(); }
           break;
