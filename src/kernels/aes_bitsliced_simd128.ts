@@ -47,7 +47,7 @@
 // This file emits functions to be placed into a module (see aes_gcm.ts); it is not a module of
 // its own. Negative-control flags produce deliberately broken variants for the tests.
 
-import { hex64, indent, locals, v128Bytes } from './wat.js';
+import { type Expr, Func, type Local, type Params, type Stmt, br_if, call, comment, i32, i32x4, i64x2, i8x16, label, loop, memory, v128 } from './builder/index.js';
 
 export interface AesFlags {
   /** the key schedule uses a wrong round constant (0x09 instead of 0x08 in round 4) */
@@ -81,31 +81,26 @@ S0=L6^L24 S1=L16^L26 S2=L19^L28 S3=L6^L21 S4=L20^L22 S5=L25^L29 S6=L13^L27 S7=L6
 const GATES = CIRCUIT.trim().split(/\s+/).map((g) => {
   const m = /^(\w+)=(\w+)([&^])(\w+)$/.exec(g);
   if (!m) throw new Error(`bad gate ${g}`);
-  return { out: m[1], a: m[2], op: m[3] === '&' ? 'v128.and' : 'v128.xor', b: m[4] };
+  return { out: m[1], a: m[2], and: m[3] === '&', b: m[4] };
 });
 const TEMPS = GATES.map((g) => g.out).filter((n) => !/^S\d$/.test(n));
+
+/** The circuit's temporaries as locals of f, named `${p}T1`, …, then `${p}S0` … `${p}S7`. */
+export function sboxLocals(f: Func, p: string): Map<string, Local<'v128'>> {
+  return new Map([...TEMPS, ...Array.from({ length: 8 }, (_, i) => `S${i}`)].map((n) => [n, f.v128(`${p}${n}`)]));
+}
 
 /**
  * The S-box circuit on v128 locals: inputs[i] holds U_i, outputs[i] receives S_i (outputs may
  * be the same locals as the inputs: every input is read before the first output is written).
- * Temporaries are locals named `${p}T1`, … (declare them with sboxLocals(p)).
+ * One statement per gate, then the eight output copies.
  */
-export function sboxCircuit(inputs: string[], outputs: string[], p: string): string[] {
-  const name = (n: string) => {
-    const u = /^U(\d)$/.exec(n);
-    if (u) return inputs[+u[1]];
-    const s = /^S(\d)$/.exec(n);
-    if (s) return `${p}S${s[1]}`;
-    return `${p}${n}`;
-  };
-  const out: string[] = [];
-  for (const g of GATES) out.push(`local.get $${name(g.a)}`, `local.get $${name(g.b)}`, g.op, `local.set $${name(g.out)}`);
-  for (let i = 0; i < 8; i++) out.push(`local.get $${p}S${i}`, `local.set $${outputs[i]}`);
-  return out;
-}
-
-export function sboxLocals(p: string): string {
-  return locals('v128', [...TEMPS.map((t) => `${p}${t}`), ...Array.from({ length: 8 }, (_, i) => `${p}S${i}`)]);
+export function sboxCircuit(inputs: Local<'v128'>[], outputs: Local<'v128'>[], t: Map<string, Local<'v128'>>): Stmt[] {
+  const loc = (n: string) => (/^U\d$/.test(n) ? inputs[+n[1]] : t.get(n)!);
+  return [
+    ...GATES.map((g) => loc(g.out).set(g.and ? v128.and(loc(g.a), loc(g.b)) : v128.xor(loc(g.a), loc(g.b)))),
+    ...outputs.map((o, i) => o.set(t.get(`S${i}`)!)),
+  ];
 }
 
 // Byte permutations of a plane. The state byte k = 4c + r is row r, column c (FIPS 197 3.4).
@@ -119,85 +114,97 @@ const SR_ROT1 = ROT1.map((k) => SR[k]);
 /** Rotate each column by two rows. */
 const ROT2 = idx((r, c) => 4 * c + ((r + 2) % 4));
 
-const PLANES = Array.from({ length: 8 }, (_, i) => `s${i}`);
+/** The bitsliced state and the round's constants, as locals of one function. */
+interface Planes {
+  s: Local<'v128'>[];
+  bt: Local<'v128'>;
+  br: Local<'v128'>[];
+  btp: Local<'v128'>[];
+  q: Map<string, Local<'v128'>>;
+  kSR: Local<'v128'>;
+  kSR1: Local<'v128'>;
+  kRot2: Local<'v128'>;
+  init: Stmt[];
+}
 
-/** Constants kept in v128 locals (a swizzle with a local constant index is a bare vpshufb). */
-const constLocals = locals('v128', ['kSR', 'kSR1', 'kRot2']);
-const initConsts = [v128Bytes(SR), 'local.set $kSR', v128Bytes(SR_ROT1), 'local.set $kSR1', v128Bytes(ROT2), 'local.set $kRot2'];
+function planes(f: Func): Planes {
+  const n = (p: string) => Array.from({ length: 8 }, (_, i) => f.v128(`${p}${i}`));
+  const s = n('s');
+  const bt = f.v128('bt');
+  const br = n('br');
+  const btp = n('bt');
+  const q = sboxLocals(f, 'q');
+  const [kSR, kSR1, kRot2] = f.locals('v128', ['kSR', 'kSR1', 'kRot2']);
+  return { s, bt, br, btp, q, kSR, kSR1, kRot2, init: [kSR.set(v128.bytes(SR)), kSR1.set(v128.bytes(SR_ROT1)), kRot2.set(v128.bytes(ROT2))] };
+}
 
 /** 8×8 bit transposition within each byte position of s0 … s7 (its own inverse). */
-function transpose(): string[] {
-  const out: string[] = [];
+function transpose(P: Planes): Stmt[] {
+  const out: Stmt[] = [];
   for (const [sh, mask] of [[1, 0x55], [2, 0x33], [4, 0x0f]] as const) {
     for (let x = 0; x < 8; x++) {
       if (x & sh) continue;
-      const a = `s${x}`, b = `s${x + sh}`;
+      const a = P.s[x], b = P.s[x + sh];
       out.push(
-        `;; swapmove(${a}, ${b}, ${sh}, 0x${mask.toString(16)})`,
-        `local.get $${a}`, `i32.const ${sh}`, 'i64x2.shr_u', `local.get $${b}`, 'v128.xor',
-        `v128.const i8x16 ${Array(16).fill(mask).join(' ')}`, 'v128.and', 'local.set $bt',
-        `local.get $${b}`, 'local.get $bt', 'v128.xor', `local.set $${b}`,
-        `local.get $${a}`, 'local.get $bt', `i32.const ${sh}`, 'i64x2.shl', 'v128.xor', `local.set $${a}`,
+        comment(`swapmove(${a.name}, ${b.name}, ${sh}, 0x${mask.toString(16)})`),
+        P.bt.set(v128.and(v128.xor(i64x2.shr_u(a, sh), b), v128.i8x16(Array(16).fill(mask)))),
+        b.set(v128.xor(b, P.bt)),
+        a.set(v128.xor(a, i64x2.shl(P.bt, sh))),
       );
     }
   }
   return out;
 }
 
-/** AddRoundKey from the bitsliced round key at $rk. */
-const addRoundKey = () => PLANES.flatMap((s, i) => [`local.get $${s}`, 'local.get $rk', `v128.load offset=${16 * i}`, 'v128.xor', `local.set $${s}`]);
+/** AddRoundKey from the bitsliced round key at rk. */
+const addRoundKey = (P: Planes, rk: Local<'i32'>) => P.s.map((s, i) => s.set(v128.xor(s, v128.load(rk, 16 * i))));
 
 /** SubBytes (without the constant) on the planes: U_i is plane 7 - i. */
-const subBytes = () => sboxCircuit(PLANES.map((_, i) => `s${7 - i}`), PLANES.map((_, i) => `s${7 - i}`), 'q');
+const subBytes = (P: Planes) => sboxCircuit(P.s.map((_, i) => P.s[7 - i]), P.s.map((_, i) => P.s[7 - i]), P.q);
 
 /** ShiftRows and MixColumns: out = xtime(t) ⊕ rot1(y) ⊕ rot2(t), y = SR(s), t = y ⊕ rot1(y). */
-function shiftMix(): string[] {
-  const out: string[] = [];
-  for (const s of PLANES) {
-    out.push(`local.get $${s}`, 'local.get $kSR1', 'i8x16.swizzle', `local.set $br${s.slice(1)}`);
-    out.push(`local.get $${s}`, 'local.get $kSR', 'i8x16.swizzle', `local.get $br${s.slice(1)}`, 'v128.xor', `local.set $bt${s.slice(1)}`);
-  }
+function shiftMix(P: Planes): Stmt[] {
+  const out: Stmt[] = [];
+  P.s.forEach((s, i) => {
+    out.push(P.br[i].set(i8x16.swizzle(s, P.kSR1)));
+    out.push(P.btp[i].set(v128.xor(i8x16.swizzle(s, P.kSR), P.br[i])));
+  });
   // xtime on planes: (2a)_0 = a_7, (2a)_i = a_{i-1} ⊕ [i ∈ {1,3,4}]·a_7
   for (let i = 0; i < 8; i++) {
-    const x = i === 0 ? ['local.get $bt7'] : [`local.get $bt${i - 1}`, ...([1, 3, 4].includes(i) ? ['local.get $bt7', 'v128.xor'] : [])];
-    out.push(...x, `local.get $br${i}`, 'v128.xor', `local.get $bt${i}`, 'local.get $kRot2', 'i8x16.swizzle', 'v128.xor', `local.set $s${i}`);
+    const t = P.btp;
+    const x: Expr<'v128'> = i === 0 ? t[7].get() : [1, 3, 4].includes(i) ? v128.xor(t[i - 1], t[7]) : t[i - 1].get();
+    out.push(P.s[i].set(v128.xor(v128.xor(x, P.br[i]), i8x16.swizzle(t[i], P.kRot2))));
   }
   return out;
 }
 
-const shiftRows = () => PLANES.flatMap((s) => [`local.get $${s}`, 'local.get $kSR', 'i8x16.swizzle', `local.set $${s}`]);
+const shiftRows = (P: Planes) => P.s.map((s) => s.set(i8x16.swizzle(s, P.kSR)));
 
 /**
- * Other work to interleave with the rounds (aes_gcm.ts hashes one block per round): code that
- * shares no local with the AES core, run at the start, inside each looped round after SubBytes
- * ($i is the round number, 1 … nr − 1), and between the last looped round and the final one.
+ * Other work woven into the looped rounds (aes_gcm.ts hashes one block per round): code that
+ * shares no local with the AES core. `build` declares its locals in the function (after the
+ * AES ones) and returns: a prologue (at the start); segments for each looped round, the first
+ * before SubBytes and the others spread evenly between the S-box's gates ($i is the round
+ * number, 1 … nr − 1); and what runs between the last looped round and the final one.
  */
 export interface Aes8Stitch {
   name: string;
-  params: string;
-  locals: string;
-  prologue: string[];
-  inRound: string[];
-  afterRounds: string[];
-  /**
-   * Alternatively, segments woven into each looped round: the first before SubBytes, the others
-   * spread evenly between the S-box's gates (inRound is then unused).
-   */
-  weave?: string[][];
+  params: Params;
+  build(f: Func): { prologue: Stmt[]; weave: Stmt[][]; afterRounds: Stmt[] };
 }
 
-/** Interleave `segs` evenly between the gates (4 instructions each) of an S-box listing. */
-function weaveInto(sbox: string[], segs: string[][]): string[] {
+/** Interleave `segs` evenly between the gates of an S-box listing (sboxCircuit). */
+function weaveInto(sbox: Stmt[], segs: Stmt[][]): Stmt[] {
   const gates = GATES.length;
-  const out: string[] = [];
+  const out: Stmt[] = [];
   let next = 0;
   for (let g = 0; g < gates; g++) {
-    out.push(...sbox.slice(4 * g, 4 * g + 4));
+    out.push(sbox[g]);
     // after gate g, emit the segments due by then
     while (next < segs.length && Math.floor(((next + 1) * gates) / (segs.length + 1)) <= g + 1) out.push(...segs[next++]);
   }
   while (next < segs.length) out.push(...segs[next++]);
-  out.push(...sbox.slice(4 * gates));
+  out.push(...sbox.slice(gates));
   return out;
 }
 
@@ -206,68 +213,62 @@ function weaveInto(sbox: string[], segs: string[][]): string[] {
  * round keys at rk; nr rounds (10, 12, 14). All parameters public. With `stitch`, the same under
  * another name with the stitched work woven in.
  */
-export function aes8Func(stitch?: Aes8Stitch): string[] {
-  const loc = [
-    locals('v128', [...PLANES, 'bt', ...PLANES.map((_, i) => `br${i}`), ...PLANES.map((_, i) => `bt${i}`)]),
-    sboxLocals('q'),
-    constLocals,
-    locals('i32', ['i']),
-  ].join(' ');
-  return [
-    `(func $${stitch?.name ?? 'aes8'} (param $rk i32) (param $nr i32) (param $buf i32) ${stitch?.params ?? ''} ${loc} ${stitch?.locals ?? ''}`,
-    indent([
-      ...initConsts,
-      ...(stitch?.prologue ?? []),
-      ...PLANES.flatMap((s, j) => ['local.get $buf', `v128.load offset=${16 * j}`, `local.set $${s}`]),
-      ';; blocks -> planes',
-      ...transpose(),
-      ...addRoundKey(),
-      'i32.const 1', 'local.set $i',
-      'loop $round',
-      indent([
-        'local.get $rk', 'i32.const 128', 'i32.add', 'local.set $rk',
-        ';; SubBytes',
-        ...(stitch?.weave ? [...stitch.weave[0], ...weaveInto(subBytes(), stitch.weave.slice(1))] : [...subBytes(), ...(stitch?.inRound ?? [])]),
-        ';; ShiftRows, MixColumns',
-        ...shiftMix(),
-        ';; AddRoundKey',
-        ...addRoundKey(),
-        'local.get $i', 'i32.const 1', 'i32.add', 'local.tee $i',
-        'local.get $nr', 'i32.lt_u', 'br_if $round',
-      ], 2),
-      'end',
-      ...(stitch?.afterRounds ?? []),
-      ';; final round: no MixColumns',
-      'local.get $rk', 'i32.const 128', 'i32.add', 'local.set $rk',
-      ...subBytes(),
-      ...shiftRows(),
-      ...addRoundKey(),
-      ';; planes -> blocks',
-      ...transpose(),
-      ...PLANES.flatMap((s, j) => ['local.get $buf', `local.get $${s}`, `v128.store offset=${16 * j}`]),
-    ]),
-    ')',
-  ];
+export function aes8Func(stitch?: Aes8Stitch): Func {
+  const f = new Func(stitch?.name ?? 'aes8', { rk: 'i32', nr: 'i32', buf: 'i32', ...stitch?.params });
+  const { rk, nr, buf } = f.p as unknown as Record<'rk' | 'nr' | 'buf', Local<'i32'>>;
+  const P = planes(f);
+  const i = f.i32('i');
+  const st = stitch?.build(f);
+  const round = label('round');
+  f.emit(
+    P.init,
+    st?.prologue ?? [],
+    P.s.map((s, j) => s.set(v128.load(buf, 16 * j))),
+    comment('blocks -> planes'),
+    transpose(P),
+    addRoundKey(P, rk),
+    i.set(1),
+    loop(round,
+      rk.set(i32.add(rk, 128)),
+      comment('SubBytes'),
+      st ? [...st.weave[0], ...weaveInto(subBytes(P), st.weave.slice(1))] : subBytes(P),
+      comment('ShiftRows, MixColumns'),
+      shiftMix(P),
+      comment('AddRoundKey'),
+      addRoundKey(P, rk),
+      br_if(round, i32.lt_u(i.tee(i32.add(i, 1)), nr)),
+    ),
+    st?.afterRounds ?? [],
+    comment('final round: no MixColumns'),
+    rk.set(i32.add(rk, 128)),
+    subBytes(P),
+    shiftRows(P),
+    addRoundKey(P, rk),
+    comment('planes -> blocks'),
+    transpose(P),
+    P.s.map((s, j) => v128.store(buf, s, 16 * j)),
+  );
+  return f;
 }
 
 /**
  * `$sub16(x) -> S(x)`: the AES S-box on each of 16 bytes, byte-sliced (one bit per byte lane),
  * for the key schedule.
  */
-export function sub16Func(): string[] {
-  const u = Array.from({ length: 8 }, (_, i) => `u${i}`);
-  return [
-    `(func $sub16 (param $x v128) (result v128) ${locals('v128', u)} ${sboxLocals('k')}`,
-    indent([
-      ';; U_i = bit 7 - i of each byte, as 0 or 1 in its lane',
-      ...u.flatMap((n, i) => ['local.get $x', `i32.const ${7 - i}`, 'i8x16.shr_u', 'v128.const i8x16 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1', 'v128.and', `local.set $${n}`]),
-      ...sboxCircuit(u, u, 'k'),
-      ';; pack the bits back and add the affine constant 0x63',
-      'v128.const i8x16 99 99 99 99 99 99 99 99 99 99 99 99 99 99 99 99',
-      ...u.flatMap((n, i) => [`local.get $${n}`, `i32.const ${7 - i}`, 'i8x16.shl', 'v128.xor']),
-    ]),
-    ')',
-  ];
+export function sub16Func(): Func {
+  const f = new Func('sub16', { x: 'v128' }, { results: ['v128'] });
+  const x = f.p.x;
+  const u = Array.from({ length: 8 }, (_, i) => f.v128(`u${i}`));
+  const k = sboxLocals(f, 'k');
+  const ones = v128.i8x16(Array(16).fill(1));
+  f.emit(
+    comment('U_i = bit 7 - i of each byte, as 0 or 1 in its lane'),
+    u.map((n, i) => n.set(v128.and(i8x16.shr_u(x, 7 - i), ones))),
+    sboxCircuit(u, u, k),
+    comment('pack the bits back and add the affine constant 0x63'),
+    v128.xor(v128.i8x16(Array(16).fill(99)), ...(u.map((n, i) => i8x16.shl(n, 7 - i)) as [Expr<'v128'>])),
+  );
+  return f;
 }
 
 const RCON = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
@@ -277,36 +278,32 @@ const RCON = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
  * tmp (little-endian i32: byte 0 of the word is the low byte), then the round keys bitsliced
  * into rk with 0x63 folded into rounds 1 … Nr. tmp is wiped before returning.
  */
-export function expandFunc(nk: 4 | 6 | 8, flags: AesFlags = {}): string[] {
+export function expandFunc(nk: 4 | 6 | 8, sub16: Func, flags: AesFlags = {}): Func {
+  const f = new Func(`expand${nk}`, { rk: 'i32', key: 'i32', tmp: 'i32' });
+  const { rk, key, tmp } = f.p;
+  const w = f.i32('w');
+  const x = f.v128('x');
   const nr = nk + 6;
   const words = 4 * (nr + 1);
   const rcon = RCON.slice();
   if (flags.wrongRcon) rcon[3] = 0x09;
-  const body: string[] = [];
-  for (let i = 0; i < nk; i++) body.push('local.get $tmp', 'local.get $key', `i32.load offset=${4 * i}`, `i32.store offset=${4 * i}`);
+  const sub = (e: Expr<'i32'>) => i32x4.extract_lane(call(sub16, i32x4.splat(e)) as Expr<'v128'>, 0);
+  for (let i = 0; i < nk; i++) f.emit(i32.store(tmp, i32.load(key, 4 * i), 4 * i));
   for (let i = nk; i < words; i++) {
-    body.push(`;; w[${i}]`, 'local.get $tmp', `i32.load offset=${4 * (i - 1)}`, 'local.set $w');
-    if (i % nk === 0) {
-      body.push(
-        ';; SubWord(RotWord(w)) ^ Rcon',
-        'local.get $w', 'i32.const 8', 'i32.rotr', 'i32x4.splat', 'call $sub16', 'i32x4.extract_lane 0',
-        `i32.const ${rcon[i / nk - 1]}`, 'i32.xor', 'local.set $w',
-      );
-    } else if (nk === 8 && i % nk === 4) {
-      body.push(';; SubWord(w)', 'local.get $w', 'i32x4.splat', 'call $sub16', 'i32x4.extract_lane 0', 'local.set $w');
-    }
-    body.push('local.get $tmp', 'local.get $tmp', `i32.load offset=${4 * (i - nk)}`, 'local.get $w', 'i32.xor', `i32.store offset=${4 * i}`);
+    f.emit(comment(`w[${i}]`), w.set(i32.load(tmp, 4 * (i - 1))));
+    if (i % nk === 0) f.emit(comment('SubWord(RotWord(w)) ^ Rcon'), w.set(i32.xor(sub(i32.rotr(w, 8)), rcon[i / nk - 1])));
+    else if (nk === 8 && i % nk === 4) f.emit(comment('SubWord(w)'), w.set(sub(w.get())));
+    f.emit(i32.store(tmp, i32.xor(i32.load(tmp, 4 * (i - nk)), w), 4 * i));
   }
-  body.push(';; bitslice each round key: plane i = bit i of each byte spread to 0x00 / 0xff');
+  f.emit(comment('bitslice each round key: plane i = bit i of each byte spread to 0x00 / 0xff'));
   for (let r = 0; r <= nr; r++) {
-    body.push('local.get $tmp', `v128.load offset=${16 * r}`, 'local.set $x');
+    f.emit(x.set(v128.load(tmp, 16 * r)));
     for (let i = 0; i < 8; i++) {
       const fold = r > 0 && [0, 1, 5, 6].includes(i); // 0x63 = bits 0, 1, 5, 6
-      body.push('local.get $rk', 'local.get $x', `i32.const ${7 - i}`, 'i8x16.shl', 'i32.const 7', 'i8x16.shr_s', ...(fold ? ['v128.not'] : []), `v128.store offset=${128 * r + 16 * i}`);
+      const plane = i8x16.shr_s(i8x16.shl(x, 7 - i), 7);
+      f.emit(v128.store(rk, fold ? v128.not(plane) : plane, 128 * r + 16 * i));
     }
   }
-  body.push('local.get $tmp', 'i32.const 0', `i32.const ${4 * words}`, 'memory.fill', 'v128.const i64x2 0 0', 'local.set $x');
-  return [`(func $expand${nk} (param $rk i32) (param $key i32) (param $tmp i32) (local $w i32) (local $x v128)`, indent(body), ')'];
+  f.emit(memory.fill(tmp, 0, 4 * words), x.set(v128.zero()));
+  return f;
 }
-
-export { hex64 };

@@ -24,7 +24,7 @@
 // Memory: the IO area as AES_IO (aes_layout.ts); key slot SM4_SLOT (sm4_layout.ts): GHASH key and
 // tables at 0, SM4 round keys at 2048.
 
-import { GF_PREFIX, gcmModeFunctions } from './aes_gcm.js';
+import { GF_PREFIX, gcmModeFunctions } from './legacy/aes_gcm_strings.js';
 import { AES_IO } from './aes_layout.js';
 import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './legacy/gf128_strings.js';
 import { SM4_GCM_BLOCKS } from './sm4_layout.js';
