@@ -21,6 +21,7 @@ import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
+import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
@@ -41,6 +42,12 @@ const EMPTY = new Uint8Array(0);
  * POLYVAL (src/mac/universal-hash.ts), re-checked with `npx tsx bench/run.ts aes-256-gcm-siv`.
  */
 export const SIV_POWERS_THRESHOLD = 768;
+
+/** Bytes POLYVAL hashes for a message: the padded AAD, the padded text and the length block. */
+export const sivHashedBytes = (aadLength: number, n: number): number => pad16(aadLength) + pad16(n) + 16;
+
+/** Whether a message's POLYVAL gets the powers of its key (SIV_POWERS_THRESHOLD). */
+export const sivUsesPowers = (aadLength: number, n: number): boolean => sivHashedBytes(aadLength, n) >= SIV_POWERS_THRESHOLD;
 
 export interface AesGcmSivOptions {
   /** the kernel instance to run on (tests) */
@@ -87,7 +94,7 @@ export class AesGcmSiv implements Aead {
       used = this.#polyval(aad, maxg);
       if (n <= SCRATCH_SIZE) {
         // one copy in: hash, tag, then encrypt the same bytes in place
-        const padded = (n + 15) & ~15;
+        const padded = pad16(n);
         const u8 = k.u8;
         u8.set(plaintext, SCRATCH_PTR);
         u8.fill(0, SCRATCH_PTR + n, SCRATCH_PTR + padded);
@@ -144,7 +151,7 @@ export class AesGcmSiv implements Aead {
         if (maxg === 8) e.siv_open_s(rk, gf, this.#nr, SCRATCH_PTR, len, 0, maxg);
         else e.siv_open_x(rk, gf, this.#nr, SCRATCH_PTR, len, 0, maxg);
         if (!single) out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
-        used = Math.max(used, (len + 15) & ~15);
+        used = Math.max(used, pad16(len));
       }
       e.siv_tag(this.#slot, this.#nr, BigInt(aad.length), BigInt(n));
       const v = k.u8;
@@ -179,8 +186,7 @@ export class AesGcmSiv implements Aead {
     u8.set(nonce, AES_IO.nonce);
     k.exports.siv_init(this.#slot, this.#nr);
     u8.fill(0, AES_IO.state, AES_IO.state + 16);
-    const hashed = ((aad.length + 15) & ~15) + ((n + 15) & ~15) + 16;
-    if (hashed < SIV_POWERS_THRESHOLD) return 1;
+    if (!sivUsesPowers(aad.length, n)) return 1;
     k.exports.gf_gf128_powers(this.#slot + AES_SLOT.sivGf);
     this.#powers = true;
     return 8;
@@ -192,7 +198,7 @@ export class AesGcmSiv implements Aead {
     let used = 0;
     for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
       const len = Math.min(SCRATCH_SIZE, data.length - off);
-      const padded = (len + 15) & ~15;
+      const padded = pad16(len);
       const u8 = k.u8;
       u8.set(data.subarray(off, off + len), SCRATCH_PTR);
       u8.fill(0, SCRATCH_PTR + len, SCRATCH_PTR + padded);

@@ -15,6 +15,7 @@ import { KeySlot } from '../util/key-slot.js';
 import { AuthenticationError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { blocks16, pad16, whole16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
@@ -44,16 +45,19 @@ function le64(u8: Uint8Array, at: number, n: number): void {
 }
 
 /** Blocks of Poly1305 input for an AEAD message: padded AAD, padded message, the lengths. */
-function macBlocks(aadLength: number, n: number): number {
-  return ((aadLength + 15) >>> 4) + ((n + 15) >>> 4) + 1;
+export function macBlocks(aadLength: number, n: number): number {
+  return blocks16(aadLength) + blocks16(n) + 1;
 }
+
+/** Does the whole MAC input (AAD, text, lengths) fit the scratch window (the one-call path)? */
+export const chachaFitsOnce = (aadLength: number, n: number): boolean => 16 * macBlocks(aadLength, n) <= SCRATCH_SIZE;
 
 // The one-call layout in scratch: aad ‖ zeros ‖ message ‖ zeros ‖ le64(|aad|) ‖ le64(|message|).
 // This is where the AEADs' partial blocks are padded when a message fits in scratch; streamed
 // messages pad through absorbPartial. Returns the message's offset in memory.
 function layout(u8: Uint8Array, aad: Uint8Array, msg: Uint8Array): number {
-  const aPad = (aad.length + 15) & ~15;
-  const mPad = (msg.length + 15) & ~15;
+  const aPad = pad16(aad.length);
+  const mPad = pad16(msg.length);
   const base = SCRATCH_PTR;
   u8.set(aad, base);
   u8.fill(0, base + aad.length, base + aPad);
@@ -97,11 +101,11 @@ export class ChaCha20Poly1305 implements Aead {
     const k = this.#k;
     const e = k.exports;
     const blocks = macBlocks(aad.length, n);
-    if (16 * blocks <= SCRATCH_SIZE) {
+    if (chachaFitsOnce(aad.length, n)) {
       const u8 = k.u8;
       u8.set(nonce, IO.NONCE);
       const m = layout(u8, aad, plaintext);
-      e.aead_seal_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
+      e.aead_seal_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
       out.set(u8.subarray(m, m + n));
       out.set(u8.subarray(IO.TAG, IO.TAG + TAG), n);
       k.wipe(0, IO.END);
@@ -116,7 +120,7 @@ export class ChaCha20Poly1305 implements Aead {
       const u8 = k.u8;
       u8.set(src.subarray(off, off + len), SCRATCH_PTR);
       e.aead_seal(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
-      const whole = len & ~15;
+      const whole = whole16(len);
       if (whole < len) absorbPartial(k, IO.POLY, u8.subarray(SCRATCH_PTR + whole, SCRATCH_PTR + len), false);
       out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
       used = Math.max(used, len);
@@ -137,11 +141,11 @@ export class ChaCha20Poly1305 implements Aead {
     const k = this.#k;
     const e = k.exports;
     const blocks = macBlocks(aad.length, n);
-    if (16 * blocks <= SCRATCH_SIZE) {
+    if (chachaFitsOnce(aad.length, n)) {
       const u8 = k.u8;
       u8.set(nonce, IO.NONCE);
       const m = layout(u8, aad, sealed.subarray(0, n));
-      e.aead_open_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, (aad.length + 15) >>> 4, n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
+      e.aead_open_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
       let diff = 0;
       for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ sealed[n + i];
       if (diff === 0) out.set(u8.subarray(m, m + n));
@@ -161,7 +165,7 @@ export class ChaCha20Poly1305 implements Aead {
       const len = Math.min(SCRATCH_SIZE, n - off);
       const u8 = k.u8;
       u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-      const whole = len & ~15;
+      const whole = whole16(len);
       // the kernel MACs whole blocks of ciphertext then decrypts in place; the partial block's
       // ciphertext is taken first and absorbed after them
       let partial: Uint8Array | undefined;

@@ -22,6 +22,7 @@ import { AuthenticationError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { checkBytes, checkOutput } from '../util/check.js';
 import { KeySlot } from '../util/key-slot.js';
+import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
@@ -71,7 +72,7 @@ function ghashPadded(g: GcmKey, data: Uint8Array): number {
   let used = 0;
   for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
     const len = Math.min(SCRATCH_SIZE, data.length - off);
-    const padded = (len + 15) & ~15;
+    const padded = pad16(len);
     const u8 = k.u8;
     u8.set(data.subarray(off, off + len), SCRATCH_PTR);
     u8.fill(0, SCRATCH_PTR + len, SCRATCH_PTR + padded);
@@ -117,8 +118,8 @@ function oneshot(g: GcmKey, nonce: Uint8Array, src: Uint8Array, aad: Uint8Array,
   const k = g.kernel;
   const used = j0(g, nonce);
   const n = src.length;
-  const aadAt = SCRATCH_PTR + ((n + 15) & ~15);
-  const end = aadAt + ((aad.length + 15) & ~15);
+  const aadAt = SCRATCH_PTR + pad16(n);
+  const end = aadAt + pad16(aad.length);
   const u8 = k.u8;
   u8.set(src, SCRATCH_PTR);
   u8.fill(0, SCRATCH_PTR + n, aadAt);
@@ -128,13 +129,18 @@ function oneshot(g: GcmKey, nonce: Uint8Array, src: Uint8Array, aad: Uint8Array,
   return Math.max(used, end - SCRATCH_PTR);
 }
 
-const fitsOnce = (g: GcmKey, n: number, aadLength: number) =>
-  g.kernel.exports.gcm_oneshot !== undefined && ((n + 15) & ~15) + ((aadLength + 15) & ~15) <= SCRATCH_SIZE;
+/**
+ * Do a text of n bytes and an AAD of aadLength bytes, each zero-padded to whole blocks, fit the
+ * scratch window together (the one-call path)? Exact for every length (util/length.ts).
+ */
+export const gcmFitsOnce = (n: number, aadLength: number): boolean => pad16(n) + pad16(aadLength) <= SCRATCH_SIZE;
+
+const fitsOnce = (g: GcmKey, n: number, aadLength: number) => g.kernel.exports.gcm_oneshot !== undefined && gcmFitsOnce(n, aadLength);
 
 function wipe(g: GcmKey, scratchUsed: number): void {
   const k = g.kernel;
   k.wipe(0, IO.wipe);
-  if (scratchUsed > 0) k.wipe(SCRATCH_PTR, (scratchUsed + 15) & ~15);
+  if (scratchUsed > 0) k.wipe(SCRATCH_PTR, pad16(scratchUsed));
 }
 
 function checkLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {

@@ -10,6 +10,7 @@ import * as chachaModule from '../engine/wasm/chacha.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength } from '../util/check.js';
+import { whole16 } from '../util/length.js';
 import { KeySlot } from '../util/key-slot.js';
 
 registerModule(chachaModule);
@@ -113,7 +114,7 @@ export function absorbBlocks(k: ChachaKernel, p: number, data: Uint8Array, maxg:
 
 /** Absorb any bytes, AEAD style: whole blocks, then the partial last block zero-padded. */
 export function absorbPadded(k: ChachaKernel, p: number, data: Uint8Array, maxg: number): void {
-  const whole = data.length & ~15;
+  const whole = whole16(data.length);
   if (whole > 0) absorbBlocks(k, p, data.subarray(0, whole), maxg);
   if (whole < data.length) absorbPartial(k, p, data.subarray(whole), false);
 }
@@ -182,7 +183,7 @@ export class Poly1305 {
 
   #blocks(data: Uint8Array): void {
     const k = this.#k;
-    this.#seen += data.length >>> 4;
+    this.#seen += data.length / 16; // whole blocks
     if (this.#maxg === 1 && this.#policy !== 'never' && (this.#policy === 'always' || this.#seen >= POWERS_MIN_BLOCKS)) {
       k.exports.poly1305_powers(this.#slot);
       this.#maxg = MAXG;
@@ -210,10 +211,10 @@ export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options: Poly1
   const e = k.exports;
   k.u8.set(key, IO.KEY);
   e.poly1305_init(IO.POLY, IO.KEY);
-  const whole = msg.length & ~15;
+  const whole = whole16(msg.length);
   const policy = options.powers ?? 'auto';
   let maxg = 1;
-  if (policy === 'always' || (policy === 'auto' && whole >>> 4 >= POWERS_MIN_BLOCKS)) {
+  if (policy === 'always' || (policy === 'auto' && whole / 16 >= POWERS_MIN_BLOCKS)) {
     e.poly1305_powers(IO.POLY);
     maxg = MAXG;
   }

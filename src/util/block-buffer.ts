@@ -1,6 +1,8 @@
 // The one place where a 16-byte-block MAC (GHASH, POLYVAL, Poly1305) splits arbitrary update()
 // input into whole blocks for its kernel and keeps the partial block between calls. Lengths
 // decide everything here; the bytes are only moved.
+import { whole16 } from './length.js';
+
 export class BlockBuffer {
   /** the partial block (its first `length` bytes are data) */
   readonly block = new Uint8Array(16);
@@ -18,7 +20,7 @@ export class BlockBuffer {
       blocks(this.block);
       this.length = 0;
     }
-    const whole = (data.length - off) & ~15;
+    const whole = whole16(data.length - off);
     if (whole > 0) blocks(data.subarray(off, off + whole));
     off += whole;
     if (off < data.length) {
