@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { keygenAead, openFile, sealFile } from './files.js';
 import { UsageError, Failure } from './errors.js';
 import { runBench } from './bench.js';
+import { ctCheckCommand } from './ct-check.js';
 import { CURVE_NAMES, ecdh, keygenCurve, pubkey } from './keys.js';
 import { signFile, verifyFile } from './sign.js';
 import { ALGORITHMS } from './stream-format.js';
@@ -218,6 +219,7 @@ const COMMANDS: Record<string, Command> = {
       await runBench(args);
     },
   },
+  'ct-check': ctCheckCommand,
 };
 
 function mainHelp(): string {

@@ -91,7 +91,7 @@ export interface Report {
   violations: Violation[];
   /** functions whose violations are exempt: reached only from variable-time exports or through helpers */
   exempt: { func: string; reason: string; via: string[] }[];
-  /** the variable-time declarations in force (from the options and the ctkit.ct section) */
+  /** the variable-time declarations in force (from the options and the ctkit.ct section), each with the functions with violations it reaches */
   declared: { func: string; kind: 'export' | 'helper'; reason: string; covers: string[] }[];
   functions: number;  // defined functions checked (exempt ones not counted)
 }
@@ -299,6 +299,7 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     const v = found[f];
     if (!v.length) continue;
     const cov = coveredBy.get(f);
+    for (const r of cov ?? []) covers.set(r, [...(covers.get(r) ?? []), funcName(f)]);
     if (ctReach.has(f)) {
       const { path } = pathTo(ctReach, f);
       for (const x of v) inFunctions.push(path.length > 1 ? { ...x, path: path.map(nameOf) } : x);
@@ -320,7 +321,6 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     } else if (cov) {
       const via = [...cov].map((r) => vtRoots.get(r)!);
       exempt.push({ func: funcName(f), reason: [...cov].map((r) => (helpers.get(r) ?? vtExportNames.get(vtRoots.get(r)!))!).join('; '), via });
-      for (const r of cov) covers.set(r, [...(covers.get(r) ?? []), funcName(f)]);
     } else {
       inFunctions.push(...v); // reached from no entry point at all: reported all the same
     }

@@ -1,0 +1,174 @@
+// `ctkit ct-check` on modules that are not ctkit's: a hand-written third-party-style library (no
+// ctkit.ct section, its own export names) with a constant-time compare, an early-exit compare,
+// an S-box lookup and a verify/sign pair sharing a variable-time inversion; a compiler-built
+// module from a dev dependency (@chainsafe/as-chacha20poly1305, AssemblyScript); ctkit's shipped
+// modules extracted to files; usage errors; exit statuses through the command's entry point.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ctCheck, parsePublic, type CtCheckArgs } from '../src/cli/ct-check.js';
+import { UsageError } from '../src/cli/errors.js';
+import { shipped } from '../src/engine/wasm/all.js';
+import { wat } from './support/ct-wat.js';
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)); // the sources, as `npm run ct` runs them
+const dir = mkdtempSync(join(tmpdir(), 'ctkit-ctcheck-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+async function run(a: Partial<CtCheckArgs>): Promise<{ code: number; out: string[] }> {
+  const out: string[] = [];
+  const code = await ctCheck({ files: [], public: [], vartime: [], helpers: [], shipped: false, json: false, ...a }, (l) => out.push(...l.split('\n')));
+  return { code, out };
+}
+
+// A library as someone else would write it: pointers and lengths as parameters, no ctkit section.
+const LIB = wat(`(module
+  (memory (export "mem") 1)
+  (global $sbox i32 (i32.const 1024))
+  ;; OR-accumulated compare: constant time
+  (func (export "ct_equal") (param $a i32) (param $b i32) (param $n i32) (result i32) (local $i i32) (local $acc i32)
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $acc (i32.or (local.get $acc) (i32.xor
+        (i32.load8_u (i32.add (local.get $a) (local.get $i))) (i32.load8_u (i32.add (local.get $b) (local.get $i))))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (i32.shr_u (i32.sub (local.get $acc) (i32.const 1)) (i32.const 31)))
+  ;; early-exit compare: leaks the position of the first difference
+  (func (export "memcmp_fast") (param $a i32) (param $b i32) (param $n i32) (result i32) (local $i i32)
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (if (i32.ne (i32.load8_u (i32.add (local.get $a) (local.get $i))) (i32.load8_u (i32.add (local.get $b) (local.get $i))))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (i32.const 1))
+  ;; table S-box: the address follows the data
+  (func (export "sub_bytes") (param $p i32) (param $n i32) (local $i i32)
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (i32.store8 (i32.add (local.get $p) (local.get $i))
+        (i32.load8_u (i32.add (global.get $sbox) (i32.load8_u (i32.add (local.get $p) (local.get $i))))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next))))
+  ;; variable-time inversion (binary extended Euclid stand-in): branches on the value
+  (func $inv_vt (param $x i64) (result i64) (local $r i64)
+    (local.set $r (i64.const 1))
+    (block $done (loop $next
+      (br_if $done (i64.le_u (local.get $x) (i64.const 1)))
+      (if (i64.eqz (i64.and (local.get $x) (i64.const 1)))
+        (then (local.set $x (i64.shr_u (local.get $x) (i64.const 1))))
+        (else (local.set $x (i64.sub (local.get $x) (i64.const 1))) (local.set $r (i64.add (local.get $r) (local.get $r)))))
+      (br $next)))
+    (local.get $r))
+  (func (export "verify") (param $sig i32) (result i32)
+    (i64.eqz (call $inv_vt (i64.load (local.get $sig)))))
+  (func $nonce_inverse (param $k i32) (i64.store (local.get $k) (call $inv_vt (i64.load (local.get $k)))))
+  (func (export "sign") (param $k i32) (call $nonce_inverse (local.get $k))))`);
+const LIB_PUBLIC = ['ct_equal=0,1,2', 'memcmp_fast=0,1,2', 'sub_bytes=0,1', 'verify=0', 'sign=0'];
+const libFile = join(dir, 'libthirdparty.wasm');
+writeFileSync(libFile, LIB);
+
+test('a third-party library: each leak reported with function, offset, rule and the call path', async () => {
+  const { code, out } = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify'] });
+  assert.equal(code, 1);
+  const text = out.join('\n');
+  assert.match(out[0], /^libthirdparty: 7 functions checked, 5 violations$/);
+  const v = out.filter((l) => l.startsWith('  libthirdparty: '));
+  assert.equal(v.length, 5, text);
+  assert.match(text, /func memcmp_fast \(#\d\) @0x[0-9a-f]+: secret value reaches if condition \[branch\]/);
+  assert.match(text, /func sub_bytes \(#\d\) @0x[0-9a-f]+: secret value reaches i32\.load8_u address \[address\]/);
+  assert.equal(v.filter((l) => /func inv_vt .*\[branch\] \(path: sign → nonce_inverse → inv_vt\)$/.test(l)).length, 2, text);
+  assert.match(text, /func sign \(#\d\) @0x[0-9a-f]+: reaches variable-time inv_vt \(2 violations: branch; exempt only on paths from verify\), and sign is not declared variable-time: sign → nonce_inverse → inv_vt \[callgraph\]/);
+  assert.ok(!/ct_equal/.test(v.join('\n')), 'the constant-time compare is clean');
+  assert.match(text, /variable-time export verify \(covers inv_vt\): declared variable-time on the command line/);
+  // every line names an offset that is an instruction of the module
+  for (const l of v) assert.match(l, / @0x[0-9a-f]+: /);
+});
+
+test('without --vartime, verify is a violation too; without --public every parameter is secret (and said so)', async () => {
+  const noVt = await run({ files: [libFile], public: LIB_PUBLIC });
+  assert.ok(noVt.out.some((l) => /func inv_vt .*\(path: verify → inv_vt\)/.test(l)), noVt.out.join('\n'));
+  const noPub = await run({ files: [libFile], vartime: ['verify'] });
+  assert.equal(noPub.code, 1);
+  assert.match(noPub.out[1], /no ctkit\.ct section: 5 export\(s\) with parameters and no --public taken with every parameter secret/);
+  assert.ok(noPub.out.some((l) => /func ct_equal .*address/.test(l)), 'secret pointers make even the good compare fail');
+});
+
+test('a clean module: exit 0; --json gives the report', async () => {
+  const clean = join(dir, 'clean.wasm');
+  writeFileSync(clean, wat(`(module (memory 1) (func (export "xor") (param $p i32) (param $k i64)
+    (i64.store (local.get $p) (i64.xor (i64.load (local.get $p)) (local.get $k)))))`));
+  const r = await run({ files: [clean], public: ['xor=0'] });
+  assert.deepEqual(r, { code: 0, out: ['clean: 1 functions checked, 0 violations'] });
+  const j = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify'], json: true });
+  const rep = JSON.parse(j.out.join('\n'));
+  assert.equal(rep[0].module, 'libthirdparty');
+  assert.deepEqual(rep[0].violations.map((v: { rule: string }) => v.rule).sort(), ['address', 'branch', 'branch', 'branch', 'callgraph']);
+  assert.deepEqual(rep[0].violations.find((v: { rule: string }) => v.rule === 'callgraph').path, ['sign', 'nonce_inverse', 'inv_vt']);
+});
+
+test('a compiler-built module from a dev dependency (AssemblyScript ChaCha20-Poly1305): a report, not a crash', async () => {
+  const file = fileURLToPath(new URL('../node_modules/@chainsafe/as-chacha20poly1305/build/optimized.wasm', import.meta.url));
+  const r = await run({ files: [file], summary: true });
+  assert.equal(r.code, 1);
+  assert.match(r.out[0], /^optimized: 33 functions checked, \d+ violations$/);
+  // AssemblyScript keeps buffer pointers in linear memory (all secret to the checker), so loads
+  // through them are address violations; the entry points are named in the paths
+  const lines = r.out.slice(2);
+  assert.ok(lines.length > 5 && lines.every((l) => /^ {2}\S+: (\d+ [a-z_]+(, )?)+, first @0x[0-9a-f]+/.test(l)), r.out.join('\n'));
+  for (const entry of ['chacha20StreamXORUpdate', 'poly1305Init', 'poly1305Update']) assert.ok(r.out.some((l) => l.includes(`(path: ${entry} → `)), entry);
+});
+
+test('ctkit\'s shipped modules: clean with --shipped; a curve module as a file needs its declarations', async () => {
+  const all = await run({ shipped: true });
+  assert.equal(all.code, 0, all.out.join('\n'));
+  assert.match(all.out.at(-1)!, new RegExp(`^${Object.keys(shipped).length} module\\(s\\) checked, 0 failing$`));
+  const file = join(dir, 'ec_p256.wasm');
+  writeFileSync(file, shipped.ec_p256());
+  const bare = await run({ files: [file] });
+  assert.equal(bare.code, 1);
+  assert.ok(bare.out.some((l) => /func ecdsa_verify .*\[branch\]/.test(l)));
+  const declared = await run({ files: [file], vartime: ['ecdsa_verify'], helpers: ['ecdsa_gtable'] });
+  assert.equal(declared.code, 0, declared.out.join('\n'));
+  assert.match(declared.out[0], /^ec_p256: 86 functions checked, 6 exempt, 0 violations$/);
+});
+
+test('usage errors', async () => {
+  const usage = async (a: Partial<CtCheckArgs>, re: RegExp) => assert.rejects(run(a), (e: unknown) => e instanceof UsageError && re.test(e.message));
+  await usage({}, /needs a module file/);
+  await usage({ files: [libFile, libFile] }, /one module file/);
+  await usage({ files: [join(dir, 'missing.wasm')] }, /cannot read .*missing\.wasm: ENOENT/);
+  const txt = join(dir, 'notwasm.wasm');
+  writeFileSync(txt, 'hello');
+  await usage({ files: [txt] }, /not a valid WebAssembly module/);
+  await usage({ files: [libFile], public: ['sign'] }, /--public takes <export>=<i,j,…>/);
+  await usage({ files: [libFile], public: ['sign=a'] }, /non-negative integers/);
+  await usage({ files: [libFile], public: ['sign=0', 'sign=1'] }, /given twice/);
+  await usage({ shipped: true, files: ['nope'] }, /no shipped module named nope/);
+  assert.deepEqual(parsePublic('a=b=1, 2'), ['a=b', [1, 2]]);
+  assert.deepEqual(parsePublic('f='), ['f', []]);
+});
+
+test('the ctkit command: exit 1 with violations, 0 clean, 2 for usage errors', () => {
+  const ctkit = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'ct-check', ...args], { encoding: 'utf8' });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const bad = ctkit([libFile, ...LIB_PUBLIC.flatMap((p) => ['--public', p]), '--vartime', 'verify']);
+  assert.equal(bad.status, 1, bad.stderr);
+  assert.match(bad.stdout, /sign → nonce_inverse → inv_vt \[callgraph\]/);
+  assert.match(bad.stderr, /ctkit ct-check: constant-time violations found/);
+  const good = ctkit(['--shipped', 'sha2', 'gf128']);
+  assert.equal(good.status, 0, good.stderr);
+  assert.match(good.stdout, /^sha2: 7 functions checked, 0 violations$/m);
+  const usage = ctkit([libFile, '--public', 'nope']);
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /--public takes/);
+  assert.equal(readFileSync(libFile).length, LIB.length); // the module file is only read
+});
