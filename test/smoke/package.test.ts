@@ -1,0 +1,200 @@
+// The package as a consumer gets it (issue 12, points 9 and 13): build, `npm pack`, install the
+// tarball into a fresh directory outside the repository, and there run one smoke program of
+// every family (ci/consumer/smoke.mjs) under Node (ESM and require), Deno, Bun and headless
+// Chromium (main thread and a Worker, bundled by esbuild, served from 127.0.0.1), run the
+// installed `ctkit` command, and type-check a TypeScript consumer against the packed .d.ts under
+// moduleResolution node16 and bundler. Expected values come from OpenSSL, Wycheproof and the
+// RFCs (test/smoke/cases.ts); the signatures each runtime makes are verified with OpenSSL here.
+//
+// Run by `npm run test:package` (.ci/run runs it after `npm test`); not part of `npm test`,
+// whose glob is test/*.test.ts. Needs the dev dependencies (deno, bun, puppeteer-core, esbuild,
+// typescript) and /usr/bin/chromium (or $CHROMIUM); a missing one fails, nothing is skipped.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createPublicKey, verify } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { makeCases, type Cases } from './cases.js';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const consumerSrc = join(repo, 'ci', 'consumer');
+const work = mkdtempSync(join(tmpdir(), 'ctkit-package-'));
+const consumer = join(work, 'consumer');
+const bin = (name: string): string => join(repo, 'node_modules', '.bin', name);
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const TIMEOUT = 180_000;
+
+interface Check { name: string; ok: boolean; detail?: string }
+interface SmokeResult { checks: Check[]; signatures: Record<string, { der: string; p1363: string }>; error?: string }
+interface PackFile { path: string; size: number }
+interface Pack { filename: string; size: number; unpackedSize: number; entryCount: number; files: PackFile[] }
+
+let cases: Cases;
+let pack: Pack;
+const results = new Map<string, SmokeResult>();
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: TIMEOUT, maxBuffer: 64 << 20 });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function mustRun(cmd: string, args: string[], cwd: string): string {
+  const r = run(cmd, args, cwd);
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')} exited ${r.status}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+  return r.stdout;
+}
+
+before(() => {
+  // a fresh build (the build script starts by removing dist/), then the tarball exactly as npm makes it
+  mustRun('npm', ['run', 'build'], repo);
+  const out = mustRun('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], repo);
+  pack = (JSON.parse(out) as Pack[])[0];
+  cases = makeCases();
+
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'ctkit-consumer', private: true, type: 'module' }, null, 2));
+  for (const f of readdirSync(consumerSrc)) copyFileSync(join(consumerSrc, f), join(consumer, f));
+  writeFileSync(join(consumer, 'cases.mjs'), `export default ${JSON.stringify(cases)};\n`);
+  writeFileSync(join(consumer, 'cases.cjs'), `module.exports = ${JSON.stringify(cases)};\n`);
+  mustRun('npm', ['install', '--no-audit', '--no-fund', join(work, pack.filename)], consumer);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** Every check passed, all curves signed, and OpenSSL verifies each signature the runtime made. */
+function assertSmoke(runtime: string, r: SmokeResult): void {
+  assert.equal(r.error, undefined, `${runtime}: ${r.error}`);
+  const failed = r.checks.filter((c) => !c.ok);
+  assert.deepEqual(failed, [], `${runtime}: ${failed.length} of ${r.checks.length} checks failed`);
+  assert.ok(r.checks.length >= 200, `${runtime}: only ${r.checks.length} checks ran`);
+  for (const c of cases.ec) {
+    const sig = r.signatures[c.curve];
+    assert.ok(sig, `${runtime}: no ${c.curve} signature`);
+    const key = createPublicKey({ key: Buffer.from(c.spkiDer, 'hex'), format: 'der', type: 'spki' });
+    const msg = Buffer.from(c.msg, 'hex');
+    assert.ok(verify(c.hash, msg, { key, dsaEncoding: 'der' }, Buffer.from(sig.der, 'hex')), `${runtime}: OpenSSL rejects ctkit's ${c.curve} DER signature`);
+    assert.ok(verify(c.hash, msg, { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig.p1363, 'hex')), `${runtime}: OpenSSL rejects ctkit's ${c.curve} P1363 signature`);
+  }
+  results.set(runtime, r);
+  console.log(`# ${runtime}: ${r.checks.length} checks passed, ${cases.ec.length * 2} signatures verified by OpenSSL`);
+}
+
+function smokeLine(runtime: string, r: { status: number | null; stdout: string; stderr: string }): SmokeResult {
+  assert.equal(r.status, 0, `${runtime} exited ${r.status}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+  const line = r.stdout.split('\n').find((l) => l.startsWith('CTKIT-SMOKE '));
+  assert.ok(line, `${runtime} printed no result\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+  return JSON.parse(line.slice('CTKIT-SMOKE '.length)) as SmokeResult;
+}
+
+test('npm pack ships dist/, bin/ctkit.js, README, LICENSE and package.json, nothing of src/', () => {
+  const paths = pack.files.map((f) => f.path).sort();
+  const top = new Set(['LICENSE', 'README.md', 'bin/ctkit.js', 'package.json']);
+  const stray = paths.filter((p) => !top.has(p) && !p.startsWith('dist/'));
+  assert.deepEqual(stray, [], 'files outside dist/ and the four top-level files');
+  for (const p of top) assert.ok(paths.includes(p), `${p} is not packed`);
+  // no generator, kernel text, checker, reference model, test or source map: of src/kernels only
+  // the constants-only layout files that the AES and SM4 glue import
+  const bad = paths.filter((p) => /\.wat$|\.ts$(?<!\.d\.ts)|\.map$|\.test\./.test(p) || /^dist\/(ct|ref)\//.test(p) || (p.startsWith('dist/kernels/') && !/^dist\/kernels\/\w+_layout\.(js|d\.ts)$/.test(p)));
+  assert.deepEqual(bad, [], 'generators, .wat, sources or maps in the tarball');
+  // every exports target and the bin are in the tarball
+  const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>>; bin: Record<string, string>; license: string };
+  for (const [sub, target] of Object.entries(manifest.exports)) {
+    for (const file of typeof target === 'string' ? [target] : Object.values(target)) assert.ok(paths.includes(file.replace(/^\.\//, '')), `exports["${sub}"] → ${file} is not packed`);
+  }
+  for (const file of Object.values(manifest.bin)) assert.ok(paths.includes(file.replace(/^\.\//, '')), `bin ${file} is not packed`);
+  assert.equal(manifest.license, 'MIT');
+  assert.match(readFileSync(join(repo, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) \d{4} ctkit contributors\n/);
+  // the command runs dist/ only, never the TypeScript sources through a consumer's tsx
+  const binText = readFileSync(join(repo, 'bin', 'ctkit.js'), 'utf8');
+  assert.doesNotMatch(binText, /['"]tsx|\.\.\/src\//);
+  assert.match(binText, /\.\.\/dist\/cli\/main\.js/);
+  // a ceiling well above today's size, so that sources or kernel text slipping back in fails
+  assert.ok(pack.unpackedSize < 4_000_000, `unpacked ${pack.unpackedSize} bytes`);
+  console.log(`# npm pack: ${pack.filename} ${pack.size} bytes packed, ${pack.unpackedSize} unpacked, ${pack.entryCount} files`);
+});
+
+test('the installed ctkit command runs from dist/: keygen, seal, open, and a tampered file fails', () => {
+  const ctkit = join(consumer, 'node_modules', '.bin', 'ctkit');
+  assert.ok(!existsSync(join(consumer, 'node_modules', 'tsx')), 'the consumer has no tsx');
+  assert.ok(!existsSync(join(consumer, 'node_modules', 'ctkit', 'src')), 'the installed package has no src/');
+  assert.match(mustRun(ctkit, ['--version'], consumer), /0\.\d+\.\d+/);
+  const msg = Buffer.from(cases.hash[0].msg.repeat(400), 'hex'); // 80,000 bytes: two segments
+  writeFileSync(join(consumer, 'msg.bin'), msg);
+  mustRun(ctkit, ['keygen', '--aead', 'chacha20-poly1305', '-o', 'secret.key'], consumer);
+  mustRun(ctkit, ['seal', '--key', 'secret.key', 'msg.bin', '-o', 'msg.ctk'], consumer);
+  mustRun(ctkit, ['open', '--key', 'secret.key', 'msg.ctk', '-o', 'msg.out'], consumer);
+  assert.ok(readFileSync(join(consumer, 'msg.out')).equals(msg), 'open(seal(msg)) = msg');
+  const sealed = readFileSync(join(consumer, 'msg.ctk'));
+  sealed[sealed.length - 1] ^= 1;
+  writeFileSync(join(consumer, 'bad.ctk'), sealed);
+  const r = run(ctkit, ['open', '--key', 'secret.key', 'bad.ctk', '-o', 'bad.out'], consumer);
+  assert.equal(r.status, 1, `open of a tampered file: exit ${r.status}, ${r.stderr}`);
+  assert.ok(!existsSync(join(consumer, 'bad.out')), 'no output for a tampered file');
+});
+
+test('negative control: the smoke fails on a wrong expected value of each family, OpenSSL on a wrong signature', async () => {
+  const load = (entry: string): Promise<Record<string, unknown>> => import(pathToFileURL(join(consumer, 'node_modules', 'ctkit', 'dist', entry)).href);
+  const m = { root: await load('index.js'), aead: await load('aead/index.js'), mac: await load('mac/index.js'), hash: await load('hash/index.js'), ec: await load('ec/index.js') };
+  const { smoke } = (await import(pathToFileURL(join(consumer, 'smoke.mjs')).href)) as { smoke: (m: unknown, c: Cases) => Promise<SmokeResult> };
+  const bad = structuredClone(cases);
+  const flipHex = (s: string): string => s.slice(0, -1) + (s.endsWith('0') ? '1' : '0');
+  bad.aead[0].sealed = flipHex(bad.aead[0].sealed);
+  bad.stream[0].out = flipHex(bad.stream[0].out);
+  bad.mac[0].tag = flipHex(bad.mac[0].tag);
+  bad.hash[1].digest = flipHex(bad.hash[1].digest);
+  bad.ec[0].shared = flipHex(bad.ec[0].shared);
+  bad.ec[1].pkcs8Der = flipHex(bad.ec[1].pkcs8Der);
+  bad.ec[2].sigP1363 = bad.ec[2].sigP1363.slice(0, 10) + flipHex(bad.ec[2].sigP1363.slice(10, 12)) + bad.ec[2].sigP1363.slice(12);
+  const r = await smoke(m, bad);
+  const failed = r.checks.filter((c) => !c.ok).map((c) => c.name).sort();
+  // a check that throws ends its block (the block's ': runs' check fails instead of the rest)
+  assert.deepEqual(failed, [
+    `${bad.aead[0].name}: runs`, // open of the altered sealed message throws AuthenticationError
+    `${bad.aead[0].name}: seal = OpenSSL`,
+    `${bad.ec[2].curve} verify(OpenSSL P1363 signature)`,
+    `${bad.stream[0].name} = OpenSSL`,
+    `${bad.mac[0].name} create().update()×2.digest()`,
+    `${bad.mac[0].name} one-shot = ${bad.mac[0].source}`,
+    `${bad.ec[1].curve}: runs`, // the altered PKCS#8 (its public key) is refused
+    `${bad.ec[0].curve} ecdh(a, B) = OpenSSL`,
+    `${bad.ec[0].curve} ecdh(b, compressed A) = OpenSSL`,
+    `${bad.hash[1].name} = OpenSSL`,
+    `${bad.hash[1].name} create().update()×2.digest() = OpenSSL`,
+  ].sort());
+  // and a flipped bit of a good signature fails the OpenSSL check of assertSmoke
+  const good = await smoke(m, cases);
+  const sig = Buffer.from(good.signatures.p256.der, 'hex');
+  sig[sig.length - 2] ^= 1;
+  const key = createPublicKey({ key: Buffer.from(cases.ec[0].spkiDer, 'hex'), format: 'der', type: 'spki' });
+  assert.equal(verify('sha256', Buffer.from(cases.ec[0].msg, 'hex'), { key, dsaEncoding: 'der' }, sig), false);
+});
+
+test('Node.js, ES module consumer (import)', () => {
+  assertSmoke('node-esm', smokeLine('node-esm', run(process.execPath, ['run-esm.mjs'], consumer)));
+});
+
+test('Node.js, CommonJS consumer (require of the ES module package, Node >= 20.19)', (t) => {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    t.skip(`require(esm) needs Node >= 20.19; this is ${process.version}`);
+    return;
+  }
+  assertSmoke('node-require', smokeLine('node-require', run(process.execPath, ['run-cjs.cjs'], consumer)));
+});
+
+test('every runtime ran the same checks and made the same (deterministic, RFC 6979) signatures', () => {
+  // compares the runtimes whose smoke passed (each runtime's own test fails for the others)
+  const runs = [...results.entries()];
+  assert.ok(runs.length >= 2, `only ${runs.map(([k]) => k).join(', ')} produced results`);
+  const [first, ref] = runs[0];
+  for (const [name, r] of runs.slice(1)) {
+    assert.deepEqual(r.checks.map((c) => c.name), ref.checks.map((c) => c.name), `${name} ran other checks than ${first}`);
+    assert.deepEqual(r.signatures, ref.signatures, `${name} signed differently from ${first}`);
+  }
+});
