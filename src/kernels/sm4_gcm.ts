@@ -23,13 +23,12 @@
 //
 // Memory: the IO area as AES_IO (aes_layout.ts); key slot SM4_SLOT (sm4_layout.ts): GHASH key and
 // tables at 0, SM4 round keys at 2048.
-
-import { GF_PREFIX, gcmModeFunctions } from './legacy/aes_gcm_strings.js';
-import { AES_IO } from './aes_layout.js';
-import { type Gf128Flags, type Gf128Parts, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, accumulatePieces, gf128Functions } from './legacy/gf128_strings.js';
+import { type Expr, Func, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64x2, if_, kernel, ret, select, v128 } from './builder/index.js';
+import { type Gf128Flags, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, Gf128Mul, gf128Functions } from './gf128_ctmul64.js';
+import { gcmFunctions } from './gcm_mode.js';
+import { GCM_IO } from './gcm_layout.js';
 import { SM4_GCM_BLOCKS } from './sm4_layout.js';
 import { type Sm4Flags, type Sm4Options, type Sm4Stitch, sm4Functions, sm4PassFunc } from './sm4_vperm_simd128.js';
-import { type GeneratedKernel, type KernelFunction, indent, publicMap } from './wat.js';
 
 export interface Sm4GcmFlags extends Sm4Flags, Gf128Flags {}
 
@@ -38,8 +37,8 @@ export interface Sm4GcmOptions extends Sm4Options {
   stitch?: boolean;
 }
 
-// the GF(2^128) functions carry aes_gcm's prefix: gcmModeFunctions calls them by that name
-const GHASH = `$${GF_PREFIX}ghash_blocks`;
+/** the prefix of the GF(2^128) functions in this module */
+const GF_PREFIX = 'gf_';
 
 /**
  * GHASH of hn ≤ 16 blocks at $hsrc into IO.state, woven into the 16-block SM4 pass: two blocks
@@ -48,50 +47,50 @@ const GHASH = `$${GF_PREFIX}ghash_blocks`;
  * H^g1 … H^1 (g1 = min(hn, 8)) at the end of the fourth iteration, blocks 8 … hn−1 with
  * H^(hn−8) … H^1 after the loop. Every piece is guarded by the public count (hb < hn).
  */
-function ghashStitch(parts: Gf128Parts): Sm4Stitch {
-  const domain = parts.ghashDomain;
-  const pieces = accumulatePieces(parts);
-  const guard = (body: string[]) => ['local.get $hb', 'local.get $hn', 'i32.lt_u', 'if', ...indent(body, 2).split('\n'), 'end'];
-  const block = pieces.map((piece, k) =>
-    guard([
-      ...(k === 0 ? [';; GHASH block hb of hsrc (the state enters with the first block of a reduction)', 'local.get $hsrc', 'v128.load', ...domain, 'local.get $hs', 'v128.xor', 'local.set $v', 'v128.const i64x2 0 0', 'local.set $hs'] : []),
-      ...piece,
-      ...(k === pieces.length - 1
-        ? ['local.get $hsrc', 'i32.const 16', 'i32.add', 'local.set $hsrc', 'local.get $p', `i32.const ${GF128_TABLE_SIZE}`, 'i32.sub', 'local.set $p', 'local.get $hb', 'i32.const 1', 'i32.add', 'local.set $hb']
-        : []),
-    ]),
-  );
-  /** $p = the table of H^(power on the stack) */
-  const table = ['local.set $p', 'local.get $gf', 'local.get $p', `i32.const ${GF128_TABLE_SIZE}`, 'i32.mul', 'i32.add', `i32.const ${GF128_TABLE_OFFSET - GF128_TABLE_SIZE}`, 'i32.add', 'local.set $p'];
-  const reduceInto = [...parts.reduce(), 'local.get $r0', 'i64x2.splat', 'local.get $r1', 'i64x2.replace_lane 1', 'local.set $hs'];
+function ghashStitch(flags: Gf128Flags): Sm4Stitch {
   return {
-    params: '(param $gf i32) (param $hsrc i32) (param $hn i32)',
-    locals: `${parts.mulLocals} (local $hs v128) (local $p i32) (local $hb i32)`,
-    prologue: [
-      ';; GHASH: the state in the POLYVAL domain, the table of H^min(hn, 8) for the first block',
-      ...parts.initConsts,
-      'local.get $gf', 'local.set $pinAt',
-      ...parts.zeroAcc,
-      `i32.const ${AES_IO.state}`, 'v128.load', ...domain, 'local.set $hs',
-      'local.get $hn', 'i32.const 8', 'local.get $hn', 'i32.const 8', 'i32.lt_u', 'select', ...table,
-    ],
-    weave: {
-      pieces: [...block, ...block],
-      iterationEnd: [
-        ';; after the fourth iteration: blocks 0–7 reduced, the table of H^(hn−8) for block 8',
-        'local.get $rkp', 'local.get $rk', 'i32.const 192', 'i32.add', 'i32.eq',
-        'local.get $hn', 'i32.const 0', 'i32.ne', 'i32.and',
-        'if',
-        ...indent([...reduceInto, ...parts.zeroAcc, 'local.get $hn', 'i32.const 8', 'i32.sub', ...table], 2).split('\n'),
-        'end',
-      ],
+    params: { gf: 'i32', hsrc: 'i32', hn: 'i32' },
+    build(f) {
+      const g = new Gf128Mul(f, flags);
+      const hs = f.v128('hs');
+      const p = f.i32('p');
+      const hb = f.i32('hb');
+      const [gf, hsrc, hn, rk, rkp] = ['gf', 'hsrc', 'hn', 'rk', 'rkp'].map((n) => f.i32(n));
+      const pieces = g.products();
+      const block = pieces.map((piece, k) => [
+        if_(i32.lt_u(hb, hn), [
+          ...(k === 0
+            ? [comment('GHASH block hb of hsrc (the state enters with the first block of a reduction)'), g.v.set(v128.xor(g.domain(v128.load(hsrc)), hs)), hs.set(v128.zero())]
+            : []),
+          ...piece,
+          ...(k === pieces.length - 1 ? [hsrc.set(i32.add(hsrc, 16)), p.set(i32.sub(p, GF128_TABLE_SIZE)), hb.set(i32.add(hb, 1))] : []),
+        ]),
+      ]);
+      /** p = the table of H^power */
+      const table = (power: Expr<'i32'>): Stmt[] => [p.set(power), p.set(i32.add(i32.add(gf, i32.mul(p, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE))];
+      const reduceInto = [...g.reduce(), hs.set(i64x2.replace_lane(i64x2.splat(g.r0), 1, g.r1))];
+      return {
+        prologue: [
+          comment('GHASH: the state in the POLYVAL domain, the table of H^min(hn, 8) for the first block'),
+          ...g.consts(),
+          g.pinAt.set(gf),
+          ...g.zero(),
+          hs.set(g.domain(v128.load(GCM_IO.state))),
+          ...table(select(hn, 8, i32.lt_u(hn, 8))),
+        ],
+        weave: {
+          pieces: [...block, ...block],
+          iterationEnd: [
+            comment('after the fourth iteration: blocks 0–7 reduced, the table of H^(hn−8) for block 8'),
+            if_(i32.and(i32.eq(rkp, i32.add(rk, 192)), i32.ne(hn, 0)), [...reduceInto, ...g.zero(), ...table(i32.sub(hn, 8))]),
+          ],
+        },
+        epilogue: [
+          if_(i32.gt_u(hn, 8), reduceInto),
+          if_(hn, [v128.store(GCM_IO.state, g.domain(hs.get()))]),
+        ],
+      };
     },
-    epilogue: [
-      'local.get $hn', 'i32.const 8', 'i32.gt_u',
-      'if', ...indent(reduceInto, 2).split('\n'), 'end',
-      'local.get $hn',
-      'if', `  i32.const ${AES_IO.state}`, '  local.get $hs', ...domain.map((l) => '  ' + l), '  v128.store', 'end',
-    ],
   };
 }
 
@@ -99,44 +98,38 @@ export function generateSm4Gcm(flags: Sm4GcmFlags = {}, options: Sm4GcmOptions =
   const stitch = options.stitch ?? true;
   const sm4 = sm4Functions(flags, options);
   const gf = gf128Functions(flags, GF_PREFIX);
-  const gcm = gcmModeFunctions({ call: '$sm4_ks', blocks: SM4_GCM_BLOCKS, counted: true, ...(stitch ? { stitched: '$sm4_ks_ghash' } : {}) });
-  const exported: KernelFunction[] = [...sm4.exports, ...gcm.exports, ...gf.exports];
-  const adapter = [
-    '(func $sm4_ks (param $rk i32) (param $nr i32) (param $ks i32) (param $count i32)',
-    indent(['local.get $rk', 'local.get $ks', 'local.get $ks', 'local.get $count', 'call $sm4_ecb']),
-    ')',
-    ...(stitch
-      ? [
-          ';; the cipher call of the stitched GCM loop: more than 8 blocks with some to hash run the 16-block pass',
-          ';; with GHASH woven in; otherwise the smaller passes, and GHASH after them',
-          '(func $sm4_ks_ghash (param $rk i32) (param $nr i32) (param $ks i32) (param $gf i32) (param $hsrc i32) (param $hn i32) (param $count i32)',
-          indent([
-            'local.get $count', 'i32.const 8', 'i32.le_u', 'local.get $hn', 'i32.eqz', 'i32.or',
-            'if',
-            '  local.get $rk', '  local.get $ks', '  local.get $ks', '  local.get $count', '  call $sm4_ecb',
-            '  local.get $hn',
-            '  if', '    local.get $gf', `    i32.const ${AES_IO.state}`, '    local.get $hsrc', '    local.get $hn', '    i32.const 8', `    call ${GHASH}`, '  end',
-            '  return',
-            'end',
-            'local.get $rk', 'local.get $ks', 'local.get $gf', 'local.get $hsrc', 'local.get $hn', 'call $sm4_pass_ghash',
-          ]),
-          ')',
-          sm4PassFunc('sm4_pass_ghash', ghashStitch(gf.parts), flags, options),
-        ]
-      : []),
-  ];
-  const wat = [
-    ';; GENERATED by `npm run gen` from src/kernels/sm4_gcm.ts — do not edit.',
-    ';; SM4 (vector-permute S-box, SIMD128), the GCM mode loops, GF(2^128) (multiplication with holes), constant time.',
-    `;; public parameters: ${exported.map((f) => `${f.name}(${f.publicParams.join(', ')})`).join('; ')}`,
-    '(module',
-    '  (memory (export "memory") 2)',
-    ...sm4.functions.map((f) => indent(f.split('\n'), 2)),
-    indent(adapter, 2),
-    ...gcm.functions.map((f) => indent(f, 2)),
-    ...gf.functions,
-    ')',
-    '',
-  ].join('\n');
-  return { name: 'sm4', wat, publicParams: publicMap(exported) };
+  // the cipher call of the mode loop: the first count of SM4_GCM_BLOCKS counter blocks at ks
+  const ks = new Func('sm4_ks', { rk: 'i32', nr: 'i32', ks: 'i32', count: 'i32' });
+  ks.emit(call(sm4.ecb, ks.p.rk, ks.p.ks, ks.p.ks, ks.p.count));
+  const adapter: Func[] = [ks];
+  let stitched: Func | undefined;
+  if (stitch) {
+    const pass = sm4PassFunc('sm4_pass_ghash', ghashStitch(flags), flags, options);
+    const sk = new Func('sm4_ks_ghash', { rk: 'i32', nr: 'i32', ks: 'i32', gf: 'i32', hsrc: 'i32', hn: 'i32', count: 'i32' }, {
+      doc: [
+        'the cipher call of the stitched GCM loop: more than 8 blocks with some to hash run the 16-block pass',
+        'with GHASH woven in; otherwise the smaller passes, and GHASH after them',
+      ],
+    });
+    const { rk, ks: k, gf: g, hsrc, hn, count } = sk.p;
+    sk.emit(
+      if_(i32.or(i32.le_u(count, 8), i32.eqz(hn)), [
+        call(sm4.ecb, rk, k, k, count),
+        if_(hn, [call(gf.ghash, g, GCM_IO.state, hsrc, hn, 8)]),
+        ret(),
+      ]),
+      call(pass, rk, k, g, hsrc, hn),
+    );
+    adapter.push(sk, pass);
+    stitched = sk;
+  }
+  const gcm = gcmFunctions({ call: ks, blocks: SM4_GCM_BLOCKS, counted: true, stitched }, gf);
+  const m = new Module('sm4').memory(2).add(sm4.functions, adapter, gcm.functions, gf.functions);
+  const exported = m.funcs.filter((f): f is Func => f instanceof Func && !!f.exportName);
+  m.header.push(
+    'GENERATED by `npm run gen` from src/kernels/sm4_gcm.ts — do not edit.',
+    'SM4 (vector-permute S-box, SIMD128), the GCM mode loops, GF(2^128) (multiplication with holes), constant time.',
+    `public parameters: ${exported.map((f) => `${f.name}(${f.params.map((l) => l.name).join(', ')})`).join('; ')}`,
+  );
+  return kernel(m);
 }

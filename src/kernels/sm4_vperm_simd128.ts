@@ -54,7 +54,8 @@
 // Negative-control flags (tests only) produce deliberately broken variants.
 
 import { SM4_RK } from './sm4_layout.js';
-import { type KernelFunction, indent, locals, paramDecl, v128Bytes, BSWAP32 as BSWAP, ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
+import { type Expr, Func, type Local, type Params, type Stmt, type Val, block, br, br_if, call, comment, i32, i32x4, i16x8, i8x16, if_, label, loop, memory, select, v128 } from './builder/index.js';
+import { BSWAP32 as BSWAP, ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
 
 export interface Sm4Flags {
   /** CK_5 off by one bit in the key expansion */
@@ -81,7 +82,6 @@ const SM4_KEY_OFFSET = SM4_RK.key;
  */
 export const SM4_DEFAULT_GROUPS = 4;
 
-type Lines = string[];
 
 // ---------------------------------------------------------------------------------------------
 // Field arithmetic at generation time.
@@ -254,204 +254,193 @@ function ck(i: number, flags: Sm4Flags): number {
 // ---------------------------------------------------------------------------------------------
 // Emission.
 
-const i32 = (v: number): string => `i32.const ${v | 0}`;
 const ROT24 = [1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12];
 
-const CONSTS = ['kM', 'kInLo', 'kInHi', 'kInv', 'kAk', 'kU', 'kV', 'kR8', 'kR16', 'kR24', 'kBswap'];
+const CONSTS = ['kM', 'kInLo', 'kInHi', 'kInv', 'kAk', 'kU', 'kV', 'kR8', 'kR16', 'kR24', 'kBswap'] as const;
+type Consts = Record<(typeof CONSTS)[number], Local<'v128'>>;
 
-function initConsts(t: Tables): Lines {
+/** The constant vectors as locals of f (declared in this order). */
+function consts(f: Func): Consts {
+  return Object.fromEntries(CONSTS.map((n) => [n, f.v128(n)])) as Consts;
+}
+
+function initConsts(k: Consts, t: Tables): Stmt[] {
   return [
-    'v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15', 'local.set $kM',
-    v128Bytes(t.inLo), 'local.set $kInLo',
-    v128Bytes(t.inHi), 'local.set $kInHi',
-    v128Bytes(t.inv), 'local.set $kInv',
-    v128Bytes(t.ak), 'local.set $kAk',
-    v128Bytes(t.outU), 'local.set $kU',
-    v128Bytes(t.outV), 'local.set $kV',
-    v128Bytes(ROT8), 'local.set $kR8',
-    v128Bytes(ROT16), 'local.set $kR16',
-    v128Bytes(ROT24), 'local.set $kR24',
-    v128Bytes(BSWAP), 'local.set $kBswap',
+    k.kM.set(v128.i8x16(Array(16).fill(15))),
+    k.kInLo.set(v128.bytes(t.inLo)),
+    k.kInHi.set(v128.bytes(t.inHi)),
+    k.kInv.set(v128.bytes(t.inv)),
+    k.kAk.set(v128.bytes(t.ak)),
+    k.kU.set(v128.bytes(t.outU)),
+    k.kV.set(v128.bytes(t.outV)),
+    k.kR8.set(v128.bytes(ROT8)),
+    k.kR16.set(v128.bytes(ROT16)),
+    k.kR24.set(v128.bytes(ROT24)),
+    k.kBswap.set(v128.bytes(BSWAP)),
   ];
 }
 
-/** Temporaries of one group. */
-// (names chosen apart from the GF(2^128) locals that a stitched pass declares beside them)
-const temps = (g: number): string[] => ['t', 'u', 'i', 'k', 'j', 'ak', 'iak', 'jak', 'p'].map((n) => `${n}${g}`);
+/** Temporaries of group g (names apart from the GF(2^128) locals a stitched pass declares beside them). */
+const TEMPS = ['t', 'u', 'i', 'k', 'j', 'ak', 'iak', 'jak', 'p'];
+const temps = (f: Func, g: number) => TEMPS.map((n) => f.v128(`${n}${g}`));
+/** The state words x{g}_j and the blocks o{g}_b of group g. */
+const words = (f: Func, g: number) => [0, 1, 2, 3].map((j) => f.v128(`x${g}_${j}`));
+const blocks = (f: Func, g: number) => [0, 1, 2, 3].map((b) => f.v128(`o${g}_${b}`));
+
+/** Declares the locals of groups 0 … G−1: per group its words, blocks and temporaries. */
+function groupLocals(f: Func, G: number): void {
+  for (let g = 0; g < G; g++) {
+    words(f, g);
+    blocks(f, g);
+    temps(f, g);
+  }
+}
 
 /**
- * The S-box (without its output constant) on the v128 in $t{g}; leaves the result on the stack.
- * (i8x16.swizzle pops the index, then the table: table[index].)
+ * The S-box (without its output constant) on the v128 in t{g}: the statements, and the result.
+ * (i8x16.swizzle(table, index) is table[index].)
  */
-function sbox(g: number): Lines {
-  const [t, y, i, k, j, ak, iak, jak] = temps(g).map((n) => `$${n}`);
+function sbox(f: Func, k: Consts, g: number): [Stmt[], Expr<'v128'>] {
+  const [t, y, i, kk, j, ak, iak, jak] = temps(f, g);
   return [
-    ';; S-box: affine map into the tower (two nibble lookups)',
-    'local.get $kInLo', `local.get ${t}`, 'local.get $kM', 'v128.and', 'i8x16.swizzle',
-    'local.get $kInHi', `local.get ${t}`, 'i32.const 4', 'i16x8.shr_u', 'local.get $kM', 'v128.and', 'i8x16.swizzle',
-    'v128.xor', `local.set ${y}`,
-    `local.get ${y}`, 'local.get $kM', 'v128.and', `local.set ${k}`,
-    `local.get ${y}`, 'i32.const 4', 'i16x8.shr_u', 'local.get $kM', 'v128.and', `local.set ${i}`,
-    ';; inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo',
-    'local.get $kAk', `local.get ${k}`, 'i8x16.swizzle', `local.set ${ak}`,
-    `local.get ${i}`, `local.get ${k}`, 'v128.xor', `local.set ${j}`,
-    'local.get $kInv', `local.get ${i}`, 'i8x16.swizzle', `local.get ${ak}`, 'v128.xor', `local.set ${iak}`,
-    'local.get $kInv', `local.get ${j}`, 'i8x16.swizzle', `local.get ${ak}`, 'v128.xor', `local.set ${jak}`,
-    ';; out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]',
-    'local.get $kU', 'local.get $kInv', `local.get ${iak}`, 'i8x16.swizzle', `local.get ${j}`, 'v128.xor', 'i8x16.swizzle',
-    'local.get $kV', 'local.get $kInv', `local.get ${jak}`, 'i8x16.swizzle', `local.get ${i}`, 'v128.xor', 'i8x16.swizzle',
-    'v128.xor',
+    [
+      comment('S-box: affine map into the tower (two nibble lookups)'),
+      y.set(v128.xor(i8x16.swizzle(k.kInLo, v128.and(t, k.kM)), i8x16.swizzle(k.kInHi, v128.and(i16x8.shr_u(t, 4), k.kM)))),
+      kk.set(v128.and(y, k.kM)),
+      i.set(v128.and(i16x8.shr_u(y, 4), k.kM)),
+      comment('inversion: a/k, 1/i ⊕ a/k, 1/j ⊕ a/k, then io, jo'),
+      ak.set(i8x16.swizzle(k.kAk, kk)),
+      j.set(v128.xor(i, kk)),
+      iak.set(v128.xor(i8x16.swizzle(k.kInv, i), ak)),
+      jak.set(v128.xor(i8x16.swizzle(k.kInv, j), ak)),
+      comment('out = U[1/iak ⊕ j] ⊕ V[1/jak ⊕ i]'),
+    ],
+    v128.xor(i8x16.swizzle(k.kU, v128.xor(i8x16.swizzle(k.kInv, iak), j)), i8x16.swizzle(k.kV, v128.xor(i8x16.swizzle(k.kInv, jak), i))),
   ];
 }
 
 /**
  * One round on group g: X_{r+4} = X_r ⊕ L(S(X_{r+1} ⊕ X_{r+2} ⊕ X_{r+3} ⊕ rk_r)), written over
- * x{g}_{r mod 4}. Pairs of rounds share X_{r+2} ⊕ X_{r+3} (in $p{g}). rkOff: byte offset of
- * the splatted round key from $rkp.
+ * x{g}_{r mod 4}. Pairs of rounds share X_{r+2} ⊕ X_{r+3} (in p{g}). rkOff: byte offset of the
+ * splatted round key from rkp.
  */
-function round(g: number, r: number, rkOff: number, flags: Sm4Flags): Lines {
-  const x = (j: number) => `$x${g}_${(r + j) % 4}`;
-  const [t, , , , , , , , p] = temps(g).map((n) => `$${n}`);
-  const [s, m, a] = [`$u${g}`, `$k${g}`, `$j${g}`]; // reuse temporaries after the S-box
+function round(f: Func, k: Consts, g: number, r: number, rkOff: number, flags: Sm4Flags): Stmt[] {
+  const xs = words(f, g);
+  const x = (j: number) => xs[(r + j) % 4];
+  const tt = temps(f, g);
+  const [t, p] = [tt[0], tt[8]];
+  const [s, m, a] = [tt[1], tt[3], tt[4]]; // temporaries reused after the S-box
   const rot = flags.rotOffByOne ? 3 : 2;
-  const rk = ['local.get $rkp', `v128.load offset=${rkOff}`];
+  const rk = v128.load(f.i32('rkp'), rkOff);
   // X_{r+3} is the newest word: it enters last, so one or two XORs sit on the round-to-round path
-  const input =
-    r % 2 === 0
-      ? [`local.get ${x(1)}`, ...rk, 'v128.xor', `local.get ${x(2)}`, `local.get ${x(3)}`, 'v128.xor', `local.tee ${p}`, 'v128.xor']
-      : [`local.get ${p}`, ...rk, 'v128.xor', `local.get ${x(3)}`, 'v128.xor'];
+  const input = r % 2 === 0 ? v128.xor(v128.xor(x(1), rk), p.tee(v128.xor(x(2), x(3)))) : v128.xor(v128.xor(p, rk), x(3));
+  const [sb, sv] = sbox(f, k, g);
   return [
-    `;; round ${r}, group ${g}`,
-    ...input, `local.set ${t}`,
-    ...sbox(g), `local.set ${s}`,
-    ';; X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2',
-    `local.get ${x(0)}`, `local.get ${s}`, 'v128.xor', `local.get ${s}`, 'local.get $kR24', 'i8x16.swizzle', 'v128.xor', `local.set ${a}`,
-    `local.get ${s}`, 'local.get $kR8', 'i8x16.swizzle', `local.get ${s}`, 'v128.xor',
-    `local.get ${s}`, 'local.get $kR16', 'i8x16.swizzle', 'v128.xor', `local.set ${m}`,
-    `local.get ${m}`, `i32.const ${rot}`, 'i32x4.shl', `local.get ${m}`, `i32.const ${32 - rot}`, 'i32x4.shr_u', 'v128.or',
-    `local.get ${a}`, 'v128.xor', `local.set ${x(0)}`,
+    comment(`round ${r}, group ${g}`),
+    t.set(input),
+    ...sb, s.set(sv),
+    comment('X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2'),
+    a.set(v128.xor(v128.xor(x(0), s), i8x16.swizzle(s, k.kR24))),
+    m.set(v128.xor(v128.xor(i8x16.swizzle(s, k.kR8), s), i8x16.swizzle(s, k.kR16))),
+    x(0).set(v128.xor(v128.or(i32x4.shl(m, rot), i32x4.shr_u(m, 32 - rot)), a)),
   ];
 }
 
 /**
  * Work woven into the round loop of a pass (a stitched pass): `pieces` go one after each group's
  * round in every iteration of the four-round loop (the same code each iteration: the pieces keep
- * their own counters), `iterationEnd` at the end of each iteration ($rkp still points at the
+ * their own counters), `iterationEnd` at the end of each iteration (rkp still points at the
  * iteration's first round key).
  */
 export interface Sm4Weave {
-  pieces: Lines[];
-  iterationEnd: Lines;
+  pieces: Stmt[][];
+  iterationEnd: Stmt[];
 }
 
-/** 32 rounds on groups 0…G-1: a loop of four rounds, with the round keys at $rkp, which it advances. */
-function rounds(G: number, flags: Sm4Flags, weave?: Sm4Weave): Lines {
-  const body = (r0: number, count: number, base: number): Lines => {
-    const out: Lines = [];
-    let k = 0;
-    for (let r = r0; r < r0 + count; r++) {
-      for (let g = 0; g < G; g++) {
-        out.push(...round(g, r, (r - base) * 16, flags));
-        if (weave && k < weave.pieces.length) out.push(...weave.pieces[k++]);
-      }
+/** 32 rounds on groups 0…G-1: a loop of four rounds, with the round keys at rkp, which it advances. */
+function rounds(f: Func, k: Consts, G: number, flags: Sm4Flags, weave?: Sm4Weave): Stmt[] {
+  const [rk, rkp, rkEnd] = [f.i32('rk'), f.i32('rkp'), f.i32('rkEnd')];
+  const body: Stmt[] = [];
+  let n = 0;
+  for (let r = 0; r < 4; r++) {
+    for (let g = 0; g < G; g++) {
+      body.push(...round(f, k, g, r, r * 16, flags));
+      if (weave && n < weave.pieces.length) body.push(...weave.pieces[n++]);
     }
-    while (weave && k < weave.pieces.length) out.push(...weave.pieces[k++]);
-    return out;
-  };
+  }
+  while (weave && n < weave.pieces.length) body.push(...weave.pieces[n++]);
   // four rounds per iteration keep the state names in place (x_{r mod 4})
+  const lp = label('rounds');
   return [
-    'local.get $rk', 'local.set $rkp',
-    'local.get $rk', 'i32.const 512', 'i32.add', 'local.set $rkEnd',
-    'loop $rounds',
-    ...indent([...body(0, 4, 0), ...(weave?.iterationEnd ?? [])], 2).split('\n'),
-    '  local.get $rkp', '  i32.const 64', '  i32.add', '  local.tee $rkp',
-    '  local.get $rkEnd', '  i32.lt_u', '  br_if $rounds',
-    'end',
+    rkp.set(rk),
+    rkEnd.set(i32.add(rk, 512)),
+    loop(lp, body, weave?.iterationEnd ?? [], br_if(lp, i32.lt_u(rkp.tee(i32.add(rkp, 64)), rkEnd))),
   ];
 }
 
 /**
  * Group g's output words in block order: the reversal R = (X35, X34, X33, X32), transposed
- * back to one block per v128 and byte-swapped; leaves blocks in $o{g}_0…3.
+ * back to one block per v128 and byte-swapped; leaves the blocks in o{g}_0…3.
  */
-function outputBlocks(g: number, flags: Sm4Flags): Lines {
+function outputBlocks(f: Func, k: Consts, g: number, flags: Sm4Flags): Stmt[] {
   // after 32 rounds X32…X35 are in x_0…x_3
-  const w = flags.skipReversal ? [0, 1, 2, 3] : [3, 2, 1, 0];
-  const xw = (n: number) => `$x${g}_${w[n]}`;
-  const sh = (a: string, b: string, pat: string) => [`local.get ${a}`, `local.get ${b}`, `i8x16.shuffle ${pat}`];
-  const o = (b: number) => `$o${g}_${b}`;
-  return [
-    ...sh(xw(0), xw(1), LO32), `local.set ${o(0)}`,
-    ...sh(xw(2), xw(3), LO32), `local.set ${o(1)}`,
-    ...sh(xw(0), xw(1), HI32), `local.set ${o(2)}`,
-    ...sh(xw(2), xw(3), HI32), `local.set ${o(3)}`,
-    ...transposeTail(g),
-  ];
-}
-
-/** Finish a 4×4 transpose started with unpack-lo/hi-32 into $o{g}_*: unpack-lo/hi-64, byte swap. */
-function transposeTail(g: number): Lines {
-  const o = (b: number) => `$o${g}_${b}`;
-  const t = `$t${g}`;
-  const y = `$u${g}`;
+  const xs = words(f, g);
+  const w = (flags.skipReversal ? [0, 1, 2, 3] : [3, 2, 1, 0]).map((j) => xs[j]);
+  const o = blocks(f, g);
+  const [t, y] = temps(f, g);
   // o0 = lo32(w0,w1) = (A0 A1 B0 B1), o1 = lo32(w2,w3) = (A2 A3 B2 B3) → block A = lo64(o0,o1), B = hi64(o0,o1)
   // o2 = hi32(w0,w1) = (C0 C1 D0 D1), o3 = hi32(w2,w3) = (C2 C3 D2 D3) → C = lo64(o2,o3), D = hi64(o2,o3)
   return [
-    `local.get ${o(0)}`, `local.get ${o(1)}`, `i8x16.shuffle ${LO64}`, `local.set ${t}`,
-    `local.get ${o(0)}`, `local.get ${o(1)}`, `i8x16.shuffle ${HI64}`, `local.set ${y}`,
-    `local.get ${o(2)}`, `local.get ${o(3)}`, `i8x16.shuffle ${LO64}`, `local.set ${o(0)}`,
-    `local.get ${o(2)}`, `local.get ${o(3)}`, `i8x16.shuffle ${HI64}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set ${o(3)}`,
-    `local.get ${o(0)}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set ${o(2)}`,
-    `local.get ${t}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set ${o(0)}`,
-    `local.get ${y}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set ${o(1)}`,
+    o[0].set(i8x16.shuffle(w[0], w[1], LO32)),
+    o[1].set(i8x16.shuffle(w[2], w[3], LO32)),
+    o[2].set(i8x16.shuffle(w[0], w[1], HI32)),
+    o[3].set(i8x16.shuffle(w[2], w[3], HI32)),
+    t.set(i8x16.shuffle(o[0], o[1], LO64)),
+    y.set(i8x16.shuffle(o[0], o[1], HI64)),
+    o[0].set(i8x16.shuffle(o[2], o[3], LO64)),
+    o[3].set(i8x16.swizzle(i8x16.shuffle(o[2], o[3], HI64), k.kBswap)),
+    o[2].set(i8x16.swizzle(o[0], k.kBswap)),
+    o[0].set(i8x16.swizzle(t, k.kBswap)),
+    o[1].set(i8x16.swizzle(y, k.kBswap)),
   ];
 }
 
-/** Transpose group g's blocks in $o{g}_0…3 (already byte-swapped) into its state words. */
-function transposeIn(g: number): Lines {
-  const o = (b: number) => `$o${g}_${b}`;
-  const x = (j: number) => `$x${g}_${j}`;
-  const t = `$t${g}`;
-  const y = `$u${g}`;
+/** Transpose group g's blocks in o{g}_0…3 (already byte-swapped) into its state words. */
+function transposeIn(f: Func, g: number): Stmt[] {
+  const o = blocks(f, g);
+  const x = words(f, g);
+  const [t, y] = temps(f, g);
   // blocks A B C D → t = lo32(A,B) = (A0 B0 A1 B1), y = lo32(C,D) = (C0 D0 C1 D1) → w0 = lo64(t,y), w1 = hi64(t,y)
   return [
-    `local.get ${o(0)}`, `local.get ${o(1)}`, `i8x16.shuffle ${LO32}`, `local.set ${t}`,
-    `local.get ${o(2)}`, `local.get ${o(3)}`, `i8x16.shuffle ${LO32}`, `local.set ${y}`,
-    `local.get ${t}`, `local.get ${y}`, `i8x16.shuffle ${LO64}`, `local.set ${x(0)}`,
-    `local.get ${t}`, `local.get ${y}`, `i8x16.shuffle ${HI64}`, `local.set ${x(1)}`,
-    `local.get ${o(0)}`, `local.get ${o(1)}`, `i8x16.shuffle ${HI32}`, `local.set ${t}`,
-    `local.get ${o(2)}`, `local.get ${o(3)}`, `i8x16.shuffle ${HI32}`, `local.set ${y}`,
-    `local.get ${t}`, `local.get ${y}`, `i8x16.shuffle ${LO64}`, `local.set ${x(2)}`,
-    `local.get ${t}`, `local.get ${y}`, `i8x16.shuffle ${HI64}`, `local.set ${x(3)}`,
+    t.set(i8x16.shuffle(o[0], o[1], LO32)),
+    y.set(i8x16.shuffle(o[2], o[3], LO32)),
+    x[0].set(i8x16.shuffle(t, y, LO64)),
+    x[1].set(i8x16.shuffle(t, y, HI64)),
+    t.set(i8x16.shuffle(o[0], o[1], HI32)),
+    y.set(i8x16.shuffle(o[2], o[3], HI32)),
+    x[2].set(i8x16.shuffle(t, y, LO64)),
+    x[3].set(i8x16.shuffle(t, y, HI64)),
   ];
 }
 
-function groupLocals(G: number): string {
-  const names: string[] = [];
-  for (let g = 0; g < G; g++) {
-    names.push(...[0, 1, 2, 3].map((j) => `x${g}_${j}`), ...[0, 1, 2, 3].map((j) => `o${g}_${j}`), ...temps(g));
-  }
-  return locals('v128', names);
+/** Group g's four blocks at src + 64g, byte-swapped into o{g}_*. */
+const loadBlock = (f: Func, k: Consts, src: Val<'i32'>, g: number, b: number) => blocks(f, g)[b].set(i8x16.swizzle(v128.load(src, 64 * g + 16 * b), k.kBswap));
+
+export interface Sm4Functions {
+  expand: Func;
+  ctr32: Func;
+  ecb: Func;
+  /** in module order */
+  functions: Func[];
 }
 
-const FUNCS: KernelFunction[] = [
-  { name: 'sm4_expand', params: [['slot', 'i32']], publicParams: ['slot'] },
-  { name: 'sm4_ecb', params: [['rk', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['n', 'i32']], publicParams: ['rk', 'src', 'dst', 'n'] },
-  {
-    name: 'sm4_ctr32',
-    params: [['rk', 'i32'], ['ctr', 'i32'], ['src', 'i32'], ['dst', 'i32'], ['n', 'i32'], ['ks', 'i32']],
-    publicParams: ['rk', 'ctr', 'src', 'dst', 'n', 'ks'],
-  },
-];
-
 /**
- * The functions of the SM4 kernel as WAT text (sm4_expand, sm4_ctr32, sm4_ecb), for the 'sm4'
- * module (src/kernels/sm4_gcm.ts), which adds the GCM mode around them.
+ * The functions of the SM4 kernel (sm4_expand, sm4_ctr32, sm4_ecb), for the 'sm4' module
+ * (src/kernels/sm4_gcm.ts), which adds the GCM mode around them.
  */
-export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { functions: string[]; exports: KernelFunction[] } {
+export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm4Functions {
   const G = options.groups ?? SM4_DEFAULT_GROUPS;
   const t = tables();
-  const consts = locals('v128', CONSTS);
 
   // ---- key expansion -------------------------------------------------------------------------
   // A loop over i = 0…31 (public). CK_i's bytes are (4i + j)·7 mod 256: each byte of CK_{i+1} is
@@ -459,45 +448,42 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { 
   // i mod 8 in {1, 3, 4, 6}: bit (i mod 8) of 0x5A.
   const K = L(C4);
   for (let i = 0; i < 32; i++) if (rkAdjust(i) !== (((0x5a >> (i & 7)) & 1) ? K : 0)) throw new Error('rkAdjust pattern');
-  const expand: Lines = [
-    ...initConsts(t),
-    'local.get $slot', `v128.load offset=${SM4_KEY_OFFSET}`, 'local.get $kBswap', 'i8x16.swizzle', 'local.set $t0',
-    ...[0, 1, 2, 3].flatMap((j) => ['local.get $t0', `i32x4.extract_lane ${j}`, i32(FK[j]), 'i32.xor', `local.set $mk${j}`]),
-    `v128.const i32x4 ${ck(0, {})} 0 0 0`, 'local.set $ck',
-    'i32.const 0', 'local.set $i',
-    'loop $rounds',
-    ...indent([
-      ";; rk_i = K_{i+4} = K_i ⊕ L'(τ(K_{i+1} ⊕ K_{i+2} ⊕ K_{i+3} ⊕ CK_i))",
-      'local.get $mk1', 'local.get $mk2', 'i32.xor', 'local.get $mk3', 'i32.xor',
-      'local.get $ck', 'i32x4.extract_lane 0', 'i32.xor',
-      ...(flags.wrongCk ? ['local.get $i', 'i32.const 5', 'i32.eq', 'i32.xor'] : []),
-      'i32x4.splat', 'local.set $t0',
-      ...sbox(0),
-      'i32x4.extract_lane 0', 'local.tee $w',
-      'local.get $w', 'i32.const 13', 'i32.rotl', 'i32.xor',
-      'local.get $w', 'i32.const 23', 'i32.rotl', 'i32.xor',
-      ";; the S-box constant through L': L'(0xD3D3D3D3)",
-      i32(Lk(C4)), 'i32.xor',
-      'local.get $mk0', 'i32.xor', 'local.set $w',
-      'local.get $mk1', 'local.set $mk0', 'local.get $mk2', 'local.set $mk1', 'local.get $mk3', 'local.set $mk2', 'local.get $w', 'local.set $mk3',
-      ';; stored adjusted (see the opening comment), splatted, in both orders',
-      'local.get $w',
-      i32(K), 'i32.const 0', 'i32.const 0x5a', 'local.get $i', 'i32.const 7', 'i32.and', 'i32.shr_u', 'i32.const 1', 'i32.and', 'select',
-      'i32.xor', 'i32x4.splat', 'local.set $t0',
-      'local.get $slot', 'local.get $i', 'i32.const 4', 'i32.shl', 'i32.add', 'local.get $t0', 'v128.store',
-      'local.get $slot', 'i32.const 31', 'local.get $i', 'i32.sub', 'i32.const 4', 'i32.shl', 'i32.add', 'local.get $t0', `v128.store offset=${SM4_DEC_OFFSET}`,
-      'local.get $ck', 'v128.const i8x16 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28', 'i8x16.add', 'local.set $ck',
-      'local.get $i', 'i32.const 1', 'i32.add', 'local.tee $i', 'i32.const 32', 'i32.lt_u', 'br_if $rounds',
-    ], 2).split('\n'),
-    'end',
-    ';; the raw key is no longer needed',
-    'local.get $slot', 'v128.const i64x2 0 0', `v128.store offset=${SM4_KEY_OFFSET}`,
-  ];
-  const expandFn = [
-    `(func $sm4_expand (export "sm4_expand") ${paramDecl(FUNCS[0])} ${locals('i32', ['mk0', 'mk1', 'mk2', 'mk3', 'w', 'i'])} ${locals('v128', [...temps(0), 'ck'])} ${consts}`,
-    indent(expand),
-    ')',
-  ];
+  const expand = new Func('sm4_expand', { slot: 'i32' }, { export: true, public: 'all' });
+  {
+    const f = expand, { slot } = f.p;
+    const [mk0, mk1, mk2, mk3, w, i] = f.locals('i32', ['mk0', 'mk1', 'mk2', 'mk3', 'w', 'i']);
+    const mk = [mk0, mk1, mk2, mk3];
+    const t0 = temps(f, 0)[0];
+    const ckv = f.v128('ck');
+    const k = consts(f);
+    const [sb, sv] = sbox(f, k, 0);
+    const lp = label('rounds');
+    f.emit(
+      initConsts(k, t),
+      t0.set(i8x16.swizzle(v128.load(slot, SM4_KEY_OFFSET), k.kBswap)),
+      mk.map((m, j) => m.set(i32.xor(i32x4.extract_lane(t0, j), FK[j] | 0))),
+      ckv.set(v128.i32x4([ck(0, {}), 0, 0, 0])),
+      i.set(0),
+      loop(lp,
+        comment("rk_i = K_{i+4} = K_i ⊕ L'(τ(K_{i+1} ⊕ K_{i+2} ⊕ K_{i+3} ⊕ CK_i))"),
+        t0.set(i32x4.splat(flags.wrongCk
+          ? i32.xor(mk1, mk2, mk3, i32x4.extract_lane(ckv, 0), i32.eq(i, 5))
+          : i32.xor(mk1, mk2, mk3, i32x4.extract_lane(ckv, 0)))),
+        sb,
+        comment("the S-box constant through L': L'(0xD3D3D3D3)"),
+        w.set(i32.xor(w.tee(i32x4.extract_lane(sv, 0)), i32.rotl(w, 13), i32.rotl(w, 23), Lk(C4) | 0, mk0)),
+        mk0.set(mk1), mk1.set(mk2), mk2.set(mk3), mk3.set(w),
+        comment('stored adjusted (see the opening comment), splatted, in both orders'),
+        t0.set(i32x4.splat(i32.xor(w, select(K | 0, 0, i32.and(i32.shr_u(i32.const(0x5a, true), i32.and(i, 7)), 1))))),
+        v128.store(i32.add(slot, i32.shl(i, 4)), t0),
+        v128.store(i32.add(slot, i32.shl(i32.sub(31, i), 4)), t0, SM4_DEC_OFFSET),
+        ckv.set(i8x16.add(ckv, v128.i8x16(Array(16).fill(28)))),
+        br_if(lp, i32.lt_u(i.tee(i32.add(i, 1)), 32)),
+      ),
+      comment('the raw key is no longer needed'),
+      v128.store(slot, v128.zero(), SM4_KEY_OFFSET),
+    );
+  }
 
   // ---- passes ----------------------------------------------------------------------------------
   // A pass runs g groups (4g blocks) through the 32 rounds. The main loop runs whole passes of G
@@ -507,120 +493,119 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): { 
   // loop's stores instead of a separate tail pass measured 30% slower with 8 groups: 368 vs 531 MB/s.)
   const sizes = [G];
   while (sizes[sizes.length - 1] > 1) sizes.push(Math.max(1, sizes[sizes.length - 1] >> 1));
-  const ifMore = (b: number, body: Lines): Lines => [`local.get $n`, i32(b), 'i32.gt_u', 'if', ...indent(body, 2).split('\n'), 'end'];
 
-  const advance = (groups: number): Lines => [
-    'local.get $src', i32(64 * groups), 'i32.add', 'local.set $src',
-    'local.get $dst', i32(64 * groups), 'i32.add', 'local.set $dst',
-    'local.get $n', i32(4 * groups), 'i32.sub', 'local.set $n',
-  ];
-  /** The main loop and the tail, around a pass generator. */
-  const passes = (pass: (groups: number, guard: number) => Lines, step: Lines): Lines => {
-    const out: Lines = [
-      'block $end',
-      'block $tail',
-      '  loop $main',
-      `    local.get $n`, `    ${i32(4 * G)}`, '    i32.lt_u', '    br_if $tail',
-      ...indent([...pass(G, 4 * G), ...step, ...advance(G)], 4).split('\n'),
-      '    br $main',
-      '  end',
-      'end',
-      `;; 0 … ${4 * G - 1} blocks left: one pass of the smallest size that holds them`,
-    ];
-    const chain = (k: number): Lines => {
-      const g = sizes[k];
-      const body = pass(g, g === 1 ? 1 : 2 * g + 1);
-      if (k === sizes.length - 1) return ['local.get $n', 'i32.eqz', 'br_if $end', ...body];
-      return ['local.get $n', i32(2 * g), 'i32.gt_u', 'if', ...indent(body, 2).split('\n'), '  br $end', 'end', ...chain(k + 1)];
-    };
-    out.push(...chain(0), 'end');
-    return out;
-  };
+  const ecb = new Func('sm4_ecb', { rk: 'i32', src: 'i32', dst: 'i32', n: 'i32' }, { export: true, public: 'all' });
+  const ctr32 = new Func('sm4_ctr32', { rk: 'i32', ctr: 'i32', src: 'i32', dst: 'i32', n: 'i32', ks: 'i32' }, { export: true, public: 'all' });
 
   // Counter mode: 4G counter blocks at a time written to the keystream buffer ks (IO area),
   // encrypted in place by sm4_ecb (one pass), XORed into dst; ks is wiped at the end.
-  const B = 4 * G;
-  const ctr: Lines = [
-    'local.get $ctr', 'v128.load', 'local.get $kBswap', 'i8x16.swizzle', 'local.set $c',
-    'local.get $c', 'i32x4.extract_lane 3', 'local.set $c3',
-    ';; the counter after this call: word 3 plus n (mod 2^32, inc_32 of SP 800-38D)',
-    'local.get $ctr', 'local.get $c', 'local.get $c3', 'local.get $n', 'i32.add', 'i32x4.replace_lane 3', 'local.get $kBswap', 'i8x16.swizzle', 'v128.store',
-    'block $done',
-    '  loop $chunk',
-    '    local.get $n', '    i32.eqz', '    br_if $done',
-    ...indent([
-      ...Array.from({ length: B }, (_, j) => [
-        'local.get $ks', 'local.get $c', 'local.get $c3', i32(j), 'i32.add', 'i32x4.replace_lane 3', 'local.get $kBswap', 'i8x16.swizzle', `v128.store offset=${16 * j}`,
-      ]).flat(),
-      `;; count = min(n, ${B})`,
-      'local.get $n', i32(B), 'local.get $n', i32(B), 'i32.lt_u', 'select', 'local.set $m',
-      'local.get $rk', 'local.get $ks', 'local.get $ks', 'local.get $m', 'call $sm4_ecb',
-      'i32.const 0', 'local.set $j',
-      'loop $xor',
-      '  local.get $dst', '  local.get $j', '  i32.add',
-      '  local.get $src', '  local.get $j', '  i32.add', '  v128.load',
-      '  local.get $ks', '  local.get $j', '  i32.add', '  v128.load',
-      '  v128.xor', '  v128.store',
-      '  local.get $j', '  i32.const 16', '  i32.add', '  local.tee $j',
-      '  local.get $m', '  i32.const 4', '  i32.shl', '  i32.lt_u', '  br_if $xor',
-      'end',
-      'local.get $c3', 'local.get $m', 'i32.add', 'local.set $c3',
-      'local.get $src', i32(16 * B), 'i32.add', 'local.set $src',
-      'local.get $dst', i32(16 * B), 'i32.add', 'local.set $dst',
-      'local.get $n', 'local.get $m', 'i32.sub', 'local.set $n',
-    ], 4).split('\n'),
-    '    br $chunk',
-    '  end',
-    'end',
-    'local.get $ks', 'i32.const 0', i32(16 * B), 'memory.fill',
-  ];
-  const ctrFn = [
-    `(func $sm4_ctr32 (export "sm4_ctr32") ${paramDecl(FUNCS[2])} ${locals('i32', ['c3', 'm', 'j'])} ${locals('v128', ['c'])} (local $kBswap v128)`,
-    indent([v128Bytes(BSWAP), 'local.set $kBswap', ...ctr]),
-    ')',
-  ];
+  {
+    const f = ctr32, { rk, ctr, src, dst, n, ks } = f.p;
+    const B = 4 * G;
+    const [c3, m, j] = f.locals('i32', ['c3', 'm', 'j']);
+    const c = f.v128('c');
+    const kBswap = f.v128('kBswap');
+    const [done, chunk, xr] = [label('done'), label('chunk'), label('xor')];
+    f.emit(
+      kBswap.set(v128.bytes(BSWAP)),
+      c.set(i8x16.swizzle(v128.load(ctr), kBswap)),
+      c3.set(i32x4.extract_lane(c, 3)),
+      comment('the counter after this call: word 3 plus n (mod 2^32, inc_32 of SP 800-38D)'),
+      v128.store(ctr, i8x16.swizzle(i32x4.replace_lane(c, 3, i32.add(c3, n)), kBswap)),
+      block(done,
+        loop(chunk,
+          br_if(done, i32.eqz(n)),
+          Array.from({ length: B }, (_, b) => v128.store(ks, i8x16.swizzle(i32x4.replace_lane(c, 3, i32.add(c3, b)), kBswap), 16 * b)),
+          comment(`count = min(n, ${B})`),
+          m.set(select(n, B, i32.lt_u(n, B))),
+          call(ecb, rk, ks, ks, m),
+          j.set(0),
+          loop(xr,
+            v128.store(i32.add(dst, j), v128.xor(v128.load(i32.add(src, j)), v128.load(i32.add(ks, j)))),
+            br_if(xr, i32.lt_u(j.tee(i32.add(j, 16)), i32.shl(m, 4))),
+          ),
+          c3.set(i32.add(c3, m)),
+          src.set(i32.add(src, 16 * B)),
+          dst.set(i32.add(dst, 16 * B)),
+          n.set(i32.sub(n, m)),
+          br(chunk),
+        ),
+      ),
+      memory.fill(ks, 0, 16 * B),
+    );
+  }
 
   // ECB: blocks in, blocks out (the round keys in either order).
-  const ecbPass = (groups: number, guard: number): Lines => {
-    const out: Lines = [];
-    for (let g = 0; g < groups; g++) {
-      const loads: Lines = [];
-      for (let b = 0; b < 4; b++) {
-        const ld = ['local.get $src', `v128.load offset=${64 * g + 16 * b}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set $o${g}_${b}`];
-        if (4 * g + b >= guard) loads.push('v128.const i64x2 0 0', `local.set $o${g}_${b}`, ...ifMore(4 * g + b, ld));
-        else loads.push(...ld);
+  {
+    const f = ecb, { src, dst, n } = f.p;
+    f.locals('i32', ['rkp', 'rkEnd']);
+    groupLocals(f, G);
+    const k = consts(f);
+    const ifMore = (b: number, body: Stmt[]): Stmt => if_(i32.gt_u(n, b), body);
+    const advance = (groups: number): Stmt[] => [
+      src.set(i32.add(src, 64 * groups)),
+      dst.set(i32.add(dst, 64 * groups)),
+      n.set(i32.sub(n, 4 * groups)),
+    ];
+    const pass = (groups: number, guard: number): Stmt[] => {
+      const out: Stmt[] = [];
+      for (let g = 0; g < groups; g++) {
+        for (let b = 0; b < 4; b++) {
+          const ld = loadBlock(f, k, src, g, b);
+          if (4 * g + b >= guard) out.push(blocks(f, g)[b].set(v128.zero()), ifMore(4 * g + b, [ld]));
+          else out.push(ld);
+        }
+        out.push(...transposeIn(f, g));
       }
-      out.push(...loads, ...transposeIn(g));
-    }
-    out.push(...rounds(groups, flags));
-    for (let g = 0; g < groups; g++) {
-      out.push(...outputBlocks(g, flags));
-      for (let b = 0; b < 4; b++) {
-        const st = ['local.get $dst', `local.get $o${g}_${b}`, `v128.store offset=${64 * g + 16 * b}`];
-        out.push(...(4 * g + b >= guard ? ifMore(4 * g + b, st) : st));
+      out.push(...rounds(f, k, groups, flags));
+      for (let g = 0; g < groups; g++) {
+        out.push(...outputBlocks(f, k, g, flags));
+        for (let b = 0; b < 4; b++) {
+          const st = v128.store(dst, blocks(f, g)[b], 64 * g + 16 * b);
+          out.push(4 * g + b >= guard ? ifMore(4 * g + b, [st]) : st);
+        }
       }
-    }
-    return out;
-  };
-  const ecbFn = [
-    `(func $sm4_ecb (export "sm4_ecb") ${paramDecl(FUNCS[1])} ${locals('i32', ['rkp', 'rkEnd'])} ${groupLocals(G)} ${consts}`,
-    indent([...initConsts(t), ...passes(ecbPass, [])]),
-    ')',
-  ];
+      return out;
+    };
+    const end = label('end'), tail = label('tail'), main = label('main');
+    const chain = (i: number): Stmt[] => {
+      const g = sizes[i];
+      const body = pass(g, g === 1 ? 1 : 2 * g + 1);
+      if (i === sizes.length - 1) return [br_if(end, i32.eqz(n)), ...body];
+      return [if_(i32.gt_u(n, 2 * g), [...body, br(end)]), ...chain(i + 1)];
+    };
+    f.emit(
+      initConsts(k, t),
+      block(end,
+        block(tail,
+          loop(main,
+            br_if(tail, i32.lt_u(n, 4 * G)),
+            pass(G, 4 * G),
+            advance(G),
+            br(main),
+          ),
+        ),
+        comment(`0 … ${4 * G - 1} blocks left: one pass of the smallest size that holds them`),
+        chain(0),
+      ),
+    );
+  }
 
-  return { functions: [expandFn.join('\n'), ctrFn.join('\n'), ecbFn.join('\n')], exports: FUNCS };
+  return { expand, ctr32, ecb, functions: [expand, ctr32, ecb] };
 }
 
 /** Work stitched into one pass (see sm4PassFunc). */
 export interface Sm4Stitch {
-  /** extra parameter declarations after (rk, src) */
-  params: string;
-  locals: string;
-  /** before the blocks are loaded */
-  prologue: Lines;
-  weave: Sm4Weave;
-  /** after the rounds, before the blocks are stored */
-  epilogue: Lines;
+  /** extra parameters after (rk, src) */
+  params: Params;
+  /** declares the stitch's locals in f (after the SM4 ones); returns its code */
+  build(f: Func): {
+    /** before the blocks are loaded */
+    prologue: Stmt[];
+    weave: Sm4Weave;
+    /** after the rounds, before the blocks are stored */
+    epilogue: Stmt[];
+  };
 }
 
 /**
@@ -628,27 +613,27 @@ export interface Sm4Stitch {
  * with `stitch` woven into the round loop: a second, independent instruction stream (the GCM
  * hash) that the core runs beside the SIMD rounds.
  */
-export function sm4PassFunc(name: string, stitch: Sm4Stitch, flags: Sm4Flags = {}, options: Sm4Options = {}): string {
+export function sm4PassFunc(name: string, stitch: Sm4Stitch, flags: Sm4Flags = {}, options: Sm4Options = {}): Func {
   const G = options.groups ?? SM4_DEFAULT_GROUPS;
   const t = tables();
-  const body: Lines = [
-    ...initConsts(t),
-    'local.get $src', 'local.set $dst',
-    ...stitch.prologue,
-    ...Array.from({ length: G }, (_, g) => [
-      ...[0, 1, 2, 3].flatMap((b) => ['local.get $src', `v128.load offset=${64 * g + 16 * b}`, 'local.get $kBswap', 'i8x16.swizzle', `local.set $o${g}_${b}`]),
-      ...transposeIn(g),
+  const f = new Func(name, { rk: 'i32', src: 'i32', ...stitch.params });
+  const src = f.i32('src');
+  const dst = f.i32('dst');
+  f.locals('i32', ['rkp', 'rkEnd']);
+  groupLocals(f, G);
+  const k = consts(f);
+  const s = stitch.build(f);
+  f.emit(
+    initConsts(k, t),
+    dst.set(src),
+    s.prologue,
+    Array.from({ length: G }, (_, g) => [...[0, 1, 2, 3].map((b) => loadBlock(f, k, src, g, b)), ...transposeIn(f, g)]).flat(),
+    rounds(f, k, G, flags, s.weave),
+    s.epilogue,
+    Array.from({ length: G }, (_, g) => [
+      ...outputBlocks(f, k, g, flags),
+      ...[0, 1, 2, 3].map((b) => v128.store(dst, blocks(f, g)[b], 64 * g + 16 * b)),
     ]).flat(),
-    ...rounds(G, flags, stitch.weave),
-    ...stitch.epilogue,
-    ...Array.from({ length: G }, (_, g) => [
-      ...outputBlocks(g, flags),
-      ...[0, 1, 2, 3].flatMap((b) => ['local.get $dst', `local.get $o${g}_${b}`, `v128.store offset=${64 * g + 16 * b}`]),
-    ]).flat(),
-  ];
-  return [
-    `(func $${name} (param $rk i32) (param $src i32) ${stitch.params} ${locals('i32', ['dst', 'rkp', 'rkEnd'])} ${groupLocals(G)} ${locals('v128', CONSTS)} ${stitch.locals}`,
-    indent(body),
-    ')',
-  ].join('\n');
+  );
+  return f;
 }
