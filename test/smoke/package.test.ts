@@ -188,6 +188,14 @@ test('Node.js, CommonJS consumer (require of the ES module package, Node >= 20.1
   assertSmoke('node-require', smokeLine('node-require', run(process.execPath, ['run-cjs.cjs'], consumer)));
 });
 
+test('Deno', () => {
+  const deno = bin('deno');
+  assert.ok(existsSync(deno), `${deno} is missing: run npm ci (deno is a pinned dev dependency)`);
+  const version = mustRun(deno, ['--version'], consumer).split('\n')[0];
+  const r = run(deno, ['run', '--quiet', '--no-prompt', 'run-esm.mjs'], consumer, { DENO_DIR: join(work, 'deno-cache'), DENO_NO_UPDATE_CHECK: '1' });
+  assertSmoke(`deno (${version})`, smokeLine('deno', r));
+});
+
 test('every runtime ran the same checks and made the same (deterministic, RFC 6979) signatures', () => {
   // compares the runtimes whose smoke passed (each runtime's own test fails for the others)
   const runs = [...results.entries()];
