@@ -196,6 +196,14 @@ test('Deno', () => {
   assertSmoke(`deno (${version})`, smokeLine('deno', r));
 });
 
+test('Bun', () => {
+  const bun = bin('bun');
+  assert.ok(existsSync(bun), `${bun} is missing: run npm ci (bun is a pinned dev dependency)`);
+  const version = mustRun(bun, ['--version'], consumer).trim();
+  const r = run(bun, ['--no-install', 'run-esm.mjs'], consumer, { BUN_INSTALL_CACHE_DIR: join(work, 'bun-cache') });
+  assertSmoke(`bun ${version}`, smokeLine('bun', r));
+});
+
 test('every runtime ran the same checks and made the same (deterministic, RFC 6979) signatures', () => {
   // compares the runtimes whose smoke passed (each runtime's own test fails for the others)
   const runs = [...results.entries()];
