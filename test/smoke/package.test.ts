@@ -204,6 +204,57 @@ test('Bun', () => {
   assertSmoke(`bun ${version}`, smokeLine('bun', r));
 });
 
+test('headless Chromium: main thread (esbuild bundle) and a Worker (minified esbuild bundle)', async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does), or set CHROMIUM`);
+  const www = join(consumer, 'www');
+  const { build } = await import('esbuild');
+  // the main-thread bundle as a plain build, the worker's minified as a production build would be
+  await build({ absWorkingDir: consumer, entryPoints: ['browser.mjs'], bundle: true, format: 'esm', platform: 'browser', outdir: www, logLevel: 'error' });
+  await build({ absWorkingDir: consumer, entryPoints: ['worker.mjs'], bundle: true, format: 'esm', platform: 'browser', minify: true, outdir: www, logLevel: 'error' });
+  copyFileSync(join(consumer, 'index.html'), join(www, 'index.html'));
+
+  const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+  const server: Server = createServer((req, res) => {
+    const name = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.slice(1) || 'index.html';
+    const file = join(www, name);
+    if (!/^[\w.-]+$/.test(name) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(name)] ?? 'application/octet-stream', 'cache-control': 'no-store' }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+
+  const { default: puppeteer } = await import('puppeteer-core');
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    pipe: true,
+    userDataDir: mkdtempSync(join(work, 'chromium-profile-')),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    timeout: 60_000,
+  });
+  try {
+    const version = await browser.version();
+    const page = await browser.newPage();
+    const log: string[] = [];
+    page.on('console', (m) => log.push(`console.${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => log.push(`pageerror: ${String(e)}`));
+    await page.goto(`http://127.0.0.1:${port}/index.html`, { waitUntil: 'load', timeout: 60_000 });
+    const within = <T>(p: Promise<T>, what: string): Promise<T> =>
+      Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no result in 120 s\n${log.join('\n')}`)), 120_000))]);
+    const main = await within(page.evaluate('window.ctkitSmoke') as Promise<SmokeResult>, 'main thread');
+    assert.ok(main, `the page set no window.ctkitSmoke\n${log.join('\n')}`);
+    assertSmoke(`chromium main thread (${version})`, main);
+    const worker = await within(page.evaluate('runWorker()') as Promise<SmokeResult>, 'worker');
+    assertSmoke(`chromium worker (${version}, minified bundle)`, worker);
+  } finally {
+    await browser.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 test('every runtime ran the same checks and made the same (deterministic, RFC 6979) signatures', () => {
   // compares the runtimes whose smoke passed (each runtime's own test fails for the others)
   const runs = [...results.entries()];
