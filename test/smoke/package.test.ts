@@ -255,6 +255,14 @@ test('headless Chromium: main thread (esbuild bundle) and a Worker (minified esb
   }
 });
 
+for (const resolution of ['node16', 'bundler']) {
+  test(`TypeScript consumer type-checks against the packed .d.ts (moduleResolution ${resolution})`, () => {
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], consumer);
+    assert.equal(r.status, 0, `tsc (moduleResolution ${resolution}):\n${r.stdout}${r.stderr}`);
+  });
+}
+
 test('every runtime ran the same checks and made the same (deterministic, RFC 6979) signatures', () => {
   // compares the runtimes whose smoke passed (each runtime's own test fails for the others)
   const runs = [...results.entries()];
