@@ -52,6 +52,9 @@ import { type Expr, Func, type Local, type Params, type Stmt, br_if, call, comme
 export interface AesFlags {
   /** the key schedule uses a wrong round constant (0x09 instead of 0x08 in round 4) */
   wrongRcon?: boolean;
+  /** timing control (npm run ct:timing): the key schedule reads scratch[4096 + 256·b] for every
+   * raw key byte b, a key-indexed table lookup; the checker must flag it too */
+  leakyKeyLookup?: boolean;
 }
 
 /** Bytes of bitsliced round keys for Nr rounds. */
@@ -289,6 +292,11 @@ export function expandFunc(nk: 4 | 6 | 8, sub16: Func, flags: AesFlags = {}): Fu
   if (flags.wrongRcon) rcon[3] = 0x09;
   const sub = (e: Expr<'i32'>) => i32x4.extract_lane(call(sub16, i32x4.splat(e)) as Expr<'v128'>, 0);
   for (let i = 0; i < nk; i++) f.emit(i32.store(tmp, i32.load(key, 4 * i), 4 * i));
+  if (flags.leakyKeyLookup) {
+    const leak = f.i32('leak');
+    for (let i = 0; i < 4 * nk; i++) f.emit(leak.set(i32.xor(leak, i32.load8_u(i32.shl(i32.load8_u(key, i), 8), 4096))));
+    f.emit(i32.store(tmp, leak, 240)); // kept: the 16 bytes after the 240 of key-expansion scratch are unused
+  }
   for (let i = nk; i < words; i++) {
     f.emit(comment(`w[${i}]`), w.set(i32.load(tmp, 4 * (i - 1))));
     if (i % nk === 0) f.emit(comment('SubWord(RotWord(w)) ^ Rcon'), w.set(i32.xor(sub(i32.rotr(w, 8)), rcon[i / nk - 1])));
