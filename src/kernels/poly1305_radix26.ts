@@ -31,8 +31,8 @@
 // both AEADs); this kernel sees whole 16-byte blocks only, with the 2^128 bit added or not
 // (`hibit`), so the MAC's padded last block is a block with hibit 0 and its 0x01 byte in memory.
 
-import { SIMD_LOCALS, buildLaneTables, loadLaneTables, simdQuad } from './poly1305_simd128.js';
-import { locals } from './wat.js';
+import { Func, type Local, type Stmt, type Val, block, br, br_if, call, comment, i32, i64, if_, label, loop, v128 } from './builder/index.js';
+import { PolySimd, buildLaneTables } from './poly1305_simd128.js';
 
 export const POLY_STATE_SIZE = 448;
 export const POLY_R = [1, 2, 3, 4, 5, 6, 7, 8].map((k) => 32 * k); // offsets of r^1 … r^8
@@ -46,142 +46,159 @@ export interface PolyFlags {
   finalCarryLost?: boolean;
 }
 
-const M26 = '0x3ffffff';
-type Lines = string[];
-
-/** i64 locals the generated poly code uses, with the powers r^k for k in ks. */
-export function polyLocals(ks: number[]): string[] {
-  const names = ['h0', 'h1', 'h2', 'h3', 'h4', 'd0', 'd1', 'd2', 'd3', 'd4', 'pc', 'm0', 'm1', 'm2', 'm3', 'm4', 'mt0', 'mt1'];
-  for (const k of ks) {
-    for (let i = 0; i < 5; i++) names.push(`r${k}_${i}`);
-    for (let i = 1; i < 5; i++) names.push(`s${k}_${i}`);
-  }
-  return names;
-}
-
-/** Load h from the state at local $p. */
-export function polyLoadH(): Lines {
-  const out: Lines = [];
-  for (let i = 0; i < 5; i++) out.push('local.get $p', `i64.load32_u offset=${4 * i}`, `local.set $h${i}`);
-  return out;
-}
-
-/** Load the powers r^k (k in ks) and their 5·r^k limbs from the state at local $p. */
-export function polyLoadR(ks: number[]): Lines {
-  const out: Lines = [];
-  for (const k of ks) {
-    for (let i = 0; i < 5; i++) out.push('local.get $p', `i64.load32_u offset=${POLY_R[k - 1] + 4 * i}`, `local.set $r${k}_${i}`);
-    for (let i = 1; i < 5; i++) out.push(`local.get $r${k}_${i}`, 'i64.const 5', 'i64.mul', `local.set $s${k}_${i}`);
-  }
-  return out;
-}
-
-/** Store h back to the state at $p. */
-export function polyStore(): Lines {
-  const out: Lines = [];
-  for (let i = 0; i < 5; i++) out.push('local.get $p', `local.get $h${i}`, `i64.store32 offset=${4 * i}`);
-  return out;
-}
-
-/** The 26-bit limbs of the block at ($addr + off) into $m0…$m4, with the 2^128 bit from `hib`. */
-function loadBlock(addr: string, off: number, hib: Lines): Lines {
-  return [
-    `local.get $${addr}`, `i64.load offset=${off}`, 'local.set $mt0',
-    `local.get $${addr}`, `i64.load offset=${off + 8}`, 'local.set $mt1',
-    'local.get $mt0', `i64.const ${M26}`, 'i64.and', 'local.set $m0',
-    'local.get $mt0', 'i64.const 26', 'i64.shr_u', `i64.const ${M26}`, 'i64.and', 'local.set $m1',
-    'local.get $mt0', 'i64.const 52', 'i64.shr_u', 'local.get $mt1', 'i64.const 12', 'i64.shl', 'i64.or', `i64.const ${M26}`, 'i64.and', 'local.set $m2',
-    'local.get $mt1', 'i64.const 14', 'i64.shr_u', `i64.const ${M26}`, 'i64.and', 'local.set $m3',
-    'local.get $mt1', 'i64.const 40', 'i64.shr_u', ...hib, 'i64.or', 'local.set $m4',
-  ];
-}
-
-/** d_i (+)= x · r^k, where x is in $x0…$x4 (the names given). */
-function mulInto(x: string[], k: number, first: boolean): Lines {
-  const out: Lines = [];
-  for (let i = 0; i < 5; i++) {
-    out.push(...(first ? [] : [`local.get $d${i}`]));
-    for (let j = 0; j < 5; j++) {
-      // term x_j · r_{i-j}, or x_j · 5·r_{i-j+5} when i − j < 0
-      const t = i - j;
-      const rr = t >= 0 ? `$r${k}_${t}` : `$s${k}_${t + 5}`;
-      out.push(`local.get $${x[j]}`, `local.get ${rr}`, 'i64.mul');
-      if (j > 0 || !first) out.push('i64.add');
-    }
-    out.push(`local.set $d${i}`);
-  }
-  return out;
-}
-
-/** Partial carry d → h (h1 may exceed 2^26 slightly; every other limb is below 2^26). */
-function carry(): Lines {
-  const out: Lines = [];
-  for (let i = 0; i < 4; i++) {
-    out.push(`local.get $d${i}`, 'i64.const 26', 'i64.shr_u', `local.get $d${i + 1}`, 'i64.add', `local.set $d${i + 1}`);
-    out.push(`local.get $d${i}`, `i64.const ${M26}`, 'i64.and', `local.set $h${i}`);
-  }
-  out.push(
-    'local.get $d4', 'i64.const 26', 'i64.shr_u', 'local.set $pc',
-    'local.get $d4', `i64.const ${M26}`, 'i64.and', 'local.set $h4',
-    'local.get $h0', 'local.get $pc', 'i64.const 5', 'i64.mul', 'i64.add', 'local.set $h0',
-    'local.get $h1', 'local.get $h0', 'i64.const 26', 'i64.shr_u', 'i64.add', 'local.set $h1',
-    'local.get $h0', `i64.const ${M26}`, 'i64.and', 'local.set $h0',
-  );
-  return out;
-}
-
-const HM = ['m0', 'm1', 'm2', 'm3', 'm4'];
-
-/** One block at ($addr + off): h = (h + m)·r. */
-export function polyStep1(addr: string, off: number, hib: Lines): Lines {
-  const out = loadBlock(addr, off, hib);
-  for (let i = 0; i < 5; i++) out.push(`local.get $m${i}`, `local.get $h${i}`, 'i64.add', `local.set $m${i}`);
-  return [...out, ...mulInto(HM, 1, true), ...carry()];
-}
+const M26 = () => i64.const(0x3ffffff, true);
 
 /**
- * Four blocks at ($addr + off) into d: (h + m1)·r^ks[0] + m2·r^ks[1] + m3·r^ks[2] + m4·r^ks[3]
- * (without the carry).
+ * The Poly1305 arithmetic inside one function f: its i64 locals (declared when created: the
+ * accumulator h, the products d, the block m, and the powers r^k for k in ks with 5·r^k), and
+ * the code of its steps. The state pointer is f's local p.
  */
-function products4(addr: string, off: number, hib: Lines, ks: number[], flags: PolyFlags, pin?: (j: number) => Lines): Lines {
-  const out: Lines = [];
-  const order = flags.powersReversed ? [...ks].reverse() : ks;
-  for (let j = 0; j < 4; j++) {
-    out.push(...loadBlock(addr, off + 16 * j, hib));
-    if (j === 0) for (let i = 0; i < 5; i++) out.push(`local.get $m${i}`, `local.get $h${i}`, 'i64.add', `local.set $m${i}`);
-    out.push(...mulInto(HM, order[j], j === 0));
-    if (pin) out.push(...pin(j));
+export class Poly {
+  readonly h: Local<'i64'>[];
+  readonly d: Local<'i64'>[];
+  readonly m: Local<'i64'>[];
+  readonly pc: Local<'i64'>;
+  readonly mt: Local<'i64'>[];
+  readonly #f: Func;
+
+  constructor(f: Func, ks: number[]) {
+    const five = (p: string) => [0, 1, 2, 3, 4].map((i) => f.i64(`${p}${i}`));
+    this.#f = f;
+    this.h = five('h');
+    this.d = five('d');
+    this.pc = f.i64('pc');
+    this.m = five('m');
+    this.mt = [f.i64('mt0'), f.i64('mt1')];
+    for (const k of ks) {
+      for (let i = 0; i < 5; i++) f.i64(`r${k}_${i}`);
+      for (let i = 1; i < 5; i++) f.i64(`s${k}_${i}`);
+    }
   }
-  return out;
+
+  get #p(): Local<'i32'> {
+    return this.#f.i32('p');
+  }
+
+  /** r^k's limb t (t < 5), or 5·r^k's limb t + 5 for t < 0 */
+  #r(k: number, t: number): Local<'i64'> {
+    return this.#f.i64(t >= 0 ? `r${k}_${t}` : `s${k}_${t + 5}`);
+  }
+
+  /** Load h from the state at p. */
+  loadH(): Stmt[] {
+    return this.h.map((h, i) => h.set(i64.load32_u(this.#p, 4 * i)));
+  }
+
+  /** Load the powers r^k (k in ks) and their 5·r^k limbs from the state at p. */
+  loadR(ks: number[]): Stmt[] {
+    return ks.flatMap((k) => [
+      ...[0, 1, 2, 3, 4].map((i) => this.#r(k, i).set(i64.load32_u(this.#p, POLY_R[k - 1] + 4 * i))),
+      ...[1, 2, 3, 4].map((i) => this.#r(k, i - 5).set(i64.mul(this.#r(k, i), 5))),
+    ]);
+  }
+
+  /** Store h back to the state at p. */
+  store(): Stmt[] {
+    return this.h.map((h, i) => i64.store32(this.#p, h, 4 * i));
+  }
+
+  /** The 26-bit limbs of the block at (addr + off) into m, with the 2^128 bit from `hib`. */
+  loadBlock(addr: Local<'i32'>, off: number, hib: Val<'i64'>): Stmt[] {
+    const [mt0, mt1] = this.mt;
+    const m = this.m;
+    return [
+      mt0.set(i64.load(addr, off)),
+      mt1.set(i64.load(addr, off + 8)),
+      m[0].set(i64.and(mt0, M26())),
+      m[1].set(i64.and(i64.shr_u(mt0, 26), M26())),
+      m[2].set(i64.and(i64.or(i64.shr_u(mt0, 52), i64.shl(mt1, 12)), M26())),
+      m[3].set(i64.and(i64.shr_u(mt1, 14), M26())),
+      m[4].set(i64.or(i64.shr_u(mt1, 40), hib)),
+    ];
+  }
+
+  /** d_i (+)= x · r^k: 25 products, the ones that land above 2^130 folded with 5·r. */
+  mulInto(x: Local<'i64'>[], k: number, first: boolean): Stmt[] {
+    return this.d.map((d, i) => {
+      const terms = x.map((xj, j) => i64.mul(xj, this.#r(k, i - j)));
+      return d.set(first ? i64.add(terms[0], terms[1], ...terms.slice(2)) : i64.add(d, terms[0], ...terms.slice(1)));
+    });
+  }
+
+  /** h = (h + m)·… : m += h */
+  #addH(): Stmt[] {
+    return this.m.map((m, i) => m.set(i64.add(m, this.h[i])));
+  }
+
+  /** Partial carry d → h (h1 may exceed 2^26 slightly; every other limb is below 2^26). */
+  carry(): Stmt[] {
+    const { d, h, pc } = this;
+    const out: Stmt[] = [];
+    for (let i = 0; i < 4; i++) out.push(d[i + 1].set(i64.add(i64.shr_u(d[i], 26), d[i + 1])), h[i].set(i64.and(d[i], M26())));
+    out.push(
+      pc.set(i64.shr_u(d[4], 26)),
+      h[4].set(i64.and(d[4], M26())),
+      h[0].set(i64.add(h[0], i64.mul(pc, 5))),
+      h[1].set(i64.add(h[1], i64.shr_u(h[0], 26))),
+      h[0].set(i64.and(h[0], M26())),
+    );
+    return out;
+  }
+
+  /** One block at (addr + off): h = (h + m)·r. */
+  step1(addr: Local<'i32'>, off: number, hib: Val<'i64'>): Stmt[] {
+    return [...this.loadBlock(addr, off, hib), ...this.#addH(), ...this.mulInto(this.m, 1, true), ...this.carry()];
+  }
+
+  /** Four blocks at (addr + off) into d: (h + m1)·r^ks[0] + m2·r^ks[1] + m3·r^ks[2] + m4·r^ks[3]. */
+  #products4(addr: Local<'i32'>, off: number, hib: Val<'i64'>, ks: number[], flags: PolyFlags, pin?: (j: number) => Stmt[]): Stmt[] {
+    const order = flags.powersReversed ? [...ks].reverse() : ks;
+    const out: Stmt[] = [];
+    for (let j = 0; j < 4; j++) {
+      out.push(...this.loadBlock(addr, off + 16 * j, hib));
+      if (j === 0) out.push(...this.#addH());
+      out.push(...this.mulInto(this.m, order[j], j === 0));
+      if (pin) out.push(...pin(j));
+    }
+    return out;
+  }
+
+  /**
+   * Four blocks at (addr + off): h = (h + m1)·r^4 + m2·r^3 + m3·r^2 + m4·r; `pin(j)`, when
+   * given, is emitted after block j's products (a store that keeps the next block's loads after
+   * them: src/kernels/chacha20_simd128.ts).
+   */
+  step4(addr: Local<'i32'>, off: number, hib: Val<'i64'>, flags: PolyFlags = {}, pin?: (j: number) => Stmt[]): Stmt[] {
+    return [...this.#products4(addr, off, hib, [4, 3, 2, 1], flags, pin), ...this.carry()];
+  }
+
+  /** Eight blocks at (addr + off): the scalar half with r^8…r^5, the SIMD half with r^4…r, one carry. */
+  step8(simd: PolySimd, addr: Local<'i32'>, off: number, hib: Val<'i64'>, flags: PolyFlags = {}): Stmt[] {
+    return [...this.#products4(addr, off, hib, [8, 7, 6, 5], flags), ...simd.quad(addr, off + 64, this.d), ...this.carry()];
+  }
 }
 
-/** Four blocks at ($addr + off): h = (h + m1)·r^4 + m2·r^3 + m3·r^2 + m4·r; `pin(j)`, when
- * given, is emitted after block j's products (a store that keeps the next block's loads after
- * them: src/kernels/chacha20_simd128.ts). */
-export function polyStep4(addr: string, off: number, hib: Lines, flags: PolyFlags = {}, pin?: (j: number) => Lines): Lines {
-  return [...products4(addr, off, hib, [4, 3, 2, 1], flags, pin), ...carry()];
+/** `while (n >= k) { step; src += 16k; n -= k }`, for $poly1305_blocks. */
+function stepLoop(name: string, n: Local<'i32'>, src: Local<'i32'>, k: number, step: Stmt[]): Stmt {
+  const [done, lp] = [label(`${name}_done`), label(name)];
+  return block(done,
+    loop(lp,
+      br_if(done, i32.lt_u(n, k)),
+      step,
+      src.set(i32.add(src, 16 * k)),
+      n.set(i32.sub(n, k)),
+      br(lp),
+    ),
+  );
 }
 
-/** Eight blocks at ($addr + off): the scalar half with r^8…r^5, the SIMD half with r^4…r, one carry. */
-export function polyStep8(addr: string, off: number, hib: Lines, flags: PolyFlags = {}): Lines {
-  return [...products4(addr, off, hib, [8, 7, 6, 5], flags), ...simdQuad(addr, off + 64), ...carry()];
-}
-
-const FN_LOCALS = (ks: number[]) => locals('i64', polyLocals(ks));
-
-/** `while (n >= k) { step; src += 16k; n -= k }` inside an `if` at depth one, for $poly1305_blocks. */
-function stepLoop(label: string, k: number, step: Lines): Lines {
-  return [
-    `  block $${label}_done`,
-    `    loop $${label}`,
-    '      local.get $n', `      i32.const ${k}`, '      i32.lt_u', `      br_if $${label}_done`,
-    ...step,
-    '      local.get $src', `      i32.const ${16 * k}`, '      i32.add', '      local.set $src',
-    '      local.get $n', `      i32.const ${k}`, '      i32.sub', '      local.set $n',
-    `      br $${label}`,
-    '    end',
-    '  end',
-  ];
+export interface PolyFunctions {
+  init: Func;
+  powers: Func;
+  blocks: Func;
+  finish: Func;
+  /** in module order */
+  functions: Func[];
 }
 
 /**
@@ -189,119 +206,117 @@ function stepLoop(label: string, k: number, step: Lines): Lines {
  * $poly1305_blocks(p, src, n, maxg, hibit), $poly1305_finish(p, out), and the internal
  * $poly1305_mul(p, a, b, out) that multiplies the r-limb vectors at offsets a and b.
  */
-export function polyFunctions(flags: PolyFlags = {}): string[] {
-  const init = [
-    '(func $poly1305_init (export "poly1305_init") (param $p i32) (param $key i32) (local $t0 i64) (local $t1 i64)',
-    ';; r = clamp(key[0..16]) as five 26-bit limbs, s = key[16..32], h = 0',
-    'local.get $key', 'i64.load offset=0', 'i64.const 0x0ffffffc0fffffff', 'i64.and', 'local.set $t0',
-    'local.get $key', 'i64.load offset=8', 'i64.const 0x0ffffffc0ffffffc', 'i64.and', 'local.set $t1',
-    'local.get $p', 'local.get $t0', `i64.const ${M26}`, 'i64.and', `i64.store32 offset=${POLY_R[0]}`,
-    'local.get $p', 'local.get $t0', 'i64.const 26', 'i64.shr_u', `i64.const ${M26}`, 'i64.and', `i64.store32 offset=${POLY_R[0] + 4}`,
-    'local.get $p', 'local.get $t0', 'i64.const 52', 'i64.shr_u', 'local.get $t1', 'i64.const 12', 'i64.shl', 'i64.or', `i64.const ${M26}`, 'i64.and', `i64.store32 offset=${POLY_R[0] + 8}`,
-    'local.get $p', 'local.get $t1', 'i64.const 14', 'i64.shr_u', `i64.const ${M26}`, 'i64.and', `i64.store32 offset=${POLY_R[0] + 12}`,
-    'local.get $p', 'local.get $t1', 'i64.const 40', 'i64.shr_u', `i64.store32 offset=${POLY_R[0] + 16}`,
-    'local.get $p', 'local.get $key', 'i64.load offset=16', `i64.store offset=${POLY_S}`,
-    'local.get $p', 'local.get $key', 'i64.load offset=24', `i64.store offset=${POLY_S + 8}`,
-    'local.get $p', 'v128.const i64x2 0 0', 'v128.store offset=0',
-    'local.get $p', 'i32.const 0', 'i32.store offset=16',
-    ')',
-  ];
+export function polyFunctions(flags: PolyFlags = {}): PolyFunctions {
+  const pub = { export: true, public: 'all' } as const;
+  const init = new Func('poly1305_init', { p: 'i32', key: 'i32' }, pub);
+  {
+    const { p, key } = init.p;
+    const [t0, t1] = init.locals('i64', ['t0', 't1']);
+    init.emit(
+      comment('r = clamp(key[0..16]) as five 26-bit limbs, s = key[16..32], h = 0'),
+      t0.set(i64.and(i64.load(key, 0), i64.const(0x0ffffffc0fffffffn, true))),
+      t1.set(i64.and(i64.load(key, 8), i64.const(0x0ffffffc0ffffffcn, true))),
+      i64.store32(p, i64.and(t0, M26()), POLY_R[0]),
+      i64.store32(p, i64.and(i64.shr_u(t0, 26), M26()), POLY_R[0] + 4),
+      i64.store32(p, i64.and(i64.or(i64.shr_u(t0, 52), i64.shl(t1, 12)), M26()), POLY_R[0] + 8),
+      i64.store32(p, i64.and(i64.shr_u(t1, 14), M26()), POLY_R[0] + 12),
+      i64.store32(p, i64.shr_u(t1, 40), POLY_R[0] + 16),
+      i64.store(p, i64.load(key, 16), POLY_S),
+      i64.store(p, i64.load(key, 24), POLY_S + 8),
+      v128.store(p, v128.zero(), 0),
+      i32.store(p, 0, 16),
+    );
+  }
 
   // out-limbs = (limbs at p+a) · (limbs at p+b), using the single-block multiply with h := a, r^1 := b
-  const mulLoad: Lines = [];
-  for (let i = 0; i < 5; i++) mulLoad.push('local.get $p', 'local.get $a', 'i32.add', `i64.load32_u offset=${4 * i}`, `local.set $m${i}`);
-  for (let i = 0; i < 5; i++) mulLoad.push('local.get $p', 'local.get $b', 'i32.add', `i64.load32_u offset=${4 * i}`, `local.set $r1_${i}`);
-  for (let i = 1; i < 5; i++) mulLoad.push(`local.get $r1_${i}`, 'i64.const 5', 'i64.mul', `local.set $s1_${i}`);
-  const mulStore: Lines = [];
-  for (let i = 0; i < 5; i++) mulStore.push('local.get $p', 'local.get $out', 'i32.add', `local.get $h${i}`, `i64.store32 offset=${4 * i}`);
-  const mul = [
-    `(func $poly1305_mul (param $p i32) (param $a i32) (param $b i32) (param $out i32) ${FN_LOCALS([1])}`,
-    ...mulLoad, ...mulInto(HM, 1, true), ...carry(), ...mulStore,
-    ')',
-  ];
+  const mul = new Func('poly1305_mul', { p: 'i32', a: 'i32', b: 'i32', out: 'i32' });
+  {
+    const { p, a, b, out } = mul.p;
+    const P = new Poly(mul, [1]);
+    mul.emit(
+      P.m.map((m, i) => m.set(i64.load32_u(i32.add(p, a), 4 * i))),
+      [0, 1, 2, 3, 4].map((i) => mul.i64(`r1_${i}`).set(i64.load32_u(i32.add(p, b), 4 * i))),
+      [1, 2, 3, 4].map((i) => mul.i64(`s1_${i}`).set(i64.mul(mul.i64(`r1_${i}`), 5))),
+      P.mulInto(P.m, 1, true),
+      P.carry(),
+      P.h.map((h, i) => i64.store32(i32.add(p, out), h, 4 * i)),
+    );
+  }
 
-  const powers = [
-    '(func $poly1305_powers (export "poly1305_powers") (param $p i32)',
-    ';; r^k = r^(k-1)·r for k = 2…8, then the lane tables (r^4, r^3, r^2, r) and 5× for the SIMD half',
-    ...[2, 3, 4, 5, 6, 7, 8].flatMap((k) => ['local.get $p', `i32.const ${POLY_R[k - 2]}`, `i32.const ${POLY_R[0]}`, `i32.const ${POLY_R[k - 1]}`, 'call $poly1305_mul']),
-    ...buildLaneTables(POLY_R, POLY_V, !!flags.powersReversed),
-    ')',
-  ];
+  const powers = new Func('poly1305_powers', { p: 'i32' }, pub);
+  powers.emit(
+    comment('r^k = r^(k-1)·r for k = 2…8, then the lane tables (r^4, r^3, r^2, r) and 5× for the SIMD half'),
+    [2, 3, 4, 5, 6, 7, 8].map((k) => call(mul, powers.p.p, POLY_R[k - 2], POLY_R[0], POLY_R[k - 1])),
+    buildLaneTables(powers.p.p, POLY_R, POLY_V, !!flags.powersReversed),
+  );
 
-  const hib = ['local.get $hib'];
-  const blocks = [
-    `(func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32) (param $hibit i32) (local $hib i64) ${FN_LOCALS([1, 2, 3, 4, 5, 6, 7, 8])} ${locals('v128', SIMD_LOCALS)}`,
-    'local.get $hibit', 'i64.extend_i32_u', 'i64.const 24', 'i64.shl', 'local.set $hib',
-    ...polyLoadH(),
-    ...polyLoadR([1]),
-    'local.get $maxg', 'i32.const 8', 'i32.ge_u',
-    'if',
-    ...polyLoadR([5, 6, 7, 8]),
-    ...loadLaneTables(POLY_V, ['local.get $hibit']),
-    ...stepLoop('eight', 8, polyStep8('src', 0, hib, flags)),
-    'end',
-    'local.get $maxg', 'i32.const 4', 'i32.ge_u',
-    'if',
-    ...polyLoadR([2, 3, 4]),
-    ...stepLoop('four', 4, polyStep4('src', 0, hib, flags)),
-    'end',
-    'block $one_done',
-    '  loop $one',
-    '    local.get $n', '    i32.eqz', '    br_if $one_done',
-    ...polyStep1('src', 0, hib),
-    '    local.get $src', '    i32.const 16', '    i32.add', '    local.set $src',
-    '    local.get $n', '    i32.const 1', '    i32.sub', '    local.set $n',
-    '    br $one',
-    '  end',
-    'end',
-    ...polyStore(),
-    ')',
-  ];
+  const blocks = new Func('poly1305_blocks', { p: 'i32', src: 'i32', n: 'i32', maxg: 'i32', hibit: 'i32' }, pub);
+  {
+    const { p, src, n, maxg, hibit } = blocks.p;
+    const hib = blocks.i64('hib');
+    const P = new Poly(blocks, [1, 2, 3, 4, 5, 6, 7, 8]);
+    const S = new PolySimd(blocks);
+    const [done, one] = [label('one_done'), label('one')];
+    blocks.emit(
+      hib.set(i64.shl(i64.extend_i32_u(hibit), 24)),
+      P.loadH(),
+      P.loadR([1]),
+      if_(i32.ge_u(maxg, 8), [
+        ...P.loadR([5, 6, 7, 8]),
+        ...S.loadLaneTables(p, POLY_V, hibit),
+        stepLoop('eight', n, src, 8, P.step8(S, src, 0, hib, flags)),
+      ]),
+      if_(i32.ge_u(maxg, 4), [
+        ...P.loadR([2, 3, 4]),
+        stepLoop('four', n, src, 4, P.step4(src, 0, hib, flags)),
+      ]),
+      block(done,
+        loop(one,
+          br_if(done, i32.eqz(n)),
+          P.step1(src, 0, hib),
+          src.set(i32.add(src, 16)),
+          n.set(i32.sub(n, 1)),
+          br(one),
+        ),
+      ),
+      P.store(),
+    );
+  }
 
   // Final reduction: full carry (twice, so that every limb is below 2^26 when h < p), then
   // g = h + 5 − 2^130; take g when it did not go negative (h ≥ p), by mask; then + s mod 2^128.
-  const fc: Lines = [];
-  const carryStep = (i: number) => [
-    `local.get $h${i}`, 'i64.const 26', 'i64.shr_u', 'local.set $pc',
-    `local.get $h${i}`, `i64.const ${M26}`, 'i64.and', `local.set $h${i}`,
-    `local.get $h${i + 1}`, 'local.get $pc', 'i64.add', `local.set $h${i + 1}`,
-  ];
-  for (let i = 0; i < 4; i++) fc.push(...carryStep(i));
-  fc.push(
-    'local.get $h4', 'i64.const 26', 'i64.shr_u', 'local.set $pc',
-    'local.get $h4', `i64.const ${M26}`, 'i64.and', 'local.set $h4',
-    'local.get $h0', 'local.get $pc', 'i64.const 5', 'i64.mul', 'i64.add', 'local.set $h0',
-  );
-  for (let i = 0; i < 4; i++) fc.push(...carryStep(i));
-  // g = h + 5 with carries, g4 −= 2^26
-  fc.push('local.get $h0', 'i64.const 5', 'i64.add', 'local.set $d0');
-  for (let i = 0; i < 4; i++) {
-    const lose = i === 0 && !!flags.finalCarryLost;
-    fc.push(`local.get $h${i + 1}`, ...(lose ? [] : [`local.get $d${i}`, 'i64.const 26', 'i64.shr_u', 'i64.add']), `local.set $d${i + 1}`);
-    fc.push(`local.get $d${i}`, `i64.const ${M26}`, 'i64.and', `local.set $d${i}`);
+  const finish = new Func('poly1305_finish', { p: 'i32', out: 'i32' }, pub);
+  {
+    const { p, out } = finish.p;
+    const P = new Poly(finish, [1]);
+    const { h, d, pc, m } = P;
+    const [mt0, mt1] = P.mt;
+    const carryStep = (i: number) => [pc.set(i64.shr_u(h[i], 26)), h[i].set(i64.and(h[i], M26())), h[i + 1].set(i64.add(h[i + 1], pc))];
+    const fc: Stmt[] = [];
+    for (let i = 0; i < 4; i++) fc.push(...carryStep(i));
+    fc.push(pc.set(i64.shr_u(h[4], 26)), h[4].set(i64.and(h[4], M26())), h[0].set(i64.add(h[0], i64.mul(pc, 5))));
+    for (let i = 0; i < 4; i++) fc.push(...carryStep(i));
+    // g = h + 5 with carries, g4 −= 2^26
+    fc.push(d[0].set(i64.add(h[0], 5)));
+    for (let i = 0; i < 4; i++) {
+      const lose = i === 0 && !!flags.finalCarryLost;
+      fc.push(d[i + 1].set(lose ? h[i + 1].get() : i64.add(h[i + 1], i64.shr_u(d[i], 26))), d[i].set(i64.and(d[i], M26())));
+    }
+    fc.push(d[4].set(i64.sub(d[4], i64.const(0x4000000, true))));
+    // mask = all ones when g4 ≥ 0 (h ≥ p): (g4 >> 63) − 1
+    fc.push(pc.set(i64.sub(i64.shr_u(d[4], 63), 1)));
+    for (let i = 0; i < 5; i++) fc.push(h[i].set(i64.or(i64.and(d[i], pc), i64.and(h[i], i64.xor(pc, -1)))));
+    fc.push(h[4].set(i64.and(h[4], M26())));
+    // pack into two 64-bit words (mod 2^128) and add s
+    fc.push(
+      mt0.set(i64.or(h[0], i64.shl(h[1], 26), i64.shl(h[2], 52))),
+      mt1.set(i64.or(i64.shr_u(h[2], 12), i64.shl(h[3], 14), i64.shl(h[4], 40))),
+      m[0].set(i64.add(mt0, i64.load(p, POLY_S))),
+      m[1].set(i64.add(i64.add(mt1, i64.load(p, POLY_S + 8)), i64.extend_i32_u(i64.lt_u(m[0], mt0)))),
+      i64.store(out, m[0], 0),
+      i64.store(out, m[1], 8),
+    );
+    finish.emit(P.loadH(), fc);
   }
-  fc.push('local.get $d4', 'i64.const 0x4000000', 'i64.sub', 'local.set $d4');
-  // mask = all ones when g4 ≥ 0 (h ≥ p): (g4 >> 63) − 1
-  fc.push('local.get $d4', 'i64.const 63', 'i64.shr_u', 'i64.const 1', 'i64.sub', 'local.set $pc');
-  for (let i = 0; i < 5; i++) {
-    fc.push(`local.get $d${i}`, 'local.get $pc', 'i64.and', `local.get $h${i}`, 'local.get $pc', 'i64.const -1', 'i64.xor', 'i64.and', 'i64.or', `local.set $h${i}`);
-  }
-  fc.push('local.get $h4', `i64.const ${M26}`, 'i64.and', 'local.set $h4');
-  // pack into two 64-bit words (mod 2^128) and add s
-  fc.push(
-    'local.get $h0', 'local.get $h1', 'i64.const 26', 'i64.shl', 'i64.or', 'local.get $h2', 'i64.const 52', 'i64.shl', 'i64.or', 'local.set $mt0',
-    'local.get $h2', 'i64.const 12', 'i64.shr_u', 'local.get $h3', 'i64.const 14', 'i64.shl', 'i64.or', 'local.get $h4', 'i64.const 40', 'i64.shl', 'i64.or', 'local.set $mt1',
-    'local.get $mt0', 'local.get $p', `i64.load offset=${POLY_S}`, 'i64.add', 'local.set $m0',
-    'local.get $mt1', 'local.get $p', `i64.load offset=${POLY_S + 8}`, 'i64.add',
-    'local.get $m0', 'local.get $mt0', 'i64.lt_u', 'i64.extend_i32_u', 'i64.add', 'local.set $m1',
-    'local.get $out', 'local.get $m0', 'i64.store offset=0',
-    'local.get $out', 'local.get $m1', 'i64.store offset=8',
-  );
-  const finish = [
-    `(func $poly1305_finish (export "poly1305_finish") (param $p i32) (param $out i32) ${FN_LOCALS([1])}`,
-    ...polyLoadH(),
-    ...fc,
-    ')',
-  ];
-  return [...init, ...mul, ...powers, ...blocks, ...finish];
+  return { init, powers, blocks, finish, functions: [init, mul, powers, blocks, finish] };
 }

@@ -18,14 +18,13 @@
 // Cost: 50 extmul (V8: two unpacks and a vpmuludq each), 45 adds, 10 lane extracts, ~25 layout
 // operations per four blocks, on the vector ports while the scalar half runs on the integer ones.
 
+import { type Expr, type Func, type Local, type Stmt, type Val, i32, i32x4, i64, i64x2, i8x16, v128 } from './builder/index.js';
 import { SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
-
-type Lines = string[];
 
 const M26 = 0x3ffffff;
 
 /** v128 locals the SIMD half uses. */
-export const SIMD_LOCALS = [
+const SIMD_LOCALS = [
   'vhib', 'vm',
   'R0', 'R1', 'R2', 'R3', 'R4', 'S1', 'S2', 'S3', 'S4',
   'B0', 'B1', 'B2', 'B3', 'M0', 'M1', 'M2', 'M3', 'M4', 'D',
@@ -37,72 +36,86 @@ export function laneTableOffsets(base: number): { R: number[]; S: number[] } {
 }
 
 /**
- * Build the lane tables at $p from the scalar powers (limbs as u32 at rOff[k-1] for r^k).
+ * Build the lane tables at p from the scalar powers (limbs as u32 at rOff[k-1] for r^k).
  * `reversed` is the negative control: lanes get r, r^2, r^3, r^4 (the wrong order).
  */
-export function buildLaneTables(rOff: number[], base: number, reversed: boolean): Lines {
+export function buildLaneTables(p: Local<'i32'>, rOff: number[], base: number, reversed: boolean): Stmt[] {
   const { R, S } = laneTableOffsets(base);
-  const out: Lines = [];
+  const out: Stmt[] = [];
   for (let i = 0; i < 5; i++) {
     for (let lane = 0; lane < 4; lane++) {
       const k = reversed ? lane + 1 : 4 - lane;
-      out.push('local.get $p', 'local.get $p', `i32.load offset=${rOff[k - 1] + 4 * i}`, `i32.store offset=${R[i] + 4 * lane}`);
-      if (i > 0) out.push('local.get $p', 'local.get $p', `i32.load offset=${rOff[k - 1] + 4 * i}`, 'i32.const 5', 'i32.mul', `i32.store offset=${S[i] + 4 * lane}`);
+      out.push(i32.store(p, i32.load(p, rOff[k - 1] + 4 * i), R[i] + 4 * lane));
+      if (i > 0) out.push(i32.store(p, i32.mul(i32.load(p, rOff[k - 1] + 4 * i), 5), S[i] + 4 * lane));
     }
   }
   return out;
 }
 
-/** Load the lane tables into $R0…$R4, $S1…$S4 and the constants; `hib` is an i32 expression (0 or 1). */
-export function loadLaneTables(base: number, hib: Lines): Lines {
-  const { R, S } = laneTableOffsets(base);
-  const out: Lines = [];
-  for (let i = 0; i < 5; i++) out.push('local.get $p', `v128.load offset=${R[i]}`, `local.set $R${i}`);
-  for (let i = 1; i < 5; i++) out.push('local.get $p', `v128.load offset=${S[i]}`, `local.set $S${i}`);
-  out.push(...hib, 'i32.const 24', 'i32.shl', 'i32x4.splat', 'local.set $vhib');
-  out.push(`v128.const i32x4 ${M26} ${M26} ${M26} ${M26}`, 'local.set $vm');
-  return out;
-}
+/** The SIMD half's locals in one function (declared when created, in this order). */
+export class PolySimd {
+  readonly #l: Map<string, Local<'v128'>>;
 
-/**
- * Σ_lane Σ_j M_j·(R or S) for the four blocks at ($addr + off): adds the two 64-bit lane sums
- * of each output limb i into the scalar $d{i}.
- */
-export function simdQuad(addr: string, off: number): Lines {
-  const out: Lines = [];
-  for (let b = 0; b < 4; b++) out.push(`local.get $${addr}`, `v128.load offset=${off + 16 * b}`, `local.set $B${b}`);
-  // transpose: B_b holds block b's words; afterwards B0…B3 hold word w of blocks 0…3
-  out.push(
-    'local.get $B0', 'local.get $B1', `i8x16.shuffle ${LO32}`, 'local.set $M0',
-    'local.get $B2', 'local.get $B3', `i8x16.shuffle ${LO32}`, 'local.set $M1',
-    'local.get $B0', 'local.get $B1', `i8x16.shuffle ${HI32}`, 'local.set $M2',
-    'local.get $B2', 'local.get $B3', `i8x16.shuffle ${HI32}`, 'local.set $M3',
-    'local.get $M0', 'local.get $M1', `i8x16.shuffle ${LO64}`, 'local.set $B0',
-    'local.get $M0', 'local.get $M1', `i8x16.shuffle ${HI64}`, 'local.set $B1',
-    'local.get $M2', 'local.get $M3', `i8x16.shuffle ${LO64}`, 'local.set $B2',
-    'local.get $M2', 'local.get $M3', `i8x16.shuffle ${HI64}`, 'local.set $B3',
-  );
-  // 26-bit limbs
-  out.push(
-    'local.get $B0', 'local.get $vm', 'v128.and', 'local.set $M0',
-    'local.get $B0', 'i32.const 26', 'i32x4.shr_u', 'local.get $B1', 'i32.const 6', 'i32x4.shl', 'v128.or', 'local.get $vm', 'v128.and', 'local.set $M1',
-    'local.get $B1', 'i32.const 20', 'i32x4.shr_u', 'local.get $B2', 'i32.const 12', 'i32x4.shl', 'v128.or', 'local.get $vm', 'v128.and', 'local.set $M2',
-    'local.get $B2', 'i32.const 14', 'i32x4.shr_u', 'local.get $B3', 'i32.const 18', 'i32x4.shl', 'v128.or', 'local.get $vm', 'v128.and', 'local.set $M3',
-    'local.get $B3', 'i32.const 8', 'i32x4.shr_u', 'local.get $vhib', 'v128.or', 'local.set $M4',
-  );
-  for (let i = 0; i < 5; i++) {
-    const coef = (j: number) => (i - j >= 0 ? `$R${i - j}` : `$S${i - j + 5}`);
-    for (const half of ['low', 'high']) {
-      for (let j = 0; j < 5; j++) {
-        out.push(`local.get $M${j}`, `local.get ${coef(j)}`, `i64x2.extmul_${half}_i32x4_u`);
-        if (j > 0) out.push('i64x2.add');
-      }
-      if (half === 'high') out.push('i64x2.add');
-    }
+  constructor(f: Func) {
+    this.#l = new Map(SIMD_LOCALS.map((n) => [n, f.v128(n)]));
+  }
+
+  #v(n: string): Local<'v128'> {
+    return this.#l.get(n)!;
+  }
+
+  /** Load the lane tables at p into R0…R4, S1…S4 and the constants; `hib` is 0 or 1. */
+  loadLaneTables(p: Local<'i32'>, base: number, hib: Val<'i32'>): Stmt[] {
+    const { R, S } = laneTableOffsets(base);
+    return [
+      ...[0, 1, 2, 3, 4].map((i) => this.#v(`R${i}`).set(v128.load(p, R[i]))),
+      ...[1, 2, 3, 4].map((i) => this.#v(`S${i}`).set(v128.load(p, S[i]))),
+      this.#v('vhib').set(i32x4.splat(i32.shl(hib, 24))),
+      this.#v('vm').set(v128.i32x4([M26, M26, M26, M26])),
+    ];
+  }
+
+  /**
+   * Σ_lane Σ_j M_j·(R or S) for the four blocks at (addr + off): adds the two 64-bit lane sums
+   * of each output limb i into the scalar d[i].
+   */
+  quad(addr: Local<'i32'>, off: number, d: Local<'i64'>[]): Stmt[] {
+    const v = (n: string) => this.#v(n);
+    const [B0, B1, B2, B3] = [0, 1, 2, 3].map((b) => v(`B${b}`));
+    const [M0, M1, M2, M3, M4] = [0, 1, 2, 3, 4].map((j) => v(`M${j}`));
+    const [vm, vhib, D] = [v('vm'), v('vhib'), v('D')];
+    const out: Stmt[] = [B0, B1, B2, B3].map((b, k) => b.set(v128.load(addr, off + 16 * k)));
+    // transpose: B_b holds block b's words; afterwards B0…B3 hold word w of blocks 0…3
     out.push(
-      'local.set $D',
-      `local.get $d${i}`, 'local.get $D', 'i64x2.extract_lane 0', 'i64.add', 'local.get $D', 'i64x2.extract_lane 1', 'i64.add', `local.set $d${i}`,
+      M0.set(i8x16.shuffle(B0, B1, LO32)),
+      M1.set(i8x16.shuffle(B2, B3, LO32)),
+      M2.set(i8x16.shuffle(B0, B1, HI32)),
+      M3.set(i8x16.shuffle(B2, B3, HI32)),
+      B0.set(i8x16.shuffle(M0, M1, LO64)),
+      B1.set(i8x16.shuffle(M0, M1, HI64)),
+      B2.set(i8x16.shuffle(M2, M3, LO64)),
+      B3.set(i8x16.shuffle(M2, M3, HI64)),
     );
+    // 26-bit limbs
+    out.push(
+      M0.set(v128.and(B0, vm)),
+      M1.set(v128.and(v128.or(i32x4.shr_u(B0, 26), i32x4.shl(B1, 6)), vm)),
+      M2.set(v128.and(v128.or(i32x4.shr_u(B1, 20), i32x4.shl(B2, 12)), vm)),
+      M3.set(v128.and(v128.or(i32x4.shr_u(B2, 14), i32x4.shl(B3, 18)), vm)),
+      M4.set(v128.or(i32x4.shr_u(B3, 8), vhib)),
+    );
+    const M = [M0, M1, M2, M3, M4];
+    for (let i = 0; i < 5; i++) {
+      const coef = (j: number) => (i - j >= 0 ? v(`R${i - j}`) : v(`S${i - j + 5}`));
+      const sum = (half: 'low' | 'high') => {
+        const ps = M.map((m, j) => (half === 'low' ? i64x2.extmul_low_i32x4_u(m, coef(j)) : i64x2.extmul_high_i32x4_u(m, coef(j))));
+        return i64x2.add(...(ps as [Expr<'v128'>, Expr<'v128'>]));
+      };
+      out.push(
+        D.set(i64x2.add(sum('low'), sum('high'))),
+        d[i].set(i64.add(d[i], i64x2.extract_lane(D, 0), i64x2.extract_lane(D, 1))),
+      );
+    }
+    return out;
   }
-  return out;
 }

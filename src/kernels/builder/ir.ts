@@ -88,9 +88,9 @@ export type Val<T extends ValType> =
   | (T extends 'i32' ? number : never)
   | (T extends 'i64' ? number | bigint : never);
 
-/** Formats an i64 constant: decimal, or unsigned hex padded to 16 digits. */
+/** Formats an i64 constant: decimal, or unsigned hex. */
 export function i64Text(v: bigint, hex = false): string {
-  if (hex) return '0x' + BigInt.asUintN(64, v).toString(16).padStart(16, '0');
+  if (hex) return '0x' + BigInt.asUintN(64, v).toString(16);
   return BigInt.asIntN(64, v) === v || BigInt.asUintN(64, v) === v ? v.toString() : String(BigInt.asIntN(64, v));
 }
 

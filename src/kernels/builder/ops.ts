@@ -62,7 +62,7 @@ export const i32 = {
 
 export const i64 = {
   ...intOps('i64'),
-  /** i64.const, printed in decimal or (hex) as unsigned hex of 16 digits */
+  /** i64.const, printed in decimal or (hex) as unsigned hex */
   const: (v: bigint | number, hex = false): Expr<'i64'> => new Expr('i64', 'op', 'i64.const', i64Text(BigInt(v), hex), []),
   extend_i32_u: un('i32', 'i64.extend_i32_u', 'i64'),
   extend_i32_s: un('i32', 'i64.extend_i32_s', 'i64'),

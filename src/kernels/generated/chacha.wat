@@ -3,20878 +3,6820 @@
 ;; public parameters: chacha20_xor(st, src, dst, len); hchacha20(key, nonce, out); aead_init(key, nonce, st, p, x); aead_seal(st, p, src, dst, len, maxg); aead_open(st, p, src, dst, len, maxg); aead_seal_all(key, nonce, x, buf, ablocks, len, maxg, tag); aead_open_all(key, nonce, x, buf, ablocks, len, maxg, tag); poly1305_init(p, key); poly1305_powers(p); poly1305_blocks(p, src, n, maxg, hibit); poly1305_finish(p, out)
 (module
   (memory (export "memory") 2)
-  (func $chacha20_xor (export "chacha20_xor") (param $st i32) (param $src i32) (param $dst i32) (param $len i32) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128) (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128) (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128) (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128) (local $i i32) (local $len0 i32) (local $off i32)
-      v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13
-    local.set $rot16
-    v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14
-    local.set $rot8
-    local.get $st
-    v128.load32_splat offset=48
-    v128.const i32x4 0 1 2 3
-    i32x4.add
-    local.set $ctr
-    local.get $len
-    local.set $len0
-    block $whole_done
-      loop $whole
-        local.get $len
-        i32.const 256
-        i32.lt_u
-        br_if $whole_done
-        local.get $st
-        v128.load32_splat offset=0
-        local.set $v0
-        local.get $st
-        v128.load32_splat offset=4
-        local.set $v1
-        local.get $st
-        v128.load32_splat offset=8
-        local.set $v2
-        local.get $st
-        v128.load32_splat offset=12
-        local.set $v3
-        local.get $st
-        v128.load32_splat offset=16
-        local.set $v4
-        local.get $st
-        v128.load32_splat offset=20
-        local.set $v5
-        local.get $st
-        v128.load32_splat offset=24
-        local.set $v6
-        local.get $st
-        v128.load32_splat offset=28
-        local.set $v7
-        local.get $st
-        v128.load32_splat offset=32
-        local.set $v8
-        local.get $st
-        v128.load32_splat offset=36
-        local.set $v9
-        local.get $st
-        v128.load32_splat offset=40
-        local.set $v10
-        local.get $st
-        v128.load32_splat offset=44
-        local.set $v11
-        local.get $ctr
-        local.set $v12
-        local.get $st
-        v128.load32_splat offset=52
-        local.set $v13
-        local.get $st
-        v128.load32_splat offset=56
-        local.set $v14
-        local.get $st
-        v128.load32_splat offset=60
-        local.set $v15
-        i32.const 10
-        local.set $i
-        loop $dround
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $i
-        i32.const 1
-        i32.sub
-        local.tee $i
-        br_if $dround
-        end
-        local.get $v0
-        local.get $st
-        v128.load32_splat offset=0
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $st
-        v128.load32_splat offset=4
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $st
-        v128.load32_splat offset=8
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $st
-        v128.load32_splat offset=12
-        i32x4.add
-        local.set $v3
-        local.get $v4
-        local.get $st
-        v128.load32_splat offset=16
-        i32x4.add
-        local.set $v4
-        local.get $v5
-        local.get $st
-        v128.load32_splat offset=20
-        i32x4.add
-        local.set $v5
-        local.get $v6
-        local.get $st
-        v128.load32_splat offset=24
-        i32x4.add
-        local.set $v6
-        local.get $v7
-        local.get $st
-        v128.load32_splat offset=28
-        i32x4.add
-        local.set $v7
-        local.get $v8
-        local.get $st
-        v128.load32_splat offset=32
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $st
-        v128.load32_splat offset=36
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $st
-        v128.load32_splat offset=40
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $st
-        v128.load32_splat offset=44
-        i32x4.add
-        local.set $v11
-        local.get $v12
-        local.get $ctr
-        i32x4.add
-        local.set $v12
-        local.get $v13
-        local.get $st
-        v128.load32_splat offset=52
-        i32x4.add
-        local.set $v13
-        local.get $v14
-        local.get $st
-        v128.load32_splat offset=56
-        i32x4.add
-        local.set $v14
-        local.get $v15
-        local.get $st
-        v128.load32_splat offset=60
-        i32x4.add
-        local.set $v15
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=0
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=0
-        local.get $dst
-        local.get $src
-        v128.load offset=64
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=64
-        local.get $dst
-        local.get $src
-        v128.load offset=128
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=128
-        local.get $dst
-        local.get $src
-        v128.load offset=192
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=192
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=16
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=16
-        local.get $dst
-        local.get $src
-        v128.load offset=80
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=80
-        local.get $dst
-        local.get $src
-        v128.load offset=144
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=144
-        local.get $dst
-        local.get $src
-        v128.load offset=208
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=208
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=32
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=32
-        local.get $dst
-        local.get $src
-        v128.load offset=96
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=96
-        local.get $dst
-        local.get $src
-        v128.load offset=160
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=160
-        local.get $dst
-        local.get $src
-        v128.load offset=224
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=224
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=48
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=48
-        local.get $dst
-        local.get $src
-        v128.load offset=112
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=112
-        local.get $dst
-        local.get $src
-        v128.load offset=176
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=176
-        local.get $dst
-        local.get $src
-        v128.load offset=240
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=240
-        local.get $ctr
-        v128.const i32x4 4 4 4 4
-        i32x4.add
-        local.set $ctr
-        local.get $src
-        i32.const 256
-        i32.add
-        local.set $src
-        local.get $dst
-        i32.const 256
-        i32.add
-        local.set $dst
-        local.get $len
-        i32.const 256
-        i32.sub
-        local.set $len
-        br $whole
-      end
-    end
-    local.get $len
-    if
-    ;; partial pass: keystream into KS (one scalar block up to 64 bytes, else a four-block
-    ;; pass), then XOR 16 bytes at a time, then bytes
-      local.get $dst
-      local.set $off
-      i32.const 64
-      local.set $dst
-      local.get $len
-      i32.const 64
-      i32.le_u
-      if
-        local.get $st
-        local.get $ctr
-        i32x4.extract_lane 0
-        i32.const 64
-        call $chacha_block1
-      else
-        local.get $st
-        v128.load32_splat offset=0
-        local.set $v0
-        local.get $st
-        v128.load32_splat offset=4
-        local.set $v1
-        local.get $st
-        v128.load32_splat offset=8
-        local.set $v2
-        local.get $st
-        v128.load32_splat offset=12
-        local.set $v3
-        local.get $st
-        v128.load32_splat offset=16
-        local.set $v4
-        local.get $st
-        v128.load32_splat offset=20
-        local.set $v5
-        local.get $st
-        v128.load32_splat offset=24
-        local.set $v6
-        local.get $st
-        v128.load32_splat offset=28
-        local.set $v7
-        local.get $st
-        v128.load32_splat offset=32
-        local.set $v8
-        local.get $st
-        v128.load32_splat offset=36
-        local.set $v9
-        local.get $st
-        v128.load32_splat offset=40
-        local.set $v10
-        local.get $st
-        v128.load32_splat offset=44
-        local.set $v11
-        local.get $ctr
-        local.set $v12
-        local.get $st
-        v128.load32_splat offset=52
-        local.set $v13
-        local.get $st
-        v128.load32_splat offset=56
-        local.set $v14
-        local.get $st
-        v128.load32_splat offset=60
-        local.set $v15
-        i32.const 10
-        local.set $i
-        loop $dround
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $i
-        i32.const 1
-        i32.sub
-        local.tee $i
-        br_if $dround
-        end
-        local.get $v0
-        local.get $st
-        v128.load32_splat offset=0
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $st
-        v128.load32_splat offset=4
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $st
-        v128.load32_splat offset=8
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $st
-        v128.load32_splat offset=12
-        i32x4.add
-        local.set $v3
-        local.get $v4
-        local.get $st
-        v128.load32_splat offset=16
-        i32x4.add
-        local.set $v4
-        local.get $v5
-        local.get $st
-        v128.load32_splat offset=20
-        i32x4.add
-        local.set $v5
-        local.get $v6
-        local.get $st
-        v128.load32_splat offset=24
-        i32x4.add
-        local.set $v6
-        local.get $v7
-        local.get $st
-        v128.load32_splat offset=28
-        i32x4.add
-        local.set $v7
-        local.get $v8
-        local.get $st
-        v128.load32_splat offset=32
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $st
-        v128.load32_splat offset=36
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $st
-        v128.load32_splat offset=40
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $st
-        v128.load32_splat offset=44
-        i32x4.add
-        local.set $v11
-        local.get $v12
-        local.get $ctr
-        i32x4.add
-        local.set $v12
-        local.get $v13
-        local.get $st
-        v128.load32_splat offset=52
-        i32x4.add
-        local.set $v13
-        local.get $v14
-        local.get $st
-        v128.load32_splat offset=56
-        i32x4.add
-        local.set $v14
-        local.get $v15
-        local.get $st
-        v128.load32_splat offset=60
-        i32x4.add
-        local.set $v15
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=0
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=64
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=128
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=192
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=16
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=80
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=144
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=208
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=32
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=96
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=160
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=224
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=48
-        local.get $dst
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=112
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.store offset=176
-        local.get $dst
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.store offset=240
-      end
-      local.get $src
-      local.get $off
-      i32.const 64
-      local.get $len
-      call $xor_ks
-    end
+  (func $chacha20_xor (export "chacha20_xor") (param $st i32) (param $src i32) (param $dst i32) (param $len i32)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128)
+    (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128)
+    (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128)
+    (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128)
+    (local $i i32) (local $len0 i32) (local $off i32)
+    (local.set $rot16 (v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13))
+    (local.set $rot8 (v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14))
+    (local.set $ctr (i32x4.add (v128.load32_splat offset=48 (local.get $st)) (v128.const i32x4 0 1 2 3)))
+    (local.set $len0 (local.get $len))
+    (block $whole_done
+      (loop $whole
+        (br_if $whole_done (i32.lt_u (local.get $len) (i32.const 256)))
+        (local.set $v0 (v128.load32_splat (local.get $st)))
+        (local.set $v1 (v128.load32_splat offset=4 (local.get $st)))
+        (local.set $v2 (v128.load32_splat offset=8 (local.get $st)))
+        (local.set $v3 (v128.load32_splat offset=12 (local.get $st)))
+        (local.set $v4 (v128.load32_splat offset=16 (local.get $st)))
+        (local.set $v5 (v128.load32_splat offset=20 (local.get $st)))
+        (local.set $v6 (v128.load32_splat offset=24 (local.get $st)))
+        (local.set $v7 (v128.load32_splat offset=28 (local.get $st)))
+        (local.set $v8 (v128.load32_splat offset=32 (local.get $st)))
+        (local.set $v9 (v128.load32_splat offset=36 (local.get $st)))
+        (local.set $v10 (v128.load32_splat offset=40 (local.get $st)))
+        (local.set $v11 (v128.load32_splat offset=44 (local.get $st)))
+        (local.set $v12 (local.get $ctr))
+        (local.set $v13 (v128.load32_splat offset=52 (local.get $st)))
+        (local.set $v14 (v128.load32_splat offset=56 (local.get $st)))
+        (local.set $v15 (v128.load32_splat offset=60 (local.get $st)))
+        (local.set $i (i32.const 10))
+        (loop $dround
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (v128.store (i32.const 960) (local.get $v4))
+          (v128.store offset=16 (i32.const 960) (local.get $v5))
+          (v128.store offset=32 (i32.const 960) (local.get $v6))
+          (v128.store offset=48 (i32.const 960) (local.get $v7))
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (v128.store (i32.const 960) (local.get $v5))
+          (v128.store offset=16 (i32.const 960) (local.get $v6))
+          (v128.store offset=32 (i32.const 960) (local.get $v7))
+          (v128.store offset=48 (i32.const 960) (local.get $v4))
+          (br_if $dround (local.tee $i (i32.sub (local.get $i) (i32.const 1))))
+        )
+        (local.set $v0 (i32x4.add (local.get $v0) (v128.load32_splat (local.get $st))))
+        (local.set $v1 (i32x4.add (local.get $v1) (v128.load32_splat offset=4 (local.get $st))))
+        (local.set $v2 (i32x4.add (local.get $v2) (v128.load32_splat offset=8 (local.get $st))))
+        (local.set $v3 (i32x4.add (local.get $v3) (v128.load32_splat offset=12 (local.get $st))))
+        (local.set $v4 (i32x4.add (local.get $v4) (v128.load32_splat offset=16 (local.get $st))))
+        (local.set $v5 (i32x4.add (local.get $v5) (v128.load32_splat offset=20 (local.get $st))))
+        (local.set $v6 (i32x4.add (local.get $v6) (v128.load32_splat offset=24 (local.get $st))))
+        (local.set $v7 (i32x4.add (local.get $v7) (v128.load32_splat offset=28 (local.get $st))))
+        (local.set $v8 (i32x4.add (local.get $v8) (v128.load32_splat offset=32 (local.get $st))))
+        (local.set $v9 (i32x4.add (local.get $v9) (v128.load32_splat offset=36 (local.get $st))))
+        (local.set $v10 (i32x4.add (local.get $v10) (v128.load32_splat offset=40 (local.get $st))))
+        (local.set $v11 (i32x4.add (local.get $v11) (v128.load32_splat offset=44 (local.get $st))))
+        (local.set $v12 (i32x4.add (local.get $v12) (local.get $ctr)))
+        (local.set $v13 (i32x4.add (local.get $v13) (v128.load32_splat offset=52 (local.get $st))))
+        (local.set $v14 (i32x4.add (local.get $v14) (v128.load32_splat offset=56 (local.get $st))))
+        (local.set $v15 (i32x4.add (local.get $v15) (v128.load32_splat offset=60 (local.get $st))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+        (v128.store
+          (local.get $dst)
+          (v128.xor
+            (v128.load (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=64
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=64 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=128
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=128 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=192
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=192 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v4) (local.get $v5)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v6) (local.get $v7)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v4) (local.get $v5)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v6) (local.get $v7)))
+        (v128.store offset=16
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=16 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=80
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=80 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=144
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=144 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=208
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=208 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v8) (local.get $v9)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v10) (local.get $v11)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v8) (local.get $v9)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v10) (local.get $v11)))
+        (v128.store offset=32
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=32 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=96
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=96 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=160
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=160 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=224
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=224 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v12) (local.get $v13)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v14) (local.get $v15)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v12) (local.get $v13)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v14) (local.get $v15)))
+        (v128.store offset=48
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=48 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=112
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=112 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=176
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=176 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=240
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=240 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $ctr (i32x4.add (local.get $ctr) (v128.const i32x4 4 4 4 4)))
+        (local.set $src (i32.add (local.get $src) (i32.const 256)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 256)))
+        (local.set $len (i32.sub (local.get $len) (i32.const 256)))
+        (br $whole)
+      )
+    )
+    (if (local.get $len) (then
+      ;; partial pass: keystream into KS (one scalar block up to 64 bytes, else a four-block
+      ;; pass), then XOR 16 bytes at a time, then bytes
+      (local.set $off (local.get $dst))
+      (local.set $dst (i32.const 64))
+      (if (i32.le_u (local.get $len) (i32.const 64)) (then
+        (call $chacha_block1 (local.get $st) (i32x4.extract_lane 0 (local.get $ctr)) (i32.const 64))
+      ) (else
+        (local.set $v0 (v128.load32_splat (local.get $st)))
+        (local.set $v1 (v128.load32_splat offset=4 (local.get $st)))
+        (local.set $v2 (v128.load32_splat offset=8 (local.get $st)))
+        (local.set $v3 (v128.load32_splat offset=12 (local.get $st)))
+        (local.set $v4 (v128.load32_splat offset=16 (local.get $st)))
+        (local.set $v5 (v128.load32_splat offset=20 (local.get $st)))
+        (local.set $v6 (v128.load32_splat offset=24 (local.get $st)))
+        (local.set $v7 (v128.load32_splat offset=28 (local.get $st)))
+        (local.set $v8 (v128.load32_splat offset=32 (local.get $st)))
+        (local.set $v9 (v128.load32_splat offset=36 (local.get $st)))
+        (local.set $v10 (v128.load32_splat offset=40 (local.get $st)))
+        (local.set $v11 (v128.load32_splat offset=44 (local.get $st)))
+        (local.set $v12 (local.get $ctr))
+        (local.set $v13 (v128.load32_splat offset=52 (local.get $st)))
+        (local.set $v14 (v128.load32_splat offset=56 (local.get $st)))
+        (local.set $v15 (v128.load32_splat offset=60 (local.get $st)))
+        (local.set $i (i32.const 10))
+        (loop $dround
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (v128.store (i32.const 960) (local.get $v4))
+          (v128.store offset=16 (i32.const 960) (local.get $v5))
+          (v128.store offset=32 (i32.const 960) (local.get $v6))
+          (v128.store offset=48 (i32.const 960) (local.get $v7))
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+              (i32x4.shr_u (local.get $t) (i32.const 20))))
+          (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+          (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+          (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+          (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+          (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+          (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+          (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+          (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+          (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+          (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+          (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+          (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+          (local.set $v5
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v6
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v7
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (local.set $v4
+            (v128.or
+              (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+              (i32x4.shr_u (local.get $t) (i32.const 25))))
+          (v128.store (i32.const 960) (local.get $v5))
+          (v128.store offset=16 (i32.const 960) (local.get $v6))
+          (v128.store offset=32 (i32.const 960) (local.get $v7))
+          (v128.store offset=48 (i32.const 960) (local.get $v4))
+          (br_if $dround (local.tee $i (i32.sub (local.get $i) (i32.const 1))))
+        )
+        (local.set $v0 (i32x4.add (local.get $v0) (v128.load32_splat (local.get $st))))
+        (local.set $v1 (i32x4.add (local.get $v1) (v128.load32_splat offset=4 (local.get $st))))
+        (local.set $v2 (i32x4.add (local.get $v2) (v128.load32_splat offset=8 (local.get $st))))
+        (local.set $v3 (i32x4.add (local.get $v3) (v128.load32_splat offset=12 (local.get $st))))
+        (local.set $v4 (i32x4.add (local.get $v4) (v128.load32_splat offset=16 (local.get $st))))
+        (local.set $v5 (i32x4.add (local.get $v5) (v128.load32_splat offset=20 (local.get $st))))
+        (local.set $v6 (i32x4.add (local.get $v6) (v128.load32_splat offset=24 (local.get $st))))
+        (local.set $v7 (i32x4.add (local.get $v7) (v128.load32_splat offset=28 (local.get $st))))
+        (local.set $v8 (i32x4.add (local.get $v8) (v128.load32_splat offset=32 (local.get $st))))
+        (local.set $v9 (i32x4.add (local.get $v9) (v128.load32_splat offset=36 (local.get $st))))
+        (local.set $v10 (i32x4.add (local.get $v10) (v128.load32_splat offset=40 (local.get $st))))
+        (local.set $v11 (i32x4.add (local.get $v11) (v128.load32_splat offset=44 (local.get $st))))
+        (local.set $v12 (i32x4.add (local.get $v12) (local.get $ctr)))
+        (local.set $v13 (i32x4.add (local.get $v13) (v128.load32_splat offset=52 (local.get $st))))
+        (local.set $v14 (i32x4.add (local.get $v14) (v128.load32_splat offset=56 (local.get $st))))
+        (local.set $v15 (i32x4.add (local.get $v15) (v128.load32_splat offset=60 (local.get $st))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+        (v128.store
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1)))
+        (v128.store offset=64
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1)))
+        (v128.store offset=128
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3)))
+        (v128.store offset=192
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3)))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v4) (local.get $v5)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v6) (local.get $v7)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v4) (local.get $v5)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v6) (local.get $v7)))
+        (v128.store offset=16
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1)))
+        (v128.store offset=80
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1)))
+        (v128.store offset=144
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3)))
+        (v128.store offset=208
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3)))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v8) (local.get $v9)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v10) (local.get $v11)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v8) (local.get $v9)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v10) (local.get $v11)))
+        (v128.store offset=32
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1)))
+        (v128.store offset=96
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1)))
+        (v128.store offset=160
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3)))
+        (v128.store offset=224
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3)))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v12) (local.get $v13)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v14) (local.get $v15)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v12) (local.get $v13)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v14) (local.get $v15)))
+        (v128.store offset=48
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1)))
+        (v128.store offset=112
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1)))
+        (v128.store offset=176
+          (local.get $dst)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3)))
+        (v128.store offset=240
+          (local.get $dst)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3)))
+      ))
+      (call $xor_ks (local.get $src) (local.get $off) (i32.const 64) (local.get $len))
+    ))
     ;; counter += blocks used
-    local.get $st
-    local.get $st
-    i32.load offset=48
-    local.get $len0
-    i32.const 63
-    i32.add
-    i32.const 6
-    i32.shr_u
-    i32.add
-    i32.store offset=48
+    (i32.store offset=48
+      (local.get $st)
+      (i32.add
+        (i32.load offset=48 (local.get $st))
+        (i32.shr_u (i32.add (local.get $len0) (i32.const 63)) (i32.const 6))))
   )
-  (func $hchacha20 (export "hchacha20") (param $key i32) (param $nonce i32) (param $out i32) (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $x4 i32) (local $x5 i32) (local $x6 i32) (local $x7 i32) (local $x8 i32) (local $x9 i32) (local $x10 i32) (local $x11 i32) (local $x12 i32) (local $x13 i32) (local $x14 i32) (local $x15 i32) (local $i i32)
-      i32.const 1634760805
-    local.set $x0
-    i32.const 857760878
-    local.set $x1
-    i32.const 2036477234
-    local.set $x2
-    i32.const 1797285236
-    local.set $x3
-    local.get $key
-    i32.load offset=0
-    local.set $x4
-    local.get $key
-    i32.load offset=4
-    local.set $x5
-    local.get $key
-    i32.load offset=8
-    local.set $x6
-    local.get $key
-    i32.load offset=12
-    local.set $x7
-    local.get $key
-    i32.load offset=16
-    local.set $x8
-    local.get $key
-    i32.load offset=20
-    local.set $x9
-    local.get $key
-    i32.load offset=24
-    local.set $x10
-    local.get $key
-    i32.load offset=28
-    local.set $x11
-    local.get $nonce
-    i32.load offset=0
-    local.set $x12
-    local.get $nonce
-    i32.load offset=4
-    local.set $x13
-    local.get $nonce
-    i32.load offset=8
-    local.set $x14
-    local.get $nonce
-    i32.load offset=12
-    local.set $x15
-    i32.const 10
-    local.set $i
-    loop $dround
-    local.get $x0
-    local.get $x4
-    i32.add
-    local.set $x0
-    local.get $x12
-    local.get $x0
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x12
-    local.get $x8
-    local.get $x12
-    i32.add
-    local.set $x8
-    local.get $x4
-    local.get $x8
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x4
-    local.get $x0
-    local.get $x4
-    i32.add
-    local.set $x0
-    local.get $x12
-    local.get $x0
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x12
-    local.get $x8
-    local.get $x12
-    i32.add
-    local.set $x8
-    local.get $x4
-    local.get $x8
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x4
-    local.get $x1
-    local.get $x5
-    i32.add
-    local.set $x1
-    local.get $x13
-    local.get $x1
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x13
-    local.get $x9
-    local.get $x13
-    i32.add
-    local.set $x9
-    local.get $x5
-    local.get $x9
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x5
-    local.get $x1
-    local.get $x5
-    i32.add
-    local.set $x1
-    local.get $x13
-    local.get $x1
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x13
-    local.get $x9
-    local.get $x13
-    i32.add
-    local.set $x9
-    local.get $x5
-    local.get $x9
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x5
-    local.get $x2
-    local.get $x6
-    i32.add
-    local.set $x2
-    local.get $x14
-    local.get $x2
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x14
-    local.get $x10
-    local.get $x14
-    i32.add
-    local.set $x10
-    local.get $x6
-    local.get $x10
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x6
-    local.get $x2
-    local.get $x6
-    i32.add
-    local.set $x2
-    local.get $x14
-    local.get $x2
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x14
-    local.get $x10
-    local.get $x14
-    i32.add
-    local.set $x10
-    local.get $x6
-    local.get $x10
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x6
-    local.get $x3
-    local.get $x7
-    i32.add
-    local.set $x3
-    local.get $x15
-    local.get $x3
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x15
-    local.get $x11
-    local.get $x15
-    i32.add
-    local.set $x11
-    local.get $x7
-    local.get $x11
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x7
-    local.get $x3
-    local.get $x7
-    i32.add
-    local.set $x3
-    local.get $x15
-    local.get $x3
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x15
-    local.get $x11
-    local.get $x15
-    i32.add
-    local.set $x11
-    local.get $x7
-    local.get $x11
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x7
-    local.get $x0
-    local.get $x5
-    i32.add
-    local.set $x0
-    local.get $x15
-    local.get $x0
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x15
-    local.get $x10
-    local.get $x15
-    i32.add
-    local.set $x10
-    local.get $x5
-    local.get $x10
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x5
-    local.get $x0
-    local.get $x5
-    i32.add
-    local.set $x0
-    local.get $x15
-    local.get $x0
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x15
-    local.get $x10
-    local.get $x15
-    i32.add
-    local.set $x10
-    local.get $x5
-    local.get $x10
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x5
-    local.get $x1
-    local.get $x6
-    i32.add
-    local.set $x1
-    local.get $x12
-    local.get $x1
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x12
-    local.get $x11
-    local.get $x12
-    i32.add
-    local.set $x11
-    local.get $x6
-    local.get $x11
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x6
-    local.get $x1
-    local.get $x6
-    i32.add
-    local.set $x1
-    local.get $x12
-    local.get $x1
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x12
-    local.get $x11
-    local.get $x12
-    i32.add
-    local.set $x11
-    local.get $x6
-    local.get $x11
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x6
-    local.get $x2
-    local.get $x7
-    i32.add
-    local.set $x2
-    local.get $x13
-    local.get $x2
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x13
-    local.get $x8
-    local.get $x13
-    i32.add
-    local.set $x8
-    local.get $x7
-    local.get $x8
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x7
-    local.get $x2
-    local.get $x7
-    i32.add
-    local.set $x2
-    local.get $x13
-    local.get $x2
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x13
-    local.get $x8
-    local.get $x13
-    i32.add
-    local.set $x8
-    local.get $x7
-    local.get $x8
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x7
-    local.get $x3
-    local.get $x4
-    i32.add
-    local.set $x3
-    local.get $x14
-    local.get $x3
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x14
-    local.get $x9
-    local.get $x14
-    i32.add
-    local.set $x9
-    local.get $x4
-    local.get $x9
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x4
-    local.get $x3
-    local.get $x4
-    i32.add
-    local.set $x3
-    local.get $x14
-    local.get $x3
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x14
-    local.get $x9
-    local.get $x14
-    i32.add
-    local.set $x9
-    local.get $x4
-    local.get $x9
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x4
-    local.get $i
-    i32.const 1
-    i32.sub
-    local.tee $i
-    br_if $dround
-    end
-    local.get $out
-    local.get $x0
-    i32.store offset=0
-    local.get $out
-    local.get $x1
-    i32.store offset=4
-    local.get $out
-    local.get $x2
-    i32.store offset=8
-    local.get $out
-    local.get $x3
-    i32.store offset=12
-    local.get $out
-    local.get $x12
-    i32.store offset=16
-    local.get $out
-    local.get $x13
-    i32.store offset=20
-    local.get $out
-    local.get $x14
-    i32.store offset=24
-    local.get $out
-    local.get $x15
-    i32.store offset=28
+  (func $hchacha20 (export "hchacha20") (param $key i32) (param $nonce i32) (param $out i32)
+    (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $x4 i32) (local $x5 i32) (local $x6 i32)
+    (local $x7 i32) (local $x8 i32) (local $x9 i32) (local $x10 i32) (local $x11 i32) (local $x12 i32) (local $x13 i32)
+    (local $x14 i32) (local $x15 i32) (local $i i32)
+    (local.set $x0 (i32.const 1634760805))
+    (local.set $x1 (i32.const 857760878))
+    (local.set $x2 (i32.const 2036477234))
+    (local.set $x3 (i32.const 1797285236))
+    (local.set $x4 (i32.load (local.get $key)))
+    (local.set $x5 (i32.load offset=4 (local.get $key)))
+    (local.set $x6 (i32.load offset=8 (local.get $key)))
+    (local.set $x7 (i32.load offset=12 (local.get $key)))
+    (local.set $x8 (i32.load offset=16 (local.get $key)))
+    (local.set $x9 (i32.load offset=20 (local.get $key)))
+    (local.set $x10 (i32.load offset=24 (local.get $key)))
+    (local.set $x11 (i32.load offset=28 (local.get $key)))
+    (local.set $x12 (i32.load (local.get $nonce)))
+    (local.set $x13 (i32.load offset=4 (local.get $nonce)))
+    (local.set $x14 (i32.load offset=8 (local.get $nonce)))
+    (local.set $x15 (i32.load offset=12 (local.get $nonce)))
+    (local.set $i (i32.const 10))
+    (loop $dround
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x4)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x0)) (i32.const 16)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x12)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x8)) (i32.const 12)))
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x4)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x0)) (i32.const 8)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x12)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x8)) (i32.const 7)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x5)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x1)) (i32.const 16)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x13)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x9)) (i32.const 12)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x5)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x1)) (i32.const 8)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x13)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x9)) (i32.const 7)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x6)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x2)) (i32.const 16)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x14)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x10)) (i32.const 12)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x6)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x2)) (i32.const 8)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x14)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x10)) (i32.const 7)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x7)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x3)) (i32.const 16)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x15)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x11)) (i32.const 12)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x7)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x3)) (i32.const 8)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x15)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x11)) (i32.const 7)))
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x5)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x0)) (i32.const 16)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x15)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x10)) (i32.const 12)))
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x5)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x0)) (i32.const 8)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x15)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x10)) (i32.const 7)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x6)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x1)) (i32.const 16)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x12)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x11)) (i32.const 12)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x6)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x1)) (i32.const 8)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x12)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x11)) (i32.const 7)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x7)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x2)) (i32.const 16)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x13)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x8)) (i32.const 12)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x7)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x2)) (i32.const 8)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x13)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x8)) (i32.const 7)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x4)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x3)) (i32.const 16)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x14)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x9)) (i32.const 12)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x4)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x3)) (i32.const 8)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x14)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x9)) (i32.const 7)))
+      (br_if $dround (local.tee $i (i32.sub (local.get $i) (i32.const 1))))
+    )
+    (i32.store (local.get $out) (local.get $x0))
+    (i32.store offset=4 (local.get $out) (local.get $x1))
+    (i32.store offset=8 (local.get $out) (local.get $x2))
+    (i32.store offset=12 (local.get $out) (local.get $x3))
+    (i32.store offset=16 (local.get $out) (local.get $x12))
+    (i32.store offset=20 (local.get $out) (local.get $x13))
+    (i32.store offset=24 (local.get $out) (local.get $x14))
+    (i32.store offset=28 (local.get $out) (local.get $x15))
   )
-  (func $chacha_block1 (param $st i32) (param $ctr i32) (param $out i32) (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $x4 i32) (local $x5 i32) (local $x6 i32) (local $x7 i32) (local $x8 i32) (local $x9 i32) (local $x10 i32) (local $x11 i32) (local $x12 i32) (local $x13 i32) (local $x14 i32) (local $x15 i32) (local $i i32)
-      local.get $st
-    i32.load offset=0
-    local.set $x0
-    local.get $st
-    i32.load offset=4
-    local.set $x1
-    local.get $st
-    i32.load offset=8
-    local.set $x2
-    local.get $st
-    i32.load offset=12
-    local.set $x3
-    local.get $st
-    i32.load offset=16
-    local.set $x4
-    local.get $st
-    i32.load offset=20
-    local.set $x5
-    local.get $st
-    i32.load offset=24
-    local.set $x6
-    local.get $st
-    i32.load offset=28
-    local.set $x7
-    local.get $st
-    i32.load offset=32
-    local.set $x8
-    local.get $st
-    i32.load offset=36
-    local.set $x9
-    local.get $st
-    i32.load offset=40
-    local.set $x10
-    local.get $st
-    i32.load offset=44
-    local.set $x11
-    local.get $ctr
-    local.set $x12
-    local.get $st
-    i32.load offset=52
-    local.set $x13
-    local.get $st
-    i32.load offset=56
-    local.set $x14
-    local.get $st
-    i32.load offset=60
-    local.set $x15
-    i32.const 10
-    local.set $i
-    loop $dround
-    local.get $x0
-    local.get $x4
-    i32.add
-    local.set $x0
-    local.get $x12
-    local.get $x0
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x12
-    local.get $x8
-    local.get $x12
-    i32.add
-    local.set $x8
-    local.get $x4
-    local.get $x8
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x4
-    local.get $x0
-    local.get $x4
-    i32.add
-    local.set $x0
-    local.get $x12
-    local.get $x0
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x12
-    local.get $x8
-    local.get $x12
-    i32.add
-    local.set $x8
-    local.get $x4
-    local.get $x8
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x4
-    local.get $x1
-    local.get $x5
-    i32.add
-    local.set $x1
-    local.get $x13
-    local.get $x1
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x13
-    local.get $x9
-    local.get $x13
-    i32.add
-    local.set $x9
-    local.get $x5
-    local.get $x9
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x5
-    local.get $x1
-    local.get $x5
-    i32.add
-    local.set $x1
-    local.get $x13
-    local.get $x1
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x13
-    local.get $x9
-    local.get $x13
-    i32.add
-    local.set $x9
-    local.get $x5
-    local.get $x9
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x5
-    local.get $x2
-    local.get $x6
-    i32.add
-    local.set $x2
-    local.get $x14
-    local.get $x2
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x14
-    local.get $x10
-    local.get $x14
-    i32.add
-    local.set $x10
-    local.get $x6
-    local.get $x10
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x6
-    local.get $x2
-    local.get $x6
-    i32.add
-    local.set $x2
-    local.get $x14
-    local.get $x2
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x14
-    local.get $x10
-    local.get $x14
-    i32.add
-    local.set $x10
-    local.get $x6
-    local.get $x10
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x6
-    local.get $x3
-    local.get $x7
-    i32.add
-    local.set $x3
-    local.get $x15
-    local.get $x3
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x15
-    local.get $x11
-    local.get $x15
-    i32.add
-    local.set $x11
-    local.get $x7
-    local.get $x11
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x7
-    local.get $x3
-    local.get $x7
-    i32.add
-    local.set $x3
-    local.get $x15
-    local.get $x3
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x15
-    local.get $x11
-    local.get $x15
-    i32.add
-    local.set $x11
-    local.get $x7
-    local.get $x11
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x7
-    local.get $x0
-    local.get $x5
-    i32.add
-    local.set $x0
-    local.get $x15
-    local.get $x0
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x15
-    local.get $x10
-    local.get $x15
-    i32.add
-    local.set $x10
-    local.get $x5
-    local.get $x10
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x5
-    local.get $x0
-    local.get $x5
-    i32.add
-    local.set $x0
-    local.get $x15
-    local.get $x0
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x15
-    local.get $x10
-    local.get $x15
-    i32.add
-    local.set $x10
-    local.get $x5
-    local.get $x10
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x5
-    local.get $x1
-    local.get $x6
-    i32.add
-    local.set $x1
-    local.get $x12
-    local.get $x1
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x12
-    local.get $x11
-    local.get $x12
-    i32.add
-    local.set $x11
-    local.get $x6
-    local.get $x11
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x6
-    local.get $x1
-    local.get $x6
-    i32.add
-    local.set $x1
-    local.get $x12
-    local.get $x1
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x12
-    local.get $x11
-    local.get $x12
-    i32.add
-    local.set $x11
-    local.get $x6
-    local.get $x11
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x6
-    local.get $x2
-    local.get $x7
-    i32.add
-    local.set $x2
-    local.get $x13
-    local.get $x2
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x13
-    local.get $x8
-    local.get $x13
-    i32.add
-    local.set $x8
-    local.get $x7
-    local.get $x8
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x7
-    local.get $x2
-    local.get $x7
-    i32.add
-    local.set $x2
-    local.get $x13
-    local.get $x2
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x13
-    local.get $x8
-    local.get $x13
-    i32.add
-    local.set $x8
-    local.get $x7
-    local.get $x8
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x7
-    local.get $x3
-    local.get $x4
-    i32.add
-    local.set $x3
-    local.get $x14
-    local.get $x3
-    i32.xor
-    i32.const 16
-    i32.rotl
-    local.set $x14
-    local.get $x9
-    local.get $x14
-    i32.add
-    local.set $x9
-    local.get $x4
-    local.get $x9
-    i32.xor
-    i32.const 12
-    i32.rotl
-    local.set $x4
-    local.get $x3
-    local.get $x4
-    i32.add
-    local.set $x3
-    local.get $x14
-    local.get $x3
-    i32.xor
-    i32.const 8
-    i32.rotl
-    local.set $x14
-    local.get $x9
-    local.get $x14
-    i32.add
-    local.set $x9
-    local.get $x4
-    local.get $x9
-    i32.xor
-    i32.const 7
-    i32.rotl
-    local.set $x4
-    local.get $i
-    i32.const 1
-    i32.sub
-    local.tee $i
-    br_if $dround
-    end
-    local.get $out
-    local.get $x0
-    local.get $st
-    i32.load offset=0
-    i32.add
-    i32.store offset=0
-    local.get $out
-    local.get $x1
-    local.get $st
-    i32.load offset=4
-    i32.add
-    i32.store offset=4
-    local.get $out
-    local.get $x2
-    local.get $st
-    i32.load offset=8
-    i32.add
-    i32.store offset=8
-    local.get $out
-    local.get $x3
-    local.get $st
-    i32.load offset=12
-    i32.add
-    i32.store offset=12
-    local.get $out
-    local.get $x4
-    local.get $st
-    i32.load offset=16
-    i32.add
-    i32.store offset=16
-    local.get $out
-    local.get $x5
-    local.get $st
-    i32.load offset=20
-    i32.add
-    i32.store offset=20
-    local.get $out
-    local.get $x6
-    local.get $st
-    i32.load offset=24
-    i32.add
-    i32.store offset=24
-    local.get $out
-    local.get $x7
-    local.get $st
-    i32.load offset=28
-    i32.add
-    i32.store offset=28
-    local.get $out
-    local.get $x8
-    local.get $st
-    i32.load offset=32
-    i32.add
-    i32.store offset=32
-    local.get $out
-    local.get $x9
-    local.get $st
-    i32.load offset=36
-    i32.add
-    i32.store offset=36
-    local.get $out
-    local.get $x10
-    local.get $st
-    i32.load offset=40
-    i32.add
-    i32.store offset=40
-    local.get $out
-    local.get $x11
-    local.get $st
-    i32.load offset=44
-    i32.add
-    i32.store offset=44
-    local.get $out
-    local.get $x12
-    local.get $ctr
-    i32.add
-    i32.store offset=48
-    local.get $out
-    local.get $x13
-    local.get $st
-    i32.load offset=52
-    i32.add
-    i32.store offset=52
-    local.get $out
-    local.get $x14
-    local.get $st
-    i32.load offset=56
-    i32.add
-    i32.store offset=56
-    local.get $out
-    local.get $x15
-    local.get $st
-    i32.load offset=60
-    i32.add
-    i32.store offset=60
+  (func $chacha_block1 (param $st i32) (param $ctr i32) (param $out i32)
+    (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $x4 i32) (local $x5 i32) (local $x6 i32)
+    (local $x7 i32) (local $x8 i32) (local $x9 i32) (local $x10 i32) (local $x11 i32) (local $x12 i32) (local $x13 i32)
+    (local $x14 i32) (local $x15 i32) (local $i i32)
+    (local.set $x0 (i32.load (local.get $st)))
+    (local.set $x1 (i32.load offset=4 (local.get $st)))
+    (local.set $x2 (i32.load offset=8 (local.get $st)))
+    (local.set $x3 (i32.load offset=12 (local.get $st)))
+    (local.set $x4 (i32.load offset=16 (local.get $st)))
+    (local.set $x5 (i32.load offset=20 (local.get $st)))
+    (local.set $x6 (i32.load offset=24 (local.get $st)))
+    (local.set $x7 (i32.load offset=28 (local.get $st)))
+    (local.set $x8 (i32.load offset=32 (local.get $st)))
+    (local.set $x9 (i32.load offset=36 (local.get $st)))
+    (local.set $x10 (i32.load offset=40 (local.get $st)))
+    (local.set $x11 (i32.load offset=44 (local.get $st)))
+    (local.set $x12 (local.get $ctr))
+    (local.set $x13 (i32.load offset=52 (local.get $st)))
+    (local.set $x14 (i32.load offset=56 (local.get $st)))
+    (local.set $x15 (i32.load offset=60 (local.get $st)))
+    (local.set $i (i32.const 10))
+    (loop $dround
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x4)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x0)) (i32.const 16)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x12)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x8)) (i32.const 12)))
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x4)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x0)) (i32.const 8)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x12)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x8)) (i32.const 7)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x5)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x1)) (i32.const 16)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x13)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x9)) (i32.const 12)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x5)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x1)) (i32.const 8)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x13)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x9)) (i32.const 7)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x6)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x2)) (i32.const 16)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x14)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x10)) (i32.const 12)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x6)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x2)) (i32.const 8)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x14)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x10)) (i32.const 7)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x7)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x3)) (i32.const 16)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x15)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x11)) (i32.const 12)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x7)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x3)) (i32.const 8)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x15)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x11)) (i32.const 7)))
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x5)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x0)) (i32.const 16)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x15)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x10)) (i32.const 12)))
+      (local.set $x0 (i32.add (local.get $x0) (local.get $x5)))
+      (local.set $x15 (i32.rotl (i32.xor (local.get $x15) (local.get $x0)) (i32.const 8)))
+      (local.set $x10 (i32.add (local.get $x10) (local.get $x15)))
+      (local.set $x5 (i32.rotl (i32.xor (local.get $x5) (local.get $x10)) (i32.const 7)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x6)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x1)) (i32.const 16)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x12)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x11)) (i32.const 12)))
+      (local.set $x1 (i32.add (local.get $x1) (local.get $x6)))
+      (local.set $x12 (i32.rotl (i32.xor (local.get $x12) (local.get $x1)) (i32.const 8)))
+      (local.set $x11 (i32.add (local.get $x11) (local.get $x12)))
+      (local.set $x6 (i32.rotl (i32.xor (local.get $x6) (local.get $x11)) (i32.const 7)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x7)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x2)) (i32.const 16)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x13)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x8)) (i32.const 12)))
+      (local.set $x2 (i32.add (local.get $x2) (local.get $x7)))
+      (local.set $x13 (i32.rotl (i32.xor (local.get $x13) (local.get $x2)) (i32.const 8)))
+      (local.set $x8 (i32.add (local.get $x8) (local.get $x13)))
+      (local.set $x7 (i32.rotl (i32.xor (local.get $x7) (local.get $x8)) (i32.const 7)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x4)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x3)) (i32.const 16)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x14)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x9)) (i32.const 12)))
+      (local.set $x3 (i32.add (local.get $x3) (local.get $x4)))
+      (local.set $x14 (i32.rotl (i32.xor (local.get $x14) (local.get $x3)) (i32.const 8)))
+      (local.set $x9 (i32.add (local.get $x9) (local.get $x14)))
+      (local.set $x4 (i32.rotl (i32.xor (local.get $x4) (local.get $x9)) (i32.const 7)))
+      (br_if $dround (local.tee $i (i32.sub (local.get $i) (i32.const 1))))
+    )
+    (i32.store (local.get $out) (i32.add (local.get $x0) (i32.load (local.get $st))))
+    (i32.store offset=4 (local.get $out) (i32.add (local.get $x1) (i32.load offset=4 (local.get $st))))
+    (i32.store offset=8 (local.get $out) (i32.add (local.get $x2) (i32.load offset=8 (local.get $st))))
+    (i32.store offset=12 (local.get $out) (i32.add (local.get $x3) (i32.load offset=12 (local.get $st))))
+    (i32.store offset=16 (local.get $out) (i32.add (local.get $x4) (i32.load offset=16 (local.get $st))))
+    (i32.store offset=20 (local.get $out) (i32.add (local.get $x5) (i32.load offset=20 (local.get $st))))
+    (i32.store offset=24 (local.get $out) (i32.add (local.get $x6) (i32.load offset=24 (local.get $st))))
+    (i32.store offset=28 (local.get $out) (i32.add (local.get $x7) (i32.load offset=28 (local.get $st))))
+    (i32.store offset=32 (local.get $out) (i32.add (local.get $x8) (i32.load offset=32 (local.get $st))))
+    (i32.store offset=36 (local.get $out) (i32.add (local.get $x9) (i32.load offset=36 (local.get $st))))
+    (i32.store offset=40 (local.get $out) (i32.add (local.get $x10) (i32.load offset=40 (local.get $st))))
+    (i32.store offset=44 (local.get $out) (i32.add (local.get $x11) (i32.load offset=44 (local.get $st))))
+    (i32.store offset=48 (local.get $out) (i32.add (local.get $x12) (local.get $ctr)))
+    (i32.store offset=52 (local.get $out) (i32.add (local.get $x13) (i32.load offset=52 (local.get $st))))
+    (i32.store offset=56 (local.get $out) (i32.add (local.get $x14) (i32.load offset=56 (local.get $st))))
+    (i32.store offset=60 (local.get $out) (i32.add (local.get $x15) (i32.load offset=60 (local.get $st))))
   )
   (func $chacha_ks (param $st i32) (param $dst i32)
-    local.get $dst
-    i32.const 0
-    i32.const 256
-    memory.fill
-    local.get $st
-    local.get $dst
-    local.get $dst
-    i32.const 256
-    call $chacha20_xor
+    (memory.fill (local.get $dst) (i32.const 0) (i32.const 256))
+    (call $chacha20_xor (local.get $st) (local.get $dst) (local.get $dst) (i32.const 256))
   )
-  (func $xor_ks (param $src i32) (param $dst i32) (param $ks i32) (param $len i32) (local $off i32)
-      block $v_done
-      loop $v
-        local.get $off
-        i32.const 16
-        i32.add
-        local.get $len
-        i32.gt_u
-        br_if $v_done
-        local.get $dst
-        local.get $off
-        i32.add
-        local.get $src
-        local.get $off
-        i32.add
-        v128.load
-        local.get $ks
-        local.get $off
-        i32.add
-        v128.load
-        v128.xor
-        v128.store
-        local.get $off
-        i32.const 16
-        i32.add
-        local.set $off
-        br $v
-      end
-    end
-    block $b_done
-      loop $b
-        local.get $off
-        local.get $len
-        i32.ge_u
-        br_if $b_done
-        local.get $dst
-        local.get $off
-        i32.add
-        local.get $src
-        local.get $off
-        i32.add
-        i32.load8_u
-        local.get $ks
-        local.get $off
-        i32.add
-        i32.load8_u
-        i32.xor
-        i32.store8
-        local.get $off
-        i32.const 1
-        i32.add
-        local.set $off
-        br $b
-      end
-    end
+  (func $xor_ks (param $src i32) (param $dst i32) (param $ks i32) (param $len i32)
+    (local $off i32)
+    (block $v_done
+      (loop $v
+        (br_if $v_done (i32.gt_u (i32.add (local.get $off) (i32.const 16)) (local.get $len)))
+        (v128.store
+          (i32.add (local.get $dst) (local.get $off))
+          (v128.xor
+            (v128.load (i32.add (local.get $src) (local.get $off)))
+            (v128.load (i32.add (local.get $ks) (local.get $off)))))
+        (local.set $off (i32.add (local.get $off) (i32.const 16)))
+        (br $v)
+      )
+    )
+    (block $b_done
+      (loop $b
+        (br_if $b_done (i32.ge_u (local.get $off) (local.get $len)))
+        (i32.store8
+          (i32.add (local.get $dst) (local.get $off))
+          (i32.xor
+            (i32.load8_u (i32.add (local.get $src) (local.get $off)))
+            (i32.load8_u (i32.add (local.get $ks) (local.get $off)))))
+        (local.set $off (i32.add (local.get $off) (i32.const 1)))
+        (br $b)
+      )
+    )
   )
-  (func $aead_seal_all (export "aead_seal_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32) (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32) (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)
-      local.get $key
-    local.get $nonce
-    i32.const 0
-    i32.const 512
-    local.get $x
-    call $aead_init
-    local.get $maxg
-    i32.const 4
-    i32.ge_u
-    if
-      i32.const 512
-      call $poly1305_powers
-    end
-    local.get $buf
-    local.get $ablocks
-    i32.const 4
-    i32.shl
-    i32.add
-    local.set $msg
-    local.get $maxg
-    i32.const 4
-    i32.ge_u
-    local.get $len
-    i32.const 4096
-    i32.ge_u
-    i32.and
-    if
-      local.get $len
-      i32.const -256
-      i32.and
-      local.set $big
-      local.get $len
-      local.get $big
-      i32.sub
-      local.set $rest
-      local.get $msg
-      local.get $big
-      i32.add
-      local.set $tail
-      i32.const 512
-      local.get $buf
-      local.get $ablocks
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-      i32.const 0
-      i32.const 512
-      local.get $msg
-      local.get $msg
-      local.get $big
-      local.get $maxg
-      call $aead_seal
-      i32.const 0
-      local.get $tail
-      local.get $tail
-      local.get $rest
-      call $chacha20_xor
-      i32.const 512
-      local.get $tail
-      local.get $rest
-      i32.const 15
-      i32.add
-      i32.const 4
-      i32.shr_u
-      i32.const 1
-      i32.add
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-    else
-      local.get $msg
-      local.get $msg
-      i32.const 128
-      local.get $len
-      i32.const 192
-      local.get $len
-      i32.const 192
-      i32.lt_u
-      select
-      call $xor_ks
-      local.get $len
-      i32.const 192
-      i32.gt_u
-      if
-        i32.const 0
-        i32.const 4
-        i32.store offset=48
-        i32.const 0
-        local.get $msg
-        i32.const 192
-        i32.add
-        local.get $msg
-        i32.const 192
-        i32.add
-        local.get $len
-        i32.const 192
-        i32.sub
-        call $chacha20_xor
-      end
-      i32.const 512
-      local.get $buf
-      local.get $ablocks
-      local.get $len
-      i32.const 15
-      i32.add
-      i32.const 4
-      i32.shr_u
-      i32.add
-      i32.const 1
-      i32.add
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-    end
-    i32.const 512
-    local.get $tag
-    call $poly1305_finish
+  (func $aead_seal_all (export "aead_seal_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32)
+      (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32)
+    (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)
+    (call $aead_init (local.get $key) (local.get $nonce) (i32.const 0) (i32.const 512) (local.get $x))
+    (if (i32.ge_u (local.get $maxg) (i32.const 4)) (then (call $poly1305_powers (i32.const 512))))
+    (local.set $msg (i32.add (local.get $buf) (i32.shl (local.get $ablocks) (i32.const 4))))
+    (if (i32.and (i32.ge_u (local.get $maxg) (i32.const 4)) (i32.ge_u (local.get $len) (i32.const 4096))) (then
+      (local.set $big (i32.and (local.get $len) (i32.const -256)))
+      (local.set $rest (i32.sub (local.get $len) (local.get $big)))
+      (local.set $tail (i32.add (local.get $msg) (local.get $big)))
+      (call $poly1305_blocks (i32.const 512) (local.get $buf) (local.get $ablocks) (local.get $maxg) (i32.const 1))
+      (call $aead_seal
+        (i32.const 0)
+        (i32.const 512)
+        (local.get $msg)
+        (local.get $msg)
+        (local.get $big)
+        (local.get $maxg))
+      (call $chacha20_xor (i32.const 0) (local.get $tail) (local.get $tail) (local.get $rest))
+      (call $poly1305_blocks
+        (i32.const 512)
+        (local.get $tail)
+        (i32.add (i32.shr_u (i32.add (local.get $rest) (i32.const 15)) (i32.const 4)) (i32.const 1))
+        (local.get $maxg)
+        (i32.const 1))
+    ) (else
+      (call $xor_ks
+        (local.get $msg)
+        (local.get $msg)
+        (i32.const 128)
+        (select (local.get $len) (i32.const 192) (i32.lt_u (local.get $len) (i32.const 192))))
+      (if (i32.gt_u (local.get $len) (i32.const 192)) (then
+        (i32.store offset=48 (i32.const 0) (i32.const 4))
+        (call $chacha20_xor
+          (i32.const 0)
+          (i32.add (local.get $msg) (i32.const 192))
+          (i32.add (local.get $msg) (i32.const 192))
+          (i32.sub (local.get $len) (i32.const 192)))
+      ))
+      (call $poly1305_blocks
+        (i32.const 512)
+        (local.get $buf)
+        (i32.add
+          (i32.add (local.get $ablocks) (i32.shr_u (i32.add (local.get $len) (i32.const 15)) (i32.const 4)))
+          (i32.const 1))
+        (local.get $maxg)
+        (i32.const 1))
+    ))
+    (call $poly1305_finish (i32.const 512) (local.get $tag))
   )
-  (func $aead_open_all (export "aead_open_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32) (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32) (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)
-      local.get $key
-    local.get $nonce
-    i32.const 0
-    i32.const 512
-    local.get $x
-    call $aead_init
-    local.get $maxg
-    i32.const 4
-    i32.ge_u
-    if
-      i32.const 512
-      call $poly1305_powers
-    end
-    local.get $buf
-    local.get $ablocks
-    i32.const 4
-    i32.shl
-    i32.add
-    local.set $msg
-    local.get $maxg
-    i32.const 4
-    i32.ge_u
-    local.get $len
-    i32.const 4096
-    i32.ge_u
-    i32.and
-    if
-      local.get $len
-      i32.const -256
-      i32.and
-      local.set $big
-      local.get $len
-      local.get $big
-      i32.sub
-      local.set $rest
-      local.get $msg
-      local.get $big
-      i32.add
-      local.set $tail
-      i32.const 512
-      local.get $buf
-      local.get $ablocks
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-      i32.const 0
-      i32.const 512
-      local.get $msg
-      local.get $msg
-      local.get $big
-      local.get $maxg
-      call $aead_open
-      i32.const 512
-      local.get $tail
-      local.get $rest
-      i32.const 15
-      i32.add
-      i32.const 4
-      i32.shr_u
-      i32.const 1
-      i32.add
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-      i32.const 0
-      local.get $tail
-      local.get $tail
-      local.get $rest
-      call $chacha20_xor
-    else
-      i32.const 512
-      local.get $buf
-      local.get $ablocks
-      local.get $len
-      i32.const 15
-      i32.add
-      i32.const 4
-      i32.shr_u
-      i32.add
-      i32.const 1
-      i32.add
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-      local.get $msg
-      local.get $msg
-      i32.const 128
-      local.get $len
-      i32.const 192
-      local.get $len
-      i32.const 192
-      i32.lt_u
-      select
-      call $xor_ks
-      local.get $len
-      i32.const 192
-      i32.gt_u
-      if
-        i32.const 0
-        i32.const 4
-        i32.store offset=48
-        i32.const 0
-        local.get $msg
-        i32.const 192
-        i32.add
-        local.get $msg
-        i32.const 192
-        i32.add
-        local.get $len
-        i32.const 192
-        i32.sub
-        call $chacha20_xor
-      end
-    end
-    i32.const 512
-    local.get $tag
-    call $poly1305_finish
+  (func $aead_open_all (export "aead_open_all") (param $key i32) (param $nonce i32) (param $x i32) (param $buf i32)
+      (param $ablocks i32) (param $len i32) (param $maxg i32) (param $tag i32)
+    (local $msg i32) (local $big i32) (local $rest i32) (local $tail i32)
+    (call $aead_init (local.get $key) (local.get $nonce) (i32.const 0) (i32.const 512) (local.get $x))
+    (if (i32.ge_u (local.get $maxg) (i32.const 4)) (then (call $poly1305_powers (i32.const 512))))
+    (local.set $msg (i32.add (local.get $buf) (i32.shl (local.get $ablocks) (i32.const 4))))
+    (if (i32.and (i32.ge_u (local.get $maxg) (i32.const 4)) (i32.ge_u (local.get $len) (i32.const 4096))) (then
+      (local.set $big (i32.and (local.get $len) (i32.const -256)))
+      (local.set $rest (i32.sub (local.get $len) (local.get $big)))
+      (local.set $tail (i32.add (local.get $msg) (local.get $big)))
+      (call $poly1305_blocks (i32.const 512) (local.get $buf) (local.get $ablocks) (local.get $maxg) (i32.const 1))
+      (call $aead_open
+        (i32.const 0)
+        (i32.const 512)
+        (local.get $msg)
+        (local.get $msg)
+        (local.get $big)
+        (local.get $maxg))
+      (call $poly1305_blocks
+        (i32.const 512)
+        (local.get $tail)
+        (i32.add (i32.shr_u (i32.add (local.get $rest) (i32.const 15)) (i32.const 4)) (i32.const 1))
+        (local.get $maxg)
+        (i32.const 1))
+      (call $chacha20_xor (i32.const 0) (local.get $tail) (local.get $tail) (local.get $rest))
+    ) (else
+      (call $poly1305_blocks
+        (i32.const 512)
+        (local.get $buf)
+        (i32.add
+          (i32.add (local.get $ablocks) (i32.shr_u (i32.add (local.get $len) (i32.const 15)) (i32.const 4)))
+          (i32.const 1))
+        (local.get $maxg)
+        (i32.const 1))
+      (call $xor_ks
+        (local.get $msg)
+        (local.get $msg)
+        (i32.const 128)
+        (select (local.get $len) (i32.const 192) (i32.lt_u (local.get $len) (i32.const 192))))
+      (if (i32.gt_u (local.get $len) (i32.const 192)) (then
+        (i32.store offset=48 (i32.const 0) (i32.const 4))
+        (call $chacha20_xor
+          (i32.const 0)
+          (i32.add (local.get $msg) (i32.const 192))
+          (i32.add (local.get $msg) (i32.const 192))
+          (i32.sub (local.get $len) (i32.const 192)))
+      ))
+    ))
+    (call $poly1305_finish (i32.const 512) (local.get $tag))
   )
-  (func $aead_init (export "aead_init") (param $key i32) (param $nonce i32) (param $st i32) (param $p i32) (param $x i32)
-      local.get $st
-    i32.const 1634760805
-    i32.store offset=0
-    local.get $st
-    i32.const 857760878
-    i32.store offset=4
-    local.get $st
-    i32.const 2036477234
-    i32.store offset=8
-    local.get $st
-    i32.const 1797285236
-    i32.store offset=12
-    local.get $st
-    i32.const 0
-    i32.store offset=48
-    local.get $x
-    if
-      local.get $key
-      local.get $nonce
-      local.get $st
-      i32.const 16
-      i32.add
-      call $hchacha20
-      local.get $st
-      i32.const 0
-      i32.store offset=52
-      local.get $st
-      local.get $nonce
-      i64.load offset=16
-      i64.store offset=56
-    else
-      local.get $st
-      local.get $key
-      v128.load offset=0
-      v128.store offset=16
-      local.get $st
-      local.get $key
-      v128.load offset=16
-      v128.store offset=32
-      local.get $st
-      local.get $nonce
-      i32.load offset=0
-      i32.store offset=52
-      local.get $st
-      local.get $nonce
-      i64.load offset=4
-      i64.store offset=56
-    end
+  (func $aead_init (export "aead_init") (param $key i32) (param $nonce i32) (param $st i32) (param $p i32)
+      (param $x i32)
+    (i32.store (local.get $st) (i32.const 1634760805))
+    (i32.store offset=4 (local.get $st) (i32.const 857760878))
+    (i32.store offset=8 (local.get $st) (i32.const 2036477234))
+    (i32.store offset=12 (local.get $st) (i32.const 1797285236))
+    (i32.store offset=48 (local.get $st) (i32.const 0))
+    (if (local.get $x) (then
+      (call $hchacha20 (local.get $key) (local.get $nonce) (i32.add (local.get $st) (i32.const 16)))
+      (i32.store offset=52 (local.get $st) (i32.const 0))
+      (i64.store offset=56 (local.get $st) (i64.load offset=16 (local.get $nonce)))
+    ) (else
+      (v128.store offset=16 (local.get $st) (v128.load (local.get $key)))
+      (v128.store offset=32 (local.get $st) (v128.load offset=16 (local.get $key)))
+      (i32.store offset=52 (local.get $st) (i32.load (local.get $nonce)))
+      (i64.store offset=56 (local.get $st) (i64.load offset=4 (local.get $nonce)))
+    ))
     ;; block 0 (with blocks 1–3, unused) into KS; its first 32 bytes key Poly1305
-    local.get $st
-    i32.const 64
-    call $chacha_ks
-    local.get $p
-    i32.const 64
-    call $poly1305_init
-    local.get $st
-    i32.const 1
-    i32.store offset=48
+    (call $chacha_ks (local.get $st) (i32.const 64))
+    (call $poly1305_init (local.get $p) (i32.const 64))
+    (i32.store offset=48 (local.get $st) (i32.const 1))
   )
-  (func $aead_seal (export "aead_seal") (param $st i32) (param $p i32) (param $src i32) (param $dst i32) (param $len i32) (param $maxg i32) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128) (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128) (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128) (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128) (local $i i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $ng i32) (local $mp i32)
-      local.get $maxg
-    i32.const 4
-    i32.ge_u
-    local.get $len
-    i32.const 768
-    i32.ge_u
-    i32.and
-    if
-      local.get $st
-      local.get $src
-      local.get $dst
-      i32.const 512
-      call $chacha20_xor
-      local.get $src
-      i32.const 512
-      i32.add
-      local.set $src
-      local.get $dst
-      i32.const 512
-      i32.add
-      local.set $dst
-      local.get $len
-      i32.const 512
-      i32.sub
-      local.set $len
-      v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13
-      local.set $rot16
-      v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14
-      local.set $rot8
-      local.get $st
-      v128.load32_splat offset=48
-      v128.const i32x4 0 1 2 3
-      i32x4.add
-      local.set $ctr
-      local.get $p
-      i64.load32_u offset=0
-      local.set $h0
-      local.get $p
-      i64.load32_u offset=4
-      local.set $h1
-      local.get $p
-      i64.load32_u offset=8
-      local.set $h2
-      local.get $p
-      i64.load32_u offset=12
-      local.set $h3
-      local.get $p
-      i64.load32_u offset=16
-      local.set $h4
-      local.get $p
-      i64.load32_u offset=32
-      local.set $r1_0
-      local.get $p
-      i64.load32_u offset=36
-      local.set $r1_1
-      local.get $p
-      i64.load32_u offset=40
-      local.set $r1_2
-      local.get $p
-      i64.load32_u offset=44
-      local.set $r1_3
-      local.get $p
-      i64.load32_u offset=48
-      local.set $r1_4
-      local.get $r1_1
-      i64.const 5
-      i64.mul
-      local.set $s1_1
-      local.get $r1_2
-      i64.const 5
-      i64.mul
-      local.set $s1_2
-      local.get $r1_3
-      i64.const 5
-      i64.mul
-      local.set $s1_3
-      local.get $r1_4
-      i64.const 5
-      i64.mul
-      local.set $s1_4
-      local.get $p
-      i64.load32_u offset=64
-      local.set $r2_0
-      local.get $p
-      i64.load32_u offset=68
-      local.set $r2_1
-      local.get $p
-      i64.load32_u offset=72
-      local.set $r2_2
-      local.get $p
-      i64.load32_u offset=76
-      local.set $r2_3
-      local.get $p
-      i64.load32_u offset=80
-      local.set $r2_4
-      local.get $r2_1
-      i64.const 5
-      i64.mul
-      local.set $s2_1
-      local.get $r2_2
-      i64.const 5
-      i64.mul
-      local.set $s2_2
-      local.get $r2_3
-      i64.const 5
-      i64.mul
-      local.set $s2_3
-      local.get $r2_4
-      i64.const 5
-      i64.mul
-      local.set $s2_4
-      local.get $p
-      i64.load32_u offset=96
-      local.set $r3_0
-      local.get $p
-      i64.load32_u offset=100
-      local.set $r3_1
-      local.get $p
-      i64.load32_u offset=104
-      local.set $r3_2
-      local.get $p
-      i64.load32_u offset=108
-      local.set $r3_3
-      local.get $p
-      i64.load32_u offset=112
-      local.set $r3_4
-      local.get $r3_1
-      i64.const 5
-      i64.mul
-      local.set $s3_1
-      local.get $r3_2
-      i64.const 5
-      i64.mul
-      local.set $s3_2
-      local.get $r3_3
-      i64.const 5
-      i64.mul
-      local.set $s3_3
-      local.get $r3_4
-      i64.const 5
-      i64.mul
-      local.set $s3_4
-      local.get $p
-      i64.load32_u offset=128
-      local.set $r4_0
-      local.get $p
-      i64.load32_u offset=132
-      local.set $r4_1
-      local.get $p
-      i64.load32_u offset=136
-      local.set $r4_2
-      local.get $p
-      i64.load32_u offset=140
-      local.set $r4_3
-      local.get $p
-      i64.load32_u offset=144
-      local.set $r4_4
-      local.get $r4_1
-      i64.const 5
-      i64.mul
-      local.set $s4_1
-      local.get $r4_2
-      i64.const 5
-      i64.mul
-      local.set $s4_2
-      local.get $r4_3
-      i64.const 5
-      i64.mul
-      local.set $s4_3
-      local.get $r4_4
-      i64.const 5
-      i64.mul
-      local.set $s4_4
-      loop $pass
-        local.get $dst
-        i32.const 512
-        i32.sub
-        local.set $mp
-        local.get $st
-        v128.load32_splat offset=0
-        local.set $v0
-        local.get $st
-        v128.load32_splat offset=4
-        local.set $v1
-        local.get $st
-        v128.load32_splat offset=8
-        local.set $v2
-        local.get $st
-        v128.load32_splat offset=12
-        local.set $v3
-        local.get $st
-        v128.load32_splat offset=16
-        local.set $v4
-        local.get $st
-        v128.load32_splat offset=20
-        local.set $v5
-        local.get $st
-        v128.load32_splat offset=24
-        local.set $v6
-        local.get $st
-        v128.load32_splat offset=28
-        local.set $v7
-        local.get $st
-        v128.load32_splat offset=32
-        local.set $v8
-        local.get $st
-        v128.load32_splat offset=36
-        local.set $v9
-        local.get $st
-        v128.load32_splat offset=40
-        local.set $v10
-        local.get $st
-        v128.load32_splat offset=44
-        local.set $v11
-        local.get $ctr
-        local.set $v12
-        local.get $st
-        v128.load32_splat offset=52
-        local.set $v13
-        local.get $st
-        v128.load32_splat offset=56
-        local.set $v14
-        local.get $st
-        v128.load32_splat offset=60
-        local.set $v15
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $mp
-        i64.load offset=0
-        local.set $mt0
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $mp
-        i64.load offset=8
-        local.set $mt1
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mp
-        i64.load offset=16
-        local.set $mt0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mp
-        i64.load offset=24
-        local.set $mt1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $mp
-        i64.load offset=32
-        local.set $mt0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mp
-        i64.load offset=40
-        local.set $mt1
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $mp
-        i64.load offset=48
-        local.set $mt0
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mp
-        i64.load offset=56
-        local.set $mt1
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $mp
-        i64.load offset=64
-        local.set $mt0
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $mp
-        i64.load offset=72
-        local.set $mt1
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mp
-        i64.load offset=80
-        local.set $mt0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mp
-        i64.load offset=88
-        local.set $mt1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $mp
-        i64.load offset=96
-        local.set $mt0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mp
-        i64.load offset=104
-        local.set $mt1
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $mp
-        i64.load offset=112
-        local.set $mt0
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mp
-        i64.load offset=120
-        local.set $mt1
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $mp
-        i64.load offset=128
-        local.set $mt0
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $mp
-        i64.load offset=136
-        local.set $mt1
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mp
-        i64.load offset=144
-        local.set $mt0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mp
-        i64.load offset=152
-        local.set $mt1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $mp
-        i64.load offset=160
-        local.set $mt0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mp
-        i64.load offset=168
-        local.set $mt1
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $mp
-        i64.load offset=176
-        local.set $mt0
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mp
-        i64.load offset=184
-        local.set $mt1
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $mp
-        i64.load offset=192
-        local.set $mt0
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $mp
-        i64.load offset=200
-        local.set $mt1
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mp
-        i64.load offset=208
-        local.set $mt0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mp
-        i64.load offset=216
-        local.set $mt1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $mp
-        i64.load offset=224
-        local.set $mt0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mp
-        i64.load offset=232
-        local.set $mt1
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $mp
-        i64.load offset=240
-        local.set $mt0
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mp
-        i64.load offset=248
-        local.set $mt1
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $st
-        v128.load32_splat offset=0
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $st
-        v128.load32_splat offset=4
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $st
-        v128.load32_splat offset=8
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $st
-        v128.load32_splat offset=12
-        i32x4.add
-        local.set $v3
-        local.get $v4
-        local.get $st
-        v128.load32_splat offset=16
-        i32x4.add
-        local.set $v4
-        local.get $v5
-        local.get $st
-        v128.load32_splat offset=20
-        i32x4.add
-        local.set $v5
-        local.get $v6
-        local.get $st
-        v128.load32_splat offset=24
-        i32x4.add
-        local.set $v6
-        local.get $v7
-        local.get $st
-        v128.load32_splat offset=28
-        i32x4.add
-        local.set $v7
-        local.get $v8
-        local.get $st
-        v128.load32_splat offset=32
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $st
-        v128.load32_splat offset=36
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $st
-        v128.load32_splat offset=40
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $st
-        v128.load32_splat offset=44
-        i32x4.add
-        local.set $v11
-        local.get $v12
-        local.get $ctr
-        i32x4.add
-        local.set $v12
-        local.get $v13
-        local.get $st
-        v128.load32_splat offset=52
-        i32x4.add
-        local.set $v13
-        local.get $v14
-        local.get $st
-        v128.load32_splat offset=56
-        i32x4.add
-        local.set $v14
-        local.get $v15
-        local.get $st
-        v128.load32_splat offset=60
-        i32x4.add
-        local.set $v15
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=0
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=0
-        local.get $dst
-        local.get $src
-        v128.load offset=64
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=64
-        local.get $dst
-        local.get $src
-        v128.load offset=128
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=128
-        local.get $dst
-        local.get $src
-        v128.load offset=192
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=192
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=16
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=16
-        local.get $dst
-        local.get $src
-        v128.load offset=80
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=80
-        local.get $dst
-        local.get $src
-        v128.load offset=144
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=144
-        local.get $dst
-        local.get $src
-        v128.load offset=208
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=208
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=32
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=32
-        local.get $dst
-        local.get $src
-        v128.load offset=96
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=96
-        local.get $dst
-        local.get $src
-        v128.load offset=160
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=160
-        local.get $dst
-        local.get $src
-        v128.load offset=224
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=224
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=48
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=48
-        local.get $dst
-        local.get $src
-        v128.load offset=112
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=112
-        local.get $dst
-        local.get $src
-        v128.load offset=176
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=176
-        local.get $dst
-        local.get $src
-        v128.load offset=240
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=240
-        local.get $ctr
-        v128.const i32x4 4 4 4 4
-        i32x4.add
-        local.set $ctr
-        local.get $src
-        i32.const 256
-        i32.add
-        local.set $src
-        local.get $dst
-        i32.const 256
-        i32.add
-        local.set $dst
-        local.get $ng
-        i32.const 1
-        i32.add
-        local.set $ng
-        local.get $len
-        i32.const 256
-        i32.sub
-        local.set $len
-        local.get $len
-        i32.const 256
-        i32.ge_u
-        br_if $pass
-      end
-      local.get $p
-      local.get $h0
-      i64.store32 offset=0
-      local.get $p
-      local.get $h1
-      i64.store32 offset=4
-      local.get $p
-      local.get $h2
-      i64.store32 offset=8
-      local.get $p
-      local.get $h3
-      i64.store32 offset=12
-      local.get $p
-      local.get $h4
-      i64.store32 offset=16
-      local.get $p
-      local.get $dst
-      i32.const 512
-      i32.sub
-      i32.const 32
-      i32.const 4
-      i32.const 1
-      call $poly1305_blocks
-      local.get $st
-      local.get $st
-      i32.load offset=48
-      local.get $ng
-      i32.const 2
-      i32.shl
-      i32.add
-      i32.store offset=48
-    end
-    local.get $len
-    if
-      local.get $st
-      local.get $src
-      local.get $dst
-      local.get $len
-      call $chacha20_xor
-      local.get $p
-      local.get $dst
-      local.get $len
-      i32.const 4
-      i32.shr_u
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-    end
+  (func $aead_seal (export "aead_seal") (param $st i32) (param $p i32) (param $src i32) (param $dst i32)
+      (param $len i32) (param $maxg i32)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128)
+    (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128)
+    (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128)
+    (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128)
+    (local $i i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64)
+    (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64)
+    (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64)
+    (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64)
+    (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64)
+    (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64)
+    (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64)
+    (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64)
+    (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $ng i32)
+    (local $mp i32)
+    (if (i32.and (i32.ge_u (local.get $maxg) (i32.const 4)) (i32.ge_u (local.get $len) (i32.const 768))) (then
+      (call $chacha20_xor (local.get $st) (local.get $src) (local.get $dst) (i32.const 512))
+      (local.set $src (i32.add (local.get $src) (i32.const 512)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 512)))
+      (local.set $len (i32.sub (local.get $len) (i32.const 512)))
+      (local.set $rot16 (v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13))
+      (local.set $rot8 (v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14))
+      (local.set $ctr (i32x4.add (v128.load32_splat offset=48 (local.get $st)) (v128.const i32x4 0 1 2 3)))
+      (local.set $h0 (i64.load32_u (local.get $p)))
+      (local.set $h1 (i64.load32_u offset=4 (local.get $p)))
+      (local.set $h2 (i64.load32_u offset=8 (local.get $p)))
+      (local.set $h3 (i64.load32_u offset=12 (local.get $p)))
+      (local.set $h4 (i64.load32_u offset=16 (local.get $p)))
+      (local.set $r1_0 (i64.load32_u offset=32 (local.get $p)))
+      (local.set $r1_1 (i64.load32_u offset=36 (local.get $p)))
+      (local.set $r1_2 (i64.load32_u offset=40 (local.get $p)))
+      (local.set $r1_3 (i64.load32_u offset=44 (local.get $p)))
+      (local.set $r1_4 (i64.load32_u offset=48 (local.get $p)))
+      (local.set $s1_1 (i64.mul (local.get $r1_1) (i64.const 5)))
+      (local.set $s1_2 (i64.mul (local.get $r1_2) (i64.const 5)))
+      (local.set $s1_3 (i64.mul (local.get $r1_3) (i64.const 5)))
+      (local.set $s1_4 (i64.mul (local.get $r1_4) (i64.const 5)))
+      (local.set $r2_0 (i64.load32_u offset=64 (local.get $p)))
+      (local.set $r2_1 (i64.load32_u offset=68 (local.get $p)))
+      (local.set $r2_2 (i64.load32_u offset=72 (local.get $p)))
+      (local.set $r2_3 (i64.load32_u offset=76 (local.get $p)))
+      (local.set $r2_4 (i64.load32_u offset=80 (local.get $p)))
+      (local.set $s2_1 (i64.mul (local.get $r2_1) (i64.const 5)))
+      (local.set $s2_2 (i64.mul (local.get $r2_2) (i64.const 5)))
+      (local.set $s2_3 (i64.mul (local.get $r2_3) (i64.const 5)))
+      (local.set $s2_4 (i64.mul (local.get $r2_4) (i64.const 5)))
+      (local.set $r3_0 (i64.load32_u offset=96 (local.get $p)))
+      (local.set $r3_1 (i64.load32_u offset=100 (local.get $p)))
+      (local.set $r3_2 (i64.load32_u offset=104 (local.get $p)))
+      (local.set $r3_3 (i64.load32_u offset=108 (local.get $p)))
+      (local.set $r3_4 (i64.load32_u offset=112 (local.get $p)))
+      (local.set $s3_1 (i64.mul (local.get $r3_1) (i64.const 5)))
+      (local.set $s3_2 (i64.mul (local.get $r3_2) (i64.const 5)))
+      (local.set $s3_3 (i64.mul (local.get $r3_3) (i64.const 5)))
+      (local.set $s3_4 (i64.mul (local.get $r3_4) (i64.const 5)))
+      (local.set $r4_0 (i64.load32_u offset=128 (local.get $p)))
+      (local.set $r4_1 (i64.load32_u offset=132 (local.get $p)))
+      (local.set $r4_2 (i64.load32_u offset=136 (local.get $p)))
+      (local.set $r4_3 (i64.load32_u offset=140 (local.get $p)))
+      (local.set $r4_4 (i64.load32_u offset=144 (local.get $p)))
+      (local.set $s4_1 (i64.mul (local.get $r4_1) (i64.const 5)))
+      (local.set $s4_2 (i64.mul (local.get $r4_2) (i64.const 5)))
+      (local.set $s4_3 (i64.mul (local.get $r4_3) (i64.const 5)))
+      (local.set $s4_4 (i64.mul (local.get $r4_4) (i64.const 5)))
+      (loop $pass
+        (local.set $mp (i32.sub (local.get $dst) (i32.const 512)))
+        (local.set $v0 (v128.load32_splat (local.get $st)))
+        (local.set $v1 (v128.load32_splat offset=4 (local.get $st)))
+        (local.set $v2 (v128.load32_splat offset=8 (local.get $st)))
+        (local.set $v3 (v128.load32_splat offset=12 (local.get $st)))
+        (local.set $v4 (v128.load32_splat offset=16 (local.get $st)))
+        (local.set $v5 (v128.load32_splat offset=20 (local.get $st)))
+        (local.set $v6 (v128.load32_splat offset=24 (local.get $st)))
+        (local.set $v7 (v128.load32_splat offset=28 (local.get $st)))
+        (local.set $v8 (v128.load32_splat offset=32 (local.get $st)))
+        (local.set $v9 (v128.load32_splat offset=36 (local.get $st)))
+        (local.set $v10 (v128.load32_splat offset=40 (local.get $st)))
+        (local.set $v11 (v128.load32_splat offset=44 (local.get $st)))
+        (local.set $v12 (local.get $ctr))
+        (local.set $v13 (v128.load32_splat offset=52 (local.get $st)))
+        (local.set $v14 (v128.load32_splat offset=56 (local.get $st)))
+        (local.set $v15 (v128.load32_splat offset=60 (local.get $st)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $mt0 (i64.load (local.get $mp)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=8 (local.get $mp)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=16 (local.get $mp)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=24 (local.get $mp)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $mt0 (i64.load offset=32 (local.get $mp)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=40 (local.get $mp)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=48 (local.get $mp)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=56 (local.get $mp)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $mt0 (i64.load offset=64 (local.get $mp)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=72 (local.get $mp)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=80 (local.get $mp)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=88 (local.get $mp)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $mt0 (i64.load offset=96 (local.get $mp)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $mt1 (i64.load offset=104 (local.get $mp)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=112 (local.get $mp)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $mt1 (i64.load offset=120 (local.get $mp)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $mt0 (i64.load offset=128 (local.get $mp)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=136 (local.get $mp)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=144 (local.get $mp)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=152 (local.get $mp)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $mt0 (i64.load offset=160 (local.get $mp)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=168 (local.get $mp)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=176 (local.get $mp)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=184 (local.get $mp)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $mt0 (i64.load offset=192 (local.get $mp)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=200 (local.get $mp)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=208 (local.get $mp)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=216 (local.get $mp)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $mt0 (i64.load offset=224 (local.get $mp)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $mt1 (i64.load offset=232 (local.get $mp)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=240 (local.get $mp)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $mt1 (i64.load offset=248 (local.get $mp)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (v128.load32_splat (local.get $st))))
+        (local.set $v1 (i32x4.add (local.get $v1) (v128.load32_splat offset=4 (local.get $st))))
+        (local.set $v2 (i32x4.add (local.get $v2) (v128.load32_splat offset=8 (local.get $st))))
+        (local.set $v3 (i32x4.add (local.get $v3) (v128.load32_splat offset=12 (local.get $st))))
+        (local.set $v4 (i32x4.add (local.get $v4) (v128.load32_splat offset=16 (local.get $st))))
+        (local.set $v5 (i32x4.add (local.get $v5) (v128.load32_splat offset=20 (local.get $st))))
+        (local.set $v6 (i32x4.add (local.get $v6) (v128.load32_splat offset=24 (local.get $st))))
+        (local.set $v7 (i32x4.add (local.get $v7) (v128.load32_splat offset=28 (local.get $st))))
+        (local.set $v8 (i32x4.add (local.get $v8) (v128.load32_splat offset=32 (local.get $st))))
+        (local.set $v9 (i32x4.add (local.get $v9) (v128.load32_splat offset=36 (local.get $st))))
+        (local.set $v10 (i32x4.add (local.get $v10) (v128.load32_splat offset=40 (local.get $st))))
+        (local.set $v11 (i32x4.add (local.get $v11) (v128.load32_splat offset=44 (local.get $st))))
+        (local.set $v12 (i32x4.add (local.get $v12) (local.get $ctr)))
+        (local.set $v13 (i32x4.add (local.get $v13) (v128.load32_splat offset=52 (local.get $st))))
+        (local.set $v14 (i32x4.add (local.get $v14) (v128.load32_splat offset=56 (local.get $st))))
+        (local.set $v15 (i32x4.add (local.get $v15) (v128.load32_splat offset=60 (local.get $st))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+        (v128.store
+          (local.get $dst)
+          (v128.xor
+            (v128.load (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=64
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=64 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=128
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=128 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=192
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=192 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v4) (local.get $v5)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v6) (local.get $v7)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v4) (local.get $v5)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v6) (local.get $v7)))
+        (v128.store offset=16
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=16 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=80
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=80 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=144
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=144 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=208
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=208 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v8) (local.get $v9)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v10) (local.get $v11)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v8) (local.get $v9)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v10) (local.get $v11)))
+        (v128.store offset=32
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=32 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=96
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=96 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=160
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=160 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=224
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=224 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v12) (local.get $v13)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v14) (local.get $v15)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v12) (local.get $v13)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v14) (local.get $v15)))
+        (v128.store offset=48
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=48 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=112
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=112 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=176
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=176 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=240
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=240 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $ctr (i32x4.add (local.get $ctr) (v128.const i32x4 4 4 4 4)))
+        (local.set $src (i32.add (local.get $src) (i32.const 256)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 256)))
+        (local.set $ng (i32.add (local.get $ng) (i32.const 1)))
+        (local.set $len (i32.sub (local.get $len) (i32.const 256)))
+        (br_if $pass (i32.ge_u (local.get $len) (i32.const 256)))
+      )
+      (i64.store32 (local.get $p) (local.get $h0))
+      (i64.store32 offset=4 (local.get $p) (local.get $h1))
+      (i64.store32 offset=8 (local.get $p) (local.get $h2))
+      (i64.store32 offset=12 (local.get $p) (local.get $h3))
+      (i64.store32 offset=16 (local.get $p) (local.get $h4))
+      (call $poly1305_blocks
+        (local.get $p)
+        (i32.sub (local.get $dst) (i32.const 512))
+        (i32.const 32)
+        (i32.const 4)
+        (i32.const 1))
+      (i32.store offset=48
+        (local.get $st)
+        (i32.add (i32.load offset=48 (local.get $st)) (i32.shl (local.get $ng) (i32.const 2))))
+    ))
+    (if (local.get $len) (then
+      (call $chacha20_xor (local.get $st) (local.get $src) (local.get $dst) (local.get $len))
+      (call $poly1305_blocks
+        (local.get $p)
+        (local.get $dst)
+        (i32.shr_u (local.get $len) (i32.const 4))
+        (local.get $maxg)
+        (i32.const 1))
+    ))
   )
-  (func $aead_open (export "aead_open") (param $st i32) (param $p i32) (param $src i32) (param $dst i32) (param $len i32) (param $maxg i32) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128) (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128) (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128) (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128) (local $i i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $ng i32) (local $mp i32)
-      local.get $maxg
-    i32.const 4
-    i32.ge_u
-    local.get $len
-    i32.const 256
-    i32.ge_u
-    i32.and
-    if
-      v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13
-      local.set $rot16
-      v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14
-      local.set $rot8
-      local.get $st
-      v128.load32_splat offset=48
-      v128.const i32x4 0 1 2 3
-      i32x4.add
-      local.set $ctr
-      local.get $p
-      i64.load32_u offset=0
-      local.set $h0
-      local.get $p
-      i64.load32_u offset=4
-      local.set $h1
-      local.get $p
-      i64.load32_u offset=8
-      local.set $h2
-      local.get $p
-      i64.load32_u offset=12
-      local.set $h3
-      local.get $p
-      i64.load32_u offset=16
-      local.set $h4
-      local.get $p
-      i64.load32_u offset=32
-      local.set $r1_0
-      local.get $p
-      i64.load32_u offset=36
-      local.set $r1_1
-      local.get $p
-      i64.load32_u offset=40
-      local.set $r1_2
-      local.get $p
-      i64.load32_u offset=44
-      local.set $r1_3
-      local.get $p
-      i64.load32_u offset=48
-      local.set $r1_4
-      local.get $r1_1
-      i64.const 5
-      i64.mul
-      local.set $s1_1
-      local.get $r1_2
-      i64.const 5
-      i64.mul
-      local.set $s1_2
-      local.get $r1_3
-      i64.const 5
-      i64.mul
-      local.set $s1_3
-      local.get $r1_4
-      i64.const 5
-      i64.mul
-      local.set $s1_4
-      local.get $p
-      i64.load32_u offset=64
-      local.set $r2_0
-      local.get $p
-      i64.load32_u offset=68
-      local.set $r2_1
-      local.get $p
-      i64.load32_u offset=72
-      local.set $r2_2
-      local.get $p
-      i64.load32_u offset=76
-      local.set $r2_3
-      local.get $p
-      i64.load32_u offset=80
-      local.set $r2_4
-      local.get $r2_1
-      i64.const 5
-      i64.mul
-      local.set $s2_1
-      local.get $r2_2
-      i64.const 5
-      i64.mul
-      local.set $s2_2
-      local.get $r2_3
-      i64.const 5
-      i64.mul
-      local.set $s2_3
-      local.get $r2_4
-      i64.const 5
-      i64.mul
-      local.set $s2_4
-      local.get $p
-      i64.load32_u offset=96
-      local.set $r3_0
-      local.get $p
-      i64.load32_u offset=100
-      local.set $r3_1
-      local.get $p
-      i64.load32_u offset=104
-      local.set $r3_2
-      local.get $p
-      i64.load32_u offset=108
-      local.set $r3_3
-      local.get $p
-      i64.load32_u offset=112
-      local.set $r3_4
-      local.get $r3_1
-      i64.const 5
-      i64.mul
-      local.set $s3_1
-      local.get $r3_2
-      i64.const 5
-      i64.mul
-      local.set $s3_2
-      local.get $r3_3
-      i64.const 5
-      i64.mul
-      local.set $s3_3
-      local.get $r3_4
-      i64.const 5
-      i64.mul
-      local.set $s3_4
-      local.get $p
-      i64.load32_u offset=128
-      local.set $r4_0
-      local.get $p
-      i64.load32_u offset=132
-      local.set $r4_1
-      local.get $p
-      i64.load32_u offset=136
-      local.set $r4_2
-      local.get $p
-      i64.load32_u offset=140
-      local.set $r4_3
-      local.get $p
-      i64.load32_u offset=144
-      local.set $r4_4
-      local.get $r4_1
-      i64.const 5
-      i64.mul
-      local.set $s4_1
-      local.get $r4_2
-      i64.const 5
-      i64.mul
-      local.set $s4_2
-      local.get $r4_3
-      i64.const 5
-      i64.mul
-      local.set $s4_3
-      local.get $r4_4
-      i64.const 5
-      i64.mul
-      local.set $s4_4
-      loop $pass
-        local.get $st
-        v128.load32_splat offset=0
-        local.set $v0
-        local.get $st
-        v128.load32_splat offset=4
-        local.set $v1
-        local.get $st
-        v128.load32_splat offset=8
-        local.set $v2
-        local.get $st
-        v128.load32_splat offset=12
-        local.set $v3
-        local.get $st
-        v128.load32_splat offset=16
-        local.set $v4
-        local.get $st
-        v128.load32_splat offset=20
-        local.set $v5
-        local.get $st
-        v128.load32_splat offset=24
-        local.set $v6
-        local.get $st
-        v128.load32_splat offset=28
-        local.set $v7
-        local.get $st
-        v128.load32_splat offset=32
-        local.set $v8
-        local.get $st
-        v128.load32_splat offset=36
-        local.set $v9
-        local.get $st
-        v128.load32_splat offset=40
-        local.set $v10
-        local.get $st
-        v128.load32_splat offset=44
-        local.set $v11
-        local.get $ctr
-        local.set $v12
-        local.get $st
-        v128.load32_splat offset=52
-        local.set $v13
-        local.get $st
-        v128.load32_splat offset=56
-        local.set $v14
-        local.get $st
-        v128.load32_splat offset=60
-        local.set $v15
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $src
-        i64.load offset=0
-        local.set $mt0
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $src
-        i64.load offset=8
-        local.set $mt1
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $src
-        i64.load offset=16
-        local.set $mt0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $src
-        i64.load offset=24
-        local.set $mt1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $src
-        i64.load offset=32
-        local.set $mt0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $src
-        i64.load offset=40
-        local.set $mt1
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $src
-        i64.load offset=48
-        local.set $mt0
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $src
-        i64.load offset=56
-        local.set $mt1
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $src
-        i64.load offset=64
-        local.set $mt0
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $src
-        i64.load offset=72
-        local.set $mt1
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $src
-        i64.load offset=80
-        local.set $mt0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $src
-        i64.load offset=88
-        local.set $mt1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $src
-        i64.load offset=96
-        local.set $mt0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $src
-        i64.load offset=104
-        local.set $mt1
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $src
-        i64.load offset=112
-        local.set $mt0
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $src
-        i64.load offset=120
-        local.set $mt1
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $src
-        i64.load offset=128
-        local.set $mt0
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $src
-        i64.load offset=136
-        local.set $mt1
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $src
-        i64.load offset=144
-        local.set $mt0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $src
-        i64.load offset=152
-        local.set $mt1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $src
-        i64.load offset=160
-        local.set $mt0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $src
-        i64.load offset=168
-        local.set $mt1
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $src
-        i64.load offset=176
-        local.set $mt0
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $src
-        i64.load offset=184
-        local.set $mt1
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $src
-        i64.load offset=192
-        local.set $mt0
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $src
-        i64.load offset=200
-        local.set $mt1
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $h0
-        i64.add
-        local.set $m0
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $m1
-        local.get $h1
-        i64.add
-        local.set $m1
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $m2
-        local.get $h2
-        i64.add
-        local.set $m2
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $m3
-        local.get $h3
-        i64.add
-        local.set $m3
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $m4
-        local.get $h4
-        i64.add
-        local.set $m4
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        local.get $m0
-        local.get $r4_0
-        i64.mul
-        local.get $m1
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_1
-        i64.mul
-        i64.add
-        local.set $d0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $m0
-        local.get $r4_1
-        i64.mul
-        local.get $m1
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $m0
-        local.get $r4_2
-        i64.mul
-        local.get $m1
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $m0
-        local.get $r4_3
-        i64.mul
-        local.get $m1
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s4_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $m0
-        local.get $r4_4
-        i64.mul
-        local.get $m1
-        local.get $r4_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r4_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r4_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r4_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        i32.const 960
-        local.get $d4
-        i64.store offset=0
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $src
-        i64.load offset=208
-        local.set $mt0
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $src
-        i64.load offset=216
-        local.set $mt1
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $d0
-        local.get $m0
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        local.get $d1
-        local.get $m0
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_2
-        i64.mul
-        i64.add
-        local.set $d1
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        local.get $d2
-        local.get $m0
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $d3
-        local.get $m0
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s3_4
-        i64.mul
-        i64.add
-        local.set $d3
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $d4
-        local.get $m0
-        local.get $r3_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r3_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r3_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r3_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r3_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        i32.const 960
-        local.get $d4
-        i64.store offset=8
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $src
-        i64.load offset=224
-        local.set $mt0
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $src
-        i64.load offset=232
-        local.set $mt1
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d0
-        local.get $m0
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d1
-        local.get $m0
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_3
-        i64.mul
-        i64.add
-        local.set $d2
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        local.get $d3
-        local.get $m0
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s2_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $d4
-        local.get $m0
-        local.get $r2_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r2_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r2_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r2_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r2_0
-        i64.mul
-        i64.add
-        local.set $d4
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        i32.const 960
-        local.get $d4
-        i64.store offset=16
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $src
-        i64.load offset=240
-        local.set $mt0
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $src
-        i64.load offset=248
-        local.set $mt1
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $mt0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m0
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $mt0
-        i64.const 26
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m1
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v0
-        local.get $v4
-        i32x4.add
-        local.set $v0
-        local.get $mt0
-        i64.const 52
-        i64.shr_u
-        local.get $mt1
-        i64.const 12
-        i64.shl
-        i64.or
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m2
-        local.get $v1
-        local.get $v5
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v6
-        i32x4.add
-        local.set $v2
-        local.get $mt1
-        i64.const 14
-        i64.shr_u
-        i64.const 0x3ffffff
-        i64.and
-        local.set $m3
-        local.get $v3
-        local.get $v7
-        i32x4.add
-        local.set $v3
-        local.get $v12
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $mt1
-        i64.const 40
-        i64.shr_u
-        i64.const 0x1000000
-        i64.or
-        local.set $m4
-        local.get $v14
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $v15
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d0
-        local.get $m0
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_1
-        i64.mul
-        i64.add
-        local.set $d0
-        local.get $v8
-        local.get $v12
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v13
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $v14
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        local.get $m0
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_2
-        i64.mul
-        i64.add
-        local.set $d1
-        local.get $v11
-        local.get $v15
-        i32x4.add
-        local.set $v11
-        local.get $v4
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        local.get $m0
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_3
-        i64.mul
-        i64.add
-        local.set $d2
-        local.get $v5
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $d3
-        local.get $m0
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $s1_4
-        i64.mul
-        i64.add
-        local.set $d3
-        i32.const 960
-        local.get $v4
-        v128.store offset=0
-        i32.const 960
-        local.get $v5
-        v128.store offset=16
-        local.get $d4
-        local.get $m0
-        local.get $r1_4
-        i64.mul
-        i64.add
-        local.get $m1
-        local.get $r1_3
-        i64.mul
-        i64.add
-        local.get $m2
-        local.get $r1_2
-        i64.mul
-        i64.add
-        local.get $m3
-        local.get $r1_1
-        i64.mul
-        i64.add
-        local.get $m4
-        local.get $r1_0
-        i64.mul
-        i64.add
-        local.set $d4
-        i32.const 960
-        local.get $v6
-        v128.store offset=32
-        i32.const 960
-        local.get $v7
-        v128.store offset=48
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        i32.const 960
-        local.get $d4
-        i64.store offset=24
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $d0
-        i64.const 26
-        i64.shr_u
-        local.get $d1
-        i64.add
-        local.set $d1
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v15
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v12
-        local.get $d0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot16
-        i8x16.swizzle
-        local.set $v14
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $d1
-        i64.const 26
-        i64.shr_u
-        local.get $d2
-        i64.add
-        local.set $d2
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $d1
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h1
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $d2
-        i64.const 26
-        i64.shr_u
-        local.get $d3
-        i64.add
-        local.set $d3
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 12
-        i32x4.shl
-        local.get $t
-        i32.const 20
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        local.get $d2
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h2
-        local.get $v0
-        local.get $v5
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $v6
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $v7
-        i32x4.add
-        local.set $v2
-        local.get $d3
-        i64.const 26
-        i64.shr_u
-        local.get $d4
-        i64.add
-        local.set $d4
-        local.get $v3
-        local.get $v4
-        i32x4.add
-        local.set $v3
-        local.get $v15
-        local.get $v0
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v15
-        local.get $d3
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h3
-        local.get $v12
-        local.get $v1
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v12
-        local.get $v13
-        local.get $v2
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v13
-        local.get $v14
-        local.get $v3
-        v128.xor
-        local.get $rot8
-        i8x16.swizzle
-        local.set $v14
-        local.get $d4
-        i64.const 26
-        i64.shr_u
-        local.set $pc
-        local.get $v10
-        local.get $v15
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $v12
-        i32x4.add
-        local.set $v11
-        local.get $d4
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h4
-        local.get $v8
-        local.get $v13
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $v14
-        i32x4.add
-        local.set $v9
-        local.get $v5
-        local.get $v10
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v5
-        local.get $h0
-        local.get $pc
-        i64.const 5
-        i64.mul
-        i64.add
-        local.set $h0
-        local.get $v6
-        local.get $v11
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v6
-        local.get $v7
-        local.get $v8
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v7
-        local.get $h1
-        local.get $h0
-        i64.const 26
-        i64.shr_u
-        i64.add
-        local.set $h1
-        local.get $v4
-        local.get $v9
-        v128.xor
-        local.tee $t
-        i32.const 7
-        i32x4.shl
-        local.get $t
-        i32.const 25
-        i32x4.shr_u
-        v128.or
-        local.set $v4
-        i32.const 960
-        local.get $v5
-        v128.store offset=0
-        i32.const 960
-        local.get $v6
-        v128.store offset=16
-        local.get $h0
-        i64.const 0x3ffffff
-        i64.and
-        local.set $h0
-        i32.const 960
-        local.get $v7
-        v128.store offset=32
-        i32.const 960
-        local.get $v4
-        v128.store offset=48
-        i32.const 960
-        local.get $h1
-        i64.store offset=32
-        local.get $v0
-        local.get $st
-        v128.load32_splat offset=0
-        i32x4.add
-        local.set $v0
-        local.get $v1
-        local.get $st
-        v128.load32_splat offset=4
-        i32x4.add
-        local.set $v1
-        local.get $v2
-        local.get $st
-        v128.load32_splat offset=8
-        i32x4.add
-        local.set $v2
-        local.get $v3
-        local.get $st
-        v128.load32_splat offset=12
-        i32x4.add
-        local.set $v3
-        local.get $v4
-        local.get $st
-        v128.load32_splat offset=16
-        i32x4.add
-        local.set $v4
-        local.get $v5
-        local.get $st
-        v128.load32_splat offset=20
-        i32x4.add
-        local.set $v5
-        local.get $v6
-        local.get $st
-        v128.load32_splat offset=24
-        i32x4.add
-        local.set $v6
-        local.get $v7
-        local.get $st
-        v128.load32_splat offset=28
-        i32x4.add
-        local.set $v7
-        local.get $v8
-        local.get $st
-        v128.load32_splat offset=32
-        i32x4.add
-        local.set $v8
-        local.get $v9
-        local.get $st
-        v128.load32_splat offset=36
-        i32x4.add
-        local.set $v9
-        local.get $v10
-        local.get $st
-        v128.load32_splat offset=40
-        i32x4.add
-        local.set $v10
-        local.get $v11
-        local.get $st
-        v128.load32_splat offset=44
-        i32x4.add
-        local.set $v11
-        local.get $v12
-        local.get $ctr
-        i32x4.add
-        local.set $v12
-        local.get $v13
-        local.get $st
-        v128.load32_splat offset=52
-        i32x4.add
-        local.set $v13
-        local.get $v14
-        local.get $st
-        v128.load32_splat offset=56
-        i32x4.add
-        local.set $v14
-        local.get $v15
-        local.get $st
-        v128.load32_splat offset=60
-        i32x4.add
-        local.set $v15
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v0
-        local.get $v1
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v2
-        local.get $v3
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=0
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=0
-        local.get $dst
-        local.get $src
-        v128.load offset=64
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=64
-        local.get $dst
-        local.get $src
-        v128.load offset=128
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=128
-        local.get $dst
-        local.get $src
-        v128.load offset=192
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=192
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v4
-        local.get $v5
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v6
-        local.get $v7
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=16
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=16
-        local.get $dst
-        local.get $src
-        v128.load offset=80
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=80
-        local.get $dst
-        local.get $src
-        v128.load offset=144
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=144
-        local.get $dst
-        local.get $src
-        v128.load offset=208
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=208
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v8
-        local.get $v9
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v10
-        local.get $v11
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=32
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=32
-        local.get $dst
-        local.get $src
-        v128.load offset=96
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=96
-        local.get $dst
-        local.get $src
-        v128.load offset=160
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=160
-        local.get $dst
-        local.get $src
-        v128.load offset=224
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=224
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u0
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-        local.set $u1
-        local.get $v12
-        local.get $v13
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u2
-        local.get $v14
-        local.get $v15
-        i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-        local.set $u3
-        local.get $dst
-        local.get $src
-        v128.load offset=48
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=48
-        local.get $dst
-        local.get $src
-        v128.load offset=112
-        local.get $u0
-        local.get $u1
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=112
-        local.get $dst
-        local.get $src
-        v128.load offset=176
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        v128.xor
-        v128.store offset=176
-        local.get $dst
-        local.get $src
-        v128.load offset=240
-        local.get $u2
-        local.get $u3
-        i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-        v128.xor
-        v128.store offset=240
-        local.get $ctr
-        v128.const i32x4 4 4 4 4
-        i32x4.add
-        local.set $ctr
-        local.get $src
-        i32.const 256
-        i32.add
-        local.set $src
-        local.get $dst
-        i32.const 256
-        i32.add
-        local.set $dst
-        local.get $ng
-        i32.const 1
-        i32.add
-        local.set $ng
-        local.get $len
-        i32.const 256
-        i32.sub
-        local.set $len
-        local.get $len
-        i32.const 256
-        i32.ge_u
-        br_if $pass
-      end
-      local.get $p
-      local.get $h0
-      i64.store32 offset=0
-      local.get $p
-      local.get $h1
-      i64.store32 offset=4
-      local.get $p
-      local.get $h2
-      i64.store32 offset=8
-      local.get $p
-      local.get $h3
-      i64.store32 offset=12
-      local.get $p
-      local.get $h4
-      i64.store32 offset=16
-      local.get $st
-      local.get $st
-      i32.load offset=48
-      local.get $ng
-      i32.const 2
-      i32.shl
-      i32.add
-      i32.store offset=48
-    end
-    local.get $len
-    if
-      local.get $p
-      local.get $src
-      local.get $len
-      i32.const 4
-      i32.shr_u
-      local.get $maxg
-      i32.const 1
-      call $poly1305_blocks
-      local.get $st
-      local.get $src
-      local.get $dst
-      local.get $len
-      call $chacha20_xor
-    end
+  (func $aead_open (export "aead_open") (param $st i32) (param $p i32) (param $src i32) (param $dst i32)
+      (param $len i32) (param $maxg i32)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $v4 v128) (local $v5 v128)
+    (local $v6 v128) (local $v7 v128) (local $v8 v128) (local $v9 v128) (local $v10 v128) (local $v11 v128)
+    (local $v12 v128) (local $v13 v128) (local $v14 v128) (local $v15 v128) (local $t v128) (local $u0 v128)
+    (local $u1 v128) (local $u2 v128) (local $u3 v128) (local $ctr v128) (local $rot16 v128) (local $rot8 v128)
+    (local $i i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64)
+    (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64)
+    (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64)
+    (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64)
+    (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64)
+    (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64)
+    (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64)
+    (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64)
+    (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $ng i32)
+    (local $mp i32)
+    (if (i32.and (i32.ge_u (local.get $maxg) (i32.const 4)) (i32.ge_u (local.get $len) (i32.const 256))) (then
+      (local.set $rot16 (v128.const i8x16 2 3 0 1 6 7 4 5 10 11 8 9 14 15 12 13))
+      (local.set $rot8 (v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14))
+      (local.set $ctr (i32x4.add (v128.load32_splat offset=48 (local.get $st)) (v128.const i32x4 0 1 2 3)))
+      (local.set $h0 (i64.load32_u (local.get $p)))
+      (local.set $h1 (i64.load32_u offset=4 (local.get $p)))
+      (local.set $h2 (i64.load32_u offset=8 (local.get $p)))
+      (local.set $h3 (i64.load32_u offset=12 (local.get $p)))
+      (local.set $h4 (i64.load32_u offset=16 (local.get $p)))
+      (local.set $r1_0 (i64.load32_u offset=32 (local.get $p)))
+      (local.set $r1_1 (i64.load32_u offset=36 (local.get $p)))
+      (local.set $r1_2 (i64.load32_u offset=40 (local.get $p)))
+      (local.set $r1_3 (i64.load32_u offset=44 (local.get $p)))
+      (local.set $r1_4 (i64.load32_u offset=48 (local.get $p)))
+      (local.set $s1_1 (i64.mul (local.get $r1_1) (i64.const 5)))
+      (local.set $s1_2 (i64.mul (local.get $r1_2) (i64.const 5)))
+      (local.set $s1_3 (i64.mul (local.get $r1_3) (i64.const 5)))
+      (local.set $s1_4 (i64.mul (local.get $r1_4) (i64.const 5)))
+      (local.set $r2_0 (i64.load32_u offset=64 (local.get $p)))
+      (local.set $r2_1 (i64.load32_u offset=68 (local.get $p)))
+      (local.set $r2_2 (i64.load32_u offset=72 (local.get $p)))
+      (local.set $r2_3 (i64.load32_u offset=76 (local.get $p)))
+      (local.set $r2_4 (i64.load32_u offset=80 (local.get $p)))
+      (local.set $s2_1 (i64.mul (local.get $r2_1) (i64.const 5)))
+      (local.set $s2_2 (i64.mul (local.get $r2_2) (i64.const 5)))
+      (local.set $s2_3 (i64.mul (local.get $r2_3) (i64.const 5)))
+      (local.set $s2_4 (i64.mul (local.get $r2_4) (i64.const 5)))
+      (local.set $r3_0 (i64.load32_u offset=96 (local.get $p)))
+      (local.set $r3_1 (i64.load32_u offset=100 (local.get $p)))
+      (local.set $r3_2 (i64.load32_u offset=104 (local.get $p)))
+      (local.set $r3_3 (i64.load32_u offset=108 (local.get $p)))
+      (local.set $r3_4 (i64.load32_u offset=112 (local.get $p)))
+      (local.set $s3_1 (i64.mul (local.get $r3_1) (i64.const 5)))
+      (local.set $s3_2 (i64.mul (local.get $r3_2) (i64.const 5)))
+      (local.set $s3_3 (i64.mul (local.get $r3_3) (i64.const 5)))
+      (local.set $s3_4 (i64.mul (local.get $r3_4) (i64.const 5)))
+      (local.set $r4_0 (i64.load32_u offset=128 (local.get $p)))
+      (local.set $r4_1 (i64.load32_u offset=132 (local.get $p)))
+      (local.set $r4_2 (i64.load32_u offset=136 (local.get $p)))
+      (local.set $r4_3 (i64.load32_u offset=140 (local.get $p)))
+      (local.set $r4_4 (i64.load32_u offset=144 (local.get $p)))
+      (local.set $s4_1 (i64.mul (local.get $r4_1) (i64.const 5)))
+      (local.set $s4_2 (i64.mul (local.get $r4_2) (i64.const 5)))
+      (local.set $s4_3 (i64.mul (local.get $r4_3) (i64.const 5)))
+      (local.set $s4_4 (i64.mul (local.get $r4_4) (i64.const 5)))
+      (loop $pass
+        (local.set $v0 (v128.load32_splat (local.get $st)))
+        (local.set $v1 (v128.load32_splat offset=4 (local.get $st)))
+        (local.set $v2 (v128.load32_splat offset=8 (local.get $st)))
+        (local.set $v3 (v128.load32_splat offset=12 (local.get $st)))
+        (local.set $v4 (v128.load32_splat offset=16 (local.get $st)))
+        (local.set $v5 (v128.load32_splat offset=20 (local.get $st)))
+        (local.set $v6 (v128.load32_splat offset=24 (local.get $st)))
+        (local.set $v7 (v128.load32_splat offset=28 (local.get $st)))
+        (local.set $v8 (v128.load32_splat offset=32 (local.get $st)))
+        (local.set $v9 (v128.load32_splat offset=36 (local.get $st)))
+        (local.set $v10 (v128.load32_splat offset=40 (local.get $st)))
+        (local.set $v11 (v128.load32_splat offset=44 (local.get $st)))
+        (local.set $v12 (local.get $ctr))
+        (local.set $v13 (v128.load32_splat offset=52 (local.get $st)))
+        (local.set $v14 (v128.load32_splat offset=56 (local.get $st)))
+        (local.set $v15 (v128.load32_splat offset=60 (local.get $st)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $mt0 (i64.load (local.get $src)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=8 (local.get $src)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=16 (local.get $src)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=24 (local.get $src)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $mt0 (i64.load offset=32 (local.get $src)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=40 (local.get $src)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=48 (local.get $src)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=56 (local.get $src)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $mt0 (i64.load offset=64 (local.get $src)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=72 (local.get $src)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=80 (local.get $src)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=88 (local.get $src)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $mt0 (i64.load offset=96 (local.get $src)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $mt1 (i64.load offset=104 (local.get $src)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=112 (local.get $src)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $mt1 (i64.load offset=120 (local.get $src)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $mt0 (i64.load offset=128 (local.get $src)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=136 (local.get $src)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=144 (local.get $src)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=152 (local.get $src)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $mt0 (i64.load offset=160 (local.get $src)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=168 (local.get $src)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=176 (local.get $src)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $mt1 (i64.load offset=184 (local.get $src)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $mt0 (i64.load offset=192 (local.get $src)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $mt1 (i64.load offset=200 (local.get $src)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                (i64.mul (local.get $m2) (local.get $s4_3)))
+              (i64.mul (local.get $m3) (local.get $s4_2)))
+            (i64.mul (local.get $m4) (local.get $s4_1))))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                (i64.mul (local.get $m2) (local.get $s4_4)))
+              (i64.mul (local.get $m3) (local.get $s4_3)))
+            (i64.mul (local.get $m4) (local.get $s4_2))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                (i64.mul (local.get $m2) (local.get $r4_0)))
+              (i64.mul (local.get $m3) (local.get $s4_4)))
+            (i64.mul (local.get $m4) (local.get $s4_3))))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                (i64.mul (local.get $m2) (local.get $r4_1)))
+              (i64.mul (local.get $m3) (local.get $r4_0)))
+            (i64.mul (local.get $m4) (local.get $s4_4))))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                (i64.mul (local.get $m2) (local.get $r4_2)))
+              (i64.mul (local.get $m3) (local.get $r4_1)))
+            (i64.mul (local.get $m4) (local.get $r4_0))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (i64.store (i32.const 960) (local.get $d4))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt0 (i64.load offset=208 (local.get $src)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $mt1 (i64.load offset=216 (local.get $src)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                  (i64.mul (local.get $m1) (local.get $s3_4)))
+                (i64.mul (local.get $m2) (local.get $s3_3)))
+              (i64.mul (local.get $m3) (local.get $s3_2)))
+            (i64.mul (local.get $m4) (local.get $s3_1))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                  (i64.mul (local.get $m1) (local.get $r3_0)))
+                (i64.mul (local.get $m2) (local.get $s3_4)))
+              (i64.mul (local.get $m3) (local.get $s3_3)))
+            (i64.mul (local.get $m4) (local.get $s3_2))))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                  (i64.mul (local.get $m1) (local.get $r3_1)))
+                (i64.mul (local.get $m2) (local.get $r3_0)))
+              (i64.mul (local.get $m3) (local.get $s3_4)))
+            (i64.mul (local.get $m4) (local.get $s3_3))))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                  (i64.mul (local.get $m1) (local.get $r3_2)))
+                (i64.mul (local.get $m2) (local.get $r3_1)))
+              (i64.mul (local.get $m3) (local.get $r3_0)))
+            (i64.mul (local.get $m4) (local.get $s3_4))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                  (i64.mul (local.get $m1) (local.get $r3_3)))
+                (i64.mul (local.get $m2) (local.get $r3_2)))
+              (i64.mul (local.get $m3) (local.get $r3_1)))
+            (i64.mul (local.get $m4) (local.get $r3_0))))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (i64.store offset=8 (i32.const 960) (local.get $d4))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $mt0 (i64.load offset=224 (local.get $src)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $mt1 (i64.load offset=232 (local.get $src)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                  (i64.mul (local.get $m1) (local.get $s2_4)))
+                (i64.mul (local.get $m2) (local.get $s2_3)))
+              (i64.mul (local.get $m3) (local.get $s2_2)))
+            (i64.mul (local.get $m4) (local.get $s2_1))))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                  (i64.mul (local.get $m1) (local.get $r2_0)))
+                (i64.mul (local.get $m2) (local.get $s2_4)))
+              (i64.mul (local.get $m3) (local.get $s2_3)))
+            (i64.mul (local.get $m4) (local.get $s2_2))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                  (i64.mul (local.get $m1) (local.get $r2_1)))
+                (i64.mul (local.get $m2) (local.get $r2_0)))
+              (i64.mul (local.get $m3) (local.get $s2_4)))
+            (i64.mul (local.get $m4) (local.get $s2_3))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                  (i64.mul (local.get $m1) (local.get $r2_2)))
+                (i64.mul (local.get $m2) (local.get $r2_1)))
+              (i64.mul (local.get $m3) (local.get $r2_0)))
+            (i64.mul (local.get $m4) (local.get $s2_4))))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                  (i64.mul (local.get $m1) (local.get $r2_3)))
+                (i64.mul (local.get $m2) (local.get $r2_2)))
+              (i64.mul (local.get $m3) (local.get $r2_1)))
+            (i64.mul (local.get $m4) (local.get $r2_0))))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (i64.store offset=16 (i32.const 960) (local.get $d4))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot16)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot16)))
+        (local.set $mt0 (i64.load offset=240 (local.get $src)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot16)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $mt1 (i64.load offset=248 (local.get $src)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v4)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v5)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v6)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v7)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v0)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v1)) (local.get $rot8)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (i64.const 0x1000000)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v2)) (local.get $rot8)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v3)) (local.get $rot8)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                  (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v12)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v13)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v14)))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                  (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v15)))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                  (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                  (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (v128.store (i32.const 960) (local.get $v4))
+        (v128.store offset=16 (i32.const 960) (local.get $v5))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                  (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (v128.store offset=32 (i32.const 960) (local.get $v6))
+        (v128.store offset=48 (i32.const 960) (local.get $v7))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (i64.store offset=24 (i32.const 960) (local.get $d4))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot16)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot16)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot16)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot16)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 12))
+            (i32x4.shr_u (local.get $t) (i32.const 20))))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $v0 (i32x4.add (local.get $v0) (local.get $v5)))
+        (local.set $v1 (i32x4.add (local.get $v1) (local.get $v6)))
+        (local.set $v2 (i32x4.add (local.get $v2) (local.get $v7)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $v3 (i32x4.add (local.get $v3) (local.get $v4)))
+        (local.set $v15 (i8x16.swizzle (v128.xor (local.get $v15) (local.get $v0)) (local.get $rot8)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $v12 (i8x16.swizzle (v128.xor (local.get $v12) (local.get $v1)) (local.get $rot8)))
+        (local.set $v13 (i8x16.swizzle (v128.xor (local.get $v13) (local.get $v2)) (local.get $rot8)))
+        (local.set $v14 (i8x16.swizzle (v128.xor (local.get $v14) (local.get $v3)) (local.get $rot8)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $v10 (i32x4.add (local.get $v10) (local.get $v15)))
+        (local.set $v11 (i32x4.add (local.get $v11) (local.get $v12)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $v8 (i32x4.add (local.get $v8) (local.get $v13)))
+        (local.set $v9 (i32x4.add (local.get $v9) (local.get $v14)))
+        (local.set $v5
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v5) (local.get $v10))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $v6
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v6) (local.get $v11))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $v7
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v7) (local.get $v8))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $v4
+          (v128.or
+            (i32x4.shl (local.tee $t (v128.xor (local.get $v4) (local.get $v9))) (i32.const 7))
+            (i32x4.shr_u (local.get $t) (i32.const 25))))
+        (v128.store (i32.const 960) (local.get $v5))
+        (v128.store offset=16 (i32.const 960) (local.get $v6))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (v128.store offset=32 (i32.const 960) (local.get $v7))
+        (v128.store offset=48 (i32.const 960) (local.get $v4))
+        (i64.store offset=32 (i32.const 960) (local.get $h1))
+        (local.set $v0 (i32x4.add (local.get $v0) (v128.load32_splat (local.get $st))))
+        (local.set $v1 (i32x4.add (local.get $v1) (v128.load32_splat offset=4 (local.get $st))))
+        (local.set $v2 (i32x4.add (local.get $v2) (v128.load32_splat offset=8 (local.get $st))))
+        (local.set $v3 (i32x4.add (local.get $v3) (v128.load32_splat offset=12 (local.get $st))))
+        (local.set $v4 (i32x4.add (local.get $v4) (v128.load32_splat offset=16 (local.get $st))))
+        (local.set $v5 (i32x4.add (local.get $v5) (v128.load32_splat offset=20 (local.get $st))))
+        (local.set $v6 (i32x4.add (local.get $v6) (v128.load32_splat offset=24 (local.get $st))))
+        (local.set $v7 (i32x4.add (local.get $v7) (v128.load32_splat offset=28 (local.get $st))))
+        (local.set $v8 (i32x4.add (local.get $v8) (v128.load32_splat offset=32 (local.get $st))))
+        (local.set $v9 (i32x4.add (local.get $v9) (v128.load32_splat offset=36 (local.get $st))))
+        (local.set $v10 (i32x4.add (local.get $v10) (v128.load32_splat offset=40 (local.get $st))))
+        (local.set $v11 (i32x4.add (local.get $v11) (v128.load32_splat offset=44 (local.get $st))))
+        (local.set $v12 (i32x4.add (local.get $v12) (local.get $ctr)))
+        (local.set $v13 (i32x4.add (local.get $v13) (v128.load32_splat offset=52 (local.get $st))))
+        (local.set $v14 (i32x4.add (local.get $v14) (v128.load32_splat offset=56 (local.get $st))))
+        (local.set $v15 (i32x4.add (local.get $v15) (v128.load32_splat offset=60 (local.get $st))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+        (v128.store
+          (local.get $dst)
+          (v128.xor
+            (v128.load (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=64
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=64 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=128
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=128 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=192
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=192 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v4) (local.get $v5)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v6) (local.get $v7)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v4) (local.get $v5)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v6) (local.get $v7)))
+        (v128.store offset=16
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=16 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=80
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=80 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=144
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=144 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=208
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=208 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v8) (local.get $v9)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v10) (local.get $v11)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v8) (local.get $v9)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v10) (local.get $v11)))
+        (v128.store offset=32
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=32 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=96
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=96 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=160
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=160 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=224
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=224 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $u0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v12) (local.get $v13)))
+        (local.set $u1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v14) (local.get $v15)))
+        (local.set $u2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v12) (local.get $v13)))
+        (local.set $u3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v14) (local.get $v15)))
+        (v128.store offset=48
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=48 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u0) (local.get $u1))))
+        (v128.store offset=112
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=112 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u0) (local.get $u1))))
+        (v128.store offset=176
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=176 (local.get $src))
+            (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $u2) (local.get $u3))))
+        (v128.store offset=240
+          (local.get $dst)
+          (v128.xor
+            (v128.load offset=240 (local.get $src))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $u2) (local.get $u3))))
+        (local.set $ctr (i32x4.add (local.get $ctr) (v128.const i32x4 4 4 4 4)))
+        (local.set $src (i32.add (local.get $src) (i32.const 256)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 256)))
+        (local.set $ng (i32.add (local.get $ng) (i32.const 1)))
+        (local.set $len (i32.sub (local.get $len) (i32.const 256)))
+        (br_if $pass (i32.ge_u (local.get $len) (i32.const 256)))
+      )
+      (i64.store32 (local.get $p) (local.get $h0))
+      (i64.store32 offset=4 (local.get $p) (local.get $h1))
+      (i64.store32 offset=8 (local.get $p) (local.get $h2))
+      (i64.store32 offset=12 (local.get $p) (local.get $h3))
+      (i64.store32 offset=16 (local.get $p) (local.get $h4))
+      (i32.store offset=48
+        (local.get $st)
+        (i32.add (i32.load offset=48 (local.get $st)) (i32.shl (local.get $ng) (i32.const 2))))
+    ))
+    (if (local.get $len) (then
+      (call $poly1305_blocks
+        (local.get $p)
+        (local.get $src)
+        (i32.shr_u (local.get $len) (i32.const 4))
+        (local.get $maxg)
+        (i32.const 1))
+      (call $chacha20_xor (local.get $st) (local.get $src) (local.get $dst) (local.get $len))
+    ))
   )
-  (func $poly1305_init (export "poly1305_init") (param $p i32) (param $key i32) (local $t0 i64) (local $t1 i64)
-  ;; r = clamp(key[0..16]) as five 26-bit limbs, s = key[16..32], h = 0
-  local.get $key
-  i64.load offset=0
-  i64.const 0x0ffffffc0fffffff
-  i64.and
-  local.set $t0
-  local.get $key
-  i64.load offset=8
-  i64.const 0x0ffffffc0ffffffc
-  i64.and
-  local.set $t1
-  local.get $p
-  local.get $t0
-  i64.const 0x3ffffff
-  i64.and
-  i64.store32 offset=32
-  local.get $p
-  local.get $t0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  i64.store32 offset=36
-  local.get $p
-  local.get $t0
-  i64.const 52
-  i64.shr_u
-  local.get $t1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  i64.store32 offset=40
-  local.get $p
-  local.get $t1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  i64.store32 offset=44
-  local.get $p
-  local.get $t1
-  i64.const 40
-  i64.shr_u
-  i64.store32 offset=48
-  local.get $p
-  local.get $key
-  i64.load offset=16
-  i64.store offset=288
-  local.get $p
-  local.get $key
-  i64.load offset=24
-  i64.store offset=296
-  local.get $p
-  v128.const i64x2 0 0
-  v128.store offset=0
-  local.get $p
-  i32.const 0
-  i32.store offset=16
+  (func $poly1305_init (export "poly1305_init") (param $p i32) (param $key i32)
+    (local $t0 i64) (local $t1 i64)
+    ;; r = clamp(key[0..16]) as five 26-bit limbs, s = key[16..32], h = 0
+    (local.set $t0 (i64.and (i64.load (local.get $key)) (i64.const 0xffffffc0fffffff)))
+    (local.set $t1 (i64.and (i64.load offset=8 (local.get $key)) (i64.const 0xffffffc0ffffffc)))
+    (i64.store32 offset=32 (local.get $p) (i64.and (local.get $t0) (i64.const 0x3ffffff)))
+    (i64.store32 offset=36 (local.get $p) (i64.and (i64.shr_u (local.get $t0) (i64.const 26)) (i64.const 0x3ffffff)))
+    (i64.store32 offset=40
+      (local.get $p)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $t0) (i64.const 52)) (i64.shl (local.get $t1) (i64.const 12)))
+        (i64.const 0x3ffffff)))
+    (i64.store32 offset=44 (local.get $p) (i64.and (i64.shr_u (local.get $t1) (i64.const 14)) (i64.const 0x3ffffff)))
+    (i64.store32 offset=48 (local.get $p) (i64.shr_u (local.get $t1) (i64.const 40)))
+    (i64.store offset=288 (local.get $p) (i64.load offset=16 (local.get $key)))
+    (i64.store offset=296 (local.get $p) (i64.load offset=24 (local.get $key)))
+    (v128.store (local.get $p) (v128.const i64x2 0 0))
+    (i32.store offset=16 (local.get $p) (i32.const 0))
   )
-  (func $poly1305_mul (param $p i32) (param $a i32) (param $b i32) (param $out i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64)
-  local.get $p
-  local.get $a
-  i32.add
-  i64.load32_u offset=0
-  local.set $m0
-  local.get $p
-  local.get $a
-  i32.add
-  i64.load32_u offset=4
-  local.set $m1
-  local.get $p
-  local.get $a
-  i32.add
-  i64.load32_u offset=8
-  local.set $m2
-  local.get $p
-  local.get $a
-  i32.add
-  i64.load32_u offset=12
-  local.set $m3
-  local.get $p
-  local.get $a
-  i32.add
-  i64.load32_u offset=16
-  local.set $m4
-  local.get $p
-  local.get $b
-  i32.add
-  i64.load32_u offset=0
-  local.set $r1_0
-  local.get $p
-  local.get $b
-  i32.add
-  i64.load32_u offset=4
-  local.set $r1_1
-  local.get $p
-  local.get $b
-  i32.add
-  i64.load32_u offset=8
-  local.set $r1_2
-  local.get $p
-  local.get $b
-  i32.add
-  i64.load32_u offset=12
-  local.set $r1_3
-  local.get $p
-  local.get $b
-  i32.add
-  i64.load32_u offset=16
-  local.set $r1_4
-  local.get $r1_1
-  i64.const 5
-  i64.mul
-  local.set $s1_1
-  local.get $r1_2
-  i64.const 5
-  i64.mul
-  local.set $s1_2
-  local.get $r1_3
-  i64.const 5
-  i64.mul
-  local.set $s1_3
-  local.get $r1_4
-  i64.const 5
-  i64.mul
-  local.set $s1_4
-  local.get $m0
-  local.get $r1_0
-  i64.mul
-  local.get $m1
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $m0
-  local.get $r1_1
-  i64.mul
-  local.get $m1
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $m0
-  local.get $r1_2
-  i64.mul
-  local.get $m1
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $m0
-  local.get $r1_3
-  i64.mul
-  local.get $m1
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $m0
-  local.get $r1_4
-  i64.mul
-  local.get $m1
-  local.get $r1_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $d0
-  i64.const 26
-  i64.shr_u
-  local.get $d1
-  i64.add
-  local.set $d1
-  local.get $d0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $d1
-  i64.const 26
-  i64.shr_u
-  local.get $d2
-  i64.add
-  local.set $d2
-  local.get $d1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h1
-  local.get $d2
-  i64.const 26
-  i64.shr_u
-  local.get $d3
-  i64.add
-  local.set $d3
-  local.get $d2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h2
-  local.get $d3
-  i64.const 26
-  i64.shr_u
-  local.get $d4
-  i64.add
-  local.set $d4
-  local.get $d3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h3
-  local.get $d4
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $d4
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h4
-  local.get $h0
-  local.get $pc
-  i64.const 5
-  i64.mul
-  i64.add
-  local.set $h0
-  local.get $h1
-  local.get $h0
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $h1
-  local.get $h0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $p
-  local.get $out
-  i32.add
-  local.get $h0
-  i64.store32 offset=0
-  local.get $p
-  local.get $out
-  i32.add
-  local.get $h1
-  i64.store32 offset=4
-  local.get $p
-  local.get $out
-  i32.add
-  local.get $h2
-  i64.store32 offset=8
-  local.get $p
-  local.get $out
-  i32.add
-  local.get $h3
-  i64.store32 offset=12
-  local.get $p
-  local.get $out
-  i32.add
-  local.get $h4
-  i64.store32 offset=16
+  (func $poly1305_mul (param $p i32) (param $a i32) (param $b i32) (param $out i32)
+    (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64)
+    (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64)
+    (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64)
+    (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64)
+    (local $s1_4 i64)
+    (local.set $m0 (i64.load32_u (i32.add (local.get $p) (local.get $a))))
+    (local.set $m1 (i64.load32_u offset=4 (i32.add (local.get $p) (local.get $a))))
+    (local.set $m2 (i64.load32_u offset=8 (i32.add (local.get $p) (local.get $a))))
+    (local.set $m3 (i64.load32_u offset=12 (i32.add (local.get $p) (local.get $a))))
+    (local.set $m4 (i64.load32_u offset=16 (i32.add (local.get $p) (local.get $a))))
+    (local.set $r1_0 (i64.load32_u (i32.add (local.get $p) (local.get $b))))
+    (local.set $r1_1 (i64.load32_u offset=4 (i32.add (local.get $p) (local.get $b))))
+    (local.set $r1_2 (i64.load32_u offset=8 (i32.add (local.get $p) (local.get $b))))
+    (local.set $r1_3 (i64.load32_u offset=12 (i32.add (local.get $p) (local.get $b))))
+    (local.set $r1_4 (i64.load32_u offset=16 (i32.add (local.get $p) (local.get $b))))
+    (local.set $s1_1 (i64.mul (local.get $r1_1) (i64.const 5)))
+    (local.set $s1_2 (i64.mul (local.get $r1_2) (i64.const 5)))
+    (local.set $s1_3 (i64.mul (local.get $r1_3) (i64.const 5)))
+    (local.set $s1_4 (i64.mul (local.get $r1_4) (i64.const 5)))
+    (local.set $d0
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $m0) (local.get $r1_0)) (i64.mul (local.get $m1) (local.get $s1_4)))
+            (i64.mul (local.get $m2) (local.get $s1_3)))
+          (i64.mul (local.get $m3) (local.get $s1_2)))
+        (i64.mul (local.get $m4) (local.get $s1_1))))
+    (local.set $d1
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $m0) (local.get $r1_1)) (i64.mul (local.get $m1) (local.get $r1_0)))
+            (i64.mul (local.get $m2) (local.get $s1_4)))
+          (i64.mul (local.get $m3) (local.get $s1_3)))
+        (i64.mul (local.get $m4) (local.get $s1_2))))
+    (local.set $d2
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $m0) (local.get $r1_2)) (i64.mul (local.get $m1) (local.get $r1_1)))
+            (i64.mul (local.get $m2) (local.get $r1_0)))
+          (i64.mul (local.get $m3) (local.get $s1_4)))
+        (i64.mul (local.get $m4) (local.get $s1_3))))
+    (local.set $d3
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $m0) (local.get $r1_3)) (i64.mul (local.get $m1) (local.get $r1_2)))
+            (i64.mul (local.get $m2) (local.get $r1_1)))
+          (i64.mul (local.get $m3) (local.get $r1_0)))
+        (i64.mul (local.get $m4) (local.get $s1_4))))
+    (local.set $d4
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $m0) (local.get $r1_4)) (i64.mul (local.get $m1) (local.get $r1_3)))
+            (i64.mul (local.get $m2) (local.get $r1_2)))
+          (i64.mul (local.get $m3) (local.get $r1_1)))
+        (i64.mul (local.get $m4) (local.get $r1_0))))
+    (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+    (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+    (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+    (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+    (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+    (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+    (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+    (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+    (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+    (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+    (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+    (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+    (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+    (i64.store32 (i32.add (local.get $p) (local.get $out)) (local.get $h0))
+    (i64.store32 offset=4 (i32.add (local.get $p) (local.get $out)) (local.get $h1))
+    (i64.store32 offset=8 (i32.add (local.get $p) (local.get $out)) (local.get $h2))
+    (i64.store32 offset=12 (i32.add (local.get $p) (local.get $out)) (local.get $h3))
+    (i64.store32 offset=16 (i32.add (local.get $p) (local.get $out)) (local.get $h4))
   )
   (func $poly1305_powers (export "poly1305_powers") (param $p i32)
-  ;; r^k = r^(k-1)·r for k = 2…8, then the lane tables (r^4, r^3, r^2, r) and 5× for the SIMD half
-  local.get $p
-  i32.const 32
-  i32.const 32
-  i32.const 64
-  call $poly1305_mul
-  local.get $p
-  i32.const 64
-  i32.const 32
-  i32.const 96
-  call $poly1305_mul
-  local.get $p
-  i32.const 96
-  i32.const 32
-  i32.const 128
-  call $poly1305_mul
-  local.get $p
-  i32.const 128
-  i32.const 32
-  i32.const 160
-  call $poly1305_mul
-  local.get $p
-  i32.const 160
-  i32.const 32
-  i32.const 192
-  call $poly1305_mul
-  local.get $p
-  i32.const 192
-  i32.const 32
-  i32.const 224
-  call $poly1305_mul
-  local.get $p
-  i32.const 224
-  i32.const 32
-  i32.const 256
-  call $poly1305_mul
-  local.get $p
-  local.get $p
-  i32.load offset=128
-  i32.store offset=304
-  local.get $p
-  local.get $p
-  i32.load offset=96
-  i32.store offset=308
-  local.get $p
-  local.get $p
-  i32.load offset=64
-  i32.store offset=312
-  local.get $p
-  local.get $p
-  i32.load offset=32
-  i32.store offset=316
-  local.get $p
-  local.get $p
-  i32.load offset=132
-  i32.store offset=320
-  local.get $p
-  local.get $p
-  i32.load offset=132
-  i32.const 5
-  i32.mul
-  i32.store offset=384
-  local.get $p
-  local.get $p
-  i32.load offset=100
-  i32.store offset=324
-  local.get $p
-  local.get $p
-  i32.load offset=100
-  i32.const 5
-  i32.mul
-  i32.store offset=388
-  local.get $p
-  local.get $p
-  i32.load offset=68
-  i32.store offset=328
-  local.get $p
-  local.get $p
-  i32.load offset=68
-  i32.const 5
-  i32.mul
-  i32.store offset=392
-  local.get $p
-  local.get $p
-  i32.load offset=36
-  i32.store offset=332
-  local.get $p
-  local.get $p
-  i32.load offset=36
-  i32.const 5
-  i32.mul
-  i32.store offset=396
-  local.get $p
-  local.get $p
-  i32.load offset=136
-  i32.store offset=336
-  local.get $p
-  local.get $p
-  i32.load offset=136
-  i32.const 5
-  i32.mul
-  i32.store offset=400
-  local.get $p
-  local.get $p
-  i32.load offset=104
-  i32.store offset=340
-  local.get $p
-  local.get $p
-  i32.load offset=104
-  i32.const 5
-  i32.mul
-  i32.store offset=404
-  local.get $p
-  local.get $p
-  i32.load offset=72
-  i32.store offset=344
-  local.get $p
-  local.get $p
-  i32.load offset=72
-  i32.const 5
-  i32.mul
-  i32.store offset=408
-  local.get $p
-  local.get $p
-  i32.load offset=40
-  i32.store offset=348
-  local.get $p
-  local.get $p
-  i32.load offset=40
-  i32.const 5
-  i32.mul
-  i32.store offset=412
-  local.get $p
-  local.get $p
-  i32.load offset=140
-  i32.store offset=352
-  local.get $p
-  local.get $p
-  i32.load offset=140
-  i32.const 5
-  i32.mul
-  i32.store offset=416
-  local.get $p
-  local.get $p
-  i32.load offset=108
-  i32.store offset=356
-  local.get $p
-  local.get $p
-  i32.load offset=108
-  i32.const 5
-  i32.mul
-  i32.store offset=420
-  local.get $p
-  local.get $p
-  i32.load offset=76
-  i32.store offset=360
-  local.get $p
-  local.get $p
-  i32.load offset=76
-  i32.const 5
-  i32.mul
-  i32.store offset=424
-  local.get $p
-  local.get $p
-  i32.load offset=44
-  i32.store offset=364
-  local.get $p
-  local.get $p
-  i32.load offset=44
-  i32.const 5
-  i32.mul
-  i32.store offset=428
-  local.get $p
-  local.get $p
-  i32.load offset=144
-  i32.store offset=368
-  local.get $p
-  local.get $p
-  i32.load offset=144
-  i32.const 5
-  i32.mul
-  i32.store offset=432
-  local.get $p
-  local.get $p
-  i32.load offset=112
-  i32.store offset=372
-  local.get $p
-  local.get $p
-  i32.load offset=112
-  i32.const 5
-  i32.mul
-  i32.store offset=436
-  local.get $p
-  local.get $p
-  i32.load offset=80
-  i32.store offset=376
-  local.get $p
-  local.get $p
-  i32.load offset=80
-  i32.const 5
-  i32.mul
-  i32.store offset=440
-  local.get $p
-  local.get $p
-  i32.load offset=48
-  i32.store offset=380
-  local.get $p
-  local.get $p
-  i32.load offset=48
-  i32.const 5
-  i32.mul
-  i32.store offset=444
+    ;; r^k = r^(k-1)·r for k = 2…8, then the lane tables (r^4, r^3, r^2, r) and 5× for the SIMD half
+    (call $poly1305_mul (local.get $p) (i32.const 32) (i32.const 32) (i32.const 64))
+    (call $poly1305_mul (local.get $p) (i32.const 64) (i32.const 32) (i32.const 96))
+    (call $poly1305_mul (local.get $p) (i32.const 96) (i32.const 32) (i32.const 128))
+    (call $poly1305_mul (local.get $p) (i32.const 128) (i32.const 32) (i32.const 160))
+    (call $poly1305_mul (local.get $p) (i32.const 160) (i32.const 32) (i32.const 192))
+    (call $poly1305_mul (local.get $p) (i32.const 192) (i32.const 32) (i32.const 224))
+    (call $poly1305_mul (local.get $p) (i32.const 224) (i32.const 32) (i32.const 256))
+    (i32.store offset=304 (local.get $p) (i32.load offset=128 (local.get $p)))
+    (i32.store offset=308 (local.get $p) (i32.load offset=96 (local.get $p)))
+    (i32.store offset=312 (local.get $p) (i32.load offset=64 (local.get $p)))
+    (i32.store offset=316 (local.get $p) (i32.load offset=32 (local.get $p)))
+    (i32.store offset=320 (local.get $p) (i32.load offset=132 (local.get $p)))
+    (i32.store offset=384 (local.get $p) (i32.mul (i32.load offset=132 (local.get $p)) (i32.const 5)))
+    (i32.store offset=324 (local.get $p) (i32.load offset=100 (local.get $p)))
+    (i32.store offset=388 (local.get $p) (i32.mul (i32.load offset=100 (local.get $p)) (i32.const 5)))
+    (i32.store offset=328 (local.get $p) (i32.load offset=68 (local.get $p)))
+    (i32.store offset=392 (local.get $p) (i32.mul (i32.load offset=68 (local.get $p)) (i32.const 5)))
+    (i32.store offset=332 (local.get $p) (i32.load offset=36 (local.get $p)))
+    (i32.store offset=396 (local.get $p) (i32.mul (i32.load offset=36 (local.get $p)) (i32.const 5)))
+    (i32.store offset=336 (local.get $p) (i32.load offset=136 (local.get $p)))
+    (i32.store offset=400 (local.get $p) (i32.mul (i32.load offset=136 (local.get $p)) (i32.const 5)))
+    (i32.store offset=340 (local.get $p) (i32.load offset=104 (local.get $p)))
+    (i32.store offset=404 (local.get $p) (i32.mul (i32.load offset=104 (local.get $p)) (i32.const 5)))
+    (i32.store offset=344 (local.get $p) (i32.load offset=72 (local.get $p)))
+    (i32.store offset=408 (local.get $p) (i32.mul (i32.load offset=72 (local.get $p)) (i32.const 5)))
+    (i32.store offset=348 (local.get $p) (i32.load offset=40 (local.get $p)))
+    (i32.store offset=412 (local.get $p) (i32.mul (i32.load offset=40 (local.get $p)) (i32.const 5)))
+    (i32.store offset=352 (local.get $p) (i32.load offset=140 (local.get $p)))
+    (i32.store offset=416 (local.get $p) (i32.mul (i32.load offset=140 (local.get $p)) (i32.const 5)))
+    (i32.store offset=356 (local.get $p) (i32.load offset=108 (local.get $p)))
+    (i32.store offset=420 (local.get $p) (i32.mul (i32.load offset=108 (local.get $p)) (i32.const 5)))
+    (i32.store offset=360 (local.get $p) (i32.load offset=76 (local.get $p)))
+    (i32.store offset=424 (local.get $p) (i32.mul (i32.load offset=76 (local.get $p)) (i32.const 5)))
+    (i32.store offset=364 (local.get $p) (i32.load offset=44 (local.get $p)))
+    (i32.store offset=428 (local.get $p) (i32.mul (i32.load offset=44 (local.get $p)) (i32.const 5)))
+    (i32.store offset=368 (local.get $p) (i32.load offset=144 (local.get $p)))
+    (i32.store offset=432 (local.get $p) (i32.mul (i32.load offset=144 (local.get $p)) (i32.const 5)))
+    (i32.store offset=372 (local.get $p) (i32.load offset=112 (local.get $p)))
+    (i32.store offset=436 (local.get $p) (i32.mul (i32.load offset=112 (local.get $p)) (i32.const 5)))
+    (i32.store offset=376 (local.get $p) (i32.load offset=80 (local.get $p)))
+    (i32.store offset=440 (local.get $p) (i32.mul (i32.load offset=80 (local.get $p)) (i32.const 5)))
+    (i32.store offset=380 (local.get $p) (i32.load offset=48 (local.get $p)))
+    (i32.store offset=444 (local.get $p) (i32.mul (i32.load offset=48 (local.get $p)) (i32.const 5)))
   )
-  (func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32) (param $hibit i32) (local $hib i64) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64) (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64) (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64) (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64) (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $r5_0 i64) (local $r5_1 i64) (local $r5_2 i64) (local $r5_3 i64) (local $r5_4 i64) (local $s5_1 i64) (local $s5_2 i64) (local $s5_3 i64) (local $s5_4 i64) (local $r6_0 i64) (local $r6_1 i64) (local $r6_2 i64) (local $r6_3 i64) (local $r6_4 i64) (local $s6_1 i64) (local $s6_2 i64) (local $s6_3 i64) (local $s6_4 i64) (local $r7_0 i64) (local $r7_1 i64) (local $r7_2 i64) (local $r7_3 i64) (local $r7_4 i64) (local $s7_1 i64) (local $s7_2 i64) (local $s7_3 i64) (local $s7_4 i64) (local $r8_0 i64) (local $r8_1 i64) (local $r8_2 i64) (local $r8_3 i64) (local $r8_4 i64) (local $s8_1 i64) (local $s8_2 i64) (local $s8_3 i64) (local $s8_4 i64) (local $vhib v128) (local $vm v128) (local $R0 v128) (local $R1 v128) (local $R2 v128) (local $R3 v128) (local $R4 v128) (local $S1 v128) (local $S2 v128) (local $S3 v128) (local $S4 v128) (local $B0 v128) (local $B1 v128) (local $B2 v128) (local $B3 v128) (local $M0 v128) (local $M1 v128) (local $M2 v128) (local $M3 v128) (local $M4 v128) (local $D v128)
-  local.get $hibit
-  i64.extend_i32_u
-  i64.const 24
-  i64.shl
-  local.set $hib
-  local.get $p
-  i64.load32_u offset=0
-  local.set $h0
-  local.get $p
-  i64.load32_u offset=4
-  local.set $h1
-  local.get $p
-  i64.load32_u offset=8
-  local.set $h2
-  local.get $p
-  i64.load32_u offset=12
-  local.set $h3
-  local.get $p
-  i64.load32_u offset=16
-  local.set $h4
-  local.get $p
-  i64.load32_u offset=32
-  local.set $r1_0
-  local.get $p
-  i64.load32_u offset=36
-  local.set $r1_1
-  local.get $p
-  i64.load32_u offset=40
-  local.set $r1_2
-  local.get $p
-  i64.load32_u offset=44
-  local.set $r1_3
-  local.get $p
-  i64.load32_u offset=48
-  local.set $r1_4
-  local.get $r1_1
-  i64.const 5
-  i64.mul
-  local.set $s1_1
-  local.get $r1_2
-  i64.const 5
-  i64.mul
-  local.set $s1_2
-  local.get $r1_3
-  i64.const 5
-  i64.mul
-  local.set $s1_3
-  local.get $r1_4
-  i64.const 5
-  i64.mul
-  local.set $s1_4
-  local.get $maxg
-  i32.const 8
-  i32.ge_u
-  if
-  local.get $p
-  i64.load32_u offset=160
-  local.set $r5_0
-  local.get $p
-  i64.load32_u offset=164
-  local.set $r5_1
-  local.get $p
-  i64.load32_u offset=168
-  local.set $r5_2
-  local.get $p
-  i64.load32_u offset=172
-  local.set $r5_3
-  local.get $p
-  i64.load32_u offset=176
-  local.set $r5_4
-  local.get $r5_1
-  i64.const 5
-  i64.mul
-  local.set $s5_1
-  local.get $r5_2
-  i64.const 5
-  i64.mul
-  local.set $s5_2
-  local.get $r5_3
-  i64.const 5
-  i64.mul
-  local.set $s5_3
-  local.get $r5_4
-  i64.const 5
-  i64.mul
-  local.set $s5_4
-  local.get $p
-  i64.load32_u offset=192
-  local.set $r6_0
-  local.get $p
-  i64.load32_u offset=196
-  local.set $r6_1
-  local.get $p
-  i64.load32_u offset=200
-  local.set $r6_2
-  local.get $p
-  i64.load32_u offset=204
-  local.set $r6_3
-  local.get $p
-  i64.load32_u offset=208
-  local.set $r6_4
-  local.get $r6_1
-  i64.const 5
-  i64.mul
-  local.set $s6_1
-  local.get $r6_2
-  i64.const 5
-  i64.mul
-  local.set $s6_2
-  local.get $r6_3
-  i64.const 5
-  i64.mul
-  local.set $s6_3
-  local.get $r6_4
-  i64.const 5
-  i64.mul
-  local.set $s6_4
-  local.get $p
-  i64.load32_u offset=224
-  local.set $r7_0
-  local.get $p
-  i64.load32_u offset=228
-  local.set $r7_1
-  local.get $p
-  i64.load32_u offset=232
-  local.set $r7_2
-  local.get $p
-  i64.load32_u offset=236
-  local.set $r7_3
-  local.get $p
-  i64.load32_u offset=240
-  local.set $r7_4
-  local.get $r7_1
-  i64.const 5
-  i64.mul
-  local.set $s7_1
-  local.get $r7_2
-  i64.const 5
-  i64.mul
-  local.set $s7_2
-  local.get $r7_3
-  i64.const 5
-  i64.mul
-  local.set $s7_3
-  local.get $r7_4
-  i64.const 5
-  i64.mul
-  local.set $s7_4
-  local.get $p
-  i64.load32_u offset=256
-  local.set $r8_0
-  local.get $p
-  i64.load32_u offset=260
-  local.set $r8_1
-  local.get $p
-  i64.load32_u offset=264
-  local.set $r8_2
-  local.get $p
-  i64.load32_u offset=268
-  local.set $r8_3
-  local.get $p
-  i64.load32_u offset=272
-  local.set $r8_4
-  local.get $r8_1
-  i64.const 5
-  i64.mul
-  local.set $s8_1
-  local.get $r8_2
-  i64.const 5
-  i64.mul
-  local.set $s8_2
-  local.get $r8_3
-  i64.const 5
-  i64.mul
-  local.set $s8_3
-  local.get $r8_4
-  i64.const 5
-  i64.mul
-  local.set $s8_4
-  local.get $p
-  v128.load offset=304
-  local.set $R0
-  local.get $p
-  v128.load offset=320
-  local.set $R1
-  local.get $p
-  v128.load offset=336
-  local.set $R2
-  local.get $p
-  v128.load offset=352
-  local.set $R3
-  local.get $p
-  v128.load offset=368
-  local.set $R4
-  local.get $p
-  v128.load offset=384
-  local.set $S1
-  local.get $p
-  v128.load offset=400
-  local.set $S2
-  local.get $p
-  v128.load offset=416
-  local.set $S3
-  local.get $p
-  v128.load offset=432
-  local.set $S4
-  local.get $hibit
-  i32.const 24
-  i32.shl
-  i32x4.splat
-  local.set $vhib
-  v128.const i32x4 67108863 67108863 67108863 67108863
-  local.set $vm
-    block $eight_done
-      loop $eight
-        local.get $n
-        i32.const 8
-        i32.lt_u
-        br_if $eight_done
-  local.get $src
-  i64.load offset=0
-  local.set $mt0
-  local.get $src
-  i64.load offset=8
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $m0
-  local.get $h0
-  i64.add
-  local.set $m0
-  local.get $m1
-  local.get $h1
-  i64.add
-  local.set $m1
-  local.get $m2
-  local.get $h2
-  i64.add
-  local.set $m2
-  local.get $m3
-  local.get $h3
-  i64.add
-  local.set $m3
-  local.get $m4
-  local.get $h4
-  i64.add
-  local.set $m4
-  local.get $m0
-  local.get $r8_0
-  i64.mul
-  local.get $m1
-  local.get $s8_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s8_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s8_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s8_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $m0
-  local.get $r8_1
-  i64.mul
-  local.get $m1
-  local.get $r8_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s8_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s8_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s8_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $m0
-  local.get $r8_2
-  i64.mul
-  local.get $m1
-  local.get $r8_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r8_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s8_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s8_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $m0
-  local.get $r8_3
-  i64.mul
-  local.get $m1
-  local.get $r8_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r8_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r8_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s8_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $m0
-  local.get $r8_4
-  i64.mul
-  local.get $m1
-  local.get $r8_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r8_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r8_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r8_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  i64.load offset=16
-  local.set $mt0
-  local.get $src
-  i64.load offset=24
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $d0
-  local.get $m0
-  local.get $r7_0
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $s7_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s7_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s7_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s7_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $d1
-  local.get $m0
-  local.get $r7_1
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r7_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s7_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s7_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s7_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $d2
-  local.get $m0
-  local.get $r7_2
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r7_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r7_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s7_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s7_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $d3
-  local.get $m0
-  local.get $r7_3
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r7_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r7_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r7_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s7_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $d4
-  local.get $m0
-  local.get $r7_4
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r7_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r7_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r7_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r7_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  i64.load offset=32
-  local.set $mt0
-  local.get $src
-  i64.load offset=40
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $d0
-  local.get $m0
-  local.get $r6_0
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $s6_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s6_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s6_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s6_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $d1
-  local.get $m0
-  local.get $r6_1
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r6_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s6_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s6_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s6_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $d2
-  local.get $m0
-  local.get $r6_2
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r6_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r6_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s6_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s6_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $d3
-  local.get $m0
-  local.get $r6_3
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r6_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r6_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r6_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s6_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $d4
-  local.get $m0
-  local.get $r6_4
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r6_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r6_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r6_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r6_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  i64.load offset=48
-  local.set $mt0
-  local.get $src
-  i64.load offset=56
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $d0
-  local.get $m0
-  local.get $r5_0
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $s5_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s5_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s5_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s5_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $d1
-  local.get $m0
-  local.get $r5_1
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r5_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s5_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s5_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s5_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $d2
-  local.get $m0
-  local.get $r5_2
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r5_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r5_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s5_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s5_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $d3
-  local.get $m0
-  local.get $r5_3
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r5_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r5_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r5_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s5_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $d4
-  local.get $m0
-  local.get $r5_4
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r5_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r5_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r5_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r5_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  v128.load offset=64
-  local.set $B0
-  local.get $src
-  v128.load offset=80
-  local.set $B1
-  local.get $src
-  v128.load offset=96
-  local.set $B2
-  local.get $src
-  v128.load offset=112
-  local.set $B3
-  local.get $B0
-  local.get $B1
-  i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-  local.set $M0
-  local.get $B2
-  local.get $B3
-  i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
-  local.set $M1
-  local.get $B0
-  local.get $B1
-  i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-  local.set $M2
-  local.get $B2
-  local.get $B3
-  i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31
-  local.set $M3
-  local.get $M0
-  local.get $M1
-  i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-  local.set $B0
-  local.get $M0
-  local.get $M1
-  i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-  local.set $B1
-  local.get $M2
-  local.get $M3
-  i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-  local.set $B2
-  local.get $M2
-  local.get $M3
-  i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31
-  local.set $B3
-  local.get $B0
-  local.get $vm
-  v128.and
-  local.set $M0
-  local.get $B0
-  i32.const 26
-  i32x4.shr_u
-  local.get $B1
-  i32.const 6
-  i32x4.shl
-  v128.or
-  local.get $vm
-  v128.and
-  local.set $M1
-  local.get $B1
-  i32.const 20
-  i32x4.shr_u
-  local.get $B2
-  i32.const 12
-  i32x4.shl
-  v128.or
-  local.get $vm
-  v128.and
-  local.set $M2
-  local.get $B2
-  i32.const 14
-  i32x4.shr_u
-  local.get $B3
-  i32.const 18
-  i32x4.shl
-  v128.or
-  local.get $vm
-  v128.and
-  local.set $M3
-  local.get $B3
-  i32.const 8
-  i32x4.shr_u
-  local.get $vhib
-  v128.or
-  local.set $M4
-  local.get $M0
-  local.get $R0
-  i64x2.extmul_low_i32x4_u
-  local.get $M1
-  local.get $S4
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $S3
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $S2
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S1
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M0
-  local.get $R0
-  i64x2.extmul_high_i32x4_u
-  local.get $M1
-  local.get $S4
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $S3
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $S2
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S1
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  i64x2.add
-  local.set $D
-  local.get $d0
-  local.get $D
-  i64x2.extract_lane 0
-  i64.add
-  local.get $D
-  i64x2.extract_lane 1
-  i64.add
-  local.set $d0
-  local.get $M0
-  local.get $R1
-  i64x2.extmul_low_i32x4_u
-  local.get $M1
-  local.get $R0
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $S4
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $S3
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S2
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M0
-  local.get $R1
-  i64x2.extmul_high_i32x4_u
-  local.get $M1
-  local.get $R0
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $S4
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $S3
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S2
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  i64x2.add
-  local.set $D
-  local.get $d1
-  local.get $D
-  i64x2.extract_lane 0
-  i64.add
-  local.get $D
-  i64x2.extract_lane 1
-  i64.add
-  local.set $d1
-  local.get $M0
-  local.get $R2
-  i64x2.extmul_low_i32x4_u
-  local.get $M1
-  local.get $R1
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $R0
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $S4
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S3
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M0
-  local.get $R2
-  i64x2.extmul_high_i32x4_u
-  local.get $M1
-  local.get $R1
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $R0
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $S4
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S3
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  i64x2.add
-  local.set $D
-  local.get $d2
-  local.get $D
-  i64x2.extract_lane 0
-  i64.add
-  local.get $D
-  i64x2.extract_lane 1
-  i64.add
-  local.set $d2
-  local.get $M0
-  local.get $R3
-  i64x2.extmul_low_i32x4_u
-  local.get $M1
-  local.get $R2
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $R1
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $R0
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S4
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M0
-  local.get $R3
-  i64x2.extmul_high_i32x4_u
-  local.get $M1
-  local.get $R2
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $R1
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $R0
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $S4
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  i64x2.add
-  local.set $D
-  local.get $d3
-  local.get $D
-  i64x2.extract_lane 0
-  i64.add
-  local.get $D
-  i64x2.extract_lane 1
-  i64.add
-  local.set $d3
-  local.get $M0
-  local.get $R4
-  i64x2.extmul_low_i32x4_u
-  local.get $M1
-  local.get $R3
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $R2
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $R1
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $R0
-  i64x2.extmul_low_i32x4_u
-  i64x2.add
-  local.get $M0
-  local.get $R4
-  i64x2.extmul_high_i32x4_u
-  local.get $M1
-  local.get $R3
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M2
-  local.get $R2
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M3
-  local.get $R1
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  local.get $M4
-  local.get $R0
-  i64x2.extmul_high_i32x4_u
-  i64x2.add
-  i64x2.add
-  local.set $D
-  local.get $d4
-  local.get $D
-  i64x2.extract_lane 0
-  i64.add
-  local.get $D
-  i64x2.extract_lane 1
-  i64.add
-  local.set $d4
-  local.get $d0
-  i64.const 26
-  i64.shr_u
-  local.get $d1
-  i64.add
-  local.set $d1
-  local.get $d0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $d1
-  i64.const 26
-  i64.shr_u
-  local.get $d2
-  i64.add
-  local.set $d2
-  local.get $d1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h1
-  local.get $d2
-  i64.const 26
-  i64.shr_u
-  local.get $d3
-  i64.add
-  local.set $d3
-  local.get $d2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h2
-  local.get $d3
-  i64.const 26
-  i64.shr_u
-  local.get $d4
-  i64.add
-  local.set $d4
-  local.get $d3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h3
-  local.get $d4
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $d4
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h4
-  local.get $h0
-  local.get $pc
-  i64.const 5
-  i64.mul
-  i64.add
-  local.set $h0
-  local.get $h1
-  local.get $h0
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $h1
-  local.get $h0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-        local.get $src
-        i32.const 128
-        i32.add
-        local.set $src
-        local.get $n
-        i32.const 8
-        i32.sub
-        local.set $n
-        br $eight
-      end
-    end
-  end
-  local.get $maxg
-  i32.const 4
-  i32.ge_u
-  if
-  local.get $p
-  i64.load32_u offset=64
-  local.set $r2_0
-  local.get $p
-  i64.load32_u offset=68
-  local.set $r2_1
-  local.get $p
-  i64.load32_u offset=72
-  local.set $r2_2
-  local.get $p
-  i64.load32_u offset=76
-  local.set $r2_3
-  local.get $p
-  i64.load32_u offset=80
-  local.set $r2_4
-  local.get $r2_1
-  i64.const 5
-  i64.mul
-  local.set $s2_1
-  local.get $r2_2
-  i64.const 5
-  i64.mul
-  local.set $s2_2
-  local.get $r2_3
-  i64.const 5
-  i64.mul
-  local.set $s2_3
-  local.get $r2_4
-  i64.const 5
-  i64.mul
-  local.set $s2_4
-  local.get $p
-  i64.load32_u offset=96
-  local.set $r3_0
-  local.get $p
-  i64.load32_u offset=100
-  local.set $r3_1
-  local.get $p
-  i64.load32_u offset=104
-  local.set $r3_2
-  local.get $p
-  i64.load32_u offset=108
-  local.set $r3_3
-  local.get $p
-  i64.load32_u offset=112
-  local.set $r3_4
-  local.get $r3_1
-  i64.const 5
-  i64.mul
-  local.set $s3_1
-  local.get $r3_2
-  i64.const 5
-  i64.mul
-  local.set $s3_2
-  local.get $r3_3
-  i64.const 5
-  i64.mul
-  local.set $s3_3
-  local.get $r3_4
-  i64.const 5
-  i64.mul
-  local.set $s3_4
-  local.get $p
-  i64.load32_u offset=128
-  local.set $r4_0
-  local.get $p
-  i64.load32_u offset=132
-  local.set $r4_1
-  local.get $p
-  i64.load32_u offset=136
-  local.set $r4_2
-  local.get $p
-  i64.load32_u offset=140
-  local.set $r4_3
-  local.get $p
-  i64.load32_u offset=144
-  local.set $r4_4
-  local.get $r4_1
-  i64.const 5
-  i64.mul
-  local.set $s4_1
-  local.get $r4_2
-  i64.const 5
-  i64.mul
-  local.set $s4_2
-  local.get $r4_3
-  i64.const 5
-  i64.mul
-  local.set $s4_3
-  local.get $r4_4
-  i64.const 5
-  i64.mul
-  local.set $s4_4
-    block $four_done
-      loop $four
-        local.get $n
-        i32.const 4
-        i32.lt_u
-        br_if $four_done
-  local.get $src
-  i64.load offset=0
-  local.set $mt0
-  local.get $src
-  i64.load offset=8
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $m0
-  local.get $h0
-  i64.add
-  local.set $m0
-  local.get $m1
-  local.get $h1
-  i64.add
-  local.set $m1
-  local.get $m2
-  local.get $h2
-  i64.add
-  local.set $m2
-  local.get $m3
-  local.get $h3
-  i64.add
-  local.set $m3
-  local.get $m4
-  local.get $h4
-  i64.add
-  local.set $m4
-  local.get $m0
-  local.get $r4_0
-  i64.mul
-  local.get $m1
-  local.get $s4_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s4_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s4_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s4_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $m0
-  local.get $r4_1
-  i64.mul
-  local.get $m1
-  local.get $r4_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s4_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s4_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s4_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $m0
-  local.get $r4_2
-  i64.mul
-  local.get $m1
-  local.get $r4_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r4_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s4_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s4_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $m0
-  local.get $r4_3
-  i64.mul
-  local.get $m1
-  local.get $r4_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r4_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r4_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s4_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $m0
-  local.get $r4_4
-  i64.mul
-  local.get $m1
-  local.get $r4_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r4_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r4_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r4_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  i64.load offset=16
-  local.set $mt0
-  local.get $src
-  i64.load offset=24
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $d0
-  local.get $m0
-  local.get $r3_0
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $s3_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s3_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s3_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s3_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $d1
-  local.get $m0
-  local.get $r3_1
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r3_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s3_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s3_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s3_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $d2
-  local.get $m0
-  local.get $r3_2
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r3_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r3_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s3_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s3_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $d3
-  local.get $m0
-  local.get $r3_3
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r3_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r3_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r3_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s3_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $d4
-  local.get $m0
-  local.get $r3_4
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r3_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r3_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r3_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r3_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  i64.load offset=32
-  local.set $mt0
-  local.get $src
-  i64.load offset=40
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $d0
-  local.get $m0
-  local.get $r2_0
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $s2_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s2_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s2_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s2_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $d1
-  local.get $m0
-  local.get $r2_1
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r2_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s2_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s2_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s2_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $d2
-  local.get $m0
-  local.get $r2_2
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r2_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r2_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s2_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s2_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $d3
-  local.get $m0
-  local.get $r2_3
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r2_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r2_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r2_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s2_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $d4
-  local.get $m0
-  local.get $r2_4
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r2_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r2_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r2_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r2_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $src
-  i64.load offset=48
-  local.set $mt0
-  local.get $src
-  i64.load offset=56
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $d0
-  local.get $m0
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $d1
-  local.get $m0
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $d2
-  local.get $m0
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $d3
-  local.get $m0
-  local.get $r1_3
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $d4
-  local.get $m0
-  local.get $r1_4
-  i64.mul
-  i64.add
-  local.get $m1
-  local.get $r1_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $d0
-  i64.const 26
-  i64.shr_u
-  local.get $d1
-  i64.add
-  local.set $d1
-  local.get $d0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $d1
-  i64.const 26
-  i64.shr_u
-  local.get $d2
-  i64.add
-  local.set $d2
-  local.get $d1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h1
-  local.get $d2
-  i64.const 26
-  i64.shr_u
-  local.get $d3
-  i64.add
-  local.set $d3
-  local.get $d2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h2
-  local.get $d3
-  i64.const 26
-  i64.shr_u
-  local.get $d4
-  i64.add
-  local.set $d4
-  local.get $d3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h3
-  local.get $d4
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $d4
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h4
-  local.get $h0
-  local.get $pc
-  i64.const 5
-  i64.mul
-  i64.add
-  local.set $h0
-  local.get $h1
-  local.get $h0
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $h1
-  local.get $h0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-        local.get $src
-        i32.const 64
-        i32.add
-        local.set $src
-        local.get $n
-        i32.const 4
-        i32.sub
-        local.set $n
-        br $four
-      end
-    end
-  end
-  block $one_done
-    loop $one
-      local.get $n
-      i32.eqz
-      br_if $one_done
-  local.get $src
-  i64.load offset=0
-  local.set $mt0
-  local.get $src
-  i64.load offset=8
-  local.set $mt1
-  local.get $mt0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m0
-  local.get $mt0
-  i64.const 26
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m1
-  local.get $mt0
-  i64.const 52
-  i64.shr_u
-  local.get $mt1
-  i64.const 12
-  i64.shl
-  i64.or
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m2
-  local.get $mt1
-  i64.const 14
-  i64.shr_u
-  i64.const 0x3ffffff
-  i64.and
-  local.set $m3
-  local.get $mt1
-  i64.const 40
-  i64.shr_u
-  local.get $hib
-  i64.or
-  local.set $m4
-  local.get $m0
-  local.get $h0
-  i64.add
-  local.set $m0
-  local.get $m1
-  local.get $h1
-  i64.add
-  local.set $m1
-  local.get $m2
-  local.get $h2
-  i64.add
-  local.set $m2
-  local.get $m3
-  local.get $h3
-  i64.add
-  local.set $m3
-  local.get $m4
-  local.get $h4
-  i64.add
-  local.set $m4
-  local.get $m0
-  local.get $r1_0
-  i64.mul
-  local.get $m1
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_2
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_1
-  i64.mul
-  i64.add
-  local.set $d0
-  local.get $m0
-  local.get $r1_1
-  i64.mul
-  local.get $m1
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_2
-  i64.mul
-  i64.add
-  local.set $d1
-  local.get $m0
-  local.get $r1_2
-  i64.mul
-  local.get $m1
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_3
-  i64.mul
-  i64.add
-  local.set $d2
-  local.get $m0
-  local.get $r1_3
-  i64.mul
-  local.get $m1
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $s1_4
-  i64.mul
-  i64.add
-  local.set $d3
-  local.get $m0
-  local.get $r1_4
-  i64.mul
-  local.get $m1
-  local.get $r1_3
-  i64.mul
-  i64.add
-  local.get $m2
-  local.get $r1_2
-  i64.mul
-  i64.add
-  local.get $m3
-  local.get $r1_1
-  i64.mul
-  i64.add
-  local.get $m4
-  local.get $r1_0
-  i64.mul
-  i64.add
-  local.set $d4
-  local.get $d0
-  i64.const 26
-  i64.shr_u
-  local.get $d1
-  i64.add
-  local.set $d1
-  local.get $d0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $d1
-  i64.const 26
-  i64.shr_u
-  local.get $d2
-  i64.add
-  local.set $d2
-  local.get $d1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h1
-  local.get $d2
-  i64.const 26
-  i64.shr_u
-  local.get $d3
-  i64.add
-  local.set $d3
-  local.get $d2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h2
-  local.get $d3
-  i64.const 26
-  i64.shr_u
-  local.get $d4
-  i64.add
-  local.set $d4
-  local.get $d3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h3
-  local.get $d4
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $d4
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h4
-  local.get $h0
-  local.get $pc
-  i64.const 5
-  i64.mul
-  i64.add
-  local.set $h0
-  local.get $h1
-  local.get $h0
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $h1
-  local.get $h0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-      local.get $src
-      i32.const 16
-      i32.add
-      local.set $src
-      local.get $n
-      i32.const 1
-      i32.sub
-      local.set $n
-      br $one
-    end
-  end
-  local.get $p
-  local.get $h0
-  i64.store32 offset=0
-  local.get $p
-  local.get $h1
-  i64.store32 offset=4
-  local.get $p
-  local.get $h2
-  i64.store32 offset=8
-  local.get $p
-  local.get $h3
-  i64.store32 offset=12
-  local.get $p
-  local.get $h4
-  i64.store32 offset=16
+  (func $poly1305_blocks (export "poly1305_blocks") (param $p i32) (param $src i32) (param $n i32) (param $maxg i32)
+      (param $hibit i32)
+    (local $hib i64) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64)
+    (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64)
+    (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64)
+    (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64)
+    (local $s1_3 i64) (local $s1_4 i64) (local $r2_0 i64) (local $r2_1 i64) (local $r2_2 i64) (local $r2_3 i64)
+    (local $r2_4 i64) (local $s2_1 i64) (local $s2_2 i64) (local $s2_3 i64) (local $s2_4 i64) (local $r3_0 i64)
+    (local $r3_1 i64) (local $r3_2 i64) (local $r3_3 i64) (local $r3_4 i64) (local $s3_1 i64) (local $s3_2 i64)
+    (local $s3_3 i64) (local $s3_4 i64) (local $r4_0 i64) (local $r4_1 i64) (local $r4_2 i64) (local $r4_3 i64)
+    (local $r4_4 i64) (local $s4_1 i64) (local $s4_2 i64) (local $s4_3 i64) (local $s4_4 i64) (local $r5_0 i64)
+    (local $r5_1 i64) (local $r5_2 i64) (local $r5_3 i64) (local $r5_4 i64) (local $s5_1 i64) (local $s5_2 i64)
+    (local $s5_3 i64) (local $s5_4 i64) (local $r6_0 i64) (local $r6_1 i64) (local $r6_2 i64) (local $r6_3 i64)
+    (local $r6_4 i64) (local $s6_1 i64) (local $s6_2 i64) (local $s6_3 i64) (local $s6_4 i64) (local $r7_0 i64)
+    (local $r7_1 i64) (local $r7_2 i64) (local $r7_3 i64) (local $r7_4 i64) (local $s7_1 i64) (local $s7_2 i64)
+    (local $s7_3 i64) (local $s7_4 i64) (local $r8_0 i64) (local $r8_1 i64) (local $r8_2 i64) (local $r8_3 i64)
+    (local $r8_4 i64) (local $s8_1 i64) (local $s8_2 i64) (local $s8_3 i64) (local $s8_4 i64) (local $vhib v128)
+    (local $vm v128) (local $R0 v128) (local $R1 v128) (local $R2 v128) (local $R3 v128) (local $R4 v128)
+    (local $S1 v128) (local $S2 v128) (local $S3 v128) (local $S4 v128) (local $B0 v128) (local $B1 v128)
+    (local $B2 v128) (local $B3 v128) (local $M0 v128) (local $M1 v128) (local $M2 v128) (local $M3 v128)
+    (local $M4 v128) (local $D v128)
+    (local.set $hib (i64.shl (i64.extend_i32_u (local.get $hibit)) (i64.const 24)))
+    (local.set $h0 (i64.load32_u (local.get $p)))
+    (local.set $h1 (i64.load32_u offset=4 (local.get $p)))
+    (local.set $h2 (i64.load32_u offset=8 (local.get $p)))
+    (local.set $h3 (i64.load32_u offset=12 (local.get $p)))
+    (local.set $h4 (i64.load32_u offset=16 (local.get $p)))
+    (local.set $r1_0 (i64.load32_u offset=32 (local.get $p)))
+    (local.set $r1_1 (i64.load32_u offset=36 (local.get $p)))
+    (local.set $r1_2 (i64.load32_u offset=40 (local.get $p)))
+    (local.set $r1_3 (i64.load32_u offset=44 (local.get $p)))
+    (local.set $r1_4 (i64.load32_u offset=48 (local.get $p)))
+    (local.set $s1_1 (i64.mul (local.get $r1_1) (i64.const 5)))
+    (local.set $s1_2 (i64.mul (local.get $r1_2) (i64.const 5)))
+    (local.set $s1_3 (i64.mul (local.get $r1_3) (i64.const 5)))
+    (local.set $s1_4 (i64.mul (local.get $r1_4) (i64.const 5)))
+    (if (i32.ge_u (local.get $maxg) (i32.const 8)) (then
+      (local.set $r5_0 (i64.load32_u offset=160 (local.get $p)))
+      (local.set $r5_1 (i64.load32_u offset=164 (local.get $p)))
+      (local.set $r5_2 (i64.load32_u offset=168 (local.get $p)))
+      (local.set $r5_3 (i64.load32_u offset=172 (local.get $p)))
+      (local.set $r5_4 (i64.load32_u offset=176 (local.get $p)))
+      (local.set $s5_1 (i64.mul (local.get $r5_1) (i64.const 5)))
+      (local.set $s5_2 (i64.mul (local.get $r5_2) (i64.const 5)))
+      (local.set $s5_3 (i64.mul (local.get $r5_3) (i64.const 5)))
+      (local.set $s5_4 (i64.mul (local.get $r5_4) (i64.const 5)))
+      (local.set $r6_0 (i64.load32_u offset=192 (local.get $p)))
+      (local.set $r6_1 (i64.load32_u offset=196 (local.get $p)))
+      (local.set $r6_2 (i64.load32_u offset=200 (local.get $p)))
+      (local.set $r6_3 (i64.load32_u offset=204 (local.get $p)))
+      (local.set $r6_4 (i64.load32_u offset=208 (local.get $p)))
+      (local.set $s6_1 (i64.mul (local.get $r6_1) (i64.const 5)))
+      (local.set $s6_2 (i64.mul (local.get $r6_2) (i64.const 5)))
+      (local.set $s6_3 (i64.mul (local.get $r6_3) (i64.const 5)))
+      (local.set $s6_4 (i64.mul (local.get $r6_4) (i64.const 5)))
+      (local.set $r7_0 (i64.load32_u offset=224 (local.get $p)))
+      (local.set $r7_1 (i64.load32_u offset=228 (local.get $p)))
+      (local.set $r7_2 (i64.load32_u offset=232 (local.get $p)))
+      (local.set $r7_3 (i64.load32_u offset=236 (local.get $p)))
+      (local.set $r7_4 (i64.load32_u offset=240 (local.get $p)))
+      (local.set $s7_1 (i64.mul (local.get $r7_1) (i64.const 5)))
+      (local.set $s7_2 (i64.mul (local.get $r7_2) (i64.const 5)))
+      (local.set $s7_3 (i64.mul (local.get $r7_3) (i64.const 5)))
+      (local.set $s7_4 (i64.mul (local.get $r7_4) (i64.const 5)))
+      (local.set $r8_0 (i64.load32_u offset=256 (local.get $p)))
+      (local.set $r8_1 (i64.load32_u offset=260 (local.get $p)))
+      (local.set $r8_2 (i64.load32_u offset=264 (local.get $p)))
+      (local.set $r8_3 (i64.load32_u offset=268 (local.get $p)))
+      (local.set $r8_4 (i64.load32_u offset=272 (local.get $p)))
+      (local.set $s8_1 (i64.mul (local.get $r8_1) (i64.const 5)))
+      (local.set $s8_2 (i64.mul (local.get $r8_2) (i64.const 5)))
+      (local.set $s8_3 (i64.mul (local.get $r8_3) (i64.const 5)))
+      (local.set $s8_4 (i64.mul (local.get $r8_4) (i64.const 5)))
+      (local.set $R0 (v128.load offset=304 (local.get $p)))
+      (local.set $R1 (v128.load offset=320 (local.get $p)))
+      (local.set $R2 (v128.load offset=336 (local.get $p)))
+      (local.set $R3 (v128.load offset=352 (local.get $p)))
+      (local.set $R4 (v128.load offset=368 (local.get $p)))
+      (local.set $S1 (v128.load offset=384 (local.get $p)))
+      (local.set $S2 (v128.load offset=400 (local.get $p)))
+      (local.set $S3 (v128.load offset=416 (local.get $p)))
+      (local.set $S4 (v128.load offset=432 (local.get $p)))
+      (local.set $vhib (i32x4.splat (i32.shl (local.get $hibit) (i32.const 24))))
+      (local.set $vm (v128.const i32x4 67108863 67108863 67108863 67108863))
+      (block $eight_done
+        (loop $eight
+          (br_if $eight_done (i32.lt_u (local.get $n) (i32.const 8)))
+          (local.set $mt0 (i64.load (local.get $src)))
+          (local.set $mt1 (i64.load offset=8 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+          (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+          (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+          (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+          (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r8_0)) (i64.mul (local.get $m1) (local.get $s8_4)))
+                  (i64.mul (local.get $m2) (local.get $s8_3)))
+                (i64.mul (local.get $m3) (local.get $s8_2)))
+              (i64.mul (local.get $m4) (local.get $s8_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r8_1)) (i64.mul (local.get $m1) (local.get $r8_0)))
+                  (i64.mul (local.get $m2) (local.get $s8_4)))
+                (i64.mul (local.get $m3) (local.get $s8_3)))
+              (i64.mul (local.get $m4) (local.get $s8_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r8_2)) (i64.mul (local.get $m1) (local.get $r8_1)))
+                  (i64.mul (local.get $m2) (local.get $r8_0)))
+                (i64.mul (local.get $m3) (local.get $s8_4)))
+              (i64.mul (local.get $m4) (local.get $s8_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r8_3)) (i64.mul (local.get $m1) (local.get $r8_2)))
+                  (i64.mul (local.get $m2) (local.get $r8_1)))
+                (i64.mul (local.get $m3) (local.get $r8_0)))
+              (i64.mul (local.get $m4) (local.get $s8_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r8_4)) (i64.mul (local.get $m1) (local.get $r8_3)))
+                  (i64.mul (local.get $m2) (local.get $r8_2)))
+                (i64.mul (local.get $m3) (local.get $r8_1)))
+              (i64.mul (local.get $m4) (local.get $r8_0))))
+          (local.set $mt0 (i64.load offset=16 (local.get $src)))
+          (local.set $mt1 (i64.load offset=24 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r7_0)))
+                    (i64.mul (local.get $m1) (local.get $s7_4)))
+                  (i64.mul (local.get $m2) (local.get $s7_3)))
+                (i64.mul (local.get $m3) (local.get $s7_2)))
+              (i64.mul (local.get $m4) (local.get $s7_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r7_1)))
+                    (i64.mul (local.get $m1) (local.get $r7_0)))
+                  (i64.mul (local.get $m2) (local.get $s7_4)))
+                (i64.mul (local.get $m3) (local.get $s7_3)))
+              (i64.mul (local.get $m4) (local.get $s7_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r7_2)))
+                    (i64.mul (local.get $m1) (local.get $r7_1)))
+                  (i64.mul (local.get $m2) (local.get $r7_0)))
+                (i64.mul (local.get $m3) (local.get $s7_4)))
+              (i64.mul (local.get $m4) (local.get $s7_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r7_3)))
+                    (i64.mul (local.get $m1) (local.get $r7_2)))
+                  (i64.mul (local.get $m2) (local.get $r7_1)))
+                (i64.mul (local.get $m3) (local.get $r7_0)))
+              (i64.mul (local.get $m4) (local.get $s7_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r7_4)))
+                    (i64.mul (local.get $m1) (local.get $r7_3)))
+                  (i64.mul (local.get $m2) (local.get $r7_2)))
+                (i64.mul (local.get $m3) (local.get $r7_1)))
+              (i64.mul (local.get $m4) (local.get $r7_0))))
+          (local.set $mt0 (i64.load offset=32 (local.get $src)))
+          (local.set $mt1 (i64.load offset=40 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r6_0)))
+                    (i64.mul (local.get $m1) (local.get $s6_4)))
+                  (i64.mul (local.get $m2) (local.get $s6_3)))
+                (i64.mul (local.get $m3) (local.get $s6_2)))
+              (i64.mul (local.get $m4) (local.get $s6_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r6_1)))
+                    (i64.mul (local.get $m1) (local.get $r6_0)))
+                  (i64.mul (local.get $m2) (local.get $s6_4)))
+                (i64.mul (local.get $m3) (local.get $s6_3)))
+              (i64.mul (local.get $m4) (local.get $s6_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r6_2)))
+                    (i64.mul (local.get $m1) (local.get $r6_1)))
+                  (i64.mul (local.get $m2) (local.get $r6_0)))
+                (i64.mul (local.get $m3) (local.get $s6_4)))
+              (i64.mul (local.get $m4) (local.get $s6_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r6_3)))
+                    (i64.mul (local.get $m1) (local.get $r6_2)))
+                  (i64.mul (local.get $m2) (local.get $r6_1)))
+                (i64.mul (local.get $m3) (local.get $r6_0)))
+              (i64.mul (local.get $m4) (local.get $s6_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r6_4)))
+                    (i64.mul (local.get $m1) (local.get $r6_3)))
+                  (i64.mul (local.get $m2) (local.get $r6_2)))
+                (i64.mul (local.get $m3) (local.get $r6_1)))
+              (i64.mul (local.get $m4) (local.get $r6_0))))
+          (local.set $mt0 (i64.load offset=48 (local.get $src)))
+          (local.set $mt1 (i64.load offset=56 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r5_0)))
+                    (i64.mul (local.get $m1) (local.get $s5_4)))
+                  (i64.mul (local.get $m2) (local.get $s5_3)))
+                (i64.mul (local.get $m3) (local.get $s5_2)))
+              (i64.mul (local.get $m4) (local.get $s5_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r5_1)))
+                    (i64.mul (local.get $m1) (local.get $r5_0)))
+                  (i64.mul (local.get $m2) (local.get $s5_4)))
+                (i64.mul (local.get $m3) (local.get $s5_3)))
+              (i64.mul (local.get $m4) (local.get $s5_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r5_2)))
+                    (i64.mul (local.get $m1) (local.get $r5_1)))
+                  (i64.mul (local.get $m2) (local.get $r5_0)))
+                (i64.mul (local.get $m3) (local.get $s5_4)))
+              (i64.mul (local.get $m4) (local.get $s5_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r5_3)))
+                    (i64.mul (local.get $m1) (local.get $r5_2)))
+                  (i64.mul (local.get $m2) (local.get $r5_1)))
+                (i64.mul (local.get $m3) (local.get $r5_0)))
+              (i64.mul (local.get $m4) (local.get $s5_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r5_4)))
+                    (i64.mul (local.get $m1) (local.get $r5_3)))
+                  (i64.mul (local.get $m2) (local.get $r5_2)))
+                (i64.mul (local.get $m3) (local.get $r5_1)))
+              (i64.mul (local.get $m4) (local.get $r5_0))))
+          (local.set $B0 (v128.load offset=64 (local.get $src)))
+          (local.set $B1 (v128.load offset=80 (local.get $src)))
+          (local.set $B2 (v128.load offset=96 (local.get $src)))
+          (local.set $B3 (v128.load offset=112 (local.get $src)))
+          (local.set $M0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $B0) (local.get $B1)))
+          (local.set $M1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $B2) (local.get $B3)))
+          (local.set $M2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $B0) (local.get $B1)))
+          (local.set $M3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $B2) (local.get $B3)))
+          (local.set $B0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $M0) (local.get $M1)))
+          (local.set $B1 (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $M0) (local.get $M1)))
+          (local.set $B2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $M2) (local.get $M3)))
+          (local.set $B3 (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $M2) (local.get $M3)))
+          (local.set $M0 (v128.and (local.get $B0) (local.get $vm)))
+          (local.set $M1
+            (v128.and
+              (v128.or (i32x4.shr_u (local.get $B0) (i32.const 26)) (i32x4.shl (local.get $B1) (i32.const 6)))
+              (local.get $vm)))
+          (local.set $M2
+            (v128.and
+              (v128.or (i32x4.shr_u (local.get $B1) (i32.const 20)) (i32x4.shl (local.get $B2) (i32.const 12)))
+              (local.get $vm)))
+          (local.set $M3
+            (v128.and
+              (v128.or (i32x4.shr_u (local.get $B2) (i32.const 14)) (i32x4.shl (local.get $B3) (i32.const 18)))
+              (local.get $vm)))
+          (local.set $M4 (v128.or (i32x4.shr_u (local.get $B3) (i32.const 8)) (local.get $vhib)))
+          (local.set $D
+            (i64x2.add
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_low_i32x4_u (local.get $M0) (local.get $R0))
+                      (i64x2.extmul_low_i32x4_u (local.get $M1) (local.get $S4)))
+                    (i64x2.extmul_low_i32x4_u (local.get $M2) (local.get $S3)))
+                  (i64x2.extmul_low_i32x4_u (local.get $M3) (local.get $S2)))
+                (i64x2.extmul_low_i32x4_u (local.get $M4) (local.get $S1)))
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_high_i32x4_u (local.get $M0) (local.get $R0))
+                      (i64x2.extmul_high_i32x4_u (local.get $M1) (local.get $S4)))
+                    (i64x2.extmul_high_i32x4_u (local.get $M2) (local.get $S3)))
+                  (i64x2.extmul_high_i32x4_u (local.get $M3) (local.get $S2)))
+                (i64x2.extmul_high_i32x4_u (local.get $M4) (local.get $S1)))))
+          (local.set $d0
+            (i64.add
+              (i64.add (local.get $d0) (i64x2.extract_lane 0 (local.get $D)))
+              (i64x2.extract_lane 1 (local.get $D))))
+          (local.set $D
+            (i64x2.add
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_low_i32x4_u (local.get $M0) (local.get $R1))
+                      (i64x2.extmul_low_i32x4_u (local.get $M1) (local.get $R0)))
+                    (i64x2.extmul_low_i32x4_u (local.get $M2) (local.get $S4)))
+                  (i64x2.extmul_low_i32x4_u (local.get $M3) (local.get $S3)))
+                (i64x2.extmul_low_i32x4_u (local.get $M4) (local.get $S2)))
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_high_i32x4_u (local.get $M0) (local.get $R1))
+                      (i64x2.extmul_high_i32x4_u (local.get $M1) (local.get $R0)))
+                    (i64x2.extmul_high_i32x4_u (local.get $M2) (local.get $S4)))
+                  (i64x2.extmul_high_i32x4_u (local.get $M3) (local.get $S3)))
+                (i64x2.extmul_high_i32x4_u (local.get $M4) (local.get $S2)))))
+          (local.set $d1
+            (i64.add
+              (i64.add (local.get $d1) (i64x2.extract_lane 0 (local.get $D)))
+              (i64x2.extract_lane 1 (local.get $D))))
+          (local.set $D
+            (i64x2.add
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_low_i32x4_u (local.get $M0) (local.get $R2))
+                      (i64x2.extmul_low_i32x4_u (local.get $M1) (local.get $R1)))
+                    (i64x2.extmul_low_i32x4_u (local.get $M2) (local.get $R0)))
+                  (i64x2.extmul_low_i32x4_u (local.get $M3) (local.get $S4)))
+                (i64x2.extmul_low_i32x4_u (local.get $M4) (local.get $S3)))
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_high_i32x4_u (local.get $M0) (local.get $R2))
+                      (i64x2.extmul_high_i32x4_u (local.get $M1) (local.get $R1)))
+                    (i64x2.extmul_high_i32x4_u (local.get $M2) (local.get $R0)))
+                  (i64x2.extmul_high_i32x4_u (local.get $M3) (local.get $S4)))
+                (i64x2.extmul_high_i32x4_u (local.get $M4) (local.get $S3)))))
+          (local.set $d2
+            (i64.add
+              (i64.add (local.get $d2) (i64x2.extract_lane 0 (local.get $D)))
+              (i64x2.extract_lane 1 (local.get $D))))
+          (local.set $D
+            (i64x2.add
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_low_i32x4_u (local.get $M0) (local.get $R3))
+                      (i64x2.extmul_low_i32x4_u (local.get $M1) (local.get $R2)))
+                    (i64x2.extmul_low_i32x4_u (local.get $M2) (local.get $R1)))
+                  (i64x2.extmul_low_i32x4_u (local.get $M3) (local.get $R0)))
+                (i64x2.extmul_low_i32x4_u (local.get $M4) (local.get $S4)))
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_high_i32x4_u (local.get $M0) (local.get $R3))
+                      (i64x2.extmul_high_i32x4_u (local.get $M1) (local.get $R2)))
+                    (i64x2.extmul_high_i32x4_u (local.get $M2) (local.get $R1)))
+                  (i64x2.extmul_high_i32x4_u (local.get $M3) (local.get $R0)))
+                (i64x2.extmul_high_i32x4_u (local.get $M4) (local.get $S4)))))
+          (local.set $d3
+            (i64.add
+              (i64.add (local.get $d3) (i64x2.extract_lane 0 (local.get $D)))
+              (i64x2.extract_lane 1 (local.get $D))))
+          (local.set $D
+            (i64x2.add
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_low_i32x4_u (local.get $M0) (local.get $R4))
+                      (i64x2.extmul_low_i32x4_u (local.get $M1) (local.get $R3)))
+                    (i64x2.extmul_low_i32x4_u (local.get $M2) (local.get $R2)))
+                  (i64x2.extmul_low_i32x4_u (local.get $M3) (local.get $R1)))
+                (i64x2.extmul_low_i32x4_u (local.get $M4) (local.get $R0)))
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (i64x2.add
+                      (i64x2.extmul_high_i32x4_u (local.get $M0) (local.get $R4))
+                      (i64x2.extmul_high_i32x4_u (local.get $M1) (local.get $R3)))
+                    (i64x2.extmul_high_i32x4_u (local.get $M2) (local.get $R2)))
+                  (i64x2.extmul_high_i32x4_u (local.get $M3) (local.get $R1)))
+                (i64x2.extmul_high_i32x4_u (local.get $M4) (local.get $R0)))))
+          (local.set $d4
+            (i64.add
+              (i64.add (local.get $d4) (i64x2.extract_lane 0 (local.get $D)))
+              (i64x2.extract_lane 1 (local.get $D))))
+          (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+          (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+          (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+          (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+          (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+          (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+          (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+          (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+          (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+          (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+          (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+          (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+          (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+          (local.set $src (i32.add (local.get $src) (i32.const 128)))
+          (local.set $n (i32.sub (local.get $n) (i32.const 8)))
+          (br $eight)
+        )
+      )
+    ))
+    (if (i32.ge_u (local.get $maxg) (i32.const 4)) (then
+      (local.set $r2_0 (i64.load32_u offset=64 (local.get $p)))
+      (local.set $r2_1 (i64.load32_u offset=68 (local.get $p)))
+      (local.set $r2_2 (i64.load32_u offset=72 (local.get $p)))
+      (local.set $r2_3 (i64.load32_u offset=76 (local.get $p)))
+      (local.set $r2_4 (i64.load32_u offset=80 (local.get $p)))
+      (local.set $s2_1 (i64.mul (local.get $r2_1) (i64.const 5)))
+      (local.set $s2_2 (i64.mul (local.get $r2_2) (i64.const 5)))
+      (local.set $s2_3 (i64.mul (local.get $r2_3) (i64.const 5)))
+      (local.set $s2_4 (i64.mul (local.get $r2_4) (i64.const 5)))
+      (local.set $r3_0 (i64.load32_u offset=96 (local.get $p)))
+      (local.set $r3_1 (i64.load32_u offset=100 (local.get $p)))
+      (local.set $r3_2 (i64.load32_u offset=104 (local.get $p)))
+      (local.set $r3_3 (i64.load32_u offset=108 (local.get $p)))
+      (local.set $r3_4 (i64.load32_u offset=112 (local.get $p)))
+      (local.set $s3_1 (i64.mul (local.get $r3_1) (i64.const 5)))
+      (local.set $s3_2 (i64.mul (local.get $r3_2) (i64.const 5)))
+      (local.set $s3_3 (i64.mul (local.get $r3_3) (i64.const 5)))
+      (local.set $s3_4 (i64.mul (local.get $r3_4) (i64.const 5)))
+      (local.set $r4_0 (i64.load32_u offset=128 (local.get $p)))
+      (local.set $r4_1 (i64.load32_u offset=132 (local.get $p)))
+      (local.set $r4_2 (i64.load32_u offset=136 (local.get $p)))
+      (local.set $r4_3 (i64.load32_u offset=140 (local.get $p)))
+      (local.set $r4_4 (i64.load32_u offset=144 (local.get $p)))
+      (local.set $s4_1 (i64.mul (local.get $r4_1) (i64.const 5)))
+      (local.set $s4_2 (i64.mul (local.get $r4_2) (i64.const 5)))
+      (local.set $s4_3 (i64.mul (local.get $r4_3) (i64.const 5)))
+      (local.set $s4_4 (i64.mul (local.get $r4_4) (i64.const 5)))
+      (block $four_done
+        (loop $four
+          (br_if $four_done (i32.lt_u (local.get $n) (i32.const 4)))
+          (local.set $mt0 (i64.load (local.get $src)))
+          (local.set $mt1 (i64.load offset=8 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+          (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+          (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+          (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+          (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r4_0)) (i64.mul (local.get $m1) (local.get $s4_4)))
+                  (i64.mul (local.get $m2) (local.get $s4_3)))
+                (i64.mul (local.get $m3) (local.get $s4_2)))
+              (i64.mul (local.get $m4) (local.get $s4_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r4_1)) (i64.mul (local.get $m1) (local.get $r4_0)))
+                  (i64.mul (local.get $m2) (local.get $s4_4)))
+                (i64.mul (local.get $m3) (local.get $s4_3)))
+              (i64.mul (local.get $m4) (local.get $s4_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r4_2)) (i64.mul (local.get $m1) (local.get $r4_1)))
+                  (i64.mul (local.get $m2) (local.get $r4_0)))
+                (i64.mul (local.get $m3) (local.get $s4_4)))
+              (i64.mul (local.get $m4) (local.get $s4_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r4_3)) (i64.mul (local.get $m1) (local.get $r4_2)))
+                  (i64.mul (local.get $m2) (local.get $r4_1)))
+                (i64.mul (local.get $m3) (local.get $r4_0)))
+              (i64.mul (local.get $m4) (local.get $s4_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $m0) (local.get $r4_4)) (i64.mul (local.get $m1) (local.get $r4_3)))
+                  (i64.mul (local.get $m2) (local.get $r4_2)))
+                (i64.mul (local.get $m3) (local.get $r4_1)))
+              (i64.mul (local.get $m4) (local.get $r4_0))))
+          (local.set $mt0 (i64.load offset=16 (local.get $src)))
+          (local.set $mt1 (i64.load offset=24 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r3_0)))
+                    (i64.mul (local.get $m1) (local.get $s3_4)))
+                  (i64.mul (local.get $m2) (local.get $s3_3)))
+                (i64.mul (local.get $m3) (local.get $s3_2)))
+              (i64.mul (local.get $m4) (local.get $s3_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r3_1)))
+                    (i64.mul (local.get $m1) (local.get $r3_0)))
+                  (i64.mul (local.get $m2) (local.get $s3_4)))
+                (i64.mul (local.get $m3) (local.get $s3_3)))
+              (i64.mul (local.get $m4) (local.get $s3_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r3_2)))
+                    (i64.mul (local.get $m1) (local.get $r3_1)))
+                  (i64.mul (local.get $m2) (local.get $r3_0)))
+                (i64.mul (local.get $m3) (local.get $s3_4)))
+              (i64.mul (local.get $m4) (local.get $s3_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r3_3)))
+                    (i64.mul (local.get $m1) (local.get $r3_2)))
+                  (i64.mul (local.get $m2) (local.get $r3_1)))
+                (i64.mul (local.get $m3) (local.get $r3_0)))
+              (i64.mul (local.get $m4) (local.get $s3_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r3_4)))
+                    (i64.mul (local.get $m1) (local.get $r3_3)))
+                  (i64.mul (local.get $m2) (local.get $r3_2)))
+                (i64.mul (local.get $m3) (local.get $r3_1)))
+              (i64.mul (local.get $m4) (local.get $r3_0))))
+          (local.set $mt0 (i64.load offset=32 (local.get $src)))
+          (local.set $mt1 (i64.load offset=40 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r2_0)))
+                    (i64.mul (local.get $m1) (local.get $s2_4)))
+                  (i64.mul (local.get $m2) (local.get $s2_3)))
+                (i64.mul (local.get $m3) (local.get $s2_2)))
+              (i64.mul (local.get $m4) (local.get $s2_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r2_1)))
+                    (i64.mul (local.get $m1) (local.get $r2_0)))
+                  (i64.mul (local.get $m2) (local.get $s2_4)))
+                (i64.mul (local.get $m3) (local.get $s2_3)))
+              (i64.mul (local.get $m4) (local.get $s2_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r2_2)))
+                    (i64.mul (local.get $m1) (local.get $r2_1)))
+                  (i64.mul (local.get $m2) (local.get $r2_0)))
+                (i64.mul (local.get $m3) (local.get $s2_4)))
+              (i64.mul (local.get $m4) (local.get $s2_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r2_3)))
+                    (i64.mul (local.get $m1) (local.get $r2_2)))
+                  (i64.mul (local.get $m2) (local.get $r2_1)))
+                (i64.mul (local.get $m3) (local.get $r2_0)))
+              (i64.mul (local.get $m4) (local.get $s2_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r2_4)))
+                    (i64.mul (local.get $m1) (local.get $r2_3)))
+                  (i64.mul (local.get $m2) (local.get $r2_2)))
+                (i64.mul (local.get $m3) (local.get $r2_1)))
+              (i64.mul (local.get $m4) (local.get $r2_0))))
+          (local.set $mt0 (i64.load offset=48 (local.get $src)))
+          (local.set $mt1 (i64.load offset=56 (local.get $src)))
+          (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+          (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+          (local.set $m2
+            (i64.and
+              (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+              (i64.const 0x3ffffff)))
+          (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+          (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+          (local.set $d0
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d0) (i64.mul (local.get $m0) (local.get $r1_0)))
+                    (i64.mul (local.get $m1) (local.get $s1_4)))
+                  (i64.mul (local.get $m2) (local.get $s1_3)))
+                (i64.mul (local.get $m3) (local.get $s1_2)))
+              (i64.mul (local.get $m4) (local.get $s1_1))))
+          (local.set $d1
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d1) (i64.mul (local.get $m0) (local.get $r1_1)))
+                    (i64.mul (local.get $m1) (local.get $r1_0)))
+                  (i64.mul (local.get $m2) (local.get $s1_4)))
+                (i64.mul (local.get $m3) (local.get $s1_3)))
+              (i64.mul (local.get $m4) (local.get $s1_2))))
+          (local.set $d2
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d2) (i64.mul (local.get $m0) (local.get $r1_2)))
+                    (i64.mul (local.get $m1) (local.get $r1_1)))
+                  (i64.mul (local.get $m2) (local.get $r1_0)))
+                (i64.mul (local.get $m3) (local.get $s1_4)))
+              (i64.mul (local.get $m4) (local.get $s1_3))))
+          (local.set $d3
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d3) (i64.mul (local.get $m0) (local.get $r1_3)))
+                    (i64.mul (local.get $m1) (local.get $r1_2)))
+                  (i64.mul (local.get $m2) (local.get $r1_1)))
+                (i64.mul (local.get $m3) (local.get $r1_0)))
+              (i64.mul (local.get $m4) (local.get $s1_4))))
+          (local.set $d4
+            (i64.add
+              (i64.add
+                (i64.add
+                  (i64.add
+                    (i64.add (local.get $d4) (i64.mul (local.get $m0) (local.get $r1_4)))
+                    (i64.mul (local.get $m1) (local.get $r1_3)))
+                  (i64.mul (local.get $m2) (local.get $r1_2)))
+                (i64.mul (local.get $m3) (local.get $r1_1)))
+              (i64.mul (local.get $m4) (local.get $r1_0))))
+          (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+          (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+          (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+          (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+          (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+          (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+          (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+          (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+          (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+          (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+          (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+          (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+          (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+          (local.set $src (i32.add (local.get $src) (i32.const 64)))
+          (local.set $n (i32.sub (local.get $n) (i32.const 4)))
+          (br $four)
+        )
+      )
+    ))
+    (block $one_done
+      (loop $one
+        (br_if $one_done (i32.eqz (local.get $n)))
+        (local.set $mt0 (i64.load (local.get $src)))
+        (local.set $mt1 (i64.load offset=8 (local.get $src)))
+        (local.set $m0 (i64.and (local.get $mt0) (i64.const 0x3ffffff)))
+        (local.set $m1 (i64.and (i64.shr_u (local.get $mt0) (i64.const 26)) (i64.const 0x3ffffff)))
+        (local.set $m2
+          (i64.and
+            (i64.or (i64.shr_u (local.get $mt0) (i64.const 52)) (i64.shl (local.get $mt1) (i64.const 12)))
+            (i64.const 0x3ffffff)))
+        (local.set $m3 (i64.and (i64.shr_u (local.get $mt1) (i64.const 14)) (i64.const 0x3ffffff)))
+        (local.set $m4 (i64.or (i64.shr_u (local.get $mt1) (i64.const 40)) (local.get $hib)))
+        (local.set $m0 (i64.add (local.get $m0) (local.get $h0)))
+        (local.set $m1 (i64.add (local.get $m1) (local.get $h1)))
+        (local.set $m2 (i64.add (local.get $m2) (local.get $h2)))
+        (local.set $m3 (i64.add (local.get $m3) (local.get $h3)))
+        (local.set $m4 (i64.add (local.get $m4) (local.get $h4)))
+        (local.set $d0
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r1_0)) (i64.mul (local.get $m1) (local.get $s1_4)))
+                (i64.mul (local.get $m2) (local.get $s1_3)))
+              (i64.mul (local.get $m3) (local.get $s1_2)))
+            (i64.mul (local.get $m4) (local.get $s1_1))))
+        (local.set $d1
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r1_1)) (i64.mul (local.get $m1) (local.get $r1_0)))
+                (i64.mul (local.get $m2) (local.get $s1_4)))
+              (i64.mul (local.get $m3) (local.get $s1_3)))
+            (i64.mul (local.get $m4) (local.get $s1_2))))
+        (local.set $d2
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r1_2)) (i64.mul (local.get $m1) (local.get $r1_1)))
+                (i64.mul (local.get $m2) (local.get $r1_0)))
+              (i64.mul (local.get $m3) (local.get $s1_4)))
+            (i64.mul (local.get $m4) (local.get $s1_3))))
+        (local.set $d3
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r1_3)) (i64.mul (local.get $m1) (local.get $r1_2)))
+                (i64.mul (local.get $m2) (local.get $r1_1)))
+              (i64.mul (local.get $m3) (local.get $r1_0)))
+            (i64.mul (local.get $m4) (local.get $s1_4))))
+        (local.set $d4
+          (i64.add
+            (i64.add
+              (i64.add
+                (i64.add (i64.mul (local.get $m0) (local.get $r1_4)) (i64.mul (local.get $m1) (local.get $r1_3)))
+                (i64.mul (local.get $m2) (local.get $r1_2)))
+              (i64.mul (local.get $m3) (local.get $r1_1)))
+            (i64.mul (local.get $m4) (local.get $r1_0))))
+        (local.set $d1 (i64.add (i64.shr_u (local.get $d0) (i64.const 26)) (local.get $d1)))
+        (local.set $h0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+        (local.set $d2 (i64.add (i64.shr_u (local.get $d1) (i64.const 26)) (local.get $d2)))
+        (local.set $h1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+        (local.set $d3 (i64.add (i64.shr_u (local.get $d2) (i64.const 26)) (local.get $d3)))
+        (local.set $h2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+        (local.set $d4 (i64.add (i64.shr_u (local.get $d3) (i64.const 26)) (local.get $d4)))
+        (local.set $h3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+        (local.set $pc (i64.shr_u (local.get $d4) (i64.const 26)))
+        (local.set $h4 (i64.and (local.get $d4) (i64.const 0x3ffffff)))
+        (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+        (local.set $h1 (i64.add (local.get $h1) (i64.shr_u (local.get $h0) (i64.const 26))))
+        (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+        (local.set $src (i32.add (local.get $src) (i32.const 16)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $one)
+      )
+    )
+    (i64.store32 (local.get $p) (local.get $h0))
+    (i64.store32 offset=4 (local.get $p) (local.get $h1))
+    (i64.store32 offset=8 (local.get $p) (local.get $h2))
+    (i64.store32 offset=12 (local.get $p) (local.get $h3))
+    (i64.store32 offset=16 (local.get $p) (local.get $h4))
   )
-  (func $poly1305_finish (export "poly1305_finish") (param $p i32) (param $out i32) (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64) (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64) (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64) (local $s1_4 i64)
-  local.get $p
-  i64.load32_u offset=0
-  local.set $h0
-  local.get $p
-  i64.load32_u offset=4
-  local.set $h1
-  local.get $p
-  i64.load32_u offset=8
-  local.set $h2
-  local.get $p
-  i64.load32_u offset=12
-  local.set $h3
-  local.get $p
-  i64.load32_u offset=16
-  local.set $h4
-  local.get $h0
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $h1
-  local.get $pc
-  i64.add
-  local.set $h1
-  local.get $h1
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h1
-  local.get $h2
-  local.get $pc
-  i64.add
-  local.set $h2
-  local.get $h2
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h2
-  local.get $h3
-  local.get $pc
-  i64.add
-  local.set $h3
-  local.get $h3
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h3
-  local.get $h4
-  local.get $pc
-  i64.add
-  local.set $h4
-  local.get $h4
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h4
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h4
-  local.get $h0
-  local.get $pc
-  i64.const 5
-  i64.mul
-  i64.add
-  local.set $h0
-  local.get $h0
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h0
-  local.get $h1
-  local.get $pc
-  i64.add
-  local.set $h1
-  local.get $h1
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h1
-  local.get $h2
-  local.get $pc
-  i64.add
-  local.set $h2
-  local.get $h2
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h2
-  local.get $h3
-  local.get $pc
-  i64.add
-  local.set $h3
-  local.get $h3
-  i64.const 26
-  i64.shr_u
-  local.set $pc
-  local.get $h3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h3
-  local.get $h4
-  local.get $pc
-  i64.add
-  local.set $h4
-  local.get $h0
-  i64.const 5
-  i64.add
-  local.set $d0
-  local.get $h1
-  local.get $d0
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $d1
-  local.get $d0
-  i64.const 0x3ffffff
-  i64.and
-  local.set $d0
-  local.get $h2
-  local.get $d1
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $d2
-  local.get $d1
-  i64.const 0x3ffffff
-  i64.and
-  local.set $d1
-  local.get $h3
-  local.get $d2
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $d3
-  local.get $d2
-  i64.const 0x3ffffff
-  i64.and
-  local.set $d2
-  local.get $h4
-  local.get $d3
-  i64.const 26
-  i64.shr_u
-  i64.add
-  local.set $d4
-  local.get $d3
-  i64.const 0x3ffffff
-  i64.and
-  local.set $d3
-  local.get $d4
-  i64.const 0x4000000
-  i64.sub
-  local.set $d4
-  local.get $d4
-  i64.const 63
-  i64.shr_u
-  i64.const 1
-  i64.sub
-  local.set $pc
-  local.get $d0
-  local.get $pc
-  i64.and
-  local.get $h0
-  local.get $pc
-  i64.const -1
-  i64.xor
-  i64.and
-  i64.or
-  local.set $h0
-  local.get $d1
-  local.get $pc
-  i64.and
-  local.get $h1
-  local.get $pc
-  i64.const -1
-  i64.xor
-  i64.and
-  i64.or
-  local.set $h1
-  local.get $d2
-  local.get $pc
-  i64.and
-  local.get $h2
-  local.get $pc
-  i64.const -1
-  i64.xor
-  i64.and
-  i64.or
-  local.set $h2
-  local.get $d3
-  local.get $pc
-  i64.and
-  local.get $h3
-  local.get $pc
-  i64.const -1
-  i64.xor
-  i64.and
-  i64.or
-  local.set $h3
-  local.get $d4
-  local.get $pc
-  i64.and
-  local.get $h4
-  local.get $pc
-  i64.const -1
-  i64.xor
-  i64.and
-  i64.or
-  local.set $h4
-  local.get $h4
-  i64.const 0x3ffffff
-  i64.and
-  local.set $h4
-  local.get $h0
-  local.get $h1
-  i64.const 26
-  i64.shl
-  i64.or
-  local.get $h2
-  i64.const 52
-  i64.shl
-  i64.or
-  local.set $mt0
-  local.get $h2
-  i64.const 12
-  i64.shr_u
-  local.get $h3
-  i64.const 14
-  i64.shl
-  i64.or
-  local.get $h4
-  i64.const 40
-  i64.shl
-  i64.or
-  local.set $mt1
-  local.get $mt0
-  local.get $p
-  i64.load offset=288
-  i64.add
-  local.set $m0
-  local.get $mt1
-  local.get $p
-  i64.load offset=296
-  i64.add
-  local.get $m0
-  local.get $mt0
-  i64.lt_u
-  i64.extend_i32_u
-  i64.add
-  local.set $m1
-  local.get $out
-  local.get $m0
-  i64.store offset=0
-  local.get $out
-  local.get $m1
-  i64.store offset=8
+  (func $poly1305_finish (export "poly1305_finish") (param $p i32) (param $out i32)
+    (local $h0 i64) (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $d0 i64) (local $d1 i64)
+    (local $d2 i64) (local $d3 i64) (local $d4 i64) (local $pc i64) (local $m0 i64) (local $m1 i64) (local $m2 i64)
+    (local $m3 i64) (local $m4 i64) (local $mt0 i64) (local $mt1 i64) (local $r1_0 i64) (local $r1_1 i64)
+    (local $r1_2 i64) (local $r1_3 i64) (local $r1_4 i64) (local $s1_1 i64) (local $s1_2 i64) (local $s1_3 i64)
+    (local $s1_4 i64)
+    (local.set $h0 (i64.load32_u (local.get $p)))
+    (local.set $h1 (i64.load32_u offset=4 (local.get $p)))
+    (local.set $h2 (i64.load32_u offset=8 (local.get $p)))
+    (local.set $h3 (i64.load32_u offset=12 (local.get $p)))
+    (local.set $h4 (i64.load32_u offset=16 (local.get $p)))
+    (local.set $pc (i64.shr_u (local.get $h0) (i64.const 26)))
+    (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+    (local.set $h1 (i64.add (local.get $h1) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h1) (i64.const 26)))
+    (local.set $h1 (i64.and (local.get $h1) (i64.const 0x3ffffff)))
+    (local.set $h2 (i64.add (local.get $h2) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h2) (i64.const 26)))
+    (local.set $h2 (i64.and (local.get $h2) (i64.const 0x3ffffff)))
+    (local.set $h3 (i64.add (local.get $h3) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h3) (i64.const 26)))
+    (local.set $h3 (i64.and (local.get $h3) (i64.const 0x3ffffff)))
+    (local.set $h4 (i64.add (local.get $h4) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h4) (i64.const 26)))
+    (local.set $h4 (i64.and (local.get $h4) (i64.const 0x3ffffff)))
+    (local.set $h0 (i64.add (local.get $h0) (i64.mul (local.get $pc) (i64.const 5))))
+    (local.set $pc (i64.shr_u (local.get $h0) (i64.const 26)))
+    (local.set $h0 (i64.and (local.get $h0) (i64.const 0x3ffffff)))
+    (local.set $h1 (i64.add (local.get $h1) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h1) (i64.const 26)))
+    (local.set $h1 (i64.and (local.get $h1) (i64.const 0x3ffffff)))
+    (local.set $h2 (i64.add (local.get $h2) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h2) (i64.const 26)))
+    (local.set $h2 (i64.and (local.get $h2) (i64.const 0x3ffffff)))
+    (local.set $h3 (i64.add (local.get $h3) (local.get $pc)))
+    (local.set $pc (i64.shr_u (local.get $h3) (i64.const 26)))
+    (local.set $h3 (i64.and (local.get $h3) (i64.const 0x3ffffff)))
+    (local.set $h4 (i64.add (local.get $h4) (local.get $pc)))
+    (local.set $d0 (i64.add (local.get $h0) (i64.const 5)))
+    (local.set $d1 (i64.add (local.get $h1) (i64.shr_u (local.get $d0) (i64.const 26))))
+    (local.set $d0 (i64.and (local.get $d0) (i64.const 0x3ffffff)))
+    (local.set $d2 (i64.add (local.get $h2) (i64.shr_u (local.get $d1) (i64.const 26))))
+    (local.set $d1 (i64.and (local.get $d1) (i64.const 0x3ffffff)))
+    (local.set $d3 (i64.add (local.get $h3) (i64.shr_u (local.get $d2) (i64.const 26))))
+    (local.set $d2 (i64.and (local.get $d2) (i64.const 0x3ffffff)))
+    (local.set $d4 (i64.add (local.get $h4) (i64.shr_u (local.get $d3) (i64.const 26))))
+    (local.set $d3 (i64.and (local.get $d3) (i64.const 0x3ffffff)))
+    (local.set $d4 (i64.sub (local.get $d4) (i64.const 0x4000000)))
+    (local.set $pc (i64.sub (i64.shr_u (local.get $d4) (i64.const 63)) (i64.const 1)))
+    (local.set $h0
+      (i64.or
+        (i64.and (local.get $d0) (local.get $pc))
+        (i64.and (local.get $h0) (i64.xor (local.get $pc) (i64.const -1)))))
+    (local.set $h1
+      (i64.or
+        (i64.and (local.get $d1) (local.get $pc))
+        (i64.and (local.get $h1) (i64.xor (local.get $pc) (i64.const -1)))))
+    (local.set $h2
+      (i64.or
+        (i64.and (local.get $d2) (local.get $pc))
+        (i64.and (local.get $h2) (i64.xor (local.get $pc) (i64.const -1)))))
+    (local.set $h3
+      (i64.or
+        (i64.and (local.get $d3) (local.get $pc))
+        (i64.and (local.get $h3) (i64.xor (local.get $pc) (i64.const -1)))))
+    (local.set $h4
+      (i64.or
+        (i64.and (local.get $d4) (local.get $pc))
+        (i64.and (local.get $h4) (i64.xor (local.get $pc) (i64.const -1)))))
+    (local.set $h4 (i64.and (local.get $h4) (i64.const 0x3ffffff)))
+    (local.set $mt0
+      (i64.or
+        (i64.or (local.get $h0) (i64.shl (local.get $h1) (i64.const 26)))
+        (i64.shl (local.get $h2) (i64.const 52))))
+    (local.set $mt1
+      (i64.or
+        (i64.or (i64.shr_u (local.get $h2) (i64.const 12)) (i64.shl (local.get $h3) (i64.const 14)))
+        (i64.shl (local.get $h4) (i64.const 40))))
+    (local.set $m0 (i64.add (local.get $mt0) (i64.load offset=288 (local.get $p))))
+    (local.set $m1
+      (i64.add
+        (i64.add (local.get $mt1) (i64.load offset=296 (local.get $p)))
+        (i64.extend_i32_u (i64.lt_u (local.get $m0) (local.get $mt0)))))
+    (i64.store (local.get $out) (local.get $m0))
+    (i64.store offset=8 (local.get $out) (local.get $m1))
   )
 )
