@@ -56,7 +56,9 @@
 //
 // Negative-control flags (tests only): those of the field (dropCarry, skipCorrection) and
 //   wrongCoefficient  the addition formula's first tripling computes 4× instead of 3×;
-//   wrongLookup       the variable-base lookup swaps the masks of entries 1 and 2.
+//   wrongLookup       the variable-base lookup swaps the masks of entries 1 and 2;
+//   skipZeroDigits    timing control (npm run ct:timing): ec_mul skips the lookup and addition
+//                     of a zero digit (a branch on the scalar; same results).
 
 import { CURVES, type CurveParams } from '../ec/params.js';
 import { FORMULAS, allocateSlots, curveShape, fuseProducts, parseFormula, withWrongCoefficient, type CurveShape, type Step } from './ec_formulas.js';
@@ -67,6 +69,7 @@ import { type GeneratedKernel, at, bitLength, call, get, locals, round16, set } 
 export interface EcFlags extends FieldFlags, EcdsaFlags {
   wrongCoefficient?: boolean;
   wrongLookup?: boolean;
+  skipZeroDigits?: boolean;
 }
 
 /** Variable-base window width. */
@@ -354,8 +357,10 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
       set('dp', at('ws', DIG + 8 * (D - 2))),
       '(loop $win',
       ...Array.from({ length: WINDOW }, () => '  ' + call('pt_dbl', at('ws', ACC), at('ws', ACC), at('ws', KID))),
+      ...(flags.skipZeroDigits ? [`  (if (i64.ne (i64.load ${get('dp')}) (i64.const 0)) (then`] : []),
       '  ' + call('lookup', at('ws', TMP), at('ws', TAB), get('dp'), at('ws', KID)),
       '  ' + call('pt_add', at('ws', ACC), at('ws', ACC), at('ws', TMP), at('ws', KID)),
+      ...(flags.skipZeroDigits ? ['  ))'] : []),
       `  ${set('dp', `(i32.sub ${get('dp')} (i32.const 8))`)}`,
       `  (br_if $win (i32.ge_s ${get('dp')} ${get('ws')})))`,
       `(memory.copy ${get('r')} ${at('ws', ACC)} (i32.const ${PT}))`,
