@@ -77,7 +77,11 @@
 // Negative-control flags (tests only) produce deliberately broken variants that the test suite
 // must reject; each one breaks SHA-256 and SHA-512 alike.
 
-import { type GeneratedKernel, type KernelFunction, hex64, indent, get, locals, paramDecl, publicMap, v128Bytes, BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
+import {
+  type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, type ValType,
+  block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, kernel, label, loop, make, select, v128,
+} from './builder/index.js';
+import { BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
 
 export interface Sha2Flags {
   /** round constant K_20 has its lowest bit flipped */
@@ -159,41 +163,13 @@ function beBytes(words: readonly (number | bigint)[], size: 4 | 8): number[] {
   return out;
 }
 
-/** Little-endian bytes as a WAT data string. */
-function dataString(words: readonly (number | bigint)[], size: 4 | 8): string {
-  const bytes = beBytes(words, size);
-  let s = '';
-  for (let i = 0; i < bytes.length; i += size) {
-    for (let j = size - 1; j >= 0; j--) s += '\\' + bytes[i + j].toString(16).padStart(2, '0');
-  }
-  return s;
+/** Little-endian bytes of 32-bit or 64-bit words (a data segment). */
+function leBytes(words: readonly (number | bigint)[], size: 4 | 8): number[] {
+  const be = beBytes(words, size);
+  const out: number[] = [];
+  for (let i = 0; i < be.length; i += size) for (let j = size - 1; j >= 0; j--) out.push(be[i + j]);
+  return out;
 }
-
-const FUNCS: KernelFunction[] = [
-  { name: 'sha2_init', params: [['st', 'i32'], ['variant', 'i32']], publicParams: ['st', 'variant'] },
-  { name: 'sha256_blocks', params: [['st', 'i32'], ['src', 'i32'], ['n', 'i32']], publicParams: ['st', 'src', 'n'] },
-  { name: 'sha512_blocks', params: [['st', 'i32'], ['src', 'i32'], ['n', 'i32']], publicParams: ['st', 'src', 'n'] },
-  {
-    name: 'sha256_last',
-    params: [['st', 'i32'], ['src', 'i32'], ['len', 'i32'], ['hi', 'i32'], ['lo', 'i32']],
-    publicParams: ['st', 'src', 'len', 'hi', 'lo'],
-  },
-  {
-    name: 'sha512_last',
-    params: [['st', 'i32'], ['src', 'i32'], ['len', 'i32'], ['hi', 'i32'], ['lo', 'i32']],
-    publicParams: ['st', 'src', 'len', 'hi', 'lo'],
-  },
-  {
-    name: 'sha2_hmac_init',
-    params: [['inner', 'i32'], ['outer', 'i32'], ['key', 'i32'], ['variant', 'i32']],
-    publicParams: ['inner', 'outer', 'key', 'variant'],
-  },
-  {
-    name: 'sha2_hmac',
-    params: [['st', 'i32'], ['key', 'i32'], ['src', 'i32'], ['len', 'i32'], ['variant', 'i32']],
-    publicParams: ['st', 'key', 'src', 'len', 'variant'],
-  },
-];
 
 /** What differs between the 32-bit and the 64-bit family. */
 interface Family {
@@ -211,8 +187,25 @@ interface Family {
   s1: [number, number, number];
 }
 
-/** A folded v128.const from 16 bytes. */
-const vconst = (bytes: number[]) => `(${v128Bytes(bytes)})`;
+/** A word of either family (i32 for SHA-256, i64 for SHA-512). */
+type Word = Expr<'i32'> | Expr<'i64'>;
+type WordVal = Word | Local<'i32'> | Local<'i64'> | Local<'i32' | 'i64'> | number | bigint;
+
+/** The family's word operations (the same instruction names on i32 or i64). */
+function wordOps(f: Family) {
+  const t = f.t;
+  const op = (name: string) => (a: WordVal, b: WordVal): Word => make(t, `${t}.${name}`, '', [t, t], [a as Val<ValType>, b as Val<ValType>]) as Word;
+  return {
+    add: op('add'),
+    xor: op('xor'),
+    and: op('and'),
+    shr_u: op('shr_u'),
+    rotr: (x: WordVal, n: number) => op('rotr')(x, t === 'i32' ? n : BigInt(n)),
+    const: (v: number | bigint): Word => (t === 'i32' ? i32.const(Number(v)) : i64.const(BigInt(v), true)),
+    load: (addr: Val<'i32'>, offset: number): Word => (t === 'i32' ? i32.load(addr, offset) : i64.load(addr, offset)),
+    extract: (v: Val<'v128'>, l: number): Word => (t === 'i32' ? i32x4.extract_lane(v, l) : i64x2.extract_lane(v, l)),
+  };
+}
 
 export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): GeneratedKernel {
   const schedule = options.schedule ?? 'simd';
@@ -232,356 +225,331 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     S0: [28, 34, 39], S1: [flags.rotationOff ? 15 : 14, 18, 41], s0: [1, 8, 7], s1: [19, 61, 6],
   };
 
-  const c = (f: Family, v: number | bigint | string) => (f.t === 'i32' ? `(i32.const ${v})` : `(i64.const ${v})`);
-  const op = (f: Family, name: string, ...args: string[]) => `(${f.t}.${name} ${args.join(' ')})`;
-  const rotr = (f: Family, x: string, n: number) => op(f, 'rotr', x, c(f, n));
   // Σ(x) = rotr(x, r1) ^ rotr(x, r2) ^ rotr(x, r3), r1 < r2 < r3. Nested, it is
   // rotr(rotr(rotr(x, r3 − r2) ^ x, r2 − r1) ^ x, r1): one temporary instead of three.
-  const bigSigma = (f: Family, x: string, [r1, r2, r3]: number[]) =>
-    sigma === 'nested'
-      ? rotr(f, op(f, 'xor', rotr(f, op(f, 'xor', rotr(f, x, r3 - r2), x), r2 - r1), x), r1)
-      : op(f, 'xor', op(f, 'xor', rotr(f, x, r1), rotr(f, x, r2)), rotr(f, x, r3));
+  const bigSigma = (f: Family, x: WordVal, [r1, r2, r3]: number[]) => {
+    const o = wordOps(f);
+    return sigma === 'nested'
+      ? o.rotr(o.xor(o.rotr(o.xor(o.rotr(x, r3 - r2), x), r2 - r1), x), r1)
+      : o.xor(o.xor(o.rotr(x, r1), o.rotr(x, r2)), o.rotr(x, r3));
+  };
 
   // The work area word t: W_t + K_t.
   // `base` is a public pointer added to every work-area and K address (the rolled loop's $wp).
-  const wk = (f: Family, t: number, base = '(i32.const 0)') => `(${f.t}.load offset=${SHA2_WORK_PTR + f.bytes * t} ${base})`;
+  const wk = (f: Family, t: number, base: Val<'i32'> = 0) => wordOps(f).load(base, SHA2_WORK_PTR + f.bytes * t);
 
   /**
-   * One round. `v` names the locals holding a…h in this round; `wkt` is W_t + K_t.
+   * One round. `v` holds a…h in this round; `wkt` is W_t + K_t.
    * T1 accumulates into h, which becomes the new a; d becomes the new e.
    */
-  const round = (f: Family, t: number, v: string[], m: [string, string], wkt: string): string[] => {
-    const [a, b, , d, e, ff, g, h] = v;
-    const ch = op(f, 'xor', get(g), op(f, 'and', get(e), op(f, 'xor', get(ff), get(g))));
-    const maj = op(f, 'xor', get(b), op(f, 'and', get(m[0]), get(m[1])));
+  const round = (f: Family, t: number, v: Local<'i32' | 'i64'>[], m: [Local<'i32' | 'i64'>, Local<'i32' | 'i64'>], wkt: Word): Stmt[] => {
+    const o = wordOps(f);
+    const [a, b, , d, e, ff, g, h] = v as Local<'i32'>[];
+    const ch = o.xor(g, o.and(e, o.xor(ff, g)));
+    const maj = o.xor(b, o.and(m[0] as Local<'i32'>, m[1] as Local<'i32'>));
     return [
-      `;; round ${t}`,
-      `(local.set $${h} ${op(f, 'add', op(f, 'add', op(f, 'add', get(h), wkt), ch), bigSigma(f, get(e), f.S1))})`,
-      `(local.set $${d} ${op(f, 'add', get(d), get(h))})`,
-      `(local.set $${m[0]} ${op(f, 'xor', get(a), get(b))})`,
-      `(local.set $${h} ${op(f, 'add', op(f, 'add', get(h), bigSigma(f, get(a), f.S0)), maj)})`,
+      comment(`round ${t}`),
+      h.set(o.add(o.add(o.add(h, wkt), ch), bigSigma(f, e, f.S1)) as Expr<'i32'>),
+      d.set(o.add(d, h) as Expr<'i32'>),
+      (m[0] as Local<'i32'>).set(o.xor(a, b) as Expr<'i32'>),
+      h.set(o.add(o.add(h, bigSigma(f, a, f.S0)), maj) as Expr<'i32'>),
     ];
   };
 
   // ---- schedule, SIMD ------------------------------------------------------------------------
 
   const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
-  const shuffle = (x: string, y: string, idx: number[]) => `(i8x16.shuffle ${idx.join(' ')} ${x} ${y})`;
-  const vx = (name: string, ...args: string[]) => `(${name} ${args.join(' ')})`;
 
   /** Store schedule vector j (words nv·j … nv·j + nv−1) plus K to the work area. */
-  const storeWK = (f: Family, j: number, x: string, base = '(i32.const 0)'): string => {
+  const storeWK = (f: Family, j: number, x: Local<'v128'>, base: Val<'i32'> = 0): Stmt => {
     const off = 16 * j;
-    const add = f.t === 'i32' ? 'i32x4.add' : 'i64x2.add';
-    return `(v128.store offset=${SHA2_WORK_PTR + off} ${base} (${add} ${get(x)} (v128.load offset=${f.kPtr + off} ${base})))`;
+    const add = f.t === 'i32' ? i32x4.add : i64x2.add;
+    return v128.store(base, add(x, v128.load(base, f.kPtr + off)), SHA2_WORK_PTR + off);
   };
 
   /** SHA-256 schedule step j ≥ 4: X_j = words 4j … 4j+3, ring of four vectors x0..x3. */
-  const step256 = (j: number, base?: string): string[] => {
-    const X = (i: number) => get(`x${i % 4}`);
+  const step256 = (fn: Func, j: number, base?: Val<'i32'>): Stmt[] => {
+    const X = (i: number) => fn.v128(`x${i % 4}`);
+    const [vb, vp, vd, klo, khi] = ['vb', 'vp', 'vd', 'klo', 'khi'].map((n) => fn.v128(n));
     const [r1, r2, sh] = F256.s0;
     const [q1, q2, sh1] = F256.s1;
-    const B = shuffle(X(j - 4), X(j - 3), range(4, 16)); // W_t-15
-    const C = flags.scheduleSlip ? shuffle(X(j - 2), X(j - 1), range(8, 16)) : shuffle(X(j - 2), X(j - 1), range(4, 16)); // W_t-7
-    const sigma0 = [
-      vx('i32x4.shr_u', get('vb'), '(i32.const ' + r1 + ')'),
-      vx('i32x4.shl', get('vb'), '(i32.const ' + (32 - r1) + ')'),
-      vx('i32x4.shr_u', get('vb'), '(i32.const ' + r2 + ')'),
-      vx('i32x4.shl', get('vb'), '(i32.const ' + (32 - r2) + ')'),
-      vx('i32x4.shr_u', get('vb'), '(i32.const ' + sh + ')'),
-    ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    const B = i8x16.shuffle(X(j - 4), X(j - 3), range(4, 16)); // W_t-15
+    const C = flags.scheduleSlip ? i8x16.shuffle(X(j - 2), X(j - 1), range(8, 16)) : i8x16.shuffle(X(j - 2), X(j - 1), range(4, 16)); // W_t-7
+    const sigma0 = v128.xor(i32x4.shr_u(vb, r1), i32x4.shl(vb, 32 - r1), i32x4.shr_u(vb, r2), i32x4.shl(vb, 32 - r2), i32x4.shr_u(vb, sh));
     // σ1 on two words duplicated into 64-bit lanes: the low half of each lane is σ1(word)
-    const sigma1dup = (src: string) =>
-      [
-        vx('i64x2.shr_u', src, `(i32.const ${q1})`),
-        vx('i64x2.shr_u', src, `(i32.const ${q2})`),
-        vx('i32x4.shr_u', src, `(i32.const ${sh1})`),
-      ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    const sigma1dup = (src: Local<'v128'>) => v128.xor(i64x2.shr_u(src, q1), i64x2.shr_u(src, q2), i32x4.shr_u(src, sh1));
     return [
-      `;; schedule: W_${4 * j}..W_${4 * j + 3}`,
-      `(local.set $vb ${B})`,
-      `(local.set $vp (i32x4.add (i32x4.add ${X(j - 4)} ${C}) ${sigma0}))`,
-      `(local.set $vd ${shuffle(X(j - 1), X(j - 1), [8, 9, 10, 11, 8, 9, 10, 11, 12, 13, 14, 15, 12, 13, 14, 15])})`,
-      `(local.set $vp (i32x4.add ${get('vp')} (i8x16.swizzle ${sigma1dup(get('vd'))} ${get('klo')})))`,
-      `(local.set $vd ${shuffle(get('vp'), get('vp'), [0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7])})`,
-      `(local.set $x${j % 4} (i32x4.add ${get('vp')} (i8x16.swizzle ${sigma1dup(get('vd'))} ${get('khi')})))`,
-      storeWK(F256, j, `x${j % 4}`, base),
+      comment(`schedule: W_${4 * j}..W_${4 * j + 3}`),
+      vb.set(B),
+      vp.set(i32x4.add(i32x4.add(X(j - 4), C), sigma0)),
+      vd.set(i8x16.shuffle(X(j - 1), X(j - 1), [8, 9, 10, 11, 8, 9, 10, 11, 12, 13, 14, 15, 12, 13, 14, 15])),
+      vp.set(i32x4.add(vp, i8x16.swizzle(sigma1dup(vd), klo))),
+      vd.set(i8x16.shuffle(vp, vp, [0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7])),
+      X(j).set(i32x4.add(vp, i8x16.swizzle(sigma1dup(vd), khi))),
+      storeWK(F256, j, X(j), base),
     ];
   };
 
   /** SHA-512 schedule step j ≥ 8: X_j = words 2j, 2j+1, ring of eight vectors x0..x7. */
-  const step512 = (j: number, base?: string): string[] => {
-    const X = (i: number) => get(`x${i % 8}`);
+  const step512 = (fn: Func, j: number, base?: Val<'i32'>): Stmt[] => {
+    const X = (i: number) => fn.v128(`x${i % 8}`);
+    const [vb, krot8] = [fn.v128('vb'), fn.v128('krot8')];
     const [r1, , sh] = F512.s0; // the rotation by 8 is the swizzle $krot8
     const [q1, q2, sh1] = F512.s1;
-    const B = shuffle(X(j - 8), X(j - 7), range(8, 16)); // W_t-15, W_t-14
-    const C = flags.scheduleSlip ? X(j - 3) : shuffle(X(j - 4), X(j - 3), range(8, 16)); // W_t-7, W_t-6
-    const sigma0 = [
-      vx('i64x2.shr_u', get('vb'), `(i32.const ${r1})`),
-      vx('i64x2.shl', get('vb'), `(i32.const ${64 - r1})`),
-      vx('i8x16.swizzle', get('vb'), get('krot8')),
-      vx('i64x2.shr_u', get('vb'), `(i32.const ${sh})`),
-    ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    const B = i8x16.shuffle(X(j - 8), X(j - 7), range(8, 16)); // W_t-15, W_t-14
+    const C = flags.scheduleSlip ? X(j - 3).get() : i8x16.shuffle(X(j - 4), X(j - 3), range(8, 16)); // W_t-7, W_t-6
+    const sigma0 = v128.xor(i64x2.shr_u(vb, r1), i64x2.shl(vb, 64 - r1), i8x16.swizzle(vb, krot8), i64x2.shr_u(vb, sh));
     const D = X(j - 1);
-    const sigma1 = [
-      vx('i64x2.shr_u', D, `(i32.const ${q1})`),
-      vx('i64x2.shl', D, `(i32.const ${64 - q1})`),
-      vx('i64x2.shr_u', D, `(i32.const ${q2})`),
-      vx('i64x2.shl', D, `(i32.const ${64 - q2})`),
-      vx('i64x2.shr_u', D, `(i32.const ${sh1})`),
-    ].reduce((acc, x) => `(v128.xor ${acc} ${x})`);
+    const sigma1 = v128.xor(i64x2.shr_u(D, q1), i64x2.shl(D, 64 - q1), i64x2.shr_u(D, q2), i64x2.shl(D, 64 - q2), i64x2.shr_u(D, sh1));
     return [
-      `;; schedule: W_${2 * j}, W_${2 * j + 1}`,
-      `(local.set $vb ${B})`,
-      `(local.set $x${j % 8} (i64x2.add (i64x2.add (i64x2.add ${X(j - 8)} ${C}) ${sigma0}) ${sigma1}))`,
-      storeWK(F512, j, `x${j % 8}`, base),
+      comment(`schedule: W_${2 * j}, W_${2 * j + 1}`),
+      vb.set(B),
+      X(j).set(i64x2.add(X(j - 8), C, sigma0, sigma1)),
+      storeWK(F512, j, X(j), base),
     ];
   };
 
   // ---- schedule, scalar (for comparison) -----------------------------------------------------
 
-  /** W_t for t ≥ 16 in a ring of 16 locals w0..w15; returns the code that updates w[t % 16]. */
-  const scalarStep = (f: Family, t: number): string => {
-    const w = (i: number) => get(`w${((i % 16) + 16) % 16}`);
-    const small = (x: string, [r1, r2, sh]: number[]) => op(f, 'xor', op(f, 'xor', rotr(f, x, r1), rotr(f, x, r2)), op(f, 'shr_u', x, c(f, sh)));
+  /** W_t for t ≥ 16 in a ring of 16 locals w0..w15; the update of w[t % 16]. */
+  const scalarStep = (fn: Func, f: Family, t: number): Stmt => {
+    const o = wordOps(f);
+    const w = (i: number) => fn.local(f.t, `w${((i % 16) + 16) % 16}`);
+    const small = (x: WordVal, [r1, r2, sh]: number[]) => o.xor(o.xor(o.rotr(x, r1), o.rotr(x, r2)), o.shr_u(x, o.const(sh)));
     const w7 = flags.scheduleSlip ? w(t - 6) : w(t - 7);
-    return `(local.set $w${t % 16} ${op(f, 'add', op(f, 'add', op(f, 'add', small(w(t - 2), f.s1), w7), small(w(t - 15), f.s0)), w(t - 16))})`;
+    return (w(t) as Local<'i32'>).set(o.add(o.add(o.add(small(w(t - 2), f.s1), w7), small(w(t - 15), f.s0)), w(t - 16)) as Expr<'i32'>);
   };
 
   // ---- the block function --------------------------------------------------------------------
 
-  const blocksFn = (f: Family, fn: KernelFunction): string[] => {
+  const blocksFn = (f: Family, name: string): Func => {
+    const fn = new Func(name, { st: 'i32', src: 'i32', n: 'i32' }, { export: true, public: 'all' });
+    const { st, src, n } = fn.p;
+    const o = wordOps(f);
     const is256 = f.t === 'i32';
     const nv = 16 / f.bytes; // words per vector
-    const lanes = is256 ? 'i32x4' : 'i64x2';
     const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-    const decl = [
-      ...names.map((n) => `(local $${n} ${f.t}) (local $${n}0 ${f.t})`),
-      `(local $m0 ${f.t}) (local $m1 ${f.t})`,
-      `(local $v v128) (local $bswap v128) (local $wp i32)`,
-      ...(schedule === 'simd'
-        ? [
-            locals('v128', Array.from({ length: 16 / nv }, (_, i) => `x${i}`)),
-            '(local $vb v128) (local $vp v128) (local $vd v128) (local $klo v128) (local $khi v128) (local $krot8 v128)',
-          ]
-        : [locals(f.t, Array.from({ length: 16 }, (_, i) => `w${i}`))]),
-    ];
+    const word = (nm: string) => fn.local(f.t, nm) as Local<'i32'>;
+    for (const nm of names) word(nm), word(`${nm}0`);
+    const [m0, m1] = [word('m0'), word('m1')];
+    const v = fn.v128('v');
+    const bswap = fn.v128('bswap');
+    const wp = fn.i32('wp');
+    if (schedule === 'simd') {
+      fn.locals('v128', Array.from({ length: 16 / nv }, (_, i) => `x${i}`));
+      fn.locals('v128', ['vb', 'vp', 'vd', 'klo', 'khi', 'krot8']);
+    } else {
+      for (let i = 0; i < 16; i++) word(`w${i}`);
+    }
+    const vset = (nm: string, bytes: number[]) => fn.v128(nm).set(v128.bytes(bytes));
 
-    const body: string[] = [];
-    body.push(`(local.set $bswap ${vconst(is256 ? bswap32 : bswap64)})`);
+    fn.emit(bswap.set(v128.bytes(is256 ? bswap32 : bswap64)));
     if (schedule === 'simd') {
       if (is256) {
-        body.push(`(local.set $klo ${vconst([0, 1, 2, 3, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128])})`);
-        body.push(`(local.set $khi ${vconst([128, 128, 128, 128, 128, 128, 128, 128, 0, 1, 2, 3, 8, 9, 10, 11])})`);
+        fn.emit(vset('klo', [0, 1, 2, 3, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128]));
+        fn.emit(vset('khi', [128, 128, 128, 128, 128, 128, 128, 128, 0, 1, 2, 3, 8, 9, 10, 11]));
       } else {
-        body.push(`(local.set $krot8 ${vconst([1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8])})`);
+        fn.emit(vset('krot8', [1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8]));
       }
     }
-    body.push(';; the chaining value: big-endian words at st, into locals a0…h0');
+    fn.emit(comment('the chaining value: big-endian words at st, into locals a0…h0'));
     for (let i = 0; i < 8 / nv; i++) {
-      body.push(`(local.set $v (i8x16.swizzle (v128.load offset=${16 * i} ${get('st')}) ${get('bswap')}))`);
-      for (let l = 0; l < nv; l++) body.push(`(local.set $${names[i * nv + l]}0 (${lanes}.extract_lane ${l} ${get('v')}))`);
+      fn.emit(v.set(i8x16.swizzle(v128.load(st, 16 * i), bswap)));
+      for (let l = 0; l < nv; l++) fn.emit(word(`${names[i * nv + l]}0`).set(o.extract(v, l) as Expr<'i32'>));
     }
 
-    const loop: string[] = [];
-    for (const n of names) loop.push(`(local.set $${n} ${get(n + '0')})`);
+    const body: Stmt[] = [];
+    for (const nm of names) body.push(word(nm).set(word(`${nm}0`)));
     // the first 16 words: four (eight) byte-swapped vectors
     for (let i = 0; i < 16 / nv; i++) {
-      const load = `(i8x16.swizzle (v128.load offset=${16 * i} ${get('src')}) ${get('bswap')})`;
+      const load = i8x16.swizzle(v128.load(src, 16 * i), bswap);
       if (schedule === 'simd') {
-        loop.push(`(local.set $x${i} ${load})`);
-        loop.push(storeWK(f, i, `x${i}`));
+        body.push(fn.v128(`x${i}`).set(load), storeWK(f, i, fn.v128(`x${i}`)));
       } else {
-        loop.push(`(local.set $v ${load})`);
-        for (let l = 0; l < nv; l++) loop.push(`(local.set $w${i * nv + l} (${lanes}.extract_lane ${l} ${get('v')}))`);
+        body.push(v.set(load));
+        for (let l = 0; l < nv; l++) body.push(word(`w${i * nv + l}`).set(o.extract(v, l) as Expr<'i32'>));
       }
     }
-    loop.push(`(local.set $m1 ${op(f, 'xor', get('b'), get('c'))})`);
+    body.push(m1.set(o.xor(word('b'), word('c')) as Expr<'i32'>));
     const steps = 16 / nv; // schedule vectors per 16 words
     const stepEvery = nv; // rounds per schedule vector
     /** Rounds t0 … t0+count−1 (t relative to `base`), each schedule step 16 words ahead. */
-    const rounds = (t0: number, count: number, total: number, base?: string): string[] => {
-      const out: string[] = [];
-      let v = names.slice();
+    const rounds = (t0: number, count: number, total: number, base?: Val<'i32'>): Stmt[] => {
+      const out: Stmt[] = [];
+      let vs = names.map(word);
       for (let t = t0; t < t0 + count; t++) {
         if (schedule === 'simd' && t % stepEvery === 0) {
           const j = t / stepEvery + steps;
-          if (j < total / nv) out.push(...(is256 ? step256(j, base) : step512(j, base)));
+          if (j < total / nv) out.push(...(is256 ? step256(fn, j, base) : step512(fn, j, base)));
         }
-        let wkt: string;
+        let wkt: Word;
         if (schedule === 'simd') {
           wkt = wk(f, t, base);
         } else {
-          if (t >= 16) out.push(scalarStep(f, t));
-          wkt = op(f, 'add', get(`w${t % 16}`), c(f, is256 ? f.K[t] : hex64(f.K[t] as bigint)));
+          if (t >= 16) out.push(scalarStep(fn, f, t));
+          wkt = o.add(word(`w${t % 16}`), o.const(f.K[t]));
         }
-        const m: [string, string] = t % 2 === 0 ? ['m0', 'm1'] : ['m1', 'm0'];
-        out.push(...round(f, t, v, m, wkt));
-        v = [v[7], v[0], v[1], v[2], v[3], v[4], v[5], v[6]];
+        const m: [Local<'i32'>, Local<'i32'>] = t % 2 === 0 ? [m0, m1] : [m1, m0];
+        out.push(...round(f, t, vs, m, wkt));
+        vs = [vs[7], vs[0], vs[1], vs[2], vs[3], vs[4], vs[5], vs[6]];
       }
       return out;
     };
     if (rolled) {
       // 16 rounds with their schedule steps, looped while steps remain, then the last 16
-      const wp = get('wp');
       const stride = 16 * f.bytes;
-      loop.push(
-        '(local.set $wp (i32.const 0))',
-        '(block $last16',
-        '  (loop $sixteen',
-        `    (br_if $last16 (i32.ge_u ${wp} (i32.const ${stride * (f.rounds / 16 - 1)})))`,
-        indent(rounds(0, 16, 32, wp), 4),
-        `    (local.set $wp (i32.add ${wp} (i32.const ${stride})))`,
-        '    (br $sixteen)))',
+      const [last16, sixteen] = [label('last16'), label('sixteen')];
+      body.push(
+        wp.set(0),
+        block(last16,
+          loop(sixteen,
+            br_if(last16, i32.ge_u(wp, stride * (f.rounds / 16 - 1))),
+            rounds(0, 16, 32, wp),
+            wp.set(i32.add(wp, stride)),
+            br(sixteen),
+          ),
+        ),
         ...rounds(0, 16, 16, wp),
       );
     } else {
-      loop.push(...rounds(0, f.rounds, f.rounds));
+      body.push(...rounds(0, f.rounds, f.rounds));
     }
     // after a multiple of 8 rounds the names are back in place
-    for (const n of names) loop.push(`(local.set $${n}0 ${op(f, 'add', get(n + '0'), get(n))})`);
-    loop.push(`(local.set $src (i32.add ${get('src')} (i32.const ${f.block})))`);
-    loop.push(`(br $next)`);
+    for (const nm of names) body.push(word(`${nm}0`).set(o.add(word(`${nm}0`), word(nm)) as Expr<'i32'>));
+    body.push(src.set(i32.add(src, f.block)));
 
     // The exit test heads the loop (see the top of the file: at its foot it cost ~1000 cycles).
-    body.push('(block $done', '  (loop $next', '    (br_if $done (i32.eqz (local.get $n)))', '    (local.set $n (i32.sub (local.get $n) (i32.const 1)))');
-    body.push(indent(loop, 4));
-    body.push('  )', ')');
-    body.push(';; the chaining value back as big-endian words');
+    const [done, next] = [label('done'), label('next')];
+    body.push(br(next));
+    fn.emit(block(done, loop(next, br_if(done, i32.eqz(n)), n.set(i32.sub(n, 1)), body)));
+    fn.emit(comment('the chaining value back as big-endian words'));
     for (let i = 0; i < 8 / nv; i++) {
-      let vec = `(${lanes}.splat ${get(names[i * nv] + '0')})`;
-      for (let l = 1; l < nv; l++) vec = `(${lanes}.replace_lane ${l} ${vec} ${get(names[i * nv + l] + '0')})`;
-      body.push(`(v128.store offset=${16 * i} ${get('st')} (i8x16.swizzle ${vec} ${get('bswap')}))`);
+      const w0 = (l: number) => word(`${names[i * nv + l]}0`);
+      let vec: Expr<'v128'> = is256 ? i32x4.splat(w0(0)) : i64x2.splat(w0(0) as unknown as Local<'i64'>);
+      for (let l = 1; l < nv; l++) vec = is256 ? i32x4.replace_lane(vec, l, w0(l)) : i64x2.replace_lane(vec, l, w0(l) as unknown as Local<'i64'>);
+      fn.emit(v128.store(st, i8x16.swizzle(vec, bswap), 16 * i));
     }
     if (schedule === 'simd') {
-      body.push(';; wipe the work area');
-      for (let i = 0; i < (f.rounds * f.bytes) / 16; i++) body.push(`(v128.store offset=${SHA2_WORK_PTR + 16 * i} (i32.const 0) (v128.const i64x2 0 0))`);
+      fn.emit(comment('wipe the work area'));
+      for (let i = 0; i < (f.rounds * f.bytes) / 16; i++) fn.emit(v128.store(0, v128.zero(), SHA2_WORK_PTR + 16 * i));
     }
-    return [`(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`, indent(decl, 2), indent(body, 2), ')'];
+    return fn;
   };
 
   // ---- padding (section 5.1) -----------------------------------------------------------------
 
-  const lastFn = (f: Family, fn: KernelFunction, blocks: string): string[] => {
+  const lastFn = (f: Family, name: string, blocks: Func): Func => {
+    const fn = new Func(name, { st: 'i32', src: 'i32', len: 'i32', hi: 'i32', lo: 'i32' }, { export: true, public: 'all' });
+    const { st, src, len, hi, lo } = fn.p;
+    const [p, end] = fn.locals('i32', ['p', 'end']);
     const B = f.block;
     const L = 2 * f.bytes; // the length field: 64 or 128 bits
     const at = flags.lengthSlip ? L + 1 : L; // distance of the length field from the end
+    const field = () => i32.sub(end, at);
     // big-endian i32 stores of public values, byte by byte
-    const be32 = (addr: string, off: number, val: string) =>
-      [24, 16, 8, 0].map((s, i) => `(i32.store8 offset=${off + i} ${addr} (i32.shr_u ${val} (i32.const ${s})))`);
-    return [
-      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)} (local $p i32) (local $end i32)`,
-      indent([
-        ';; p: the tail after the whole blocks; end: the end of the padded message',
-        `(local.set $p (i32.add ${get('src')} (i32.and ${get('len')} (i32.const ${-B}))))`,
-        `(local.set $end (i32.add ${get('p')} (select (i32.const ${B}) (i32.const ${2 * B}) (i32.lt_u (i32.and ${get('len')} (i32.const ${B - 1})) (i32.const ${B - L})))))`,
-        ';; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian',
-        `(i32.store8 (i32.add ${get('src')} ${get('len')}) (i32.const 0x80))`,
-        ';; zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)',
-        `(local.set $p (i32.add (i32.add ${get('src')} ${get('len')}) (i32.const 1)))`,
-        '(block $zeroed',
-        '  (loop $zero',
-        `    (br_if $zeroed (i32.ge_u ${get('p')} (i32.sub ${get('end')} (i32.const ${L}))))`,
-        `    (i64.store ${get('p')} (i64.const 0))`,
-        `    (local.set $p (i32.add ${get('p')} (i32.const 8)))`,
-        '    (br $zero)))',
-        ...(L === 16 ? [...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, 0, '(i32.const 0)'), ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, 4, `(i32.shr_u ${get('hi')} (i32.const 29))`)] : []),
-        ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, L - 8, `(i32.or (i32.shl ${get('hi')} (i32.const 3)) (i32.shr_u ${get('lo')} (i32.const 29)))`),
-        ...be32(`(i32.sub ${get('end')} (i32.const ${at}))`, L - 4, `(i32.shl ${get('lo')} (i32.const 3))`),
-        `(call $${blocks} ${get('st')} ${get('src')} (i32.shr_u (i32.sub ${get('end')} ${get('src')}) (i32.const ${Math.log2(B)})))`,
-      ], 2),
-      ')',
-    ];
+    const be32 = (off: number, val: Val<'i32'>) => [24, 16, 8, 0].map((s, i) => i32.store8(field(), i32.shr_u(val, s), off + i));
+    const [zeroed, zero] = [label('zeroed'), label('zero')];
+    fn.emit(
+      comment('p: the tail after the whole blocks; end: the end of the padded message'),
+      p.set(i32.add(src, i32.and(len, -B))),
+      end.set(i32.add(p, select(B, 2 * B, i32.lt_u(i32.and(len, B - 1), B - L)))),
+      comment('M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian'),
+      i32.store8(i32.add(src, len), i32.const(0x80, true)),
+      comment('zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)'),
+      p.set(i32.add(i32.add(src, len), 1)),
+      block(zeroed,
+        loop(zero,
+          br_if(zeroed, i32.ge_u(p, i32.sub(end, L))),
+          i64.store(p, 0),
+          p.set(i32.add(p, 8)),
+          br(zero),
+        ),
+      ),
+      L === 16 ? [...be32(0, 0), ...be32(4, i32.shr_u(hi, 29))] : [],
+      be32(L - 8, i32.or(i32.shl(hi, 3), i32.shr_u(lo, 29))),
+      be32(L - 4, i32.shl(lo, 3)),
+      call(blocks, st, src, i32.shr_u(i32.sub(end, src), Math.log2(B))),
+    );
+    return fn;
   };
 
-  const initFn = (fn: KernelFunction): string[] => {
+  const initFn = (): Func => {
+    const fn = new Func('sha2_init', { st: 'i32', variant: 'i32' }, { export: true, public: 'all' });
+    const { st, variant } = fn.p;
     const store = (words: readonly (number | bigint)[], size: 4 | 8) => {
       const bytes = beBytes(words, size);
-      const out: string[] = [];
-      for (let i = 0; i < bytes.length; i += 16) out.push(`(v128.store offset=${i} ${get('st')} ${vconst(bytes.slice(i, i + 16))})`);
+      const out: Stmt[] = [];
+      for (let i = 0; i < bytes.length; i += 16) out.push(v128.store(st, v128.bytes(bytes.slice(i, i + 16)), i));
       return out;
     };
-    const variants: [number, string[]][] = [
+    const variants: [number, Stmt[]][] = [
       [224, store(H384.map(lower), 4)],
       [256, store(H512.map(upper), 4)],
       [384, store(H384, 8)],
       [512, store(H512, 8)],
     ];
-    return [
-      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`,
-      ...variants.map(([n, code]) => indent([`(if (i32.eq ${get('variant')} (i32.const ${n})) (then`, indent(code, 2), '))'], 2)),
-      ')',
-    ];
+    fn.emit(variants.map(([n, code]) => if_(i32.eq(variant, n), code)));
+    return fn;
   };
 
   // HMAC's two chaining values: IV compressed with K0 ⊕ ipad, and with K0 ⊕ opad (FIPS 198-1).
   // The XOR runs here, 16 bytes at a time, into the pad block: byte stores from JavaScript
   // followed by 16-byte loads here cost ~0.5 µs per block (store forwarding fails).
-  const hmacInitFn = (fn: KernelFunction): string[] => {
+  const hmacInitFn = (init: Func, b256: Func, b512: Func): Func => {
+    const fn = new Func('sha2_hmac_init', { inner: 'i32', outer: 'i32', key: 'i32', variant: 'i32' }, { export: true, public: 'all' });
+    const { inner, outer, key, variant } = fn.p;
     const xorInto = (B: number, pad: number) =>
-      Array.from({ length: B / 16 }, (_, i) =>
-        `(v128.store offset=${SHA2_PAD_PTR + 16 * i} (i32.const 0) (v128.xor (v128.load offset=${16 * i} ${get('key')}) (v128.const i8x16 ${Array(16).fill(pad).join(' ')})))`);
-    const path = (B: number, blocks: string) => [
+      Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.xor(v128.load(key, 16 * i), v128.i8x16(Array(16).fill(pad))), SHA2_PAD_PTR + 16 * i));
+    const path = (B: number, blocks: Func) => [
       ...xorInto(B, 0x36),
-      `(call $${blocks} ${get('inner')} (i32.const ${SHA2_PAD_PTR}) (i32.const 1))`,
+      call(blocks, inner, SHA2_PAD_PTR, 1),
       ...xorInto(B, 0x5c),
-      `(call $${blocks} ${get('outer')} (i32.const ${SHA2_PAD_PTR}) (i32.const 1))`,
-      ...Array.from({ length: B / 16 }, (_, i) => `(v128.store offset=${SHA2_PAD_PTR + 16 * i} (i32.const 0) (v128.const i64x2 0 0))`),
+      call(blocks, outer, SHA2_PAD_PTR, 1),
+      ...Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i)),
     ];
-    return [
-      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`,
-      indent([
-        `(call $sha2_init ${get('inner')} ${get('variant')})`,
-        `(call $sha2_init ${get('outer')} ${get('variant')})`,
-        `(if (i32.le_u ${get('variant')} (i32.const 256)) (then`,
-        indent(path(64, 'sha256_blocks'), 2),
-        ') (else',
-        indent(path(128, 'sha512_blocks'), 2),
-        '))',
-      ], 2),
-      ')',
-    ];
+    fn.emit(
+      call(init, inner, variant),
+      call(init, outer, variant),
+      if_(i32.le_u(variant, 256), path(64, b256), path(128, b512)),
+    );
+    return fn;
   };
 
   // A whole HMAC of len bytes at src (len < 2^32 − 128): the tag at st + 64, the inner
   // chaining value left at st. One call instead of three for the short messages of HMAC-DRBG.
-  const hmacFn = (fn: KernelFunction): string[] => {
-    const path = (B: number, n: number, last: string) => [
-      `(call $${last} ${get('st')} ${get('src')} ${get('len')} (i32.const 0) (i32.add ${get('len')} (i32.const ${B})))`,
-      ';; the inner digest, then the outer hash of it',
-      ...Array.from({ length: Math.ceil(n / 16) }, (_, i) => `(v128.store offset=${SHA2_PAD_PTR + 16 * i} (i32.const 0) (v128.load offset=${16 * i} ${get('st')}))`),
-      `(call $${last} (i32.add ${get('st')} (i32.const 64)) (i32.const ${SHA2_PAD_PTR}) (i32.const ${n}) (i32.const 0) (i32.const ${B + n}))`,
-      ...Array.from({ length: B / 16 }, (_, i) => `(v128.store offset=${SHA2_PAD_PTR + 16 * i} (i32.const 0) (v128.const i64x2 0 0))`),
+  const hmacFn = (hmacInit: Func, l256: Func, l512: Func): Func => {
+    const fn = new Func('sha2_hmac', { st: 'i32', key: 'i32', src: 'i32', len: 'i32', variant: 'i32' }, { export: true, public: 'all' });
+    const { st, key, src, len, variant } = fn.p;
+    const path = (B: number, n: number, last: Func) => [
+      call(last, st, src, len, 0, i32.add(len, B)),
+      comment('the inner digest, then the outer hash of it'),
+      ...Array.from({ length: Math.ceil(n / 16) }, (_, i) => v128.store(0, v128.load(st, 16 * i), SHA2_PAD_PTR + 16 * i)),
+      call(last, i32.add(st, 64), SHA2_PAD_PTR, n, 0, B + n),
+      ...Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i)),
     ];
-    const outLen: [number, number, number, string][] = [[224, 64, 28, 'sha256_last'], [256, 64, 32, 'sha256_last'], [384, 128, 48, 'sha512_last'], [512, 128, 64, 'sha512_last']];
-    return [
-      `(func $${fn.name} (export "${fn.name}") ${paramDecl(fn)}`,
-      indent([
-        `(call $sha2_hmac_init ${get('st')} (i32.add ${get('st')} (i32.const 64)) ${get('key')} ${get('variant')})`,
-        ...outLen.flatMap(([v, B, n, last]) => [`(if (i32.eq ${get('variant')} (i32.const ${v})) (then`, indent(path(B, n, last), 2), '))']),
-      ], 2),
-      ')',
-    ];
+    const outLen: [number, number, number, Func][] = [[224, 64, 28, l256], [256, 64, 32, l256], [384, 128, 48, l512], [512, 128, 64, l512]];
+    fn.emit(
+      call(hmacInit, st, i32.add(st, 64), key, variant),
+      outLen.map(([v, B, n, last]) => if_(i32.eq(variant, v), path(B, n, last))),
+    );
+    return fn;
   };
 
-  const wat = [
-    ';; GENERATED by `npm run gen` from src/kernels/sha2_vsched.ts — do not edit.',
-    ';; SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.',
-    `;; public parameters: ${FUNCS.map((fn) => `${fn.name}(${fn.publicParams.join(', ')})`).join('; ')}`,
-    '(module',
-    '  (memory (export "memory") 2)',
-    `  (data (i32.const ${SHA2_K256_PTR}) "${dataString(k256, 4)}")`,
-    `  (data (i32.const ${SHA2_K512_PTR}) "${dataString(k512, 8)}")`,
-    indent(initFn(FUNCS[0]), 2),
-    indent(blocksFn(F256, FUNCS[1]), 2),
-    indent(blocksFn(F512, FUNCS[2]), 2),
-    indent(lastFn(F256, FUNCS[3], 'sha256_blocks'), 2),
-    indent(lastFn(F512, FUNCS[4], 'sha512_blocks'), 2),
-    indent(hmacInitFn(FUNCS[5]), 2),
-    indent(hmacFn(FUNCS[6]), 2),
-    ')',
-    '',
-  ].join('\n');
-
-  return { name: 'sha2', wat, publicParams: publicMap(FUNCS) };
+  const init = initFn();
+  const b256 = blocksFn(F256, 'sha256_blocks');
+  const b512 = blocksFn(F512, 'sha512_blocks');
+  const l256 = lastFn(F256, 'sha256_last', b256);
+  const l512 = lastFn(F512, 'sha512_last', b512);
+  const hmacInit = hmacInitFn(init, b256, b512);
+  const hmac = hmacFn(hmacInit, l256, l512);
+  const m = new Module('sha2').memory(2)
+    .dataSegment(SHA2_K256_PTR, leBytes(k256, 4))
+    .dataSegment(SHA2_K512_PTR, leBytes(k512, 8))
+    .add(init, b256, b512, l256, l512, hmacInit, hmac);
+  m.header.push(
+    'GENERATED by `npm run gen` from src/kernels/sha2_vsched.ts — do not edit.',
+    'SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.',
+    `public parameters: ${m.funcs.map((f) => `${f.name}(${(f as Func).params.map((l) => l.name).join(', ')})`).join('; ')}`,
+  );
+  return kernel(m);
 }

@@ -127,7 +127,7 @@ export class Module {
   /** comment lines above `(module` */
   readonly header: string[] = [];
   readonly funcs: ModuleItem[] = [];
-  readonly data: { offset: number; bytes: string }[] = [];
+  readonly data: { offset: number; bytes: readonly number[] }[] = [];
   readonly globals: Global[] = [];
   /** exports listed after the functions: (export "name" (func $f)) */
   readonly exports: { name: string; func: ModuleItem; publicParams: readonly number[] }[] = [];
@@ -142,8 +142,8 @@ export class Module {
     return this;
   }
 
-  /** An active data segment at a constant offset; `bytes` as a WAT string body (escaped). */
-  dataSegment(offset: number, bytes: string): this {
+  /** An active data segment at a constant offset. */
+  dataSegment(offset: number, bytes: readonly number[]): this {
     this.data.push({ offset, bytes });
     return this;
   }

@@ -148,7 +148,13 @@ export function printModule(m: Module): string {
   const out: string[] = m.header.map((h) => `;; ${h}`.trimEnd());
   out.push('(module');
   out.push(`  (memory${m.memoryExport ? ` (export "${m.memoryExport}")` : ''} ${m.memoryPages})`);
-  for (const d of m.data) out.push(`  (data (i32.const ${d.offset}) "${d.bytes}")`);
+  for (const d of m.data) {
+    // 16 bytes per line: a segment's strings are concatenated
+    const hex = (b: number) => '\\' + (b & 0xff).toString(16).padStart(2, '0');
+    out.push(`  (data (i32.const ${d.offset})`);
+    for (let i = 0; i < d.bytes.length; i += 16) out.push(`    "${d.bytes.slice(i, i + 16).map(hex).join('')}"`);
+    out[out.length - 1] += ')';
+  }
   for (const g of m.globals) out.push(`  (global (export "${g.exportName}") ${g.type} (${g.type}.const ${g.value}))`);
   for (const f of m.funcs) {
     if (f instanceof Func) out.push(...printFunc(f, '  ', callees));

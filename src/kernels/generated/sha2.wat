@@ -3,782 +3,2203 @@
 ;; public parameters: sha2_init(st, variant); sha256_blocks(st, src, n); sha512_blocks(st, src, n); sha256_last(st, src, len, hi, lo); sha512_last(st, src, len, hi, lo); sha2_hmac_init(inner, outer, key, variant); sha2_hmac(st, key, src, len, variant)
 (module
   (memory (export "memory") 2)
-  (data (i32.const 2048) "\98\2f\8a\42\91\44\37\71\cf\fb\c0\b5\a5\db\b5\e9\5b\c2\56\39\f1\11\f1\59\a4\82\3f\92\d5\5e\1c\ab\98\aa\07\d8\01\5b\83\12\be\85\31\24\c3\7d\0c\55\74\5d\be\72\fe\b1\de\80\a7\06\dc\9b\74\f1\9b\c1\c1\69\9b\e4\86\47\be\ef\c6\9d\c1\0f\cc\a1\0c\24\6f\2c\e9\2d\aa\84\74\4a\dc\a9\b0\5c\da\88\f9\76\52\51\3e\98\6d\c6\31\a8\c8\27\03\b0\c7\7f\59\bf\f3\0b\e0\c6\47\91\a7\d5\51\63\ca\06\67\29\29\14\85\0a\b7\27\38\21\1b\2e\fc\6d\2c\4d\13\0d\38\53\54\73\0a\65\bb\0a\6a\76\2e\c9\c2\81\85\2c\72\92\a1\e8\bf\a2\4b\66\1a\a8\70\8b\4b\c2\a3\51\6c\c7\19\e8\92\d1\24\06\99\d6\85\35\0e\f4\70\a0\6a\10\16\c1\a4\19\08\6c\37\1e\4c\77\48\27\b5\bc\b0\34\b3\0c\1c\39\4a\aa\d8\4e\4f\ca\9c\5b\f3\6f\2e\68\ee\82\8f\74\6f\63\a5\78\14\78\c8\84\08\02\c7\8c\fa\ff\be\90\eb\6c\50\a4\f7\a3\f9\be\f2\78\71\c6")
-  (data (i32.const 2304) "\22\ae\28\d7\98\2f\8a\42\cd\65\ef\23\91\44\37\71\2f\3b\4d\ec\cf\fb\c0\b5\bc\db\89\81\a5\db\b5\e9\38\b5\48\f3\5b\c2\56\39\19\d0\05\b6\f1\11\f1\59\9b\4f\19\af\a4\82\3f\92\18\81\6d\da\d5\5e\1c\ab\42\02\03\a3\98\aa\07\d8\be\6f\70\45\01\5b\83\12\8c\b2\e4\4e\be\85\31\24\e2\b4\ff\d5\c3\7d\0c\55\6f\89\7b\f2\74\5d\be\72\b1\96\16\3b\fe\b1\de\80\35\12\c7\25\a7\06\dc\9b\94\26\69\cf\74\f1\9b\c1\d2\4a\f1\9e\c1\69\9b\e4\e3\25\4f\38\86\47\be\ef\b5\d5\8c\8b\c6\9d\c1\0f\65\9c\ac\77\cc\a1\0c\24\75\02\2b\59\6f\2c\e9\2d\83\e4\a6\6e\aa\84\74\4a\d4\fb\41\bd\dc\a9\b0\5c\b5\53\11\83\da\88\f9\76\ab\df\66\ee\52\51\3e\98\10\32\b4\2d\6d\c6\31\a8\3f\21\fb\98\c8\27\03\b0\e4\0e\ef\be\c7\7f\59\bf\c2\8f\a8\3d\f3\0b\e0\c6\25\a7\0a\93\47\91\a7\d5\6f\82\03\e0\51\63\ca\06\70\6e\0e\0a\67\29\29\14\fc\2f\d2\46\85\0a\b7\27\26\c9\26\5c\38\21\1b\2e\ed\2a\c4\5a\fc\6d\2c\4d\df\b3\95\9d\13\0d\38\53\de\63\af\8b\54\73\0a\65\a8\b2\77\3c\bb\0a\6a\76\e6\ae\ed\47\2e\c9\c2\81\3b\35\82\14\85\2c\72\92\64\03\f1\4c\a1\e8\bf\a2\01\30\42\bc\4b\66\1a\a8\91\97\f8\d0\70\8b\4b\c2\30\be\54\06\a3\51\6c\c7\18\52\ef\d6\19\e8\92\d1\10\a9\65\55\24\06\99\d6\2a\20\71\57\85\35\0e\f4\b8\d1\bb\32\70\a0\6a\10\c8\d0\d2\b8\16\c1\a4\19\53\ab\41\51\08\6c\37\1e\99\eb\8e\df\4c\77\48\27\a8\48\9b\e1\b5\bc\b0\34\63\5a\c9\c5\b3\0c\1c\39\cb\8a\41\e3\4a\aa\d8\4e\73\e3\63\77\4f\ca\9c\5b\a3\b8\b2\d6\f3\6f\2e\68\fc\b2\ef\5d\ee\82\8f\74\60\2f\17\43\6f\63\a5\78\72\ab\f0\a1\14\78\c8\84\ec\39\64\1a\08\02\c7\8c\28\1e\63\23\fa\ff\be\90\e9\bd\82\de\eb\6c\50\a4\15\79\c6\b2\f7\a3\f9\be\2b\53\72\e3\f2\78\71\c6\9c\61\26\ea\ce\3e\27\ca\07\c2\c0\21\c7\b8\86\d1\1e\eb\e0\cd\d6\7d\da\ea\78\d1\6e\ee\7f\4f\7d\f5\ba\6f\17\72\aa\67\f0\06\a6\98\c8\a2\c5\7d\63\0a\ae\0d\f9\be\04\98\3f\11\1b\47\1c\13\35\0b\71\1b\84\7d\04\23\f5\77\db\28\93\24\c7\40\7b\ab\ca\32\bc\be\c9\15\0a\be\9e\3c\4c\0d\10\9c\c4\67\1d\43\b6\42\3e\cb\be\d4\c5\4c\2a\7e\65\fc\9c\29\7f\59\ec\fa\d6\3a\ab\6f\cb\5f\17\58\47\4a\8c\19\44\6c")
+  (data (i32.const 2048)
+    "\98\2f\8a\42\91\44\37\71\cf\fb\c0\b5\a5\db\b5\e9"
+    "\5b\c2\56\39\f1\11\f1\59\a4\82\3f\92\d5\5e\1c\ab"
+    "\98\aa\07\d8\01\5b\83\12\be\85\31\24\c3\7d\0c\55"
+    "\74\5d\be\72\fe\b1\de\80\a7\06\dc\9b\74\f1\9b\c1"
+    "\c1\69\9b\e4\86\47\be\ef\c6\9d\c1\0f\cc\a1\0c\24"
+    "\6f\2c\e9\2d\aa\84\74\4a\dc\a9\b0\5c\da\88\f9\76"
+    "\52\51\3e\98\6d\c6\31\a8\c8\27\03\b0\c7\7f\59\bf"
+    "\f3\0b\e0\c6\47\91\a7\d5\51\63\ca\06\67\29\29\14"
+    "\85\0a\b7\27\38\21\1b\2e\fc\6d\2c\4d\13\0d\38\53"
+    "\54\73\0a\65\bb\0a\6a\76\2e\c9\c2\81\85\2c\72\92"
+    "\a1\e8\bf\a2\4b\66\1a\a8\70\8b\4b\c2\a3\51\6c\c7"
+    "\19\e8\92\d1\24\06\99\d6\85\35\0e\f4\70\a0\6a\10"
+    "\16\c1\a4\19\08\6c\37\1e\4c\77\48\27\b5\bc\b0\34"
+    "\b3\0c\1c\39\4a\aa\d8\4e\4f\ca\9c\5b\f3\6f\2e\68"
+    "\ee\82\8f\74\6f\63\a5\78\14\78\c8\84\08\02\c7\8c"
+    "\fa\ff\be\90\eb\6c\50\a4\f7\a3\f9\be\f2\78\71\c6")
+  (data (i32.const 2304)
+    "\22\ae\28\d7\98\2f\8a\42\cd\65\ef\23\91\44\37\71"
+    "\2f\3b\4d\ec\cf\fb\c0\b5\bc\db\89\81\a5\db\b5\e9"
+    "\38\b5\48\f3\5b\c2\56\39\19\d0\05\b6\f1\11\f1\59"
+    "\9b\4f\19\af\a4\82\3f\92\18\81\6d\da\d5\5e\1c\ab"
+    "\42\02\03\a3\98\aa\07\d8\be\6f\70\45\01\5b\83\12"
+    "\8c\b2\e4\4e\be\85\31\24\e2\b4\ff\d5\c3\7d\0c\55"
+    "\6f\89\7b\f2\74\5d\be\72\b1\96\16\3b\fe\b1\de\80"
+    "\35\12\c7\25\a7\06\dc\9b\94\26\69\cf\74\f1\9b\c1"
+    "\d2\4a\f1\9e\c1\69\9b\e4\e3\25\4f\38\86\47\be\ef"
+    "\b5\d5\8c\8b\c6\9d\c1\0f\65\9c\ac\77\cc\a1\0c\24"
+    "\75\02\2b\59\6f\2c\e9\2d\83\e4\a6\6e\aa\84\74\4a"
+    "\d4\fb\41\bd\dc\a9\b0\5c\b5\53\11\83\da\88\f9\76"
+    "\ab\df\66\ee\52\51\3e\98\10\32\b4\2d\6d\c6\31\a8"
+    "\3f\21\fb\98\c8\27\03\b0\e4\0e\ef\be\c7\7f\59\bf"
+    "\c2\8f\a8\3d\f3\0b\e0\c6\25\a7\0a\93\47\91\a7\d5"
+    "\6f\82\03\e0\51\63\ca\06\70\6e\0e\0a\67\29\29\14"
+    "\fc\2f\d2\46\85\0a\b7\27\26\c9\26\5c\38\21\1b\2e"
+    "\ed\2a\c4\5a\fc\6d\2c\4d\df\b3\95\9d\13\0d\38\53"
+    "\de\63\af\8b\54\73\0a\65\a8\b2\77\3c\bb\0a\6a\76"
+    "\e6\ae\ed\47\2e\c9\c2\81\3b\35\82\14\85\2c\72\92"
+    "\64\03\f1\4c\a1\e8\bf\a2\01\30\42\bc\4b\66\1a\a8"
+    "\91\97\f8\d0\70\8b\4b\c2\30\be\54\06\a3\51\6c\c7"
+    "\18\52\ef\d6\19\e8\92\d1\10\a9\65\55\24\06\99\d6"
+    "\2a\20\71\57\85\35\0e\f4\b8\d1\bb\32\70\a0\6a\10"
+    "\c8\d0\d2\b8\16\c1\a4\19\53\ab\41\51\08\6c\37\1e"
+    "\99\eb\8e\df\4c\77\48\27\a8\48\9b\e1\b5\bc\b0\34"
+    "\63\5a\c9\c5\b3\0c\1c\39\cb\8a\41\e3\4a\aa\d8\4e"
+    "\73\e3\63\77\4f\ca\9c\5b\a3\b8\b2\d6\f3\6f\2e\68"
+    "\fc\b2\ef\5d\ee\82\8f\74\60\2f\17\43\6f\63\a5\78"
+    "\72\ab\f0\a1\14\78\c8\84\ec\39\64\1a\08\02\c7\8c"
+    "\28\1e\63\23\fa\ff\be\90\e9\bd\82\de\eb\6c\50\a4"
+    "\15\79\c6\b2\f7\a3\f9\be\2b\53\72\e3\f2\78\71\c6"
+    "\9c\61\26\ea\ce\3e\27\ca\07\c2\c0\21\c7\b8\86\d1"
+    "\1e\eb\e0\cd\d6\7d\da\ea\78\d1\6e\ee\7f\4f\7d\f5"
+    "\ba\6f\17\72\aa\67\f0\06\a6\98\c8\a2\c5\7d\63\0a"
+    "\ae\0d\f9\be\04\98\3f\11\1b\47\1c\13\35\0b\71\1b"
+    "\84\7d\04\23\f5\77\db\28\93\24\c7\40\7b\ab\ca\32"
+    "\bc\be\c9\15\0a\be\9e\3c\4c\0d\10\9c\c4\67\1d\43"
+    "\b6\42\3e\cb\be\d4\c5\4c\2a\7e\65\fc\9c\29\7f\59"
+    "\ec\fa\d6\3a\ab\6f\cb\5f\17\58\47\4a\8c\19\44\6c")
   (func $sha2_init (export "sha2_init") (param $st i32) (param $variant i32)
     (if (i32.eq (local.get $variant) (i32.const 224)) (then
-    (v128.store offset=0 (local.get $st) (v128.const i8x16 193 5 158 216 54 124 213 7 48 112 221 23 247 14 89 57))
-  (v128.store offset=16 (local.get $st) (v128.const i8x16 255 192 11 49 104 88 21 17 100 249 143 167 190 250 79 164))
-  ))
+      (v128.store (local.get $st) (v128.const i8x16 193 5 158 216 54 124 213 7 48 112 221 23 247 14 89 57))
+      (v128.store offset=16
+        (local.get $st)
+        (v128.const i8x16 255 192 11 49 104 88 21 17 100 249 143 167 190 250 79 164))
+    ))
     (if (i32.eq (local.get $variant) (i32.const 256)) (then
-    (v128.store offset=0 (local.get $st) (v128.const i8x16 106 9 230 103 187 103 174 133 60 110 243 114 165 79 245 58))
-  (v128.store offset=16 (local.get $st) (v128.const i8x16 81 14 82 127 155 5 104 140 31 131 217 171 91 224 205 25))
-  ))
+      (v128.store (local.get $st) (v128.const i8x16 106 9 230 103 187 103 174 133 60 110 243 114 165 79 245 58))
+      (v128.store offset=16 (local.get $st) (v128.const i8x16 81 14 82 127 155 5 104 140 31 131 217 171 91 224 205 25))
+    ))
     (if (i32.eq (local.get $variant) (i32.const 384)) (then
-    (v128.store offset=0 (local.get $st) (v128.const i8x16 203 187 157 93 193 5 158 216 98 154 41 42 54 124 213 7))
-  (v128.store offset=16 (local.get $st) (v128.const i8x16 145 89 1 90 48 112 221 23 21 47 236 216 247 14 89 57))
-  (v128.store offset=32 (local.get $st) (v128.const i8x16 103 51 38 103 255 192 11 49 142 180 74 135 104 88 21 17))
-  (v128.store offset=48 (local.get $st) (v128.const i8x16 219 12 46 13 100 249 143 167 71 181 72 29 190 250 79 164))
-  ))
+      (v128.store (local.get $st) (v128.const i8x16 203 187 157 93 193 5 158 216 98 154 41 42 54 124 213 7))
+      (v128.store offset=16 (local.get $st) (v128.const i8x16 145 89 1 90 48 112 221 23 21 47 236 216 247 14 89 57))
+      (v128.store offset=32 (local.get $st) (v128.const i8x16 103 51 38 103 255 192 11 49 142 180 74 135 104 88 21 17))
+      (v128.store offset=48 (local.get $st) (v128.const i8x16 219 12 46 13 100 249 143 167 71 181 72 29 190 250 79 164))
+    ))
     (if (i32.eq (local.get $variant) (i32.const 512)) (then
-    (v128.store offset=0 (local.get $st) (v128.const i8x16 106 9 230 103 243 188 201 8 187 103 174 133 132 202 167 59))
-  (v128.store offset=16 (local.get $st) (v128.const i8x16 60 110 243 114 254 148 248 43 165 79 245 58 95 29 54 241))
-  (v128.store offset=32 (local.get $st) (v128.const i8x16 81 14 82 127 173 230 130 209 155 5 104 140 43 62 108 31))
-  (v128.store offset=48 (local.get $st) (v128.const i8x16 31 131 217 171 251 65 189 107 91 224 205 25 19 126 33 121))
-  ))
+      (v128.store (local.get $st) (v128.const i8x16 106 9 230 103 243 188 201 8 187 103 174 133 132 202 167 59))
+      (v128.store offset=16 (local.get $st) (v128.const i8x16 60 110 243 114 254 148 248 43 165 79 245 58 95 29 54 241))
+      (v128.store offset=32 (local.get $st) (v128.const i8x16 81 14 82 127 173 230 130 209 155 5 104 140 43 62 108 31))
+      (v128.store offset=48
+        (local.get $st)
+        (v128.const i8x16 31 131 217 171 251 65 189 107 91 224 205 25 19 126 33 121))
+    ))
   )
   (func $sha256_blocks (export "sha256_blocks") (param $st i32) (param $src i32) (param $n i32)
-    (local $a i32) (local $a0 i32)
-  (local $b i32) (local $b0 i32)
-  (local $c i32) (local $c0 i32)
-  (local $d i32) (local $d0 i32)
-  (local $e i32) (local $e0 i32)
-  (local $f i32) (local $f0 i32)
-  (local $g i32) (local $g0 i32)
-  (local $h i32) (local $h0 i32)
-  (local $m0 i32) (local $m1 i32)
-  (local $v v128) (local $bswap v128) (local $wp i32)
-  (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128)
-  (local $vb v128) (local $vp v128) (local $vd v128) (local $klo v128) (local $khi v128) (local $krot8 v128)
+    (local $a i32) (local $a0 i32) (local $b i32) (local $b0 i32) (local $c i32) (local $c0 i32) (local $d i32)
+    (local $d0 i32) (local $e i32) (local $e0 i32) (local $f i32) (local $f0 i32) (local $g i32) (local $g0 i32)
+    (local $h i32) (local $h0 i32) (local $m0 i32) (local $m1 i32) (local $v v128) (local $bswap v128) (local $wp i32)
+    (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $vb v128) (local $vp v128)
+    (local $vd v128) (local $klo v128) (local $khi v128) (local $krot8 v128)
     (local.set $bswap (v128.const i8x16 3 2 1 0 7 6 5 4 11 10 9 8 15 14 13 12))
-  (local.set $klo (v128.const i8x16 0 1 2 3 8 9 10 11 128 128 128 128 128 128 128 128))
-  (local.set $khi (v128.const i8x16 128 128 128 128 128 128 128 128 0 1 2 3 8 9 10 11))
-  ;; the chaining value: big-endian words at st, into locals a0…h0
-  (local.set $v (i8x16.swizzle (v128.load offset=0 (local.get $st)) (local.get $bswap)))
-  (local.set $a0 (i32x4.extract_lane 0 (local.get $v)))
-  (local.set $b0 (i32x4.extract_lane 1 (local.get $v)))
-  (local.set $c0 (i32x4.extract_lane 2 (local.get $v)))
-  (local.set $d0 (i32x4.extract_lane 3 (local.get $v)))
-  (local.set $v (i8x16.swizzle (v128.load offset=16 (local.get $st)) (local.get $bswap)))
-  (local.set $e0 (i32x4.extract_lane 0 (local.get $v)))
-  (local.set $f0 (i32x4.extract_lane 1 (local.get $v)))
-  (local.set $g0 (i32x4.extract_lane 2 (local.get $v)))
-  (local.set $h0 (i32x4.extract_lane 3 (local.get $v)))
-  (block $done
-    (loop $next
-      (br_if $done (i32.eqz (local.get $n)))
-      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
-      (local.set $a (local.get $a0))
-    (local.set $b (local.get $b0))
-    (local.set $c (local.get $c0))
-    (local.set $d (local.get $d0))
-    (local.set $e (local.get $e0))
-    (local.set $f (local.get $f0))
-    (local.set $g (local.get $g0))
-    (local.set $h (local.get $h0))
-    (local.set $x0 (i8x16.swizzle (v128.load offset=0 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3072 (i32.const 0) (i32x4.add (local.get $x0) (v128.load offset=2048 (i32.const 0))))
-    (local.set $x1 (i8x16.swizzle (v128.load offset=16 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3088 (i32.const 0) (i32x4.add (local.get $x1) (v128.load offset=2064 (i32.const 0))))
-    (local.set $x2 (i8x16.swizzle (v128.load offset=32 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3104 (i32.const 0) (i32x4.add (local.get $x2) (v128.load offset=2080 (i32.const 0))))
-    (local.set $x3 (i8x16.swizzle (v128.load offset=48 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3120 (i32.const 0) (i32x4.add (local.get $x3) (v128.load offset=2096 (i32.const 0))))
-    (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
-    (local.set $wp (i32.const 0))
-    (block $last16
-      (loop $sixteen
-        (br_if $last16 (i32.ge_u (local.get $wp) (i32.const 192)))
-        ;; schedule: W_16..W_19
-    (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x0) (local.get $x1)))
-    (local.set $vp (i32x4.add (i32x4.add (local.get $x0) (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x2) (local.get $x3))) (v128.xor (v128.xor (v128.xor (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25))) (i32x4.shr_u (local.get $vb) (i32.const 18))) (i32x4.shl (local.get $vb) (i32.const 14))) (i32x4.shr_u (local.get $vb) (i32.const 3)))))
-    (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x3) (local.get $x3)))
-    (local.set $vp (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $klo))))
-    (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
-    (local.set $x0 (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $khi))))
-    (v128.store offset=3136 (local.get $wp) (i32x4.add (local.get $x0) (v128.load offset=2112 (local.get $wp))))
-    ;; round 0
-    (local.set $h (i32.add (i32.add (i32.add (local.get $h) (i32.load offset=3072 (local.get $wp))) (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g))))) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11))) (i32.rotr (local.get $e) (i32.const 25)))))
-    (local.set $d (i32.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
-    (local.set $h (i32.add (i32.add (local.get $h) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13))) (i32.rotr (local.get $a) (i32.const 22)))) (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 1
-    (local.set $g (i32.add (i32.add (i32.add (local.get $g) (i32.load offset=3076 (local.get $wp))) (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f))))) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11))) (i32.rotr (local.get $d) (i32.const 25)))))
-    (local.set $c (i32.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
-    (local.set $g (i32.add (i32.add (local.get $g) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13))) (i32.rotr (local.get $h) (i32.const 22)))) (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 2
-    (local.set $f (i32.add (i32.add (i32.add (local.get $f) (i32.load offset=3080 (local.get $wp))) (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e))))) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11))) (i32.rotr (local.get $c) (i32.const 25)))))
-    (local.set $b (i32.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
-    (local.set $f (i32.add (i32.add (local.get $f) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13))) (i32.rotr (local.get $g) (i32.const 22)))) (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 3
-    (local.set $e (i32.add (i32.add (i32.add (local.get $e) (i32.load offset=3084 (local.get $wp))) (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d))))) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11))) (i32.rotr (local.get $b) (i32.const 25)))))
-    (local.set $a (i32.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
-    (local.set $e (i32.add (i32.add (local.get $e) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13))) (i32.rotr (local.get $f) (i32.const 22)))) (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_20..W_23
-    (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x1) (local.get $x2)))
-    (local.set $vp (i32x4.add (i32x4.add (local.get $x1) (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x3) (local.get $x0))) (v128.xor (v128.xor (v128.xor (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25))) (i32x4.shr_u (local.get $vb) (i32.const 18))) (i32x4.shl (local.get $vb) (i32.const 14))) (i32x4.shr_u (local.get $vb) (i32.const 3)))))
-    (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x0) (local.get $x0)))
-    (local.set $vp (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $klo))))
-    (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
-    (local.set $x1 (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $khi))))
-    (v128.store offset=3152 (local.get $wp) (i32x4.add (local.get $x1) (v128.load offset=2128 (local.get $wp))))
-    ;; round 4
-    (local.set $d (i32.add (i32.add (i32.add (local.get $d) (i32.load offset=3088 (local.get $wp))) (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c))))) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11))) (i32.rotr (local.get $a) (i32.const 25)))))
-    (local.set $h (i32.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
-    (local.set $d (i32.add (i32.add (local.get $d) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13))) (i32.rotr (local.get $e) (i32.const 22)))) (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 5
-    (local.set $c (i32.add (i32.add (i32.add (local.get $c) (i32.load offset=3092 (local.get $wp))) (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b))))) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11))) (i32.rotr (local.get $h) (i32.const 25)))))
-    (local.set $g (i32.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
-    (local.set $c (i32.add (i32.add (local.get $c) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13))) (i32.rotr (local.get $d) (i32.const 22)))) (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 6
-    (local.set $b (i32.add (i32.add (i32.add (local.get $b) (i32.load offset=3096 (local.get $wp))) (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a))))) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11))) (i32.rotr (local.get $g) (i32.const 25)))))
-    (local.set $f (i32.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
-    (local.set $b (i32.add (i32.add (local.get $b) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13))) (i32.rotr (local.get $c) (i32.const 22)))) (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 7
-    (local.set $a (i32.add (i32.add (i32.add (local.get $a) (i32.load offset=3100 (local.get $wp))) (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h))))) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11))) (i32.rotr (local.get $f) (i32.const 25)))))
-    (local.set $e (i32.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
-    (local.set $a (i32.add (i32.add (local.get $a) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13))) (i32.rotr (local.get $b) (i32.const 22)))) (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_24..W_27
-    (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x2) (local.get $x3)))
-    (local.set $vp (i32x4.add (i32x4.add (local.get $x2) (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x0) (local.get $x1))) (v128.xor (v128.xor (v128.xor (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25))) (i32x4.shr_u (local.get $vb) (i32.const 18))) (i32x4.shl (local.get $vb) (i32.const 14))) (i32x4.shr_u (local.get $vb) (i32.const 3)))))
-    (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x1) (local.get $x1)))
-    (local.set $vp (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $klo))))
-    (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
-    (local.set $x2 (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $khi))))
-    (v128.store offset=3168 (local.get $wp) (i32x4.add (local.get $x2) (v128.load offset=2144 (local.get $wp))))
-    ;; round 8
-    (local.set $h (i32.add (i32.add (i32.add (local.get $h) (i32.load offset=3104 (local.get $wp))) (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g))))) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11))) (i32.rotr (local.get $e) (i32.const 25)))))
-    (local.set $d (i32.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
-    (local.set $h (i32.add (i32.add (local.get $h) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13))) (i32.rotr (local.get $a) (i32.const 22)))) (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 9
-    (local.set $g (i32.add (i32.add (i32.add (local.get $g) (i32.load offset=3108 (local.get $wp))) (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f))))) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11))) (i32.rotr (local.get $d) (i32.const 25)))))
-    (local.set $c (i32.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
-    (local.set $g (i32.add (i32.add (local.get $g) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13))) (i32.rotr (local.get $h) (i32.const 22)))) (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 10
-    (local.set $f (i32.add (i32.add (i32.add (local.get $f) (i32.load offset=3112 (local.get $wp))) (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e))))) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11))) (i32.rotr (local.get $c) (i32.const 25)))))
-    (local.set $b (i32.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
-    (local.set $f (i32.add (i32.add (local.get $f) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13))) (i32.rotr (local.get $g) (i32.const 22)))) (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 11
-    (local.set $e (i32.add (i32.add (i32.add (local.get $e) (i32.load offset=3116 (local.get $wp))) (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d))))) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11))) (i32.rotr (local.get $b) (i32.const 25)))))
-    (local.set $a (i32.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
-    (local.set $e (i32.add (i32.add (local.get $e) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13))) (i32.rotr (local.get $f) (i32.const 22)))) (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_28..W_31
-    (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x3) (local.get $x0)))
-    (local.set $vp (i32x4.add (i32x4.add (local.get $x3) (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x1) (local.get $x2))) (v128.xor (v128.xor (v128.xor (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25))) (i32x4.shr_u (local.get $vb) (i32.const 18))) (i32x4.shl (local.get $vb) (i32.const 14))) (i32x4.shr_u (local.get $vb) (i32.const 3)))))
-    (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x2) (local.get $x2)))
-    (local.set $vp (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $klo))))
-    (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
-    (local.set $x3 (i32x4.add (local.get $vp) (i8x16.swizzle (v128.xor (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19))) (i32x4.shr_u (local.get $vd) (i32.const 10))) (local.get $khi))))
-    (v128.store offset=3184 (local.get $wp) (i32x4.add (local.get $x3) (v128.load offset=2160 (local.get $wp))))
-    ;; round 12
-    (local.set $d (i32.add (i32.add (i32.add (local.get $d) (i32.load offset=3120 (local.get $wp))) (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c))))) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11))) (i32.rotr (local.get $a) (i32.const 25)))))
-    (local.set $h (i32.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
-    (local.set $d (i32.add (i32.add (local.get $d) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13))) (i32.rotr (local.get $e) (i32.const 22)))) (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 13
-    (local.set $c (i32.add (i32.add (i32.add (local.get $c) (i32.load offset=3124 (local.get $wp))) (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b))))) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11))) (i32.rotr (local.get $h) (i32.const 25)))))
-    (local.set $g (i32.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
-    (local.set $c (i32.add (i32.add (local.get $c) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13))) (i32.rotr (local.get $d) (i32.const 22)))) (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 14
-    (local.set $b (i32.add (i32.add (i32.add (local.get $b) (i32.load offset=3128 (local.get $wp))) (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a))))) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11))) (i32.rotr (local.get $g) (i32.const 25)))))
-    (local.set $f (i32.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
-    (local.set $b (i32.add (i32.add (local.get $b) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13))) (i32.rotr (local.get $c) (i32.const 22)))) (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 15
-    (local.set $a (i32.add (i32.add (i32.add (local.get $a) (i32.load offset=3132 (local.get $wp))) (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h))))) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11))) (i32.rotr (local.get $f) (i32.const 25)))))
-    (local.set $e (i32.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
-    (local.set $a (i32.add (i32.add (local.get $a) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13))) (i32.rotr (local.get $b) (i32.const 22)))) (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
-        (local.set $wp (i32.add (local.get $wp) (i32.const 64)))
-        (br $sixteen)))
-    ;; round 0
-    (local.set $h (i32.add (i32.add (i32.add (local.get $h) (i32.load offset=3072 (local.get $wp))) (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g))))) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11))) (i32.rotr (local.get $e) (i32.const 25)))))
-    (local.set $d (i32.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
-    (local.set $h (i32.add (i32.add (local.get $h) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13))) (i32.rotr (local.get $a) (i32.const 22)))) (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 1
-    (local.set $g (i32.add (i32.add (i32.add (local.get $g) (i32.load offset=3076 (local.get $wp))) (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f))))) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11))) (i32.rotr (local.get $d) (i32.const 25)))))
-    (local.set $c (i32.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
-    (local.set $g (i32.add (i32.add (local.get $g) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13))) (i32.rotr (local.get $h) (i32.const 22)))) (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 2
-    (local.set $f (i32.add (i32.add (i32.add (local.get $f) (i32.load offset=3080 (local.get $wp))) (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e))))) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11))) (i32.rotr (local.get $c) (i32.const 25)))))
-    (local.set $b (i32.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
-    (local.set $f (i32.add (i32.add (local.get $f) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13))) (i32.rotr (local.get $g) (i32.const 22)))) (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 3
-    (local.set $e (i32.add (i32.add (i32.add (local.get $e) (i32.load offset=3084 (local.get $wp))) (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d))))) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11))) (i32.rotr (local.get $b) (i32.const 25)))))
-    (local.set $a (i32.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
-    (local.set $e (i32.add (i32.add (local.get $e) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13))) (i32.rotr (local.get $f) (i32.const 22)))) (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 4
-    (local.set $d (i32.add (i32.add (i32.add (local.get $d) (i32.load offset=3088 (local.get $wp))) (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c))))) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11))) (i32.rotr (local.get $a) (i32.const 25)))))
-    (local.set $h (i32.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
-    (local.set $d (i32.add (i32.add (local.get $d) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13))) (i32.rotr (local.get $e) (i32.const 22)))) (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 5
-    (local.set $c (i32.add (i32.add (i32.add (local.get $c) (i32.load offset=3092 (local.get $wp))) (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b))))) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11))) (i32.rotr (local.get $h) (i32.const 25)))))
-    (local.set $g (i32.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
-    (local.set $c (i32.add (i32.add (local.get $c) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13))) (i32.rotr (local.get $d) (i32.const 22)))) (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 6
-    (local.set $b (i32.add (i32.add (i32.add (local.get $b) (i32.load offset=3096 (local.get $wp))) (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a))))) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11))) (i32.rotr (local.get $g) (i32.const 25)))))
-    (local.set $f (i32.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
-    (local.set $b (i32.add (i32.add (local.get $b) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13))) (i32.rotr (local.get $c) (i32.const 22)))) (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 7
-    (local.set $a (i32.add (i32.add (i32.add (local.get $a) (i32.load offset=3100 (local.get $wp))) (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h))))) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11))) (i32.rotr (local.get $f) (i32.const 25)))))
-    (local.set $e (i32.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
-    (local.set $a (i32.add (i32.add (local.get $a) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13))) (i32.rotr (local.get $b) (i32.const 22)))) (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 8
-    (local.set $h (i32.add (i32.add (i32.add (local.get $h) (i32.load offset=3104 (local.get $wp))) (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g))))) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11))) (i32.rotr (local.get $e) (i32.const 25)))))
-    (local.set $d (i32.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
-    (local.set $h (i32.add (i32.add (local.get $h) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13))) (i32.rotr (local.get $a) (i32.const 22)))) (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 9
-    (local.set $g (i32.add (i32.add (i32.add (local.get $g) (i32.load offset=3108 (local.get $wp))) (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f))))) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11))) (i32.rotr (local.get $d) (i32.const 25)))))
-    (local.set $c (i32.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
-    (local.set $g (i32.add (i32.add (local.get $g) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13))) (i32.rotr (local.get $h) (i32.const 22)))) (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 10
-    (local.set $f (i32.add (i32.add (i32.add (local.get $f) (i32.load offset=3112 (local.get $wp))) (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e))))) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11))) (i32.rotr (local.get $c) (i32.const 25)))))
-    (local.set $b (i32.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
-    (local.set $f (i32.add (i32.add (local.get $f) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13))) (i32.rotr (local.get $g) (i32.const 22)))) (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 11
-    (local.set $e (i32.add (i32.add (i32.add (local.get $e) (i32.load offset=3116 (local.get $wp))) (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d))))) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11))) (i32.rotr (local.get $b) (i32.const 25)))))
-    (local.set $a (i32.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
-    (local.set $e (i32.add (i32.add (local.get $e) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13))) (i32.rotr (local.get $f) (i32.const 22)))) (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 12
-    (local.set $d (i32.add (i32.add (i32.add (local.get $d) (i32.load offset=3120 (local.get $wp))) (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c))))) (i32.xor (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11))) (i32.rotr (local.get $a) (i32.const 25)))))
-    (local.set $h (i32.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
-    (local.set $d (i32.add (i32.add (local.get $d) (i32.xor (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13))) (i32.rotr (local.get $e) (i32.const 22)))) (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 13
-    (local.set $c (i32.add (i32.add (i32.add (local.get $c) (i32.load offset=3124 (local.get $wp))) (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b))))) (i32.xor (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11))) (i32.rotr (local.get $h) (i32.const 25)))))
-    (local.set $g (i32.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
-    (local.set $c (i32.add (i32.add (local.get $c) (i32.xor (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13))) (i32.rotr (local.get $d) (i32.const 22)))) (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
-    ;; round 14
-    (local.set $b (i32.add (i32.add (i32.add (local.get $b) (i32.load offset=3128 (local.get $wp))) (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a))))) (i32.xor (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11))) (i32.rotr (local.get $g) (i32.const 25)))))
-    (local.set $f (i32.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
-    (local.set $b (i32.add (i32.add (local.get $b) (i32.xor (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13))) (i32.rotr (local.get $c) (i32.const 22)))) (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
-    ;; round 15
-    (local.set $a (i32.add (i32.add (i32.add (local.get $a) (i32.load offset=3132 (local.get $wp))) (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h))))) (i32.xor (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11))) (i32.rotr (local.get $f) (i32.const 25)))))
-    (local.set $e (i32.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
-    (local.set $a (i32.add (i32.add (local.get $a) (i32.xor (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13))) (i32.rotr (local.get $b) (i32.const 22)))) (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
-    (local.set $a0 (i32.add (local.get $a0) (local.get $a)))
-    (local.set $b0 (i32.add (local.get $b0) (local.get $b)))
-    (local.set $c0 (i32.add (local.get $c0) (local.get $c)))
-    (local.set $d0 (i32.add (local.get $d0) (local.get $d)))
-    (local.set $e0 (i32.add (local.get $e0) (local.get $e)))
-    (local.set $f0 (i32.add (local.get $f0) (local.get $f)))
-    (local.set $g0 (i32.add (local.get $g0) (local.get $g)))
-    (local.set $h0 (i32.add (local.get $h0) (local.get $h)))
-    (local.set $src (i32.add (local.get $src) (i32.const 64)))
-    (br $next)
+    (local.set $klo (v128.const i8x16 0 1 2 3 8 9 10 11 128 128 128 128 128 128 128 128))
+    (local.set $khi (v128.const i8x16 128 128 128 128 128 128 128 128 0 1 2 3 8 9 10 11))
+    ;; the chaining value: big-endian words at st, into locals a0…h0
+    (local.set $v (i8x16.swizzle (v128.load (local.get $st)) (local.get $bswap)))
+    (local.set $a0 (i32x4.extract_lane 0 (local.get $v)))
+    (local.set $b0 (i32x4.extract_lane 1 (local.get $v)))
+    (local.set $c0 (i32x4.extract_lane 2 (local.get $v)))
+    (local.set $d0 (i32x4.extract_lane 3 (local.get $v)))
+    (local.set $v (i8x16.swizzle (v128.load offset=16 (local.get $st)) (local.get $bswap)))
+    (local.set $e0 (i32x4.extract_lane 0 (local.get $v)))
+    (local.set $f0 (i32x4.extract_lane 1 (local.get $v)))
+    (local.set $g0 (i32x4.extract_lane 2 (local.get $v)))
+    (local.set $h0 (i32x4.extract_lane 3 (local.get $v)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (local.set $a (local.get $a0))
+        (local.set $b (local.get $b0))
+        (local.set $c (local.get $c0))
+        (local.set $d (local.get $d0))
+        (local.set $e (local.get $e0))
+        (local.set $f (local.get $f0))
+        (local.set $g (local.get $g0))
+        (local.set $h (local.get $h0))
+        (local.set $x0 (i8x16.swizzle (v128.load (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3072 (i32.const 0) (i32x4.add (local.get $x0) (v128.load offset=2048 (i32.const 0))))
+        (local.set $x1 (i8x16.swizzle (v128.load offset=16 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3088 (i32.const 0) (i32x4.add (local.get $x1) (v128.load offset=2064 (i32.const 0))))
+        (local.set $x2 (i8x16.swizzle (v128.load offset=32 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3104 (i32.const 0) (i32x4.add (local.get $x2) (v128.load offset=2080 (i32.const 0))))
+        (local.set $x3 (i8x16.swizzle (v128.load offset=48 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3120 (i32.const 0) (i32x4.add (local.get $x3) (v128.load offset=2096 (i32.const 0))))
+        (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
+        (local.set $wp (i32.const 0))
+        (block $last16
+          (loop $sixteen
+            (br_if $last16 (i32.ge_u (local.get $wp) (i32.const 192)))
+            ;; schedule: W_16..W_19
+            (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x0) (local.get $x1)))
+            (local.set $vp
+              (i32x4.add
+                (i32x4.add
+                  (local.get $x0)
+                  (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x2) (local.get $x3)))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25)))
+                      (i32x4.shr_u (local.get $vb) (i32.const 18)))
+                    (i32x4.shl (local.get $vb) (i32.const 14)))
+                  (i32x4.shr_u (local.get $vb) (i32.const 3)))))
+            (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x3) (local.get $x3)))
+            (local.set $vp
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $klo))))
+            (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
+            (local.set $x0
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $khi))))
+            (v128.store offset=3136 (local.get $wp) (i32x4.add (local.get $x0) (v128.load offset=2112 (local.get $wp))))
+            ;; round 0
+            (local.set $h
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $h) (i32.load offset=3072 (local.get $wp)))
+                  (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11)))
+                  (i32.rotr (local.get $e) (i32.const 25)))))
+            (local.set $d (i32.add (local.get $d) (local.get $h)))
+            (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
+            (local.set $h
+              (i32.add
+                (i32.add
+                  (local.get $h)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13)))
+                    (i32.rotr (local.get $a) (i32.const 22))))
+                (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 1
+            (local.set $g
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $g) (i32.load offset=3076 (local.get $wp)))
+                  (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11)))
+                  (i32.rotr (local.get $d) (i32.const 25)))))
+            (local.set $c (i32.add (local.get $c) (local.get $g)))
+            (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
+            (local.set $g
+              (i32.add
+                (i32.add
+                  (local.get $g)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13)))
+                    (i32.rotr (local.get $h) (i32.const 22))))
+                (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; round 2
+            (local.set $f
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $f) (i32.load offset=3080 (local.get $wp)))
+                  (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11)))
+                  (i32.rotr (local.get $c) (i32.const 25)))))
+            (local.set $b (i32.add (local.get $b) (local.get $f)))
+            (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
+            (local.set $f
+              (i32.add
+                (i32.add
+                  (local.get $f)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13)))
+                    (i32.rotr (local.get $g) (i32.const 22))))
+                (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 3
+            (local.set $e
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $e) (i32.load offset=3084 (local.get $wp)))
+                  (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11)))
+                  (i32.rotr (local.get $b) (i32.const 25)))))
+            (local.set $a (i32.add (local.get $a) (local.get $e)))
+            (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
+            (local.set $e
+              (i32.add
+                (i32.add
+                  (local.get $e)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13)))
+                    (i32.rotr (local.get $f) (i32.const 22))))
+                (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_20..W_23
+            (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x1) (local.get $x2)))
+            (local.set $vp
+              (i32x4.add
+                (i32x4.add
+                  (local.get $x1)
+                  (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x3) (local.get $x0)))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25)))
+                      (i32x4.shr_u (local.get $vb) (i32.const 18)))
+                    (i32x4.shl (local.get $vb) (i32.const 14)))
+                  (i32x4.shr_u (local.get $vb) (i32.const 3)))))
+            (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x0) (local.get $x0)))
+            (local.set $vp
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $klo))))
+            (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
+            (local.set $x1
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $khi))))
+            (v128.store offset=3152 (local.get $wp) (i32x4.add (local.get $x1) (v128.load offset=2128 (local.get $wp))))
+            ;; round 4
+            (local.set $d
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $d) (i32.load offset=3088 (local.get $wp)))
+                  (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11)))
+                  (i32.rotr (local.get $a) (i32.const 25)))))
+            (local.set $h (i32.add (local.get $h) (local.get $d)))
+            (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
+            (local.set $d
+              (i32.add
+                (i32.add
+                  (local.get $d)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13)))
+                    (i32.rotr (local.get $e) (i32.const 22))))
+                (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 5
+            (local.set $c
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $c) (i32.load offset=3092 (local.get $wp)))
+                  (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11)))
+                  (i32.rotr (local.get $h) (i32.const 25)))))
+            (local.set $g (i32.add (local.get $g) (local.get $c)))
+            (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
+            (local.set $c
+              (i32.add
+                (i32.add
+                  (local.get $c)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13)))
+                    (i32.rotr (local.get $d) (i32.const 22))))
+                (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; round 6
+            (local.set $b
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $b) (i32.load offset=3096 (local.get $wp)))
+                  (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11)))
+                  (i32.rotr (local.get $g) (i32.const 25)))))
+            (local.set $f (i32.add (local.get $f) (local.get $b)))
+            (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
+            (local.set $b
+              (i32.add
+                (i32.add
+                  (local.get $b)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13)))
+                    (i32.rotr (local.get $c) (i32.const 22))))
+                (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 7
+            (local.set $a
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $a) (i32.load offset=3100 (local.get $wp)))
+                  (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11)))
+                  (i32.rotr (local.get $f) (i32.const 25)))))
+            (local.set $e (i32.add (local.get $e) (local.get $a)))
+            (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
+            (local.set $a
+              (i32.add
+                (i32.add
+                  (local.get $a)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13)))
+                    (i32.rotr (local.get $b) (i32.const 22))))
+                (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_24..W_27
+            (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x2) (local.get $x3)))
+            (local.set $vp
+              (i32x4.add
+                (i32x4.add
+                  (local.get $x2)
+                  (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x0) (local.get $x1)))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25)))
+                      (i32x4.shr_u (local.get $vb) (i32.const 18)))
+                    (i32x4.shl (local.get $vb) (i32.const 14)))
+                  (i32x4.shr_u (local.get $vb) (i32.const 3)))))
+            (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x1) (local.get $x1)))
+            (local.set $vp
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $klo))))
+            (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
+            (local.set $x2
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $khi))))
+            (v128.store offset=3168 (local.get $wp) (i32x4.add (local.get $x2) (v128.load offset=2144 (local.get $wp))))
+            ;; round 8
+            (local.set $h
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $h) (i32.load offset=3104 (local.get $wp)))
+                  (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11)))
+                  (i32.rotr (local.get $e) (i32.const 25)))))
+            (local.set $d (i32.add (local.get $d) (local.get $h)))
+            (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
+            (local.set $h
+              (i32.add
+                (i32.add
+                  (local.get $h)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13)))
+                    (i32.rotr (local.get $a) (i32.const 22))))
+                (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 9
+            (local.set $g
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $g) (i32.load offset=3108 (local.get $wp)))
+                  (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11)))
+                  (i32.rotr (local.get $d) (i32.const 25)))))
+            (local.set $c (i32.add (local.get $c) (local.get $g)))
+            (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
+            (local.set $g
+              (i32.add
+                (i32.add
+                  (local.get $g)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13)))
+                    (i32.rotr (local.get $h) (i32.const 22))))
+                (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; round 10
+            (local.set $f
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $f) (i32.load offset=3112 (local.get $wp)))
+                  (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11)))
+                  (i32.rotr (local.get $c) (i32.const 25)))))
+            (local.set $b (i32.add (local.get $b) (local.get $f)))
+            (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
+            (local.set $f
+              (i32.add
+                (i32.add
+                  (local.get $f)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13)))
+                    (i32.rotr (local.get $g) (i32.const 22))))
+                (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 11
+            (local.set $e
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $e) (i32.load offset=3116 (local.get $wp)))
+                  (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11)))
+                  (i32.rotr (local.get $b) (i32.const 25)))))
+            (local.set $a (i32.add (local.get $a) (local.get $e)))
+            (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
+            (local.set $e
+              (i32.add
+                (i32.add
+                  (local.get $e)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13)))
+                    (i32.rotr (local.get $f) (i32.const 22))))
+                (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_28..W_31
+            (local.set $vb (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x3) (local.get $x0)))
+            (local.set $vp
+              (i32x4.add
+                (i32x4.add
+                  (local.get $x3)
+                  (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 (local.get $x1) (local.get $x2)))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i32x4.shr_u (local.get $vb) (i32.const 7)) (i32x4.shl (local.get $vb) (i32.const 25)))
+                      (i32x4.shr_u (local.get $vb) (i32.const 18)))
+                    (i32x4.shl (local.get $vb) (i32.const 14)))
+                  (i32x4.shr_u (local.get $vb) (i32.const 3)))))
+            (local.set $vd (i8x16.shuffle 8 9 10 11 8 9 10 11 12 13 14 15 12 13 14 15 (local.get $x2) (local.get $x2)))
+            (local.set $vp
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $klo))))
+            (local.set $vd (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $vp) (local.get $vp)))
+            (local.set $x3
+              (i32x4.add
+                (local.get $vp)
+                (i8x16.swizzle
+                  (v128.xor
+                    (v128.xor (i64x2.shr_u (local.get $vd) (i32.const 17)) (i64x2.shr_u (local.get $vd) (i32.const 19)))
+                    (i32x4.shr_u (local.get $vd) (i32.const 10)))
+                  (local.get $khi))))
+            (v128.store offset=3184 (local.get $wp) (i32x4.add (local.get $x3) (v128.load offset=2160 (local.get $wp))))
+            ;; round 12
+            (local.set $d
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $d) (i32.load offset=3120 (local.get $wp)))
+                  (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11)))
+                  (i32.rotr (local.get $a) (i32.const 25)))))
+            (local.set $h (i32.add (local.get $h) (local.get $d)))
+            (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
+            (local.set $d
+              (i32.add
+                (i32.add
+                  (local.get $d)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13)))
+                    (i32.rotr (local.get $e) (i32.const 22))))
+                (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 13
+            (local.set $c
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $c) (i32.load offset=3124 (local.get $wp)))
+                  (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11)))
+                  (i32.rotr (local.get $h) (i32.const 25)))))
+            (local.set $g (i32.add (local.get $g) (local.get $c)))
+            (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
+            (local.set $c
+              (i32.add
+                (i32.add
+                  (local.get $c)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13)))
+                    (i32.rotr (local.get $d) (i32.const 22))))
+                (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
+            ;; round 14
+            (local.set $b
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $b) (i32.load offset=3128 (local.get $wp)))
+                  (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11)))
+                  (i32.rotr (local.get $g) (i32.const 25)))))
+            (local.set $f (i32.add (local.get $f) (local.get $b)))
+            (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
+            (local.set $b
+              (i32.add
+                (i32.add
+                  (local.get $b)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13)))
+                    (i32.rotr (local.get $c) (i32.const 22))))
+                (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
+            ;; round 15
+            (local.set $a
+              (i32.add
+                (i32.add
+                  (i32.add (local.get $a) (i32.load offset=3132 (local.get $wp)))
+                  (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h)))))
+                (i32.xor
+                  (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11)))
+                  (i32.rotr (local.get $f) (i32.const 25)))))
+            (local.set $e (i32.add (local.get $e) (local.get $a)))
+            (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
+            (local.set $a
+              (i32.add
+                (i32.add
+                  (local.get $a)
+                  (i32.xor
+                    (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13)))
+                    (i32.rotr (local.get $b) (i32.const 22))))
+                (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
+            (local.set $wp (i32.add (local.get $wp) (i32.const 64)))
+            (br $sixteen)
+          )
+        )
+        ;; round 0
+        (local.set $h
+          (i32.add
+            (i32.add
+              (i32.add (local.get $h) (i32.load offset=3072 (local.get $wp)))
+              (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11)))
+              (i32.rotr (local.get $e) (i32.const 25)))))
+        (local.set $d (i32.add (local.get $d) (local.get $h)))
+        (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
+        (local.set $h
+          (i32.add
+            (i32.add
+              (local.get $h)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13)))
+                (i32.rotr (local.get $a) (i32.const 22))))
+            (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 1
+        (local.set $g
+          (i32.add
+            (i32.add
+              (i32.add (local.get $g) (i32.load offset=3076 (local.get $wp)))
+              (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11)))
+              (i32.rotr (local.get $d) (i32.const 25)))))
+        (local.set $c (i32.add (local.get $c) (local.get $g)))
+        (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
+        (local.set $g
+          (i32.add
+            (i32.add
+              (local.get $g)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13)))
+                (i32.rotr (local.get $h) (i32.const 22))))
+            (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 2
+        (local.set $f
+          (i32.add
+            (i32.add
+              (i32.add (local.get $f) (i32.load offset=3080 (local.get $wp)))
+              (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11)))
+              (i32.rotr (local.get $c) (i32.const 25)))))
+        (local.set $b (i32.add (local.get $b) (local.get $f)))
+        (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
+        (local.set $f
+          (i32.add
+            (i32.add
+              (local.get $f)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13)))
+                (i32.rotr (local.get $g) (i32.const 22))))
+            (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 3
+        (local.set $e
+          (i32.add
+            (i32.add
+              (i32.add (local.get $e) (i32.load offset=3084 (local.get $wp)))
+              (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11)))
+              (i32.rotr (local.get $b) (i32.const 25)))))
+        (local.set $a (i32.add (local.get $a) (local.get $e)))
+        (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
+        (local.set $e
+          (i32.add
+            (i32.add
+              (local.get $e)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13)))
+                (i32.rotr (local.get $f) (i32.const 22))))
+            (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 4
+        (local.set $d
+          (i32.add
+            (i32.add
+              (i32.add (local.get $d) (i32.load offset=3088 (local.get $wp)))
+              (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11)))
+              (i32.rotr (local.get $a) (i32.const 25)))))
+        (local.set $h (i32.add (local.get $h) (local.get $d)))
+        (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
+        (local.set $d
+          (i32.add
+            (i32.add
+              (local.get $d)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13)))
+                (i32.rotr (local.get $e) (i32.const 22))))
+            (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 5
+        (local.set $c
+          (i32.add
+            (i32.add
+              (i32.add (local.get $c) (i32.load offset=3092 (local.get $wp)))
+              (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11)))
+              (i32.rotr (local.get $h) (i32.const 25)))))
+        (local.set $g (i32.add (local.get $g) (local.get $c)))
+        (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
+        (local.set $c
+          (i32.add
+            (i32.add
+              (local.get $c)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13)))
+                (i32.rotr (local.get $d) (i32.const 22))))
+            (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 6
+        (local.set $b
+          (i32.add
+            (i32.add
+              (i32.add (local.get $b) (i32.load offset=3096 (local.get $wp)))
+              (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11)))
+              (i32.rotr (local.get $g) (i32.const 25)))))
+        (local.set $f (i32.add (local.get $f) (local.get $b)))
+        (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
+        (local.set $b
+          (i32.add
+            (i32.add
+              (local.get $b)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13)))
+                (i32.rotr (local.get $c) (i32.const 22))))
+            (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 7
+        (local.set $a
+          (i32.add
+            (i32.add
+              (i32.add (local.get $a) (i32.load offset=3100 (local.get $wp)))
+              (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11)))
+              (i32.rotr (local.get $f) (i32.const 25)))))
+        (local.set $e (i32.add (local.get $e) (local.get $a)))
+        (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
+        (local.set $a
+          (i32.add
+            (i32.add
+              (local.get $a)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13)))
+                (i32.rotr (local.get $b) (i32.const 22))))
+            (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 8
+        (local.set $h
+          (i32.add
+            (i32.add
+              (i32.add (local.get $h) (i32.load offset=3104 (local.get $wp)))
+              (i32.xor (local.get $g) (i32.and (local.get $e) (i32.xor (local.get $f) (local.get $g)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $e) (i32.const 6)) (i32.rotr (local.get $e) (i32.const 11)))
+              (i32.rotr (local.get $e) (i32.const 25)))))
+        (local.set $d (i32.add (local.get $d) (local.get $h)))
+        (local.set $m0 (i32.xor (local.get $a) (local.get $b)))
+        (local.set $h
+          (i32.add
+            (i32.add
+              (local.get $h)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $a) (i32.const 2)) (i32.rotr (local.get $a) (i32.const 13)))
+                (i32.rotr (local.get $a) (i32.const 22))))
+            (i32.xor (local.get $b) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 9
+        (local.set $g
+          (i32.add
+            (i32.add
+              (i32.add (local.get $g) (i32.load offset=3108 (local.get $wp)))
+              (i32.xor (local.get $f) (i32.and (local.get $d) (i32.xor (local.get $e) (local.get $f)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $d) (i32.const 6)) (i32.rotr (local.get $d) (i32.const 11)))
+              (i32.rotr (local.get $d) (i32.const 25)))))
+        (local.set $c (i32.add (local.get $c) (local.get $g)))
+        (local.set $m1 (i32.xor (local.get $h) (local.get $a)))
+        (local.set $g
+          (i32.add
+            (i32.add
+              (local.get $g)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $h) (i32.const 2)) (i32.rotr (local.get $h) (i32.const 13)))
+                (i32.rotr (local.get $h) (i32.const 22))))
+            (i32.xor (local.get $a) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 10
+        (local.set $f
+          (i32.add
+            (i32.add
+              (i32.add (local.get $f) (i32.load offset=3112 (local.get $wp)))
+              (i32.xor (local.get $e) (i32.and (local.get $c) (i32.xor (local.get $d) (local.get $e)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $c) (i32.const 6)) (i32.rotr (local.get $c) (i32.const 11)))
+              (i32.rotr (local.get $c) (i32.const 25)))))
+        (local.set $b (i32.add (local.get $b) (local.get $f)))
+        (local.set $m0 (i32.xor (local.get $g) (local.get $h)))
+        (local.set $f
+          (i32.add
+            (i32.add
+              (local.get $f)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $g) (i32.const 2)) (i32.rotr (local.get $g) (i32.const 13)))
+                (i32.rotr (local.get $g) (i32.const 22))))
+            (i32.xor (local.get $h) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 11
+        (local.set $e
+          (i32.add
+            (i32.add
+              (i32.add (local.get $e) (i32.load offset=3116 (local.get $wp)))
+              (i32.xor (local.get $d) (i32.and (local.get $b) (i32.xor (local.get $c) (local.get $d)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $b) (i32.const 6)) (i32.rotr (local.get $b) (i32.const 11)))
+              (i32.rotr (local.get $b) (i32.const 25)))))
+        (local.set $a (i32.add (local.get $a) (local.get $e)))
+        (local.set $m1 (i32.xor (local.get $f) (local.get $g)))
+        (local.set $e
+          (i32.add
+            (i32.add
+              (local.get $e)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $f) (i32.const 2)) (i32.rotr (local.get $f) (i32.const 13)))
+                (i32.rotr (local.get $f) (i32.const 22))))
+            (i32.xor (local.get $g) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 12
+        (local.set $d
+          (i32.add
+            (i32.add
+              (i32.add (local.get $d) (i32.load offset=3120 (local.get $wp)))
+              (i32.xor (local.get $c) (i32.and (local.get $a) (i32.xor (local.get $b) (local.get $c)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $a) (i32.const 6)) (i32.rotr (local.get $a) (i32.const 11)))
+              (i32.rotr (local.get $a) (i32.const 25)))))
+        (local.set $h (i32.add (local.get $h) (local.get $d)))
+        (local.set $m0 (i32.xor (local.get $e) (local.get $f)))
+        (local.set $d
+          (i32.add
+            (i32.add
+              (local.get $d)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $e) (i32.const 2)) (i32.rotr (local.get $e) (i32.const 13)))
+                (i32.rotr (local.get $e) (i32.const 22))))
+            (i32.xor (local.get $f) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 13
+        (local.set $c
+          (i32.add
+            (i32.add
+              (i32.add (local.get $c) (i32.load offset=3124 (local.get $wp)))
+              (i32.xor (local.get $b) (i32.and (local.get $h) (i32.xor (local.get $a) (local.get $b)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $h) (i32.const 6)) (i32.rotr (local.get $h) (i32.const 11)))
+              (i32.rotr (local.get $h) (i32.const 25)))))
+        (local.set $g (i32.add (local.get $g) (local.get $c)))
+        (local.set $m1 (i32.xor (local.get $d) (local.get $e)))
+        (local.set $c
+          (i32.add
+            (i32.add
+              (local.get $c)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $d) (i32.const 2)) (i32.rotr (local.get $d) (i32.const 13)))
+                (i32.rotr (local.get $d) (i32.const 22))))
+            (i32.xor (local.get $e) (i32.and (local.get $m1) (local.get $m0)))))
+        ;; round 14
+        (local.set $b
+          (i32.add
+            (i32.add
+              (i32.add (local.get $b) (i32.load offset=3128 (local.get $wp)))
+              (i32.xor (local.get $a) (i32.and (local.get $g) (i32.xor (local.get $h) (local.get $a)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $g) (i32.const 6)) (i32.rotr (local.get $g) (i32.const 11)))
+              (i32.rotr (local.get $g) (i32.const 25)))))
+        (local.set $f (i32.add (local.get $f) (local.get $b)))
+        (local.set $m0 (i32.xor (local.get $c) (local.get $d)))
+        (local.set $b
+          (i32.add
+            (i32.add
+              (local.get $b)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $c) (i32.const 2)) (i32.rotr (local.get $c) (i32.const 13)))
+                (i32.rotr (local.get $c) (i32.const 22))))
+            (i32.xor (local.get $d) (i32.and (local.get $m0) (local.get $m1)))))
+        ;; round 15
+        (local.set $a
+          (i32.add
+            (i32.add
+              (i32.add (local.get $a) (i32.load offset=3132 (local.get $wp)))
+              (i32.xor (local.get $h) (i32.and (local.get $f) (i32.xor (local.get $g) (local.get $h)))))
+            (i32.xor
+              (i32.xor (i32.rotr (local.get $f) (i32.const 6)) (i32.rotr (local.get $f) (i32.const 11)))
+              (i32.rotr (local.get $f) (i32.const 25)))))
+        (local.set $e (i32.add (local.get $e) (local.get $a)))
+        (local.set $m1 (i32.xor (local.get $b) (local.get $c)))
+        (local.set $a
+          (i32.add
+            (i32.add
+              (local.get $a)
+              (i32.xor
+                (i32.xor (i32.rotr (local.get $b) (i32.const 2)) (i32.rotr (local.get $b) (i32.const 13)))
+                (i32.rotr (local.get $b) (i32.const 22))))
+            (i32.xor (local.get $c) (i32.and (local.get $m1) (local.get $m0)))))
+        (local.set $a0 (i32.add (local.get $a0) (local.get $a)))
+        (local.set $b0 (i32.add (local.get $b0) (local.get $b)))
+        (local.set $c0 (i32.add (local.get $c0) (local.get $c)))
+        (local.set $d0 (i32.add (local.get $d0) (local.get $d)))
+        (local.set $e0 (i32.add (local.get $e0) (local.get $e)))
+        (local.set $f0 (i32.add (local.get $f0) (local.get $f)))
+        (local.set $g0 (i32.add (local.get $g0) (local.get $g)))
+        (local.set $h0 (i32.add (local.get $h0) (local.get $h)))
+        (local.set $src (i32.add (local.get $src) (i32.const 64)))
+        (br $next)
+      )
     )
-  )
-  ;; the chaining value back as big-endian words
-  (v128.store offset=0 (local.get $st) (i8x16.swizzle (i32x4.replace_lane 3 (i32x4.replace_lane 2 (i32x4.replace_lane 1 (i32x4.splat (local.get $a0)) (local.get $b0)) (local.get $c0)) (local.get $d0)) (local.get $bswap)))
-  (v128.store offset=16 (local.get $st) (i8x16.swizzle (i32x4.replace_lane 3 (i32x4.replace_lane 2 (i32x4.replace_lane 1 (i32x4.splat (local.get $e0)) (local.get $f0)) (local.get $g0)) (local.get $h0)) (local.get $bswap)))
-  ;; wipe the work area
-  (v128.store offset=3072 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3088 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3104 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3120 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3136 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3152 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3168 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3184 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3200 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3216 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3232 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3248 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3264 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3280 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3296 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3312 (i32.const 0) (v128.const i64x2 0 0))
+    ;; the chaining value back as big-endian words
+    (v128.store
+      (local.get $st)
+      (i8x16.swizzle
+        (i32x4.replace_lane 3
+          (i32x4.replace_lane 2 (i32x4.replace_lane 1 (i32x4.splat (local.get $a0)) (local.get $b0)) (local.get $c0))
+          (local.get $d0))
+        (local.get $bswap)))
+    (v128.store offset=16
+      (local.get $st)
+      (i8x16.swizzle
+        (i32x4.replace_lane 3
+          (i32x4.replace_lane 2 (i32x4.replace_lane 1 (i32x4.splat (local.get $e0)) (local.get $f0)) (local.get $g0))
+          (local.get $h0))
+        (local.get $bswap)))
+    ;; wipe the work area
+    (v128.store offset=3072 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3088 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3104 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3120 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3136 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3152 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3168 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3184 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3200 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3216 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3232 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3248 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3264 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3280 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3296 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3312 (i32.const 0) (v128.const i64x2 0 0))
   )
   (func $sha512_blocks (export "sha512_blocks") (param $st i32) (param $src i32) (param $n i32)
-    (local $a i64) (local $a0 i64)
-  (local $b i64) (local $b0 i64)
-  (local $c i64) (local $c0 i64)
-  (local $d i64) (local $d0 i64)
-  (local $e i64) (local $e0 i64)
-  (local $f i64) (local $f0 i64)
-  (local $g i64) (local $g0 i64)
-  (local $h i64) (local $h0 i64)
-  (local $m0 i64) (local $m1 i64)
-  (local $v v128) (local $bswap v128) (local $wp i32)
-  (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $x4 v128) (local $x5 v128) (local $x6 v128) (local $x7 v128)
-  (local $vb v128) (local $vp v128) (local $vd v128) (local $klo v128) (local $khi v128) (local $krot8 v128)
+    (local $a i64) (local $a0 i64) (local $b i64) (local $b0 i64) (local $c i64) (local $c0 i64) (local $d i64)
+    (local $d0 i64) (local $e i64) (local $e0 i64) (local $f i64) (local $f0 i64) (local $g i64) (local $g0 i64)
+    (local $h i64) (local $h0 i64) (local $m0 i64) (local $m1 i64) (local $v v128) (local $bswap v128) (local $wp i32)
+    (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $x4 v128) (local $x5 v128)
+    (local $x6 v128) (local $x7 v128) (local $vb v128) (local $vp v128) (local $vd v128) (local $klo v128)
+    (local $khi v128) (local $krot8 v128)
     (local.set $bswap (v128.const i8x16 7 6 5 4 3 2 1 0 15 14 13 12 11 10 9 8))
-  (local.set $krot8 (v128.const i8x16 1 2 3 4 5 6 7 0 9 10 11 12 13 14 15 8))
-  ;; the chaining value: big-endian words at st, into locals a0…h0
-  (local.set $v (i8x16.swizzle (v128.load offset=0 (local.get $st)) (local.get $bswap)))
-  (local.set $a0 (i64x2.extract_lane 0 (local.get $v)))
-  (local.set $b0 (i64x2.extract_lane 1 (local.get $v)))
-  (local.set $v (i8x16.swizzle (v128.load offset=16 (local.get $st)) (local.get $bswap)))
-  (local.set $c0 (i64x2.extract_lane 0 (local.get $v)))
-  (local.set $d0 (i64x2.extract_lane 1 (local.get $v)))
-  (local.set $v (i8x16.swizzle (v128.load offset=32 (local.get $st)) (local.get $bswap)))
-  (local.set $e0 (i64x2.extract_lane 0 (local.get $v)))
-  (local.set $f0 (i64x2.extract_lane 1 (local.get $v)))
-  (local.set $v (i8x16.swizzle (v128.load offset=48 (local.get $st)) (local.get $bswap)))
-  (local.set $g0 (i64x2.extract_lane 0 (local.get $v)))
-  (local.set $h0 (i64x2.extract_lane 1 (local.get $v)))
-  (block $done
-    (loop $next
-      (br_if $done (i32.eqz (local.get $n)))
-      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
-      (local.set $a (local.get $a0))
-    (local.set $b (local.get $b0))
-    (local.set $c (local.get $c0))
-    (local.set $d (local.get $d0))
-    (local.set $e (local.get $e0))
-    (local.set $f (local.get $f0))
-    (local.set $g (local.get $g0))
-    (local.set $h (local.get $h0))
-    (local.set $x0 (i8x16.swizzle (v128.load offset=0 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3072 (i32.const 0) (i64x2.add (local.get $x0) (v128.load offset=2304 (i32.const 0))))
-    (local.set $x1 (i8x16.swizzle (v128.load offset=16 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3088 (i32.const 0) (i64x2.add (local.get $x1) (v128.load offset=2320 (i32.const 0))))
-    (local.set $x2 (i8x16.swizzle (v128.load offset=32 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3104 (i32.const 0) (i64x2.add (local.get $x2) (v128.load offset=2336 (i32.const 0))))
-    (local.set $x3 (i8x16.swizzle (v128.load offset=48 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3120 (i32.const 0) (i64x2.add (local.get $x3) (v128.load offset=2352 (i32.const 0))))
-    (local.set $x4 (i8x16.swizzle (v128.load offset=64 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3136 (i32.const 0) (i64x2.add (local.get $x4) (v128.load offset=2368 (i32.const 0))))
-    (local.set $x5 (i8x16.swizzle (v128.load offset=80 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3152 (i32.const 0) (i64x2.add (local.get $x5) (v128.load offset=2384 (i32.const 0))))
-    (local.set $x6 (i8x16.swizzle (v128.load offset=96 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3168 (i32.const 0) (i64x2.add (local.get $x6) (v128.load offset=2400 (i32.const 0))))
-    (local.set $x7 (i8x16.swizzle (v128.load offset=112 (local.get $src)) (local.get $bswap)))
-    (v128.store offset=3184 (i32.const 0) (i64x2.add (local.get $x7) (v128.load offset=2416 (i32.const 0))))
-    (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
-    (local.set $wp (i32.const 0))
-    (block $last16
-      (loop $sixteen
-        (br_if $last16 (i32.ge_u (local.get $wp) (i32.const 512)))
-        ;; schedule: W_16, W_17
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x0) (local.get $x1)))
-    (local.set $x0 (i64x2.add (i64x2.add (i64x2.add (local.get $x0) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x4) (local.get $x5))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x7) (i32.const 19)) (i64x2.shl (local.get $x7) (i32.const 45))) (i64x2.shr_u (local.get $x7) (i32.const 61))) (i64x2.shl (local.get $x7) (i32.const 3))) (i64x2.shr_u (local.get $x7) (i32.const 6)))))
-    (v128.store offset=3200 (local.get $wp) (i64x2.add (local.get $x0) (v128.load offset=2432 (local.get $wp))))
-    ;; round 0
-    (local.set $h (i64.add (i64.add (i64.add (local.get $h) (i64.load offset=3072 (local.get $wp))) (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g))))) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18))) (i64.rotr (local.get $e) (i64.const 41)))))
-    (local.set $d (i64.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
-    (local.set $h (i64.add (i64.add (local.get $h) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34))) (i64.rotr (local.get $a) (i64.const 39)))) (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 1
-    (local.set $g (i64.add (i64.add (i64.add (local.get $g) (i64.load offset=3080 (local.get $wp))) (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f))))) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18))) (i64.rotr (local.get $d) (i64.const 41)))))
-    (local.set $c (i64.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
-    (local.set $g (i64.add (i64.add (local.get $g) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34))) (i64.rotr (local.get $h) (i64.const 39)))) (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_18, W_19
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x1) (local.get $x2)))
-    (local.set $x1 (i64x2.add (i64x2.add (i64x2.add (local.get $x1) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x5) (local.get $x6))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x0) (i32.const 19)) (i64x2.shl (local.get $x0) (i32.const 45))) (i64x2.shr_u (local.get $x0) (i32.const 61))) (i64x2.shl (local.get $x0) (i32.const 3))) (i64x2.shr_u (local.get $x0) (i32.const 6)))))
-    (v128.store offset=3216 (local.get $wp) (i64x2.add (local.get $x1) (v128.load offset=2448 (local.get $wp))))
-    ;; round 2
-    (local.set $f (i64.add (i64.add (i64.add (local.get $f) (i64.load offset=3088 (local.get $wp))) (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e))))) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18))) (i64.rotr (local.get $c) (i64.const 41)))))
-    (local.set $b (i64.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
-    (local.set $f (i64.add (i64.add (local.get $f) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34))) (i64.rotr (local.get $g) (i64.const 39)))) (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 3
-    (local.set $e (i64.add (i64.add (i64.add (local.get $e) (i64.load offset=3096 (local.get $wp))) (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d))))) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18))) (i64.rotr (local.get $b) (i64.const 41)))))
-    (local.set $a (i64.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
-    (local.set $e (i64.add (i64.add (local.get $e) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34))) (i64.rotr (local.get $f) (i64.const 39)))) (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_20, W_21
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x2) (local.get $x3)))
-    (local.set $x2 (i64x2.add (i64x2.add (i64x2.add (local.get $x2) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x6) (local.get $x7))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x1) (i32.const 19)) (i64x2.shl (local.get $x1) (i32.const 45))) (i64x2.shr_u (local.get $x1) (i32.const 61))) (i64x2.shl (local.get $x1) (i32.const 3))) (i64x2.shr_u (local.get $x1) (i32.const 6)))))
-    (v128.store offset=3232 (local.get $wp) (i64x2.add (local.get $x2) (v128.load offset=2464 (local.get $wp))))
-    ;; round 4
-    (local.set $d (i64.add (i64.add (i64.add (local.get $d) (i64.load offset=3104 (local.get $wp))) (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c))))) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18))) (i64.rotr (local.get $a) (i64.const 41)))))
-    (local.set $h (i64.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
-    (local.set $d (i64.add (i64.add (local.get $d) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34))) (i64.rotr (local.get $e) (i64.const 39)))) (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 5
-    (local.set $c (i64.add (i64.add (i64.add (local.get $c) (i64.load offset=3112 (local.get $wp))) (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b))))) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18))) (i64.rotr (local.get $h) (i64.const 41)))))
-    (local.set $g (i64.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
-    (local.set $c (i64.add (i64.add (local.get $c) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34))) (i64.rotr (local.get $d) (i64.const 39)))) (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_22, W_23
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x3) (local.get $x4)))
-    (local.set $x3 (i64x2.add (i64x2.add (i64x2.add (local.get $x3) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x7) (local.get $x0))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x2) (i32.const 19)) (i64x2.shl (local.get $x2) (i32.const 45))) (i64x2.shr_u (local.get $x2) (i32.const 61))) (i64x2.shl (local.get $x2) (i32.const 3))) (i64x2.shr_u (local.get $x2) (i32.const 6)))))
-    (v128.store offset=3248 (local.get $wp) (i64x2.add (local.get $x3) (v128.load offset=2480 (local.get $wp))))
-    ;; round 6
-    (local.set $b (i64.add (i64.add (i64.add (local.get $b) (i64.load offset=3120 (local.get $wp))) (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a))))) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18))) (i64.rotr (local.get $g) (i64.const 41)))))
-    (local.set $f (i64.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
-    (local.set $b (i64.add (i64.add (local.get $b) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34))) (i64.rotr (local.get $c) (i64.const 39)))) (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 7
-    (local.set $a (i64.add (i64.add (i64.add (local.get $a) (i64.load offset=3128 (local.get $wp))) (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h))))) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18))) (i64.rotr (local.get $f) (i64.const 41)))))
-    (local.set $e (i64.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
-    (local.set $a (i64.add (i64.add (local.get $a) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34))) (i64.rotr (local.get $b) (i64.const 39)))) (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_24, W_25
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x4) (local.get $x5)))
-    (local.set $x4 (i64x2.add (i64x2.add (i64x2.add (local.get $x4) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x0) (local.get $x1))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x3) (i32.const 19)) (i64x2.shl (local.get $x3) (i32.const 45))) (i64x2.shr_u (local.get $x3) (i32.const 61))) (i64x2.shl (local.get $x3) (i32.const 3))) (i64x2.shr_u (local.get $x3) (i32.const 6)))))
-    (v128.store offset=3264 (local.get $wp) (i64x2.add (local.get $x4) (v128.load offset=2496 (local.get $wp))))
-    ;; round 8
-    (local.set $h (i64.add (i64.add (i64.add (local.get $h) (i64.load offset=3136 (local.get $wp))) (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g))))) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18))) (i64.rotr (local.get $e) (i64.const 41)))))
-    (local.set $d (i64.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
-    (local.set $h (i64.add (i64.add (local.get $h) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34))) (i64.rotr (local.get $a) (i64.const 39)))) (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 9
-    (local.set $g (i64.add (i64.add (i64.add (local.get $g) (i64.load offset=3144 (local.get $wp))) (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f))))) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18))) (i64.rotr (local.get $d) (i64.const 41)))))
-    (local.set $c (i64.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
-    (local.set $g (i64.add (i64.add (local.get $g) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34))) (i64.rotr (local.get $h) (i64.const 39)))) (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_26, W_27
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x5) (local.get $x6)))
-    (local.set $x5 (i64x2.add (i64x2.add (i64x2.add (local.get $x5) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x1) (local.get $x2))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x4) (i32.const 19)) (i64x2.shl (local.get $x4) (i32.const 45))) (i64x2.shr_u (local.get $x4) (i32.const 61))) (i64x2.shl (local.get $x4) (i32.const 3))) (i64x2.shr_u (local.get $x4) (i32.const 6)))))
-    (v128.store offset=3280 (local.get $wp) (i64x2.add (local.get $x5) (v128.load offset=2512 (local.get $wp))))
-    ;; round 10
-    (local.set $f (i64.add (i64.add (i64.add (local.get $f) (i64.load offset=3152 (local.get $wp))) (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e))))) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18))) (i64.rotr (local.get $c) (i64.const 41)))))
-    (local.set $b (i64.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
-    (local.set $f (i64.add (i64.add (local.get $f) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34))) (i64.rotr (local.get $g) (i64.const 39)))) (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 11
-    (local.set $e (i64.add (i64.add (i64.add (local.get $e) (i64.load offset=3160 (local.get $wp))) (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d))))) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18))) (i64.rotr (local.get $b) (i64.const 41)))))
-    (local.set $a (i64.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
-    (local.set $e (i64.add (i64.add (local.get $e) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34))) (i64.rotr (local.get $f) (i64.const 39)))) (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_28, W_29
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x6) (local.get $x7)))
-    (local.set $x6 (i64x2.add (i64x2.add (i64x2.add (local.get $x6) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x2) (local.get $x3))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x5) (i32.const 19)) (i64x2.shl (local.get $x5) (i32.const 45))) (i64x2.shr_u (local.get $x5) (i32.const 61))) (i64x2.shl (local.get $x5) (i32.const 3))) (i64x2.shr_u (local.get $x5) (i32.const 6)))))
-    (v128.store offset=3296 (local.get $wp) (i64x2.add (local.get $x6) (v128.load offset=2528 (local.get $wp))))
-    ;; round 12
-    (local.set $d (i64.add (i64.add (i64.add (local.get $d) (i64.load offset=3168 (local.get $wp))) (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c))))) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18))) (i64.rotr (local.get $a) (i64.const 41)))))
-    (local.set $h (i64.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
-    (local.set $d (i64.add (i64.add (local.get $d) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34))) (i64.rotr (local.get $e) (i64.const 39)))) (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 13
-    (local.set $c (i64.add (i64.add (i64.add (local.get $c) (i64.load offset=3176 (local.get $wp))) (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b))))) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18))) (i64.rotr (local.get $h) (i64.const 41)))))
-    (local.set $g (i64.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
-    (local.set $c (i64.add (i64.add (local.get $c) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34))) (i64.rotr (local.get $d) (i64.const 39)))) (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; schedule: W_30, W_31
-    (local.set $vb (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x7) (local.get $x0)))
-    (local.set $x7 (i64x2.add (i64x2.add (i64x2.add (local.get $x7) (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x3) (local.get $x4))) (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63))) (i8x16.swizzle (local.get $vb) (local.get $krot8))) (i64x2.shr_u (local.get $vb) (i32.const 7)))) (v128.xor (v128.xor (v128.xor (v128.xor (i64x2.shr_u (local.get $x6) (i32.const 19)) (i64x2.shl (local.get $x6) (i32.const 45))) (i64x2.shr_u (local.get $x6) (i32.const 61))) (i64x2.shl (local.get $x6) (i32.const 3))) (i64x2.shr_u (local.get $x6) (i32.const 6)))))
-    (v128.store offset=3312 (local.get $wp) (i64x2.add (local.get $x7) (v128.load offset=2544 (local.get $wp))))
-    ;; round 14
-    (local.set $b (i64.add (i64.add (i64.add (local.get $b) (i64.load offset=3184 (local.get $wp))) (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a))))) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18))) (i64.rotr (local.get $g) (i64.const 41)))))
-    (local.set $f (i64.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
-    (local.set $b (i64.add (i64.add (local.get $b) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34))) (i64.rotr (local.get $c) (i64.const 39)))) (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 15
-    (local.set $a (i64.add (i64.add (i64.add (local.get $a) (i64.load offset=3192 (local.get $wp))) (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h))))) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18))) (i64.rotr (local.get $f) (i64.const 41)))))
-    (local.set $e (i64.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
-    (local.set $a (i64.add (i64.add (local.get $a) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34))) (i64.rotr (local.get $b) (i64.const 39)))) (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
-        (local.set $wp (i32.add (local.get $wp) (i32.const 128)))
-        (br $sixteen)))
-    ;; round 0
-    (local.set $h (i64.add (i64.add (i64.add (local.get $h) (i64.load offset=3072 (local.get $wp))) (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g))))) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18))) (i64.rotr (local.get $e) (i64.const 41)))))
-    (local.set $d (i64.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
-    (local.set $h (i64.add (i64.add (local.get $h) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34))) (i64.rotr (local.get $a) (i64.const 39)))) (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 1
-    (local.set $g (i64.add (i64.add (i64.add (local.get $g) (i64.load offset=3080 (local.get $wp))) (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f))))) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18))) (i64.rotr (local.get $d) (i64.const 41)))))
-    (local.set $c (i64.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
-    (local.set $g (i64.add (i64.add (local.get $g) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34))) (i64.rotr (local.get $h) (i64.const 39)))) (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 2
-    (local.set $f (i64.add (i64.add (i64.add (local.get $f) (i64.load offset=3088 (local.get $wp))) (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e))))) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18))) (i64.rotr (local.get $c) (i64.const 41)))))
-    (local.set $b (i64.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
-    (local.set $f (i64.add (i64.add (local.get $f) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34))) (i64.rotr (local.get $g) (i64.const 39)))) (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 3
-    (local.set $e (i64.add (i64.add (i64.add (local.get $e) (i64.load offset=3096 (local.get $wp))) (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d))))) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18))) (i64.rotr (local.get $b) (i64.const 41)))))
-    (local.set $a (i64.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
-    (local.set $e (i64.add (i64.add (local.get $e) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34))) (i64.rotr (local.get $f) (i64.const 39)))) (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 4
-    (local.set $d (i64.add (i64.add (i64.add (local.get $d) (i64.load offset=3104 (local.get $wp))) (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c))))) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18))) (i64.rotr (local.get $a) (i64.const 41)))))
-    (local.set $h (i64.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
-    (local.set $d (i64.add (i64.add (local.get $d) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34))) (i64.rotr (local.get $e) (i64.const 39)))) (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 5
-    (local.set $c (i64.add (i64.add (i64.add (local.get $c) (i64.load offset=3112 (local.get $wp))) (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b))))) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18))) (i64.rotr (local.get $h) (i64.const 41)))))
-    (local.set $g (i64.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
-    (local.set $c (i64.add (i64.add (local.get $c) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34))) (i64.rotr (local.get $d) (i64.const 39)))) (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 6
-    (local.set $b (i64.add (i64.add (i64.add (local.get $b) (i64.load offset=3120 (local.get $wp))) (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a))))) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18))) (i64.rotr (local.get $g) (i64.const 41)))))
-    (local.set $f (i64.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
-    (local.set $b (i64.add (i64.add (local.get $b) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34))) (i64.rotr (local.get $c) (i64.const 39)))) (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 7
-    (local.set $a (i64.add (i64.add (i64.add (local.get $a) (i64.load offset=3128 (local.get $wp))) (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h))))) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18))) (i64.rotr (local.get $f) (i64.const 41)))))
-    (local.set $e (i64.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
-    (local.set $a (i64.add (i64.add (local.get $a) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34))) (i64.rotr (local.get $b) (i64.const 39)))) (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 8
-    (local.set $h (i64.add (i64.add (i64.add (local.get $h) (i64.load offset=3136 (local.get $wp))) (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g))))) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18))) (i64.rotr (local.get $e) (i64.const 41)))))
-    (local.set $d (i64.add (local.get $d) (local.get $h)))
-    (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
-    (local.set $h (i64.add (i64.add (local.get $h) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34))) (i64.rotr (local.get $a) (i64.const 39)))) (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 9
-    (local.set $g (i64.add (i64.add (i64.add (local.get $g) (i64.load offset=3144 (local.get $wp))) (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f))))) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18))) (i64.rotr (local.get $d) (i64.const 41)))))
-    (local.set $c (i64.add (local.get $c) (local.get $g)))
-    (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
-    (local.set $g (i64.add (i64.add (local.get $g) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34))) (i64.rotr (local.get $h) (i64.const 39)))) (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 10
-    (local.set $f (i64.add (i64.add (i64.add (local.get $f) (i64.load offset=3152 (local.get $wp))) (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e))))) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18))) (i64.rotr (local.get $c) (i64.const 41)))))
-    (local.set $b (i64.add (local.get $b) (local.get $f)))
-    (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
-    (local.set $f (i64.add (i64.add (local.get $f) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34))) (i64.rotr (local.get $g) (i64.const 39)))) (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 11
-    (local.set $e (i64.add (i64.add (i64.add (local.get $e) (i64.load offset=3160 (local.get $wp))) (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d))))) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18))) (i64.rotr (local.get $b) (i64.const 41)))))
-    (local.set $a (i64.add (local.get $a) (local.get $e)))
-    (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
-    (local.set $e (i64.add (i64.add (local.get $e) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34))) (i64.rotr (local.get $f) (i64.const 39)))) (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 12
-    (local.set $d (i64.add (i64.add (i64.add (local.get $d) (i64.load offset=3168 (local.get $wp))) (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c))))) (i64.xor (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18))) (i64.rotr (local.get $a) (i64.const 41)))))
-    (local.set $h (i64.add (local.get $h) (local.get $d)))
-    (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
-    (local.set $d (i64.add (i64.add (local.get $d) (i64.xor (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34))) (i64.rotr (local.get $e) (i64.const 39)))) (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 13
-    (local.set $c (i64.add (i64.add (i64.add (local.get $c) (i64.load offset=3176 (local.get $wp))) (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b))))) (i64.xor (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18))) (i64.rotr (local.get $h) (i64.const 41)))))
-    (local.set $g (i64.add (local.get $g) (local.get $c)))
-    (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
-    (local.set $c (i64.add (i64.add (local.get $c) (i64.xor (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34))) (i64.rotr (local.get $d) (i64.const 39)))) (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
-    ;; round 14
-    (local.set $b (i64.add (i64.add (i64.add (local.get $b) (i64.load offset=3184 (local.get $wp))) (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a))))) (i64.xor (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18))) (i64.rotr (local.get $g) (i64.const 41)))))
-    (local.set $f (i64.add (local.get $f) (local.get $b)))
-    (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
-    (local.set $b (i64.add (i64.add (local.get $b) (i64.xor (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34))) (i64.rotr (local.get $c) (i64.const 39)))) (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
-    ;; round 15
-    (local.set $a (i64.add (i64.add (i64.add (local.get $a) (i64.load offset=3192 (local.get $wp))) (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h))))) (i64.xor (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18))) (i64.rotr (local.get $f) (i64.const 41)))))
-    (local.set $e (i64.add (local.get $e) (local.get $a)))
-    (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
-    (local.set $a (i64.add (i64.add (local.get $a) (i64.xor (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34))) (i64.rotr (local.get $b) (i64.const 39)))) (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
-    (local.set $a0 (i64.add (local.get $a0) (local.get $a)))
-    (local.set $b0 (i64.add (local.get $b0) (local.get $b)))
-    (local.set $c0 (i64.add (local.get $c0) (local.get $c)))
-    (local.set $d0 (i64.add (local.get $d0) (local.get $d)))
-    (local.set $e0 (i64.add (local.get $e0) (local.get $e)))
-    (local.set $f0 (i64.add (local.get $f0) (local.get $f)))
-    (local.set $g0 (i64.add (local.get $g0) (local.get $g)))
-    (local.set $h0 (i64.add (local.get $h0) (local.get $h)))
-    (local.set $src (i32.add (local.get $src) (i32.const 128)))
-    (br $next)
+    (local.set $krot8 (v128.const i8x16 1 2 3 4 5 6 7 0 9 10 11 12 13 14 15 8))
+    ;; the chaining value: big-endian words at st, into locals a0…h0
+    (local.set $v (i8x16.swizzle (v128.load (local.get $st)) (local.get $bswap)))
+    (local.set $a0 (i64x2.extract_lane 0 (local.get $v)))
+    (local.set $b0 (i64x2.extract_lane 1 (local.get $v)))
+    (local.set $v (i8x16.swizzle (v128.load offset=16 (local.get $st)) (local.get $bswap)))
+    (local.set $c0 (i64x2.extract_lane 0 (local.get $v)))
+    (local.set $d0 (i64x2.extract_lane 1 (local.get $v)))
+    (local.set $v (i8x16.swizzle (v128.load offset=32 (local.get $st)) (local.get $bswap)))
+    (local.set $e0 (i64x2.extract_lane 0 (local.get $v)))
+    (local.set $f0 (i64x2.extract_lane 1 (local.get $v)))
+    (local.set $v (i8x16.swizzle (v128.load offset=48 (local.get $st)) (local.get $bswap)))
+    (local.set $g0 (i64x2.extract_lane 0 (local.get $v)))
+    (local.set $h0 (i64x2.extract_lane 1 (local.get $v)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (local.set $a (local.get $a0))
+        (local.set $b (local.get $b0))
+        (local.set $c (local.get $c0))
+        (local.set $d (local.get $d0))
+        (local.set $e (local.get $e0))
+        (local.set $f (local.get $f0))
+        (local.set $g (local.get $g0))
+        (local.set $h (local.get $h0))
+        (local.set $x0 (i8x16.swizzle (v128.load (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3072 (i32.const 0) (i64x2.add (local.get $x0) (v128.load offset=2304 (i32.const 0))))
+        (local.set $x1 (i8x16.swizzle (v128.load offset=16 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3088 (i32.const 0) (i64x2.add (local.get $x1) (v128.load offset=2320 (i32.const 0))))
+        (local.set $x2 (i8x16.swizzle (v128.load offset=32 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3104 (i32.const 0) (i64x2.add (local.get $x2) (v128.load offset=2336 (i32.const 0))))
+        (local.set $x3 (i8x16.swizzle (v128.load offset=48 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3120 (i32.const 0) (i64x2.add (local.get $x3) (v128.load offset=2352 (i32.const 0))))
+        (local.set $x4 (i8x16.swizzle (v128.load offset=64 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3136 (i32.const 0) (i64x2.add (local.get $x4) (v128.load offset=2368 (i32.const 0))))
+        (local.set $x5 (i8x16.swizzle (v128.load offset=80 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3152 (i32.const 0) (i64x2.add (local.get $x5) (v128.load offset=2384 (i32.const 0))))
+        (local.set $x6 (i8x16.swizzle (v128.load offset=96 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3168 (i32.const 0) (i64x2.add (local.get $x6) (v128.load offset=2400 (i32.const 0))))
+        (local.set $x7 (i8x16.swizzle (v128.load offset=112 (local.get $src)) (local.get $bswap)))
+        (v128.store offset=3184 (i32.const 0) (i64x2.add (local.get $x7) (v128.load offset=2416 (i32.const 0))))
+        (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
+        (local.set $wp (i32.const 0))
+        (block $last16
+          (loop $sixteen
+            (br_if $last16 (i32.ge_u (local.get $wp) (i32.const 512)))
+            ;; schedule: W_16, W_17
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x0) (local.get $x1)))
+            (local.set $x0
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x0)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x4) (local.get $x5)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x7) (i32.const 19)) (i64x2.shl (local.get $x7) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x7) (i32.const 61)))
+                    (i64x2.shl (local.get $x7) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x7) (i32.const 6)))))
+            (v128.store offset=3200 (local.get $wp) (i64x2.add (local.get $x0) (v128.load offset=2432 (local.get $wp))))
+            ;; round 0
+            (local.set $h
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $h) (i64.load offset=3072 (local.get $wp)))
+                  (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18)))
+                  (i64.rotr (local.get $e) (i64.const 41)))))
+            (local.set $d (i64.add (local.get $d) (local.get $h)))
+            (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
+            (local.set $h
+              (i64.add
+                (i64.add
+                  (local.get $h)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34)))
+                    (i64.rotr (local.get $a) (i64.const 39))))
+                (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 1
+            (local.set $g
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $g) (i64.load offset=3080 (local.get $wp)))
+                  (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18)))
+                  (i64.rotr (local.get $d) (i64.const 41)))))
+            (local.set $c (i64.add (local.get $c) (local.get $g)))
+            (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
+            (local.set $g
+              (i64.add
+                (i64.add
+                  (local.get $g)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34)))
+                    (i64.rotr (local.get $h) (i64.const 39))))
+                (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_18, W_19
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x1) (local.get $x2)))
+            (local.set $x1
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x1)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x5) (local.get $x6)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x0) (i32.const 19)) (i64x2.shl (local.get $x0) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x0) (i32.const 61)))
+                    (i64x2.shl (local.get $x0) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x0) (i32.const 6)))))
+            (v128.store offset=3216 (local.get $wp) (i64x2.add (local.get $x1) (v128.load offset=2448 (local.get $wp))))
+            ;; round 2
+            (local.set $f
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $f) (i64.load offset=3088 (local.get $wp)))
+                  (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18)))
+                  (i64.rotr (local.get $c) (i64.const 41)))))
+            (local.set $b (i64.add (local.get $b) (local.get $f)))
+            (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
+            (local.set $f
+              (i64.add
+                (i64.add
+                  (local.get $f)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34)))
+                    (i64.rotr (local.get $g) (i64.const 39))))
+                (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 3
+            (local.set $e
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $e) (i64.load offset=3096 (local.get $wp)))
+                  (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18)))
+                  (i64.rotr (local.get $b) (i64.const 41)))))
+            (local.set $a (i64.add (local.get $a) (local.get $e)))
+            (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
+            (local.set $e
+              (i64.add
+                (i64.add
+                  (local.get $e)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34)))
+                    (i64.rotr (local.get $f) (i64.const 39))))
+                (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_20, W_21
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x2) (local.get $x3)))
+            (local.set $x2
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x2)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x6) (local.get $x7)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x1) (i32.const 19)) (i64x2.shl (local.get $x1) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x1) (i32.const 61)))
+                    (i64x2.shl (local.get $x1) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x1) (i32.const 6)))))
+            (v128.store offset=3232 (local.get $wp) (i64x2.add (local.get $x2) (v128.load offset=2464 (local.get $wp))))
+            ;; round 4
+            (local.set $d
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d) (i64.load offset=3104 (local.get $wp)))
+                  (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18)))
+                  (i64.rotr (local.get $a) (i64.const 41)))))
+            (local.set $h (i64.add (local.get $h) (local.get $d)))
+            (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
+            (local.set $d
+              (i64.add
+                (i64.add
+                  (local.get $d)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34)))
+                    (i64.rotr (local.get $e) (i64.const 39))))
+                (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 5
+            (local.set $c
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $c) (i64.load offset=3112 (local.get $wp)))
+                  (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18)))
+                  (i64.rotr (local.get $h) (i64.const 41)))))
+            (local.set $g (i64.add (local.get $g) (local.get $c)))
+            (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
+            (local.set $c
+              (i64.add
+                (i64.add
+                  (local.get $c)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34)))
+                    (i64.rotr (local.get $d) (i64.const 39))))
+                (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_22, W_23
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x3) (local.get $x4)))
+            (local.set $x3
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x3)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x7) (local.get $x0)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x2) (i32.const 19)) (i64x2.shl (local.get $x2) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x2) (i32.const 61)))
+                    (i64x2.shl (local.get $x2) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x2) (i32.const 6)))))
+            (v128.store offset=3248 (local.get $wp) (i64x2.add (local.get $x3) (v128.load offset=2480 (local.get $wp))))
+            ;; round 6
+            (local.set $b
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $b) (i64.load offset=3120 (local.get $wp)))
+                  (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18)))
+                  (i64.rotr (local.get $g) (i64.const 41)))))
+            (local.set $f (i64.add (local.get $f) (local.get $b)))
+            (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
+            (local.set $b
+              (i64.add
+                (i64.add
+                  (local.get $b)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34)))
+                    (i64.rotr (local.get $c) (i64.const 39))))
+                (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 7
+            (local.set $a
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $a) (i64.load offset=3128 (local.get $wp)))
+                  (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18)))
+                  (i64.rotr (local.get $f) (i64.const 41)))))
+            (local.set $e (i64.add (local.get $e) (local.get $a)))
+            (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
+            (local.set $a
+              (i64.add
+                (i64.add
+                  (local.get $a)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34)))
+                    (i64.rotr (local.get $b) (i64.const 39))))
+                (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_24, W_25
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x4) (local.get $x5)))
+            (local.set $x4
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x4)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x0) (local.get $x1)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x3) (i32.const 19)) (i64x2.shl (local.get $x3) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x3) (i32.const 61)))
+                    (i64x2.shl (local.get $x3) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x3) (i32.const 6)))))
+            (v128.store offset=3264 (local.get $wp) (i64x2.add (local.get $x4) (v128.load offset=2496 (local.get $wp))))
+            ;; round 8
+            (local.set $h
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $h) (i64.load offset=3136 (local.get $wp)))
+                  (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18)))
+                  (i64.rotr (local.get $e) (i64.const 41)))))
+            (local.set $d (i64.add (local.get $d) (local.get $h)))
+            (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
+            (local.set $h
+              (i64.add
+                (i64.add
+                  (local.get $h)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34)))
+                    (i64.rotr (local.get $a) (i64.const 39))))
+                (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 9
+            (local.set $g
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $g) (i64.load offset=3144 (local.get $wp)))
+                  (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18)))
+                  (i64.rotr (local.get $d) (i64.const 41)))))
+            (local.set $c (i64.add (local.get $c) (local.get $g)))
+            (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
+            (local.set $g
+              (i64.add
+                (i64.add
+                  (local.get $g)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34)))
+                    (i64.rotr (local.get $h) (i64.const 39))))
+                (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_26, W_27
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x5) (local.get $x6)))
+            (local.set $x5
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x5)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x1) (local.get $x2)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x4) (i32.const 19)) (i64x2.shl (local.get $x4) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x4) (i32.const 61)))
+                    (i64x2.shl (local.get $x4) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x4) (i32.const 6)))))
+            (v128.store offset=3280 (local.get $wp) (i64x2.add (local.get $x5) (v128.load offset=2512 (local.get $wp))))
+            ;; round 10
+            (local.set $f
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $f) (i64.load offset=3152 (local.get $wp)))
+                  (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18)))
+                  (i64.rotr (local.get $c) (i64.const 41)))))
+            (local.set $b (i64.add (local.get $b) (local.get $f)))
+            (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
+            (local.set $f
+              (i64.add
+                (i64.add
+                  (local.get $f)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34)))
+                    (i64.rotr (local.get $g) (i64.const 39))))
+                (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 11
+            (local.set $e
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $e) (i64.load offset=3160 (local.get $wp)))
+                  (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18)))
+                  (i64.rotr (local.get $b) (i64.const 41)))))
+            (local.set $a (i64.add (local.get $a) (local.get $e)))
+            (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
+            (local.set $e
+              (i64.add
+                (i64.add
+                  (local.get $e)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34)))
+                    (i64.rotr (local.get $f) (i64.const 39))))
+                (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_28, W_29
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x6) (local.get $x7)))
+            (local.set $x6
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x6)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x2) (local.get $x3)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x5) (i32.const 19)) (i64x2.shl (local.get $x5) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x5) (i32.const 61)))
+                    (i64x2.shl (local.get $x5) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x5) (i32.const 6)))))
+            (v128.store offset=3296 (local.get $wp) (i64x2.add (local.get $x6) (v128.load offset=2528 (local.get $wp))))
+            ;; round 12
+            (local.set $d
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $d) (i64.load offset=3168 (local.get $wp)))
+                  (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18)))
+                  (i64.rotr (local.get $a) (i64.const 41)))))
+            (local.set $h (i64.add (local.get $h) (local.get $d)))
+            (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
+            (local.set $d
+              (i64.add
+                (i64.add
+                  (local.get $d)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34)))
+                    (i64.rotr (local.get $e) (i64.const 39))))
+                (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 13
+            (local.set $c
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $c) (i64.load offset=3176 (local.get $wp)))
+                  (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18)))
+                  (i64.rotr (local.get $h) (i64.const 41)))))
+            (local.set $g (i64.add (local.get $g) (local.get $c)))
+            (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
+            (local.set $c
+              (i64.add
+                (i64.add
+                  (local.get $c)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34)))
+                    (i64.rotr (local.get $d) (i64.const 39))))
+                (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
+            ;; schedule: W_30, W_31
+            (local.set $vb
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x7) (local.get $x0)))
+            (local.set $x7
+              (i64x2.add
+                (i64x2.add
+                  (i64x2.add
+                    (local.get $x7)
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 (local.get $x3) (local.get $x4)))
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $vb) (i32.const 1)) (i64x2.shl (local.get $vb) (i32.const 63)))
+                      (i8x16.swizzle (local.get $vb) (local.get $krot8)))
+                    (i64x2.shr_u (local.get $vb) (i32.const 7))))
+                (v128.xor
+                  (v128.xor
+                    (v128.xor
+                      (v128.xor (i64x2.shr_u (local.get $x6) (i32.const 19)) (i64x2.shl (local.get $x6) (i32.const 45)))
+                      (i64x2.shr_u (local.get $x6) (i32.const 61)))
+                    (i64x2.shl (local.get $x6) (i32.const 3)))
+                  (i64x2.shr_u (local.get $x6) (i32.const 6)))))
+            (v128.store offset=3312 (local.get $wp) (i64x2.add (local.get $x7) (v128.load offset=2544 (local.get $wp))))
+            ;; round 14
+            (local.set $b
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $b) (i64.load offset=3184 (local.get $wp)))
+                  (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18)))
+                  (i64.rotr (local.get $g) (i64.const 41)))))
+            (local.set $f (i64.add (local.get $f) (local.get $b)))
+            (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
+            (local.set $b
+              (i64.add
+                (i64.add
+                  (local.get $b)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34)))
+                    (i64.rotr (local.get $c) (i64.const 39))))
+                (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
+            ;; round 15
+            (local.set $a
+              (i64.add
+                (i64.add
+                  (i64.add (local.get $a) (i64.load offset=3192 (local.get $wp)))
+                  (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h)))))
+                (i64.xor
+                  (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18)))
+                  (i64.rotr (local.get $f) (i64.const 41)))))
+            (local.set $e (i64.add (local.get $e) (local.get $a)))
+            (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
+            (local.set $a
+              (i64.add
+                (i64.add
+                  (local.get $a)
+                  (i64.xor
+                    (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34)))
+                    (i64.rotr (local.get $b) (i64.const 39))))
+                (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
+            (local.set $wp (i32.add (local.get $wp) (i32.const 128)))
+            (br $sixteen)
+          )
+        )
+        ;; round 0
+        (local.set $h
+          (i64.add
+            (i64.add
+              (i64.add (local.get $h) (i64.load offset=3072 (local.get $wp)))
+              (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18)))
+              (i64.rotr (local.get $e) (i64.const 41)))))
+        (local.set $d (i64.add (local.get $d) (local.get $h)))
+        (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
+        (local.set $h
+          (i64.add
+            (i64.add
+              (local.get $h)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34)))
+                (i64.rotr (local.get $a) (i64.const 39))))
+            (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 1
+        (local.set $g
+          (i64.add
+            (i64.add
+              (i64.add (local.get $g) (i64.load offset=3080 (local.get $wp)))
+              (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18)))
+              (i64.rotr (local.get $d) (i64.const 41)))))
+        (local.set $c (i64.add (local.get $c) (local.get $g)))
+        (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
+        (local.set $g
+          (i64.add
+            (i64.add
+              (local.get $g)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34)))
+                (i64.rotr (local.get $h) (i64.const 39))))
+            (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 2
+        (local.set $f
+          (i64.add
+            (i64.add
+              (i64.add (local.get $f) (i64.load offset=3088 (local.get $wp)))
+              (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18)))
+              (i64.rotr (local.get $c) (i64.const 41)))))
+        (local.set $b (i64.add (local.get $b) (local.get $f)))
+        (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
+        (local.set $f
+          (i64.add
+            (i64.add
+              (local.get $f)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34)))
+                (i64.rotr (local.get $g) (i64.const 39))))
+            (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 3
+        (local.set $e
+          (i64.add
+            (i64.add
+              (i64.add (local.get $e) (i64.load offset=3096 (local.get $wp)))
+              (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18)))
+              (i64.rotr (local.get $b) (i64.const 41)))))
+        (local.set $a (i64.add (local.get $a) (local.get $e)))
+        (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
+        (local.set $e
+          (i64.add
+            (i64.add
+              (local.get $e)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34)))
+                (i64.rotr (local.get $f) (i64.const 39))))
+            (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 4
+        (local.set $d
+          (i64.add
+            (i64.add
+              (i64.add (local.get $d) (i64.load offset=3104 (local.get $wp)))
+              (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18)))
+              (i64.rotr (local.get $a) (i64.const 41)))))
+        (local.set $h (i64.add (local.get $h) (local.get $d)))
+        (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
+        (local.set $d
+          (i64.add
+            (i64.add
+              (local.get $d)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34)))
+                (i64.rotr (local.get $e) (i64.const 39))))
+            (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 5
+        (local.set $c
+          (i64.add
+            (i64.add
+              (i64.add (local.get $c) (i64.load offset=3112 (local.get $wp)))
+              (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18)))
+              (i64.rotr (local.get $h) (i64.const 41)))))
+        (local.set $g (i64.add (local.get $g) (local.get $c)))
+        (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
+        (local.set $c
+          (i64.add
+            (i64.add
+              (local.get $c)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34)))
+                (i64.rotr (local.get $d) (i64.const 39))))
+            (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 6
+        (local.set $b
+          (i64.add
+            (i64.add
+              (i64.add (local.get $b) (i64.load offset=3120 (local.get $wp)))
+              (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18)))
+              (i64.rotr (local.get $g) (i64.const 41)))))
+        (local.set $f (i64.add (local.get $f) (local.get $b)))
+        (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
+        (local.set $b
+          (i64.add
+            (i64.add
+              (local.get $b)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34)))
+                (i64.rotr (local.get $c) (i64.const 39))))
+            (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 7
+        (local.set $a
+          (i64.add
+            (i64.add
+              (i64.add (local.get $a) (i64.load offset=3128 (local.get $wp)))
+              (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18)))
+              (i64.rotr (local.get $f) (i64.const 41)))))
+        (local.set $e (i64.add (local.get $e) (local.get $a)))
+        (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
+        (local.set $a
+          (i64.add
+            (i64.add
+              (local.get $a)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34)))
+                (i64.rotr (local.get $b) (i64.const 39))))
+            (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 8
+        (local.set $h
+          (i64.add
+            (i64.add
+              (i64.add (local.get $h) (i64.load offset=3136 (local.get $wp)))
+              (i64.xor (local.get $g) (i64.and (local.get $e) (i64.xor (local.get $f) (local.get $g)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $e) (i64.const 14)) (i64.rotr (local.get $e) (i64.const 18)))
+              (i64.rotr (local.get $e) (i64.const 41)))))
+        (local.set $d (i64.add (local.get $d) (local.get $h)))
+        (local.set $m0 (i64.xor (local.get $a) (local.get $b)))
+        (local.set $h
+          (i64.add
+            (i64.add
+              (local.get $h)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $a) (i64.const 28)) (i64.rotr (local.get $a) (i64.const 34)))
+                (i64.rotr (local.get $a) (i64.const 39))))
+            (i64.xor (local.get $b) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 9
+        (local.set $g
+          (i64.add
+            (i64.add
+              (i64.add (local.get $g) (i64.load offset=3144 (local.get $wp)))
+              (i64.xor (local.get $f) (i64.and (local.get $d) (i64.xor (local.get $e) (local.get $f)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $d) (i64.const 14)) (i64.rotr (local.get $d) (i64.const 18)))
+              (i64.rotr (local.get $d) (i64.const 41)))))
+        (local.set $c (i64.add (local.get $c) (local.get $g)))
+        (local.set $m1 (i64.xor (local.get $h) (local.get $a)))
+        (local.set $g
+          (i64.add
+            (i64.add
+              (local.get $g)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $h) (i64.const 28)) (i64.rotr (local.get $h) (i64.const 34)))
+                (i64.rotr (local.get $h) (i64.const 39))))
+            (i64.xor (local.get $a) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 10
+        (local.set $f
+          (i64.add
+            (i64.add
+              (i64.add (local.get $f) (i64.load offset=3152 (local.get $wp)))
+              (i64.xor (local.get $e) (i64.and (local.get $c) (i64.xor (local.get $d) (local.get $e)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $c) (i64.const 14)) (i64.rotr (local.get $c) (i64.const 18)))
+              (i64.rotr (local.get $c) (i64.const 41)))))
+        (local.set $b (i64.add (local.get $b) (local.get $f)))
+        (local.set $m0 (i64.xor (local.get $g) (local.get $h)))
+        (local.set $f
+          (i64.add
+            (i64.add
+              (local.get $f)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $g) (i64.const 28)) (i64.rotr (local.get $g) (i64.const 34)))
+                (i64.rotr (local.get $g) (i64.const 39))))
+            (i64.xor (local.get $h) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 11
+        (local.set $e
+          (i64.add
+            (i64.add
+              (i64.add (local.get $e) (i64.load offset=3160 (local.get $wp)))
+              (i64.xor (local.get $d) (i64.and (local.get $b) (i64.xor (local.get $c) (local.get $d)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $b) (i64.const 14)) (i64.rotr (local.get $b) (i64.const 18)))
+              (i64.rotr (local.get $b) (i64.const 41)))))
+        (local.set $a (i64.add (local.get $a) (local.get $e)))
+        (local.set $m1 (i64.xor (local.get $f) (local.get $g)))
+        (local.set $e
+          (i64.add
+            (i64.add
+              (local.get $e)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $f) (i64.const 28)) (i64.rotr (local.get $f) (i64.const 34)))
+                (i64.rotr (local.get $f) (i64.const 39))))
+            (i64.xor (local.get $g) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 12
+        (local.set $d
+          (i64.add
+            (i64.add
+              (i64.add (local.get $d) (i64.load offset=3168 (local.get $wp)))
+              (i64.xor (local.get $c) (i64.and (local.get $a) (i64.xor (local.get $b) (local.get $c)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $a) (i64.const 14)) (i64.rotr (local.get $a) (i64.const 18)))
+              (i64.rotr (local.get $a) (i64.const 41)))))
+        (local.set $h (i64.add (local.get $h) (local.get $d)))
+        (local.set $m0 (i64.xor (local.get $e) (local.get $f)))
+        (local.set $d
+          (i64.add
+            (i64.add
+              (local.get $d)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $e) (i64.const 28)) (i64.rotr (local.get $e) (i64.const 34)))
+                (i64.rotr (local.get $e) (i64.const 39))))
+            (i64.xor (local.get $f) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 13
+        (local.set $c
+          (i64.add
+            (i64.add
+              (i64.add (local.get $c) (i64.load offset=3176 (local.get $wp)))
+              (i64.xor (local.get $b) (i64.and (local.get $h) (i64.xor (local.get $a) (local.get $b)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $h) (i64.const 14)) (i64.rotr (local.get $h) (i64.const 18)))
+              (i64.rotr (local.get $h) (i64.const 41)))))
+        (local.set $g (i64.add (local.get $g) (local.get $c)))
+        (local.set $m1 (i64.xor (local.get $d) (local.get $e)))
+        (local.set $c
+          (i64.add
+            (i64.add
+              (local.get $c)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $d) (i64.const 28)) (i64.rotr (local.get $d) (i64.const 34)))
+                (i64.rotr (local.get $d) (i64.const 39))))
+            (i64.xor (local.get $e) (i64.and (local.get $m1) (local.get $m0)))))
+        ;; round 14
+        (local.set $b
+          (i64.add
+            (i64.add
+              (i64.add (local.get $b) (i64.load offset=3184 (local.get $wp)))
+              (i64.xor (local.get $a) (i64.and (local.get $g) (i64.xor (local.get $h) (local.get $a)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $g) (i64.const 14)) (i64.rotr (local.get $g) (i64.const 18)))
+              (i64.rotr (local.get $g) (i64.const 41)))))
+        (local.set $f (i64.add (local.get $f) (local.get $b)))
+        (local.set $m0 (i64.xor (local.get $c) (local.get $d)))
+        (local.set $b
+          (i64.add
+            (i64.add
+              (local.get $b)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $c) (i64.const 28)) (i64.rotr (local.get $c) (i64.const 34)))
+                (i64.rotr (local.get $c) (i64.const 39))))
+            (i64.xor (local.get $d) (i64.and (local.get $m0) (local.get $m1)))))
+        ;; round 15
+        (local.set $a
+          (i64.add
+            (i64.add
+              (i64.add (local.get $a) (i64.load offset=3192 (local.get $wp)))
+              (i64.xor (local.get $h) (i64.and (local.get $f) (i64.xor (local.get $g) (local.get $h)))))
+            (i64.xor
+              (i64.xor (i64.rotr (local.get $f) (i64.const 14)) (i64.rotr (local.get $f) (i64.const 18)))
+              (i64.rotr (local.get $f) (i64.const 41)))))
+        (local.set $e (i64.add (local.get $e) (local.get $a)))
+        (local.set $m1 (i64.xor (local.get $b) (local.get $c)))
+        (local.set $a
+          (i64.add
+            (i64.add
+              (local.get $a)
+              (i64.xor
+                (i64.xor (i64.rotr (local.get $b) (i64.const 28)) (i64.rotr (local.get $b) (i64.const 34)))
+                (i64.rotr (local.get $b) (i64.const 39))))
+            (i64.xor (local.get $c) (i64.and (local.get $m1) (local.get $m0)))))
+        (local.set $a0 (i64.add (local.get $a0) (local.get $a)))
+        (local.set $b0 (i64.add (local.get $b0) (local.get $b)))
+        (local.set $c0 (i64.add (local.get $c0) (local.get $c)))
+        (local.set $d0 (i64.add (local.get $d0) (local.get $d)))
+        (local.set $e0 (i64.add (local.get $e0) (local.get $e)))
+        (local.set $f0 (i64.add (local.get $f0) (local.get $f)))
+        (local.set $g0 (i64.add (local.get $g0) (local.get $g)))
+        (local.set $h0 (i64.add (local.get $h0) (local.get $h)))
+        (local.set $src (i32.add (local.get $src) (i32.const 128)))
+        (br $next)
+      )
     )
+    ;; the chaining value back as big-endian words
+    (v128.store
+      (local.get $st)
+      (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $a0)) (local.get $b0)) (local.get $bswap)))
+    (v128.store offset=16
+      (local.get $st)
+      (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $c0)) (local.get $d0)) (local.get $bswap)))
+    (v128.store offset=32
+      (local.get $st)
+      (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $e0)) (local.get $f0)) (local.get $bswap)))
+    (v128.store offset=48
+      (local.get $st)
+      (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $g0)) (local.get $h0)) (local.get $bswap)))
+    ;; wipe the work area
+    (v128.store offset=3072 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3088 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3104 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3120 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3136 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3152 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3168 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3184 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3200 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3216 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3232 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3248 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3264 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3280 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3296 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3312 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3328 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3344 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3360 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3376 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3392 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3408 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3424 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3440 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3456 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3472 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3488 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3504 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3520 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3536 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3552 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3568 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3584 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3600 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3616 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3632 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3648 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3664 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3680 (i32.const 0) (v128.const i64x2 0 0))
+    (v128.store offset=3696 (i32.const 0) (v128.const i64x2 0 0))
   )
-  ;; the chaining value back as big-endian words
-  (v128.store offset=0 (local.get $st) (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $a0)) (local.get $b0)) (local.get $bswap)))
-  (v128.store offset=16 (local.get $st) (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $c0)) (local.get $d0)) (local.get $bswap)))
-  (v128.store offset=32 (local.get $st) (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $e0)) (local.get $f0)) (local.get $bswap)))
-  (v128.store offset=48 (local.get $st) (i8x16.swizzle (i64x2.replace_lane 1 (i64x2.splat (local.get $g0)) (local.get $h0)) (local.get $bswap)))
-  ;; wipe the work area
-  (v128.store offset=3072 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3088 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3104 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3120 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3136 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3152 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3168 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3184 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3200 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3216 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3232 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3248 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3264 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3280 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3296 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3312 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3328 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3344 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3360 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3376 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3392 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3408 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3424 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3440 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3456 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3472 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3488 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3504 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3520 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3536 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3552 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3568 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3584 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3600 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3616 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3632 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3648 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3664 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3680 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3696 (i32.const 0) (v128.const i64x2 0 0))
-  )
-  (func $sha256_last (export "sha256_last") (param $st i32) (param $src i32) (param $len i32) (param $hi i32) (param $lo i32) (local $p i32) (local $end i32)
+  (func $sha256_last (export "sha256_last") (param $st i32) (param $src i32) (param $len i32) (param $hi i32)
+      (param $lo i32)
+    (local $p i32) (local $end i32)
     ;; p: the tail after the whole blocks; end: the end of the padded message
-  (local.set $p (i32.add (local.get $src) (i32.and (local.get $len) (i32.const -64))))
-  (local.set $end (i32.add (local.get $p) (select (i32.const 64) (i32.const 128) (i32.lt_u (i32.and (local.get $len) (i32.const 63)) (i32.const 56)))))
-  ;; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian
-  (i32.store8 (i32.add (local.get $src) (local.get $len)) (i32.const 0x80))
-  ;; zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)
-  (local.set $p (i32.add (i32.add (local.get $src) (local.get $len)) (i32.const 1)))
-  (block $zeroed
-    (loop $zero
-      (br_if $zeroed (i32.ge_u (local.get $p) (i32.sub (local.get $end) (i32.const 8))))
-      (i64.store (local.get $p) (i64.const 0))
-      (local.set $p (i32.add (local.get $p) (i32.const 8)))
-      (br $zero)))
-  (i32.store8 offset=0 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 24)))
-  (i32.store8 offset=1 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 16)))
-  (i32.store8 offset=2 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 8)))
-  (i32.store8 offset=3 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 0)))
-  (i32.store8 offset=4 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 24)))
-  (i32.store8 offset=5 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 16)))
-  (i32.store8 offset=6 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 8)))
-  (i32.store8 offset=7 (i32.sub (local.get $end) (i32.const 8)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 0)))
-  (call $sha256_blocks (local.get $st) (local.get $src) (i32.shr_u (i32.sub (local.get $end) (local.get $src)) (i32.const 6)))
+    (local.set $p (i32.add (local.get $src) (i32.and (local.get $len) (i32.const -64))))
+    (local.set $end
+      (i32.add
+        (local.get $p)
+        (select (i32.const 64) (i32.const 128) (i32.lt_u (i32.and (local.get $len) (i32.const 63)) (i32.const 56)))))
+    ;; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian
+    (i32.store8 (i32.add (local.get $src) (local.get $len)) (i32.const 0x80))
+    ;; zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)
+    (local.set $p (i32.add (i32.add (local.get $src) (local.get $len)) (i32.const 1)))
+    (block $zeroed
+      (loop $zero
+        (br_if $zeroed (i32.ge_u (local.get $p) (i32.sub (local.get $end) (i32.const 8))))
+        (i64.store (local.get $p) (i64.const 0))
+        (local.set $p (i32.add (local.get $p) (i32.const 8)))
+        (br $zero)
+      )
+    )
+    (i32.store8
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 24)))
+    (i32.store8 offset=1
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 16)))
+    (i32.store8 offset=2
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 8)))
+    (i32.store8 offset=3
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 0)))
+    (i32.store8 offset=4
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 24)))
+    (i32.store8 offset=5
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 16)))
+    (i32.store8 offset=6
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 8)))
+    (i32.store8 offset=7
+      (i32.sub (local.get $end) (i32.const 8))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 0)))
+    (call $sha256_blocks
+      (local.get $st)
+      (local.get $src)
+      (i32.shr_u (i32.sub (local.get $end) (local.get $src)) (i32.const 6)))
   )
-  (func $sha512_last (export "sha512_last") (param $st i32) (param $src i32) (param $len i32) (param $hi i32) (param $lo i32) (local $p i32) (local $end i32)
+  (func $sha512_last (export "sha512_last") (param $st i32) (param $src i32) (param $len i32) (param $hi i32)
+      (param $lo i32)
+    (local $p i32) (local $end i32)
     ;; p: the tail after the whole blocks; end: the end of the padded message
-  (local.set $p (i32.add (local.get $src) (i32.and (local.get $len) (i32.const -128))))
-  (local.set $end (i32.add (local.get $p) (select (i32.const 128) (i32.const 256) (i32.lt_u (i32.and (local.get $len) (i32.const 127)) (i32.const 112)))))
-  ;; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian
-  (i32.store8 (i32.add (local.get $src) (local.get $len)) (i32.const 0x80))
-  ;; zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)
-  (local.set $p (i32.add (i32.add (local.get $src) (local.get $len)) (i32.const 1)))
-  (block $zeroed
-    (loop $zero
-      (br_if $zeroed (i32.ge_u (local.get $p) (i32.sub (local.get $end) (i32.const 16))))
-      (i64.store (local.get $p) (i64.const 0))
-      (local.set $p (i32.add (local.get $p) (i32.const 8)))
-      (br $zero)))
-  (i32.store8 offset=0 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 24)))
-  (i32.store8 offset=1 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 16)))
-  (i32.store8 offset=2 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 8)))
-  (i32.store8 offset=3 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 0)))
-  (i32.store8 offset=4 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 24)))
-  (i32.store8 offset=5 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 16)))
-  (i32.store8 offset=6 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 8)))
-  (i32.store8 offset=7 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 0)))
-  (i32.store8 offset=8 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 24)))
-  (i32.store8 offset=9 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 16)))
-  (i32.store8 offset=10 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 8)))
-  (i32.store8 offset=11 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29))) (i32.const 0)))
-  (i32.store8 offset=12 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 24)))
-  (i32.store8 offset=13 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 16)))
-  (i32.store8 offset=14 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 8)))
-  (i32.store8 offset=15 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 0)))
-  (call $sha512_blocks (local.get $st) (local.get $src) (i32.shr_u (i32.sub (local.get $end) (local.get $src)) (i32.const 7)))
+    (local.set $p (i32.add (local.get $src) (i32.and (local.get $len) (i32.const -128))))
+    (local.set $end
+      (i32.add
+        (local.get $p)
+        (select (i32.const 128) (i32.const 256) (i32.lt_u (i32.and (local.get $len) (i32.const 127)) (i32.const 112)))))
+    ;; M ‖ 1 ‖ 0…0 ‖ the length in bits, big-endian
+    (i32.store8 (i32.add (local.get $src) (local.get $len)) (i32.const 0x80))
+    ;; zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)
+    (local.set $p (i32.add (i32.add (local.get $src) (local.get $len)) (i32.const 1)))
+    (block $zeroed
+      (loop $zero
+        (br_if $zeroed (i32.ge_u (local.get $p) (i32.sub (local.get $end) (i32.const 16))))
+        (i64.store (local.get $p) (i64.const 0))
+        (local.set $p (i32.add (local.get $p) (i32.const 8)))
+        (br $zero)
+      )
+    )
+    (i32.store8 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 24)))
+    (i32.store8 offset=1 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 16)))
+    (i32.store8 offset=2 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 8)))
+    (i32.store8 offset=3 (i32.sub (local.get $end) (i32.const 16)) (i32.shr_u (i32.const 0) (i32.const 0)))
+    (i32.store8 offset=4
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 24)))
+    (i32.store8 offset=5
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 16)))
+    (i32.store8 offset=6
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 8)))
+    (i32.store8 offset=7
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shr_u (local.get $hi) (i32.const 29)) (i32.const 0)))
+    (i32.store8 offset=8
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 24)))
+    (i32.store8 offset=9
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 16)))
+    (i32.store8 offset=10
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 8)))
+    (i32.store8 offset=11
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u
+        (i32.or (i32.shl (local.get $hi) (i32.const 3)) (i32.shr_u (local.get $lo) (i32.const 29)))
+        (i32.const 0)))
+    (i32.store8 offset=12
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 24)))
+    (i32.store8 offset=13
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 16)))
+    (i32.store8 offset=14
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 8)))
+    (i32.store8 offset=15
+      (i32.sub (local.get $end) (i32.const 16))
+      (i32.shr_u (i32.shl (local.get $lo) (i32.const 3)) (i32.const 0)))
+    (call $sha512_blocks
+      (local.get $st)
+      (local.get $src)
+      (i32.shr_u (i32.sub (local.get $end) (local.get $src)) (i32.const 7)))
   )
-  (func $sha2_hmac_init (export "sha2_hmac_init") (param $inner i32) (param $outer i32) (param $key i32) (param $variant i32)
+  (func $sha2_hmac_init (export "sha2_hmac_init") (param $inner i32) (param $outer i32) (param $key i32)
+      (param $variant i32)
     (call $sha2_init (local.get $inner) (local.get $variant))
-  (call $sha2_init (local.get $outer) (local.get $variant))
-  (if (i32.le_u (local.get $variant) (i32.const 256)) (then
-    (v128.store offset=3712 (i32.const 0) (v128.xor (v128.load offset=0 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3728 (i32.const 0) (v128.xor (v128.load offset=16 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3744 (i32.const 0) (v128.xor (v128.load offset=32 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3760 (i32.const 0) (v128.xor (v128.load offset=48 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (call $sha256_blocks (local.get $inner) (i32.const 3712) (i32.const 1))
-  (v128.store offset=3712 (i32.const 0) (v128.xor (v128.load offset=0 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3728 (i32.const 0) (v128.xor (v128.load offset=16 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3744 (i32.const 0) (v128.xor (v128.load offset=32 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3760 (i32.const 0) (v128.xor (v128.load offset=48 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (call $sha256_blocks (local.get $outer) (i32.const 3712) (i32.const 1))
-  (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
-  ) (else
-    (v128.store offset=3712 (i32.const 0) (v128.xor (v128.load offset=0 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3728 (i32.const 0) (v128.xor (v128.load offset=16 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3744 (i32.const 0) (v128.xor (v128.load offset=32 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3760 (i32.const 0) (v128.xor (v128.load offset=48 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3776 (i32.const 0) (v128.xor (v128.load offset=64 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3792 (i32.const 0) (v128.xor (v128.load offset=80 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3808 (i32.const 0) (v128.xor (v128.load offset=96 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (v128.store offset=3824 (i32.const 0) (v128.xor (v128.load offset=112 (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
-  (call $sha512_blocks (local.get $inner) (i32.const 3712) (i32.const 1))
-  (v128.store offset=3712 (i32.const 0) (v128.xor (v128.load offset=0 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3728 (i32.const 0) (v128.xor (v128.load offset=16 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3744 (i32.const 0) (v128.xor (v128.load offset=32 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3760 (i32.const 0) (v128.xor (v128.load offset=48 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3776 (i32.const 0) (v128.xor (v128.load offset=64 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3792 (i32.const 0) (v128.xor (v128.load offset=80 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3808 (i32.const 0) (v128.xor (v128.load offset=96 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (v128.store offset=3824 (i32.const 0) (v128.xor (v128.load offset=112 (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
-  (call $sha512_blocks (local.get $outer) (i32.const 3712) (i32.const 1))
-  (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3776 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3792 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3808 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3824 (i32.const 0) (v128.const i64x2 0 0))
-  ))
+    (call $sha2_init (local.get $outer) (local.get $variant))
+    (if (i32.le_u (local.get $variant) (i32.const 256)) (then
+      (v128.store offset=3712
+        (i32.const 0)
+        (v128.xor (v128.load (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3728
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=16 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3744
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=32 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3760
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=48 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (call $sha256_blocks (local.get $inner) (i32.const 3712) (i32.const 1))
+      (v128.store offset=3712
+        (i32.const 0)
+        (v128.xor (v128.load (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3728
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=16 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3744
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=32 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3760
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=48 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (call $sha256_blocks (local.get $outer) (i32.const 3712) (i32.const 1))
+      (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
+    ) (else
+      (v128.store offset=3712
+        (i32.const 0)
+        (v128.xor (v128.load (local.get $key)) (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3728
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=16 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3744
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=32 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3760
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=48 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3776
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=64 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3792
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=80 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3808
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=96 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (v128.store offset=3824
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=112 (local.get $key))
+          (v128.const i8x16 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54 54)))
+      (call $sha512_blocks (local.get $inner) (i32.const 3712) (i32.const 1))
+      (v128.store offset=3712
+        (i32.const 0)
+        (v128.xor (v128.load (local.get $key)) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3728
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=16 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3744
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=32 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3760
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=48 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3776
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=64 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3792
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=80 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3808
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=96 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (v128.store offset=3824
+        (i32.const 0)
+        (v128.xor
+          (v128.load offset=112 (local.get $key))
+          (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+      (call $sha512_blocks (local.get $outer) (i32.const 3712) (i32.const 1))
+      (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3776 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3792 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3808 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3824 (i32.const 0) (v128.const i64x2 0 0))
+    ))
   )
-  (func $sha2_hmac (export "sha2_hmac") (param $st i32) (param $key i32) (param $src i32) (param $len i32) (param $variant i32)
-    (call $sha2_hmac_init (local.get $st) (i32.add (local.get $st) (i32.const 64)) (local.get $key) (local.get $variant))
-  (if (i32.eq (local.get $variant) (i32.const 224)) (then
-    (call $sha256_last (local.get $st) (local.get $src) (local.get $len) (i32.const 0) (i32.add (local.get $len) (i32.const 64)))
-  ;; the inner digest, then the outer hash of it
-  (v128.store offset=3712 (i32.const 0) (v128.load offset=0 (local.get $st)))
-  (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
-  (call $sha256_last (i32.add (local.get $st) (i32.const 64)) (i32.const 3712) (i32.const 28) (i32.const 0) (i32.const 92))
-  (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
-  ))
-  (if (i32.eq (local.get $variant) (i32.const 256)) (then
-    (call $sha256_last (local.get $st) (local.get $src) (local.get $len) (i32.const 0) (i32.add (local.get $len) (i32.const 64)))
-  ;; the inner digest, then the outer hash of it
-  (v128.store offset=3712 (i32.const 0) (v128.load offset=0 (local.get $st)))
-  (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
-  (call $sha256_last (i32.add (local.get $st) (i32.const 64)) (i32.const 3712) (i32.const 32) (i32.const 0) (i32.const 96))
-  (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
-  ))
-  (if (i32.eq (local.get $variant) (i32.const 384)) (then
-    (call $sha512_last (local.get $st) (local.get $src) (local.get $len) (i32.const 0) (i32.add (local.get $len) (i32.const 128)))
-  ;; the inner digest, then the outer hash of it
-  (v128.store offset=3712 (i32.const 0) (v128.load offset=0 (local.get $st)))
-  (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
-  (v128.store offset=3744 (i32.const 0) (v128.load offset=32 (local.get $st)))
-  (call $sha512_last (i32.add (local.get $st) (i32.const 64)) (i32.const 3712) (i32.const 48) (i32.const 0) (i32.const 176))
-  (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3776 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3792 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3808 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3824 (i32.const 0) (v128.const i64x2 0 0))
-  ))
-  (if (i32.eq (local.get $variant) (i32.const 512)) (then
-    (call $sha512_last (local.get $st) (local.get $src) (local.get $len) (i32.const 0) (i32.add (local.get $len) (i32.const 128)))
-  ;; the inner digest, then the outer hash of it
-  (v128.store offset=3712 (i32.const 0) (v128.load offset=0 (local.get $st)))
-  (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
-  (v128.store offset=3744 (i32.const 0) (v128.load offset=32 (local.get $st)))
-  (v128.store offset=3760 (i32.const 0) (v128.load offset=48 (local.get $st)))
-  (call $sha512_last (i32.add (local.get $st) (i32.const 64)) (i32.const 3712) (i32.const 64) (i32.const 0) (i32.const 192))
-  (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3776 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3792 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3808 (i32.const 0) (v128.const i64x2 0 0))
-  (v128.store offset=3824 (i32.const 0) (v128.const i64x2 0 0))
-  ))
+  (func $sha2_hmac (export "sha2_hmac") (param $st i32) (param $key i32) (param $src i32) (param $len i32)
+      (param $variant i32)
+    (call $sha2_hmac_init
+      (local.get $st)
+      (i32.add (local.get $st) (i32.const 64))
+      (local.get $key)
+      (local.get $variant))
+    (if (i32.eq (local.get $variant) (i32.const 224)) (then
+      (call $sha256_last
+        (local.get $st)
+        (local.get $src)
+        (local.get $len)
+        (i32.const 0)
+        (i32.add (local.get $len) (i32.const 64)))
+      ;; the inner digest, then the outer hash of it
+      (v128.store offset=3712 (i32.const 0) (v128.load (local.get $st)))
+      (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
+      (call $sha256_last
+        (i32.add (local.get $st) (i32.const 64))
+        (i32.const 3712)
+        (i32.const 28)
+        (i32.const 0)
+        (i32.const 92))
+      (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
+    ))
+    (if (i32.eq (local.get $variant) (i32.const 256)) (then
+      (call $sha256_last
+        (local.get $st)
+        (local.get $src)
+        (local.get $len)
+        (i32.const 0)
+        (i32.add (local.get $len) (i32.const 64)))
+      ;; the inner digest, then the outer hash of it
+      (v128.store offset=3712 (i32.const 0) (v128.load (local.get $st)))
+      (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
+      (call $sha256_last
+        (i32.add (local.get $st) (i32.const 64))
+        (i32.const 3712)
+        (i32.const 32)
+        (i32.const 0)
+        (i32.const 96))
+      (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
+    ))
+    (if (i32.eq (local.get $variant) (i32.const 384)) (then
+      (call $sha512_last
+        (local.get $st)
+        (local.get $src)
+        (local.get $len)
+        (i32.const 0)
+        (i32.add (local.get $len) (i32.const 128)))
+      ;; the inner digest, then the outer hash of it
+      (v128.store offset=3712 (i32.const 0) (v128.load (local.get $st)))
+      (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
+      (v128.store offset=3744 (i32.const 0) (v128.load offset=32 (local.get $st)))
+      (call $sha512_last
+        (i32.add (local.get $st) (i32.const 64))
+        (i32.const 3712)
+        (i32.const 48)
+        (i32.const 0)
+        (i32.const 176))
+      (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3776 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3792 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3808 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3824 (i32.const 0) (v128.const i64x2 0 0))
+    ))
+    (if (i32.eq (local.get $variant) (i32.const 512)) (then
+      (call $sha512_last
+        (local.get $st)
+        (local.get $src)
+        (local.get $len)
+        (i32.const 0)
+        (i32.add (local.get $len) (i32.const 128)))
+      ;; the inner digest, then the outer hash of it
+      (v128.store offset=3712 (i32.const 0) (v128.load (local.get $st)))
+      (v128.store offset=3728 (i32.const 0) (v128.load offset=16 (local.get $st)))
+      (v128.store offset=3744 (i32.const 0) (v128.load offset=32 (local.get $st)))
+      (v128.store offset=3760 (i32.const 0) (v128.load offset=48 (local.get $st)))
+      (call $sha512_last
+        (i32.add (local.get $st) (i32.const 64))
+        (i32.const 3712)
+        (i32.const 64)
+        (i32.const 0)
+        (i32.const 192))
+      (v128.store offset=3712 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3728 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3744 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3760 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3776 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3792 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3808 (i32.const 0) (v128.const i64x2 0 0))
+      (v128.store offset=3824 (i32.const 0) (v128.const i64x2 0 0))
+    ))
   )
 )
