@@ -52,8 +52,9 @@ import { type Expr, Func, type Local, type Params, type Stmt, br_if, call, comme
 export interface AesFlags {
   /** the key schedule uses a wrong round constant (0x09 instead of 0x08 in round 4) */
   wrongRcon?: boolean;
-  /** timing control (npm run ct:timing): the key schedule reads scratch[4096 + 256·b] for every
-   * byte b of the expanded key, a key-indexed table lookup; the checker must flag it too */
+  /** timing control (npm run ct:timing): the key schedule reads memory[4096 + 65536·b] for every
+   * raw key byte b, a key-indexed lookup in a table of 256 lines 64 KiB apart (one cache set:
+   * the caller grows the memory to 17 MiB first); the checker must flag it too */
   leakyKeyLookup?: boolean;
 }
 
@@ -292,16 +293,16 @@ export function expandFunc(nk: 4 | 6 | 8, sub16: Func, flags: AesFlags = {}): Fu
   if (flags.wrongRcon) rcon[3] = 0x09;
   const sub = (e: Expr<'i32'>) => i32x4.extract_lane(call(sub16, i32x4.splat(e)) as Expr<'v128'>, 0);
   for (let i = 0; i < nk; i++) f.emit(i32.store(tmp, i32.load(key, 4 * i), 4 * i));
+  if (flags.leakyKeyLookup) {
+    const leak = f.i32('leak');
+    for (let i = 0; i < 4 * nk; i++) f.emit(leak.set(i32.xor(leak, i32.load8_u(i32.shl(i32.load8_u(key, i), 16), 4096))));
+    f.emit(i32.store(tmp, leak, 240)); // kept: the 16 bytes after the 240 of key-expansion scratch are unused
+  }
   for (let i = nk; i < words; i++) {
     f.emit(comment(`w[${i}]`), w.set(i32.load(tmp, 4 * (i - 1))));
     if (i % nk === 0) f.emit(comment('SubWord(RotWord(w)) ^ Rcon'), w.set(i32.xor(sub(i32.rotr(w, 8)), rcon[i / nk - 1])));
     else if (nk === 8 && i % nk === 4) f.emit(comment('SubWord(w)'), w.set(sub(w.get())));
     f.emit(i32.store(tmp, i32.xor(i32.load(tmp, 4 * (i - nk)), w), 4 * i));
-  }
-  if (flags.leakyKeyLookup) {
-    const leak = f.i32('leak');
-    for (let i = 0; i < 4 * words; i++) f.emit(leak.set(i32.xor(leak, i32.load8_u(i32.shl(i32.load8_u(tmp, i), 8), 4096))));
-    f.emit(i32.store(tmp, leak, 240)); // kept: the 16 bytes after the 240 of key-expansion scratch are unused
   }
   f.emit(comment('bitslice each round key: plane i = bit i of each byte spread to 0x00 / 0xff'));
   for (let r = 0; r <= nr; r++) {
