@@ -96,8 +96,8 @@
 // Negative-control flag (tests only): `broken: 'dropTerm'` leaves out the K·m_1 term of the
 // cofactor update (results wrong), `broken: 'halfSteps'` runs half the batches (CT only).
 
-import { limbsFor } from './fe_mont29.js';
-import { bitLength, get, set } from './wat.js';
+import { type Expr, Func, type Local, type Stmt, block, br, br_if, i32, i64, if_, label, loop, printFunc } from './builder/index.js';
+import { bitLength, limbsFor } from './fe_limbs.js';
 
 export interface SafegcdOptions {
   constantTime: boolean;
@@ -107,7 +107,6 @@ export interface SafegcdOptions {
 
 const B = 30; // limb bits and divsteps per batch
 const M30 = (1n << 30n) - 1n;
-
 
 /** Constant-time divstep count: see the header. */
 function ctDivsteps(m: bigint): { steps: number; halfDelta: boolean } {
@@ -129,19 +128,19 @@ function inv30(m: bigint): bigint {
   return x;
 }
 
-const k64 = (v: bigint | number) => `(i64.const ${v})`;
-const add = (a: string, b: string) => `(i64.add ${a} ${b})`;
-const sub = (a: string, b: string) => `(i64.sub ${a} ${b})`;
-const mul = (a: string, b: string) => `(i64.mul ${a} ${b})`;
-const and = (a: string, b: string) => `(i64.and ${a} ${b})`;
-const xor = (a: string, b: string) => `(i64.xor ${a} ${b})`;
-const or = (a: string, b: string) => `(i64.or ${a} ${b})`;
-const shl = (a: string, b: string) => `(i64.shl ${a} ${b})`;
-const sar = (a: string, b: string) => `(i64.shr_s ${a} ${b})`;
-const shr = (a: string, b: string) => `(i64.shr_u ${a} ${b})`;
-const MASK = k64(M30);
+type E = Expr<'i64'>;
+type V = E | Local<'i64'> | bigint | number;
+const { add, sub, mul, and, xor, or, shl } = i64;
+const sar = i64.shr_s;
+const shr = i64.shr_u;
+const MASK = () => i64.const(M30);
 
-export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): { wat: string; workspace: number } {
+/**
+ * `$name(r, a, ws)`: r ← a⁻¹ mod m for the canonical a at a (L limbs of 29 bits, fe_mont29's
+ * format), 0 for a = 0; everything in locals (workspace 0). Also the function as text (`wat`),
+ * for a test module of its own.
+ */
+export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): { func: Func; wat: string; workspace: number } {
   if ((m & 1n) === 0n || m < 3n) throw new Error('safegcd: modulus must be odd');
   const N = safegcdLimbs(m);
   const L = limbsFor(m);
@@ -149,226 +148,214 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   for (let i = 0, t = m; i < N; i++, t >>= 30n) mL.push(t & M30);
   const minv = inv30(m);
   const ct = opts.constantTime;
-  const F = (i: number) => `f${i}`, G = (i: number) => `g${i}`, D = (i: number) => `d${i}`, E = (i: number) => `e${i}`;
 
-  const out: string[] = [];
-  const emit = (...s: string[]) => out.push(...s.map((x) => '    ' + x));
+  const fn = new Func(name, { r: 'i32', a: 'i32', ws: 'i32' });
+  const { r, a } = fn.p;
+  for (let i = 0; i < N; i++) fn.locals('i64', [`f${i}`, `g${i}`, `d${i}`, `e${i}`]);
+  const F = (i: number) => fn.i64(`f${i}`), G = (i: number) => fn.i64(`g${i}`), D = (i: number) => fn.i64(`d${i}`), Ed = (i: number) => fn.i64(`e${i}`);
+  const [fl, gl, uv, qr, nu, c1, c2, mu, mv, mq, mr, cf, cg, sd, se, md, me] =
+    fn.locals('i64', ['fl', 'gl', 'uv', 'qr', ct ? 'nu' : 'eta', 'c1', 'c2', 'mu', 'mv', 'mq', 'mr', 'cf', 'cg', 'sd', 'se', 'md', 'me']);
+  const eta = nu;
+  const [iv, z, w] = ct ? [] : fn.locals('i64', ['i', 'z', 'w']);
+  const it = fn.i32('it');
+  const len = ct ? undefined : fn.i32('len');
 
   // ---- load: f = m, g = a (29-bit limbs → 30-bit limbs), d = 0, e = 1
-  const aLimb = (j: number) => (j < L ? `(i64.load offset=${8 * j} (local.get $a))` : null);
+  const aLimb = (j: number): E | null => (j < L ? i64.load(a, 8 * j) : null);
   for (let k = 0; k < N; k++) {
-    emit(set(F(k), k64(mL[k])));
+    fn.emit(F(k).set(mL[k]));
     const bit = 30 * k, j = Math.floor(bit / 29), o = bit - 29 * j;
     const lo = aLimb(j), hi = aLimb(j + 1);
-    let v: string;
-    if (lo === null) v = k64(0);
+    let v: E;
+    if (lo === null) v = i64.const(0);
     else {
-      v = o ? shr(lo, k64(o)) : lo;
-      if (hi !== null) v = or(v, shl(hi, k64(29 - o)));
-      v = and(v, MASK);
+      v = o ? shr(lo, o) : lo;
+      if (hi !== null) v = or(v, shl(hi, 29 - o));
+      v = and(v, MASK());
     }
-    emit(set(G(k), v));
-    emit(set(D(k), k64(0)), set(E(k), k64(k === 0 ? 1 : 0)));
+    fn.emit(G(k).set(v), D(k).set(0), Ed(k).set(k === 0 ? 1 : 0));
   }
 
   // ---- one batch of 30 divsteps on the low words fl, gl → UV, QR
   const steps = ctDivsteps(m);
   const eta0 = ct && steps.halfDelta ? 0 : 1; // η = 2δ − 1
   // CT: ν = −η − 1 = −2δ (swap mask ν >> 63); for hddivsteps ζ = (ν − 1)/2 = −δ − 1/2 = −1
-  emit(set(ct ? 'nu' : 'eta', k64(ct ? (steps.halfDelta ? -1 : -eta0 - 1) : eta0)));
+  fn.emit(nu.set(ct ? (steps.halfDelta ? -1 : -eta0 - 1) : eta0));
 
   // c2 (g odd) for the first step from gl; each step computes the next one from the unshifted g
-  const batchCT: string[] = [set('c2', sar(shl(get('gl'), k64(63)), k64(63)))];
+  const batchCT: Stmt[] = [c2.set(sar(shl(gl, 63), 63))];
   for (let s = 0; s < B; s++) {
     batchCT.push(
-      set('c1', and(sar(get('nu'), k64(63)), get('c2'))),
+      c1.set(and(sar(nu, 63), c2)),
       // g += c2 ? (c1 ? −f : f) : 0, as (g − c1) + ((f & c2) ^ c1): a short dependency chain
-      set('gl', add(sub(get('gl'), get('c1')), xor(and(get('fl'), get('c2')), get('c1')))),
-      set('qr', add(sub(get('qr'), get('c1')), xor(and(get('uv'), get('c2')), get('c1')))),
-      set('fl', add(get('fl'), and(get('gl'), get('c1')))),
-      set('uv', add(get('uv'), and(get('qr'), get('c1')))),
+      gl.set(add(sub(gl, c1), xor(and(fl, c2), c1))),
+      qr.set(add(sub(qr, c1), xor(and(uv, c2), c1))),
+      fl.set(add(fl, and(gl, c1))),
+      uv.set(add(uv, and(qr, c1))),
       // ν → −ν − 2 on a swap, ν − 2 otherwise; with hddivsteps ν is odd and ζ = (ν − 1)/2 is
       // held instead: ζ → (ζ ^ c1) − 1, one operation fewer
-      steps.halfDelta ? set('nu', sub(xor(get('nu'), get('c1')), k64(1)))
-        : set('nu', sub(sub(xor(get('nu'), get('c1')), get('c1')), k64(2))),
-      ...(s < B - 1 ? [set('c2', sar(shl(get('gl'), k64(62)), k64(63)))] : []),
-      set('gl', sar(get('gl'), k64(1))),
-      set('uv', shl(get('uv'), k64(1))),
+      steps.halfDelta ? nu.set(sub(xor(nu, c1), 1)) : nu.set(sub(sub(xor(nu, c1), c1), 2)),
+      ...(s < B - 1 ? [c2.set(sar(shl(gl, 62), 63))] : []),
+      gl.set(sar(gl, 1)),
+      uv.set(shl(uv, 1)),
     );
   }
 
   // variable time: i = steps left in the batch (i64)
-  const batchVT: string[] = [
-    set('i', k64(B)),
-    `(block $bdone (loop $bstep`,
-    // skip the zeros of g: z = ctz(g | 2^i) ≤ i
-    set('z', `(i64.ctz ${or(get('gl'), shl(k64(1), get('i')))})`),
-    set('gl', sar(get('gl'), get('z'))),
-    set('uv', shl(get('uv'), get('z'))),
-    set('eta', add(get('eta'), shl(get('z'), k64(1)))),
-    set('i', sub(get('i'), get('z'))),
-    `(br_if $bdone (i64.eqz ${get('i')}))`,
-    // g odd. δ > 0: swap and negate, (δ, f, g) → (−δ, g, −f), η → −η − 2
-    `(if (i64.ge_s ${get('eta')} ${k64(0)}) (then`,
-    set('z', get('fl')), set('fl', get('gl')), set('gl', sub(k64(0), get('z'))),
-    set('z', get('uv')), set('uv', get('qr')), set('qr', sub(k64(0), get('z'))),
-    set('eta', sub(sub(k64(0), get('eta')), k64(2))),
-    `))`,
-    // now δ < 0: k = min(i, ⌈−η/2⌉, 6) non-swap steps at once
-    set('z', shr(add(sub(k64(0), get('eta')), k64(1)), k64(1))),
-    `(if (i64.gt_u ${get('z')} ${get('i')}) (then ${set('z', get('i'))}))`,
-    `(if (i64.gt_u ${get('z')} ${k64(6)}) (then ${set('z', k64(6))}))`,
-    // w = −g·f⁻¹ mod 2^k, f⁻¹ ≡ f·(2 − f²) mod 2^6
-    set('w', and(mul(sub(k64(0), get('gl')), mul(get('fl'), sub(k64(2), mul(get('fl'), get('fl'))))),
-      sub(shl(k64(1), get('z')), k64(1)))),
-    set('gl', sar(add(get('gl'), mul(get('w'), get('fl'))), get('z'))),
-    set('qr', add(get('qr'), mul(get('w'), get('uv')))),
-    set('uv', shl(get('uv'), get('z'))),
-    set('eta', add(get('eta'), shl(get('z'), k64(1)))),
-    set('i', sub(get('i'), get('z'))),
-    `(br_if $bstep (i64.ne ${get('i')} ${k64(0)}))`,
-    `))`,
-  ];
+  const batchVT = (): Stmt[] => {
+    const [bdone, bstep] = [label('bdone'), label('bstep')];
+    return [
+      iv.set(B),
+      block(bdone, loop(bstep,
+        // skip the zeros of g: z = ctz(g | 2^i) ≤ i
+        z.set(i64.ctz(or(gl, shl(1, iv)))),
+        gl.set(sar(gl, z)),
+        uv.set(shl(uv, z)),
+        eta.set(add(eta, shl(z, 1))),
+        iv.set(sub(iv, z)),
+        br_if(bdone, i64.eqz(iv)),
+        // g odd. δ > 0: swap and negate, (δ, f, g) → (−δ, g, −f), η → −η − 2
+        if_(i64.ge_s(eta, 0), [
+          z.set(fl), fl.set(gl), gl.set(sub(0, z)),
+          z.set(uv), uv.set(qr), qr.set(sub(0, z)),
+          eta.set(sub(sub(0, eta), 2)),
+        ]),
+        // now δ < 0: k = min(i, ⌈−η/2⌉, 6) non-swap steps at once
+        z.set(shr(add(sub(0, eta), 1), 1)),
+        if_(i64.gt_u(z, iv), [z.set(iv)]),
+        if_(i64.gt_u(z, 6), [z.set(6)]),
+        // w = −g·f⁻¹ mod 2^k, f⁻¹ ≡ f·(2 − f²) mod 2^6
+        w.set(and(mul(sub(0, gl), mul(fl, sub(2, mul(fl, fl)))), sub(shl(1, z), 1))),
+        gl.set(sar(add(gl, mul(w, fl)), z)),
+        qr.set(add(qr, mul(w, uv))),
+        uv.set(shl(uv, z)),
+        eta.set(add(eta, shl(z, 1))),
+        iv.set(sub(iv, z)),
+        br_if(bstep, i64.ne(iv, 0)),
+      )),
+    ];
+  };
 
   // ---- apply the matrix to f, g and d, e
-  const update: string[] = [
-    set('fl', get(F(0))), set('gl', get(G(0))), set('uv', k64(1)), set('qr', k64(1n << 32n)),
-    ...(ct ? batchCT : batchVT),
-    set('mu', `(i64.extend32_s ${get('uv')})`), set('mv', sar(sub(get('uv'), get('mu')), k64(32))),
-    set('mq', `(i64.extend32_s ${get('qr')})`), set('mr', sar(sub(get('qr'), get('mq')), k64(32))),
+  const update: Stmt[] = [
+    fl.set(F(0)), gl.set(G(0)), uv.set(1), qr.set(1n << 32n),
+    ...(ct ? batchCT : batchVT()),
+    mu.set(i64.extend32_s(uv)), mv.set(sar(sub(uv, mu), 32)),
+    mq.set(i64.extend32_s(qr)), mr.set(sar(sub(qr, mq), 32)),
     // f, g
-    set('cf', sar(add(mul(get('mu'), get(F(0))), mul(get('mv'), get(G(0)))), k64(30))),
-    set('cg', sar(add(mul(get('mq'), get(F(0))), mul(get('mr'), get(G(0)))), k64(30))),
+    cf.set(sar(add(mul(mu, F(0)), mul(mv, G(0))), 30)),
+    cg.set(sar(add(mul(mq, F(0)), mul(mr, G(0))), 30)),
   ];
-  const fgColumn = (i: number) => [
-    set('cf', add(get('cf'), add(mul(get('mu'), get(F(i))), mul(get('mv'), get(G(i)))))),
-    set('cg', add(get('cg'), add(mul(get('mq'), get(F(i))), mul(get('mr'), get(G(i)))))),
-    set(F(i - 1), and(get('cf'), MASK)), set(G(i - 1), and(get('cg'), MASK)),
-    set('cf', sar(get('cf'), k64(30))), set('cg', sar(get('cg'), k64(30))),
+  const fgColumn = (i: number): Stmt[] => [
+    cf.set(add(cf, add(mul(mu, F(i)), mul(mv, G(i))))),
+    cg.set(add(cg, add(mul(mq, F(i)), mul(mr, G(i))))),
+    F(i - 1).set(and(cf, MASK())), G(i - 1).set(and(cg, MASK())),
+    cf.set(sar(cf, 30)), cg.set(sar(cg, 30)),
   ];
   if (ct) {
     for (let i = 1; i < N; i++) update.push(...fgColumn(i));
-    update.push(set(F(N - 1), get('cf')), set(G(N - 1), get('cg')));
+    update.push(F(N - 1).set(cf), G(N - 1).set(cg));
   } else {
     // variable time: only the `len` live limbs of f and g (the limbs above are 0). Column i is
     // skipped when len ≤ i; the exit for length k stores the top limbs f_(k−1), g_(k−1) and,
     // when both are 0 or −1 (f and g fit in k − 1 limbs), folds them into limb k − 2 (which then
     // holds the signed top, in [−2^30, 2^30)) and shortens len.
-    const top = (k: number) => {
-      const fits = (c: string) => `(i64.eqz ${xor(get(c), sar(get(c), k64(63)))})`;
-      const lines = [set(F(k - 1), get('cf')), set(G(k - 1), get('cg'))];
-      if (k >= 2) lines.push(
-        `(if (i32.and ${fits('cf')} ${fits('cg')}) (then`,
-        `  ${set(F(k - 2), add(get(F(k - 2)), shl(get('cf'), k64(30))))}`,
-        `  ${set(G(k - 2), add(get(G(k - 2)), shl(get('cg'), k64(30))))}`,
-        `  ${set(F(k - 1), k64(0))} ${set(G(k - 1), k64(0))}`,
-        `  (local.set $len (i32.const ${k - 1}))))`);
+    const fgdone = label('fgdone');
+    const lens = Array.from({ length: N }, (_, k) => label(`len${k}`));
+    const top = (k: number): Stmt[] => {
+      const fits = (c: Local<'i64'>) => i64.eqz(xor(c, sar(c, 63)));
+      const lines: Stmt[] = [F(k - 1).set(cf), G(k - 1).set(cg)];
+      if (k >= 2) lines.push(if_(i32.and(fits(cf), fits(cg)), [
+        F(k - 2).set(add(F(k - 2), shl(cf, 30))),
+        G(k - 2).set(add(G(k - 2), shl(cg, 30))),
+        F(k - 1).set(0), G(k - 1).set(0),
+        len!.set(k - 1),
+      ]));
       return lines;
     };
-    update.push(`(block $fgdone`);
-    for (let k = 1; k < N; k++) update.push(`(block $len${k}`);
-    for (let i = 1; i < N; i++) {
-      update.push(`(br_if $len${i} (i32.le_u (local.get $len) (i32.const ${i})))`, ...fgColumn(i));
-    }
-    update.push(...top(N), `(br $fgdone)`);
-    for (let k = N - 1; k >= 1; k--) update.push(`) ;; $len${k}`, ...top(k), `(br $fgdone)`);
-    update.push(`) ;; $fgdone`);
+    let inner: Stmt[] = [];
+    for (let i = 1; i < N; i++) inner.push(br_if(lens[i], i32.le_u(len!, i)), ...fgColumn(i));
+    inner.push(...top(N), br(fgdone));
+    for (let k = N - 1; k >= 1; k--) inner = [block(lens[k], inner), ...top(k), br(fgdone)];
+    update.push(block(fgdone, inner));
   }
   // d, e: K = u·[d<0] + v·[e<0] − ((m⁻¹·cd + u·[d<0] + v·[e<0]) mod 2^30)
-  const mTerm = (c: string, i: number) => {
+  const mTerm = (c: Local<'i64'>, i: number): E | null => {
     if (mL[i] === 0n) return null;
     if (opts.broken === 'dropTerm' && i === 1) return null;
-    return mul(get(c), k64(mL[i]));
+    return mul(c, mL[i]);
   };
   update.push(
-    set('sd', sar(get(D(N - 1)), k64(63))), set('se', sar(get(E(N - 1)), k64(63))),
-    set('md', add(and(get('mu'), get('sd')), and(get('mv'), get('se')))),
-    set('me', add(and(get('mq'), get('sd')), and(get('mr'), get('se')))),
-    set('cf', add(mul(get('mu'), get(D(0))), mul(get('mv'), get(E(0))))),
-    set('cg', add(mul(get('mq'), get(D(0))), mul(get('mr'), get(E(0))))),
-    set('md', sub(get('md'), and(add(mul(get('cf'), k64(minv)), get('md')), MASK))),
-    set('me', sub(get('me'), and(add(mul(get('cg'), k64(minv)), get('me')), MASK))),
-    set('cf', sar(add(get('cf'), mul(get('md'), k64(mL[0]))), k64(30))),
-    set('cg', sar(add(get('cg'), mul(get('me'), k64(mL[0]))), k64(30))),
+    sd.set(sar(D(N - 1), 63)), se.set(sar(Ed(N - 1), 63)),
+    md.set(add(and(mu, sd), and(mv, se))),
+    me.set(add(and(mq, sd), and(mr, se))),
+    cf.set(add(mul(mu, D(0)), mul(mv, Ed(0)))),
+    cg.set(add(mul(mq, D(0)), mul(mr, Ed(0)))),
+    md.set(sub(md, and(add(mul(cf, minv), md), MASK()))),
+    me.set(sub(me, and(add(mul(cg, minv), me), MASK()))),
+    cf.set(sar(add(cf, mul(md, mL[0])), 30)),
+    cg.set(sar(add(cg, mul(me, mL[0])), 30)),
   );
   for (let i = 1; i < N; i++) {
-    const tf = mTerm('md', i), tg = mTerm('me', i);
-    let sf = add(mul(get('mu'), get(D(i))), mul(get('mv'), get(E(i))));
-    let sg = add(mul(get('mq'), get(D(i))), mul(get('mr'), get(E(i))));
+    const tf = mTerm(md, i), tg = mTerm(me, i);
+    let sf = add(mul(mu, D(i)), mul(mv, Ed(i)));
+    let sg = add(mul(mq, D(i)), mul(mr, Ed(i)));
     if (tf) sf = add(sf, tf);
     if (tg) sg = add(sg, tg);
     update.push(
-      set('cf', add(get('cf'), sf)), set('cg', add(get('cg'), sg)),
-      set(D(i - 1), and(get('cf'), MASK)), set(E(i - 1), and(get('cg'), MASK)),
-      set('cf', sar(get('cf'), k64(30))), set('cg', sar(get('cg'), k64(30))),
+      cf.set(add(cf, sf)), cg.set(add(cg, sg)),
+      D(i - 1).set(and(cf, MASK())), Ed(i - 1).set(and(cg, MASK())),
+      cf.set(sar(cf, 30)), cg.set(sar(cg, 30)),
     );
   }
-  update.push(set(D(N - 1), get('cf')), set(E(N - 1), get('cg')));
+  update.push(D(N - 1).set(cf), Ed(N - 1).set(cg));
 
+  const batch = label('batch');
   if (ct) {
     let batches = Math.ceil(steps.steps / B);
     if (opts.broken === 'halfSteps') batches = Math.floor(batches / 2);
-    emit(`(local.set $it (i32.const ${batches}))`, `(loop $batch`);
-    emit(...update.map((s) => '  ' + s));
-    emit(`  (local.set $it (i32.sub (local.get $it) (i32.const 1)))`,
-      `  (br_if $batch (local.get $it))`, `)`);
+    fn.emit(it.set(batches), loop(batch, update, it.set(i32.sub(it, 1)), br_if(batch, it)));
   } else {
     // exit when g = 0; a public cap (the paper's bound for δ = 1, plus one) guards against a hang
     const cap = Math.ceil(Math.floor((49 * Math.max(bitLength(m), 46) + 80) / 17) / B) + 1;
-    const gz = Array.from({ length: N }, (_, i) => get(G(i))).reduce((a, b) => or(a, b));
-    emit(`(local.set $it (i32.const ${cap}))`, `(local.set $len (i32.const ${N}))`, `(block $done (loop $batch`);
-    emit(`  (br_if $done (i64.eqz ${gz}))`);
-    emit(...update.map((s) => '  ' + s));
-    emit(`  (local.set $it (i32.sub (local.get $it) (i32.const 1)))`,
-      `  (br_if $batch (local.get $it))`, `))`);
+    const gz = or(G(0), G(1), ...Array.from({ length: N - 2 }, (_, i) => G(i + 2)));
+    const done = label('done');
+    fn.emit(it.set(cap), len!.set(N), block(done, loop(batch, br_if(done, i64.eqz(gz)), update, it.set(i32.sub(it, 1)), br_if(batch, it))));
   }
 
   // ---- result: f·d mod m, canonical
-  const chain = (term: (i: number) => string) => {
-    emit(set('cf', k64(0)));
+  const chain = (term: (i: number) => V) => {
+    fn.emit(cf.set(0));
     for (let i = 0; i < N; i++) {
-      emit(set('cf', add(get('cf'), term(i))));
-      if (i < N - 1) emit(set(D(i), and(get('cf'), MASK)), set('cf', sar(get('cf'), k64(30))));
-      else emit(set(D(i), get('cf')));
+      fn.emit(cf.set(add(cf, term(i))));
+      if (i < N - 1) fn.emit(D(i).set(and(cf, MASK())), cf.set(sar(cf, 30)));
+      else fn.emit(D(i).set(cf));
     }
   };
   // f = ±1 (or m when a = 0, with d = 0). CT: the sign of the top limb; VT (f possibly
   // shortened): f = 1 exactly when f0 = 1 (f = −1 has f0 = 2^30 − 1 or, in one limb, −1)
-  if (ct) emit(set('sd', sar(get(F(N - 1)), k64(63))));
-  else emit(set('sd', sub(k64(0), `(i64.extend_i32_u (i64.ne ${get(F(0))} ${k64(1)}))`)));
-  chain((i) => sub(xor(get(D(i)), get('sd')), get('sd')));
+  fn.emit(ct ? sd.set(sar(F(N - 1), 63)) : sd.set(sub(0, i64.extend_i32_u(i64.ne(F(0), 1)))));
+  chain((i) => sub(xor(D(i), sd), sd));
   for (let t = 0; t < 2; t++) {
-    emit(set('sd', sar(get(D(N - 1)), k64(63))));
-    chain((i) => (mL[i] === 0n ? get(D(i)) : add(get(D(i)), and(k64(mL[i]), get('sd')))));
+    fn.emit(sd.set(sar(D(N - 1), 63)));
+    chain((i) => (mL[i] === 0n ? D(i) : add(D(i), and(mL[i], sd))));
   }
   // e := d − m; keep e when e ≥ 0
-  emit(set('cf', k64(0)));
+  fn.emit(cf.set(0));
   for (let i = 0; i < N; i++) {
-    emit(set('cf', add(get('cf'), sub(get(D(i)), k64(mL[i])))));
-    if (i < N - 1) emit(set(E(i), and(get('cf'), MASK)), set('cf', sar(get('cf'), k64(30))));
-    else emit(set(E(i), get('cf')));
+    fn.emit(cf.set(add(cf, sub(D(i), mL[i]))));
+    if (i < N - 1) fn.emit(Ed(i).set(and(cf, MASK())), cf.set(sar(cf, 30)));
+    else fn.emit(Ed(i).set(cf));
   }
-  emit(set('sd', sar(get(E(N - 1)), k64(63))));
-  for (let i = 0; i < N; i++) emit(set(D(i), xor(get(E(i)), and(xor(get(E(i)), get(D(i))), get('sd')))));
+  fn.emit(sd.set(sar(Ed(N - 1), 63)));
+  for (let i = 0; i < N; i++) fn.emit(D(i).set(xor(Ed(i), and(xor(Ed(i), D(i)), sd))));
   // repack into L limbs of 29 bits
   for (let j = 0; j < L; j++) {
     const bit = 29 * j, k = Math.floor(bit / 30), o = bit - 30 * k;
-    let v = k < N ? (o ? shr(get(D(k)), k64(o)) : get(D(k))) : k64(0);
-    if (o > 1 && k + 1 < N) v = or(v, shl(get(D(k + 1)), k64(30 - o)));
-    v = and(v, k64((1n << 29n) - 1n));
-    emit(`(i64.store offset=${8 * j} (local.get $r) ${v})`);
+    let v: E = k < N ? (o ? shr(D(k), o) : D(k).get()) : i64.const(0);
+    if (o > 1 && k + 1 < N) v = or(v, shl(D(k + 1), 30 - o));
+    v = and(v, (1n << 29n) - 1n);
+    fn.emit(i64.store(r, v, 8 * j));
   }
-
-  const names: string[] = [];
-  for (let i = 0; i < N; i++) names.push(F(i), G(i), D(i), E(i));
-  names.push('fl', 'gl', 'uv', 'qr', ct ? 'nu' : 'eta', 'c1', 'c2', 'mu', 'mv', 'mq', 'mr', 'cf', 'cg', 'sd', 'se', 'md', 'me');
-  if (!ct) names.push('i', 'z', 'w');
-  const i32Locals = ct ? '' : ' (local $len i32)';
-  const wat = [
-    `  (func $${name} (param $r i32) (param $a i32) (param $ws i32)`,
-    `    ${names.map((n) => `(local $${n} i64)`).join(' ')} (local $it i32)${i32Locals}`,
-    ...out,
-    `  )`,
-  ].join('\n');
-  return { wat, workspace: 0 };
+  return { func: fn, wat: printFunc(fn, '  ', new Set()).join('\n'), workspace: 0 };
 }

@@ -2666,37 +2666,82 @@
     (local.set $a8 (i64.and (i64.or (i64.or (i64.load8_u offset=2 (local.get $src)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 16))) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)))))
     (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
       (local.set $f0 (i64.const 527324023))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 5054580))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 308413058))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 251496693))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 59601518))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 405422710))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 714851302))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 368502907))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 43515))
@@ -2712,8 +2757,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2721,8 +2772,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2730,8 +2787,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2739,8 +2802,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2748,8 +2817,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2757,8 +2832,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2766,8 +2847,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2775,8 +2862,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2784,8 +2877,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2793,8 +2892,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2802,8 +2907,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2811,8 +2922,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2820,8 +2937,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2829,8 +2952,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2838,8 +2967,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2847,8 +2982,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2856,8 +2997,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2865,8 +3012,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2874,8 +3027,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2883,8 +3042,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2892,8 +3057,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2901,8 +3072,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2910,8 +3087,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2919,8 +3102,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2928,8 +3117,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2937,8 +3132,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2946,8 +3147,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2955,8 +3162,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2964,8 +3177,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2973,8 +3192,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -2984,52 +3209,106 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -3042,54 +3321,142 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 822244935)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 822244935)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 527324023))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 527324023))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 5054580)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 5054580)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 822244935)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 822244935)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 527324023))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 527324023))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 5054580)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 5054580)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 308413058)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 308413058)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 308413058)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 308413058)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 251496693)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 251496693)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 251496693)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 251496693)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 59601518)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 59601518)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 59601518)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 59601518)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 405422710)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 405422710)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 405422710)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 405422710)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 714851302)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 714851302)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 714851302)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 714851302)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 368502907)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 368502907)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 368502907)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 368502907)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 43515)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 43515)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 43515)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 43515)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -3220,52 +3587,130 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
     (call $fp_canon (local.get $ws) (local.get $a))
     (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 72)))
     (call $fp_mulc_r3 (local.get $r) (local.get $r)))
     (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64)
+      (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 527324023))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 5054580))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 308413058))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 251496693))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 59601518))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 405422710))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 714851302))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 368502907))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 43515))
@@ -3275,250 +3720,462 @@
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 26))
       (local.set $len (i32.const 9))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 822244935)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 822244935)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 527324023))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 527324023))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 5054580)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 5054580)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 308413058)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 308413058)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 251496693)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 251496693)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 59601518)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 59601518)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 405422710)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 405422710)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 714851302)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 714851302)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 368502907)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 368502907)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 43515)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 43515)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d8 (local.get $cf))
-        (local.set $e8 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                        (local.get $g4))
+                      (local.get $g5))
+                    (local.get $g6))
+                  (local.get $g7))
+                (local.get $g8))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f1))
+                                  (i64.mul (local.get $mv) (local.get $g1)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f1))
+                                  (i64.mul (local.get $mr) (local.get $g1)))))
+                            (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f2))
+                                  (i64.mul (local.get $mv) (local.get $g2)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f2))
+                                  (i64.mul (local.get $mr) (local.get $g2)))))
+                            (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f3))
+                                  (i64.mul (local.get $mv) (local.get $g3)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f3))
+                                  (i64.mul (local.get $mr) (local.get $g3)))))
+                            (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f4))
+                                  (i64.mul (local.get $mv) (local.get $g4)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f4))
+                                  (i64.mul (local.get $mr) (local.get $g4)))))
+                            (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f5))
+                                  (i64.mul (local.get $mv) (local.get $g5)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f5))
+                                  (i64.mul (local.get $mr) (local.get $g5)))))
+                            (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f6))
+                                  (i64.mul (local.get $mv) (local.get $g6)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f6))
+                                  (i64.mul (local.get $mr) (local.get $g6)))))
+                            (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f7))
+                                  (i64.mul (local.get $mv) (local.get $g7)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f7))
+                                  (i64.mul (local.get $mr) (local.get $g7)))))
+                            (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f8))
+                                  (i64.mul (local.get $mv) (local.get $g8)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f8))
+                                  (i64.mul (local.get $mr) (local.get $g8)))))
+                            (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 822244935)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 822244935)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 527324023))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 527324023))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 5054580)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 5054580)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 308413058)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 308413058)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 251496693)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 251496693)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 59601518)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 59601518)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 405422710)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 405422710)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 714851302)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 714851302)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 368502907)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 368502907)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 43515)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 43515)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d8 (local.get $cf))
+          (local.set $e8 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -3640,15 +4297,47 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fp_inv_vt (param $r i32) (param $a i32) (param $ws i32)
     (call $fp_canon (local.get $ws) (local.get $a))
@@ -5228,37 +5917,82 @@
     (local.set $a8 (i64.and (i64.or (i64.or (i64.load8_u offset=2 (local.get $src)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 16))) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)))))
     (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
       (local.set $f0 (i64.const 390616743))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 7879178))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 370831225))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 241084653))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 59601292))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 405422710))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 714851302))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 368502907))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 43515))
@@ -5274,8 +6008,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5283,8 +6023,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5292,8 +6038,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5301,8 +6053,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5310,8 +6068,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5319,8 +6083,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5328,8 +6098,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5337,8 +6113,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5346,8 +6128,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5355,8 +6143,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5364,8 +6158,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5373,8 +6173,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5382,8 +6188,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5391,8 +6203,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5400,8 +6218,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5409,8 +6233,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5418,8 +6248,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5427,8 +6263,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5436,8 +6278,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5445,8 +6293,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5454,8 +6308,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5463,8 +6323,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5472,8 +6338,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5481,8 +6353,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5490,8 +6368,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5499,8 +6383,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5508,8 +6398,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5517,8 +6413,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5526,8 +6428,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5535,8 +6443,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -5546,52 +6460,106 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -5604,54 +6572,142 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 877392151)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 877392151)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 390616743))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 390616743))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 7879178)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 7879178)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 877392151)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 877392151)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 390616743))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 390616743))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 7879178)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 7879178)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 370831225)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 370831225)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 370831225)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 370831225)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 241084653)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 241084653)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 241084653)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 241084653)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 59601292)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 59601292)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 59601292)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 59601292)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 405422710)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 405422710)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 405422710)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 405422710)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 714851302)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 714851302)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 714851302)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 714851302)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 368502907)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 368502907)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 368502907)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 368502907)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 43515)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 43515)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 43515)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 43515)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -5782,52 +6838,130 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
     (call $fn_canon (local.get $ws) (local.get $a))
     (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 72)))
     (call $fn_mulc_r3 (local.get $r) (local.get $r)))
     (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64)
+      (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 390616743))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 7879178))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 370831225))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 241084653))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 59601292))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 405422710))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 714851302))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 368502907))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 43515))
@@ -5837,250 +6971,462 @@
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 26))
       (local.set $len (i32.const 9))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 877392151)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 877392151)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 390616743))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 390616743))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 7879178)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 7879178)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 370831225)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 370831225)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 241084653)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 241084653)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 59601292)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 59601292)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 405422710)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 405422710)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 714851302)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 714851302)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 368502907)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 368502907)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 43515)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 43515)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d8 (local.get $cf))
-        (local.set $e8 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                        (local.get $g4))
+                      (local.get $g5))
+                    (local.get $g6))
+                  (local.get $g7))
+                (local.get $g8))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f1))
+                                  (i64.mul (local.get $mv) (local.get $g1)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f1))
+                                  (i64.mul (local.get $mr) (local.get $g1)))))
+                            (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f2))
+                                  (i64.mul (local.get $mv) (local.get $g2)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f2))
+                                  (i64.mul (local.get $mr) (local.get $g2)))))
+                            (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f3))
+                                  (i64.mul (local.get $mv) (local.get $g3)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f3))
+                                  (i64.mul (local.get $mr) (local.get $g3)))))
+                            (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f4))
+                                  (i64.mul (local.get $mv) (local.get $g4)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f4))
+                                  (i64.mul (local.get $mr) (local.get $g4)))))
+                            (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f5))
+                                  (i64.mul (local.get $mv) (local.get $g5)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f5))
+                                  (i64.mul (local.get $mr) (local.get $g5)))))
+                            (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f6))
+                                  (i64.mul (local.get $mv) (local.get $g6)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f6))
+                                  (i64.mul (local.get $mr) (local.get $g6)))))
+                            (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f7))
+                                  (i64.mul (local.get $mv) (local.get $g7)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f7))
+                                  (i64.mul (local.get $mr) (local.get $g7)))))
+                            (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f8))
+                                  (i64.mul (local.get $mv) (local.get $g8)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f8))
+                                  (i64.mul (local.get $mr) (local.get $g8)))))
+                            (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 877392151)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 877392151)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 390616743))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 390616743))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 7879178)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 7879178)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 370831225)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 370831225)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 241084653)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 241084653)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 59601292)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 59601292)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 405422710)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 405422710)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 714851302)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 714851302)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 368502907)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 368502907)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 43515)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 43515)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d8 (local.get $cf))
+          (local.set $e8 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -6202,15 +7548,47 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fn_inv_vt (param $r i32) (param $a i32) (param $ws i32)
     (call $fn_canon (local.get $ws) (local.get $a))

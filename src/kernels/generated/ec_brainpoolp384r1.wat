@@ -4660,57 +4660,130 @@
     (local.set $a13 (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)) (local.get $a12)) (local.get $a13)))))
     (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $it i32)
       (local.set $f0 (i64.const 822602835))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 488374348))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 30517016))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 887736932))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 923870124))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 124282366))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 90915115))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 474118997))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 31397167))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1039745945))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 310441430))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 547933723))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 9222430))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $nu (i64.const -2))
@@ -4722,8 +4795,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4731,8 +4810,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4740,8 +4825,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4749,8 +4840,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4758,8 +4855,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4767,8 +4870,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4776,8 +4885,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4785,8 +4900,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4794,8 +4915,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4803,8 +4930,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4812,8 +4945,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4821,8 +4960,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4830,8 +4975,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4839,8 +4990,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4848,8 +5005,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4857,8 +5020,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4866,8 +5035,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4875,8 +5050,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4884,8 +5065,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4893,8 +5080,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4902,8 +5095,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4911,8 +5110,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4920,8 +5125,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4929,8 +5140,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4938,8 +5155,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4947,8 +5170,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4956,8 +5185,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4965,8 +5200,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4974,8 +5215,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4983,8 +5230,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4994,76 +5247,154 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
         (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
         (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
         (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
         (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -5076,78 +5407,206 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 358692827)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 358692827)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 822602835))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 822602835))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 488374348)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 488374348)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 358692827)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 358692827)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 822602835))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 822602835))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 488374348)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 488374348)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 30517016)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 30517016)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 30517016)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 30517016)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 887736932)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 887736932)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 887736932)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 887736932)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 923870124)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 923870124)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 923870124)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 923870124)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 124282366)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 124282366)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 124282366)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 124282366)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 90915115)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 90915115)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 90915115)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 90915115)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 474118997)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 474118997)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 474118997)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 474118997)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 31397167)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 31397167)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 31397167)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 31397167)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1039745945)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1039745945)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+              (i64.mul (local.get $md) (i64.const 1039745945)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+              (i64.mul (local.get $me) (i64.const 1039745945)))))
         (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 310441430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 310441430)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+              (i64.mul (local.get $md) (i64.const 310441430)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+              (i64.mul (local.get $me) (i64.const 310441430)))))
         (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 547933723)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 547933723)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+              (i64.mul (local.get $md) (i64.const 547933723)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+              (i64.mul (local.get $me) (i64.const 547933723)))))
         (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 9222430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 9222430)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+              (i64.mul (local.get $md) (i64.const 9222430)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+              (i64.mul (local.get $me) (i64.const 9222430)))))
         (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -5330,19 +5789,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
@@ -5350,398 +5857,779 @@
     (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 112)))
     (call $fp_mulc_r3 (local.get $r) (local.get $r)))
     (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 822602835))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 488374348))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 30517016))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 887736932))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 923870124))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 124282366))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 90915115))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 474118997))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 31397167))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1039745945))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 310441430))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 547933723))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 9222430))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 39))
       (local.set $len (i32.const 13))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8)) (local.get $g9)) (local.get $g10)) (local.get $g11)) (local.get $g12))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (block $len9
-        (block $len10
-        (block $len11
-        (block $len12
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
-        (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
-        (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
-        (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
-        (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f12 (local.get $cf))
-        (local.set $g12 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f12 (i64.const 0)) (local.set $g12 (i64.const 0))
-          (local.set $len (i32.const 12))))
-        (br $fgdone)
-        ) ;; $len12
-        (local.set $f11 (local.get $cf))
-        (local.set $g11 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f11 (i64.const 0)) (local.set $g11 (i64.const 0))
-          (local.set $len (i32.const 11))))
-        (br $fgdone)
-        ) ;; $len11
-        (local.set $f10 (local.get $cf))
-        (local.set $g10 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f10 (i64.const 0)) (local.set $g10 (i64.const 0))
-          (local.set $len (i32.const 10))))
-        (br $fgdone)
-        ) ;; $len10
-        (local.set $f9 (local.get $cf))
-        (local.set $g9 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f9 (i64.const 0)) (local.set $g9 (i64.const 0))
-          (local.set $len (i32.const 9))))
-        (br $fgdone)
-        ) ;; $len9
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 358692827)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 358692827)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 822602835))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 822602835))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 488374348)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 488374348)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 30517016)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 30517016)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 887736932)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 887736932)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 923870124)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 923870124)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 124282366)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 124282366)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 90915115)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 90915115)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 474118997)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 474118997)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 31397167)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 31397167)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1039745945)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1039745945)))))
-        (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 310441430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 310441430)))))
-        (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 547933723)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 547933723)))))
-        (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 9222430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 9222430)))))
-        (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d12 (local.get $cf))
-        (local.set $e12 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                                (local.get $g4))
+                              (local.get $g5))
+                            (local.get $g6))
+                          (local.get $g7))
+                        (local.get $g8))
+                      (local.get $g9))
+                    (local.get $g10))
+                  (local.get $g11))
+                (local.get $g12))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (block $len9
+                              (block $len10
+                                (block $len11
+                                  (block $len12
+                                    (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f1))
+                                          (i64.mul (local.get $mv) (local.get $g1)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f1))
+                                          (i64.mul (local.get $mr) (local.get $g1)))))
+                                    (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f2))
+                                          (i64.mul (local.get $mv) (local.get $g2)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f2))
+                                          (i64.mul (local.get $mr) (local.get $g2)))))
+                                    (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f3))
+                                          (i64.mul (local.get $mv) (local.get $g3)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f3))
+                                          (i64.mul (local.get $mr) (local.get $g3)))))
+                                    (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f4))
+                                          (i64.mul (local.get $mv) (local.get $g4)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f4))
+                                          (i64.mul (local.get $mr) (local.get $g4)))))
+                                    (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f5))
+                                          (i64.mul (local.get $mv) (local.get $g5)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f5))
+                                          (i64.mul (local.get $mr) (local.get $g5)))))
+                                    (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f6))
+                                          (i64.mul (local.get $mv) (local.get $g6)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f6))
+                                          (i64.mul (local.get $mr) (local.get $g6)))))
+                                    (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f7))
+                                          (i64.mul (local.get $mv) (local.get $g7)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f7))
+                                          (i64.mul (local.get $mr) (local.get $g7)))))
+                                    (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f8))
+                                          (i64.mul (local.get $mv) (local.get $g8)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f8))
+                                          (i64.mul (local.get $mr) (local.get $g8)))))
+                                    (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f9))
+                                          (i64.mul (local.get $mv) (local.get $g9)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f9))
+                                          (i64.mul (local.get $mr) (local.get $g9)))))
+                                    (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f10))
+                                          (i64.mul (local.get $mv) (local.get $g10)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f10))
+                                          (i64.mul (local.get $mr) (local.get $g10)))))
+                                    (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f11))
+                                          (i64.mul (local.get $mv) (local.get $g11)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f11))
+                                          (i64.mul (local.get $mr) (local.get $g11)))))
+                                    (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f12))
+                                          (i64.mul (local.get $mv) (local.get $g12)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f12))
+                                          (i64.mul (local.get $mr) (local.get $g12)))))
+                                    (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (local.set $f12 (local.get $cf))
+                                    (local.set $g12 (local.get $cg))
+                                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                      (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
+                                      (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
+                                      (local.set $f12 (i64.const 0))
+                                      (local.set $g12 (i64.const 0))
+                                      (local.set $len (i32.const 12))
+                                    ))
+                                    (br $fgdone)
+                                  )
+                                  (local.set $f11 (local.get $cf))
+                                  (local.set $g11 (local.get $cg))
+                                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                    (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
+                                    (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
+                                    (local.set $f11 (i64.const 0))
+                                    (local.set $g11 (i64.const 0))
+                                    (local.set $len (i32.const 11))
+                                  ))
+                                  (br $fgdone)
+                                )
+                                (local.set $f10 (local.get $cf))
+                                (local.set $g10 (local.get $cg))
+                                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                  (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
+                                  (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
+                                  (local.set $f10 (i64.const 0))
+                                  (local.set $g10 (i64.const 0))
+                                  (local.set $len (i32.const 10))
+                                ))
+                                (br $fgdone)
+                              )
+                              (local.set $f9 (local.get $cf))
+                              (local.set $g9 (local.get $cg))
+                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
+                                (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
+                                (local.set $f9 (i64.const 0))
+                                (local.set $g9 (i64.const 0))
+                                (local.set $len (i32.const 9))
+                              ))
+                              (br $fgdone)
+                            )
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 358692827)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 358692827)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 822602835))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 822602835))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 488374348)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 488374348)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 30517016)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 30517016)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 887736932)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 887736932)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 923870124)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 923870124)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 124282366)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 124282366)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 90915115)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 90915115)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 474118997)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 474118997)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 31397167)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 31397167)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+                (i64.mul (local.get $md) (i64.const 1039745945)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+                (i64.mul (local.get $me) (i64.const 1039745945)))))
+          (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+                (i64.mul (local.get $md) (i64.const 310441430)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+                (i64.mul (local.get $me) (i64.const 310441430)))))
+          (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+                (i64.mul (local.get $md) (i64.const 547933723)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+                (i64.mul (local.get $me) (i64.const 547933723)))))
+          (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+                (i64.mul (local.get $md) (i64.const 9222430)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+                (i64.mul (local.get $me) (i64.const 9222430)))))
+          (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d12 (local.get $cf))
+          (local.set $e12 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -5915,19 +6803,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fp_inv_vt (param $r i32) (param $a i32) (param $ws i32)
@@ -8476,57 +9412,130 @@
     (local.set $a13 (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)) (local.get $a12)) (local.get $a13)))))
     (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $it i32)
       (local.set $f0 (i64.const 688153957))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 773900299))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 939274499))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 246262746))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 69576655))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 431600304))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 90911217))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 474118997))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 31397167))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1039745945))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 310441430))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 547933723))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 9222430))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $nu (i64.const -2))
@@ -8538,8 +9547,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8547,8 +9562,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8556,8 +9577,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8565,8 +9592,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8574,8 +9607,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8583,8 +9622,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8592,8 +9637,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8601,8 +9652,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8610,8 +9667,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8619,8 +9682,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8628,8 +9697,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8637,8 +9712,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8646,8 +9727,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8655,8 +9742,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8664,8 +9757,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8673,8 +9772,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8682,8 +9787,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8691,8 +9802,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8700,8 +9817,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8709,8 +9832,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8718,8 +9847,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8727,8 +9862,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8736,8 +9877,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8745,8 +9892,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8754,8 +9907,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8763,8 +9922,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8772,8 +9937,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8781,8 +9952,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8790,8 +9967,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8799,8 +9982,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8810,76 +9999,154 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
         (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
         (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
         (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
         (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -8892,78 +10159,206 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 592069741)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 592069741)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 688153957))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 688153957))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 773900299)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 773900299)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 592069741)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 592069741)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 688153957))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 688153957))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 773900299)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 773900299)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 939274499)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 939274499)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 939274499)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 939274499)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 246262746)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 246262746)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 246262746)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 246262746)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 69576655)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 69576655)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 69576655)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 69576655)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 431600304)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 431600304)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 431600304)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 431600304)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 90911217)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 90911217)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 90911217)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 90911217)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 474118997)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 474118997)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 474118997)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 474118997)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 31397167)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 31397167)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 31397167)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 31397167)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1039745945)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1039745945)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+              (i64.mul (local.get $md) (i64.const 1039745945)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+              (i64.mul (local.get $me) (i64.const 1039745945)))))
         (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 310441430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 310441430)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+              (i64.mul (local.get $md) (i64.const 310441430)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+              (i64.mul (local.get $me) (i64.const 310441430)))))
         (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 547933723)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 547933723)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+              (i64.mul (local.get $md) (i64.const 547933723)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+              (i64.mul (local.get $me) (i64.const 547933723)))))
         (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 9222430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 9222430)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+              (i64.mul (local.get $md) (i64.const 9222430)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+              (i64.mul (local.get $me) (i64.const 9222430)))))
         (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -9146,19 +10541,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
@@ -9166,398 +10609,779 @@
     (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 112)))
     (call $fn_mulc_r3 (local.get $r) (local.get $r)))
     (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 688153957))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 773900299))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 939274499))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 246262746))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 69576655))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 431600304))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 90911217))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 474118997))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 31397167))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1039745945))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 310441430))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 547933723))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 9222430))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 39))
       (local.set $len (i32.const 13))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8)) (local.get $g9)) (local.get $g10)) (local.get $g11)) (local.get $g12))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (block $len9
-        (block $len10
-        (block $len11
-        (block $len12
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
-        (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
-        (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
-        (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
-        (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f12 (local.get $cf))
-        (local.set $g12 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f12 (i64.const 0)) (local.set $g12 (i64.const 0))
-          (local.set $len (i32.const 12))))
-        (br $fgdone)
-        ) ;; $len12
-        (local.set $f11 (local.get $cf))
-        (local.set $g11 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f11 (i64.const 0)) (local.set $g11 (i64.const 0))
-          (local.set $len (i32.const 11))))
-        (br $fgdone)
-        ) ;; $len11
-        (local.set $f10 (local.get $cf))
-        (local.set $g10 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f10 (i64.const 0)) (local.set $g10 (i64.const 0))
-          (local.set $len (i32.const 10))))
-        (br $fgdone)
-        ) ;; $len10
-        (local.set $f9 (local.get $cf))
-        (local.set $g9 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f9 (i64.const 0)) (local.set $g9 (i64.const 0))
-          (local.set $len (i32.const 9))))
-        (br $fgdone)
-        ) ;; $len9
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 592069741)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 592069741)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 688153957))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 688153957))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 773900299)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 773900299)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 939274499)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 939274499)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 246262746)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 246262746)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 69576655)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 69576655)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 431600304)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 431600304)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 90911217)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 90911217)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 474118997)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 474118997)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 31397167)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 31397167)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1039745945)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1039745945)))))
-        (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 310441430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 310441430)))))
-        (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 547933723)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 547933723)))))
-        (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 9222430)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 9222430)))))
-        (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d12 (local.get $cf))
-        (local.set $e12 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                                (local.get $g4))
+                              (local.get $g5))
+                            (local.get $g6))
+                          (local.get $g7))
+                        (local.get $g8))
+                      (local.get $g9))
+                    (local.get $g10))
+                  (local.get $g11))
+                (local.get $g12))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (block $len9
+                              (block $len10
+                                (block $len11
+                                  (block $len12
+                                    (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f1))
+                                          (i64.mul (local.get $mv) (local.get $g1)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f1))
+                                          (i64.mul (local.get $mr) (local.get $g1)))))
+                                    (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f2))
+                                          (i64.mul (local.get $mv) (local.get $g2)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f2))
+                                          (i64.mul (local.get $mr) (local.get $g2)))))
+                                    (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f3))
+                                          (i64.mul (local.get $mv) (local.get $g3)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f3))
+                                          (i64.mul (local.get $mr) (local.get $g3)))))
+                                    (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f4))
+                                          (i64.mul (local.get $mv) (local.get $g4)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f4))
+                                          (i64.mul (local.get $mr) (local.get $g4)))))
+                                    (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f5))
+                                          (i64.mul (local.get $mv) (local.get $g5)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f5))
+                                          (i64.mul (local.get $mr) (local.get $g5)))))
+                                    (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f6))
+                                          (i64.mul (local.get $mv) (local.get $g6)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f6))
+                                          (i64.mul (local.get $mr) (local.get $g6)))))
+                                    (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f7))
+                                          (i64.mul (local.get $mv) (local.get $g7)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f7))
+                                          (i64.mul (local.get $mr) (local.get $g7)))))
+                                    (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f8))
+                                          (i64.mul (local.get $mv) (local.get $g8)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f8))
+                                          (i64.mul (local.get $mr) (local.get $g8)))))
+                                    (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f9))
+                                          (i64.mul (local.get $mv) (local.get $g9)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f9))
+                                          (i64.mul (local.get $mr) (local.get $g9)))))
+                                    (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f10))
+                                          (i64.mul (local.get $mv) (local.get $g10)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f10))
+                                          (i64.mul (local.get $mr) (local.get $g10)))))
+                                    (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f11))
+                                          (i64.mul (local.get $mv) (local.get $g11)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f11))
+                                          (i64.mul (local.get $mr) (local.get $g11)))))
+                                    (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f12))
+                                          (i64.mul (local.get $mv) (local.get $g12)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f12))
+                                          (i64.mul (local.get $mr) (local.get $g12)))))
+                                    (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (local.set $f12 (local.get $cf))
+                                    (local.set $g12 (local.get $cg))
+                                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                      (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
+                                      (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
+                                      (local.set $f12 (i64.const 0))
+                                      (local.set $g12 (i64.const 0))
+                                      (local.set $len (i32.const 12))
+                                    ))
+                                    (br $fgdone)
+                                  )
+                                  (local.set $f11 (local.get $cf))
+                                  (local.set $g11 (local.get $cg))
+                                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                    (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
+                                    (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
+                                    (local.set $f11 (i64.const 0))
+                                    (local.set $g11 (i64.const 0))
+                                    (local.set $len (i32.const 11))
+                                  ))
+                                  (br $fgdone)
+                                )
+                                (local.set $f10 (local.get $cf))
+                                (local.set $g10 (local.get $cg))
+                                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                  (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
+                                  (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
+                                  (local.set $f10 (i64.const 0))
+                                  (local.set $g10 (i64.const 0))
+                                  (local.set $len (i32.const 10))
+                                ))
+                                (br $fgdone)
+                              )
+                              (local.set $f9 (local.get $cf))
+                              (local.set $g9 (local.get $cg))
+                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
+                                (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
+                                (local.set $f9 (i64.const 0))
+                                (local.set $g9 (i64.const 0))
+                                (local.set $len (i32.const 9))
+                              ))
+                              (br $fgdone)
+                            )
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 592069741)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 592069741)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 688153957))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 688153957))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 773900299)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 773900299)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 939274499)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 939274499)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 246262746)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 246262746)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 69576655)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 69576655)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 431600304)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 431600304)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 90911217)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 90911217)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 474118997)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 474118997)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 31397167)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 31397167)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+                (i64.mul (local.get $md) (i64.const 1039745945)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+                (i64.mul (local.get $me) (i64.const 1039745945)))))
+          (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+                (i64.mul (local.get $md) (i64.const 310441430)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+                (i64.mul (local.get $me) (i64.const 310441430)))))
+          (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+                (i64.mul (local.get $md) (i64.const 547933723)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+                (i64.mul (local.get $me) (i64.const 547933723)))))
+          (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+                (i64.mul (local.get $md) (i64.const 9222430)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+                (i64.mul (local.get $me) (i64.const 9222430)))))
+          (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d12 (local.get $cf))
+          (local.set $e12 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -9731,19 +11555,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fn_inv_vt (param $r i32) (param $a i32) (param $ws i32)

@@ -2895,57 +2895,130 @@
     (local.set $a13 (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)) (local.get $a12)) (local.get $a13)))))
     (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $it i32)
       (local.set $f0 (i64.const 1073741823))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 3))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 0))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 1073741760))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741567))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073741823))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 16777215))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $nu (i64.const -2))
@@ -2957,8 +3030,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -2966,8 +3045,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -2975,8 +3060,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -2984,8 +3075,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -2993,8 +3090,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3002,8 +3105,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3011,8 +3120,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3020,8 +3135,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3029,8 +3150,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3038,8 +3165,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3047,8 +3180,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3056,8 +3195,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3065,8 +3210,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3074,8 +3225,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3083,8 +3240,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3092,8 +3255,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3101,8 +3270,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3110,8 +3285,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3119,8 +3300,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3128,8 +3315,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3137,8 +3330,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3146,8 +3345,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3155,8 +3360,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3164,8 +3375,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3173,8 +3390,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3182,8 +3405,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3191,8 +3420,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3200,8 +3435,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3209,8 +3450,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3218,8 +3465,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -3229,76 +3482,154 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
         (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
         (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
         (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
         (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -3311,78 +3642,202 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 3)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 3)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 1073741760)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 1073741760)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 1073741760)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 1073741760)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741567)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741567)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 1073741567)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 1073741567)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 16777215)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 16777215)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+              (i64.mul (local.get $md) (i64.const 16777215)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+              (i64.mul (local.get $me) (i64.const 16777215)))))
         (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -3464,10 +3919,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -3504,10 +3961,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -3565,19 +4024,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
@@ -3585,398 +4092,775 @@
     (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 112)))
     (call $fp_mulc_r3 (local.get $r) (local.get $r)))
     (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 1073741823))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 3))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 0))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 1073741760))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741567))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073741823))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 16777215))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 39))
       (local.set $len (i32.const 13))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8)) (local.get $g9)) (local.get $g10)) (local.get $g11)) (local.get $g12))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (block $len9
-        (block $len10
-        (block $len11
-        (block $len12
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
-        (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
-        (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
-        (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
-        (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f12 (local.get $cf))
-        (local.set $g12 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f12 (i64.const 0)) (local.set $g12 (i64.const 0))
-          (local.set $len (i32.const 12))))
-        (br $fgdone)
-        ) ;; $len12
-        (local.set $f11 (local.get $cf))
-        (local.set $g11 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f11 (i64.const 0)) (local.set $g11 (i64.const 0))
-          (local.set $len (i32.const 11))))
-        (br $fgdone)
-        ) ;; $len11
-        (local.set $f10 (local.get $cf))
-        (local.set $g10 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f10 (i64.const 0)) (local.set $g10 (i64.const 0))
-          (local.set $len (i32.const 10))))
-        (br $fgdone)
-        ) ;; $len10
-        (local.set $f9 (local.get $cf))
-        (local.set $g9 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f9 (i64.const 0)) (local.set $g9 (i64.const 0))
-          (local.set $len (i32.const 9))))
-        (br $fgdone)
-        ) ;; $len9
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 3)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 1073741760)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 1073741760)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741567)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741567)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 16777215)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 16777215)))))
-        (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d12 (local.get $cf))
-        (local.set $e12 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                                (local.get $g4))
+                              (local.get $g5))
+                            (local.get $g6))
+                          (local.get $g7))
+                        (local.get $g8))
+                      (local.get $g9))
+                    (local.get $g10))
+                  (local.get $g11))
+                (local.get $g12))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (block $len9
+                              (block $len10
+                                (block $len11
+                                  (block $len12
+                                    (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f1))
+                                          (i64.mul (local.get $mv) (local.get $g1)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f1))
+                                          (i64.mul (local.get $mr) (local.get $g1)))))
+                                    (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f2))
+                                          (i64.mul (local.get $mv) (local.get $g2)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f2))
+                                          (i64.mul (local.get $mr) (local.get $g2)))))
+                                    (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f3))
+                                          (i64.mul (local.get $mv) (local.get $g3)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f3))
+                                          (i64.mul (local.get $mr) (local.get $g3)))))
+                                    (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f4))
+                                          (i64.mul (local.get $mv) (local.get $g4)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f4))
+                                          (i64.mul (local.get $mr) (local.get $g4)))))
+                                    (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f5))
+                                          (i64.mul (local.get $mv) (local.get $g5)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f5))
+                                          (i64.mul (local.get $mr) (local.get $g5)))))
+                                    (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f6))
+                                          (i64.mul (local.get $mv) (local.get $g6)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f6))
+                                          (i64.mul (local.get $mr) (local.get $g6)))))
+                                    (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f7))
+                                          (i64.mul (local.get $mv) (local.get $g7)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f7))
+                                          (i64.mul (local.get $mr) (local.get $g7)))))
+                                    (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f8))
+                                          (i64.mul (local.get $mv) (local.get $g8)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f8))
+                                          (i64.mul (local.get $mr) (local.get $g8)))))
+                                    (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f9))
+                                          (i64.mul (local.get $mv) (local.get $g9)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f9))
+                                          (i64.mul (local.get $mr) (local.get $g9)))))
+                                    (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f10))
+                                          (i64.mul (local.get $mv) (local.get $g10)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f10))
+                                          (i64.mul (local.get $mr) (local.get $g10)))))
+                                    (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f11))
+                                          (i64.mul (local.get $mv) (local.get $g11)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f11))
+                                          (i64.mul (local.get $mr) (local.get $g11)))))
+                                    (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f12))
+                                          (i64.mul (local.get $mv) (local.get $g12)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f12))
+                                          (i64.mul (local.get $mr) (local.get $g12)))))
+                                    (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (local.set $f12 (local.get $cf))
+                                    (local.set $g12 (local.get $cg))
+                                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                      (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
+                                      (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
+                                      (local.set $f12 (i64.const 0))
+                                      (local.set $g12 (i64.const 0))
+                                      (local.set $len (i32.const 12))
+                                    ))
+                                    (br $fgdone)
+                                  )
+                                  (local.set $f11 (local.get $cf))
+                                  (local.set $g11 (local.get $cg))
+                                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                    (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
+                                    (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
+                                    (local.set $f11 (i64.const 0))
+                                    (local.set $g11 (i64.const 0))
+                                    (local.set $len (i32.const 11))
+                                  ))
+                                  (br $fgdone)
+                                )
+                                (local.set $f10 (local.get $cf))
+                                (local.set $g10 (local.get $cg))
+                                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                  (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
+                                  (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
+                                  (local.set $f10 (i64.const 0))
+                                  (local.set $g10 (i64.const 0))
+                                  (local.set $len (i32.const 10))
+                                ))
+                                (br $fgdone)
+                              )
+                              (local.set $f9 (local.get $cf))
+                              (local.set $g9 (local.get $cg))
+                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
+                                (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
+                                (local.set $f9 (i64.const 0))
+                                (local.set $g9 (i64.const 0))
+                                (local.set $len (i32.const 9))
+                              ))
+                              (br $fgdone)
+                            )
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 3)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 3)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 1073741760)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 1073741760)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 1073741567)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 1073741567)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+                (i64.mul (local.get $md) (i64.const 16777215)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+                (i64.mul (local.get $me) (i64.const 16777215)))))
+          (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d12 (local.get $cf))
+          (local.set $e12 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -4049,10 +4933,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -4089,10 +4975,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -4150,19 +5038,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fp_inv_vt (param $r i32) (param $a i32) (param $ws i32)
@@ -6314,57 +7250,130 @@
     (local.set $a13 (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)) (local.get $a12)) (local.get $a13)))))
     (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $it i32)
       (local.set $f0 (i64.const 214247795))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 867198379))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 185235374))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 109276306))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 925753176))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 221644752))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073740918))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073741823))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 16777215))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $nu (i64.const -2))
@@ -6376,8 +7385,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6385,8 +7400,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6394,8 +7415,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6403,8 +7430,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6412,8 +7445,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6421,8 +7460,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6430,8 +7475,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6439,8 +7490,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6448,8 +7505,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6457,8 +7520,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6466,8 +7535,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6475,8 +7550,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6484,8 +7565,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6493,8 +7580,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6502,8 +7595,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6511,8 +7610,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6520,8 +7625,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6529,8 +7640,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6538,8 +7655,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6547,8 +7670,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6556,8 +7685,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6565,8 +7700,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6574,8 +7715,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6583,8 +7730,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6592,8 +7745,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6601,8 +7760,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6610,8 +7775,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6619,8 +7790,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6628,8 +7805,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6637,8 +7820,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -6648,76 +7837,154 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
         (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
         (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
         (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
         (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -6730,78 +7997,206 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 393225147)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 393225147)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 214247795))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 214247795))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 867198379)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 867198379)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 393225147)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 393225147)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 214247795))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 214247795))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 867198379)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 867198379)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 185235374)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 185235374)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 185235374)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 185235374)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 109276306)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 109276306)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 109276306)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 109276306)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 925753176)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 925753176)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 925753176)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 925753176)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 221644752)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 221644752)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 221644752)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 221644752)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073740918)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073740918)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 1073740918)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 1073740918)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 16777215)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 16777215)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+              (i64.mul (local.get $md) (i64.const 16777215)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+              (i64.mul (local.get $me) (i64.const 16777215)))))
         (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -6883,10 +8278,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -6923,10 +8320,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -6984,19 +8383,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
@@ -7004,398 +8451,779 @@
     (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 112)))
     (call $fn_mulc_r3 (local.get $r) (local.get $r)))
     (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+      (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+      (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 214247795))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 867198379))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 185235374))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 109276306))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 925753176))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 221644752))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073740918))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073741823))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 16777215))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 39))
       (local.set $len (i32.const 13))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8)) (local.get $g9)) (local.get $g10)) (local.get $g11)) (local.get $g12))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (block $len9
-        (block $len10
-        (block $len11
-        (block $len12
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
-        (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
-        (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
-        (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
-        (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f12 (local.get $cf))
-        (local.set $g12 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f12 (i64.const 0)) (local.set $g12 (i64.const 0))
-          (local.set $len (i32.const 12))))
-        (br $fgdone)
-        ) ;; $len12
-        (local.set $f11 (local.get $cf))
-        (local.set $g11 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f11 (i64.const 0)) (local.set $g11 (i64.const 0))
-          (local.set $len (i32.const 11))))
-        (br $fgdone)
-        ) ;; $len11
-        (local.set $f10 (local.get $cf))
-        (local.set $g10 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f10 (i64.const 0)) (local.set $g10 (i64.const 0))
-          (local.set $len (i32.const 10))))
-        (br $fgdone)
-        ) ;; $len10
-        (local.set $f9 (local.get $cf))
-        (local.set $g9 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f9 (i64.const 0)) (local.set $g9 (i64.const 0))
-          (local.set $len (i32.const 9))))
-        (br $fgdone)
-        ) ;; $len9
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 393225147)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 393225147)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 214247795))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 214247795))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 867198379)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 867198379)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 185235374)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 185235374)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 109276306)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 109276306)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 925753176)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 925753176)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 221644752)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 221644752)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073740918)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073740918)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 16777215)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 16777215)))))
-        (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d12 (local.get $cf))
-        (local.set $e12 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                                (local.get $g4))
+                              (local.get $g5))
+                            (local.get $g6))
+                          (local.get $g7))
+                        (local.get $g8))
+                      (local.get $g9))
+                    (local.get $g10))
+                  (local.get $g11))
+                (local.get $g12))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (block $len9
+                              (block $len10
+                                (block $len11
+                                  (block $len12
+                                    (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f1))
+                                          (i64.mul (local.get $mv) (local.get $g1)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f1))
+                                          (i64.mul (local.get $mr) (local.get $g1)))))
+                                    (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f2))
+                                          (i64.mul (local.get $mv) (local.get $g2)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f2))
+                                          (i64.mul (local.get $mr) (local.get $g2)))))
+                                    (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f3))
+                                          (i64.mul (local.get $mv) (local.get $g3)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f3))
+                                          (i64.mul (local.get $mr) (local.get $g3)))))
+                                    (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f4))
+                                          (i64.mul (local.get $mv) (local.get $g4)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f4))
+                                          (i64.mul (local.get $mr) (local.get $g4)))))
+                                    (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f5))
+                                          (i64.mul (local.get $mv) (local.get $g5)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f5))
+                                          (i64.mul (local.get $mr) (local.get $g5)))))
+                                    (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f6))
+                                          (i64.mul (local.get $mv) (local.get $g6)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f6))
+                                          (i64.mul (local.get $mr) (local.get $g6)))))
+                                    (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f7))
+                                          (i64.mul (local.get $mv) (local.get $g7)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f7))
+                                          (i64.mul (local.get $mr) (local.get $g7)))))
+                                    (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f8))
+                                          (i64.mul (local.get $mv) (local.get $g8)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f8))
+                                          (i64.mul (local.get $mr) (local.get $g8)))))
+                                    (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f9))
+                                          (i64.mul (local.get $mv) (local.get $g9)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f9))
+                                          (i64.mul (local.get $mr) (local.get $g9)))))
+                                    (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f10))
+                                          (i64.mul (local.get $mv) (local.get $g10)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f10))
+                                          (i64.mul (local.get $mr) (local.get $g10)))))
+                                    (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f11))
+                                          (i64.mul (local.get $mv) (local.get $g11)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f11))
+                                          (i64.mul (local.get $mr) (local.get $g11)))))
+                                    (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
+                                    (local.set $cf
+                                      (i64.add
+                                        (local.get $cf)
+                                        (i64.add
+                                          (i64.mul (local.get $mu) (local.get $f12))
+                                          (i64.mul (local.get $mv) (local.get $g12)))))
+                                    (local.set $cg
+                                      (i64.add
+                                        (local.get $cg)
+                                        (i64.add
+                                          (i64.mul (local.get $mq) (local.get $f12))
+                                          (i64.mul (local.get $mr) (local.get $g12)))))
+                                    (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                    (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                    (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                    (local.set $f12 (local.get $cf))
+                                    (local.set $g12 (local.get $cg))
+                                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                      (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
+                                      (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
+                                      (local.set $f12 (i64.const 0))
+                                      (local.set $g12 (i64.const 0))
+                                      (local.set $len (i32.const 12))
+                                    ))
+                                    (br $fgdone)
+                                  )
+                                  (local.set $f11 (local.get $cf))
+                                  (local.set $g11 (local.get $cg))
+                                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                    (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
+                                    (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
+                                    (local.set $f11 (i64.const 0))
+                                    (local.set $g11 (i64.const 0))
+                                    (local.set $len (i32.const 11))
+                                  ))
+                                  (br $fgdone)
+                                )
+                                (local.set $f10 (local.get $cf))
+                                (local.set $g10 (local.get $cg))
+                                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                  (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
+                                  (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
+                                  (local.set $f10 (i64.const 0))
+                                  (local.set $g10 (i64.const 0))
+                                  (local.set $len (i32.const 10))
+                                ))
+                                (br $fgdone)
+                              )
+                              (local.set $f9 (local.get $cf))
+                              (local.set $g9 (local.get $cg))
+                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
+                                (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
+                                (local.set $f9 (i64.const 0))
+                                (local.set $g9 (i64.const 0))
+                                (local.set $len (i32.const 9))
+                              ))
+                              (br $fgdone)
+                            )
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d12) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e12) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 393225147)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 393225147)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 214247795))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 214247795))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 867198379)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 867198379)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 185235374)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 185235374)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 109276306)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 109276306)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 925753176)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 925753176)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 221644752)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 221644752)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 1073740918)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 1073740918)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+                (i64.mul (local.get $md) (i64.const 16777215)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+                (i64.mul (local.get $me) (i64.const 16777215)))))
+          (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d12 (local.get $cf))
+          (local.set $e12 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -7468,10 +9296,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -7508,10 +9338,12 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 16777215) (local.get $sd)))))
@@ -7569,19 +9401,67 @@
       (local.set $d10 (i64.xor (local.get $e10) (i64.and (i64.xor (local.get $e10) (local.get $d10)) (local.get $sd))))
       (local.set $d11 (i64.xor (local.get $e11) (i64.and (i64.xor (local.get $e11) (local.get $d11)) (local.get $sd))))
       (local.set $d12 (i64.xor (local.get $e12) (i64.and (i64.xor (local.get $e12) (local.get $d12)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
       (i64.store offset=104 (local.get $r) (i64.and (i64.shr_u (local.get $d12) (i64.const 17)) (i64.const 536870911)))
     )
   (func $fn_inv_vt (param $r i32) (param $a i32) (param $ws i32)

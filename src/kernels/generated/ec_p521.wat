@@ -3914,77 +3914,178 @@
     (local.set $a18 (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $src)) (i64.const 2)) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)) (local.get $a12)) (local.get $a13)) (local.get $a14)) (local.get $a15)) (local.get $a16)) (local.get $a17)) (local.get $a18)))))
     (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64) (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64) (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64) (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64)
+      (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64)
+      (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64)
+      (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64)
+      (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64)
+      (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64)
+      (local $se i64) (local $md i64) (local $me i64) (local $it i32)
       (local.set $f0 (i64.const 1073741823))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 1073741823))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 1073741823))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 1073741823))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741823))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073741823))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 1073741823))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $f13 (i64.const 1073741823))
-      (local.set $g13 (i64.and (i64.or (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13)) (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16))) (i64.const 1073741823)))
+      (local.set $g13
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13))
+            (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16)))
+          (i64.const 1073741823)))
       (local.set $d13 (i64.const 0))
       (local.set $e13 (i64.const 0))
       (local.set $f14 (i64.const 1073741823))
-      (local.set $g14 (i64.and (i64.or (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14)) (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15))) (i64.const 1073741823)))
+      (local.set $g14
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14))
+            (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15)))
+          (i64.const 1073741823)))
       (local.set $d14 (i64.const 0))
       (local.set $e14 (i64.const 0))
       (local.set $f15 (i64.const 1073741823))
-      (local.set $g15 (i64.and (i64.or (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15)) (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14))) (i64.const 1073741823)))
+      (local.set $g15
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15))
+            (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14)))
+          (i64.const 1073741823)))
       (local.set $d15 (i64.const 0))
       (local.set $e15 (i64.const 0))
       (local.set $f16 (i64.const 1073741823))
-      (local.set $g16 (i64.and (i64.or (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16)) (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13))) (i64.const 1073741823)))
+      (local.set $g16
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16))
+            (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13)))
+          (i64.const 1073741823)))
       (local.set $d16 (i64.const 0))
       (local.set $e16 (i64.const 0))
       (local.set $f17 (i64.const 2047))
-      (local.set $g17 (i64.and (i64.or (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17)) (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12))) (i64.const 1073741823)))
+      (local.set $g17
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17))
+            (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12)))
+          (i64.const 1073741823)))
       (local.set $d17 (i64.const 0))
       (local.set $e17 (i64.const 0))
       (local.set $nu (i64.const -2))
@@ -3996,8 +4097,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4005,8 +4112,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4014,8 +4127,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4023,8 +4142,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4032,8 +4157,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4041,8 +4172,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4050,8 +4187,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4059,8 +4202,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4068,8 +4217,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4077,8 +4232,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4086,8 +4247,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4095,8 +4262,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4104,8 +4277,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4113,8 +4292,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4122,8 +4307,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4131,8 +4322,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4140,8 +4337,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4149,8 +4352,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4158,8 +4367,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4167,8 +4382,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4176,8 +4397,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4185,8 +4412,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4194,8 +4427,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4203,8 +4442,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4212,8 +4457,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4221,8 +4472,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4230,8 +4487,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4239,8 +4502,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4248,8 +4517,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4257,8 +4532,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -4268,106 +4549,214 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
         (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
         (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
         (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
         (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f13)) (i64.mul (local.get $mv) (local.get $g13)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f13)) (i64.mul (local.get $mr) (local.get $g13)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f13)) (i64.mul (local.get $mv) (local.get $g13)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f13)) (i64.mul (local.get $mr) (local.get $g13)))))
         (local.set $f12 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g12 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f14)) (i64.mul (local.get $mv) (local.get $g14)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f14)) (i64.mul (local.get $mr) (local.get $g14)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f14)) (i64.mul (local.get $mv) (local.get $g14)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f14)) (i64.mul (local.get $mr) (local.get $g14)))))
         (local.set $f13 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g13 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f15)) (i64.mul (local.get $mv) (local.get $g15)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f15)) (i64.mul (local.get $mr) (local.get $g15)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f15)) (i64.mul (local.get $mv) (local.get $g15)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f15)) (i64.mul (local.get $mr) (local.get $g15)))))
         (local.set $f14 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g14 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f16)) (i64.mul (local.get $mv) (local.get $g16)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f16)) (i64.mul (local.get $mr) (local.get $g16)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f16)) (i64.mul (local.get $mv) (local.get $g16)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f16)) (i64.mul (local.get $mr) (local.get $g16)))))
         (local.set $f15 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g15 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f17)) (i64.mul (local.get $mv) (local.get $g17)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f17)) (i64.mul (local.get $mr) (local.get $g17)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f17)) (i64.mul (local.get $mv) (local.get $g17)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f17)) (i64.mul (local.get $mr) (local.get $g17)))))
         (local.set $f16 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g16 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -4380,108 +4769,286 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e12 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e13 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e14 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e15 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17))) (i64.mul (local.get $md) (i64.const 2047)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17))) (i64.mul (local.get $me) (i64.const 2047)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17)))
+              (i64.mul (local.get $md) (i64.const 2047)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17)))
+              (i64.mul (local.get $me) (i64.const 2047)))))
         (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e16 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -4578,25 +5145,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -4633,25 +5207,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -4729,24 +5310,92 @@
       (local.set $d15 (i64.xor (local.get $e15) (i64.and (i64.xor (local.get $e15) (local.get $d15)) (local.get $sd))))
       (local.set $d16 (i64.xor (local.get $e16) (i64.and (i64.xor (local.get $e16) (local.get $d16)) (local.get $sd))))
       (local.set $d17 (i64.xor (local.get $e17) (i64.and (i64.xor (local.get $e17) (local.get $d17)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
-      (i64.store offset=104 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13))) (i64.const 536870911)))
-      (i64.store offset=112 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14))) (i64.const 536870911)))
-      (i64.store offset=120 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15))) (i64.const 536870911)))
-      (i64.store offset=128 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16))) (i64.const 536870911)))
-      (i64.store offset=136 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
+      (i64.store offset=104
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13)))
+          (i64.const 536870911)))
+      (i64.store offset=112
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14)))
+          (i64.const 536870911)))
+      (i64.store offset=120
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15)))
+          (i64.const 536870911)))
+      (i64.store offset=128
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16)))
+          (i64.const 536870911)))
+      (i64.store offset=136
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17)))
+          (i64.const 536870911)))
       (i64.store offset=144 (local.get $r) (i64.and (i64.shr_u (local.get $d17) (i64.const 12)) (i64.const 536870911)))
     )
   (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
@@ -4754,533 +5403,1075 @@
     (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 152)))
     (call $fp_mulc_r3 (local.get $r) (local.get $r)))
     (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64) (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64) (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64) (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64)
+      (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64)
+      (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64)
+      (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64)
+      (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64)
+      (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64)
+      (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32)
+      (local $len i32)
       (local.set $f0 (i64.const 1073741823))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 1073741823))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 1073741823))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 1073741823))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741823))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073741823))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 1073741823))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $f13 (i64.const 1073741823))
-      (local.set $g13 (i64.and (i64.or (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13)) (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16))) (i64.const 1073741823)))
+      (local.set $g13
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13))
+            (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16)))
+          (i64.const 1073741823)))
       (local.set $d13 (i64.const 0))
       (local.set $e13 (i64.const 0))
       (local.set $f14 (i64.const 1073741823))
-      (local.set $g14 (i64.and (i64.or (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14)) (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15))) (i64.const 1073741823)))
+      (local.set $g14
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14))
+            (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15)))
+          (i64.const 1073741823)))
       (local.set $d14 (i64.const 0))
       (local.set $e14 (i64.const 0))
       (local.set $f15 (i64.const 1073741823))
-      (local.set $g15 (i64.and (i64.or (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15)) (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14))) (i64.const 1073741823)))
+      (local.set $g15
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15))
+            (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14)))
+          (i64.const 1073741823)))
       (local.set $d15 (i64.const 0))
       (local.set $e15 (i64.const 0))
       (local.set $f16 (i64.const 1073741823))
-      (local.set $g16 (i64.and (i64.or (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16)) (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13))) (i64.const 1073741823)))
+      (local.set $g16
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16))
+            (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13)))
+          (i64.const 1073741823)))
       (local.set $d16 (i64.const 0))
       (local.set $e16 (i64.const 0))
       (local.set $f17 (i64.const 2047))
-      (local.set $g17 (i64.and (i64.or (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17)) (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12))) (i64.const 1073741823)))
+      (local.set $g17
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17))
+            (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12)))
+          (i64.const 1073741823)))
       (local.set $d17 (i64.const 0))
       (local.set $e17 (i64.const 0))
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 52))
       (local.set $len (i32.const 18))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8)) (local.get $g9)) (local.get $g10)) (local.get $g11)) (local.get $g12)) (local.get $g13)) (local.get $g14)) (local.get $g15)) (local.get $g16)) (local.get $g17))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (block $len9
-        (block $len10
-        (block $len11
-        (block $len12
-        (block $len13
-        (block $len14
-        (block $len15
-        (block $len16
-        (block $len17
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
-        (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
-        (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
-        (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
-        (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len13 (i32.le_u (local.get $len) (i32.const 13)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f13)) (i64.mul (local.get $mv) (local.get $g13)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f13)) (i64.mul (local.get $mr) (local.get $g13)))))
-        (local.set $f12 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g12 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len14 (i32.le_u (local.get $len) (i32.const 14)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f14)) (i64.mul (local.get $mv) (local.get $g14)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f14)) (i64.mul (local.get $mr) (local.get $g14)))))
-        (local.set $f13 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g13 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len15 (i32.le_u (local.get $len) (i32.const 15)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f15)) (i64.mul (local.get $mv) (local.get $g15)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f15)) (i64.mul (local.get $mr) (local.get $g15)))))
-        (local.set $f14 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g14 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len16 (i32.le_u (local.get $len) (i32.const 16)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f16)) (i64.mul (local.get $mv) (local.get $g16)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f16)) (i64.mul (local.get $mr) (local.get $g16)))))
-        (local.set $f15 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g15 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len17 (i32.le_u (local.get $len) (i32.const 17)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f17)) (i64.mul (local.get $mv) (local.get $g17)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f17)) (i64.mul (local.get $mr) (local.get $g17)))))
-        (local.set $f16 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g16 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f17 (local.get $cf))
-        (local.set $g17 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f16 (i64.add (local.get $f16) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g16 (i64.add (local.get $g16) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f17 (i64.const 0)) (local.set $g17 (i64.const 0))
-          (local.set $len (i32.const 17))))
-        (br $fgdone)
-        ) ;; $len17
-        (local.set $f16 (local.get $cf))
-        (local.set $g16 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f15 (i64.add (local.get $f15) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g15 (i64.add (local.get $g15) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f16 (i64.const 0)) (local.set $g16 (i64.const 0))
-          (local.set $len (i32.const 16))))
-        (br $fgdone)
-        ) ;; $len16
-        (local.set $f15 (local.get $cf))
-        (local.set $g15 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f14 (i64.add (local.get $f14) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g14 (i64.add (local.get $g14) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f15 (i64.const 0)) (local.set $g15 (i64.const 0))
-          (local.set $len (i32.const 15))))
-        (br $fgdone)
-        ) ;; $len15
-        (local.set $f14 (local.get $cf))
-        (local.set $g14 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f13 (i64.add (local.get $f13) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g13 (i64.add (local.get $g13) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f14 (i64.const 0)) (local.set $g14 (i64.const 0))
-          (local.set $len (i32.const 14))))
-        (br $fgdone)
-        ) ;; $len14
-        (local.set $f13 (local.get $cf))
-        (local.set $g13 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f12 (i64.add (local.get $f12) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g12 (i64.add (local.get $g12) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f13 (i64.const 0)) (local.set $g13 (i64.const 0))
-          (local.set $len (i32.const 13))))
-        (br $fgdone)
-        ) ;; $len13
-        (local.set $f12 (local.get $cf))
-        (local.set $g12 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f12 (i64.const 0)) (local.set $g12 (i64.const 0))
-          (local.set $len (i32.const 12))))
-        (br $fgdone)
-        ) ;; $len12
-        (local.set $f11 (local.get $cf))
-        (local.set $g11 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f11 (i64.const 0)) (local.set $g11 (i64.const 0))
-          (local.set $len (i32.const 11))))
-        (br $fgdone)
-        ) ;; $len11
-        (local.set $f10 (local.get $cf))
-        (local.set $g10 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f10 (i64.const 0)) (local.set $g10 (i64.const 0))
-          (local.set $len (i32.const 10))))
-        (br $fgdone)
-        ) ;; $len10
-        (local.set $f9 (local.get $cf))
-        (local.set $g9 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f9 (i64.const 0)) (local.set $g9 (i64.const 0))
-          (local.set $len (i32.const 9))))
-        (br $fgdone)
-        ) ;; $len9
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d17) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e17) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e12 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e13 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e14 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e15 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17))) (i64.mul (local.get $md) (i64.const 2047)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17))) (i64.mul (local.get $me) (i64.const 2047)))))
-        (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e16 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d17 (local.get $cf))
-        (local.set $e17 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or
+                                  (i64.or
+                                    (i64.or
+                                      (i64.or
+                                        (i64.or
+                                          (i64.or
+                                            (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2))
+                                            (local.get $g3))
+                                          (local.get $g4))
+                                        (local.get $g5))
+                                      (local.get $g6))
+                                    (local.get $g7))
+                                  (local.get $g8))
+                                (local.get $g9))
+                              (local.get $g10))
+                            (local.get $g11))
+                          (local.get $g12))
+                        (local.get $g13))
+                      (local.get $g14))
+                    (local.get $g15))
+                  (local.get $g16))
+                (local.get $g17))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (block $len9
+                              (block $len10
+                                (block $len11
+                                  (block $len12
+                                    (block $len13
+                                      (block $len14
+                                        (block $len15
+                                          (block $len16
+                                            (block $len17
+                                              (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f1))
+                                                    (i64.mul (local.get $mv) (local.get $g1)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f1))
+                                                    (i64.mul (local.get $mr) (local.get $g1)))))
+                                              (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f2))
+                                                    (i64.mul (local.get $mv) (local.get $g2)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f2))
+                                                    (i64.mul (local.get $mr) (local.get $g2)))))
+                                              (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f3))
+                                                    (i64.mul (local.get $mv) (local.get $g3)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f3))
+                                                    (i64.mul (local.get $mr) (local.get $g3)))))
+                                              (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f4))
+                                                    (i64.mul (local.get $mv) (local.get $g4)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f4))
+                                                    (i64.mul (local.get $mr) (local.get $g4)))))
+                                              (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f5))
+                                                    (i64.mul (local.get $mv) (local.get $g5)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f5))
+                                                    (i64.mul (local.get $mr) (local.get $g5)))))
+                                              (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f6))
+                                                    (i64.mul (local.get $mv) (local.get $g6)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f6))
+                                                    (i64.mul (local.get $mr) (local.get $g6)))))
+                                              (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f7))
+                                                    (i64.mul (local.get $mv) (local.get $g7)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f7))
+                                                    (i64.mul (local.get $mr) (local.get $g7)))))
+                                              (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f8))
+                                                    (i64.mul (local.get $mv) (local.get $g8)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f8))
+                                                    (i64.mul (local.get $mr) (local.get $g8)))))
+                                              (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f9))
+                                                    (i64.mul (local.get $mv) (local.get $g9)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f9))
+                                                    (i64.mul (local.get $mr) (local.get $g9)))))
+                                              (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f10))
+                                                    (i64.mul (local.get $mv) (local.get $g10)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f10))
+                                                    (i64.mul (local.get $mr) (local.get $g10)))))
+                                              (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f11))
+                                                    (i64.mul (local.get $mv) (local.get $g11)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f11))
+                                                    (i64.mul (local.get $mr) (local.get $g11)))))
+                                              (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f12))
+                                                    (i64.mul (local.get $mv) (local.get $g12)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f12))
+                                                    (i64.mul (local.get $mr) (local.get $g12)))))
+                                              (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len13 (i32.le_u (local.get $len) (i32.const 13)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f13))
+                                                    (i64.mul (local.get $mv) (local.get $g13)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f13))
+                                                    (i64.mul (local.get $mr) (local.get $g13)))))
+                                              (local.set $f12 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g12 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len14 (i32.le_u (local.get $len) (i32.const 14)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f14))
+                                                    (i64.mul (local.get $mv) (local.get $g14)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f14))
+                                                    (i64.mul (local.get $mr) (local.get $g14)))))
+                                              (local.set $f13 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g13 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len15 (i32.le_u (local.get $len) (i32.const 15)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f15))
+                                                    (i64.mul (local.get $mv) (local.get $g15)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f15))
+                                                    (i64.mul (local.get $mr) (local.get $g15)))))
+                                              (local.set $f14 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g14 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len16 (i32.le_u (local.get $len) (i32.const 16)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f16))
+                                                    (i64.mul (local.get $mv) (local.get $g16)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f16))
+                                                    (i64.mul (local.get $mr) (local.get $g16)))))
+                                              (local.set $f15 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g15 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len17 (i32.le_u (local.get $len) (i32.const 17)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f17))
+                                                    (i64.mul (local.get $mv) (local.get $g17)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f17))
+                                                    (i64.mul (local.get $mr) (local.get $g17)))))
+                                              (local.set $f16 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g16 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (local.set $f17 (local.get $cf))
+                                              (local.set $g17 (local.get $cg))
+                                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                                (local.set $f16
+                                                  (i64.add (local.get $f16) (i64.shl (local.get $cf) (i64.const 30))))
+                                                (local.set $g16
+                                                  (i64.add (local.get $g16) (i64.shl (local.get $cg) (i64.const 30))))
+                                                (local.set $f17 (i64.const 0))
+                                                (local.set $g17 (i64.const 0))
+                                                (local.set $len (i32.const 17))
+                                              ))
+                                              (br $fgdone)
+                                            )
+                                            (local.set $f16 (local.get $cf))
+                                            (local.set $g16 (local.get $cg))
+                                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                              (local.set $f15
+                                                (i64.add (local.get $f15) (i64.shl (local.get $cf) (i64.const 30))))
+                                              (local.set $g15
+                                                (i64.add (local.get $g15) (i64.shl (local.get $cg) (i64.const 30))))
+                                              (local.set $f16 (i64.const 0))
+                                              (local.set $g16 (i64.const 0))
+                                              (local.set $len (i32.const 16))
+                                            ))
+                                            (br $fgdone)
+                                          )
+                                          (local.set $f15 (local.get $cf))
+                                          (local.set $g15 (local.get $cg))
+                                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                            (local.set $f14
+                                              (i64.add (local.get $f14) (i64.shl (local.get $cf) (i64.const 30))))
+                                            (local.set $g14
+                                              (i64.add (local.get $g14) (i64.shl (local.get $cg) (i64.const 30))))
+                                            (local.set $f15 (i64.const 0))
+                                            (local.set $g15 (i64.const 0))
+                                            (local.set $len (i32.const 15))
+                                          ))
+                                          (br $fgdone)
+                                        )
+                                        (local.set $f14 (local.get $cf))
+                                        (local.set $g14 (local.get $cg))
+                                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                          (local.set $f13
+                                            (i64.add (local.get $f13) (i64.shl (local.get $cf) (i64.const 30))))
+                                          (local.set $g13
+                                            (i64.add (local.get $g13) (i64.shl (local.get $cg) (i64.const 30))))
+                                          (local.set $f14 (i64.const 0))
+                                          (local.set $g14 (i64.const 0))
+                                          (local.set $len (i32.const 14))
+                                        ))
+                                        (br $fgdone)
+                                      )
+                                      (local.set $f13 (local.get $cf))
+                                      (local.set $g13 (local.get $cg))
+                                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                        (local.set $f12
+                                          (i64.add (local.get $f12) (i64.shl (local.get $cf) (i64.const 30))))
+                                        (local.set $g12
+                                          (i64.add (local.get $g12) (i64.shl (local.get $cg) (i64.const 30))))
+                                        (local.set $f13 (i64.const 0))
+                                        (local.set $g13 (i64.const 0))
+                                        (local.set $len (i32.const 13))
+                                      ))
+                                      (br $fgdone)
+                                    )
+                                    (local.set $f12 (local.get $cf))
+                                    (local.set $g12 (local.get $cg))
+                                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                      (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
+                                      (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
+                                      (local.set $f12 (i64.const 0))
+                                      (local.set $g12 (i64.const 0))
+                                      (local.set $len (i32.const 12))
+                                    ))
+                                    (br $fgdone)
+                                  )
+                                  (local.set $f11 (local.get $cf))
+                                  (local.set $g11 (local.get $cg))
+                                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                    (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
+                                    (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
+                                    (local.set $f11 (i64.const 0))
+                                    (local.set $g11 (i64.const 0))
+                                    (local.set $len (i32.const 11))
+                                  ))
+                                  (br $fgdone)
+                                )
+                                (local.set $f10 (local.get $cf))
+                                (local.set $g10 (local.get $cg))
+                                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                  (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
+                                  (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
+                                  (local.set $f10 (i64.const 0))
+                                  (local.set $g10 (i64.const 0))
+                                  (local.set $len (i32.const 10))
+                                ))
+                                (br $fgdone)
+                              )
+                              (local.set $f9 (local.get $cf))
+                              (local.set $g9 (local.get $cg))
+                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
+                                (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
+                                (local.set $f9 (i64.const 0))
+                                (local.set $g9 (i64.const 0))
+                                (local.set $len (i32.const 9))
+                              ))
+                              (br $fgdone)
+                            )
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d17) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e17) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1073741823)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1073741823)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073741823))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073741823))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e12 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e13 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e14 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e15 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17)))
+                (i64.mul (local.get $md) (i64.const 2047)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17)))
+                (i64.mul (local.get $me) (i64.const 2047)))))
+          (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e16 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d17 (local.get $cf))
+          (local.set $e17 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -5368,25 +6559,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -5423,25 +6621,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -5519,24 +6724,92 @@
       (local.set $d15 (i64.xor (local.get $e15) (i64.and (i64.xor (local.get $e15) (local.get $d15)) (local.get $sd))))
       (local.set $d16 (i64.xor (local.get $e16) (i64.and (i64.xor (local.get $e16) (local.get $d16)) (local.get $sd))))
       (local.set $d17 (i64.xor (local.get $e17) (i64.and (i64.xor (local.get $e17) (local.get $d17)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
-      (i64.store offset=104 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13))) (i64.const 536870911)))
-      (i64.store offset=112 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14))) (i64.const 536870911)))
-      (i64.store offset=120 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15))) (i64.const 536870911)))
-      (i64.store offset=128 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16))) (i64.const 536870911)))
-      (i64.store offset=136 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
+      (i64.store offset=104
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13)))
+          (i64.const 536870911)))
+      (i64.store offset=112
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14)))
+          (i64.const 536870911)))
+      (i64.store offset=120
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15)))
+          (i64.const 536870911)))
+      (i64.store offset=128
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16)))
+          (i64.const 536870911)))
+      (i64.store offset=136
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17)))
+          (i64.const 536870911)))
       (i64.store offset=144 (local.get $r) (i64.and (i64.shr_u (local.get $d17) (i64.const 12)) (i64.const 536870911)))
     )
   (func $fp_inv_vt (param $r i32) (param $a i32) (param $ws i32)
@@ -8203,77 +9476,178 @@
     (local.set $a18 (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $src)) (i64.const 2)) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)) (local.get $a9)) (local.get $a10)) (local.get $a11)) (local.get $a12)) (local.get $a13)) (local.get $a14)) (local.get $a15)) (local.get $a16)) (local.get $a17)) (local.get $a18)))))
     (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64) (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64) (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64) (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64)
+      (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64)
+      (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64)
+      (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64)
+      (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64)
+      (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64)
+      (local $se i64) (local $md i64) (local $me i64) (local $it i32)
       (local.set $f0 (i64.const 288908297))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 767483002))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 432306923))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 762474018))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 161861691))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 805643228))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 963033084))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 568389579))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073369478))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 1073741823))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $f13 (i64.const 1073741823))
-      (local.set $g13 (i64.and (i64.or (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13)) (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16))) (i64.const 1073741823)))
+      (local.set $g13
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13))
+            (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16)))
+          (i64.const 1073741823)))
       (local.set $d13 (i64.const 0))
       (local.set $e13 (i64.const 0))
       (local.set $f14 (i64.const 1073741823))
-      (local.set $g14 (i64.and (i64.or (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14)) (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15))) (i64.const 1073741823)))
+      (local.set $g14
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14))
+            (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15)))
+          (i64.const 1073741823)))
       (local.set $d14 (i64.const 0))
       (local.set $e14 (i64.const 0))
       (local.set $f15 (i64.const 1073741823))
-      (local.set $g15 (i64.and (i64.or (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15)) (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14))) (i64.const 1073741823)))
+      (local.set $g15
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15))
+            (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14)))
+          (i64.const 1073741823)))
       (local.set $d15 (i64.const 0))
       (local.set $e15 (i64.const 0))
       (local.set $f16 (i64.const 1073741823))
-      (local.set $g16 (i64.and (i64.or (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16)) (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13))) (i64.const 1073741823)))
+      (local.set $g16
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16))
+            (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13)))
+          (i64.const 1073741823)))
       (local.set $d16 (i64.const 0))
       (local.set $e16 (i64.const 0))
       (local.set $f17 (i64.const 2047))
-      (local.set $g17 (i64.and (i64.or (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17)) (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12))) (i64.const 1073741823)))
+      (local.set $g17
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17))
+            (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12)))
+          (i64.const 1073741823)))
       (local.set $d17 (i64.const 0))
       (local.set $e17 (i64.const 0))
       (local.set $nu (i64.const -2))
@@ -8285,8 +9659,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8294,8 +9674,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8303,8 +9689,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8312,8 +9704,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8321,8 +9719,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8330,8 +9734,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8339,8 +9749,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8348,8 +9764,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8357,8 +9779,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8366,8 +9794,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8375,8 +9809,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8384,8 +9824,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8393,8 +9839,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8402,8 +9854,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8411,8 +9869,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8420,8 +9884,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8429,8 +9899,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8438,8 +9914,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8447,8 +9929,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8456,8 +9944,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8465,8 +9959,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8474,8 +9974,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8483,8 +9989,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8492,8 +10004,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8501,8 +10019,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8510,8 +10034,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8519,8 +10049,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8528,8 +10064,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8537,8 +10079,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8546,8 +10094,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (local.get $c1)) (i64.const 2)))
@@ -8557,106 +10111,214 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
         (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
         (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
         (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
         (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f13)) (i64.mul (local.get $mv) (local.get $g13)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f13)) (i64.mul (local.get $mr) (local.get $g13)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f13)) (i64.mul (local.get $mv) (local.get $g13)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f13)) (i64.mul (local.get $mr) (local.get $g13)))))
         (local.set $f12 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g12 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f14)) (i64.mul (local.get $mv) (local.get $g14)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f14)) (i64.mul (local.get $mr) (local.get $g14)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f14)) (i64.mul (local.get $mv) (local.get $g14)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f14)) (i64.mul (local.get $mr) (local.get $g14)))))
         (local.set $f13 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g13 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f15)) (i64.mul (local.get $mv) (local.get $g15)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f15)) (i64.mul (local.get $mr) (local.get $g15)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f15)) (i64.mul (local.get $mv) (local.get $g15)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f15)) (i64.mul (local.get $mr) (local.get $g15)))))
         (local.set $f14 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g14 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f16)) (i64.mul (local.get $mv) (local.get $g16)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f16)) (i64.mul (local.get $mr) (local.get $g16)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f16)) (i64.mul (local.get $mv) (local.get $g16)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f16)) (i64.mul (local.get $mr) (local.get $g16)))))
         (local.set $f15 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g15 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f17)) (i64.mul (local.get $mv) (local.get $g17)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f17)) (i64.mul (local.get $mr) (local.get $g17)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f17)) (i64.mul (local.get $mv) (local.get $g17)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f17)) (i64.mul (local.get $mr) (local.get $g17)))))
         (local.set $f16 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g16 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -8669,108 +10331,286 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 106326585)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 106326585)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 288908297))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 288908297))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 767483002)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 767483002)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 106326585)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 106326585)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 288908297))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 288908297))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 767483002)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 767483002)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 432306923)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 432306923)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 432306923)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 432306923)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 762474018)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 762474018)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 762474018)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 762474018)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 161861691)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 161861691)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 161861691)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 161861691)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 805643228)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 805643228)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 805643228)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 805643228)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 963033084)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 963033084)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 963033084)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 963033084)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 568389579)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 568389579)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 568389579)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 568389579)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073369478)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073369478)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 1073369478)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 1073369478)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e12 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e13 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e14 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e15 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17))) (i64.mul (local.get $md) (i64.const 2047)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17))) (i64.mul (local.get $me) (i64.const 2047)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17)))
+              (i64.mul (local.get $md) (i64.const 2047)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17)))
+              (i64.mul (local.get $me) (i64.const 2047)))))
         (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e16 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -8867,25 +10707,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -8922,25 +10769,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -9018,24 +10872,92 @@
       (local.set $d15 (i64.xor (local.get $e15) (i64.and (i64.xor (local.get $e15) (local.get $d15)) (local.get $sd))))
       (local.set $d16 (i64.xor (local.get $e16) (i64.and (i64.xor (local.get $e16) (local.get $d16)) (local.get $sd))))
       (local.set $d17 (i64.xor (local.get $e17) (i64.and (i64.xor (local.get $e17) (local.get $d17)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
-      (i64.store offset=104 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13))) (i64.const 536870911)))
-      (i64.store offset=112 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14))) (i64.const 536870911)))
-      (i64.store offset=120 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15))) (i64.const 536870911)))
-      (i64.store offset=128 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16))) (i64.const 536870911)))
-      (i64.store offset=136 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
+      (i64.store offset=104
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13)))
+          (i64.const 536870911)))
+      (i64.store offset=112
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14)))
+          (i64.const 536870911)))
+      (i64.store offset=120
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15)))
+          (i64.const 536870911)))
+      (i64.store offset=128
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16)))
+          (i64.const 536870911)))
+      (i64.store offset=136
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17)))
+          (i64.const 536870911)))
       (i64.store offset=144 (local.get $r) (i64.and (i64.shr_u (local.get $d17) (i64.const 12)) (i64.const 536870911)))
     )
   (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
@@ -9043,533 +10965,1075 @@
     (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 152)))
     (call $fn_mulc_r3 (local.get $r) (local.get $r)))
     (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64) (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64) (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64) (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64) (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64) (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $f9 i64) (local $g9 i64) (local $d9 i64) (local $e9 i64) (local $f10 i64) (local $g10 i64)
+      (local $d10 i64) (local $e10 i64) (local $f11 i64) (local $g11 i64) (local $d11 i64) (local $e11 i64)
+      (local $f12 i64) (local $g12 i64) (local $d12 i64) (local $e12 i64) (local $f13 i64) (local $g13 i64)
+      (local $d13 i64) (local $e13 i64) (local $f14 i64) (local $g14 i64) (local $d14 i64) (local $e14 i64)
+      (local $f15 i64) (local $g15 i64) (local $d15 i64) (local $e15 i64) (local $f16 i64) (local $g16 i64)
+      (local $d16 i64) (local $e16 i64) (local $f17 i64) (local $g17 i64) (local $d17 i64) (local $e17 i64)
+      (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64)
+      (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64)
+      (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32)
+      (local $len i32)
       (local.set $f0 (i64.const 288908297))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 767483002))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 432306923))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 762474018))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 161861691))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 805643228))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 963033084))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 568389579))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 1073369478))
-      (local.set $g8 (i64.and (i64.or (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8)) (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21))) (i64.const 1073741823)))
+      (local.set $g8
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=64 (local.get $a)) (i64.const 8))
+            (i64.shl (i64.load offset=72 (local.get $a)) (i64.const 21)))
+          (i64.const 1073741823)))
       (local.set $d8 (i64.const 0))
       (local.set $e8 (i64.const 0))
       (local.set $f9 (i64.const 1073741823))
-      (local.set $g9 (i64.and (i64.or (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9)) (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20))) (i64.const 1073741823)))
+      (local.set $g9
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=72 (local.get $a)) (i64.const 9))
+            (i64.shl (i64.load offset=80 (local.get $a)) (i64.const 20)))
+          (i64.const 1073741823)))
       (local.set $d9 (i64.const 0))
       (local.set $e9 (i64.const 0))
       (local.set $f10 (i64.const 1073741823))
-      (local.set $g10 (i64.and (i64.or (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10)) (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19))) (i64.const 1073741823)))
+      (local.set $g10
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=80 (local.get $a)) (i64.const 10))
+            (i64.shl (i64.load offset=88 (local.get $a)) (i64.const 19)))
+          (i64.const 1073741823)))
       (local.set $d10 (i64.const 0))
       (local.set $e10 (i64.const 0))
       (local.set $f11 (i64.const 1073741823))
-      (local.set $g11 (i64.and (i64.or (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11)) (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18))) (i64.const 1073741823)))
+      (local.set $g11
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=88 (local.get $a)) (i64.const 11))
+            (i64.shl (i64.load offset=96 (local.get $a)) (i64.const 18)))
+          (i64.const 1073741823)))
       (local.set $d11 (i64.const 0))
       (local.set $e11 (i64.const 0))
       (local.set $f12 (i64.const 1073741823))
-      (local.set $g12 (i64.and (i64.or (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12)) (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17))) (i64.const 1073741823)))
+      (local.set $g12
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=96 (local.get $a)) (i64.const 12))
+            (i64.shl (i64.load offset=104 (local.get $a)) (i64.const 17)))
+          (i64.const 1073741823)))
       (local.set $d12 (i64.const 0))
       (local.set $e12 (i64.const 0))
       (local.set $f13 (i64.const 1073741823))
-      (local.set $g13 (i64.and (i64.or (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13)) (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16))) (i64.const 1073741823)))
+      (local.set $g13
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=104 (local.get $a)) (i64.const 13))
+            (i64.shl (i64.load offset=112 (local.get $a)) (i64.const 16)))
+          (i64.const 1073741823)))
       (local.set $d13 (i64.const 0))
       (local.set $e13 (i64.const 0))
       (local.set $f14 (i64.const 1073741823))
-      (local.set $g14 (i64.and (i64.or (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14)) (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15))) (i64.const 1073741823)))
+      (local.set $g14
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=112 (local.get $a)) (i64.const 14))
+            (i64.shl (i64.load offset=120 (local.get $a)) (i64.const 15)))
+          (i64.const 1073741823)))
       (local.set $d14 (i64.const 0))
       (local.set $e14 (i64.const 0))
       (local.set $f15 (i64.const 1073741823))
-      (local.set $g15 (i64.and (i64.or (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15)) (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14))) (i64.const 1073741823)))
+      (local.set $g15
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=120 (local.get $a)) (i64.const 15))
+            (i64.shl (i64.load offset=128 (local.get $a)) (i64.const 14)))
+          (i64.const 1073741823)))
       (local.set $d15 (i64.const 0))
       (local.set $e15 (i64.const 0))
       (local.set $f16 (i64.const 1073741823))
-      (local.set $g16 (i64.and (i64.or (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16)) (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13))) (i64.const 1073741823)))
+      (local.set $g16
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=128 (local.get $a)) (i64.const 16))
+            (i64.shl (i64.load offset=136 (local.get $a)) (i64.const 13)))
+          (i64.const 1073741823)))
       (local.set $d16 (i64.const 0))
       (local.set $e16 (i64.const 0))
       (local.set $f17 (i64.const 2047))
-      (local.set $g17 (i64.and (i64.or (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17)) (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12))) (i64.const 1073741823)))
+      (local.set $g17
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=136 (local.get $a)) (i64.const 17))
+            (i64.shl (i64.load offset=144 (local.get $a)) (i64.const 12)))
+          (i64.const 1073741823)))
       (local.set $d17 (i64.const 0))
       (local.set $e17 (i64.const 0))
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 52))
       (local.set $len (i32.const 18))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8)) (local.get $g9)) (local.get $g10)) (local.get $g11)) (local.get $g12)) (local.get $g13)) (local.get $g14)) (local.get $g15)) (local.get $g16)) (local.get $g17))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (block $len9
-        (block $len10
-        (block $len11
-        (block $len12
-        (block $len13
-        (block $len14
-        (block $len15
-        (block $len16
-        (block $len17
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f9)) (i64.mul (local.get $mv) (local.get $g9)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f9)) (i64.mul (local.get $mr) (local.get $g9)))))
-        (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f10)) (i64.mul (local.get $mv) (local.get $g10)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f10)) (i64.mul (local.get $mr) (local.get $g10)))))
-        (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f11)) (i64.mul (local.get $mv) (local.get $g11)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f11)) (i64.mul (local.get $mr) (local.get $g11)))))
-        (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f12)) (i64.mul (local.get $mv) (local.get $g12)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f12)) (i64.mul (local.get $mr) (local.get $g12)))))
-        (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len13 (i32.le_u (local.get $len) (i32.const 13)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f13)) (i64.mul (local.get $mv) (local.get $g13)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f13)) (i64.mul (local.get $mr) (local.get $g13)))))
-        (local.set $f12 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g12 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len14 (i32.le_u (local.get $len) (i32.const 14)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f14)) (i64.mul (local.get $mv) (local.get $g14)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f14)) (i64.mul (local.get $mr) (local.get $g14)))))
-        (local.set $f13 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g13 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len15 (i32.le_u (local.get $len) (i32.const 15)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f15)) (i64.mul (local.get $mv) (local.get $g15)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f15)) (i64.mul (local.get $mr) (local.get $g15)))))
-        (local.set $f14 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g14 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len16 (i32.le_u (local.get $len) (i32.const 16)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f16)) (i64.mul (local.get $mv) (local.get $g16)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f16)) (i64.mul (local.get $mr) (local.get $g16)))))
-        (local.set $f15 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g15 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len17 (i32.le_u (local.get $len) (i32.const 17)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f17)) (i64.mul (local.get $mv) (local.get $g17)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f17)) (i64.mul (local.get $mr) (local.get $g17)))))
-        (local.set $f16 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g16 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f17 (local.get $cf))
-        (local.set $g17 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f16 (i64.add (local.get $f16) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g16 (i64.add (local.get $g16) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f17 (i64.const 0)) (local.set $g17 (i64.const 0))
-          (local.set $len (i32.const 17))))
-        (br $fgdone)
-        ) ;; $len17
-        (local.set $f16 (local.get $cf))
-        (local.set $g16 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f15 (i64.add (local.get $f15) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g15 (i64.add (local.get $g15) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f16 (i64.const 0)) (local.set $g16 (i64.const 0))
-          (local.set $len (i32.const 16))))
-        (br $fgdone)
-        ) ;; $len16
-        (local.set $f15 (local.get $cf))
-        (local.set $g15 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f14 (i64.add (local.get $f14) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g14 (i64.add (local.get $g14) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f15 (i64.const 0)) (local.set $g15 (i64.const 0))
-          (local.set $len (i32.const 15))))
-        (br $fgdone)
-        ) ;; $len15
-        (local.set $f14 (local.get $cf))
-        (local.set $g14 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f13 (i64.add (local.get $f13) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g13 (i64.add (local.get $g13) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f14 (i64.const 0)) (local.set $g14 (i64.const 0))
-          (local.set $len (i32.const 14))))
-        (br $fgdone)
-        ) ;; $len14
-        (local.set $f13 (local.get $cf))
-        (local.set $g13 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f12 (i64.add (local.get $f12) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g12 (i64.add (local.get $g12) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f13 (i64.const 0)) (local.set $g13 (i64.const 0))
-          (local.set $len (i32.const 13))))
-        (br $fgdone)
-        ) ;; $len13
-        (local.set $f12 (local.get $cf))
-        (local.set $g12 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f12 (i64.const 0)) (local.set $g12 (i64.const 0))
-          (local.set $len (i32.const 12))))
-        (br $fgdone)
-        ) ;; $len12
-        (local.set $f11 (local.get $cf))
-        (local.set $g11 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f11 (i64.const 0)) (local.set $g11 (i64.const 0))
-          (local.set $len (i32.const 11))))
-        (br $fgdone)
-        ) ;; $len11
-        (local.set $f10 (local.get $cf))
-        (local.set $g10 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f10 (i64.const 0)) (local.set $g10 (i64.const 0))
-          (local.set $len (i32.const 10))))
-        (br $fgdone)
-        ) ;; $len10
-        (local.set $f9 (local.get $cf))
-        (local.set $g9 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f9 (i64.const 0)) (local.set $g9 (i64.const 0))
-          (local.set $len (i32.const 9))))
-        (br $fgdone)
-        ) ;; $len9
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d17) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e17) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 106326585)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 106326585)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 288908297))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 288908297))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 767483002)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 767483002)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 432306923)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 432306923)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 762474018)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 762474018)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 161861691)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 161861691)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 805643228)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 805643228)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 963033084)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 963033084)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 568389579)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 568389579)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 1073369478)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 1073369478)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e12 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e13 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e14 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e15 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17))) (i64.mul (local.get $md) (i64.const 2047)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17))) (i64.mul (local.get $me) (i64.const 2047)))))
-        (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e16 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d17 (local.get $cf))
-        (local.set $e17 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or
+                                  (i64.or
+                                    (i64.or
+                                      (i64.or
+                                        (i64.or
+                                          (i64.or
+                                            (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2))
+                                            (local.get $g3))
+                                          (local.get $g4))
+                                        (local.get $g5))
+                                      (local.get $g6))
+                                    (local.get $g7))
+                                  (local.get $g8))
+                                (local.get $g9))
+                              (local.get $g10))
+                            (local.get $g11))
+                          (local.get $g12))
+                        (local.get $g13))
+                      (local.get $g14))
+                    (local.get $g15))
+                  (local.get $g16))
+                (local.get $g17))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (block $len9
+                              (block $len10
+                                (block $len11
+                                  (block $len12
+                                    (block $len13
+                                      (block $len14
+                                        (block $len15
+                                          (block $len16
+                                            (block $len17
+                                              (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f1))
+                                                    (i64.mul (local.get $mv) (local.get $g1)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f1))
+                                                    (i64.mul (local.get $mr) (local.get $g1)))))
+                                              (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f2))
+                                                    (i64.mul (local.get $mv) (local.get $g2)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f2))
+                                                    (i64.mul (local.get $mr) (local.get $g2)))))
+                                              (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f3))
+                                                    (i64.mul (local.get $mv) (local.get $g3)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f3))
+                                                    (i64.mul (local.get $mr) (local.get $g3)))))
+                                              (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f4))
+                                                    (i64.mul (local.get $mv) (local.get $g4)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f4))
+                                                    (i64.mul (local.get $mr) (local.get $g4)))))
+                                              (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f5))
+                                                    (i64.mul (local.get $mv) (local.get $g5)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f5))
+                                                    (i64.mul (local.get $mr) (local.get $g5)))))
+                                              (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f6))
+                                                    (i64.mul (local.get $mv) (local.get $g6)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f6))
+                                                    (i64.mul (local.get $mr) (local.get $g6)))))
+                                              (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f7))
+                                                    (i64.mul (local.get $mv) (local.get $g7)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f7))
+                                                    (i64.mul (local.get $mr) (local.get $g7)))))
+                                              (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f8))
+                                                    (i64.mul (local.get $mv) (local.get $g8)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f8))
+                                                    (i64.mul (local.get $mr) (local.get $g8)))))
+                                              (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len9 (i32.le_u (local.get $len) (i32.const 9)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f9))
+                                                    (i64.mul (local.get $mv) (local.get $g9)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f9))
+                                                    (i64.mul (local.get $mr) (local.get $g9)))))
+                                              (local.set $f8 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g8 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len10 (i32.le_u (local.get $len) (i32.const 10)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f10))
+                                                    (i64.mul (local.get $mv) (local.get $g10)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f10))
+                                                    (i64.mul (local.get $mr) (local.get $g10)))))
+                                              (local.set $f9 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g9 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len11 (i32.le_u (local.get $len) (i32.const 11)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f11))
+                                                    (i64.mul (local.get $mv) (local.get $g11)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f11))
+                                                    (i64.mul (local.get $mr) (local.get $g11)))))
+                                              (local.set $f10 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g10 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len12 (i32.le_u (local.get $len) (i32.const 12)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f12))
+                                                    (i64.mul (local.get $mv) (local.get $g12)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f12))
+                                                    (i64.mul (local.get $mr) (local.get $g12)))))
+                                              (local.set $f11 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g11 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len13 (i32.le_u (local.get $len) (i32.const 13)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f13))
+                                                    (i64.mul (local.get $mv) (local.get $g13)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f13))
+                                                    (i64.mul (local.get $mr) (local.get $g13)))))
+                                              (local.set $f12 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g12 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len14 (i32.le_u (local.get $len) (i32.const 14)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f14))
+                                                    (i64.mul (local.get $mv) (local.get $g14)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f14))
+                                                    (i64.mul (local.get $mr) (local.get $g14)))))
+                                              (local.set $f13 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g13 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len15 (i32.le_u (local.get $len) (i32.const 15)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f15))
+                                                    (i64.mul (local.get $mv) (local.get $g15)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f15))
+                                                    (i64.mul (local.get $mr) (local.get $g15)))))
+                                              (local.set $f14 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g14 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len16 (i32.le_u (local.get $len) (i32.const 16)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f16))
+                                                    (i64.mul (local.get $mv) (local.get $g16)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f16))
+                                                    (i64.mul (local.get $mr) (local.get $g16)))))
+                                              (local.set $f15 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g15 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (br_if $len17 (i32.le_u (local.get $len) (i32.const 17)))
+                                              (local.set $cf
+                                                (i64.add
+                                                  (local.get $cf)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mu) (local.get $f17))
+                                                    (i64.mul (local.get $mv) (local.get $g17)))))
+                                              (local.set $cg
+                                                (i64.add
+                                                  (local.get $cg)
+                                                  (i64.add
+                                                    (i64.mul (local.get $mq) (local.get $f17))
+                                                    (i64.mul (local.get $mr) (local.get $g17)))))
+                                              (local.set $f16 (i64.and (local.get $cf) (i64.const 1073741823)))
+                                              (local.set $g16 (i64.and (local.get $cg) (i64.const 1073741823)))
+                                              (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                                              (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                                              (local.set $f17 (local.get $cf))
+                                              (local.set $g17 (local.get $cg))
+                                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                                (local.set $f16
+                                                  (i64.add (local.get $f16) (i64.shl (local.get $cf) (i64.const 30))))
+                                                (local.set $g16
+                                                  (i64.add (local.get $g16) (i64.shl (local.get $cg) (i64.const 30))))
+                                                (local.set $f17 (i64.const 0))
+                                                (local.set $g17 (i64.const 0))
+                                                (local.set $len (i32.const 17))
+                                              ))
+                                              (br $fgdone)
+                                            )
+                                            (local.set $f16 (local.get $cf))
+                                            (local.set $g16 (local.get $cg))
+                                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                              (local.set $f15
+                                                (i64.add (local.get $f15) (i64.shl (local.get $cf) (i64.const 30))))
+                                              (local.set $g15
+                                                (i64.add (local.get $g15) (i64.shl (local.get $cg) (i64.const 30))))
+                                              (local.set $f16 (i64.const 0))
+                                              (local.set $g16 (i64.const 0))
+                                              (local.set $len (i32.const 16))
+                                            ))
+                                            (br $fgdone)
+                                          )
+                                          (local.set $f15 (local.get $cf))
+                                          (local.set $g15 (local.get $cg))
+                                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                            (local.set $f14
+                                              (i64.add (local.get $f14) (i64.shl (local.get $cf) (i64.const 30))))
+                                            (local.set $g14
+                                              (i64.add (local.get $g14) (i64.shl (local.get $cg) (i64.const 30))))
+                                            (local.set $f15 (i64.const 0))
+                                            (local.set $g15 (i64.const 0))
+                                            (local.set $len (i32.const 15))
+                                          ))
+                                          (br $fgdone)
+                                        )
+                                        (local.set $f14 (local.get $cf))
+                                        (local.set $g14 (local.get $cg))
+                                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                          (local.set $f13
+                                            (i64.add (local.get $f13) (i64.shl (local.get $cf) (i64.const 30))))
+                                          (local.set $g13
+                                            (i64.add (local.get $g13) (i64.shl (local.get $cg) (i64.const 30))))
+                                          (local.set $f14 (i64.const 0))
+                                          (local.set $g14 (i64.const 0))
+                                          (local.set $len (i32.const 14))
+                                        ))
+                                        (br $fgdone)
+                                      )
+                                      (local.set $f13 (local.get $cf))
+                                      (local.set $g13 (local.get $cg))
+                                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                        (local.set $f12
+                                          (i64.add (local.get $f12) (i64.shl (local.get $cf) (i64.const 30))))
+                                        (local.set $g12
+                                          (i64.add (local.get $g12) (i64.shl (local.get $cg) (i64.const 30))))
+                                        (local.set $f13 (i64.const 0))
+                                        (local.set $g13 (i64.const 0))
+                                        (local.set $len (i32.const 13))
+                                      ))
+                                      (br $fgdone)
+                                    )
+                                    (local.set $f12 (local.get $cf))
+                                    (local.set $g12 (local.get $cg))
+                                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                      (local.set $f11 (i64.add (local.get $f11) (i64.shl (local.get $cf) (i64.const 30))))
+                                      (local.set $g11 (i64.add (local.get $g11) (i64.shl (local.get $cg) (i64.const 30))))
+                                      (local.set $f12 (i64.const 0))
+                                      (local.set $g12 (i64.const 0))
+                                      (local.set $len (i32.const 12))
+                                    ))
+                                    (br $fgdone)
+                                  )
+                                  (local.set $f11 (local.get $cf))
+                                  (local.set $g11 (local.get $cg))
+                                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                    (local.set $f10 (i64.add (local.get $f10) (i64.shl (local.get $cf) (i64.const 30))))
+                                    (local.set $g10 (i64.add (local.get $g10) (i64.shl (local.get $cg) (i64.const 30))))
+                                    (local.set $f11 (i64.const 0))
+                                    (local.set $g11 (i64.const 0))
+                                    (local.set $len (i32.const 11))
+                                  ))
+                                  (br $fgdone)
+                                )
+                                (local.set $f10 (local.get $cf))
+                                (local.set $g10 (local.get $cg))
+                                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                  (local.set $f9 (i64.add (local.get $f9) (i64.shl (local.get $cf) (i64.const 30))))
+                                  (local.set $g9 (i64.add (local.get $g9) (i64.shl (local.get $cg) (i64.const 30))))
+                                  (local.set $f10 (i64.const 0))
+                                  (local.set $g10 (i64.const 0))
+                                  (local.set $len (i32.const 10))
+                                ))
+                                (br $fgdone)
+                              )
+                              (local.set $f9 (local.get $cf))
+                              (local.set $g9 (local.get $cg))
+                              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                                (local.set $f8 (i64.add (local.get $f8) (i64.shl (local.get $cf) (i64.const 30))))
+                                (local.set $g8 (i64.add (local.get $g8) (i64.shl (local.get $cg) (i64.const 30))))
+                                (local.set $f9 (i64.const 0))
+                                (local.set $g9 (i64.const 0))
+                                (local.set $len (i32.const 9))
+                              ))
+                              (br $fgdone)
+                            )
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d17) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e17) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 106326585)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 106326585)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 288908297))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 288908297))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 767483002)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 767483002)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 432306923)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 432306923)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 762474018)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 762474018)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 161861691)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 161861691)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 805643228)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 805643228)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 963033084)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 963033084)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 568389579)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 568389579)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 1073369478)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 1073369478)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d9)) (i64.mul (local.get $mv) (local.get $e9)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d9)) (i64.mul (local.get $mr) (local.get $e9)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d8 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e8 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d10)) (i64.mul (local.get $mv) (local.get $e10)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d10)) (i64.mul (local.get $mr) (local.get $e10)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e9 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d11)) (i64.mul (local.get $mv) (local.get $e11)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d11)) (i64.mul (local.get $mr) (local.get $e11)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e10 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d12)) (i64.mul (local.get $mv) (local.get $e12)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d12)) (i64.mul (local.get $mr) (local.get $e12)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e11 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d13)) (i64.mul (local.get $mv) (local.get $e13)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d13)) (i64.mul (local.get $mr) (local.get $e13)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e12 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d14)) (i64.mul (local.get $mv) (local.get $e14)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d14)) (i64.mul (local.get $mr) (local.get $e14)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e13 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d15)) (i64.mul (local.get $mv) (local.get $e15)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d15)) (i64.mul (local.get $mr) (local.get $e15)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e14 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d16)) (i64.mul (local.get $mv) (local.get $e16)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d16)) (i64.mul (local.get $mr) (local.get $e16)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e15 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d17)) (i64.mul (local.get $mv) (local.get $e17)))
+                (i64.mul (local.get $md) (i64.const 2047)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d17)) (i64.mul (local.get $mr) (local.get $e17)))
+                (i64.mul (local.get $me) (i64.const 2047)))))
+          (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e16 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d17 (local.get $cf))
+          (local.set $e17 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -9657,25 +12121,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -9712,25 +12183,32 @@
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d9) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d9 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d10) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d10 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d11) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d11 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d12) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d12 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d13) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d13 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d14) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d14 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d15) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d15 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
+      (local.set $cf
+        (i64.add (local.get $cf) (i64.add (local.get $d16) (i64.and (i64.const 1073741823) (local.get $sd)))))
       (local.set $d16 (i64.and (local.get $cf) (i64.const 1073741823)))
       (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
       (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d17) (i64.and (i64.const 2047) (local.get $sd)))))
@@ -9808,24 +12286,92 @@
       (local.set $d15 (i64.xor (local.get $e15) (i64.and (i64.xor (local.get $e15) (local.get $d15)) (local.get $sd))))
       (local.set $d16 (i64.xor (local.get $e16) (i64.and (i64.xor (local.get $e16) (local.get $d16)) (local.get $sd))))
       (local.set $d17 (i64.xor (local.get $e17) (i64.and (i64.xor (local.get $e17) (local.get $d17)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
-      (i64.store offset=72 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9))) (i64.const 536870911)))
-      (i64.store offset=80 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10))) (i64.const 536870911)))
-      (i64.store offset=88 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11))) (i64.const 536870911)))
-      (i64.store offset=96 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12))) (i64.const 536870911)))
-      (i64.store offset=104 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13))) (i64.const 536870911)))
-      (i64.store offset=112 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14))) (i64.const 536870911)))
-      (i64.store offset=120 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15))) (i64.const 536870911)))
-      (i64.store offset=128 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16))) (i64.const 536870911)))
-      (i64.store offset=136 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
+      (i64.store offset=72
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d8) (i64.const 21)) (i64.shl (local.get $d9) (i64.const 9)))
+          (i64.const 536870911)))
+      (i64.store offset=80
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d9) (i64.const 20)) (i64.shl (local.get $d10) (i64.const 10)))
+          (i64.const 536870911)))
+      (i64.store offset=88
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d10) (i64.const 19)) (i64.shl (local.get $d11) (i64.const 11)))
+          (i64.const 536870911)))
+      (i64.store offset=96
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d11) (i64.const 18)) (i64.shl (local.get $d12) (i64.const 12)))
+          (i64.const 536870911)))
+      (i64.store offset=104
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d12) (i64.const 17)) (i64.shl (local.get $d13) (i64.const 13)))
+          (i64.const 536870911)))
+      (i64.store offset=112
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d13) (i64.const 16)) (i64.shl (local.get $d14) (i64.const 14)))
+          (i64.const 536870911)))
+      (i64.store offset=120
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d14) (i64.const 15)) (i64.shl (local.get $d15) (i64.const 15)))
+          (i64.const 536870911)))
+      (i64.store offset=128
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d15) (i64.const 14)) (i64.shl (local.get $d16) (i64.const 16)))
+          (i64.const 536870911)))
+      (i64.store offset=136
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d16) (i64.const 13)) (i64.shl (local.get $d17) (i64.const 17)))
+          (i64.const 536870911)))
       (i64.store offset=144 (local.get $r) (i64.and (i64.shr_u (local.get $d17) (i64.const 12)) (i64.const 536870911)))
     )
   (func $fn_inv_vt (param $r i32) (param $a i32) (param $ws i32)

@@ -1677,37 +1677,82 @@
     (local.set $a8 (i64.and (i64.or (i64.or (i64.load8_u offset=2 (local.get $src)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 16))) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)))))
     (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
       (local.set $f0 (i64.const 1073740847))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 1073741819))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 1073741823))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 1073741823))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741823))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 65535))
@@ -1723,8 +1768,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1732,8 +1783,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1741,8 +1798,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1750,8 +1813,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1759,8 +1828,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1768,8 +1843,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1777,8 +1858,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1786,8 +1873,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1795,8 +1888,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1804,8 +1903,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1813,8 +1918,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1822,8 +1933,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1831,8 +1948,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1840,8 +1963,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1849,8 +1978,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1858,8 +1993,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1867,8 +2008,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1876,8 +2023,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1885,8 +2038,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1894,8 +2053,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1903,8 +2068,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1912,8 +2083,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1921,8 +2098,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1930,8 +2113,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1939,8 +2128,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1948,8 +2143,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1957,8 +2158,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1966,8 +2173,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1975,8 +2188,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1984,8 +2203,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -1995,52 +2220,106 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -2053,54 +2332,142 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 769313487)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 769313487)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073740847))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073740847))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 1073741819)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 1073741819)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 769313487)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 769313487)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073740847))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073740847))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 1073741819)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 1073741819)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 65535)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 65535)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 65535)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 65535)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -2231,52 +2598,130 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
     (call $fp_canon (local.get $ws) (local.get $a))
     (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 72)))
     (call $fp_mulc_r3 (local.get $r) (local.get $r)))
     (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64)
+      (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 1073740847))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 1073741819))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 1073741823))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 1073741823))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741823))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 65535))
@@ -2286,250 +2731,462 @@
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 26))
       (local.set $len (i32.const 9))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 769313487)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 769313487)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073740847))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073740847))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 1073741819)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 1073741819)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 65535)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 65535)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d8 (local.get $cf))
-        (local.set $e8 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                        (local.get $g4))
+                      (local.get $g5))
+                    (local.get $g6))
+                  (local.get $g7))
+                (local.get $g8))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f1))
+                                  (i64.mul (local.get $mv) (local.get $g1)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f1))
+                                  (i64.mul (local.get $mr) (local.get $g1)))))
+                            (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f2))
+                                  (i64.mul (local.get $mv) (local.get $g2)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f2))
+                                  (i64.mul (local.get $mr) (local.get $g2)))))
+                            (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f3))
+                                  (i64.mul (local.get $mv) (local.get $g3)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f3))
+                                  (i64.mul (local.get $mr) (local.get $g3)))))
+                            (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f4))
+                                  (i64.mul (local.get $mv) (local.get $g4)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f4))
+                                  (i64.mul (local.get $mr) (local.get $g4)))))
+                            (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f5))
+                                  (i64.mul (local.get $mv) (local.get $g5)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f5))
+                                  (i64.mul (local.get $mr) (local.get $g5)))))
+                            (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f6))
+                                  (i64.mul (local.get $mv) (local.get $g6)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f6))
+                                  (i64.mul (local.get $mr) (local.get $g6)))))
+                            (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f7))
+                                  (i64.mul (local.get $mv) (local.get $g7)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f7))
+                                  (i64.mul (local.get $mr) (local.get $g7)))))
+                            (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f8))
+                                  (i64.mul (local.get $mv) (local.get $g8)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f8))
+                                  (i64.mul (local.get $mr) (local.get $g8)))))
+                            (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 769313487)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 769313487)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1073740847))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1073740847))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 1073741819)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 1073741819)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 65535)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 65535)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d8 (local.get $cf))
+          (local.set $e8 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -2651,15 +3308,47 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fp_inv_vt (param $r i32) (param $a i32) (param $ws i32)
     (call $fp_canon (local.get $ws) (local.get $a))
@@ -4214,37 +4903,82 @@
     (local.set $a8 (i64.and (i64.or (i64.or (i64.load8_u offset=2 (local.get $src)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 16))) (i64.const 0x1fffffff)))
     (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)) (local.get $a8)))))
     (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $nu i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $it i32)
       (local.set $f0 (i64.const 271991105))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 1061780019))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 881460155))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 733428139))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741498))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 65535))
@@ -4260,8 +4994,14 @@
         (local.set $qr (i64.const 4294967296))
         (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4269,8 +5009,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4278,8 +5024,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4287,8 +5039,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4296,8 +5054,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4305,8 +5069,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4314,8 +5084,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4323,8 +5099,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4332,8 +5114,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4341,8 +5129,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4350,8 +5144,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4359,8 +5159,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4368,8 +5174,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4377,8 +5189,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4386,8 +5204,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4395,8 +5219,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4404,8 +5234,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4413,8 +5249,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4422,8 +5264,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4431,8 +5279,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4440,8 +5294,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4449,8 +5309,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4458,8 +5324,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4467,8 +5339,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4476,8 +5354,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4485,8 +5369,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4494,8 +5384,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4503,8 +5399,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4512,8 +5414,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4521,8 +5429,14 @@
         (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
         (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
         (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl (i64.add (i64.sub (local.get $gl) (local.get $c1)) (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr (i64.add (i64.sub (local.get $qr) (local.get $c1)) (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+        (local.set $gl
+          (i64.add
+            (i64.sub (local.get $gl) (local.get $c1))
+            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+        (local.set $qr
+          (i64.add
+            (i64.sub (local.get $qr) (local.get $c1))
+            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
         (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
         (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
         (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
@@ -4532,52 +5446,106 @@
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
         (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+        (local.set $cf
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s
+            (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+            (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
         (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
         (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
         (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
         (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
         (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
         (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
         (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
         (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -4590,54 +5558,142 @@
         (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
         (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
         (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 712462017)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 712462017)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 271991105))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 271991105))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 1061780019)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 1061780019)))))
+        (local.set $md
+          (i64.sub
+            (local.get $md)
+            (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 712462017)) (local.get $md)) (i64.const 1073741823))))
+        (local.set $me
+          (i64.sub
+            (local.get $me)
+            (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 712462017)) (local.get $me)) (i64.const 1073741823))))
+        (local.set $cf
+          (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 271991105))) (i64.const 30)))
+        (local.set $cg
+          (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 271991105))) (i64.const 30)))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+              (i64.mul (local.get $md) (i64.const 1061780019)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+              (i64.mul (local.get $me) (i64.const 1061780019)))))
         (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 881460155)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 881460155)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+              (i64.mul (local.get $md) (i64.const 881460155)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+              (i64.mul (local.get $me) (i64.const 881460155)))))
         (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 733428139)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 733428139)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+              (i64.mul (local.get $md) (i64.const 733428139)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+              (i64.mul (local.get $me) (i64.const 733428139)))))
         (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741498)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741498)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+              (i64.mul (local.get $md) (i64.const 1073741498)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+              (i64.mul (local.get $me) (i64.const 1073741498)))))
         (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+              (i64.mul (local.get $md) (i64.const 1073741823)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+              (i64.mul (local.get $me) (i64.const 1073741823)))))
         (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
         (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 65535)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 65535)))))
+        (local.set $cf
+          (i64.add
+            (local.get $cf)
+            (i64.add
+              (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+              (i64.mul (local.get $md) (i64.const 65535)))))
+        (local.set $cg
+          (i64.add
+            (local.get $cg)
+            (i64.add
+              (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+              (i64.mul (local.get $me) (i64.const 65535)))))
         (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
         (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
         (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
@@ -4768,52 +5824,130 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
     (call $fn_canon (local.get $ws) (local.get $a))
     (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 72)))
     (call $fn_mulc_r3 (local.get $r) (local.get $r)))
     (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64) (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64) (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64) (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64) (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64) (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $f8 i64) (local $g8 i64) (local $d8 i64)
+      (local $e8 i64) (local $fl i64) (local $gl i64) (local $uv i64) (local $qr i64) (local $eta i64) (local $c1 i64)
+      (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64) (local $mr i64) (local $cf i64) (local $cg i64)
+      (local $sd i64) (local $se i64) (local $md i64) (local $me i64) (local $i i64) (local $z i64) (local $w i64)
+      (local $it i32) (local $len i32)
       (local.set $f0 (i64.const 271991105))
-      (local.set $g0 (i64.and (i64.or (i64.load offset=0 (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29))) (i64.const 1073741823)))
+      (local.set $g0
+        (i64.and
+          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+          (i64.const 1073741823)))
       (local.set $d0 (i64.const 0))
       (local.set $e0 (i64.const 1))
       (local.set $f1 (i64.const 1061780019))
-      (local.set $g1 (i64.and (i64.or (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1)) (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28))) (i64.const 1073741823)))
+      (local.set $g1
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+          (i64.const 1073741823)))
       (local.set $d1 (i64.const 0))
       (local.set $e1 (i64.const 0))
       (local.set $f2 (i64.const 881460155))
-      (local.set $g2 (i64.and (i64.or (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2)) (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27))) (i64.const 1073741823)))
+      (local.set $g2
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+          (i64.const 1073741823)))
       (local.set $d2 (i64.const 0))
       (local.set $e2 (i64.const 0))
       (local.set $f3 (i64.const 733428139))
-      (local.set $g3 (i64.and (i64.or (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3)) (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26))) (i64.const 1073741823)))
+      (local.set $g3
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+          (i64.const 1073741823)))
       (local.set $d3 (i64.const 0))
       (local.set $e3 (i64.const 0))
       (local.set $f4 (i64.const 1073741498))
-      (local.set $g4 (i64.and (i64.or (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4)) (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25))) (i64.const 1073741823)))
+      (local.set $g4
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+          (i64.const 1073741823)))
       (local.set $d4 (i64.const 0))
       (local.set $e4 (i64.const 0))
       (local.set $f5 (i64.const 1073741823))
-      (local.set $g5 (i64.and (i64.or (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5)) (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24))) (i64.const 1073741823)))
+      (local.set $g5
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+          (i64.const 1073741823)))
       (local.set $d5 (i64.const 0))
       (local.set $e5 (i64.const 0))
       (local.set $f6 (i64.const 1073741823))
-      (local.set $g6 (i64.and (i64.or (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6)) (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23))) (i64.const 1073741823)))
+      (local.set $g6
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+          (i64.const 1073741823)))
       (local.set $d6 (i64.const 0))
       (local.set $e6 (i64.const 0))
       (local.set $f7 (i64.const 1073741823))
-      (local.set $g7 (i64.and (i64.or (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22))) (i64.const 1073741823)))
+      (local.set $g7
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7))
+            (i64.shl (i64.load offset=64 (local.get $a)) (i64.const 22)))
+          (i64.const 1073741823)))
       (local.set $d7 (i64.const 0))
       (local.set $e7 (i64.const 0))
       (local.set $f8 (i64.const 65535))
@@ -4823,250 +5957,462 @@
       (local.set $eta (i64.const 1))
       (local.set $it (i32.const 26))
       (local.set $len (i32.const 9))
-      (block $done (loop $batch
-        (br_if $done (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3)) (local.get $g4)) (local.get $g5)) (local.get $g6)) (local.get $g7)) (local.get $g8))))
-        (local.set $fl (local.get $f0))
-        (local.set $gl (local.get $g0))
-        (local.set $uv (i64.const 1))
-        (local.set $qr (i64.const 4294967296))
-        (local.set $i (i64.const 30))
-        (block $bdone (loop $bstep
-        (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-        (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bdone (i64.eqz (local.get $i)))
-        (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-        (local.set $z (local.get $fl))
-        (local.set $fl (local.get $gl))
-        (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $z (local.get $uv))
-        (local.set $uv (local.get $qr))
-        (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-        (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-        ))
-        (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-        (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-        (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-        (local.set $w (i64.and (i64.mul (i64.sub (i64.const 0) (local.get $gl)) (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl))))) (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-        (local.set $gl (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-        (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-        (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-        (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-        (local.set $i (i64.sub (local.get $i) (local.get $z)))
-        (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-        ))
-        (local.set $mu (i64.extend32_s (local.get $uv)))
-        (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-        (local.set $mq (i64.extend32_s (local.get $qr)))
-        (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-        (local.set $cf (i64.shr_s (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0))) (i64.const 30)))
-        (block $fgdone
-        (block $len1
-        (block $len2
-        (block $len3
-        (block $len4
-        (block $len5
-        (block $len6
-        (block $len7
-        (block $len8
-        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.mul (local.get $mu) (local.get $f8)) (i64.mul (local.get $mv) (local.get $g8)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.mul (local.get $mq) (local.get $f8)) (i64.mul (local.get $mr) (local.get $g8)))))
-        (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f8 (local.get $cf))
-        (local.set $g8 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f8 (i64.const 0)) (local.set $g8 (i64.const 0))
-          (local.set $len (i32.const 8))))
-        (br $fgdone)
-        ) ;; $len8
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f7 (i64.const 0)) (local.set $g7 (i64.const 0))
-          (local.set $len (i32.const 7))))
-        (br $fgdone)
-        ) ;; $len7
-        (local.set $f6 (local.get $cf))
-        (local.set $g6 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f6 (i64.const 0)) (local.set $g6 (i64.const 0))
-          (local.set $len (i32.const 6))))
-        (br $fgdone)
-        ) ;; $len6
-        (local.set $f5 (local.get $cf))
-        (local.set $g5 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f5 (i64.const 0)) (local.set $g5 (i64.const 0))
-          (local.set $len (i32.const 5))))
-        (br $fgdone)
-        ) ;; $len5
-        (local.set $f4 (local.get $cf))
-        (local.set $g4 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f4 (i64.const 0)) (local.set $g4 (i64.const 0))
-          (local.set $len (i32.const 4))))
-        (br $fgdone)
-        ) ;; $len4
-        (local.set $f3 (local.get $cf))
-        (local.set $g3 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f3 (i64.const 0)) (local.set $g3 (i64.const 0))
-          (local.set $len (i32.const 3))))
-        (br $fgdone)
-        ) ;; $len3
-        (local.set $f2 (local.get $cf))
-        (local.set $g2 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f2 (i64.const 0)) (local.set $g2 (i64.const 0))
-          (local.set $len (i32.const 2))))
-        (br $fgdone)
-        ) ;; $len2
-        (local.set $f1 (local.get $cf))
-        (local.set $g1 (local.get $cg))
-        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-          (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-          (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-          (local.set $f1 (i64.const 0)) (local.set $g1 (i64.const 0))
-          (local.set $len (i32.const 1))))
-        (br $fgdone)
-        ) ;; $len1
-        (local.set $f0 (local.get $cf))
-        (local.set $g0 (local.get $cg))
-        (br $fgdone)
-        ) ;; $fgdone
-        (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
-        (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
-        (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-        (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-        (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-        (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-        (local.set $md (i64.sub (local.get $md) (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 712462017)) (local.get $md)) (i64.const 1073741823))))
-        (local.set $me (i64.sub (local.get $me) (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 712462017)) (local.get $me)) (i64.const 1073741823))))
-        (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 271991105))) (i64.const 30)))
-        (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 271991105))) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1))) (i64.mul (local.get $md) (i64.const 1061780019)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1))) (i64.mul (local.get $me) (i64.const 1061780019)))))
-        (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2))) (i64.mul (local.get $md) (i64.const 881460155)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2))) (i64.mul (local.get $me) (i64.const 881460155)))))
-        (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3))) (i64.mul (local.get $md) (i64.const 733428139)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3))) (i64.mul (local.get $me) (i64.const 733428139)))))
-        (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4))) (i64.mul (local.get $md) (i64.const 1073741498)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4))) (i64.mul (local.get $me) (i64.const 1073741498)))))
-        (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7))) (i64.mul (local.get $md) (i64.const 1073741823)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7))) (i64.mul (local.get $me) (i64.const 1073741823)))))
-        (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf (i64.add (local.get $cf) (i64.add (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8))) (i64.mul (local.get $md) (i64.const 65535)))))
-        (local.set $cg (i64.add (local.get $cg) (i64.add (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8))) (i64.mul (local.get $me) (i64.const 65535)))))
-        (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $d8 (local.get $cf))
-        (local.set $e8 (local.get $cg))
-        (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-        (br_if $batch (local.get $it))
-      ))
+      (block $done
+        (loop $batch
+          (br_if $done
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                        (local.get $g4))
+                      (local.get $g5))
+                    (local.get $g6))
+                  (local.get $g7))
+                (local.get $g8))))
+          (local.set $fl (local.get $f0))
+          (local.set $gl (local.get $g0))
+          (local.set $uv (i64.const 1))
+          (local.set $qr (i64.const 4294967296))
+          (local.set $i (i64.const 30))
+          (block $bdone
+            (loop $bstep
+              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bdone (i64.eqz (local.get $i)))
+              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+                (local.set $z (local.get $fl))
+                (local.set $fl (local.get $gl))
+                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $z (local.get $uv))
+                (local.set $uv (local.get $qr))
+                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+              ))
+              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+              (local.set $w
+                (i64.and
+                  (i64.mul
+                    (i64.sub (i64.const 0) (local.get $gl))
+                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+              (local.set $gl
+                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+              (local.set $i (i64.sub (local.get $i) (local.get $z)))
+              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+            )
+          )
+          (local.set $mu (i64.extend32_s (local.get $uv)))
+          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+          (local.set $mq (i64.extend32_s (local.get $qr)))
+          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+          (local.set $cf
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+              (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s
+              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+              (i64.const 30)))
+          (block $fgdone
+            (block $len1
+              (block $len2
+                (block $len3
+                  (block $len4
+                    (block $len5
+                      (block $len6
+                        (block $len7
+                          (block $len8
+                            (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f1))
+                                  (i64.mul (local.get $mv) (local.get $g1)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f1))
+                                  (i64.mul (local.get $mr) (local.get $g1)))))
+                            (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f2))
+                                  (i64.mul (local.get $mv) (local.get $g2)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f2))
+                                  (i64.mul (local.get $mr) (local.get $g2)))))
+                            (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f3))
+                                  (i64.mul (local.get $mv) (local.get $g3)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f3))
+                                  (i64.mul (local.get $mr) (local.get $g3)))))
+                            (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f4))
+                                  (i64.mul (local.get $mv) (local.get $g4)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f4))
+                                  (i64.mul (local.get $mr) (local.get $g4)))))
+                            (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f5))
+                                  (i64.mul (local.get $mv) (local.get $g5)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f5))
+                                  (i64.mul (local.get $mr) (local.get $g5)))))
+                            (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f6))
+                                  (i64.mul (local.get $mv) (local.get $g6)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f6))
+                                  (i64.mul (local.get $mr) (local.get $g6)))))
+                            (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f7))
+                                  (i64.mul (local.get $mv) (local.get $g7)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f7))
+                                  (i64.mul (local.get $mr) (local.get $g7)))))
+                            (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (br_if $len8 (i32.le_u (local.get $len) (i32.const 8)))
+                            (local.set $cf
+                              (i64.add
+                                (local.get $cf)
+                                (i64.add
+                                  (i64.mul (local.get $mu) (local.get $f8))
+                                  (i64.mul (local.get $mv) (local.get $g8)))))
+                            (local.set $cg
+                              (i64.add
+                                (local.get $cg)
+                                (i64.add
+                                  (i64.mul (local.get $mq) (local.get $f8))
+                                  (i64.mul (local.get $mr) (local.get $g8)))))
+                            (local.set $f7 (i64.and (local.get $cf) (i64.const 1073741823)))
+                            (local.set $g7 (i64.and (local.get $cg) (i64.const 1073741823)))
+                            (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                            (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                            (local.set $f8 (local.get $cf))
+                            (local.set $g8 (local.get $cg))
+                            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                              (local.set $f7 (i64.add (local.get $f7) (i64.shl (local.get $cf) (i64.const 30))))
+                              (local.set $g7 (i64.add (local.get $g7) (i64.shl (local.get $cg) (i64.const 30))))
+                              (local.set $f8 (i64.const 0))
+                              (local.set $g8 (i64.const 0))
+                              (local.set $len (i32.const 8))
+                            ))
+                            (br $fgdone)
+                          )
+                          (local.set $f7 (local.get $cf))
+                          (local.set $g7 (local.get $cg))
+                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                            (local.set $f7 (i64.const 0))
+                            (local.set $g7 (i64.const 0))
+                            (local.set $len (i32.const 7))
+                          ))
+                          (br $fgdone)
+                        )
+                        (local.set $f6 (local.get $cf))
+                        (local.set $g6 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f6 (i64.const 0))
+                          (local.set $g6 (i64.const 0))
+                          (local.set $len (i32.const 6))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f5 (local.get $cf))
+                      (local.set $g5 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f5 (i64.const 0))
+                        (local.set $g5 (i64.const 0))
+                        (local.set $len (i32.const 5))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f4 (local.get $cf))
+                    (local.set $g4 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f4 (i64.const 0))
+                      (local.set $g4 (i64.const 0))
+                      (local.set $len (i32.const 4))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f3 (local.get $cf))
+                  (local.set $g3 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f3 (i64.const 0))
+                    (local.set $g3 (i64.const 0))
+                    (local.set $len (i32.const 3))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f2 (local.get $cf))
+                (local.set $g2 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f2 (i64.const 0))
+                  (local.set $g2 (i64.const 0))
+                  (local.set $len (i32.const 2))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f1 (local.get $cf))
+              (local.set $g1 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f1 (i64.const 0))
+                (local.set $g1 (i64.const 0))
+                (local.set $len (i32.const 1))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f0 (local.get $cf))
+            (local.set $g0 (local.get $cg))
+            (br $fgdone)
+          )
+          (local.set $sd (i64.shr_s (local.get $d8) (i64.const 63)))
+          (local.set $se (i64.shr_s (local.get $e8) (i64.const 63)))
+          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+          (local.set $md
+            (i64.sub
+              (local.get $md)
+              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 712462017)) (local.get $md)) (i64.const 1073741823))))
+          (local.set $me
+            (i64.sub
+              (local.get $me)
+              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 712462017)) (local.get $me)) (i64.const 1073741823))))
+          (local.set $cf
+            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 271991105))) (i64.const 30)))
+          (local.set $cg
+            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 271991105))) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+                (i64.mul (local.get $md) (i64.const 1061780019)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+                (i64.mul (local.get $me) (i64.const 1061780019)))))
+          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+                (i64.mul (local.get $md) (i64.const 881460155)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+                (i64.mul (local.get $me) (i64.const 881460155)))))
+          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+                (i64.mul (local.get $md) (i64.const 733428139)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+                (i64.mul (local.get $me) (i64.const 733428139)))))
+          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+                (i64.mul (local.get $md) (i64.const 1073741498)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+                (i64.mul (local.get $me) (i64.const 1073741498)))))
+          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+                (i64.mul (local.get $md) (i64.const 1073741823)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+                (i64.mul (local.get $me) (i64.const 1073741823)))))
+          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $cf
+            (i64.add
+              (local.get $cf)
+              (i64.add
+                (i64.add (i64.mul (local.get $mu) (local.get $d8)) (i64.mul (local.get $mv) (local.get $e8)))
+                (i64.mul (local.get $md) (i64.const 65535)))))
+          (local.set $cg
+            (i64.add
+              (local.get $cg)
+              (i64.add
+                (i64.add (i64.mul (local.get $mq) (local.get $d8)) (i64.mul (local.get $mr) (local.get $e8)))
+                (i64.mul (local.get $me) (i64.const 65535)))))
+          (local.set $d7 (i64.and (local.get $cf) (i64.const 1073741823)))
+          (local.set $e7 (i64.and (local.get $cg) (i64.const 1073741823)))
+          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+          (local.set $d8 (local.get $cf))
+          (local.set $e8 (local.get $cg))
+          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+          (br_if $batch (local.get $it))
+        )
+      )
       (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
       (local.set $cf (i64.const 0))
       (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
@@ -5188,15 +6534,47 @@
       (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
       (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
       (local.set $d8 (i64.xor (local.get $e8) (i64.and (i64.xor (local.get $e8) (local.get $d8)) (local.get $sd))))
-      (i64.store offset=0 (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1))) (i64.const 536870911)))
-      (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2))) (i64.const 536870911)))
-      (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3))) (i64.const 536870911)))
-      (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4))) (i64.const 536870911)))
-      (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5))) (i64.const 536870911)))
-      (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6))) (i64.const 536870911)))
-      (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7))) (i64.const 536870911)))
-      (i64.store offset=64 (local.get $r) (i64.and (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8))) (i64.const 536870911)))
+      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+      (i64.store offset=8
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+          (i64.const 536870911)))
+      (i64.store offset=16
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+          (i64.const 536870911)))
+      (i64.store offset=24
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+          (i64.const 536870911)))
+      (i64.store offset=32
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+          (i64.const 536870911)))
+      (i64.store offset=40
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+          (i64.const 536870911)))
+      (i64.store offset=48
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+          (i64.const 536870911)))
+      (i64.store offset=56
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+          (i64.const 536870911)))
+      (i64.store offset=64
+        (local.get $r)
+        (i64.and
+          (i64.or (i64.shr_u (local.get $d7) (i64.const 22)) (i64.shl (local.get $d8) (i64.const 8)))
+          (i64.const 536870911)))
     )
   (func $fn_inv_vt (param $r i32) (param $a i32) (param $ws i32)
     (call $fn_canon (local.get $ws) (local.get $a))
