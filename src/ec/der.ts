@@ -199,11 +199,16 @@ const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 // Private keys pass through here (PKCS#8 / SEC 1 PEM, JWK "d"), so the 6-bit values and the
-// characters are mapped by arithmetic on masks, never by indexing an alphabet or by indexOf:
-// no memory address and no branch depends on a key byte.
+// characters are mapped by arithmetic on masks, never by indexing an alphabet or by indexOf,
+// and no regular expression or string search runs over key text: no memory address and no
+// branch depends on a key character. Branches look only at lengths, at the line breaks (the
+// layout), at the padding (its length follows from the DER's) and at the accumulated error
+// masks; the error paths, taken only for input that is not a key, may look as they like.
 
 /** -1 when lo ≤ c ≤ hi, else 0, without a branch. */
 const inRange = (c: number, lo: number, hi: number): number => ((lo - 1 - c) & (c - hi - 1)) >> 31;
+/** -1 when c = x, else 0 (both in [0, 2^16)), without a branch. */
+const eqMask = (c: number, x: number): number => ((c ^ x) - 1) >> 31;
 
 /** The character code of a 6-bit value (A–Z a–z 0–9, then + / or - _). */
 function symbol(v: number, url: boolean): number {
@@ -244,19 +249,28 @@ function encode64(b: Uint8Array, url: boolean): string {
 
 /** Canonical decoding: padding exactly as the encoder writes it, unused bits zero. */
 function decode64(s: string, url: boolean, what: string): Uint8Array {
-  let body = s;
+  return decodeCodes((i) => s.charCodeAt(i), s.length, url, what);
+}
+
+/** decode64 over the character codes code(0) … code(len − 1). */
+function decodeCodes(code: (i: number) => number, len: number, url: boolean, what: string): Uint8Array {
+  let n = len;
   if (!url) {
-    if (s.length % 4 !== 0) throw new EncodingError(`${what}: base64 length is not a multiple of 4`);
-    body = s.replace(/={1,2}$/, '');
-    if (body.length + 2 < s.length) throw new EncodingError(`${what}: too much base64 padding`);
-  } else if (s.includes('=')) {
-    throw new EncodingError(`${what}: base64url must not be padded`);
+    if (len % 4 !== 0) throw new EncodingError(`${what}: base64 length is not a multiple of 4`);
+    // one or two '=' at the end (masks: -1 each), not part of the body
+    const p1 = len > 0 ? eqMask(code(len - 1), 61) : 0;
+    const p2 = len > 1 ? eqMask(code(len - 2), 61) & p1 : 0;
+    n = len + p1 + p2;
+  } else {
+    let pad = 0;
+    for (let i = 0; i < len; i++) pad |= eqMask(code(i), 61);
+    if (pad) throw new EncodingError(`${what}: base64url must not be padded`);
   }
-  if (body.length % 4 === 1) throw new EncodingError(`${what}: base64 length is impossible`);
-  const out = new Uint8Array(Math.floor((body.length * 3) / 4));
+  if (n % 4 === 1) throw new EncodingError(`${what}: base64 length is impossible`);
+  const out = new Uint8Array(Math.floor((n * 3) / 4));
   let acc = 0, bits = 0, o = 0, bad = 0;
-  for (let i = 0; i < body.length; i++) {
-    const v = value(body.charCodeAt(i), url);
+  for (let i = 0; i < n; i++) {
+    const v = value(code(i), url);
     bad |= v; // negative once any character is outside the alphabet
     acc = (acc << 6) | (v & 63);
     bits += 6;
@@ -268,8 +282,8 @@ function decode64(s: string, url: boolean, what: string): Uint8Array {
   if (bad < 0) {
     out.fill(0);
     // the input is invalid (not a key), so finding where may take as long as it likes
-    const alphabet = url ? B64URL : B64;
-    const at = [...body].findIndex((ch) => !alphabet.includes(ch));
+    let at = 0;
+    while (at < n && value(code(at), url) >= 0) at++;
     throw new EncodingError(`${what}: invalid ${url ? 'base64url' : 'base64'} character at position ${at}`);
   }
   if ((acc & ((1 << bits) - 1)) !== 0) throw new EncodingError(`${what}: non-canonical base64 (unused bits set)`);
@@ -293,17 +307,18 @@ export function pem(label: string, der: Uint8Array): string {
 function pemText(data: string | Uint8Array, what: string): string {
   if (typeof data === 'string') return data;
   if (!(data instanceof Uint8Array)) throw new TypeError(`${what} must be a string or a Uint8Array of PEM text`);
-  let s = '';
-  for (let i = 0; i < data.length; i += 4096) {
-    const part = data.subarray(i, i + 4096);
-    for (let j = 0; j < part.length; j++) {
-      const c = part[j];
-      if (!(c === 9 || c === 10 || c === 13 || (c >= 32 && c < 127))) {
-        throw new EncodingError(`${what}: not PEM text (byte ${i + j} is not printable ASCII; DER goes with a -der format)`);
-      }
-    }
-    s += String.fromCharCode(...part);
+  let ok = -1;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    ok &= eqMask(c, 9) | eqMask(c, 10) | eqMask(c, 13) | inRange(c, 32, 126);
   }
+  if (!ok) {
+    let at = 0;
+    while (at < data.length && (data[at] === 9 || data[at] === 10 || data[at] === 13 || (data[at] >= 32 && data[at] < 127))) at++;
+    throw new EncodingError(`${what}: not PEM text (byte ${at} is not printable ASCII; DER goes with a -der format)`);
+  }
+  let s = '';
+  for (let i = 0; i < data.length; i += 4096) s += String.fromCharCode(...data.subarray(i, i + 4096));
   return s;
 }
 
@@ -335,17 +350,40 @@ export function unpem(data: string | Uint8Array, label: string, what: string, cu
 }
 
 function unpemBlock(t: string, label: string, what: string): Uint8Array {
-  const begin = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n/.exec(t);
+  // The BEGIN line: up to the first LF, which ends it (the key text after it is not looked at).
+  let nl = 0;
+  while (nl < t.length && t.charCodeAt(nl) !== 10) nl++;
+  const begin = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n$/.exec(t.slice(0, nl + 1));
   if (!begin) throw new EncodingError(`${what}: not PEM (no "-----BEGIN ${label}-----" line)`);
   if (begin[1] !== label) throw new EncodingError(`${what}: PEM label is "${begin[1]}", expected "${label}"`);
   const endLine = `-----END ${label}-----`;
   if (!t.endsWith(endLine)) throw new EncodingError(`${what}: PEM does not end with "${endLine}"`);
   const body = t.slice(begin[0].length, t.length - endLine.length);
-  if (body.includes(':')) throw new EncodingError(`${what}: PEM headers (encrypted keys) are not supported`);
-  if (body.includes('-----')) throw new EncodingError(`${what}: more than one PEM block`);
-  const lines = body.split(/\r?\n/).filter((l, i, a) => !(l === '' && i === a.length - 1));
-  for (const [i, l] of lines.entries()) {
-    if (!/^[A-Za-z0-9+/=]+$/.test(l)) throw new EncodingError(`${what}: PEM line ${i + 2} is not base64`);
+
+  // Lines of base64 (and the final '=' padding) separated by LF or CRLF, no empty line: checked
+  // with masks in one pass that also drops the line breaks; the alphabet is decodeCodes's.
+  const codes = new Uint16Array(body.length);
+  let o = 0, bad = 0, empty = -1; // empty: -1 at the start of a line
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    const lf = eqMask(c, 10), cr = eqMask(c, 13), br = lf | cr;
+    const next = i + 1 < body.length ? body.charCodeAt(i + 1) : 0;
+    bad |= cr & ~eqMask(next, 10); //                                 a CR not before an LF
+    bad |= lf & empty; //                                             an empty line
+    bad |= ~br & ~(~(value(c, false) >> 31) | eqMask(c, 61)); //      not base64, not '='
+    empty = lf | (cr & empty);
+    codes[o] = c & 0xff;
+    o += 1 + br;
   }
-  return unbase64(lines.join(''), what);
+  if (bad) {
+    // not a key: say what is wrong, as slowly as needed
+    if (body.includes(':')) throw new EncodingError(`${what}: PEM headers (encrypted keys) are not supported`);
+    if (body.includes('-----')) throw new EncodingError(`${what}: more than one PEM block`);
+    const lines = body.split(/\r?\n/).filter((l, i, a) => !(l === '' && i === a.length - 1));
+    for (const [i, l] of lines.entries()) {
+      if (!/^[A-Za-z0-9+/=]+$/.test(l)) throw new EncodingError(`${what}: PEM line ${i + 2} is not base64`);
+    }
+    throw new EncodingError(`${what}: PEM body is not lines of base64`);
+  }
+  return decodeCodes((i) => codes[i], o, false, what);
 }
