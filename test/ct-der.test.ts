@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { p256, p384 } from '../src/ec/index.js';
-import { unbase64, unbase64url, unpem } from '../src/ec/der.js';
+import { hex, unbase64, unbase64url, unhex, unpem } from '../src/ec/der.js';
 import { EncodingError } from '../src/errors.js';
 import { Rng } from './support/rng.js';
 
@@ -111,4 +111,23 @@ test('malformed PEM bodies: the same messages as before', () => {
   }
   assert.deepEqual(p256.importPrivateKey(text + '\n', 'pkcs8-pem'), sk);
   assert.throws(() => p256.importPrivateKey(Uint8Array.of(0x2d, 0x2d, 0x80), 'pkcs8-pem'), /not PEM text \(byte 2 is not printable ASCII/);
+});
+
+test('hex and unhex: equal to Buffer for every byte and length, every character checked, no search over the text', () => {
+  const rng = new Rng(0x4e);
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  assert.equal(hex(all), Buffer.from(all).toString('hex'));
+  assert.deepEqual(unhex(Buffer.from(all).toString('hex'), 't'), all);
+  assert.deepEqual(unhex(Buffer.from(all).toString('hex').toUpperCase(), 't'), all);
+  for (let n = 0; n <= 70; n++) {
+    const b = rng.bytes(n);
+    assert.equal(hex(b), Buffer.from(b).toString('hex'));
+    assert.deepEqual(spy(hex(b).slice(0, 8) || 'x', () => unhex(hex(b), 't')), { result: b, calls: [] });
+  }
+  for (let c = 0; c < 384; c++) {
+    const ch = String.fromCharCode(c);
+    if (/^[0-9a-fA-F]$/.test(ch)) assert.equal(unhex('a' + ch, 't').length, 1);
+    else assert.throws(() => unhex('0a' + ch + '0', 't'), (e: unknown) => e instanceof EncodingError && /invalid hex character at position 2/.test(e.message), `char ${c}`);
+  }
+  assert.throws(() => unhex('abc', 't'), /hex length is odd/);
 });

@@ -290,6 +290,38 @@ function decodeCodes(code: (i: number) => number, len: number, url: boolean, wha
   return out;
 }
 
+/**
+ * Hexadecimal without a branch or a lookup on the digits (raw private keys in text files):
+ * lowercase out, either case in; an odd length or a non-hex character is an EncodingError.
+ */
+export function hex(b: Uint8Array): string {
+  const codes: number[] = [];
+  const digit = (d: number) => d + 48 + (((9 - d) >> 8) & 39); // '0' + d, or 'a' + (d − 10)
+  for (let i = 0; i < b.length; i++) codes.push(digit(b[i] >> 4), digit(b[i] & 15));
+  let s = '';
+  for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode(...codes.slice(i, i + 4096));
+  return s;
+}
+
+export function unhex(s: string, what: string): Uint8Array {
+  if (s.length % 2 !== 0) throw new EncodingError(`${what}: hex length is odd`);
+  const nibble = (c: number) => -1 + (inRange(c, 48, 57) & (c - 47)) + (inRange(c, 97, 102) & (c - 86)) + (inRange(c, 65, 70) & (c - 54));
+  const out = new Uint8Array(s.length / 2);
+  let bad = 0;
+  for (let i = 0; i < out.length; i++) {
+    const hi = nibble(s.charCodeAt(2 * i)), lo = nibble(s.charCodeAt(2 * i + 1));
+    bad |= hi | lo;
+    out[i] = ((hi << 4) | lo) & 0xff;
+  }
+  if (bad < 0) {
+    out.fill(0);
+    let at = 0;
+    while (at < s.length && nibble(s.charCodeAt(at)) >= 0) at++;
+    throw new EncodingError(`${what}: invalid hex character at position ${at}`);
+  }
+  return out;
+}
+
 export const base64 = (b: Uint8Array): string => encode64(b, false);
 export const unbase64 = (s: string, what: string): Uint8Array => decode64(s, false, what);
 export const base64url = (b: Uint8Array): string => encode64(b, true);
