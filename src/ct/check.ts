@@ -290,7 +290,8 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   for (const r of vtRoots.keys()) for (const f of bfs([r], true).keys()) coveredBy.set(f, (coveredBy.get(f) ?? new Set()).add(r));
   const perRoot = new Map<number, ReturnType<typeof bfs>>();
   const rootReach = (r: number) => perRoot.get(r) ?? perRoot.set(r, bfs([r], false)).get(r)!;
-  const nameOf = (f: number) => (ctRoots.has(f) ? ctRoots.get(f)! : funcName(f));
+  /** a path's names: its entry point as an entry point ("(table) f", "(start) f", the export name), then function names */
+  const names = (path: number[]) => path.map((g, i) => (i === 0 && ctRoots.has(g) ? ctRoots.get(g)! : funcName(g)));
 
   const exempt: Report['exempt'] = [];
   const covers = new Map<number, string[]>();
@@ -302,19 +303,19 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     for (const r of cov ?? []) covers.set(r, [...(covers.get(r) ?? []), funcName(f)]);
     if (ctReach.has(f)) {
       const { path } = pathTo(ctReach, f);
-      for (const x of v) inFunctions.push(path.length > 1 ? { ...x, path: path.map(nameOf) } : x);
+      for (const x of v) inFunctions.push(path.length > 1 ? { ...x, path: names(path) } : x);
       if (cov) {
         const exemptUnder = [...cov].map((r) => vtRoots.get(r)!).join(', ');
         for (const r of ctRoots.keys()) {
           const reach = rootReach(r);
           if (!reach.has(f)) continue;
           const { path: p, firstCall } = pathTo(reach, f);
-          const names = p.map(nameOf);
+          const pathNames = names(p);
           inFunctions.push({
             ...inFunc(r, firstCall ?? v[0].offset, 'callgraph',
               `reaches variable-time ${funcName(f)} (${v.length} violation${v.length > 1 ? 's' : ''}: ${[...new Set(v.map((x) => x.rule))].join(', ')}; ` +
-              `exempt only on paths from ${exemptUnder}), and ${ctRoots.get(r)} is not declared variable-time: ${names.join(' → ')}`),
-            func: ctRoots.get(r)!, path: names,
+              `exempt only on paths from ${exemptUnder}), and ${ctRoots.get(r)} is not declared variable-time: ${pathNames.join(' → ')}`),
+            func: ctRoots.get(r)!, path: pathNames,
           });
         }
       }
