@@ -210,3 +210,72 @@ export function withWrongCoefficient(steps: Step[]): Step[] {
   }
   throw new Error('withWrongCoefficient: no tripling found');
 }
+
+/**
+ * Which additions and subtractions may skip their reduction, for points whose coordinates may
+ * carry a bound B (value < B·p) in and out — the generalisation of planReductions
+ * (ec_group.ts), whose points are always reduced (B = 2). Rules (see fe_mont29.ts): a
+ * product needs ka·kb ≤ R/p and gives 2; a fused x·y ± u·v needs kx·ky + ku·kv ≤ R/p (kv
+ * taken as 2 and v reduced when negated) and gives 2; a lazy sum or difference gives ka + kb and must stay
+ * within R/(2p); a reduced addition needs ka + kb ≤ 4, a reduced subtraction ka, kb ≤ 2, both
+ * give 2; the outputs X3 Y3 Z3 must end ≤ B; names in `reduced` are reduced (they are tested
+ * for zero). Start with every sum lazy; reduce the producer of an operand that breaks a rule.
+ */
+export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Set<string>): { lazy: boolean; k: number; out: number }[] | undefined {
+  const lazy = steps.map((s) => (s.op === 'add' || s.op === 'sub') && !reduced.has(s.d));
+  for (;;) {
+    const bound = new Map<string, number>();
+    const def = new Map<string, number>();
+    const kOf = steps.map(() => 0);
+    const outOf = steps.map(() => 2);
+    let fix = -1;
+    const b = (v: string) => bound.get(v) ?? B;
+    const blame = (...vs: string[]) => {
+      const cands = vs.filter((v) => def.has(v) && lazy[def.get(v)!]).sort((x, y) => b(y) - b(x));
+      return cands.length ? def.get(cands[0])! : -2;
+    };
+    for (let i = 0; i < steps.length && fix === -1; i++) {
+      const s = steps[i];
+      let out = 2;
+      if (s.op === 'mul') {
+        if (b(s.x) * b(s.y) > rOverP) fix = blame(s.x, s.y);
+      } else if (s.op === 'mul2') {
+        // x·y ± u·v with one reduction (the negated v is 2p − v: v must be reduced)
+        if (s.neg && b(s.v) > 2) fix = blame(s.v);
+        else if (b(s.x) * b(s.y) + b(s.u) * (s.neg ? 2 : b(s.v)) > rOverP) fix = blame(s.x, s.y, s.u, s.v);
+      } else if (s.op === 'mulc') {
+        if (b(s.x) * 2 > rOverP) fix = blame(s.x);
+      } else if (lazy[i]) {
+        out = b(s.x) + b(s.y);
+        if (s.op === 'sub') kOf[i] = b(s.y);
+        if (out * 2 > rOverP) fix = i;
+      } else if (s.op === 'add') {
+        if (b(s.x) + b(s.y) > 4) fix = blame(s.x, s.y);
+      } else if (b(s.x) > 2) fix = blame(s.x);
+      else if (b(s.y) > 2) fix = blame(s.y);
+      bound.set(s.d, out);
+      outOf[i] = out;
+      def.set(s.d, i);
+    }
+    for (const v of ['X3', 'Y3', 'Z3']) if (fix === -1 && def.has(v) && b(v) > B) fix = blame(v);
+    if (fix === -1) return steps.map((_, i) => ({ lazy: lazy[i], k: lazy[i] && steps[i].op === 'sub' ? kOf[i] : 0, out: outOf[i] }));
+    if (fix === -2 || !lazy[fix]) return undefined; // no plan with this B
+    lazy[fix] = false;
+  }
+}
+
+/**
+ * Which additions and subtractions of a formula may skip their reduction. Every value carries
+ * a bound k (value < k·p). A product of operands with bounds ka·kb ≤ R/p comes out below 2p
+ * (see fe_mont29.ts), so a sum that only feeds products need not be reduced: its carries are
+ * propagated (limbs stay 29-bit) and its bound is ka + kb (a − b + kb·p for a difference,
+ * bound ka + kb). A reduced addition needs ka + kb ≤ 4 and a reduced subtraction ka, kb ≤ 2;
+ * both give bound 2, and so must the outputs X3, Y3, Z3. Start with everything lazy and reduce
+ * the producer of any operand that breaks a rule, until nothing does.
+ */
+export function planReductions(steps: Step[], rOverP: number): { lazy: boolean; k: number }[] {
+  // planBounds with every point coordinate reduced: bound 2 in and out
+  const plan = planBounds(steps, rOverP, 2, new Set());
+  if (!plan) throw new Error('planReductions: no plan keeps every bound');
+  return plan;
+}

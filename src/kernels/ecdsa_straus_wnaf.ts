@@ -72,36 +72,14 @@
 //   nonceInvModP  the signing nonce is "inverted" as k^(p−2) in the mod-n field (Fermat with
 //                 the wrong modulus), so s is wrong.
 
-import type { CurveParams } from '../ec/params.js';
-import { parseFormula, type CurveShape, type Step } from './ec_formulas.js';
-import { type FieldGen, powLines } from './fe_mont29.js';
-import { at, bitLength, call, get, round16, set } from './wat.js';
+import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, callv, comment, drop, i32, i64, if_, ifv, label, loop, memory, ret, select } from './builder/index.js';
+import { type EcContext, type EcFlags, at, round16 } from './ec_context.js';
+import { parseFormula, planBounds, type CurveShape, type Step } from './ec_formulas.js';
+import type { FieldGen } from './fe_mont29.js';
+import { bitLength } from './fe_limbs.js';
+import { powLines, powWorkspace } from './fe_pow.js';
 
-export interface EcdsaFlags {
-  nonceInvModP?: boolean;
-}
-
-/** The shape of a function for ec_rcb_window.ts's module assembly. */
-export interface EcdsaFunc {
-  name: string;
-  params: [string, 'i32' | 'i64'][];
-  result?: 'i32';
-  locals?: string;
-  body: string[];
-  export?: boolean;
-}
-
-export interface EcdsaContext {
-  c: CurveParams;
-  fp: FieldGen;
-  fn: FieldGen;
-  shape: CurveShape;
-  /** bytes of a projective point with its stride rounded to 16 */
-  PTS: number;
-  flags: EcdsaFlags;
-  /** work-space accounting of ec_rcb_window.ts: own bytes, and callees */
-  need(name: string, own: number, children?: string[]): number;
-}
+export type EcdsaFlags = Pick<EcFlags, 'nonceInvModP'>;
 
 /** wNAF widths: G against a precomputed affine table, Q against a per-call Jacobian table. */
 export const ECDSA_G_WINDOW = 8;
@@ -115,7 +93,6 @@ const GT_CHUNK = 16;
 /** The functions declared variable-time (src/ct/vartime.ts lists them for every curve module). */
 export const ECDSA_VARTIME = ['ecdsa_verify', 'ecdsa_jadd_vt', 'ecdsa_jmadd_vt', 'ecdsa_wnaf', 'fn_inv_vt_raw', 'fp_inv_vt_raw'] as const;
 
-const i32 = (v: number) => `(i32.const ${v})`;
 
 // Jacobian (X : Y : Z), x = X/Z², y = Y/Z³. Inputs X1 Y1 Z1 (and X2 Y2 [Z2]), outputs X3 Y3 Z3.
 const DBL: Record<CurveShape, string> = {
@@ -156,87 +133,36 @@ const ADD2 = `I = H+H; I = I*I; J = H*I; R = R+R; V = U1*I;
 /**
  * Which additions and subtractions may skip their reduction, for points whose coordinates may
  * carry a bound B (value < B·p) in and out — the generalisation of planReductions
- * (ec_rcb_window.ts), whose points are always reduced (B = 2). Rules (see fe_mont29.ts): a
- * product needs ka·kb ≤ R/p and gives 2; a fused x·y ± u·v needs kx·ky + ku·kv ≤ R/p (kv
- * taken as 2 and v reduced when negated) and gives 2; a lazy sum or difference gives ka + kb and must stay
- * within R/(2p); a reduced addition needs ka + kb ≤ 4, a reduced subtraction ka, kb ≤ 2, both
- * give 2; the outputs X3 Y3 Z3 must end ≤ B; names in `reduced` are reduced (they are tested
- * for zero). Start with every sum lazy; reduce the producer of an operand that breaks a rule.
- */
-export function planBounds(steps: Step[], rOverP: number, B: number, reduced: Set<string>): { lazy: boolean; k: number; out: number }[] | undefined {
-  const lazy = steps.map((s) => (s.op === 'add' || s.op === 'sub') && !reduced.has(s.d));
-  for (;;) {
-    const bound = new Map<string, number>();
-    const def = new Map<string, number>();
-    const kOf = steps.map(() => 0);
-    const outOf = steps.map(() => 2);
-    let fix = -1;
-    const b = (v: string) => bound.get(v) ?? B;
-    const blame = (...vs: string[]) => {
-      const cands = vs.filter((v) => def.has(v) && lazy[def.get(v)!]).sort((x, y) => b(y) - b(x));
-      return cands.length ? def.get(cands[0])! : -2;
-    };
-    for (let i = 0; i < steps.length && fix === -1; i++) {
-      const s = steps[i];
-      let out = 2;
-      if (s.op === 'mul') {
-        if (b(s.x) * b(s.y) > rOverP) fix = blame(s.x, s.y);
-      } else if (s.op === 'mul2') {
-        // x·y ± u·v with one reduction (the negated v is 2p − v: v must be reduced)
-        if (s.neg && b(s.v) > 2) fix = blame(s.v);
-        else if (b(s.x) * b(s.y) + b(s.u) * (s.neg ? 2 : b(s.v)) > rOverP) fix = blame(s.x, s.y, s.u, s.v);
-      } else if (s.op === 'mulc') {
-        if (b(s.x) * 2 > rOverP) fix = blame(s.x);
-      } else if (lazy[i]) {
-        out = b(s.x) + b(s.y);
-        if (s.op === 'sub') kOf[i] = b(s.y);
-        if (out * 2 > rOverP) fix = i;
-      } else if (s.op === 'add') {
-        if (b(s.x) + b(s.y) > 4) fix = blame(s.x, s.y);
-      } else if (b(s.x) > 2) fix = blame(s.x);
-      else if (b(s.y) > 2) fix = blame(s.y);
-      bound.set(s.d, out);
-      outOf[i] = out;
-      def.set(s.d, i);
-    }
-    for (const v of ['X3', 'Y3', 'Z3']) if (fix === -1 && def.has(v) && b(v) > B) fix = blame(v);
-    if (fix === -1) return steps.map((_, i) => ({ lazy: lazy[i], k: lazy[i] && steps[i].op === 'sub' ? kOf[i] : 0, out: outOf[i] }));
-    if (fix === -2 || !lazy[fix]) return undefined; // no plan with this B
-    lazy[fix] = false;
-  }
-}
-
 /** Carry chains a plan costs: two for a reduced sum, one for a lazy one (products not counted). */
 const chains = (steps: Step[], plan: { lazy: boolean }[]) =>
   steps.reduce((n, s, i) => n + (s.op === 'add' || s.op === 'sub' ? (plan[i].lazy ? 1 : 2) : 0), 0);
 
 /**
- * Compiles straight-line steps into calls of the p-field kernels. X1 Y1 Z1 are read at $p, X2 Y2
- * Z2 at $q; X3 Y3 Z3 and every temporary live in the work space ($ws, outputs first). Returns
- * the lines, split after `split` steps, and the work space used.
+ * Compiles straight-line steps into calls of the p-field kernels in f. X1 Y1 Z1 are read at p,
+ * X2 Y2 Z2 at q; X3 Y3 Z3 and every temporary live in the work space (ws, outputs first).
+ * Returns the statements, split after `split` steps, and the work space used.
  */
-function compile(fp: FieldGen, steps: Step[], plan: { lazy: boolean; k: number }[], split = steps.length): { parts: [string[], string[]]; bytes: number; loc: (v: string) => string } {
+function compile(fp: FieldGen, f: Func, steps: Step[], plan: { lazy: boolean; k: number }[], split = steps.length): { parts: [Stmt[], Stmt[]]; bytes: number; loc: (v: string) => Expr<'i32'> } {
   const FE = fp.FE;
+  const ws = f.i32('ws');
   const slots = new Map<string, number>([['X3', 0], ['Y3', FE], ['Z3', 2 * FE]]);
-  const loc = (v: string): string => {
+  const loc = (v: string): Expr<'i32'> => {
     const m = /^([XYZ])([12])$/.exec(v);
-    if (m) return at(m[2] === '1' ? 'p' : 'q', 'XYZ'.indexOf(m[1]) * FE);
+    if (m) return at(f.i32(m[2] === '1' ? 'p' : 'q'), 'XYZ'.indexOf(m[1]) * FE);
     if (!slots.has(v)) slots.set(v, slots.size * FE);
-    return at('ws', slots.get(v)!);
+    return at(ws, slots.get(v)!);
   };
-  const lines = steps.map((s, i) => {
+  const lines = steps.map((s, i): Stmt => {
     const lazy = plan[i].lazy;
     switch (s.op) {
-      case 'mul': return s.x === s.y ? call('fp_sqr', loc(s.d), loc(s.x)) : call('fp_mul', loc(s.d), loc(s.x), loc(s.y));
-      case 'add': return call(lazy ? 'fp_add_lazy' : 'fp_add', loc(s.d), loc(s.x), loc(s.y));
+      case 'mul': return s.x === s.y ? call(fp.sqr, loc(s.d), loc(s.x)) : call(fp.mul, loc(s.d), loc(s.x), loc(s.y));
+      case 'add': return call(lazy ? fp.addLazy : fp.add, loc(s.d), loc(s.x), loc(s.y));
       case 'sub': {
         const k = lazy ? plan[i].k : 0;
-        if (k) fp.lazySubs.add(k);
-        return call(k ? `fp_sub_lazy_${k}` : 'fp_sub', loc(s.d), loc(s.x), loc(s.y));
+        return call(k ? fp.subLazy(k) : fp.sub, loc(s.d), loc(s.x), loc(s.y));
       }
       case 'mulc':
-        fp.mulConsts.add(s.c);
-        return call(`fp_mulc_${s.c}`, loc(s.d), loc(s.x));
+        return call(fp.mulc(s.c), loc(s.d), loc(s.x));
       case 'mul2':
         throw new Error('fused products are not used in the Jacobian formulas');
     }
@@ -267,8 +193,16 @@ export function twistToAm3(p: bigint, a: bigint): bigint | undefined {
   return pow(z, 4n, p) === u ? z : undefined;
 }
 
-export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
-  const { c, fp, fn, PTS, flags, need } = ctx;
+/** What ECDSA uses of the rest of the module. */
+export interface EcdsaDeps {
+  ecMulBase: Func;
+  toAffine: Func;
+  pointFromBytes: Func;
+}
+
+export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
+  const { c, fp, fn, PTS, flags } = ctx;
+  const need = (f: Func, own: number, children: Func[] = []) => ctx.ws.need(f, own, children);
   // Verification runs on an isomorphic curve with a = −3 when the curve's a is generic and
   // allows it (the Brainpool curves): doublings cost 3M + 5S instead of 1M + 8S + 1 product.
   const twist = ctx.shape === 'generic' ? twistToAm3(c.p, c.a) : undefined;
@@ -283,8 +217,7 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   const FE = fp.FE, PT = 3 * FE, Lb = fp.bytes, Ls = fn.bytes;
   if (Lb !== Ls) throw new Error(`${c.name}: ECDSA here assumes field and scalar encodings of the same length`);
   if (!(c.n < c.p)) throw new Error(`${c.name}: ECDSA here assumes n < p`);
-  const out: EcdsaFunc[] = [];
-  const copyOut = `(memory.copy ${get('r')} ${get('ws')} ${i32(PT)})`;
+  const out: Func[] = [];
 
   // ---- Jacobian group law (variable time where it branches) ----------------------------------
   // The accumulator's coordinates carry a bound B (value < B·p) chosen here per curve: the one
@@ -294,6 +227,7 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   const add1 = parseFormula(ADD1), add2 = parseFormula(ADD2);
   const addSteps = [...add1, ...add2];
   const maddOf = (B: number) => {
+    void B;
     const m1 = parseFormula(MADD1);
     return { split: m1.length, steps: [...m1, ...parseFormula(MADD2)] };
   };
@@ -313,44 +247,46 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   }
   if (!best) throw new Error(`${c.name}: no reduction plan for the Jacobian formulas`);
   const B = best.B;
-  fp.lazySubs.add(B);
+  fp.subLazy(B);
+  const jdbl = new Func('ecdsa_jdbl', { r: 'i32', p: 'i32', ws: 'i32' });
   {
-    const d = compile(fp, dblSteps, best.plans[0]);
-    out.push({ name: 'ecdsa_jdbl', params: [['r', 'i32'], ['p', 'i32'], ['ws', 'i32']], body: [`;; coordinates below ${B}p in and out`, ...d.parts[0], copyOut] });
-    need('ecdsa_jdbl', d.bytes);
+    const d = compile(fp, jdbl, dblSteps, best.plans[0]);
+    jdbl.emit(comment(`coordinates below ${B}p in and out`), d.parts[0], memory.copy(jdbl.p.r, jdbl.p.ws, PT));
+    out.push(jdbl);
+    need(jdbl, d.bytes);
   }
   const addFn = (name: string, steps: Step[], split: number, plan: { lazy: boolean; k: number; out: number }[]) => {
-    const a = compile(fp, steps, plan, split);
+    const f = new Func(name, { p: 'i32', q: 'i32', ws: 'i32' }, { results: ['i32'] });
+    const { p, ws } = f.p;
+    const a = compile(fp, f, steps, plan, split);
     const kid = round16(a.bytes);
     // the bound of the value tested: the planner's output bound of the step that last wrote it
     // in the first part (H and R are written once, there)
     const isZero = (v: string) => {
       const i = steps.slice(0, split).map((s) => s.d).lastIndexOf(v);
       if (i < 0) throw new Error(`${name}: ${v} is not written before the zero test`);
-      const K = plan[i].out;
-      fp.zeroTests.add(K);
-      return call(`fp_is_zero_lt_${K}`, a.loc(v));
+      return callv('i32', fp.isZeroLt(plan[i].out), a.loc(v));
     };
-    out.push({
-      name, params: [['p', 'i32'], ['q', 'i32'], ['ws', 'i32']], result: 'i32',
-      body: [
-        `;; coordinates below ${B}p in and out`,
-        ...a.parts[0],
-        `(if ${isZero('H')} (then`,
-        `  (if ${isZero('R')} (then ${call('ecdsa_jdbl', get('p'), get('p'), at('ws', kid))} (return ${i32(0)})))`,
-        `  (return ${i32(1)})))`,
-        ...a.parts[1],
-        `(memory.copy ${get('p')} ${get('ws')} ${i32(PT)})`,
-        i32(0),
-      ],
-    });
-    need(name, kid, ['ecdsa_jdbl']);
+    f.emit(
+      comment(`coordinates below ${B}p in and out`),
+      a.parts[0],
+      if_(isZero('H'), [
+        if_(isZero('R'), [call(jdbl, p, p, at(ws, kid)), ret(i32.const(0))]),
+        ret(i32.const(1)),
+      ]),
+      a.parts[1],
+      memory.copy(p, ws, PT),
+      i32.const(0),
+    );
+    out.push(f);
+    need(f, kid, [jdbl]);
+    return f;
   };
   // ecdsa_jadd_vt(p, q, ws): p ← p + q (both Jacobian, neither the identity) → 1 if the sum is O
-  addFn('ecdsa_jadd_vt', addSteps, add1.length, best.plans[1]);
+  const jadd = addFn('ecdsa_jadd_vt', addSteps, add1.length, best.plans[1]);
   // ecdsa_jmadd_vt(p, q, ws): p ← p + q (q affine: X, Y) → 1 if the sum is O
   const madd = maddOf(B);
-  addFn('ecdsa_jmadd_vt', madd.steps, madd.split, best.plans[2]);
+  const jmadd = addFn('ecdsa_jmadd_vt', madd.steps, madd.split, best.plans[2]);
 
   // ---- wNAF recoding (variable time) ---------------------------------------------------------
   // ecdsa_wnaf(dst, k, w): the big-endian scalar at k (Ls bytes, below n) → bits(n) + 1 signed
@@ -358,29 +294,34 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   // by at least w − 1 zeros.
   const nbits = bitLength(c.n);
   const N = nbits + 1;
-  const bit = (j: string) =>
-    `(if (result i32) (i32.lt_u ${j} ${i32(8 * Ls)}) (then (i32.and (i32.shr_u (i32.load8_u (i32.sub ${at('k', Ls - 1)} (i32.shr_u ${j} ${i32(3)}))) (i32.and ${j} ${i32(7)})) ${i32(1)})) (else ${i32(0)}))`;
-  out.push({
-    name: 'ecdsa_wnaf', params: [['dst', 'i32'], ['k', 'i32'], ['w', 'i32']],
-    locals: '(local $i i32) (local $carry i32) (local $word i32) (local $t i32)',
-    body: [
-      `(memory.fill ${get('dst')} ${i32(0)} ${i32(N)})`,
-      `(block $done (loop $next`,
-      `  (br_if $done (i32.ge_u ${get('i')} ${i32(N)}))`,
-      `  (if (i32.eq ${bit(get('i'))} ${get('carry')}) (then ${set('i', `(i32.add ${get('i')} ${i32(1)})`)} (br $next)))`,
-      `  ${set('word', get('carry'))}`,
-      `  ${set('t', i32(0))}`,
-      `  (loop $bits`,
-      `    ${set('word', `(i32.add ${get('word')} (i32.shl ${bit(`(i32.add ${get('i')} ${get('t')})`)} ${get('t')}))`)}`,
-      `    ${set('t', `(i32.add ${get('t')} ${i32(1)})`)}`,
-      `    (br_if $bits (i32.lt_u ${get('t')} ${get('w')})))`,
-      `  ${set('carry', `(i32.gt_u ${get('word')} (i32.shl ${i32(1)} (i32.sub ${get('w')} ${i32(1)})))`)}`,
-      `  (i32.store8 (i32.add ${get('dst')} ${get('i')}) (i32.sub ${get('word')} (i32.shl ${get('carry')} ${get('w')})))`,
-      `  ${set('i', `(i32.add ${get('i')} ${get('w')})`)}`,
-      `  (br $next)))`,
-    ],
-  });
-  need('ecdsa_wnaf', 0);
+  const wnaf = new Func('ecdsa_wnaf', { dst: 'i32', k: 'i32', w: 'i32' });
+  {
+    const { dst, k, w } = wnaf.p;
+    const [i, carry, word, t] = wnaf.locals('i32', ['i', 'carry', 'word', 't']);
+    const bit = (j: Expr<'i32'> | Local<'i32'>) =>
+      ifv('i32', i32.lt_u(j, 8 * Ls), [i32.and(i32.shr_u(i32.load8_u(i32.sub(at(k, Ls - 1), i32.shr_u(j, 3))), i32.and(j, 7)), 1)], [i32.const(0)]);
+    const [done, next, bits] = [label('done'), label('next'), label('bits')];
+    wnaf.emit(
+      memory.fill(dst, 0, N),
+      block(done, loop(next,
+        br_if(done, i32.ge_u(i, N)),
+        if_(i32.eq(bit(i), carry), [i.set(i32.add(i, 1)), br(next)]),
+        word.set(carry),
+        t.set(0),
+        loop(bits,
+          word.set(i32.add(word, i32.shl(bit(i32.add(i, t)), t))),
+          t.set(i32.add(t, 1)),
+          br_if(bits, i32.lt_u(t, w)),
+        ),
+        carry.set(i32.gt_u(word, i32.shl(1, i32.sub(w, 1)))),
+        i32.store8(i32.add(dst, i), i32.sub(word, i32.shl(carry, w))),
+        i.set(i32.add(i, w)),
+        br(next),
+      )),
+    );
+    out.push(wnaf);
+    need(wnaf, 0);
+  }
 
   // ---- the G table: ecdsa_gtable(tab, ws) ----------------------------------------------------
   // (2j+1)·G for j < ECDSA_G_ENTRIES, affine (X, Y in Montgomery form, 2·FE bytes each). Built in
@@ -388,183 +329,185 @@ export function ecdsaFunctions(ctx: EcdsaContext): EcdsaFunc[] {
   // inversion), then packed down to a stride of 2·FE. Public data only; every address is the
   // table pointer plus a public counter.
   {
+    const f = new Func('ecdsa_gtable', { tab: 'i32', ws: 'i32' });
+    const { tab, ws } = f.p;
+    const [e, j] = f.locals('i32', ['e', 'j']);
     const E = ECDSA_G_ENTRIES;
     const D2 = 0, PRE = D2 + PTS, INV = PRE + GT_CHUNK * FE, ZI = INV + FE, Z2 = ZI + FE, KID = Z2 + FE;
-    const ent = (t: number) => `(i32.add ${get('e')} ${i32(t * PT)})`; // entry t of the chunk at $e
-    const pre = (t: number) => at('ws', PRE + t * FE);
-    const body: string[] = [
-      call(twist ? 'fp_set_tgx' : 'fp_set_gx', get('tab')), call(twist ? 'fp_set_tgy' : 'fp_set_gy', at('tab', FE)), call('fp_set_one', at('tab', 2 * FE)),
-      call('ecdsa_jdbl', at('ws', D2), get('tab'), at('ws', KID)),
-      set('e', get('tab')),
-      set('j', i32(E - 1)),
-      '(loop $mult',
-      `  (memory.copy (i32.add ${get('e')} ${i32(PT)}) ${get('e')} ${i32(PT)})`,
-      `  (drop ${call('ecdsa_jadd_vt', `(i32.add ${get('e')} ${i32(PT)})`, at('ws', D2), at('ws', KID))})`,
-      `  ${set('e', `(i32.add ${get('e')} ${i32(PT)})`)}`,
-      `  ${set('j', `(i32.sub ${get('j')} ${i32(1)})`)}`,
-      `  (br_if $mult ${get('j')}))`,
-      set('e', get('tab')),
-      set('j', i32(E / GT_CHUNK)),
-      '(loop $chunk',
-      `  (memory.copy ${pre(0)} (i32.add ${get('e')} ${i32(2 * FE)}) ${i32(FE)})`,
-    ];
-    for (let t = 1; t < GT_CHUNK; t++) body.push('  ' + call('fp_mul', pre(t), pre(t - 1), `(i32.add ${ent(t)} ${i32(2 * FE)})`));
-    body.push('  ' + call('fp_inv', at('ws', INV), pre(GT_CHUNK - 1), at('ws', KID)));
+    const w = (o: number) => at(ws, o);
+    const ent = (t: number) => i32.add(e, t * PT); // entry t of the chunk at e
+    const pre = (t: number) => w(PRE + t * FE);
+    const [mult, chunk, pack] = [label('mult'), label('chunk'), label('pack')];
+    const norm: Stmt[] = [memory.copy(pre(0), i32.add(e, 2 * FE), FE)];
+    for (let t = 1; t < GT_CHUNK; t++) norm.push(call(fp.mul, pre(t), pre(t - 1), i32.add(ent(t), 2 * FE)));
+    norm.push(call(fp.inv, w(INV), pre(GT_CHUNK - 1), w(KID)));
     for (let t = GT_CHUNK - 1; t >= 0; t--) {
-      if (t > 0) {
-        body.push('  ' + call('fp_mul', at('ws', ZI), at('ws', INV), pre(t - 1)));
-        body.push('  ' + call('fp_mul', at('ws', INV), at('ws', INV), `(i32.add ${ent(t)} ${i32(2 * FE)})`));
-      } else {
-        body.push(`  (memory.copy ${at('ws', ZI)} ${at('ws', INV)} ${i32(FE)})`);
-      }
-      body.push(
-        '  ' + call('fp_sqr', at('ws', Z2), at('ws', ZI)),
-        '  ' + call('fp_mul', ent(t), ent(t), at('ws', Z2)),
-        '  ' + call('fp_mul', at('ws', Z2), at('ws', Z2), at('ws', ZI)),
-        '  ' + call('fp_mul', `(i32.add ${ent(t)} ${i32(FE)})`, `(i32.add ${ent(t)} ${i32(FE)})`, at('ws', Z2)),
+      if (t > 0) norm.push(call(fp.mul, w(ZI), w(INV), pre(t - 1)), call(fp.mul, w(INV), w(INV), i32.add(ent(t), 2 * FE)));
+      else norm.push(memory.copy(w(ZI), w(INV), FE));
+      norm.push(
+        call(fp.sqr, w(Z2), w(ZI)),
+        call(fp.mul, ent(t), ent(t), w(Z2)),
+        call(fp.mul, w(Z2), w(Z2), w(ZI)),
+        call(fp.mul, i32.add(ent(t), FE), i32.add(ent(t), FE), w(Z2)),
       );
     }
-    body.push(
-      `  ${set('e', `(i32.add ${get('e')} ${i32(GT_CHUNK * PT)})`)}`,
-      `  ${set('j', `(i32.sub ${get('j')} ${i32(1)})`)}`,
-      `  (br_if $chunk ${get('j')}))`,
+    f.emit(
+      call(fp.setc(twist ? 'tgx' : 'gx'), tab), call(fp.setc(twist ? 'tgy' : 'gy'), at(tab, FE)), call(fp.setc('one'), at(tab, 2 * FE)),
+      call(jdbl, w(D2), tab, w(KID)),
+      e.set(tab),
+      j.set(E - 1),
+      loop(mult,
+        memory.copy(i32.add(e, PT), e, PT),
+        drop(callv('i32', jadd, i32.add(e, PT), w(D2), w(KID))),
+        e.set(i32.add(e, PT)),
+        j.set(i32.sub(j, 1)),
+        br_if(mult, j),
+      ),
+      e.set(tab),
+      j.set(E / GT_CHUNK),
+      loop(chunk,
+        norm,
+        e.set(i32.add(e, GT_CHUNK * PT)),
+        j.set(i32.sub(j, 1)),
+        br_if(chunk, j),
+      ),
       // pack: entry j from j·PT down to j·2FE (increasing j never overwrites an unread entry)
-      set('j', i32(1)),
-      '(loop $pack',
-      `  (memory.copy (i32.add ${get('tab')} (i32.mul ${get('j')} ${i32(2 * FE)})) (i32.add ${get('tab')} (i32.mul ${get('j')} ${i32(PT)})) ${i32(2 * FE)})`,
-      `  ${set('j', `(i32.add ${get('j')} ${i32(1)})`)}`,
-      `  (br_if $pack (i32.lt_u ${get('j')} ${i32(E)})))`,
+      j.set(1),
+      loop(pack,
+        memory.copy(i32.add(tab, i32.mul(j, 2 * FE)), i32.add(tab, i32.mul(j, PT)), 2 * FE),
+        j.set(i32.add(j, 1)),
+        br_if(pack, i32.lt_u(j, E)),
+      ),
     );
-    out.push({ name: 'ecdsa_gtable', params: [['tab', 'i32'], ['ws', 'i32']], locals: '(local $e i32) (local $j i32)', body, export: true });
-    need('ecdsa_gtable', KID, ['ecdsa_jdbl', 'ecdsa_jadd_vt', 'fp_inv']);
+    out.push(f);
+    need(f, KID, [jdbl, jadd, fp.inv]);
   }
 
   // ---- signing: ecdsa_sign(out, k, d, z, tab, ws) ---------------------------------------------
   {
     const R = 0, XB = R + PTS, KM = XB + round16(Lb), KI = KM + FE, RM = KI + FE, DM = RM + FE, ZM = DM + FE, T = ZM + FE, KID = T + FE;
-    let inv = call('fn_inv', at('ws', KI), at('ws', KM), at('ws', KID));
+    let invFn = fn.inv;
     if (flags.nonceInvModP) {
-      out.push({
-        name: 'ecdsa_inv_wrong', params: [['r', 'i32'], ['a', 'i32'], ['ws', 'i32']], locals: '(local $i i32)',
-        body: powLines(fn, c.p - 2n, 'r', 'a', 'ws'),
-      });
-      need('ecdsa_inv_wrong', fn.powWorkspace);
-      inv = call('ecdsa_inv_wrong', at('ws', KI), at('ws', KM), at('ws', KID));
+      const wrong = new Func('ecdsa_inv_wrong', { r: 'i32', a: 'i32', ws: 'i32' });
+      wrong.i32('i');
+      wrong.emit(powLines(fn, wrong, c.p - 2n, wrong.p.r, wrong.p.a, wrong.p.ws));
+      out.push(wrong);
+      need(wrong, powWorkspace(fn));
+      invFn = wrong;
     }
-    out.push({
-      name: 'ecdsa_sign', params: [['out', 'i32'], ['k', 'i32'], ['d', 'i32'], ['z', 'i32'], ['tab', 'i32'], ['ws', 'i32']], result: 'i32', export: true,
-      body: [
-        call('ec_mul_base', at('ws', R), get('k'), get('tab'), at('ws', KID)),
-        `(drop ${call('to_affine', at('ws', XB), at('ws', XB), at('ws', R), at('ws', KID), i32(0))})`,
-        call('fn_from_bytes', at('ws', RM), at('ws', XB)), // r = x mod n
-        call('fn_from_bytes', at('ws', KM), get('k')),
-        inv, // k⁻¹
-        call('fn_from_bytes', at('ws', DM), get('d')),
-        call('fn_from_bytes', at('ws', ZM), get('z')),
-        call('fn_mul', at('ws', T), at('ws', RM), at('ws', DM)),
-        call('fn_add', at('ws', T), at('ws', T), at('ws', ZM)),
-        call('fn_mul', at('ws', T), at('ws', KI), at('ws', T)), // s = k⁻¹·(z + r·d)
-        call('fn_to_bytes', get('out'), at('ws', RM)),
-        call('fn_to_bytes', at('out', Ls), at('ws', T)),
-        `(i32.and (i32.eqz ${call('fn_is_zero', at('ws', RM))}) (i32.eqz ${call('fn_is_zero', at('ws', T))}))`,
-      ],
-    });
-    need('ecdsa_sign', KID, ['ec_mul_base', 'to_affine', flags.nonceInvModP ? 'ecdsa_inv_wrong' : 'fn_inv']);
+    const f = new Func('ecdsa_sign', { out: 'i32', k: 'i32', d: 'i32', z: 'i32', tab: 'i32', ws: 'i32' }, { results: ['i32'] });
+    const { out: o, k, d, z, tab, ws } = f.p;
+    const w = (x: number) => at(ws, x);
+    f.emit(
+      call(deps.ecMulBase, w(R), k, tab, w(KID)),
+      drop(callv('i32', deps.toAffine, w(XB), w(XB), w(R), w(KID), 0)),
+      call(fn.fromBytes, w(RM), w(XB)), // r = x mod n
+      call(fn.fromBytes, w(KM), k),
+      call(invFn, w(KI), w(KM), w(KID)), // k⁻¹
+      call(fn.fromBytes, w(DM), d),
+      call(fn.fromBytes, w(ZM), z),
+      call(fn.mul, w(T), w(RM), w(DM)),
+      call(fn.add, w(T), w(T), w(ZM)),
+      call(fn.mul, w(T), w(KI), w(T)), // s = k⁻¹·(z + r·d)
+      call(fn.toBytes, o, w(RM)),
+      call(fn.toBytes, at(o, Ls), w(T)),
+      i32.and(i32.eqz(callv('i32', fn.isZero, w(RM))), i32.eqz(callv('i32', fn.isZero, w(T)))),
+    );
+    out.push(f);
+    need(f, KID, [deps.ecMulBase, deps.toAffine, invFn]);
   }
 
   // ---- verification: ecdsa_verify(rs, z, xy, gtab, ws, alt) (variable time) -------------------
   {
-    const INV_VT = 'fp_inv_vt';
-    fp.varTimeInv = fn.varTimeInv = true;
-    need('fp_inv_vt', fp.invWorkspace);
-    need('fn_inv_vt', fn.invWorkspace);
+    need(fp.invVt, fp.invWorkspace);
+    need(fn.invVt, fn.invWorkspace);
     fp.addConst({ name: 'ordn', value: c.n });
     const RM = 0, SM = RM + FE, ZM = SM + FE, W = ZM + FE, U = W + FE, UB1 = U + FE, UB2 = UB1 + round16(Ls),
       D1 = UB2 + round16(Ls), D2 = D1 + round16(N), QT = D2 + round16(N), ACC = QT + Q_ENTRIES * PTS,
       TMP = ACC + PTS, ZZ = TMP + PTS, RP = ZZ + FE, T = RP + FE, ZERO = T + FE, XR = ZERO + FE,
       QA = XR + FE, PRE = QA + Q_ENTRIES * 2 * FE, INV = PRE + Q_ENTRIES * FE, ZI = INV + FE, Z2 = ZI + FE, KID = Z2 + FE;
-    const qj = (t: number, off = 0) => at('ws', QT + t * PTS + off);
-    const pre = (t: number) => at('ws', PRE + t * FE);
-    const body: string[] = [
-      `(memory.fill ${at('ws', ZERO)} ${i32(0)} ${i32(FE)})`,
-      call('fn_from_bytes', at('ws', RM), get('rs')),
-      call('fn_from_bytes', at('ws', SM), at('rs', Ls)),
-      call('fn_from_bytes', at('ws', ZM), get('z')),
-      call('fn_inv_vt', at('ws', W), at('ws', SM), at('ws', KID)), // w = s⁻¹ (public: variable time)
-      call('fn_mul', at('ws', U), at('ws', ZM), at('ws', W)), // u1 = z·w
-      call('fn_to_bytes', at('ws', UB1), at('ws', U)),
-      call('fn_mul', at('ws', U), at('ws', RM), at('ws', W)), // u2 = r·w
-      call('fn_to_bytes', at('ws', UB2), at('ws', U)),
-      call('ecdsa_wnaf', at('ws', D1), at('ws', UB1), i32(ECDSA_G_WINDOW)),
-      call('ecdsa_wnaf', at('ws', D2), at('ws', UB2), i32(ECDSA_Q_WINDOW)),
+    const f = new Func('ecdsa_verify', { rs: 'i32', z: 'i32', xy: 'i32', gtab: 'i32', ws: 'i32', alt: 'i32' }, { results: ['i32'] });
+    const { rs, z, xy, gtab, ws, alt } = f.p;
+    const [i, d, e, inf] = f.locals('i32', ['i', 'd', 'e', 'inf']);
+    const w = (x: number) => at(ws, x);
+    const qj = (t: number, off = 0) => w(QT + t * PTS + off);
+    const pre = (t: number) => w(PRE + t * FE);
+    f.emit(
+      memory.fill(w(ZERO), 0, FE),
+      call(fn.fromBytes, w(RM), rs),
+      call(fn.fromBytes, w(SM), at(rs, Ls)),
+      call(fn.fromBytes, w(ZM), z),
+      call(fn.invVt, w(W), w(SM), w(KID)), // w = s⁻¹ (public: variable time)
+      call(fn.mul, w(U), w(ZM), w(W)), // u1 = z·w
+      call(fn.toBytes, w(UB1), w(U)),
+      call(fn.mul, w(U), w(RM), w(W)), // u2 = r·w
+      call(fn.toBytes, w(UB2), w(U)),
+      call(wnaf, w(D1), w(UB1), ECDSA_G_WINDOW),
+      call(wnaf, w(D2), w(UB2), ECDSA_Q_WINDOW),
       // Q, 3Q, …, 15Q (2Q in ACC meanwhile)
-      call('point_from_bytes', at('ws', QT), get('xy')),
-      ...(twist ? [call('fp_mulc_tz2', at('ws', QT), at('ws', QT)), call('fp_mulc_tz3', at('ws', QT + FE), at('ws', QT + FE))] : []),
-      call('ecdsa_jdbl', at('ws', ACC), at('ws', QT), at('ws', KID)),
-    ];
+      call(deps.pointFromBytes, w(QT), xy),
+      twist ? [call(fp.mulc('tz2'), w(QT), w(QT)), call(fp.mulc('tz3'), w(QT + FE), w(QT + FE))] : [],
+      call(jdbl, w(ACC), w(QT), w(KID)),
+    );
     for (let j = 1; j < Q_ENTRIES; j++) {
-      body.push(
-        `(memory.copy ${at('ws', QT + j * PTS)} ${at('ws', QT + (j - 1) * PTS)} ${i32(PT)})`,
-        `(drop ${call('ecdsa_jadd_vt', at('ws', QT + j * PTS), at('ws', ACC), at('ws', KID))})`,
-      );
+      f.emit(memory.copy(w(QT + j * PTS), w(QT + (j - 1) * PTS), PT), drop(callv('i32', jadd, w(QT + j * PTS), w(ACC), w(KID))));
     }
     // the Q table to affine form (QA, stride 2·FE): prefix products of the Z, one inversion,
     // then each Z⁻¹ from the running inverse (Montgomery's trick): 3(E − 1) + 4E products
-    body.push(`(memory.copy ${pre(0)} ${qj(0, 2 * FE)} ${i32(FE)})`);
-    for (let t = 1; t < Q_ENTRIES; t++) body.push(call('fp_mul', pre(t), pre(t - 1), qj(t, 2 * FE)));
-    body.push(call(INV_VT, at('ws', INV), pre(Q_ENTRIES - 1), at('ws', KID)));
+    f.emit(memory.copy(pre(0), qj(0, 2 * FE), FE));
+    for (let t = 1; t < Q_ENTRIES; t++) f.emit(call(fp.mul, pre(t), pre(t - 1), qj(t, 2 * FE)));
+    f.emit(call(fp.invVt, w(INV), pre(Q_ENTRIES - 1), w(KID)));
     for (let t = Q_ENTRIES - 1; t >= 0; t--) {
-      if (t > 0) body.push(call('fp_mul', at('ws', ZI), at('ws', INV), pre(t - 1)), call('fp_mul', at('ws', INV), at('ws', INV), qj(t, 2 * FE)));
-      else body.push(`(memory.copy ${at('ws', ZI)} ${at('ws', INV)} ${i32(FE)})`);
-      body.push(
-        call('fp_sqr', at('ws', Z2), at('ws', ZI)),
-        call('fp_mul', at('ws', QA + t * 2 * FE), qj(t), at('ws', Z2)),
-        call('fp_mul', at('ws', Z2), at('ws', Z2), at('ws', ZI)),
-        call('fp_mul', at('ws', QA + t * 2 * FE + FE), qj(t, FE), at('ws', Z2)),
+      if (t > 0) f.emit(call(fp.mul, w(ZI), w(INV), pre(t - 1)), call(fp.mul, w(INV), w(INV), qj(t, 2 * FE)));
+      else f.emit(memory.copy(w(ZI), w(INV), FE));
+      f.emit(
+        call(fp.sqr, w(Z2), w(ZI)),
+        call(fp.mul, w(QA + t * 2 * FE), qj(t), w(Z2)),
+        call(fp.mul, w(Z2), w(Z2), w(ZI)),
+        call(fp.mul, w(QA + t * 2 * FE + FE), qj(t, FE), w(Z2)),
       );
     }
-    const digit = (D: number, tab: string, stride: number, bytes: number, madd: boolean) => [
-      `  ${set('d', `(i32.load8_s (i32.add ${at('ws', D)} ${get('i')}))`)}`,
-      `  (if ${get('d')} (then`,
-      `    ${set('e', `(i32.mul (i32.shr_u (select (i32.sub ${i32(0)} ${get('d')}) ${get('d')} (i32.lt_s ${get('d')} ${i32(0)})) ${i32(1)}) ${i32(stride)})`)}`,
-      `    (memory.copy ${at('ws', TMP)} (i32.add ${tab} ${get('e')}) ${i32(bytes)})`,
-      `    (if (i32.lt_s ${get('d')} ${i32(0)}) (then ${call(`fp_sub_lazy_${B}`, at('ws', TMP + FE), at('ws', ZERO), at('ws', TMP + FE))}))`,
-      `    (if ${get('inf')}`,
-      `      (then (memory.copy ${at('ws', ACC)} ${at('ws', TMP)} ${i32(bytes)})${madd ? ' ' + call('fp_set_one', at('ws', ACC + 2 * FE)) : ''} ${set('inf', i32(0))})`,
-      `      (else ${set('inf', call(madd ? 'ecdsa_jmadd_vt' : 'ecdsa_jadd_vt', at('ws', ACC), at('ws', TMP), at('ws', KID)))}))))`,
+    const digit = (D: number, tab: () => Expr<'i32'>, stride: number, bytes: number, madd: boolean): Stmt[] => [
+      d.set(i32.load8_s(i32.add(w(D), i))),
+      if_(d, [
+        e.set(i32.mul(i32.shr_u(select(i32.sub(0, d), d, i32.lt_s(d, 0)), 1), stride)),
+        memory.copy(w(TMP), i32.add(tab(), e), bytes),
+        if_(i32.lt_s(d, 0), [call(fp.subLazy(B), w(TMP + FE), w(ZERO), w(TMP + FE))]),
+        if_(inf,
+          [memory.copy(w(ACC), w(TMP), bytes), ...(madd ? [call(fp.setc('one'), w(ACC + 2 * FE))] : []), inf.set(0)],
+          [inf.set(callv('i32', madd ? jmadd : jadd, w(ACC), w(TMP), w(KID)))]),
+      ]),
     ];
-    body.push(
-      set('inf', i32(1)),
-      set('i', i32(N - 1)),
-      '(loop $bit',
-      `  (if (i32.eqz ${get('inf')}) (then ${call('ecdsa_jdbl', at('ws', ACC), at('ws', ACC), at('ws', KID))}))`,
-      ...digit(D1, get('gtab'), 2 * FE, 2 * FE, true),
-      ...digit(D2, at('ws', QA), 2 * FE, 2 * FE, true),
-      `  ${set('i', `(i32.sub ${get('i')} ${i32(1)})`)}`,
-      `  (br_if $bit (i32.ge_s ${get('i')} ${i32(0)})))`,
-      `(if ${get('inf')} (then (return ${i32(0)})))`,
+    const bit = label('bit');
+    f.emit(
+      inf.set(1),
+      i.set(N - 1),
+      loop(bit,
+        if_(i32.eqz(inf), [call(jdbl, w(ACC), w(ACC), w(KID))]),
+        digit(D1, () => gtab.get(), 2 * FE, 2 * FE, true),
+        digit(D2, () => w(QA), 2 * FE, 2 * FE, true),
+        i.set(i32.sub(i, 1)),
+        br_if(bit, i32.ge_s(i, 0)),
+      ),
+      if_(inf, [ret(i32.const(0))]),
       // x(R) ≡ r (mod n): X == r·Z², or X == (r + n)·Z² when r + n < p
       // X and Z may be up to B·p: X is reduced by a product with 1 (Z by its square)
-      call('fp_set_one', at('ws', XR)),
-      call('fp_mul', at('ws', XR), at('ws', ACC), at('ws', XR)),
-      call('fp_sqr', at('ws', ZZ), at('ws', ACC + 2 * FE)),
-      call('fp_from_bytes', at('ws', RP), get('rs')),
-      ...(twist ? [call('fp_mulc_tz2', at('ws', T), at('ws', RP))] : [`(memory.copy ${at('ws', T)} ${at('ws', RP)} ${i32(FE)})`]),
-      call('fp_mul', at('ws', T), at('ws', T), at('ws', ZZ)),
-      `(if ${call('fp_eq', at('ws', XR), at('ws', T))} (then (return ${i32(1)})))`,
-      `(if (i32.eqz ${get('alt')}) (then (return ${i32(0)})))`,
-      call('fp_set_ordn', at('ws', T)),
-      call('fp_add', at('ws', RP), at('ws', RP), at('ws', T)),
-      ...(twist ? [call('fp_mulc_tz2', at('ws', RP), at('ws', RP))] : []),
-      call('fp_mul', at('ws', T), at('ws', RP), at('ws', ZZ)),
-      call('fp_eq', at('ws', XR), at('ws', T)),
+      call(fp.setc('one'), w(XR)),
+      call(fp.mul, w(XR), w(ACC), w(XR)),
+      call(fp.sqr, w(ZZ), w(ACC + 2 * FE)),
+      call(fp.fromBytes, w(RP), rs),
+      twist ? call(fp.mulc('tz2'), w(T), w(RP)) : memory.copy(w(T), w(RP), FE),
+      call(fp.mul, w(T), w(T), w(ZZ)),
+      if_(callv('i32', fp.eq, w(XR), w(T)), [ret(i32.const(1))]),
+      if_(i32.eqz(alt), [ret(i32.const(0))]),
+      call(fp.setc('ordn'), w(T)),
+      call(fp.add, w(RP), w(RP), w(T)),
+      twist ? [call(fp.mulc('tz2'), w(RP), w(RP))] : [],
+      call(fp.mul, w(T), w(RP), w(ZZ)),
+      callv('i32', fp.eq, w(XR), w(T)),
     );
-    out.push({
-      name: 'ecdsa_verify', params: [['rs', 'i32'], ['z', 'i32'], ['xy', 'i32'], ['gtab', 'i32'], ['ws', 'i32'], ['alt', 'i32']], result: 'i32', export: true,
-      locals: '(local $i i32) (local $d i32) (local $e i32) (local $inf i32)',
-      body,
-    });
-    need('ecdsa_verify', KID, ['fn_inv_vt', INV_VT, 'ecdsa_jdbl', 'ecdsa_jadd_vt', 'ecdsa_jmadd_vt', 'ecdsa_wnaf']);
+    out.push(f);
+    need(f, KID, [fn.invVt, fp.invVt, jdbl, jadd, jmadd, wnaf]);
   }
   return out;
 }

@@ -86,8 +86,10 @@
 //   skipCorrection the masked final subtraction of 2m in the addition is skipped;
 //   fusedSignSlip  the lazily reduced x·y − u·v is computed as x·y + u·v.
 
-import { safegcdFunction } from './fe_safegcd.js';
-import { at as addr, bitLength, get, locals, set } from './wat.js';
+import { type Expr, Func, type Local, type Stmt, comment, i32, i32x4, i64, i64x2, i8x16, v128 } from './builder/index.js';
+import { LIMB_BITS, LIMB_MASK, bitLength, isDense, limbsFor, modInv, signedDigits, toLimbs } from './fe_limbs.js';
+
+export { LIMB_BITS, limbsFor, modInv, toLimbs };
 
 export interface FieldFlags {
   dropCarry?: boolean;
@@ -101,7 +103,6 @@ export interface FieldFlags {
   simdReduce?: number;
 }
 
-export const LIMB_BITS = 29;
 /** From this many limbs on, a·b's products run on SIMD (see the measurements in the header). */
 export const SIMD_FROM_LIMBS = 14;
 /** With scalar products (a·b below 14 limbs, squaring, constant products) of a dense modulus
@@ -113,75 +114,17 @@ export const SIMD_FROM_LIMBS = 14;
 export const SIMD_REDUCE_FROM_DIGIT = 4;
 export const SIMD_REDUCE_FROM_LIMBS = 9;
 const W = LIMB_BITS;
-const MASK = (1n << BigInt(W)) - 1n;
-const MASK_S = `0x${MASK.toString(16)}`;
+const MASK = LIMB_MASK;
 
-/** Number of limbs for a modulus: the least L with 2^(29L) ≥ 16m. */
-export function limbsFor(m: bigint): number {
-  let L = 1;
-  while (1n << BigInt(W * L) < 16n * m) L++;
-  return L;
-}
+type E = Expr<'i64'>;
+type L64 = Local<'i64'>;
 
-function powMod(b: bigint, e: bigint, m: bigint): bigint {
-  let r = 1n;
-  b %= m;
-  for (; e > 0n; e >>= 1n) {
-    if (e & 1n) r = (r * b) % m;
-    b = (b * b) % m;
-  }
-  return r;
-}
-
-/** a⁻¹ mod m (extended Euclid; a coprime to m). */
-export function modInv(a: bigint, m: bigint): bigint {
-  let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
-  while (r1 !== 0n) {
-    const q = r0 / r1;
-    [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
-  }
-  return ((s0 % m) + m) % m;
-}
-
-/** Unsigned radix-2^29 limbs of v (L of them). */
-export function toLimbs(v: bigint, L: number): bigint[] {
-  const out: bigint[] = [];
-  for (let j = 0; j < L; j++) {
-    out.push(v & MASK);
-    v >>= BigInt(W);
-  }
-  if (v !== 0n) throw new Error('toLimbs: value too large');
-  return out;
-}
-
-/** Signed radix-2^29 digits of v, each in (−2^28, 2^28] (the top one absorbs the rest). */
-function signedDigits(v: bigint, L: number): bigint[] {
-  const out: bigint[] = [];
-  const half = 1n << BigInt(W - 1);
-  for (let j = 0; j < L; j++) {
-    let d = v & MASK;
-    if (j < L - 1 && d > half) d -= 1n << BigInt(W);
-    out.push(d);
-    v = (v - d) >> BigInt(W);
-  }
-  if (v !== 0n) throw new Error('signedDigits: value too large');
-  return out;
-}
-
-/** A dense modulus: most of its signed digits cost a multiplication in the reduction. */
-export function isDense(digits: bigint[]): boolean {
-  const costly = digits.filter((d) => { const a = d < 0n ? -d : d; return (a & (a - 1n)) !== 0n; });
-  return 2 * costly.length > digits.length;
-}
-
-const i64c = (v: bigint) => `(i64.const ${v})`;
-const shrS = (e: string, s: number) => `(i64.shr_s ${e} (i64.const ${s}))`;
-const andM = (e: string) => `(i64.and ${e} (i64.const ${MASK_S}))`;
-const ld = (ptr: string, off: number) => `(i64.load offset=${off} ${ptr})`;
-const st = (ptr: string, off: number, e: string) => `(i64.store offset=${off} ${ptr} ${e})`;
+/** x mod 2^29 */
+export const andM = (e: E | L64) => i64.and(e, i64.const(MASK, true));
+const shrS = (e: E | L64, s: number) => i64.shr_s(e, s);
 
 interface Term {
-  e: string;
+  e: E;
   neg: boolean;
 }
 
@@ -191,36 +134,36 @@ interface Term {
  * nodes by the shape of the graph, not by the order of the WAT: with a tree it computes every
  * product of a column before the first addition, and for a dense modulus (L reduction products
  * per column) those spill. Chains there: brainpoolP512r1 mul 2047 → 1882 x64 instructions
- * (spill stores 152 → 72), sqr 1689 → 1593 (with the paired constants, see #mulCore). For the
+ * (spill stores 152 → 72), sqr 1689 → 1593 (with the paired constants, see mulCore). For the
  * sparse moduli the tree stays (P-384: chains +2–3% on ECDH and verification).
  */
-function sum(terms: Term[], chain = false): string {
-  const tree = (xs: string[]): string => {
+export function sum(terms: Term[], chain = false): E {
+  const tree = (xs: E[]): E => {
     if (xs.length === 1) return xs[0];
-    if (chain) return xs.reduce((x, y) => `(i64.add ${x} ${y})`);
+    if (chain) return xs.reduce((x, y) => i64.add(x, y));
     const h = xs.length >> 1;
-    return `(i64.add ${tree(xs.slice(0, h))} ${tree(xs.slice(h))})`;
+    return i64.add(tree(xs.slice(0, h)), tree(xs.slice(h)));
   };
   const pos = terms.filter((t) => !t.neg).map((t) => t.e);
   const neg = terms.filter((t) => t.neg).map((t) => t.e);
-  if (pos.length === 0 && neg.length === 0) return '(i64.const 0)';
+  if (pos.length === 0 && neg.length === 0) return i64.const(0);
   if (neg.length === 0) return tree(pos);
-  if (pos.length === 0) return `(i64.sub (i64.const 0) ${tree(neg)})`;
-  return `(i64.sub ${tree(pos)} ${tree(neg)})`;
+  if (pos.length === 0) return i64.sub(0, tree(neg));
+  return i64.sub(tree(pos), tree(neg));
 }
 
-/** e·d for a constant d, as a term (shift for ±2^s, nothing for 0). */
-function constTerm(e: string, d: bigint): Term | undefined {
+/** x·d for a constant d, as a term (shift for ±2^s, nothing for 0). */
+function constTerm(x: L64, d: bigint): Term | undefined {
   if (d === 0n) return undefined;
   const neg = d < 0n;
   const a = neg ? -d : d;
-  if (a === 1n) return { e, neg };
-  if ((a & (a - 1n)) === 0n) return { e: `(i64.shl ${e} (i64.const ${bitLength(a) - 1}))`, neg };
-  return { e: `(i64.mul ${e} ${i64c(d)})`, neg: false };
+  if (a === 1n) return { e: x.get(), neg };
+  if ((a & (a - 1n)) === 0n) return { e: i64.shl(x, bitLength(a) - 1), neg };
+  return { e: i64.mul(x, d), neg: false };
 }
 
 /** Where a multiplication's second operand comes from. */
-type Operand = { kind: 'locals'; prefix: string } | { kind: 'const'; limbs: bigint[] };
+export type Operand = { kind: 'locals'; prefix: string } | { kind: 'const'; limbs: bigint[] } | 'square' | { kind: 'simd'; ptr: Local<'i32'> };
 
 /** A named constant of the field, in Montgomery form unless `raw`. */
 export interface FieldConst {
@@ -229,6 +172,15 @@ export interface FieldConst {
   raw?: boolean;
 }
 
+type P = Record<string, 'i32' | 'i64'>;
+
+/**
+ * The arithmetic modulo one prime m, generated: its representation (L limbs of 29 bits, the
+ * signed digits of m, −m⁻¹ mod 2^29), its named constants, and a handle for each function the
+ * module will carry (created on first use; fe_field.ts writes them, in a fixed order). The
+ * functions that exist only when used — a product by a constant, a lazy subtraction, a zero
+ * test, a fused product, the variable-time inversion — register themselves when asked for.
+ */
 export class FieldGen {
   readonly pre: string;
   readonly m: bigint;
@@ -254,8 +206,9 @@ export class FieldGen {
   varTimeInv = false;
   /** the bounds K of every is_zero_lt_K the formulas use */
   readonly zeroTests = new Set<number>();
-  /** lazy-reduction functions the formulas use (see functions(): mulw, mulwn, mul2w) */
+  /** lazy-reduction functions the formulas use (see fe_field.ts: mulw, mulwn, mul2w) */
   readonly fused = new Set<'mulw' | 'mulwn' | 'mul2w'>();
+  readonly #funcs = new Map<string, Func>();
 
   constructor(prefix: string, m: bigint, flags: FieldFlags = {}) {
     this.pre = prefix;
@@ -290,64 +243,173 @@ export class FieldGen {
     if (withProduct) this.mulConsts.add(c.name);
   }
 
-  fn(name: string): string {
-    return `$${this.pre}_${name}`;
+  /** The work space (bytes) that inv and inv_vt need: the canonical copy of the input (safegcd
+   * itself keeps everything in locals; fe_field.ts checks that). */
+  get invWorkspace(): number {
+    return this.FE;
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Montgomery multiplication core: operand a in locals a0…, b in locals or constants; leaves
-  // the result in locals r0…r(L−1). Declares nothing; see mulLocals().
+  // ---- function handles ------------------------------------------------------------------------
+
+  /** The function `<pre>_<name>` with these parameters, created on first use. */
+  func(name: string, params: P, results: 'i32'[] = []): Func {
+    let f = this.#funcs.get(name);
+    if (!f) {
+      f = new Func(`${this.pre}_${name}`, params, { results });
+      this.#funcs.set(name, f);
+    }
+    return f;
+  }
+
+  /** A handle that exists only if asked for (fe_field.ts: the functions created so far). */
+  has(name: string): boolean {
+    return this.#funcs.has(name);
+  }
+
+  get mul() { return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get sqr() { return this.func('sqr', { r: 'i32', a: 'i32' }); }
+  get add() { return this.func('add', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get sub() { return this.func('sub', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get addLazy() { return this.func('add_lazy', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get neg() { return this.func('neg', { r: 'i32', a: 'i32' }); }
+  get canon() { return this.func('canon', { r: 'i32', a: 'i32' }); }
+  get eq() { return this.func('eq', { a: 'i32', b: 'i32' }, ['i32']); }
+  get eqOne() { return this.func('eq_one', { a: 'i32' }, ['i32']); }
+  get isZero() { return this.func('is_zero', { a: 'i32' }, ['i32']); }
+  get cmov() { return this.func('cmov', { r: 'i32', a: 'i32', mask: 'i64' }); }
+  get fromBytes() { return this.func('from_bytes', { r: 'i32', src: 'i32' }); }
+  get fromBytesRaw() { return this.func('from_bytes_raw', { r: 'i32', src: 'i32' }); }
+  get toBytes() { return this.func('to_bytes', { dst: 'i32', a: 'i32' }); }
+  get bytesLt() { return this.func('bytes_lt', { src: 'i32' }, ['i32']); }
+  get bytesNonzero() { return this.func('bytes_nonzero', { src: 'i32' }, ['i32']); }
+  get inv() { return this.func('inv', { r: 'i32', a: 'i32', ws: 'i32' }); }
+  /** the variable-time inversion (public data only); asking for it generates it */
+  get invVt() {
+    this.varTimeInv = true;
+    return this.func('inv_vt', { r: 'i32', a: 'i32', ws: 'i32' });
+  }
+  get sqrt() { return this.func('sqrt', { r: 'i32', a: 'i32', ws: 'i32' }, ['i32']); }
+
+  /** r ← a·c for the named constant c (its product generated on first use). */
+  mulc(name: string): Func {
+    if (!this.consts.has(name)) throw new Error(`${this.pre}: no constant ${name}`);
+    this.mulConsts.add(name);
+    return this.func(`mulc_${name}`, { r: 'i32', a: 'i32' });
+  }
+
+  /** r ← the named constant c. */
+  setc(name: string): Func {
+    if (!this.consts.has(name)) throw new Error(`${this.pre}: no constant ${name}`);
+    return this.func(`set_${name}`, { r: 'i32' });
+  }
+
+  /** r ← a − b + k·m, unreduced (for b < k·m). */
+  subLazy(k: number): Func {
+    this.lazySubs.add(k);
+    return this.func(`sub_lazy_${k}`, { r: 'i32', a: 'i32', b: 'i32' });
+  }
+
+  /** → 1 if a ≡ 0 for a value below K·m. */
+  isZeroLt(K: number): Func {
+    this.zeroTests.add(K);
+    return this.func(`is_zero_lt_${K}`, { a: 'i32' }, ['i32']);
+  }
+
+  /** The lazy reduction of x·y ± u·v: mulw / mulwn (w, u, v), then mul2w (r, x, y, w). */
+  fusedMul(kind: 'mulw' | 'mulwn' | 'mul2w'): Func {
+    this.fused.add(kind);
+    return kind === 'mul2w' ? this.func('mul2w', { r: 'i32', a: 'i32', b: 'i32', w: 'i32' }) : this.func(kind, { w: 'i32', a: 'i32', b: 'i32' });
+  }
+
+  // ---- Montgomery multiplication core ----------------------------------------------------------
+
+  /** Declares the product's locals in f (see mulCore): acc, c, extra, a_i b_i q_i r_i, …. */
+  mulLocals(f: Func, extra: string[] = [], simd = false): void {
+    const L = this.L;
+    const names: string[] = ['acc', 'c', ...extra];
+    for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
+    if (simd) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
+    f.locals('i64', names);
+    const vr = this.flags.simdReduce ? ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)] : [];
+    const v = simd ? [...vr, 'vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : vr;
+    f.locals('v128', v);
+  }
+
+  /** Locals `${prefix}0…` ← the L limbs at ptr. */
+  loadLimbs(f: Func, prefix: string, ptr: Local<'i32'>): Stmt[] {
+    return Array.from({ length: this.L }, (_, i) => f.i64(`${prefix}${i}`).set(i64.load(ptr, 8 * i)));
+  }
+
+  storeLimbs(f: Func, ptr: Local<'i32'>, prefix: string): Stmt[] {
+    return Array.from({ length: this.L }, (_, i) => i64.store(ptr, f.i64(`${prefix}${i}`), 8 * i));
+  }
 
   /**
    * The column sums Σ a_i·b_(k−i) on SIMD: pairs A_t = (a_2t, a_2t+1) against reversed pairs
    * B_j = (b_j, b_(j−1)) with i64x2.extmul_low_i32x4_u, two products per instruction, lanes
-   * added per column. Operands read from memory at $a and $b (i64 limbs); sums into locals s0….
+   * added per column. Operands read from memory at a and bPtr (i64 limbs); sums into s0….
    */
-  #simdColumns(bPtr: string): string[] {
+  #simdColumns(f: Func, bPtr: Local<'i32'>): Stmt[] {
     const L = this.L;
-    const out: string[] = [];
+    const a = f.i32('a');
+    const out: Stmt[] = [];
     const T = Math.ceil(L / 2);
     // i32 lanes 0,1 ← bytes 0–3 and 8–11 of an i64x2 (the low halves of two limbs)
     const packLo = '0 1 2 3 8 9 10 11 0 1 2 3 8 9 10 11';
     const packSwap = '8 9 10 11 0 1 2 3 8 9 10 11 0 1 2 3';
     for (let t = 0; t < T; t++) {
-      const ld = 2 * t + 1 < L ? `(v128.load offset=${16 * t} ${get('a')})` : `(v128.load64_zero offset=${16 * t} ${get('a')})`;
-      out.push(set(`va${t}`, `(i8x16.shuffle ${packLo} ${ld} ${ld})`));
+      const ld = 2 * t + 1 < L ? v128.load(a, 16 * t) : v128.load64_zero(a, 16 * t);
+      out.push(f.v128(`va${t}`).set(i8x16.shuffle(ld, ld, packLo)));
     }
     for (let j = 0; j <= L; j++) {
-      let e: string;
-      if (j === 0) e = `(v128.load64_zero offset=0 ${get(bPtr)})`;
-      else if (j === L) { const ld = `(v128.load64_zero offset=${8 * (L - 1)} ${get(bPtr)})`; e = `(i8x16.shuffle ${'4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3'} ${ld} ${ld})`; }
-      else { const ld = `(v128.load offset=${8 * (j - 1)} ${get(bPtr)})`; e = `(i8x16.shuffle ${packSwap} ${ld} ${ld})`; }
-      out.push(set(`vb${j}`, e));
+      let e: Expr<'v128'>;
+      if (j === 0) e = v128.load64_zero(bPtr, 0);
+      else if (j === L) { const ld = v128.load64_zero(bPtr, 8 * (L - 1)); e = i8x16.shuffle(ld, ld, '4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3'); }
+      else { const ld = v128.load(bPtr, 8 * (j - 1)); e = i8x16.shuffle(ld, ld, packSwap); }
+      out.push(f.v128(`vb${j}`).set(e));
     }
+    const vs = f.v128('vs');
     for (let k = 0; k <= 2 * L - 2; k++) {
-      const terms: string[] = [];
+      const terms: Expr<'v128'>[] = [];
       for (let t = 0; t < T; t++) {
         const j = k - 2 * t;
         if (j < 0 || j > L) continue;
-        terms.push(`(i64x2.extmul_low_i32x4_u ${get(`va${t}`)} ${get(`vb${j}`)})`);
+        terms.push(i64x2.extmul_low_i32x4_u(f.v128(`va${t}`), f.v128(`vb${j}`)));
       }
-      const tree = (xs: string[]): string => xs.length === 1 ? xs[0] : `(i64x2.add ${tree(xs.slice(0, xs.length >> 1))} ${tree(xs.slice(xs.length >> 1))})`;
-      out.push(set('vs', tree(terms)), set(`s${k}`, `(i64.add (i64x2.extract_lane 0 ${get('vs')}) (i64x2.extract_lane 1 ${get('vs')}))`));
+      const tree = (xs: Expr<'v128'>[]): Expr<'v128'> => xs.length === 1 ? xs[0] : i64x2.add(tree(xs.slice(0, xs.length >> 1)), tree(xs.slice(xs.length >> 1)));
+      out.push(vs.set(tree(terms)), f.i64(`s${k}`).set(i64.add(i64x2.extract_lane(vs, 0), i64x2.extract_lane(vs, 1))));
     }
     return out;
   }
 
-  #mulCore(src: Operand | 'square' | { kind: 'simd'; ptr: string }, wide?: string): string[] {
+  /**
+   * Montgomery multiplication in f (its locals from mulLocals): operand a in locals a0…, b in
+   * locals, constants, itself (square) or on SIMD from memory; the result r0…r(L−1) below 2m for
+   * operands whose bounds multiply to at most R/m. Product scanning with the reduction
+   * interleaved: column k sums its products, its reduction terms q_i·m_(k−i) and the carry; its
+   * low 29 bits choose q_k while k < L; columns L … 2L−2 give the result. `wide`: the unreduced
+   * columns of a second product at that pointer (mul2w). Returns the statements and each
+   * column's proven bound (|column| < bound).
+   */
+  mulCore(f: Func, src: Operand, wide?: Local<'i32'>): { code: Stmt[]; bounds: bigint[] } {
     const L = this.L;
-    const out: string[] = [];
-    let b: Operand | 'square';
+    const out: Stmt[] = [];
+    const bounds: bigint[] = [];
+    let b: Operand;
     const simd = typeof src === 'object' && src.kind === 'simd';
     if (typeof src === 'object' && src.kind === 'simd') {
-      out.push(...this.#simdColumns(src.ptr));
+      out.push(...this.#simdColumns(f, src.ptr));
       b = { kind: 'locals', prefix: 'b' };
     } else b = src;
     const square = b === 'square';
+    const A = (i: number) => f.i64(`a${i}`);
+    const Q = (i: number) => f.i64(`q${i}`);
+    const [acc, c] = [f.i64('acc'), f.i64('c')];
     const bTerm = (i: number, j: number): Term | undefined => {
-      if (b === 'square') throw new Error('unreachable');
-      if (b.kind === 'locals') return { e: `(i64.mul ${get(`a${i}`)} ${get(`${b.prefix}${j}`)})`, neg: false };
-      return constTerm(get(`a${i}`), b.limbs[j]);
+      const o = b as Operand;
+      if (o === 'square' || o.kind === 'simd') throw new Error('unreachable');
+      if (o.kind === 'locals') return { e: i64.mul(A(i), f.i64(`${o.prefix}${j}`)), neg: false };
+      return constTerm(A(i), o.limbs[j]);
     };
     let carryBound = 0n; // bound on |carry|
     // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
@@ -364,30 +426,30 @@ export class FieldGen {
         for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
           const j = k - i;
           if (i < j) {
-            cross.push({ e: `(i64.mul ${get(`a${i}`)} ${get(`a${j}`)})`, neg: false });
+            cross.push({ e: i64.mul(A(i), A(j)), neg: false });
             bound += 2n * pmax;
           }
         }
-        if (cross.length) prod.push({ e: `(i64.shl ${sum(cross, this.dense)} (i64.const 1))`, neg: false });
+        if (cross.length) prod.push({ e: i64.shl(sum(cross, this.dense), 1), neg: false });
         if (k % 2 === 0) {
-          prod.push({ e: `(i64.mul ${get(`a${k / 2}`)} ${get(`a${k / 2}`)})`, neg: false });
+          prod.push({ e: i64.mul(A(k / 2), A(k / 2)), neg: false });
           bound += pmax;
         }
       } else if (simd) {
-        prod.push({ e: get(`s${k}`), neg: false });
+        prod.push({ e: f.i64(`s${k}`).get(), neg: false });
         bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
       } else {
         for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
           const t = bTerm(i, k - i);
           if (t) {
             prod.push(t);
-            const bo = b as Operand;
+            const bo = b as { kind: 'const'; limbs: bigint[] } | { kind: 'locals' };
             bound += bo.kind === 'const' ? MASK * (bo.limbs[k - i] < 0n ? -bo.limbs[k - i] : bo.limbs[k - i]) : pmax;
           }
         }
         if (wide) {
           // column k of a product left unreduced by mulw (up to L products, signed limbs)
-          prod.push({ e: ld(get(wide), 8 * k), neg: false });
+          prod.push({ e: i64.load(wide, 8 * k), neg: false });
           bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
         }
       }
@@ -397,435 +459,149 @@ export class FieldGen {
       let simdRed = false;
       for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
         const d = this.digits[k - i];
-        const t = constTerm(get(`q${i}`), d);
+        const t = constTerm(Q(i), d);
         if (!t) continue;
         bound += MASK * (d < 0n ? -d : d);
         if (i === k - 1) late = t;
         else if (!sr || k - i < sr) red.push(t);
         else simdRed = true;
       }
-      if (simdRed) red.push({ e: `(i64x2.extract_lane ${k & 1} ${get(`vr${k >> 1}`)})`, neg: false });
+      if (simdRed) red.push({ e: i64x2.extract_lane(f.v128(`vr${k >> 1}`), k & 1), neg: false });
       bound += carryBound;
       if (bound >= 1n << 63n) throw new Error(`${this.pre}: column ${k} may overflow`);
+      bounds.push(bound);
       let col = sum([...prod, ...red], this.dense);
-      if (late) col = late.neg ? `(i64.sub ${col} ${late.e})` : `(i64.add ${col} ${late.e})`;
+      if (late) col = late.neg ? i64.sub(col, late.e) : i64.add(col, late.e);
       const dropped = this.flags.dropCarry && k === L + 1;
-      if (k > 0 && !dropped) col = `(i64.add ${col} ${get('c')})`;
-      out.push(`;; column ${k}`, set('acc', col));
+      if (k > 0 && !dropped) col = i64.add(col, c);
+      out.push(comment(`column ${k}`), acc.set(col));
       if (k < L) {
         // quotient digit q_k = acc·(−m⁻¹) mod 2^29; then acc + q_k·m_0 ≡ 0 (mod 2^29)
-        const qe = this.qinv === 1n ? andM(get('acc'))
-          : this.qinv === MASK ? andM(`(i64.sub (i64.const 0) ${get('acc')})`)
-          : andM(`(i64.mul ${get('acc')} ${i64c(this.qinv)})`);
-        out.push(set(`q${k}`, qe));
+        const qe = this.qinv === 1n ? andM(acc)
+          : this.qinv === MASK ? andM(i64.sub(0, acc))
+          : andM(i64.mul(acc, this.qinv));
+        out.push(Q(k).set(qe));
         if (sr) {
           // q_k·m_j for j ≥ sr on SIMD: column k + j is lane (k + j) & 1 of vr_((k + j) >> 1)
-          out.push(set('vq', `(i32x4.splat (i32.wrap_i64 ${get(`q${k}`)}))`));
+          const vq = f.v128('vq');
+          out.push(vq.set(i32x4.splat(i32.wrap_i64(Q(k)))));
           const byV = new Map<number, [bigint, bigint]>();
           for (let j = sr; j < L; j++) {
             const d = this.digits[j];
             if (d === 0n) continue;
-            const col = k + j, v = col >> 1;
+            const cl = k + j, v = cl >> 1;
             const pair = byV.get(v) ?? [0n, 0n];
-            pair[col & 1] = d;
+            pair[cl & 1] = d;
             byV.set(v, pair);
           }
           for (const [v, [d0, d1]] of byV) {
             const key = `${d0} ${d1}`;
             if (!vk.has(key)) vk.set(key, `${vk.size}`);
             const n = Number(vk.get(key)!);
-            const p = `(i64x2.extmul_${n & 1 ? 'high' : 'low'}_i32x4_s ${get('vq')} ${get(`vk${n >> 1}`)})`;
-            out.push(set(`vr${v}`, vrInit.has(v) ? `(i64x2.add ${get(`vr${v}`)} ${p})` : p));
+            const kv = f.v128(`vk${n >> 1}`);
+            const p = n & 1 ? i64x2.extmul_high_i32x4_s(vq, kv) : i64x2.extmul_low_i32x4_s(vq, kv);
+            const vr = f.v128(`vr${v}`);
+            out.push(vr.set(vrInit.has(v) ? i64x2.add(vr, p) : p));
             vrInit.add(v);
           }
         }
         const d0 = this.digits[0];
         if (d0 === -1n && this.qinv === 1n) {
-          out.push(set('c', shrS(get('acc'), W))); // acc − (acc mod 2^29) has the same high part
+          out.push(c.set(shrS(acc, W))); // acc − (acc mod 2^29) has the same high part
         } else {
-          const t = constTerm(get(`q${k}`), d0)!;
-          out.push(set('c', shrS(`(${t.neg ? 'i64.sub' : 'i64.add'} ${get('acc')} ${t.e})`, W)));
+          const t = constTerm(Q(k), d0)!;
+          out.push(c.set(shrS(t.neg ? i64.sub(acc, t.e) : i64.add(acc, t.e), W)));
         }
       } else {
-        out.push(set(`r${k - L}`, andM(get('acc'))), set('c', shrS(get('acc'), W)));
+        out.push(f.i64(`r${k - L}`).set(andM(acc)), c.set(shrS(acc, W)));
       }
       const d0 = this.digits[0] < 0n ? -this.digits[0] : this.digits[0];
       carryBound = ((bound + (k < L ? MASK * d0 : 0n)) >> BigInt(W)) + 1n;
     }
-    out.push(set(`r${L - 1}`, get('c')));
+    out.push(f.i64(`r${L - 1}`).set(c));
     if (vk.size > 2 * L) throw new Error('too many constant pairs');
     // two digit pairs per constant: the low half for extmul_low, the high half for extmul_high
     const keys = [...vk.keys()];
-    out.unshift(...Array.from({ length: Math.ceil(keys.length / 2) }, (_, n) => set(`vk${n}`, `(v128.const i32x4 ${keys[2 * n]} ${keys[2 * n + 1] ?? '0 0'})`)));
-    return out;
-  }
-
-  #mulLocals(extra: string[] = [], simd = false): string {
-    const L = this.L;
-    const names: string[] = ['acc', 'c', ...extra];
-    for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
-    if (simd) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
-    const vr = this.flags.simdReduce ? ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)] : [];
-    const v = simd ? [...vr, 'vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : vr;
-    return [locals('i64', names), ...(v.length ? [locals('v128', v)] : [])].join(' ');
-  }
-
-  #loadLimbs(prefix: string, ptr: string): string[] {
-    return Array.from({ length: this.L }, (_, i) => set(`${prefix}${i}`, ld(get(ptr), 8 * i)));
-  }
-
-  #storeLimbs(ptr: string, prefix: string): string[] {
-    return Array.from({ length: this.L }, (_, i) => st(get(ptr), 8 * i, get(`${prefix}${i}`)));
-  }
-
-  // Carry chain over locals: dst_i = (Σ terms_i + c) mod 2^29; returns the lines; the final
-  // carry (the sign, 0 or −1, for a chain whose true value is in (−2^(29L), 2^(29L))) is in $c.
-  #chain(dst: string, terms: (i: number) => string): string[] {
-    const out: string[] = [];
-    for (let i = 0; i < this.L; i++) {
-      const e = i === 0 ? terms(i) : `(i64.add ${terms(i)} ${get('c')})`;
-      out.push(set('t', e), set(`${dst}${i}`, andM(get('t'))), set('c', shrS(get('t'), W)));
-    }
-    return out;
-  }
-
-  // r ← r + (k & mask), k given as limbs; mask in $mask; carry out discarded.
-  #addMasked(dst: string, k: bigint[]): string[] {
-    return this.#chain(dst, (i) => `(i64.add ${get(`${dst}${i}`)} (i64.and ${i64c(k[i])} ${get('mask')}))`);
-  }
-
-  /** Every function of this field, as WAT text. */
-  functions(): string[] {
-    const L = this.L, pre = this.pre, FE = this.FE;
-    const fns: string[] = [];
-    const chainLocals = () => locals('i64', ['t', 'c', 'mask', ...Array.from({ length: L }, (_, i) => [`a${i}`, `b${i}`, `r${i}`]).flat()]);
-
-    // mul, sqr
-    if (this.flags.simdProducts) {
-      fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals([], true)}
-  ${[...this.#mulCore({ kind: 'simd', ptr: 'b' }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    } else {
-      fns.push(`(func ${this.fn('mul')} (param $r i32) (param $a i32) (param $b i32) ${this.#mulLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#mulCore({ kind: 'locals', prefix: 'b' }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    }
-    // Lazy reduction of a sum of two products, x·y + u·v (or x·y + u·(2m − v)), in two calls:
-    // mulw(w, u, v) / mulwn(w, u, v) leave the 2L − 1 column sums of u·v (or of u·(2m − v),
-    // its limbs formed one by one as 2m_j − v_j, signed, |·| < 2^29: no carry chain) unreduced
-    // in memory at w; mul2w(r, x, y, w) adds them to the columns of x·y and reduces once. The
-    // columns then hold up to 2L products and L reduction terms (the generator's column bound
-    // check refuses limb counts where that could overflow); the result is below
-    // (kx·ky + ku·kv)·m²/R + m ≤ 2m when kx·ky + ku·kv ≤ R/m (the formula planner's rule).
-    // Tried first: one function with all four operands in locals (mul2): slower than two
-    // products and a sum at 9 limbs (P-256 pt_double +4%, brainpoolP256r1 +6%: 36 operand
-    // locals spill).
-    for (const kind of [...this.fused].sort()) {
-      if (this.flags.simdProducts) throw new Error(`${pre}: fused products need scalar products`);
-      if (kind === 'mul2w') {
-        fns.push(`(func ${this.fn('mul2w')} (param $r i32) (param $a i32) (param $b i32) (param $w i32) ${this.#mulLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#mulCore({ kind: 'locals', prefix: 'b' }, 'w'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-        continue;
-      }
-      const loadB = kind === 'mulw' || this.flags.fusedSignSlip ? this.#loadLimbs('b', 'b')
-        : Array.from({ length: L }, (_, i) => set(`b${i}`, `(i64.sub ${i64c(this.m2Limbs[i])} ${ld(get('b'), 8 * i)})`));
-      const cols: string[] = [];
-      for (let k = 0; k <= 2 * L - 2; k++) {
-        const terms: Term[] = [];
-        for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) terms.push({ e: `(i64.mul ${get(`a${i}`)} ${get(`b${k - i}`)})`, neg: false });
-        cols.push(st(get('w'), 8 * k, sum(terms)));
-      }
-      fns.push(`(func ${this.fn(kind)} (param $w i32) (param $a i32) (param $b i32) ${locals('i64', Array.from({ length: L }, (_, i) => [`a${i}`, `b${i}`]).flat())}
-  ${[...this.#loadLimbs('a', 'a'), ...loadB, ...cols].join('\n  ')})`);
-    }
-    fns.push(`(func ${this.fn('sqr')} (param $r i32) (param $a i32) ${this.#mulLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore('square'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    // multiplication by each constant
-    for (const [name, limbs] of this.consts) {
-      if (this.mulConsts.has(name)) fns.push(`(func ${this.fn(`mulc_${name}`)} (param $r i32) (param $a i32) ${this.#mulLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore({ kind: 'const', limbs }), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-      fns.push(`(func ${this.fn(`set_${name}`)} (param $r i32)
-  ${limbs.map((v, i) => st(get('r'), 8 * i, i64c(v))).join('\n  ')})`);
-    }
-
-    // add: a + b − 2m, then + 2m under the sign mask
-    const addBody = this.flags.skipCorrection
-      ? this.#chain('r', (i) => `(i64.add ${get(`a${i}`)} ${get(`b${i}`)})`)
-      : [
-          ...this.#chain('r', (i) => `(i64.sub (i64.add ${get(`a${i}`)} ${get(`b${i}`)}) ${i64c(this.m2Limbs[i])})`),
-          set('mask', get('c')),
-          ...this.#addMasked('r', this.m2Limbs),
-        ];
-    fns.push(`(func ${this.fn('add')} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...addBody, ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    // sub: a − b, then + 2m under the sign mask
-    fns.push(`(func ${this.fn('sub')} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'),
-      ...this.#chain('r', (i) => `(i64.sub ${get(`a${i}`)} ${get(`b${i}`)})`),
-      set('mask', get('c')), ...this.#addMasked('r', this.m2Limbs), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    // add_lazy: a + b with the carries propagated, no reduction (the formula compiler tracks
-    // the bound: the result is below (bound_a + bound_b)·m)
-    fns.push(`(func ${this.fn('add_lazy')} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'),
-      ...this.#chain('r', (i) => `(i64.add ${get(`a${i}`)} ${get(`b${i}`)})`), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    // sub_lazy_k: a − b + k·m for b < k·m, no reduction (below (bound_a + k)·m)
-    for (const k of [...this.lazySubs].sort((x, y) => x - y)) {
-      const km = toLimbs(BigInt(k) * this.m, L);
-      fns.push(`(func ${this.fn(`sub_lazy_${k}`)} (param $r i32) (param $a i32) (param $b i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'),
-      ...this.#chain('r', (i) => `(i64.add (i64.sub ${get(`a${i}`)} ${get(`b${i}`)}) ${i64c(km[i])})`), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    }
-    // neg: 0 − a, then + 2m under the sign mask
-    fns.push(`(func ${this.fn('neg')} (param $r i32) (param $a i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'),
-      ...this.#chain('r', (i) => `(i64.sub (i64.const 0) ${get(`a${i}`)})`),
-      set('mask', get('c')), ...this.#addMasked('r', this.m2Limbs), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    // canon: [0, 2m) → [0, m)
-    fns.push(`(func ${this.fn('canon')} (param $r i32) (param $a i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#canonLines('a', 'r'), ...this.#storeLimbs('r', 'r')].join('\n  ')})`);
-    // eq(a, b) → 1 if a ≡ b (mod m), else 0; is_zero(a); eq_one(a)
-    fns.push(`(func ${this.fn('eq')} (param $a i32) (param $b i32) (result i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#loadLimbs('b', 'b'), ...this.#eqLines((i) => get(`b${i}`))].join('\n  ')})`);
-    const one = this.consts.get('one')!;
-    fns.push(`(func ${this.fn('eq_one')} (param $a i32) (result i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#eqLines((i) => i64c(one[i]))].join('\n  ')})`);
-    // is_zero_lt_K(a) → 1 if a ≡ 0 (mod m), for a value below K·m with limbs of 29 bits (as
-    // the carry chains leave them): a equals one of 0, m, …, (K − 1)·m limb for limb
-    for (const K of [...this.zeroTests].sort((x, y) => x - y)) {
-      if (BigInt(K) * this.m > this.R) throw new Error(`${pre}: is_zero_lt_${K} beyond the limbs`);
-      const tests = Array.from({ length: K }, (_, j) => {
-        const jm = toLimbs(BigInt(j) * this.m, L);
-        return `(i64.eqz ${Array.from({ length: L }, (_, i) => `(i64.xor ${get(`a${i}`)} ${i64c(jm[i])})`).reduce((x, y) => `(i64.or ${x} ${y})`)})`;
-      });
-      fns.push(`(func ${this.fn(`is_zero_lt_${K}`)} (param $a i32) (result i32) ${locals('i64', Array.from({ length: L }, (_, i) => `a${i}`))}
-  ${[...this.#loadLimbs('a', 'a'), tests.reduce((x, y) => `(i32.or ${x} ${y})`)].join('\n  ')})`);
-    }
-    fns.push(`(func ${this.fn('is_zero')} (param $a i32) (result i32) ${chainLocals()}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#eqLines(() => '(i64.const 0)')].join('\n  ')})`);
-    // cmov(r, a, mask): r ← mask ? a : r
-    fns.push(`(func ${this.fn('cmov')} (param $r i32) (param $a i32) (param $mask i64) (local $v v128)
-  ${cmovLines('r', 'a', 'mask', L).join('\n  ')})`);
-    // from_bytes(r, src): big-endian bytes (this.bytes of them) → Montgomery form (any value
-    // below 2^(8·bytes) is accepted and reduced)
-    fns.push(`(func ${this.fn('from_bytes')} (param $r i32) (param $src i32)
-  ${this.#fromBytesLines('r', 'src').join('\n  ')}
-  (call ${this.fn('mulc_r2')} (local.get $r) (local.get $r)))`);
-    // from_bytes_raw(r, src): the plain integer in limbs (no Montgomery conversion)
-    fns.push(`(func ${this.fn('from_bytes_raw')} (param $r i32) (param $src i32)
-  ${this.#fromBytesLines('r', 'src').join('\n  ')})`);
-    // to_bytes(dst, a): out of Montgomery form, fully reduced, big-endian
-    fns.push(`(func ${this.fn('to_bytes')} (param $dst i32) (param $a i32) ${this.#mulLocals(['t', 'mask'])}
-  ${[...this.#loadLimbs('a', 'a'), ...this.#mulCore({ kind: 'const', limbs: this.consts.get('raw1')! }),
-      ...Array.from({ length: L }, (_, i) => set(`a${i}`, get(`r${i}`))), ...this.#canonLines('a', 'r'),
-      ...this.#toBytesLines('dst', 'r')].join('\n  ')})`);
-    // lt_m(src) → 1 if the big-endian integer at src is below m (canonical), else 0
-    fns.push(`(func ${this.fn('bytes_lt')} (param $src i32) (result i32) ${chainLocals()}
-  ${[...this.#fromBytesLines(null, 'src', 'a'),
-      ...this.#chain('r', (i) => `(i64.sub ${get(`a${i}`)} ${i64c(this.mLimbs[i])})`),
-      `(i32.wrap_i64 (i64.and ${get('c')} (i64.const 1)))`].join('\n  ')})`);
-    // bytes_nonzero(src) → 1 if the big-endian integer at src is not 0
-    fns.push(`(func ${this.fn('bytes_nonzero')} (param $src i32) (result i32) ${chainLocals()}
-  ${[...this.#fromBytesLines(null, 'src', 'a'),
-      `(i32.eqz (i64.eqz ${Array.from({ length: L }, (_, i) => get(`a${i}`)).reduce((x, y) => `(i64.or ${x} ${y})`)}))`].join('\n  ')})`);
-    // inversion: safegcd on the canonical value (fe_safegcd.ts), then the Montgomery factors
-    // restored by a product with R³ ((aR)⁻¹ = a⁻¹R⁻¹; mont(a⁻¹R⁻¹, R³) = a⁻¹R). Constant time
-    // for inv; inv_vt, for public data only (ECDSA verification), is the variable-time variant.
-    // Measured against the Fermat addition chain it replaces (µs per call, see fe_safegcd.ts):
-    // P-256 p 3.9 → 1.25, brainpoolP256r1 p 7.6 → 1.25, brainpoolP512r1 n 42.5 → 4.2.
-    for (const [name, constantTime] of [['inv', true], ...(this.varTimeInv ? [['inv_vt', false]] : [])] as [string, boolean][]) {
-      const sg = safegcdFunction(`${pre}_${name}_raw`, this.m, { constantTime });
-      if (this.FE + sg.workspace > this.invWorkspace) throw new Error(`${pre}: ${name} needs more work space than invWorkspace`);
-      fns.push(sg.wat);
-      fns.push(`(func ${this.fn(name)} (param $r i32) (param $a i32) (param $ws i32)
-  (call ${this.fn('canon')} (local.get $ws) (local.get $a))
-  (call ${this.fn(`${name}_raw`)} (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const ${FE})))
-  (call ${this.fn('mulc_r3')} (local.get $r) (local.get $r)))`);
-    }
-    return fns;
-  }
-
-  /** The work space (bytes) that sqrt needs. */
-  get sqrtWorkspace(): number {
-    return this.powWorkspace + 7 * this.FE;
-  }
-
-  /**
-   * sqrt(r, a, ws) → 1 if a is a square (r² = a), else 0 (r is then meaningless). r may alias a.
-   * p ≡ 3 (mod 4): r = a^((p+1)/4). Otherwise the constant-time Tonelli–Shanks of RFC 9380,
-   * Appendix I.4: the same squarings and multiplications whatever a is, the choices by masks.
-   */
-  sqrtFunction(): string {
-    const m = this.m, FE = this.FE;
-    const base = this.powWorkspace;
-    const slot = (i: number) => addr('ws', base + i * FE);
-    const [A, Z, T, B, C, TMP, SQ] = [0, 1, 2, 3, 4, 5, 6].map(slot);
-    const lines: string[] = [`(memory.copy ${A} ${get('a')} (i32.const ${FE}))`];
-    const wsLocal = set('pw', A);
-    if (m % 4n === 3n) {
-      lines.push(wsLocal, ...powLines(this, (m + 1n) / 4n, 'r', 'pw', 'ws'));
-    } else {
-      let s = 0, q = m - 1n;
-      while ((q & 1n) === 0n) { q >>= 1n; s++; }
-      let c4 = 2n;
-      while (powMod(c4, (m - 1n) / 2n, m) !== m - 1n) c4++;
-      this.addConst({ name: 'ts_c5', value: powMod(c4, q, m) });
-      lines.push(
-        set('pw', Z),
-        set('pa', A),
-        ...powLines(this, (q - 1n) / 2n, 'pw', 'pa', 'ws'),
-        `(call ${this.fn('sqr')} ${T} ${Z})`,
-        `(call ${this.fn('mul')} ${T} ${T} ${A})`,
-        `(call ${this.fn('mul')} ${Z} ${Z} ${A})`,
-        `(memory.copy ${B} ${T} (i32.const ${FE}))`,
-        `(call ${this.fn('set_ts_c5')} ${C})`,
-        set('k', `(i32.const ${s})`),
-        `(loop $outer`,
-        `  ${set('j', `(i32.sub ${get('k')} (i32.const 2))`)}`,
-        `  (block $jd (loop $jl (br_if $jd (i32.eqz ${get('j')})) (call ${this.fn('sqr')} ${B} ${B}) ${set('j', `(i32.sub ${get('j')} (i32.const 1))`)} (br $jl)))`,
-        `  ;; mask: all ones when b ≠ 1 (then z ← z·c and t ← t·c²)`,
-        `  ${set('mask', `(i64.sub (i64.extend_i32_u (call ${this.fn('eq_one')} ${B})) (i64.const 1))`)}`,
-        `  (call ${this.fn('mul')} ${TMP} ${Z} ${C})`,
-        `  (call ${this.fn('cmov')} ${Z} ${TMP} ${get('mask')})`,
-        `  (call ${this.fn('sqr')} ${C} ${C})`,
-        `  (call ${this.fn('mul')} ${TMP} ${T} ${C})`,
-        `  (call ${this.fn('cmov')} ${T} ${TMP} ${get('mask')})`,
-        `  (memory.copy ${B} ${T} (i32.const ${FE}))`,
-        `  ${set('k', `(i32.sub ${get('k')} (i32.const 1))`)}`,
-        `  (br_if $outer (i32.ge_u ${get('k')} (i32.const 2))))`,
-        `(memory.copy ${get('r')} ${Z} (i32.const ${FE}))`,
-      );
-    }
-    lines.push(`(call ${this.fn('sqr')} ${SQ} ${get('r')})`, `(call ${this.fn('eq')} ${SQ} ${A})`);
-    return `(func ${this.fn('sqrt')} (param $r i32) (param $a i32) (param $ws i32) (result i32) (local $pw i32) (local $pa i32) (local $i i32) (local $k i32) (local $j i32) (local $mask i64)
-  ${lines.join('\n  ')})`;
-  }
-
-  /** The work space (bytes) that powLines needs (sqrt; the negative control's inversion). */
-  get powWorkspace(): number {
-    return (POW_TABLE + 1) * this.FE;
-  }
-
-  /** The work space (bytes) that inv and inv_vt need: the canonical copy of the input (safegcd
-   * itself keeps everything in locals; functions() checks that). */
-  get invWorkspace(): number {
-    return this.FE;
-  }
-
-  // canonical reduction of locals src (value in [0, 2m)) into locals dst
-  #canonLines(src: string, dst: string): string[] {
-    return [
-      ...this.#chain(dst, (i) => `(i64.sub ${get(`${src}${i}`)} ${i64c(this.mLimbs[i])})`),
-      set('mask', get('c')),
-      ...this.#addMasked(dst, this.mLimbs),
-    ];
-  }
-
-  // (a − b) reduced into [0, 2m); zero iff it is 0 or m. Leaves the i32 result on the stack.
-  #eqLines(b: (i: number) => string): string[] {
-    const L = this.L;
-    const orAll = (f: (i: number) => string) => Array.from({ length: L }, (_, i) => f(i)).reduce((x, y) => `(i64.or ${x} ${y})`);
-    return [
-      ...this.#chain('r', (i) => `(i64.sub ${get(`a${i}`)} ${b(i)})`),
-      set('mask', get('c')),
-      ...this.#addMasked('r', this.m2Limbs),
-      `(i32.or (i64.eqz ${orAll((i) => get(`r${i}`))}) (i64.eqz ${orAll((i) => `(i64.xor ${get(`r${i}`)} ${i64c(this.mLimbs[i])})`)}))`,
-    ];
-  }
-
-  // Big-endian bytes at src → limbs (stored at dst, or into locals `intoLocals`0…).
-  #fromBytesLines(dst: string | null, src: string, intoLocals?: string): string[] {
-    const out: string[] = [];
-    const n = this.bytes;
-    for (let j = 0; j < this.L; j++) {
-      const lo = W * j, hi = W * j + W; // bits [lo, hi)
-      const parts: string[] = [];
-      for (let bi = Math.floor(lo / 8); bi * 8 < hi && bi < n; bi++) {
-        const byte = `(i64.load8_u offset=${n - 1 - bi} ${get(src)})`;
-        const shift = 8 * bi - lo;
-        parts.push(shift >= 0 ? (shift ? `(i64.shl ${byte} (i64.const ${shift}))` : byte) : `(i64.shr_u ${byte} (i64.const ${-shift}))`);
-      }
-      const v = parts.length === 0 ? '(i64.const 0)' : andM(parts.reduce((x, y) => `(i64.or ${x} ${y})`));
-      if (intoLocals) out.push(set(`${intoLocals}${j}`, v));
-      else out.push(st(get(dst!), 8 * j, v));
-    }
-    return out;
-  }
-
-  // locals src0… (canonical, limbs normalised) → big-endian bytes at dst
-  #toBytesLines(dst: string, src: string): string[] {
-    const out: string[] = [];
-    const n = this.bytes;
-    for (let bi = 0; bi < n; bi++) {
-      const pos = 8 * bi, j = Math.floor(pos / W), sh = pos - W * j;
-      let e = sh ? `(i64.shr_u ${get(`${src}${j}`)} (i64.const ${sh}))` : get(`${src}${j}`);
-      if (sh + 8 > W && j + 1 < this.L) e = `(i64.or ${e} (i64.shl ${get(`${src}${j + 1}`)} (i64.const ${W - sh})))`;
-      out.push(`(i64.store8 offset=${n - 1 - bi} ${get(dst)} ${e})`);
-    }
-    return out;
+    out.unshift(...Array.from({ length: Math.ceil(keys.length / 2) }, (_, n) =>
+      f.v128(`vk${n}`).set(v128.i32x4(`${keys[2 * n]} ${keys[2 * n + 1] ?? '0 0'}`.split(' ')))));
+    return { code: out, bounds };
   }
 }
-
-export const POW_WINDOW = 5;
-export const POW_TABLE = 1 << (POW_WINDOW - 1); // odd powers a^1, a^3, …, a^31
 
 /**
- * Lines computing r ← a^e (e public) with calls to the field's sqr and mul; the work space at
- * ws holds the odd powers a^1 … a^(2·POW_TABLE − 1) and a². r may alias a. Runs of squarings
- * become counted loops (public counter in $i).
+ * The products of the field, in module order: mul, the fused products in use (mul2w, mulw,
+ * mulwn), sqr, and for each constant its product (when used) and its setter.
  */
-export function powLines(f: FieldGen, e: bigint, r: string, a: string, ws: string): string[] {
-  if (e <= 0n) throw new Error('powLines: exponent must be positive');
-  const FE = f.FE;
-  const tab = (i: number) => addr(ws, i * FE); // a^(2i+1)
-  const sq = addr(ws, POW_TABLE * FE);
-  const out: string[] = [
-    `(memory.copy ${tab(0)} ${get(a)} (i32.const ${FE}))`,
-    `(call ${f.fn('sqr')} ${sq} ${get(a)})`,
-  ];
-  for (let i = 1; i < POW_TABLE; i++) out.push(`(call ${f.fn('mul')} ${tab(i)} ${tab(i - 1)} ${sq})`);
-  const bits = e.toString(2);
-  let started = false;
-  let pendingSq = 0;
-  const flushSq = () => {
-    if (pendingSq >= 4) {
-      out.push(set('i', `(i32.const ${pendingSq})`),
-        `(loop $sq (call ${f.fn('sqr')} ${get(r)} ${get(r)}) ${set('i', `(i32.sub ${get('i')} (i32.const 1))`)} (br_if $sq ${get('i')}))`);
-    } else {
-      for (let k = 0; k < pendingSq; k++) out.push(`(call ${f.fn('sqr')} ${get(r)} ${get(r)})`);
-    }
-    pendingSq = 0;
+export function productFunctions(fg: FieldGen): Func[] {
+  const L = fg.L;
+  const out: Func[] = [];
+  const body = (f: Func, operand: Operand, load: 'a' | 'ab', wide?: Local<'i32'>) => {
+    const { r, a } = { r: f.i32('r'), a: f.i32('a') };
+    const loads = [...fg.loadLimbs(f, 'a', a), ...(load === 'ab' ? fg.loadLimbs(f, 'b', f.i32('b')) : [])];
+    f.emit(loads, fg.mulCore(f, operand, wide).code, fg.storeLimbs(f, r, 'r'));
   };
-  let i = 0;
-  while (i < bits.length) {
-    if (bits[i] === '0') {
-      pendingSq++;
-      i++;
+  // mul
+  {
+    const f = fg.mul;
+    if (fg.flags.simdProducts) {
+      fg.mulLocals(f, [], true);
+      f.emit(fg.mulCore(f, { kind: 'simd', ptr: f.i32('b') }).code, fg.storeLimbs(f, f.i32('r'), 'r'));
+    } else {
+      fg.mulLocals(f);
+      body(f, { kind: 'locals', prefix: 'b' }, 'ab');
+    }
+    out.push(f);
+  }
+  // Lazy reduction of a sum of two products, x·y + u·v (or x·y + u·(2m − v)), in two calls:
+  // mulw(w, u, v) / mulwn(w, u, v) leave the 2L − 1 column sums of u·v (or of u·(2m − v),
+  // its limbs formed one by one as 2m_j − v_j, signed, |·| < 2^29: no carry chain) unreduced
+  // in memory at w; mul2w(r, x, y, w) adds them to the columns of x·y and reduces once. The
+  // columns then hold up to 2L products and L reduction terms (mulCore's column bound check
+  // refuses limb counts where that could overflow); the result is below
+  // (kx·ky + ku·kv)·m²/R + m ≤ 2m when kx·ky + ku·kv ≤ R/m (the formula planner's rule).
+  // Tried first: one function with all four operands in locals (mul2): slower than two
+  // products and a sum at 9 limbs (P-256 pt_double +4%, brainpoolP256r1 +6%: 36 operand
+  // locals spill).
+  for (const kind of [...fg.fused].sort()) {
+    if (fg.flags.simdProducts) throw new Error(`${fg.pre}: fused products need scalar products`);
+    const f = fg.fusedMul(kind as 'mulw' | 'mulwn' | 'mul2w');
+    if (kind === 'mul2w') {
+      fg.mulLocals(f);
+      body(f, { kind: 'locals', prefix: 'b' }, 'ab', f.i32('w'));
+      out.push(f);
       continue;
     }
-    let j = Math.min(i + POW_WINDOW, bits.length) - 1;
-    while (bits[j] === '0') j--;
-    const val = parseInt(bits.slice(i, j + 1), 2);
-    if (started) {
-      pendingSq += j - i + 1;
-      flushSq();
-      out.push(`(call ${f.fn('mul')} ${get(r)} ${get(r)} ${tab((val - 1) / 2)})`);
-    } else {
-      out.push(`(memory.copy ${get(r)} ${tab((val - 1) / 2)} (i32.const ${FE}))`);
-      started = true;
+    const [w, a, b] = [f.i32('w'), f.i32('a'), f.i32('b')];
+    for (let i = 0; i < L; i++) f.locals('i64', [`a${i}`, `b${i}`]);
+    const B = (i: number) => f.i64(`b${i}`);
+    const loadB = kind === 'mulw' || fg.flags.fusedSignSlip ? fg.loadLimbs(f, 'b', b)
+      : Array.from({ length: L }, (_, i) => B(i).set(i64.sub(fg.m2Limbs[i], i64.load(b, 8 * i))));
+    const cols: Stmt[] = [];
+    for (let k = 0; k <= 2 * L - 2; k++) {
+      const terms: Term[] = [];
+      for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) terms.push({ e: i64.mul(f.i64(`a${i}`), B(k - i)), neg: false });
+      cols.push(i64.store(w, sum(terms), 8 * k));
     }
-    i = j + 1;
+    f.emit(fg.loadLimbs(f, 'a', a), loadB, cols);
+    out.push(f);
   }
-  flushSq();
-  return out;
-}
-
-/** r ← mask ? a : r over L limbs (8·L bytes), by v128.bitselect and a scalar tail. */
-export function cmovLines(r: string, a: string, mask: string, L: number): string[] {
-  const out: string[] = [set('v', `(i64x2.splat ${get(mask)})`)];
-  for (let i = 0; i + 1 < L; i += 2) {
-    out.push(`(v128.store offset=${8 * i} ${get(r)} (v128.bitselect (v128.load offset=${8 * i} ${get(a)}) (v128.load offset=${8 * i} ${get(r)}) ${get('v')}))`);
+  {
+    const f = fg.sqr;
+    fg.mulLocals(f);
+    body(f, 'square', 'a');
+    out.push(f);
   }
-  if (L % 2) {
-    const o = 8 * (L - 1);
-    out.push(st(get(r), o, `(i64.xor ${ld(get(r), o)} (i64.and (i64.xor ${ld(get(r), o)} ${ld(get(a), o)}) ${get(mask)}))`));
+  // multiplication by each constant (when used), and each constant's setter
+  for (const [name, limbs] of fg.consts) {
+    if (fg.mulConsts.has(name)) {
+      const f = fg.mulc(name);
+      fg.mulLocals(f);
+      body(f, { kind: 'const', limbs }, 'a');
+      out.push(f);
+    }
+    const f = fg.setc(name);
+    f.emit(limbs.map((v, i) => i64.store(f.i32('r'), v, 8 * i)));
+    out.push(f);
   }
   return out;
 }

@@ -9,8 +9,13 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 28))
   (global (export "WS_SIZE") i32 (i32.const 6688))
   (global (export "TABLE_BYTES") i32 (i32.const 23552))
-  (func $fp_mul (param $r i32) (param $a i32) (param $b i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+  (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -18,7 +23,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -31,72 +36,190 @@
     (local.set $q0 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q0)) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q1)) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b2))
+          (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0))))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q2)) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2))) (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))) (i64.shl (local.get $q0) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+            (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0))))
+          (i64.shl (local.get $q0) (i64.const 9)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q3)) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3))) (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))) (i64.shl (local.get $q1) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+            (i64.add
+              (i64.mul (local.get $a2) (local.get $b2))
+              (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0)))))
+          (i64.shl (local.get $q1) (i64.const 9)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q4)) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3)))) (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))) (i64.shl (local.get $q2) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $b5))
+              (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+            (i64.add
+              (i64.mul (local.get $a3) (local.get $b2))
+              (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0)))))
+          (i64.shl (local.get $q2) (i64.const 9)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q5)) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2))) (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))) (i64.shl (local.get $q3) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $b6))
+              (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+              (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0)))))
+          (i64.shl (local.get $q3) (i64.const 9)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6))) (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2))) (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.add (i64.mul (local.get $a7) (local.get $b0)) (i64.shl (local.get $q0) (i64.const 21)))))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+              (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
+              (i64.add
+                (i64.mul (local.get $a6) (local.get $b1))
+                (i64.add (i64.mul (local.get $a7) (local.get $b0)) (i64.shl (local.get $q0) (i64.const 21))))))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6))) (i64.add (i64.mul (local.get $a3) (local.get $b5)) (i64.mul (local.get $a4) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))) (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.shl (local.get $q1) (i64.const 21))))) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6)))
+              (i64.add (i64.mul (local.get $a3) (local.get $b5)) (i64.mul (local.get $a4) (local.get $b4))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2)))
+              (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.shl (local.get $q1) (i64.const 21)))))
+          (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))) (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3))) (i64.add (i64.mul (local.get $a7) (local.get $b2)) (i64.shl (local.get $q2) (i64.const 21))))) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a2) (local.get $b7))
+              (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))
+              (i64.add (i64.mul (local.get $a7) (local.get $b2)) (i64.shl (local.get $q2) (i64.const 21)))))
+          (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5)))) (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.add (i64.mul (local.get $a7) (local.get $b3)) (i64.shl (local.get $q3) (i64.const 21))))) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a3) (local.get $b7))
+              (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5))))
+            (i64.add
+              (i64.mul (local.get $a6) (local.get $b4))
+              (i64.add (i64.mul (local.get $a7) (local.get $b3)) (i64.shl (local.get $q3) (i64.const 21)))))
+          (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6))) (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))
+          (i64.add
+            (i64.mul (local.get $a6) (local.get $b5))
+            (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6))) (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6)))
+          (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.add (i64.mul (local.get $a7) (local.get $b6)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (local.get $b7))
+          (i64.add (i64.mul (local.get $a7) (local.get $b6)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (local.get $b7)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b7)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_mul2w (param $r i32) (param $a i32) (param $b i32) (param $w i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_mul2w (param $r i32) (param $a i32) (param $b i32) (param $w i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -104,7 +227,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -113,76 +236,208 @@
     (local.set $b6 (i64.load offset=48 (local.get $b)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
     ;; column 0
-    (local.set $acc (i64.add (i64.mul (local.get $a0) (local.get $b0)) (i64.load offset=0 (local.get $w))))
+    (local.set $acc (i64.add (i64.mul (local.get $a0) (local.get $b0)) (i64.load (local.get $w))))
     (local.set $q0 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q0)) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.add (i64.mul (local.get $a1) (local.get $b0)) (i64.load offset=8 (local.get $w)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b1))
+          (i64.add (i64.mul (local.get $a1) (local.get $b0)) (i64.load offset=8 (local.get $w))))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q1)) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1))) (i64.add (i64.mul (local.get $a2) (local.get $b0)) (i64.load offset=16 (local.get $w)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b0)) (i64.load offset=16 (local.get $w))))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q2)) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2))) (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.add (i64.mul (local.get $a3) (local.get $b0)) (i64.load offset=24 (local.get $w))))) (i64.shl (local.get $q0) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+            (i64.add
+              (i64.mul (local.get $a2) (local.get $b1))
+              (i64.add (i64.mul (local.get $a3) (local.get $b0)) (i64.load offset=24 (local.get $w)))))
+          (i64.shl (local.get $q0) (i64.const 9)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q3)) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.add (i64.mul (local.get $a1) (local.get $b3)) (i64.mul (local.get $a2) (local.get $b2)))) (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.add (i64.mul (local.get $a4) (local.get $b0)) (i64.load offset=32 (local.get $w))))) (i64.shl (local.get $q1) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $b4))
+              (i64.add (i64.mul (local.get $a1) (local.get $b3)) (i64.mul (local.get $a2) (local.get $b2))))
+            (i64.add
+              (i64.mul (local.get $a3) (local.get $b1))
+              (i64.add (i64.mul (local.get $a4) (local.get $b0)) (i64.load offset=32 (local.get $w)))))
+          (i64.shl (local.get $q1) (i64.const 9)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q4)) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3)))) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.mul (local.get $a4) (local.get $b1))) (i64.add (i64.mul (local.get $a5) (local.get $b0)) (i64.load offset=40 (local.get $w))))) (i64.shl (local.get $q2) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $b5))
+              (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.mul (local.get $a4) (local.get $b1)))
+              (i64.add (i64.mul (local.get $a5) (local.get $b0)) (i64.load offset=40 (local.get $w)))))
+          (i64.shl (local.get $q2) (i64.const 9)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q5)) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.mul (local.get $a1) (local.get $b5))) (i64.add (i64.mul (local.get $a2) (local.get $b4)) (i64.mul (local.get $a3) (local.get $b3)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b2)) (i64.mul (local.get $a5) (local.get $b1))) (i64.add (i64.mul (local.get $a6) (local.get $b0)) (i64.load offset=48 (local.get $w))))) (i64.shl (local.get $q3) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.mul (local.get $a1) (local.get $b5)))
+              (i64.add (i64.mul (local.get $a2) (local.get $b4)) (i64.mul (local.get $a3) (local.get $b3))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (local.get $b2)) (i64.mul (local.get $a5) (local.get $b1)))
+              (i64.add (i64.mul (local.get $a6) (local.get $b0)) (i64.load offset=48 (local.get $w)))))
+          (i64.shl (local.get $q3) (i64.const 9)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6))) (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.add (i64.mul (local.get $a3) (local.get $b4)) (i64.mul (local.get $a4) (local.get $b3))))) (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))) (i64.add (i64.mul (local.get $a7) (local.get $b0)) (i64.add (i64.load offset=56 (local.get $w)) (i64.shl (local.get $q0) (i64.const 21)))))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+              (i64.add
+                (i64.mul (local.get $a2) (local.get $b5))
+                (i64.add (i64.mul (local.get $a3) (local.get $b4)) (i64.mul (local.get $a4) (local.get $b3)))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1)))
+              (i64.add
+                (i64.mul (local.get $a7) (local.get $b0))
+                (i64.add (i64.load offset=56 (local.get $w)) (i64.shl (local.get $q0) (i64.const 21))))))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6))) (i64.add (i64.mul (local.get $a3) (local.get $b5)) (i64.mul (local.get $a4) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))) (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.add (i64.load offset=64 (local.get $w)) (i64.shl (local.get $q1) (i64.const 21)))))) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6)))
+              (i64.add (i64.mul (local.get $a3) (local.get $b5)) (i64.mul (local.get $a4) (local.get $b4))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2)))
+              (i64.add
+                (i64.mul (local.get $a7) (local.get $b1))
+                (i64.add (i64.load offset=64 (local.get $w)) (i64.shl (local.get $q1) (i64.const 21))))))
+          (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.mul (local.get $a3) (local.get $b6))) (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2))) (i64.add (i64.load offset=72 (local.get $w)) (i64.shl (local.get $q2) (i64.const 21))))) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.mul (local.get $a3) (local.get $b6)))
+              (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2)))
+              (i64.add (i64.load offset=72 (local.get $w)) (i64.shl (local.get $q2) (i64.const 21)))))
+          (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5)))) (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))) (i64.add (i64.load offset=80 (local.get $w)) (i64.shl (local.get $q3) (i64.const 21))))) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a3) (local.get $b7))
+              (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3)))
+              (i64.add (i64.load offset=80 (local.get $w)) (i64.shl (local.get $q3) (i64.const 21)))))
+          (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5)))) (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.add (i64.load offset=88 (local.get $w)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.mul (local.get $a4) (local.get $b7))
+            (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+          (i64.add
+            (i64.mul (local.get $a7) (local.get $b4))
+            (i64.add (i64.load offset=88 (local.get $w)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6))) (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.add (i64.load offset=96 (local.get $w)) (i64.shl (local.get $q5) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6)))
+          (i64.add
+            (i64.mul (local.get $a7) (local.get $b5))
+            (i64.add (i64.load offset=96 (local.get $w)) (i64.shl (local.get $q5) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))) (i64.add (i64.load offset=104 (local.get $w)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6)))
+          (i64.add (i64.load offset=104 (local.get $w)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (local.get $b7)) (i64.add (i64.load offset=112 (local.get $w)) (i64.shl (local.get $q7) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b7))
+          (i64.add (i64.load offset=112 (local.get $w)) (i64.shl (local.get $q7) (i64.const 21))))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_mulw (param $w i32) (param $a i32) (param $b i32) (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64) (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64) (local $a7 i64) (local $b7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_mulw (param $w i32) (param $a i32) (param $b i32)
+    (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
+    (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
+    (local $a7 i64) (local $b7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -190,7 +445,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -198,23 +453,99 @@
     (local.set $b5 (i64.load offset=40 (local.get $b)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
-    (i64.store offset=0 (local.get $w) (i64.mul (local.get $a0) (local.get $b0)))
-    (i64.store offset=8 (local.get $w) (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
-    (i64.store offset=16 (local.get $w) (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
-    (i64.store offset=24 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2))) (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
-    (i64.store offset=32 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3))) (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
-    (i64.store offset=40 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3)))) (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
-    (i64.store offset=48 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2))) (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
-    (i64.store offset=56 (local.get $w) (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6))) (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2))) (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))))
-    (i64.store offset=64 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3))) (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1))))))
-    (i64.store offset=72 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))) (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2))))))
-    (i64.store offset=80 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6))) (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))))))
-    (i64.store offset=88 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6))) (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))))
-    (i64.store offset=96 (local.get $w) (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.add (i64.mul (local.get $a6) (local.get $b6)) (i64.mul (local.get $a7) (local.get $b5)))))
-    (i64.store offset=104 (local.get $w) (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))))
-    (i64.store offset=112 (local.get $w) (i64.mul (local.get $a7) (local.get $b7))))
-  (func $fp_mulwn (param $w i32) (param $a i32) (param $b i32) (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64) (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64) (local $a7 i64) (local $b7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store (local.get $w) (i64.mul (local.get $a0) (local.get $b0)))
+    (i64.store offset=8
+      (local.get $w)
+      (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (i64.store offset=16
+      (local.get $w)
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (i64.store offset=24
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (i64.store offset=32
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (i64.store offset=40
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (i64.store offset=48
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (i64.store offset=56
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))))
+    (i64.store offset=64
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a1) (local.get $b7))
+          (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
+          (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1))))))
+    (i64.store offset=72
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b7))
+          (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5))))
+        (i64.add
+          (i64.mul (local.get $a5) (local.get $b4))
+          (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2))))))
+    (i64.store offset=80
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6)))
+        (i64.add
+          (i64.mul (local.get $a5) (local.get $b5))
+          (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))))))
+    (i64.store offset=88
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))
+        (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))))
+    (i64.store offset=96
+      (local.get $w)
+      (i64.add
+        (i64.mul (local.get $a5) (local.get $b7))
+        (i64.add (i64.mul (local.get $a6) (local.get $b6)) (i64.mul (local.get $a7) (local.get $b5)))))
+    (i64.store offset=104
+      (local.get $w)
+      (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))))
+    (i64.store offset=112 (local.get $w) (i64.mul (local.get $a7) (local.get $b7)))
+  )
+  (func $fp_mulwn (param $w i32) (param $a i32) (param $b i32)
+    (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
+    (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
+    (local $a7 i64) (local $b7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -222,7 +553,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.sub (i64.const 2) (i64.load offset=0 (local.get $b))))
+    (local.set $b0 (i64.sub (i64.const 2) (i64.load (local.get $b))))
     (local.set $b1 (i64.sub (i64.const 0) (i64.load offset=8 (local.get $b))))
     (local.set $b2 (i64.sub (i64.const 0) (i64.load offset=16 (local.get $b))))
     (local.set $b3 (i64.sub (i64.const 536869888) (i64.load offset=24 (local.get $b))))
@@ -230,23 +561,101 @@
     (local.set $b5 (i64.sub (i64.const 536870911) (i64.load offset=40 (local.get $b))))
     (local.set $b6 (i64.sub (i64.const 536870911) (i64.load offset=48 (local.get $b))))
     (local.set $b7 (i64.sub (i64.const 4194303) (i64.load offset=56 (local.get $b))))
-    (i64.store offset=0 (local.get $w) (i64.mul (local.get $a0) (local.get $b0)))
-    (i64.store offset=8 (local.get $w) (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
-    (i64.store offset=16 (local.get $w) (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
-    (i64.store offset=24 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2))) (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
-    (i64.store offset=32 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3))) (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
-    (i64.store offset=40 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3)))) (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
-    (i64.store offset=48 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2))) (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
-    (i64.store offset=56 (local.get $w) (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6))) (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2))) (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))))
-    (i64.store offset=64 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3))) (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1))))))
-    (i64.store offset=72 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))) (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2))))))
-    (i64.store offset=80 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6))) (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))))))
-    (i64.store offset=88 (local.get $w) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6))) (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))))
-    (i64.store offset=96 (local.get $w) (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.add (i64.mul (local.get $a6) (local.get $b6)) (i64.mul (local.get $a7) (local.get $b5)))))
-    (i64.store offset=104 (local.get $w) (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))))
-    (i64.store offset=112 (local.get $w) (i64.mul (local.get $a7) (local.get $b7))))
-  (func $fp_sqr (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store (local.get $w) (i64.mul (local.get $a0) (local.get $b0)))
+    (i64.store offset=8
+      (local.get $w)
+      (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (i64.store offset=16
+      (local.get $w)
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (i64.store offset=24
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (i64.store offset=32
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (i64.store offset=40
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (i64.store offset=48
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (i64.store offset=56
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))))
+    (i64.store offset=64
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a1) (local.get $b7))
+          (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
+          (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1))))))
+    (i64.store offset=72
+      (local.get $w)
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b7))
+          (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5))))
+        (i64.add
+          (i64.mul (local.get $a5) (local.get $b4))
+          (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2))))))
+    (i64.store offset=80
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6)))
+        (i64.add
+          (i64.mul (local.get $a5) (local.get $b5))
+          (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))))))
+    (i64.store offset=88
+      (local.get $w)
+      (i64.add
+        (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))
+        (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))))
+    (i64.store offset=96
+      (local.get $w)
+      (i64.add
+        (i64.mul (local.get $a5) (local.get $b7))
+        (i64.add (i64.mul (local.get $a6) (local.get $b6)) (i64.mul (local.get $a7) (local.get $b5)))))
+    (i64.store offset=104
+      (local.get $w)
+      (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))))
+    (i64.store offset=112 (local.get $w) (i64.mul (local.get $a7) (local.get $b7)))
+  )
+  (func $fp_sqr (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -263,86 +672,197 @@
     (local.set $q1 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q1)) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $a0) (local.get $a2)) (i64.const 1)) (i64.mul (local.get $a1) (local.get $a1))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (i64.mul (local.get $a0) (local.get $a2)) (i64.const 1))
+          (i64.mul (local.get $a1) (local.get $a1)))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q2)) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.sub (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a3)) (i64.mul (local.get $a1) (local.get $a2))) (i64.const 1)) (i64.shl (local.get $q0) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.shl
+            (i64.add (i64.mul (local.get $a0) (local.get $a3)) (i64.mul (local.get $a1) (local.get $a2)))
+            (i64.const 1))
+          (i64.shl (local.get $q0) (i64.const 9)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q3)) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a4)) (i64.mul (local.get $a1) (local.get $a3))) (i64.const 1)) (i64.mul (local.get $a2) (local.get $a2))) (i64.shl (local.get $q1) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.shl
+              (i64.add (i64.mul (local.get $a0) (local.get $a4)) (i64.mul (local.get $a1) (local.get $a3)))
+              (i64.const 1))
+            (i64.mul (local.get $a2) (local.get $a2)))
+          (i64.shl (local.get $q1) (i64.const 9)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q4)) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.sub (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a5)) (i64.add (i64.mul (local.get $a1) (local.get $a4)) (i64.mul (local.get $a2) (local.get $a3)))) (i64.const 1)) (i64.shl (local.get $q2) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.shl
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $a5))
+              (i64.add (i64.mul (local.get $a1) (local.get $a4)) (i64.mul (local.get $a2) (local.get $a3))))
+            (i64.const 1))
+          (i64.shl (local.get $q2) (i64.const 9)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q5)) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a6)) (i64.add (i64.mul (local.get $a1) (local.get $a5)) (i64.mul (local.get $a2) (local.get $a4)))) (i64.const 1)) (i64.mul (local.get $a3) (local.get $a3))) (i64.shl (local.get $q3) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.shl
+              (i64.add
+                (i64.mul (local.get $a0) (local.get $a6))
+                (i64.add (i64.mul (local.get $a1) (local.get $a5)) (i64.mul (local.get $a2) (local.get $a4))))
+              (i64.const 1))
+            (i64.mul (local.get $a3) (local.get $a3)))
+          (i64.shl (local.get $q3) (i64.const 9)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $a0) (local.get $a7)) (i64.mul (local.get $a1) (local.get $a6))) (i64.add (i64.mul (local.get $a2) (local.get $a5)) (i64.mul (local.get $a3) (local.get $a4)))) (i64.const 1)) (i64.shl (local.get $q0) (i64.const 21))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.shl
+              (i64.add
+                (i64.add (i64.mul (local.get $a0) (local.get $a7)) (i64.mul (local.get $a1) (local.get $a6)))
+                (i64.add (i64.mul (local.get $a2) (local.get $a5)) (i64.mul (local.get $a3) (local.get $a4))))
+              (i64.const 1))
+            (i64.shl (local.get $q0) (i64.const 21)))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.shl (i64.add (i64.mul (local.get $a1) (local.get $a7)) (i64.add (i64.mul (local.get $a2) (local.get $a6)) (i64.mul (local.get $a3) (local.get $a5)))) (i64.const 1)) (i64.add (i64.mul (local.get $a4) (local.get $a4)) (i64.shl (local.get $q1) (i64.const 21)))) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.shl
+              (i64.add
+                (i64.mul (local.get $a1) (local.get $a7))
+                (i64.add (i64.mul (local.get $a2) (local.get $a6)) (i64.mul (local.get $a3) (local.get $a5))))
+              (i64.const 1))
+            (i64.add (i64.mul (local.get $a4) (local.get $a4)) (i64.shl (local.get $q1) (i64.const 21))))
+          (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.shl (i64.add (i64.mul (local.get $a2) (local.get $a7)) (i64.add (i64.mul (local.get $a3) (local.get $a6)) (i64.mul (local.get $a4) (local.get $a5)))) (i64.const 1)) (i64.shl (local.get $q2) (i64.const 21))) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.shl
+              (i64.add
+                (i64.mul (local.get $a2) (local.get $a7))
+                (i64.add (i64.mul (local.get $a3) (local.get $a6)) (i64.mul (local.get $a4) (local.get $a5))))
+              (i64.const 1))
+            (i64.shl (local.get $q2) (i64.const 21)))
+          (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.shl (i64.add (i64.mul (local.get $a3) (local.get $a7)) (i64.mul (local.get $a4) (local.get $a6))) (i64.const 1)) (i64.add (i64.mul (local.get $a5) (local.get $a5)) (i64.shl (local.get $q3) (i64.const 21)))) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.shl
+              (i64.add (i64.mul (local.get $a3) (local.get $a7)) (i64.mul (local.get $a4) (local.get $a6)))
+              (i64.const 1))
+            (i64.add (i64.mul (local.get $a5) (local.get $a5)) (i64.shl (local.get $q3) (i64.const 21))))
+          (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a4) (local.get $a7)) (i64.mul (local.get $a5) (local.get $a6))) (i64.const 1)) (i64.shl (local.get $q4) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl
+            (i64.add (i64.mul (local.get $a4) (local.get $a7)) (i64.mul (local.get $a5) (local.get $a6)))
+            (i64.const 1))
+          (i64.shl (local.get $q4) (i64.const 21)))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $a5) (local.get $a7)) (i64.const 1)) (i64.add (i64.mul (local.get $a6) (local.get $a6)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (i64.mul (local.get $a5) (local.get $a7)) (i64.const 1))
+          (i64.add (i64.mul (local.get $a6) (local.get $a6)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $a6) (local.get $a7)) (i64.const 1)) (i64.shl (local.get $q6) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (i64.mul (local.get $a6) (local.get $a7)) (i64.const 1))
+          (i64.shl (local.get $q6) (i64.const 21)))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (local.get $a7)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $a7)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fp_set_one (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 536870656))
+    (i64.store (local.get $r) (i64.const 536870656))
     (i64.store offset=8 (local.get $r) (i64.const 536870911))
     (i64.store offset=16 (local.get $r) (i64.const 536870911))
     (i64.store offset=24 (local.get $r) (i64.const 131071))
     (i64.store offset=32 (local.get $r) (i64.const 0))
     (i64.store offset=40 (local.get $r) (i64.const 0))
     (i64.store offset=48 (local.get $r) (i64.const 0))
-    (i64.store offset=56 (local.get $r) (i64.const 0)))
+    (i64.store offset=56 (local.get $r) (i64.const 0))
+  )
   (func $fp_set_raw1 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 1))
+    (i64.store (local.get $r) (i64.const 1))
     (i64.store offset=8 (local.get $r) (i64.const 0))
     (i64.store offset=16 (local.get $r) (i64.const 0))
     (i64.store offset=24 (local.get $r) (i64.const 0))
     (i64.store offset=32 (local.get $r) (i64.const 0))
     (i64.store offset=40 (local.get $r) (i64.const 0))
     (i64.store offset=48 (local.get $r) (i64.const 0))
-    (i64.store offset=56 (local.get $r) (i64.const 0)))
-  (func $fp_mulc_r2 (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 0))
+  )
+  (func $fp_mulc_r2 (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -363,73 +883,172 @@
     (local.set $q2 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q2)) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.mul (local.get $a0) (i64.const 469762048)) (i64.shl (local.get $a3) (i64.const 16))) (i64.shl (local.get $q0) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add (i64.mul (local.get $a0) (i64.const 469762048)) (i64.shl (local.get $a3) (i64.const 16)))
+          (i64.shl (local.get $q0) (i64.const 9)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q3)) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.add (i64.mul (local.get $a1) (i64.const 469762048)) (i64.shl (local.get $a4) (i64.const 16)))) (i64.shl (local.get $q1) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.mul (local.get $a0) (i64.const 536870911))
+            (i64.add (i64.mul (local.get $a1) (i64.const 469762048)) (i64.shl (local.get $a4) (i64.const 16))))
+          (i64.shl (local.get $q1) (i64.const 9)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q4)) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.mul (local.get $a1) (i64.const 536870911))) (i64.add (i64.mul (local.get $a2) (i64.const 469762048)) (i64.shl (local.get $a5) (i64.const 16)))) (i64.shl (local.get $q2) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.mul (local.get $a1) (i64.const 536870911)))
+            (i64.add (i64.mul (local.get $a2) (i64.const 469762048)) (i64.shl (local.get $a5) (i64.const 16))))
+          (i64.shl (local.get $q2) (i64.const 9)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q5)) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.mul (local.get $a1) (i64.const 536870911))) (i64.add (i64.mul (local.get $a2) (i64.const 536870911)) (i64.add (i64.mul (local.get $a3) (i64.const 469762048)) (i64.shl (local.get $a6) (i64.const 16))))) (i64.shl (local.get $q3) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.mul (local.get $a1) (i64.const 536870911)))
+            (i64.add
+              (i64.mul (local.get $a2) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a3) (i64.const 469762048)) (i64.shl (local.get $a6) (i64.const 16)))))
+          (i64.shl (local.get $q3) (i64.const 9)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 31)) (i64.add (i64.mul (local.get $a1) (i64.const 536870911)) (i64.mul (local.get $a2) (i64.const 536870911)))) (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.mul (local.get $a4) (i64.const 469762048))) (i64.add (i64.shl (local.get $a7) (i64.const 16)) (i64.shl (local.get $q0) (i64.const 21))))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 31))
+              (i64.add (i64.mul (local.get $a1) (i64.const 536870911)) (i64.mul (local.get $a2) (i64.const 536870911))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.mul (local.get $a4) (i64.const 469762048)))
+              (i64.add (i64.shl (local.get $a7) (i64.const 16)) (i64.shl (local.get $q0) (i64.const 21)))))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a1) (i64.const 31)) (i64.add (i64.mul (local.get $a2) (i64.const 536870911)) (i64.mul (local.get $a3) (i64.const 536870911)))) (i64.add (i64.mul (local.get $a4) (i64.const 536870911)) (i64.add (i64.mul (local.get $a5) (i64.const 469762048)) (i64.shl (local.get $q1) (i64.const 21))))) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a1) (i64.const 31))
+              (i64.add (i64.mul (local.get $a2) (i64.const 536870911)) (i64.mul (local.get $a3) (i64.const 536870911))))
+            (i64.add
+              (i64.mul (local.get $a4) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a5) (i64.const 469762048)) (i64.shl (local.get $q1) (i64.const 21)))))
+          (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a2) (i64.const 31)) (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.mul (local.get $a4) (i64.const 536870911)))) (i64.add (i64.mul (local.get $a5) (i64.const 536870911)) (i64.add (i64.mul (local.get $a6) (i64.const 469762048)) (i64.shl (local.get $q2) (i64.const 21))))) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a2) (i64.const 31))
+              (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.mul (local.get $a4) (i64.const 536870911))))
+            (i64.add
+              (i64.mul (local.get $a5) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a6) (i64.const 469762048)) (i64.shl (local.get $q2) (i64.const 21)))))
+          (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 31)) (i64.add (i64.mul (local.get $a4) (i64.const 536870911)) (i64.mul (local.get $a5) (i64.const 536870911)))) (i64.add (i64.mul (local.get $a6) (i64.const 536870911)) (i64.add (i64.mul (local.get $a7) (i64.const 469762048)) (i64.shl (local.get $q3) (i64.const 21))))) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a3) (i64.const 31))
+              (i64.add (i64.mul (local.get $a4) (i64.const 536870911)) (i64.mul (local.get $a5) (i64.const 536870911))))
+            (i64.add
+              (i64.mul (local.get $a6) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a7) (i64.const 469762048)) (i64.shl (local.get $q3) (i64.const 21)))))
+          (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 31)) (i64.mul (local.get $a5) (i64.const 536870911))) (i64.add (i64.mul (local.get $a6) (i64.const 536870911)) (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (i64.const 31)) (i64.mul (local.get $a5) (i64.const 536870911)))
+          (i64.add
+            (i64.mul (local.get $a6) (i64.const 536870911))
+            (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 31)) (i64.mul (local.get $a6) (i64.const 536870911))) (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (i64.const 31)) (i64.mul (local.get $a6) (i64.const 536870911)))
+          (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 31)) (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (i64.const 31))
+          (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (i64.const 31)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (i64.const 31)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fp_set_r2 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 65536))
+    (i64.store (local.get $r) (i64.const 65536))
     (i64.store offset=8 (local.get $r) (i64.const 0))
     (i64.store offset=16 (local.get $r) (i64.const 0))
     (i64.store offset=24 (local.get $r) (i64.const 469762048))
     (i64.store offset=32 (local.get $r) (i64.const 536870911))
     (i64.store offset=40 (local.get $r) (i64.const 536870911))
     (i64.store offset=48 (local.get $r) (i64.const 536870911))
-    (i64.store offset=56 (local.get $r) (i64.const 31)))
-  (func $fp_mulc_r3 (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 31))
+  )
+  (func $fp_mulc_r3 (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -442,81 +1061,192 @@
     (local.set $q0 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q0)) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.mul (local.get $a1) (i64.const 520093697))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.mul (local.get $a1) (i64.const 520093697)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q1)) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 536870911)) (i64.add (i64.mul (local.get $a1) (i64.const 536870911)) (i64.mul (local.get $a2) (i64.const 520093697)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (i64.const 536870911))
+          (i64.add (i64.mul (local.get $a1) (i64.const 536870911)) (i64.mul (local.get $a2) (i64.const 520093697))))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q2)) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 536870397)) (i64.mul (local.get $a1) (i64.const 536870911))) (i64.add (i64.mul (local.get $a2) (i64.const 536870911)) (i64.mul (local.get $a3) (i64.const 520093697)))) (i64.shl (local.get $q0) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 536870397)) (i64.mul (local.get $a1) (i64.const 536870911)))
+            (i64.add (i64.mul (local.get $a2) (i64.const 536870911)) (i64.mul (local.get $a3) (i64.const 520093697))))
+          (i64.shl (local.get $q0) (i64.const 9)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q3)) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 47)) (i64.mul (local.get $a1) (i64.const 536870397))) (i64.add (i64.mul (local.get $a2) (i64.const 536870911)) (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.mul (local.get $a4) (i64.const 520093697))))) (i64.shl (local.get $q1) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 47)) (i64.mul (local.get $a1) (i64.const 536870397)))
+            (i64.add
+              (i64.mul (local.get $a2) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.mul (local.get $a4) (i64.const 520093697)))))
+          (i64.shl (local.get $q1) (i64.const 9)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q4)) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a1) (i64.const 47)) (i64.mul (local.get $a2) (i64.const 536870397))) (i64.add (i64.mul (local.get $a3) (i64.const 536870911)) (i64.add (i64.mul (local.get $a4) (i64.const 536870911)) (i64.mul (local.get $a5) (i64.const 520093697))))) (i64.shl (local.get $q2) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a1) (i64.const 47)) (i64.mul (local.get $a2) (i64.const 536870397)))
+            (i64.add
+              (i64.mul (local.get $a3) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a4) (i64.const 536870911)) (i64.mul (local.get $a5) (i64.const 520093697)))))
+          (i64.shl (local.get $q2) (i64.const 9)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q5)) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.shl (local.get $a0) (i64.const 10)) (i64.add (i64.mul (local.get $a2) (i64.const 47)) (i64.mul (local.get $a3) (i64.const 536870397)))) (i64.add (i64.mul (local.get $a4) (i64.const 536870911)) (i64.add (i64.mul (local.get $a5) (i64.const 536870911)) (i64.mul (local.get $a6) (i64.const 520093697))))) (i64.shl (local.get $q3) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.shl (local.get $a0) (i64.const 10))
+              (i64.add (i64.mul (local.get $a2) (i64.const 47)) (i64.mul (local.get $a3) (i64.const 536870397))))
+            (i64.add
+              (i64.mul (local.get $a4) (i64.const 536870911))
+              (i64.add (i64.mul (local.get $a5) (i64.const 536870911)) (i64.mul (local.get $a6) (i64.const 520093697)))))
+          (i64.shl (local.get $q3) (i64.const 9)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 2072576)) (i64.shl (local.get $a1) (i64.const 10))) (i64.add (i64.mul (local.get $a3) (i64.const 47)) (i64.mul (local.get $a4) (i64.const 536870397)))) (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 536870911)) (i64.mul (local.get $a6) (i64.const 536870911))) (i64.add (i64.mul (local.get $a7) (i64.const 520093697)) (i64.shl (local.get $q0) (i64.const 21))))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 2072576)) (i64.shl (local.get $a1) (i64.const 10)))
+              (i64.add (i64.mul (local.get $a3) (i64.const 47)) (i64.mul (local.get $a4) (i64.const 536870397))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (i64.const 536870911)) (i64.mul (local.get $a6) (i64.const 536870911)))
+              (i64.add (i64.mul (local.get $a7) (i64.const 520093697)) (i64.shl (local.get $q0) (i64.const 21)))))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a1) (i64.const 2072576)) (i64.add (i64.shl (local.get $a2) (i64.const 10)) (i64.mul (local.get $a4) (i64.const 47)))) (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 536870397)) (i64.mul (local.get $a6) (i64.const 536870911))) (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q1) (i64.const 21))))) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a1) (i64.const 2072576))
+              (i64.add (i64.shl (local.get $a2) (i64.const 10)) (i64.mul (local.get $a4) (i64.const 47))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (i64.const 536870397)) (i64.mul (local.get $a6) (i64.const 536870911)))
+              (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q1) (i64.const 21)))))
+          (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a2) (i64.const 2072576)) (i64.add (i64.shl (local.get $a3) (i64.const 10)) (i64.mul (local.get $a5) (i64.const 47)))) (i64.add (i64.mul (local.get $a6) (i64.const 536870397)) (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q2) (i64.const 21))))) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a2) (i64.const 2072576))
+              (i64.add (i64.shl (local.get $a3) (i64.const 10)) (i64.mul (local.get $a5) (i64.const 47))))
+            (i64.add
+              (i64.mul (local.get $a6) (i64.const 536870397))
+              (i64.add (i64.mul (local.get $a7) (i64.const 536870911)) (i64.shl (local.get $q2) (i64.const 21)))))
+          (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 2072576)) (i64.shl (local.get $a4) (i64.const 10))) (i64.add (i64.mul (local.get $a6) (i64.const 47)) (i64.add (i64.mul (local.get $a7) (i64.const 536870397)) (i64.shl (local.get $q3) (i64.const 21))))) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a3) (i64.const 2072576)) (i64.shl (local.get $a4) (i64.const 10)))
+            (i64.add
+              (i64.mul (local.get $a6) (i64.const 47))
+              (i64.add (i64.mul (local.get $a7) (i64.const 536870397)) (i64.shl (local.get $q3) (i64.const 21)))))
+          (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 2072576)) (i64.shl (local.get $a5) (i64.const 10))) (i64.add (i64.mul (local.get $a7) (i64.const 47)) (i64.shl (local.get $q4) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (i64.const 2072576)) (i64.shl (local.get $a5) (i64.const 10)))
+          (i64.add (i64.mul (local.get $a7) (i64.const 47)) (i64.shl (local.get $q4) (i64.const 21))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 2072576)) (i64.add (i64.shl (local.get $a6) (i64.const 10)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a5) (i64.const 2072576))
+          (i64.add (i64.shl (local.get $a6) (i64.const 10)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 2072576)) (i64.add (i64.shl (local.get $a7) (i64.const 10)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (i64.const 2072576))
+          (i64.add (i64.shl (local.get $a7) (i64.const 10)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (i64.const 2072576)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (i64.const 2072576)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fp_set_r3 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 520093697))
+    (i64.store (local.get $r) (i64.const 520093697))
     (i64.store offset=8 (local.get $r) (i64.const 536870911))
     (i64.store offset=16 (local.get $r) (i64.const 536870911))
     (i64.store offset=24 (local.get $r) (i64.const 536870397))
     (i64.store offset=32 (local.get $r) (i64.const 47))
     (i64.store offset=40 (local.get $r) (i64.const 0))
     (i64.store offset=48 (local.get $r) (i64.const 1024))
-    (i64.store offset=56 (local.get $r) (i64.const 2072576)))
-  (func $fp_mulc_b (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 2072576))
+  )
+  (func $fp_mulc_b (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -529,135 +1259,259 @@
     (local.set $q0 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q0)) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 9996091)) (i64.mul (local.get $a1) (i64.const 147715684))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (i64.const 9996091)) (i64.mul (local.get $a1) (i64.const 147715684)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q1)) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 120599356)) (i64.add (i64.mul (local.get $a1) (i64.const 9996091)) (i64.mul (local.get $a2) (i64.const 147715684)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (i64.const 120599356))
+          (i64.add (i64.mul (local.get $a1) (i64.const 9996091)) (i64.mul (local.get $a2) (i64.const 147715684))))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q2)) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 44179574)) (i64.mul (local.get $a1) (i64.const 120599356))) (i64.add (i64.mul (local.get $a2) (i64.const 9996091)) (i64.mul (local.get $a3) (i64.const 147715684)))) (i64.shl (local.get $q0) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 44179574)) (i64.mul (local.get $a1) (i64.const 120599356)))
+            (i64.add (i64.mul (local.get $a2) (i64.const 9996091)) (i64.mul (local.get $a3) (i64.const 147715684))))
+          (i64.shl (local.get $q0) (i64.const 9)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q3)) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 160204072)) (i64.mul (local.get $a1) (i64.const 44179574))) (i64.add (i64.mul (local.get $a2) (i64.const 120599356)) (i64.add (i64.mul (local.get $a3) (i64.const 9996091)) (i64.mul (local.get $a4) (i64.const 147715684))))) (i64.shl (local.get $q1) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 160204072)) (i64.mul (local.get $a1) (i64.const 44179574)))
+            (i64.add
+              (i64.mul (local.get $a2) (i64.const 120599356))
+              (i64.add (i64.mul (local.get $a3) (i64.const 9996091)) (i64.mul (local.get $a4) (i64.const 147715684)))))
+          (i64.shl (local.get $q1) (i64.const 9)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q4)) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 161408861)) (i64.add (i64.mul (local.get $a1) (i64.const 160204072)) (i64.mul (local.get $a2) (i64.const 44179574)))) (i64.add (i64.mul (local.get $a3) (i64.const 120599356)) (i64.add (i64.mul (local.get $a4) (i64.const 9996091)) (i64.mul (local.get $a5) (i64.const 147715684))))) (i64.shl (local.get $q2) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 161408861))
+              (i64.add (i64.mul (local.get $a1) (i64.const 160204072)) (i64.mul (local.get $a2) (i64.const 44179574))))
+            (i64.add
+              (i64.mul (local.get $a3) (i64.const 120599356))
+              (i64.add (i64.mul (local.get $a4) (i64.const 9996091)) (i64.mul (local.get $a5) (i64.const 147715684)))))
+          (i64.shl (local.get $q2) (i64.const 9)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q5)) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 234815678)) (i64.add (i64.mul (local.get $a1) (i64.const 161408861)) (i64.mul (local.get $a2) (i64.const 160204072)))) (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 44179574)) (i64.mul (local.get $a4) (i64.const 120599356))) (i64.add (i64.mul (local.get $a5) (i64.const 9996091)) (i64.mul (local.get $a6) (i64.const 147715684))))) (i64.shl (local.get $q3) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 234815678))
+              (i64.add (i64.mul (local.get $a1) (i64.const 161408861)) (i64.mul (local.get $a2) (i64.const 160204072))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (i64.const 44179574)) (i64.mul (local.get $a4) (i64.const 120599356)))
+              (i64.add (i64.mul (local.get $a5) (i64.const 9996091)) (i64.mul (local.get $a6) (i64.const 147715684)))))
+          (i64.shl (local.get $q3) (i64.const 9)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 521414)) (i64.mul (local.get $a1) (i64.const 234815678))) (i64.add (i64.mul (local.get $a2) (i64.const 161408861)) (i64.mul (local.get $a3) (i64.const 160204072)))) (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 44179574)) (i64.mul (local.get $a5) (i64.const 120599356))) (i64.add (i64.mul (local.get $a6) (i64.const 9996091)) (i64.add (i64.mul (local.get $a7) (i64.const 147715684)) (i64.shl (local.get $q0) (i64.const 21)))))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 521414)) (i64.mul (local.get $a1) (i64.const 234815678)))
+              (i64.add (i64.mul (local.get $a2) (i64.const 161408861)) (i64.mul (local.get $a3) (i64.const 160204072))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (i64.const 44179574)) (i64.mul (local.get $a5) (i64.const 120599356)))
+              (i64.add
+                (i64.mul (local.get $a6) (i64.const 9996091))
+                (i64.add (i64.mul (local.get $a7) (i64.const 147715684)) (i64.shl (local.get $q0) (i64.const 21))))))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.add (i64.mul (local.get $a1) (i64.const 521414)) (i64.mul (local.get $a2) (i64.const 234815678))) (i64.add (i64.mul (local.get $a3) (i64.const 161408861)) (i64.mul (local.get $a4) (i64.const 160204072)))) (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 44179574)) (i64.mul (local.get $a6) (i64.const 120599356))) (i64.add (i64.mul (local.get $a7) (i64.const 9996091)) (i64.shl (local.get $q1) (i64.const 21))))) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a1) (i64.const 521414)) (i64.mul (local.get $a2) (i64.const 234815678)))
+              (i64.add (i64.mul (local.get $a3) (i64.const 161408861)) (i64.mul (local.get $a4) (i64.const 160204072))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (i64.const 44179574)) (i64.mul (local.get $a6) (i64.const 120599356)))
+              (i64.add (i64.mul (local.get $a7) (i64.const 9996091)) (i64.shl (local.get $q1) (i64.const 21)))))
+          (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a2) (i64.const 521414)) (i64.add (i64.mul (local.get $a3) (i64.const 234815678)) (i64.mul (local.get $a4) (i64.const 161408861)))) (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 160204072)) (i64.mul (local.get $a6) (i64.const 44179574))) (i64.add (i64.mul (local.get $a7) (i64.const 120599356)) (i64.shl (local.get $q2) (i64.const 21))))) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a2) (i64.const 521414))
+              (i64.add (i64.mul (local.get $a3) (i64.const 234815678)) (i64.mul (local.get $a4) (i64.const 161408861))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a5) (i64.const 160204072)) (i64.mul (local.get $a6) (i64.const 44179574)))
+              (i64.add (i64.mul (local.get $a7) (i64.const 120599356)) (i64.shl (local.get $q2) (i64.const 21)))))
+          (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 521414)) (i64.add (i64.mul (local.get $a4) (i64.const 234815678)) (i64.mul (local.get $a5) (i64.const 161408861)))) (i64.add (i64.mul (local.get $a6) (i64.const 160204072)) (i64.add (i64.mul (local.get $a7) (i64.const 44179574)) (i64.shl (local.get $q3) (i64.const 21))))) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a3) (i64.const 521414))
+              (i64.add (i64.mul (local.get $a4) (i64.const 234815678)) (i64.mul (local.get $a5) (i64.const 161408861))))
+            (i64.add
+              (i64.mul (local.get $a6) (i64.const 160204072))
+              (i64.add (i64.mul (local.get $a7) (i64.const 44179574)) (i64.shl (local.get $q3) (i64.const 21)))))
+          (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 521414)) (i64.mul (local.get $a5) (i64.const 234815678))) (i64.add (i64.mul (local.get $a6) (i64.const 161408861)) (i64.add (i64.mul (local.get $a7) (i64.const 160204072)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (i64.const 521414)) (i64.mul (local.get $a5) (i64.const 234815678)))
+          (i64.add
+            (i64.mul (local.get $a6) (i64.const 161408861))
+            (i64.add (i64.mul (local.get $a7) (i64.const 160204072)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 521414)) (i64.mul (local.get $a6) (i64.const 234815678))) (i64.add (i64.mul (local.get $a7) (i64.const 161408861)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (i64.const 521414)) (i64.mul (local.get $a6) (i64.const 234815678)))
+          (i64.add (i64.mul (local.get $a7) (i64.const 161408861)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 521414)) (i64.add (i64.mul (local.get $a7) (i64.const 234815678)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (i64.const 521414))
+          (i64.add (i64.mul (local.get $a7) (i64.const 234815678)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (i64.const 521414)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (i64.const 521414)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fp_set_b (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 147715684))
+    (i64.store (local.get $r) (i64.const 147715684))
     (i64.store offset=8 (local.get $r) (i64.const 9996091))
     (i64.store offset=16 (local.get $r) (i64.const 120599356))
     (i64.store offset=24 (local.get $r) (i64.const 44179574))
     (i64.store offset=32 (local.get $r) (i64.const 160204072))
     (i64.store offset=40 (local.get $r) (i64.const 161408861))
     (i64.store offset=48 (local.get $r) (i64.const 234815678))
-    (i64.store offset=56 (local.get $r) (i64.const 521414)))
+    (i64.store offset=56 (local.get $r) (i64.const 521414))
+  )
   (func $fp_set_b3 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 443147052))
+    (i64.store (local.get $r) (i64.const 443147052))
     (i64.store offset=8 (local.get $r) (i64.const 29988273))
     (i64.store offset=16 (local.get $r) (i64.const 361798068))
     (i64.store offset=24 (local.get $r) (i64.const 132538722))
     (i64.store offset=32 (local.get $r) (i64.const 480612216))
     (i64.store offset=40 (local.get $r) (i64.const 484226583))
     (i64.store offset=48 (local.get $r) (i64.const 167576122))
-    (i64.store offset=56 (local.get $r) (i64.const 1564243)))
+    (i64.store offset=56 (local.get $r) (i64.const 1564243))
+  )
   (func $fp_set_a (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 769))
+    (i64.store (local.get $r) (i64.const 769))
     (i64.store offset=8 (local.get $r) (i64.const 0))
     (i64.store offset=16 (local.get $r) (i64.const 0))
     (i64.store offset=24 (local.get $r) (i64.const 536477184))
     (i64.store offset=32 (local.get $r) (i64.const 536870911))
     (i64.store offset=40 (local.get $r) (i64.const 536870911))
     (i64.store offset=48 (local.get $r) (i64.const 536870911))
-    (i64.store offset=56 (local.get $r) (i64.const 2097151)))
+    (i64.store offset=56 (local.get $r) (i64.const 2097151))
+  )
   (func $fp_set_gx (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 273819246))
+    (i64.store (local.get $r) (i64.const 273819246))
     (i64.store offset=8 (local.get $r) (i64.const 100488676))
     (i64.store offset=16 (local.get $r) (i64.const 411572230))
     (i64.store offset=24 (local.get $r) (i64.const 403376223))
     (i64.store offset=32 (local.get $r) (i64.const 431986366))
     (i64.store offset=40 (local.get $r) (i64.const 272034263))
     (i64.store offset=48 (local.get $r) (i64.const 445148537))
-    (i64.store offset=56 (local.get $r) (i64.const 2012834)))
+    (i64.store offset=56 (local.get $r) (i64.const 2012834))
+  )
   (func $fp_set_gy (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 480372208))
+    (i64.store (local.get $r) (i64.const 480372208))
     (i64.store offset=8 (local.get $r) (i64.const 450058614))
     (i64.store offset=16 (local.get $r) (i64.const 356827468))
     (i64.store offset=24 (local.get $r) (i64.const 284291458))
     (i64.store offset=32 (local.get $r) (i64.const 450903550))
     (i64.store offset=40 (local.get $r) (i64.const 416765154))
     (i64.store offset=48 (local.get $r) (i64.const 25501211))
-    (i64.store offset=56 (local.get $r) (i64.const 98883)))
+    (i64.store offset=56 (local.get $r) (i64.const 98883))
+  )
   (func $fp_set_ts_c5 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 20035679))
+    (i64.store (local.get $r) (i64.const 20035679))
     (i64.store offset=8 (local.get $r) (i64.const 17946810))
     (i64.store offset=16 (local.get $r) (i64.const 246571419))
     (i64.store offset=24 (local.get $r) (i64.const 479654040))
     (i64.store offset=32 (local.get $r) (i64.const 252565781))
     (i64.store offset=40 (local.get $r) (i64.const 305569557))
     (i64.store offset=48 (local.get $r) (i64.const 311192694))
-    (i64.store offset=56 (local.get $r) (i64.const 241778)))
+    (i64.store offset=56 (local.get $r) (i64.const 241778))
+  )
   (func $fp_set_ordn (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 64340993))
+    (i64.store (local.get $r) (i64.const 64340993))
     (i64.store offset=8 (local.get $r) (i64.const 381015325))
     (i64.store offset=16 (local.get $r) (i64.const 66091784))
     (i64.store offset=24 (local.get $r) (i64.const 120601742))
     (i64.store offset=32 (local.get $r) (i64.const 341165521))
     (i64.store offset=40 (local.get $r) (i64.const 520744596))
     (i64.store offset=48 (local.get $r) (i64.const 260236224))
-    (i64.store offset=56 (local.get $r) (i64.const 2089684)))
-  (func $fp_add (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 2089684))
+  )
+  (func $fp_add (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -665,7 +1519,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -722,16 +1576,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_sub (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -739,7 +1598,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -796,16 +1655,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -813,7 +1677,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -845,16 +1709,21 @@
     (local.set $t (i64.add (i64.add (local.get $a7) (local.get $b7)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -862,7 +1731,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -894,16 +1763,21 @@
     (local.set $t (i64.add (i64.add (i64.sub (local.get $a7) (local.get $b7)) (i64.const 4194303)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -911,7 +1785,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -943,16 +1817,21 @@
     (local.set $t (i64.add (i64.add (i64.sub (local.get $a7) (local.get $b7)) (i64.const 8388607)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -960,7 +1839,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -992,16 +1871,21 @@
     (local.set $t (i64.add (i64.add (i64.sub (local.get $a7) (local.get $b7)) (i64.const 12582911)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_neg (param $r i32) (param $a i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_neg (param $r i32) (param $a i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1058,16 +1942,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_canon (param $r i32) (param $a i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_canon (param $r i32) (param $a i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1124,16 +2013,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 2097151) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fp_eq (param $a i32) (param $b i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fp_eq (param $a i32) (param $b i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1141,7 +2035,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -1198,9 +2092,38 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3)) (local.get $r4)) (local.get $r5)) (local.get $r6)) (local.get $r7))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $r0) (i64.const 1)) (i64.xor (local.get $r1) (i64.const 0))) (i64.xor (local.get $r2) (i64.const 0))) (i64.xor (local.get $r3) (i64.const 536870400))) (i64.xor (local.get $r4) (i64.const 536870911))) (i64.xor (local.get $r5) (i64.const 536870911))) (i64.xor (local.get $r6) (i64.const 536870911))) (i64.xor (local.get $r7) (i64.const 2097151))))))
-  (func $fp_eq_one (param $a i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i32.or
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3))
+                (local.get $r4))
+              (local.get $r5))
+            (local.get $r6))
+          (local.get $r7)))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.xor (local.get $r0) (i64.const 1)) (i64.xor (local.get $r1) (i64.const 0)))
+                    (i64.xor (local.get $r2) (i64.const 0)))
+                  (i64.xor (local.get $r3) (i64.const 536870400)))
+                (i64.xor (local.get $r4) (i64.const 536870911)))
+              (i64.xor (local.get $r5) (i64.const 536870911)))
+            (i64.xor (local.get $r6) (i64.const 536870911)))
+          (i64.xor (local.get $r7) (i64.const 2097151)))))
+  )
+  (func $fp_eq_one (param $a i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1257,9 +2180,36 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3)) (local.get $r4)) (local.get $r5)) (local.get $r6)) (local.get $r7))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $r0) (i64.const 1)) (i64.xor (local.get $r1) (i64.const 0))) (i64.xor (local.get $r2) (i64.const 0))) (i64.xor (local.get $r3) (i64.const 536870400))) (i64.xor (local.get $r4) (i64.const 536870911))) (i64.xor (local.get $r5) (i64.const 536870911))) (i64.xor (local.get $r6) (i64.const 536870911))) (i64.xor (local.get $r7) (i64.const 2097151))))))
-  (func $fp_is_zero_lt_4 (param $a i32) (result i32) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64) (local $a7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i32.or
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3))
+                (local.get $r4))
+              (local.get $r5))
+            (local.get $r6))
+          (local.get $r7)))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.xor (local.get $r0) (i64.const 1)) (i64.xor (local.get $r1) (i64.const 0)))
+                    (i64.xor (local.get $r2) (i64.const 0)))
+                  (i64.xor (local.get $r3) (i64.const 536870400)))
+                (i64.xor (local.get $r4) (i64.const 536870911)))
+              (i64.xor (local.get $r5) (i64.const 536870911)))
+            (i64.xor (local.get $r6) (i64.const 536870911)))
+          (i64.xor (local.get $r7) (i64.const 2097151)))))
+  )
+  (func $fp_is_zero_lt_4 (param $a i32) (result i32)
+    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
+    (local $a7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1267,9 +2217,70 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (i32.or (i32.or (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 0)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 0))) (i64.xor (local.get $a4) (i64.const 0))) (i64.xor (local.get $a5) (i64.const 0))) (i64.xor (local.get $a6) (i64.const 0))) (i64.xor (local.get $a7) (i64.const 0)))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 1)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536870400))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 2097151))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 2)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536869888))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 4194303))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 3)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536869376))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 6291455))))))
-  (func $fp_is_zero_lt_8 (param $a i32) (result i32) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64) (local $a7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i32.or
+      (i32.or
+        (i32.or
+          (i64.eqz
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.xor (local.get $a0) (i64.const 0)) (i64.xor (local.get $a1) (i64.const 0)))
+                        (i64.xor (local.get $a2) (i64.const 0)))
+                      (i64.xor (local.get $a3) (i64.const 0)))
+                    (i64.xor (local.get $a4) (i64.const 0)))
+                  (i64.xor (local.get $a5) (i64.const 0)))
+                (i64.xor (local.get $a6) (i64.const 0)))
+              (i64.xor (local.get $a7) (i64.const 0))))
+          (i64.eqz
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.xor (local.get $a0) (i64.const 1)) (i64.xor (local.get $a1) (i64.const 0)))
+                        (i64.xor (local.get $a2) (i64.const 0)))
+                      (i64.xor (local.get $a3) (i64.const 536870400)))
+                    (i64.xor (local.get $a4) (i64.const 536870911)))
+                  (i64.xor (local.get $a5) (i64.const 536870911)))
+                (i64.xor (local.get $a6) (i64.const 536870911)))
+              (i64.xor (local.get $a7) (i64.const 2097151)))))
+        (i64.eqz
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or (i64.xor (local.get $a0) (i64.const 2)) (i64.xor (local.get $a1) (i64.const 0)))
+                      (i64.xor (local.get $a2) (i64.const 0)))
+                    (i64.xor (local.get $a3) (i64.const 536869888)))
+                  (i64.xor (local.get $a4) (i64.const 536870911)))
+                (i64.xor (local.get $a5) (i64.const 536870911)))
+              (i64.xor (local.get $a6) (i64.const 536870911)))
+            (i64.xor (local.get $a7) (i64.const 4194303)))))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.xor (local.get $a0) (i64.const 3)) (i64.xor (local.get $a1) (i64.const 0)))
+                    (i64.xor (local.get $a2) (i64.const 0)))
+                  (i64.xor (local.get $a3) (i64.const 536869376)))
+                (i64.xor (local.get $a4) (i64.const 536870911)))
+              (i64.xor (local.get $a5) (i64.const 536870911)))
+            (i64.xor (local.get $a6) (i64.const 536870911)))
+          (i64.xor (local.get $a7) (i64.const 6291455)))))
+  )
+  (func $fp_is_zero_lt_8 (param $a i32) (result i32)
+    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
+    (local $a7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1277,9 +2288,132 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (i32.or (i32.or (i32.or (i32.or (i32.or (i32.or (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 0)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 0))) (i64.xor (local.get $a4) (i64.const 0))) (i64.xor (local.get $a5) (i64.const 0))) (i64.xor (local.get $a6) (i64.const 0))) (i64.xor (local.get $a7) (i64.const 0)))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 1)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536870400))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 2097151))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 2)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536869888))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 4194303))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 3)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536869376))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 6291455))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 4)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536868864))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 8388607))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 5)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536868352))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 10485759))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 6)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536867840))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 12582911))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $a0) (i64.const 7)) (i64.xor (local.get $a1) (i64.const 0))) (i64.xor (local.get $a2) (i64.const 0))) (i64.xor (local.get $a3) (i64.const 536867328))) (i64.xor (local.get $a4) (i64.const 536870911))) (i64.xor (local.get $a5) (i64.const 536870911))) (i64.xor (local.get $a6) (i64.const 536870911))) (i64.xor (local.get $a7) (i64.const 14680063))))))
-  (func $fp_is_zero (param $a i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i32.or
+      (i32.or
+        (i32.or
+          (i32.or
+            (i32.or
+              (i32.or
+                (i32.or
+                  (i64.eqz
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or (i64.xor (local.get $a0) (i64.const 0)) (i64.xor (local.get $a1) (i64.const 0)))
+                                (i64.xor (local.get $a2) (i64.const 0)))
+                              (i64.xor (local.get $a3) (i64.const 0)))
+                            (i64.xor (local.get $a4) (i64.const 0)))
+                          (i64.xor (local.get $a5) (i64.const 0)))
+                        (i64.xor (local.get $a6) (i64.const 0)))
+                      (i64.xor (local.get $a7) (i64.const 0))))
+                  (i64.eqz
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or
+                                (i64.or (i64.xor (local.get $a0) (i64.const 1)) (i64.xor (local.get $a1) (i64.const 0)))
+                                (i64.xor (local.get $a2) (i64.const 0)))
+                              (i64.xor (local.get $a3) (i64.const 536870400)))
+                            (i64.xor (local.get $a4) (i64.const 536870911)))
+                          (i64.xor (local.get $a5) (i64.const 536870911)))
+                        (i64.xor (local.get $a6) (i64.const 536870911)))
+                      (i64.xor (local.get $a7) (i64.const 2097151)))))
+                (i64.eqz
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or
+                              (i64.or (i64.xor (local.get $a0) (i64.const 2)) (i64.xor (local.get $a1) (i64.const 0)))
+                              (i64.xor (local.get $a2) (i64.const 0)))
+                            (i64.xor (local.get $a3) (i64.const 536869888)))
+                          (i64.xor (local.get $a4) (i64.const 536870911)))
+                        (i64.xor (local.get $a5) (i64.const 536870911)))
+                      (i64.xor (local.get $a6) (i64.const 536870911)))
+                    (i64.xor (local.get $a7) (i64.const 4194303)))))
+              (i64.eqz
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or
+                            (i64.or (i64.xor (local.get $a0) (i64.const 3)) (i64.xor (local.get $a1) (i64.const 0)))
+                            (i64.xor (local.get $a2) (i64.const 0)))
+                          (i64.xor (local.get $a3) (i64.const 536869376)))
+                        (i64.xor (local.get $a4) (i64.const 536870911)))
+                      (i64.xor (local.get $a5) (i64.const 536870911)))
+                    (i64.xor (local.get $a6) (i64.const 536870911)))
+                  (i64.xor (local.get $a7) (i64.const 6291455)))))
+            (i64.eqz
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or
+                          (i64.or (i64.xor (local.get $a0) (i64.const 4)) (i64.xor (local.get $a1) (i64.const 0)))
+                          (i64.xor (local.get $a2) (i64.const 0)))
+                        (i64.xor (local.get $a3) (i64.const 536868864)))
+                      (i64.xor (local.get $a4) (i64.const 536870911)))
+                    (i64.xor (local.get $a5) (i64.const 536870911)))
+                  (i64.xor (local.get $a6) (i64.const 536870911)))
+                (i64.xor (local.get $a7) (i64.const 8388607)))))
+          (i64.eqz
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.or (i64.xor (local.get $a0) (i64.const 5)) (i64.xor (local.get $a1) (i64.const 0)))
+                        (i64.xor (local.get $a2) (i64.const 0)))
+                      (i64.xor (local.get $a3) (i64.const 536868352)))
+                    (i64.xor (local.get $a4) (i64.const 536870911)))
+                  (i64.xor (local.get $a5) (i64.const 536870911)))
+                (i64.xor (local.get $a6) (i64.const 536870911)))
+              (i64.xor (local.get $a7) (i64.const 10485759)))))
+        (i64.eqz
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or (i64.xor (local.get $a0) (i64.const 6)) (i64.xor (local.get $a1) (i64.const 0)))
+                      (i64.xor (local.get $a2) (i64.const 0)))
+                    (i64.xor (local.get $a3) (i64.const 536867840)))
+                  (i64.xor (local.get $a4) (i64.const 536870911)))
+                (i64.xor (local.get $a5) (i64.const 536870911)))
+              (i64.xor (local.get $a6) (i64.const 536870911)))
+            (i64.xor (local.get $a7) (i64.const 12582911)))))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.xor (local.get $a0) (i64.const 7)) (i64.xor (local.get $a1) (i64.const 0)))
+                    (i64.xor (local.get $a2) (i64.const 0)))
+                  (i64.xor (local.get $a3) (i64.const 536867328)))
+                (i64.xor (local.get $a4) (i64.const 536870911)))
+              (i64.xor (local.get $a5) (i64.const 536870911)))
+            (i64.xor (local.get $a6) (i64.const 536870911)))
+          (i64.xor (local.get $a7) (i64.const 14680063)))))
+  )
+  (func $fp_is_zero (param $a i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1336,34 +2470,247 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3)) (local.get $r4)) (local.get $r5)) (local.get $r6)) (local.get $r7))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $r0) (i64.const 1)) (i64.xor (local.get $r1) (i64.const 0))) (i64.xor (local.get $r2) (i64.const 0))) (i64.xor (local.get $r3) (i64.const 536870400))) (i64.xor (local.get $r4) (i64.const 536870911))) (i64.xor (local.get $r5) (i64.const 536870911))) (i64.xor (local.get $r6) (i64.const 536870911))) (i64.xor (local.get $r7) (i64.const 2097151))))))
-  (func $fp_cmov (param $r i32) (param $a i32) (param $mask i64) (local $v v128)
+    (i32.or
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3))
+                (local.get $r4))
+              (local.get $r5))
+            (local.get $r6))
+          (local.get $r7)))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.xor (local.get $r0) (i64.const 1)) (i64.xor (local.get $r1) (i64.const 0)))
+                    (i64.xor (local.get $r2) (i64.const 0)))
+                  (i64.xor (local.get $r3) (i64.const 536870400)))
+                (i64.xor (local.get $r4) (i64.const 536870911)))
+              (i64.xor (local.get $r5) (i64.const 536870911)))
+            (i64.xor (local.get $r6) (i64.const 536870911)))
+          (i64.xor (local.get $r7) (i64.const 2097151)))))
+  )
+  (func $fp_cmov (param $r i32) (param $a i32) (param $mask i64)
+    (local $v v128)
     (local.set $v (i64x2.splat (local.get $mask)))
-    (v128.store offset=0 (local.get $r) (v128.bitselect (v128.load offset=0 (local.get $a)) (v128.load offset=0 (local.get $r)) (local.get $v)))
-    (v128.store offset=16 (local.get $r) (v128.bitselect (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $r)) (local.get $v)))
-    (v128.store offset=32 (local.get $r) (v128.bitselect (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $r)) (local.get $v)))
-    (v128.store offset=48 (local.get $r) (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v))))
+    (v128.store (local.get $r) (v128.bitselect (v128.load (local.get $a)) (v128.load (local.get $r)) (local.get $v)))
+    (v128.store offset=16
+      (local.get $r)
+      (v128.bitselect (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $r)) (local.get $v)))
+    (v128.store offset=32
+      (local.get $r)
+      (v128.bitselect (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $r)) (local.get $v)))
+    (v128.store offset=48
+      (local.get $r)
+      (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v)))
+  )
   (func $fp_from_bytes (param $r i32) (param $src i32)
-    (i64.store offset=0 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff)))
-    (call $fp_mulc_r2 (local.get $r) (local.get $r)))
+    (i64.store
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
+    (call $fp_mulc_r2 (local.get $r) (local.get $r))
+  )
   (func $fp_from_bytes_raw (param $r i32) (param $src i32)
-    (i64.store offset=0 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff))))
-  (func $fp_to_bytes (param $dst i32) (param $a i32) (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
+  )
+  (func $fp_to_bytes (param $dst i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
+    (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
+    (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64)
+    (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64)
+    (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -1400,19 +2747,33 @@
     (local.set $q6 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q6)) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.sub (i64.add (local.get $a7) (i64.shl (local.get $q0) (i64.const 21))) (i64.shl (local.get $q4) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub
+          (i64.add (local.get $a7) (i64.shl (local.get $q0) (i64.const 21)))
+          (i64.shl (local.get $q4) (i64.const 9)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.sub (i64.const 0) (local.get $acc)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (local.get $q7)) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.sub (i64.shl (local.get $q1) (i64.const 21)) (i64.shl (local.get $q5) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub (i64.shl (local.get $q1) (i64.const 21)) (i64.shl (local.get $q5) (i64.const 9)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.sub (i64.shl (local.get $q2) (i64.const 21)) (i64.shl (local.get $q6) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub (i64.shl (local.get $q2) (i64.const 21)) (i64.shl (local.get $q6) (i64.const 9)))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.sub (i64.shl (local.get $q3) (i64.const 21)) (i64.shl (local.get $q7) (i64.const 9))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.sub (i64.shl (local.get $q3) (i64.const 21)) (i64.shl (local.get $q7) (i64.const 9)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
@@ -1492,40 +2853,137 @@
     (i64.store8 offset=27 (local.get $dst) (local.get $r0))
     (i64.store8 offset=26 (local.get $dst) (i64.shr_u (local.get $r0) (i64.const 8)))
     (i64.store8 offset=25 (local.get $dst) (i64.shr_u (local.get $r0) (i64.const 16)))
-    (i64.store8 offset=24 (local.get $dst) (i64.or (i64.shr_u (local.get $r0) (i64.const 24)) (i64.shl (local.get $r1) (i64.const 5))))
+    (i64.store8 offset=24
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r0) (i64.const 24)) (i64.shl (local.get $r1) (i64.const 5))))
     (i64.store8 offset=23 (local.get $dst) (i64.shr_u (local.get $r1) (i64.const 3)))
     (i64.store8 offset=22 (local.get $dst) (i64.shr_u (local.get $r1) (i64.const 11)))
     (i64.store8 offset=21 (local.get $dst) (i64.shr_u (local.get $r1) (i64.const 19)))
-    (i64.store8 offset=20 (local.get $dst) (i64.or (i64.shr_u (local.get $r1) (i64.const 27)) (i64.shl (local.get $r2) (i64.const 2))))
+    (i64.store8 offset=20
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r1) (i64.const 27)) (i64.shl (local.get $r2) (i64.const 2))))
     (i64.store8 offset=19 (local.get $dst) (i64.shr_u (local.get $r2) (i64.const 6)))
     (i64.store8 offset=18 (local.get $dst) (i64.shr_u (local.get $r2) (i64.const 14)))
-    (i64.store8 offset=17 (local.get $dst) (i64.or (i64.shr_u (local.get $r2) (i64.const 22)) (i64.shl (local.get $r3) (i64.const 7))))
+    (i64.store8 offset=17
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r2) (i64.const 22)) (i64.shl (local.get $r3) (i64.const 7))))
     (i64.store8 offset=16 (local.get $dst) (i64.shr_u (local.get $r3) (i64.const 1)))
     (i64.store8 offset=15 (local.get $dst) (i64.shr_u (local.get $r3) (i64.const 9)))
     (i64.store8 offset=14 (local.get $dst) (i64.shr_u (local.get $r3) (i64.const 17)))
-    (i64.store8 offset=13 (local.get $dst) (i64.or (i64.shr_u (local.get $r3) (i64.const 25)) (i64.shl (local.get $r4) (i64.const 4))))
+    (i64.store8 offset=13
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r3) (i64.const 25)) (i64.shl (local.get $r4) (i64.const 4))))
     (i64.store8 offset=12 (local.get $dst) (i64.shr_u (local.get $r4) (i64.const 4)))
     (i64.store8 offset=11 (local.get $dst) (i64.shr_u (local.get $r4) (i64.const 12)))
     (i64.store8 offset=10 (local.get $dst) (i64.shr_u (local.get $r4) (i64.const 20)))
-    (i64.store8 offset=9 (local.get $dst) (i64.or (i64.shr_u (local.get $r4) (i64.const 28)) (i64.shl (local.get $r5) (i64.const 1))))
+    (i64.store8 offset=9
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r4) (i64.const 28)) (i64.shl (local.get $r5) (i64.const 1))))
     (i64.store8 offset=8 (local.get $dst) (i64.shr_u (local.get $r5) (i64.const 7)))
     (i64.store8 offset=7 (local.get $dst) (i64.shr_u (local.get $r5) (i64.const 15)))
-    (i64.store8 offset=6 (local.get $dst) (i64.or (i64.shr_u (local.get $r5) (i64.const 23)) (i64.shl (local.get $r6) (i64.const 6))))
+    (i64.store8 offset=6
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r5) (i64.const 23)) (i64.shl (local.get $r6) (i64.const 6))))
     (i64.store8 offset=5 (local.get $dst) (i64.shr_u (local.get $r6) (i64.const 2)))
     (i64.store8 offset=4 (local.get $dst) (i64.shr_u (local.get $r6) (i64.const 10)))
     (i64.store8 offset=3 (local.get $dst) (i64.shr_u (local.get $r6) (i64.const 18)))
-    (i64.store8 offset=2 (local.get $dst) (i64.or (i64.shr_u (local.get $r6) (i64.const 26)) (i64.shl (local.get $r7) (i64.const 3))))
+    (i64.store8 offset=2
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r6) (i64.const 26)) (i64.shl (local.get $r7) (i64.const 3))))
     (i64.store8 offset=1 (local.get $dst) (i64.shr_u (local.get $r7) (i64.const 5)))
-    (i64.store8 offset=0 (local.get $dst) (i64.shr_u (local.get $r7) (i64.const 13))))
-  (func $fp_bytes_lt (param $src i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (local.set $a1 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (local.set $a2 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (local.set $a3 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (local.set $a4 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (local.set $a5 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (local.set $a6 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (local.set $a7 (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff)))
+    (i64.store8 (local.get $dst) (i64.shr_u (local.get $r7) (i64.const 13)))
+  )
+  (func $fp_bytes_lt (param $src i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (local.set $a1
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (local.set $a2
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (local.set $a3
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (local.set $a4
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (local.set $a5
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (local.set $a6
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (local.set $a7
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
     (local.set $t (i64.sub (local.get $a0) (i64.const 1)))
     (local.set $r0 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
@@ -1550,548 +3008,1145 @@
     (local.set $t (i64.add (i64.sub (local.get $a7) (i64.const 2097151)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.wrap_i64 (i64.and (local.get $c) (i64.const 1))))
-  (func $fp_bytes_nonzero (param $src i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (local.set $a1 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (local.set $a2 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (local.set $a3 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (local.set $a4 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (local.set $a5 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (local.set $a6 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (local.set $a7 (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff)))
-    (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)))))
-    (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
-      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
-      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
-      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
-      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
-      (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
-      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
-      (local $it i32)
-      (local.set $f0 (i64.const 1))
-      (local.set $g0
-        (i64.and
-          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
-          (i64.const 1073741823)))
-      (local.set $d0 (i64.const 0))
-      (local.set $e0 (i64.const 1))
-      (local.set $f1 (i64.const 0))
-      (local.set $g1
-        (i64.and
+    (i32.wrap_i64 (i64.and (local.get $c) (i64.const 1)))
+  )
+  (func $fp_bytes_nonzero (param $src i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
-            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
-          (i64.const 1073741823)))
-      (local.set $d1 (i64.const 0))
-      (local.set $e1 (i64.const 0))
-      (local.set $f2 (i64.const 0))
-      (local.set $g2
-        (i64.and
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (local.set $a1
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
-            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
-          (i64.const 1073741823)))
-      (local.set $d2 (i64.const 0))
-      (local.set $e2 (i64.const 0))
-      (local.set $f3 (i64.const 1073741760))
-      (local.set $g3
-        (i64.and
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (local.set $a2
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
-            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
-          (i64.const 1073741823)))
-      (local.set $d3 (i64.const 0))
-      (local.set $e3 (i64.const 0))
-      (local.set $f4 (i64.const 1073741823))
-      (local.set $g4
-        (i64.and
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (local.set $a3
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
-            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
-          (i64.const 1073741823)))
-      (local.set $d4 (i64.const 0))
-      (local.set $e4 (i64.const 0))
-      (local.set $f5 (i64.const 1073741823))
-      (local.set $g5
-        (i64.and
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (local.set $a4
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
-            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
-          (i64.const 1073741823)))
-      (local.set $d5 (i64.const 0))
-      (local.set $e5 (i64.const 0))
-      (local.set $f6 (i64.const 1073741823))
-      (local.set $g6
-        (i64.and
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (local.set $a5
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
-            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
-          (i64.const 1073741823)))
-      (local.set $d6 (i64.const 0))
-      (local.set $e6 (i64.const 0))
-      (local.set $f7 (i64.const 16383))
-      (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
-      (local.set $d7 (i64.const 0))
-      (local.set $e7 (i64.const 0))
-      (local.set $nu (i64.const -1))
-      (local.set $it (i32.const 20))
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (local.set $a6
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (local.set $a7
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
+    (i32.eqz
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3))
+                (local.get $a4))
+              (local.get $a5))
+            (local.get $a6))
+          (local.get $a7))))
+  )
+  (func $fp_inv_raw (param $r i32) (param $a i32) (param $ws i32)
+    (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+    (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+    (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+    (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+    (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+    (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+    (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+    (local $it i32)
+    (local.set $f0 (i64.const 1))
+    (local.set $g0
+      (i64.and
+        (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+        (i64.const 1073741823)))
+    (local.set $d0 (i64.const 0))
+    (local.set $e0 (i64.const 1))
+    (local.set $f1 (i64.const 0))
+    (local.set $g1
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+          (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+        (i64.const 1073741823)))
+    (local.set $d1 (i64.const 0))
+    (local.set $e1 (i64.const 0))
+    (local.set $f2 (i64.const 0))
+    (local.set $g2
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+          (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+        (i64.const 1073741823)))
+    (local.set $d2 (i64.const 0))
+    (local.set $e2 (i64.const 0))
+    (local.set $f3 (i64.const 1073741760))
+    (local.set $g3
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+          (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+        (i64.const 1073741823)))
+    (local.set $d3 (i64.const 0))
+    (local.set $e3 (i64.const 0))
+    (local.set $f4 (i64.const 1073741823))
+    (local.set $g4
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+          (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+        (i64.const 1073741823)))
+    (local.set $d4 (i64.const 0))
+    (local.set $e4 (i64.const 0))
+    (local.set $f5 (i64.const 1073741823))
+    (local.set $g5
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+          (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+        (i64.const 1073741823)))
+    (local.set $d5 (i64.const 0))
+    (local.set $e5 (i64.const 0))
+    (local.set $f6 (i64.const 1073741823))
+    (local.set $g6
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+          (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+        (i64.const 1073741823)))
+    (local.set $d6 (i64.const 0))
+    (local.set $e6 (i64.const 0))
+    (local.set $f7 (i64.const 16383))
+    (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
+    (local.set $d7 (i64.const 0))
+    (local.set $e7 (i64.const 0))
+    (local.set $nu (i64.const -1))
+    (local.set $it (i32.const 20))
+    (loop $batch
+      (local.set $fl (local.get $f0))
+      (local.set $gl (local.get $g0))
+      (local.set $uv (i64.const 1))
+      (local.set $qr (i64.const 4294967296))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $mu (i64.extend32_s (local.get $uv)))
+      (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+      (local.set $mq (i64.extend32_s (local.get $qr)))
+      (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+      (local.set $cf
+        (i64.shr_s
+          (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+          (i64.const 30)))
+      (local.set $cg
+        (i64.shr_s
+          (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+          (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+      (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+      (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+      (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+      (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+      (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+      (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+      (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $f7 (local.get $cf))
+      (local.set $g7 (local.get $cg))
+      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+      (local.set $se (i64.shr_s (local.get $e7) (i64.const 63)))
+      (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+      (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+      (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+      (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+      (local.set $md
+        (i64.sub
+          (local.get $md)
+          (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1)) (local.get $md)) (i64.const 1073741823))))
+      (local.set $me
+        (i64.sub
+          (local.get $me)
+          (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1)) (local.get $me)) (i64.const 1073741823))))
+      (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1))) (i64.const 30)))
+      (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1))) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))))
+      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))))
+      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+            (i64.mul (local.get $md) (i64.const 1073741760)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+            (i64.mul (local.get $me) (i64.const 1073741760)))))
+      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+            (i64.mul (local.get $md) (i64.const 1073741823)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+            (i64.mul (local.get $me) (i64.const 1073741823)))))
+      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+            (i64.mul (local.get $md) (i64.const 1073741823)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+            (i64.mul (local.get $me) (i64.const 1073741823)))))
+      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+            (i64.mul (local.get $md) (i64.const 1073741823)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+            (i64.mul (local.get $me) (i64.const 1073741823)))))
+      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+            (i64.mul (local.get $md) (i64.const 16383)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+            (i64.mul (local.get $me) (i64.const 16383)))))
+      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $d7 (local.get $cf))
+      (local.set $e7 (local.get $cg))
+      (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+      (br_if $batch (local.get $it))
+    )
+    (local.set $sd (i64.shr_s (local.get $f7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 1))))
+    (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 0))))
+    (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 0))))
+    (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1073741760))))
+    (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
+    (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
+    (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
+    (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
+    (local.set $e7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
+    (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
+    (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
+    (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
+    (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
+    (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
+    (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
+    (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
+    (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
+    (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+        (i64.const 536870911)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+        (i64.const 536870911)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+        (i64.const 536870911)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+        (i64.const 536870911)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+        (i64.const 536870911)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+        (i64.const 536870911)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+        (i64.const 536870911)))
+  )
+  (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
+    (call $fp_canon (local.get $ws) (local.get $a))
+    (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 64)))
+    (call $fp_mulc_r3 (local.get $r) (local.get $r))
+  )
+  (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
+    (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+    (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+    (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+    (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+    (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+    (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+    (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+    (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+    (local.set $f0 (i64.const 1))
+    (local.set $g0
+      (i64.and
+        (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+        (i64.const 1073741823)))
+    (local.set $d0 (i64.const 0))
+    (local.set $e0 (i64.const 1))
+    (local.set $f1 (i64.const 0))
+    (local.set $g1
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+          (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+        (i64.const 1073741823)))
+    (local.set $d1 (i64.const 0))
+    (local.set $e1 (i64.const 0))
+    (local.set $f2 (i64.const 0))
+    (local.set $g2
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+          (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+        (i64.const 1073741823)))
+    (local.set $d2 (i64.const 0))
+    (local.set $e2 (i64.const 0))
+    (local.set $f3 (i64.const 1073741760))
+    (local.set $g3
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+          (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+        (i64.const 1073741823)))
+    (local.set $d3 (i64.const 0))
+    (local.set $e3 (i64.const 0))
+    (local.set $f4 (i64.const 1073741823))
+    (local.set $g4
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+          (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+        (i64.const 1073741823)))
+    (local.set $d4 (i64.const 0))
+    (local.set $e4 (i64.const 0))
+    (local.set $f5 (i64.const 1073741823))
+    (local.set $g5
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+          (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+        (i64.const 1073741823)))
+    (local.set $d5 (i64.const 0))
+    (local.set $e5 (i64.const 0))
+    (local.set $f6 (i64.const 1073741823))
+    (local.set $g6
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+          (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+        (i64.const 1073741823)))
+    (local.set $d6 (i64.const 0))
+    (local.set $e6 (i64.const 0))
+    (local.set $f7 (i64.const 16383))
+    (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
+    (local.set $d7 (i64.const 0))
+    (local.set $e7 (i64.const 0))
+    (local.set $eta (i64.const 1))
+    (local.set $it (i32.const 23))
+    (local.set $len (i32.const 8))
+    (block $done
       (loop $batch
+        (br_if $done
+          (i64.eqz
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                    (local.get $g4))
+                  (local.get $g5))
+                (local.get $g6))
+              (local.get $g7))))
         (local.set $fl (local.get $f0))
         (local.set $gl (local.get $g0))
         (local.set $uv (i64.const 1))
         (local.set $qr (i64.const 4294967296))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+        (local.set $i (i64.const 30))
+        (block $bdone
+          (loop $bstep
+            (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+            (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+            (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+            (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+            (local.set $i (i64.sub (local.get $i) (local.get $z)))
+            (br_if $bdone (i64.eqz (local.get $i)))
+            (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+              (local.set $z (local.get $fl))
+              (local.set $fl (local.get $gl))
+              (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+              (local.set $z (local.get $uv))
+              (local.set $uv (local.get $qr))
+              (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+              (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+            ))
+            (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+            (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+            (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+            (local.set $w
+              (i64.and
+                (i64.mul
+                  (i64.sub (i64.const 0) (local.get $gl))
+                  (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+            (local.set $gl
+              (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+            (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+            (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+            (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+            (local.set $i (i64.sub (local.get $i) (local.get $z)))
+            (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+          )
+        )
         (local.set $mu (i64.extend32_s (local.get $uv)))
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
@@ -2104,92 +4159,214 @@
           (i64.shr_s
             (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
             (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
+        (block $fgdone
+          (block $len1
+            (block $len2
+              (block $len3
+                (block $len4
+                  (block $len5
+                    (block $len6
+                      (block $len7
+                        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f1))
+                              (i64.mul (local.get $mv) (local.get $g1)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f1))
+                              (i64.mul (local.get $mr) (local.get $g1)))))
+                        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f2))
+                              (i64.mul (local.get $mv) (local.get $g2)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f2))
+                              (i64.mul (local.get $mr) (local.get $g2)))))
+                        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f3))
+                              (i64.mul (local.get $mv) (local.get $g3)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f3))
+                              (i64.mul (local.get $mr) (local.get $g3)))))
+                        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f4))
+                              (i64.mul (local.get $mv) (local.get $g4)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f4))
+                              (i64.mul (local.get $mr) (local.get $g4)))))
+                        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f5))
+                              (i64.mul (local.get $mv) (local.get $g5)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f5))
+                              (i64.mul (local.get $mr) (local.get $g5)))))
+                        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f6))
+                              (i64.mul (local.get $mv) (local.get $g6)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f6))
+                              (i64.mul (local.get $mr) (local.get $g6)))))
+                        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f7))
+                              (i64.mul (local.get $mv) (local.get $g7)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f7))
+                              (i64.mul (local.get $mr) (local.get $g7)))))
+                        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (local.set $f7 (local.get $cf))
+                        (local.set $g7 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f7 (i64.const 0))
+                          (local.set $g7 (i64.const 0))
+                          (local.set $len (i32.const 7))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f6 (local.get $cf))
+                      (local.set $g6 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f6 (i64.const 0))
+                        (local.set $g6 (i64.const 0))
+                        (local.set $len (i32.const 6))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f5 (local.get $cf))
+                    (local.set $g5 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f5 (i64.const 0))
+                      (local.set $g5 (i64.const 0))
+                      (local.set $len (i32.const 5))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f4 (local.get $cf))
+                  (local.set $g4 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f4 (i64.const 0))
+                    (local.set $g4 (i64.const 0))
+                    (local.set $len (i32.const 4))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f3 (local.get $cf))
+                (local.set $g3 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f3 (i64.const 0))
+                  (local.set $g3 (i64.const 0))
+                  (local.set $len (i32.const 3))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f2 (local.get $cf))
+              (local.set $g2 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f2 (i64.const 0))
+                (local.set $g2 (i64.const 0))
+                (local.set $len (i32.const 2))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f1 (local.get $cf))
+            (local.set $g1 (local.get $cg))
+            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+              (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+              (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+              (local.set $f1 (i64.const 0))
+              (local.set $g1 (i64.const 0))
+              (local.set $len (i32.const 1))
+            ))
+            (br $fgdone)
+          )
+          (local.set $f0 (local.get $cf))
+          (local.set $g0 (local.get $cg))
+          (br $fgdone)
+        )
         (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
         (local.set $se (i64.shr_s (local.get $e7) (i64.const 63)))
         (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
@@ -2315,901 +4492,450 @@
         (local.set $it (i32.sub (local.get $it) (i32.const 1)))
         (br_if $batch (local.get $it))
       )
-      (local.set $sd (i64.shr_s (local.get $f7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 1))))
-      (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 0))))
-      (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 0))))
-      (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1073741760))))
-      (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
-      (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
-      (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
-      (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
-      (local.set $e7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
-      (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
-      (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
-      (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
-      (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
-      (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
-      (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
-      (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
-      (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
-      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
-          (i64.const 536870911)))
-      (i64.store offset=16
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
-          (i64.const 536870911)))
-      (i64.store offset=24
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
-          (i64.const 536870911)))
-      (i64.store offset=32
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
-          (i64.const 536870911)))
-      (i64.store offset=40
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
-          (i64.const 536870911)))
-      (i64.store offset=48
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
-          (i64.const 536870911)))
-      (i64.store offset=56
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
-          (i64.const 536870911)))
     )
-  (func $fp_inv (param $r i32) (param $a i32) (param $ws i32)
-    (call $fp_canon (local.get $ws) (local.get $a))
-    (call $fp_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 64)))
-    (call $fp_mulc_r3 (local.get $r) (local.get $r)))
-    (func $fp_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
-      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
-      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
-      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
-      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
-      (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
-      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
-      (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
-      (local.set $f0 (i64.const 1))
-      (local.set $g0
-        (i64.and
-          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
-          (i64.const 1073741823)))
-      (local.set $d0 (i64.const 0))
-      (local.set $e0 (i64.const 1))
-      (local.set $f1 (i64.const 0))
-      (local.set $g1
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
-            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
-          (i64.const 1073741823)))
-      (local.set $d1 (i64.const 0))
-      (local.set $e1 (i64.const 0))
-      (local.set $f2 (i64.const 0))
-      (local.set $g2
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
-            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
-          (i64.const 1073741823)))
-      (local.set $d2 (i64.const 0))
-      (local.set $e2 (i64.const 0))
-      (local.set $f3 (i64.const 1073741760))
-      (local.set $g3
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
-            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
-          (i64.const 1073741823)))
-      (local.set $d3 (i64.const 0))
-      (local.set $e3 (i64.const 0))
-      (local.set $f4 (i64.const 1073741823))
-      (local.set $g4
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
-            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
-          (i64.const 1073741823)))
-      (local.set $d4 (i64.const 0))
-      (local.set $e4 (i64.const 0))
-      (local.set $f5 (i64.const 1073741823))
-      (local.set $g5
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
-            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
-          (i64.const 1073741823)))
-      (local.set $d5 (i64.const 0))
-      (local.set $e5 (i64.const 0))
-      (local.set $f6 (i64.const 1073741823))
-      (local.set $g6
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
-            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
-          (i64.const 1073741823)))
-      (local.set $d6 (i64.const 0))
-      (local.set $e6 (i64.const 0))
-      (local.set $f7 (i64.const 16383))
-      (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
-      (local.set $d7 (i64.const 0))
-      (local.set $e7 (i64.const 0))
-      (local.set $eta (i64.const 1))
-      (local.set $it (i32.const 23))
-      (local.set $len (i32.const 8))
-      (block $done
-        (loop $batch
-          (br_if $done
-            (i64.eqz
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
-                      (local.get $g4))
-                    (local.get $g5))
-                  (local.get $g6))
-                (local.get $g7))))
-          (local.set $fl (local.get $f0))
-          (local.set $gl (local.get $g0))
-          (local.set $uv (i64.const 1))
-          (local.set $qr (i64.const 4294967296))
-          (local.set $i (i64.const 30))
-          (block $bdone
-            (loop $bstep
-              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-              (local.set $i (i64.sub (local.get $i) (local.get $z)))
-              (br_if $bdone (i64.eqz (local.get $i)))
-              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-                (local.set $z (local.get $fl))
-                (local.set $fl (local.get $gl))
-                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-                (local.set $z (local.get $uv))
-                (local.set $uv (local.get $qr))
-                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-              ))
-              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-              (local.set $w
-                (i64.and
-                  (i64.mul
-                    (i64.sub (i64.const 0) (local.get $gl))
-                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
-                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-              (local.set $gl
-                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-              (local.set $i (i64.sub (local.get $i) (local.get $z)))
-              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-            )
-          )
-          (local.set $mu (i64.extend32_s (local.get $uv)))
-          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-          (local.set $mq (i64.extend32_s (local.get $qr)))
-          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-          (local.set $cf
-            (i64.shr_s
-              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
-              (i64.const 30)))
-          (local.set $cg
-            (i64.shr_s
-              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
-              (i64.const 30)))
-          (block $fgdone
-            (block $len1
-              (block $len2
-                (block $len3
-                  (block $len4
-                    (block $len5
-                      (block $len6
-                        (block $len7
-                          (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f1))
-                                (i64.mul (local.get $mv) (local.get $g1)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f1))
-                                (i64.mul (local.get $mr) (local.get $g1)))))
-                          (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f2))
-                                (i64.mul (local.get $mv) (local.get $g2)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f2))
-                                (i64.mul (local.get $mr) (local.get $g2)))))
-                          (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f3))
-                                (i64.mul (local.get $mv) (local.get $g3)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f3))
-                                (i64.mul (local.get $mr) (local.get $g3)))))
-                          (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f4))
-                                (i64.mul (local.get $mv) (local.get $g4)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f4))
-                                (i64.mul (local.get $mr) (local.get $g4)))))
-                          (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f5))
-                                (i64.mul (local.get $mv) (local.get $g5)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f5))
-                                (i64.mul (local.get $mr) (local.get $g5)))))
-                          (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f6))
-                                (i64.mul (local.get $mv) (local.get $g6)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f6))
-                                (i64.mul (local.get $mr) (local.get $g6)))))
-                          (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f7))
-                                (i64.mul (local.get $mv) (local.get $g7)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f7))
-                                (i64.mul (local.get $mr) (local.get $g7)))))
-                          (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (local.set $f7 (local.get $cf))
-                          (local.set $g7 (local.get $cg))
-                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-                            (local.set $f7 (i64.const 0))
-                            (local.set $g7 (i64.const 0))
-                            (local.set $len (i32.const 7))
-                          ))
-                          (br $fgdone)
-                        )
-                        (local.set $f6 (local.get $cf))
-                        (local.set $g6 (local.get $cg))
-                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-                          (local.set $f6 (i64.const 0))
-                          (local.set $g6 (i64.const 0))
-                          (local.set $len (i32.const 6))
-                        ))
-                        (br $fgdone)
-                      )
-                      (local.set $f5 (local.get $cf))
-                      (local.set $g5 (local.get $cg))
-                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-                        (local.set $f5 (i64.const 0))
-                        (local.set $g5 (i64.const 0))
-                        (local.set $len (i32.const 5))
-                      ))
-                      (br $fgdone)
-                    )
-                    (local.set $f4 (local.get $cf))
-                    (local.set $g4 (local.get $cg))
-                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-                      (local.set $f4 (i64.const 0))
-                      (local.set $g4 (i64.const 0))
-                      (local.set $len (i32.const 4))
-                    ))
-                    (br $fgdone)
-                  )
-                  (local.set $f3 (local.get $cf))
-                  (local.set $g3 (local.get $cg))
-                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-                    (local.set $f3 (i64.const 0))
-                    (local.set $g3 (i64.const 0))
-                    (local.set $len (i32.const 3))
-                  ))
-                  (br $fgdone)
-                )
-                (local.set $f2 (local.get $cf))
-                (local.set $g2 (local.get $cg))
-                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-                  (local.set $f2 (i64.const 0))
-                  (local.set $g2 (i64.const 0))
-                  (local.set $len (i32.const 2))
-                ))
-                (br $fgdone)
-              )
-              (local.set $f1 (local.get $cf))
-              (local.set $g1 (local.get $cg))
-              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-                (local.set $f1 (i64.const 0))
-                (local.set $g1 (i64.const 0))
-                (local.set $len (i32.const 1))
-              ))
-              (br $fgdone)
-            )
-            (local.set $f0 (local.get $cf))
-            (local.set $g0 (local.get $cg))
-            (br $fgdone)
-          )
-          (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-          (local.set $se (i64.shr_s (local.get $e7) (i64.const 63)))
-          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-          (local.set $md
-            (i64.sub
-              (local.get $md)
-              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 1)) (local.get $md)) (i64.const 1073741823))))
-          (local.set $me
-            (i64.sub
-              (local.get $me)
-              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 1)) (local.get $me)) (i64.const 1073741823))))
-          (local.set $cf (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 1))) (i64.const 30)))
-          (local.set $cg (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 1))) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))))
-          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))))
-          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
-                (i64.mul (local.get $md) (i64.const 1073741760)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
-                (i64.mul (local.get $me) (i64.const 1073741760)))))
-          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
-                (i64.mul (local.get $md) (i64.const 1073741823)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
-                (i64.mul (local.get $me) (i64.const 1073741823)))))
-          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
-                (i64.mul (local.get $md) (i64.const 1073741823)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
-                (i64.mul (local.get $me) (i64.const 1073741823)))))
-          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
-                (i64.mul (local.get $md) (i64.const 1073741823)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
-                (i64.mul (local.get $me) (i64.const 1073741823)))))
-          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
-                (i64.mul (local.get $md) (i64.const 16383)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
-                (i64.mul (local.get $me) (i64.const 16383)))))
-          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $d7 (local.get $cf))
-          (local.set $e7 (local.get $cg))
-          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-          (br_if $batch (local.get $it))
-        )
-      )
-      (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 1))))
-      (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 0))))
-      (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 0))))
-      (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1073741760))))
-      (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
-      (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
-      (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
-      (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
-      (local.set $e7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
-      (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
-      (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
-      (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
-      (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
-      (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
-      (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
-      (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
-      (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
-      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
-          (i64.const 536870911)))
-      (i64.store offset=16
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
-          (i64.const 536870911)))
-      (i64.store offset=24
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
-          (i64.const 536870911)))
-      (i64.store offset=32
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
-          (i64.const 536870911)))
-      (i64.store offset=40
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
-          (i64.const 536870911)))
-      (i64.store offset=48
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
-          (i64.const 536870911)))
-      (i64.store offset=56
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
-          (i64.const 536870911)))
-    )
+    (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 1) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d1)))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (local.get $d2)))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1073741760) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 1))))
+    (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 0))))
+    (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 0))))
+    (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1073741760))))
+    (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
+    (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
+    (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
+    (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
+    (local.set $e7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
+    (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
+    (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
+    (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
+    (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
+    (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
+    (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
+    (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
+    (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
+    (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+        (i64.const 536870911)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+        (i64.const 536870911)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+        (i64.const 536870911)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+        (i64.const 536870911)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+        (i64.const 536870911)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+        (i64.const 536870911)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+        (i64.const 536870911)))
+  )
   (func $fp_inv_vt (param $r i32) (param $a i32) (param $ws i32)
     (call $fp_canon (local.get $ws) (local.get $a))
     (call $fp_inv_vt_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 64)))
-    (call $fp_mulc_r3 (local.get $r) (local.get $r)))
-  (func $fp_sqrt (param $r i32) (param $a i32) (param $ws i32) (result i32) (local $pw i32) (local $pa i32) (local $i i32) (local $k i32) (local $j i32) (local $mask i64)
+    (call $fp_mulc_r3 (local.get $r) (local.get $r))
+  )
+  (func $fp_sqrt (param $r i32) (param $a i32) (param $ws i32) (result i32)
+    (local $pw i32) (local $pa i32) (local $i i32) (local $k i32) (local $j i32) (local $mask i64)
     (memory.copy (i32.add (local.get $ws) (i32.const 1088)) (local.get $a) (i32.const 64))
     (local.set $pw (i32.add (local.get $ws) (i32.const 1152)))
     (local.set $pa (i32.add (local.get $ws) (i32.const 1088)))
     (memory.copy (local.get $ws) (local.get $pa) (i32.const 64))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1024)) (local.get $pa))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (local.get $ws) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 896)) (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 1024)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 896)) (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 896))
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $ws) (i32.const 1024)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 960))
+      (i32.add (local.get $ws) (i32.const 896))
+      (i32.add (local.get $ws) (i32.const 1024)))
     (memory.copy (local.get $pw) (i32.add (local.get $ws) (i32.const 960)) (i32.const 64))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (local.set $i (i32.const 5))
-    (loop $sq (call $fp_sqr (local.get $pw) (local.get $pw)) (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $sq (local.get $i)))
+    (loop $sq
+      (call $fp_sqr (local.get $pw) (local.get $pw))
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (br_if $sq (local.get $i))
+    )
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 960)))
     (call $fp_sqr (local.get $pw) (local.get $pw))
     (call $fp_sqr (local.get $pw) (local.get $pw))
     (call $fp_mul (local.get $pw) (local.get $pw) (i32.add (local.get $ws) (i32.const 64)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1152)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1088)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1088)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 1216))
+      (i32.add (local.get $ws) (i32.const 1216))
+      (i32.add (local.get $ws) (i32.const 1088)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 1152))
+      (i32.add (local.get $ws) (i32.const 1152))
+      (i32.add (local.get $ws) (i32.const 1088)))
     (memory.copy (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.const 64))
     (call $fp_set_ts_c5 (i32.add (local.get $ws) (i32.const 1344)))
     (local.set $k (i32.const 96))
     (loop $outer
       (local.set $j (i32.sub (local.get $k) (i32.const 2)))
-      (block $jd (loop $jl (br_if $jd (i32.eqz (local.get $j))) (call $fp_sqr (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1280))) (local.set $j (i32.sub (local.get $j) (i32.const 1))) (br $jl)))
+      (block $jd
+        (loop $jl
+          (br_if $jd (i32.eqz (local.get $j)))
+          (call $fp_sqr (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1280)))
+          (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+          (br $jl)
+        )
+      )
       ;; mask: all ones when b ≠ 1 (then z ← z·c and t ← t·c²)
-      (local.set $mask (i64.sub (i64.extend_i32_u (call $fp_eq_one (i32.add (local.get $ws) (i32.const 1280)))) (i64.const 1)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1408)) (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_cmov (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1408)) (local.get $mask))
+      (local.set $mask
+        (i64.sub (i64.extend_i32_u (call $fp_eq_one (i32.add (local.get $ws) (i32.const 1280)))) (i64.const 1)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1408))
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_cmov
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 1408))
+        (local.get $mask))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1408)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_cmov (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1408)) (local.get $mask))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1408))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_cmov
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1408))
+        (local.get $mask))
       (memory.copy (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.const 64))
       (local.set $k (i32.sub (local.get $k) (i32.const 1)))
-      (br_if $outer (i32.ge_u (local.get $k) (i32.const 2))))
+      (br_if $outer (i32.ge_u (local.get $k) (i32.const 2)))
+    )
     (memory.copy (local.get $r) (i32.add (local.get $ws) (i32.const 1152)) (i32.const 64))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1472)) (local.get $r))
-    (call $fp_eq (i32.add (local.get $ws) (i32.const 1472)) (i32.add (local.get $ws) (i32.const 1088))))
-  (func $fn_mul (param $r i32) (param $a i32) (param $b i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (call $fp_eq (i32.add (local.get $ws) (i32.const 1472)) (i32.add (local.get $ws) (i32.const 1088)))
+  )
+  (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3217,7 +4943,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -3230,72 +4956,214 @@
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const -61068739))) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))) (i64.mul (local.get $q0) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
+          (i64.mul (local.get $q0) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -61068739))) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1))) (i64.add (i64.mul (local.get $a2) (local.get $b0)) (i64.mul (local.get $q0) (i64.const 238817157)))) (i64.mul (local.get $q1) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1)))
+            (i64.add (i64.mul (local.get $a2) (local.get $b0)) (i64.mul (local.get $q0) (i64.const 238817157))))
+          (i64.mul (local.get $q1) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const -61068739))) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.add (i64.mul (local.get $a1) (local.get $b2)) (i64.mul (local.get $a2) (local.get $b1)))) (i64.add (i64.mul (local.get $a3) (local.get $b0)) (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157))))) (i64.mul (local.get $q2) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $b3))
+              (i64.add (i64.mul (local.get $a1) (local.get $b2)) (i64.mul (local.get $a2) (local.get $b1))))
+            (i64.add
+              (i64.mul (local.get $a3) (local.get $b0))
+              (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157)))))
+          (i64.mul (local.get $q2) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const -61068739))) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.add (i64.mul (local.get $a1) (local.get $b3)) (i64.mul (local.get $a2) (local.get $b2)))) (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))) (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157))))) (i64.mul (local.get $q3) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (local.get $b4))
+              (i64.add (i64.mul (local.get $a1) (local.get $b3)) (i64.mul (local.get $a2) (local.get $b2))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0)))
+              (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157)))))
+          (i64.mul (local.get $q3) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const -61068739))) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.mul (local.get $a1) (local.get $b4))) (i64.add (i64.mul (local.get $a2) (local.get $b3)) (i64.mul (local.get $a3) (local.get $b2)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))) (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157))))) (i64.mul (local.get $q4) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.mul (local.get $a1) (local.get $b4)))
+              (i64.add (i64.mul (local.get $a2) (local.get $b3)) (i64.mul (local.get $a3) (local.get $b2))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0)))
+              (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157)))))
+          (i64.mul (local.get $q4) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const -61068739))) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.mul (local.get $a1) (local.get $b5))) (i64.add (i64.mul (local.get $a2) (local.get $b4)) (i64.mul (local.get $a3) (local.get $b3)))) (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b2)) (i64.mul (local.get $a5) (local.get $b1))) (i64.add (i64.mul (local.get $a6) (local.get $b0)) (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157)))))) (i64.mul (local.get $q5) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (local.get $b6)) (i64.mul (local.get $a1) (local.get $b5)))
+              (i64.add (i64.mul (local.get $a2) (local.get $b4)) (i64.mul (local.get $a3) (local.get $b3))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (local.get $b2)) (i64.mul (local.get $a5) (local.get $b1)))
+              (i64.add
+                (i64.mul (local.get $a6) (local.get $b0))
+                (i64.add
+                  (i64.mul (local.get $q3) (i64.const -30587455))
+                  (i64.mul (local.get $q4) (i64.const 238817157))))))
+          (i64.mul (local.get $q5) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const -61068739))) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6))) (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.add (i64.mul (local.get $a3) (local.get $b4)) (i64.mul (local.get $a4) (local.get $b3))))) (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0)))) (i64.add (i64.shl (local.get $q0) (i64.const 21)) (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157)))))) (i64.mul (local.get $q6) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+              (i64.add
+                (i64.mul (local.get $a2) (local.get $b5))
+                (i64.add (i64.mul (local.get $a3) (local.get $b4)) (i64.mul (local.get $a4) (local.get $b3)))))
+            (i64.add
+              (i64.add
+                (i64.mul (local.get $a5) (local.get $b2))
+                (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))
+              (i64.add
+                (i64.shl (local.get $q0) (i64.const 21))
+                (i64.add
+                  (i64.mul (local.get $q4) (i64.const -30587455))
+                  (i64.mul (local.get $q5) (i64.const 238817157))))))
+          (i64.mul (local.get $q6) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const -61068739))) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6))) (i64.add (i64.mul (local.get $a3) (local.get $b5)) (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3))))) (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1))) (i64.add (i64.shl (local.get $q1) (i64.const 21)) (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157)))))) (i64.mul (local.get $q7) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6)))
+              (i64.add
+                (i64.mul (local.get $a3) (local.get $b5))
+                (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1)))
+              (i64.add
+                (i64.shl (local.get $q1) (i64.const 21))
+                (i64.add
+                  (i64.mul (local.get $q5) (i64.const -30587455))
+                  (i64.mul (local.get $q6) (i64.const 238817157))))))
+          (i64.mul (local.get $q7) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.mul (local.get $a3) (local.get $b6))) (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4)))) (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2))) (i64.add (i64.shl (local.get $q2) (i64.const 21)) (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157)))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.mul (local.get $a3) (local.get $b6)))
+            (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4))))
+          (i64.add
+            (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2)))
+            (i64.add
+              (i64.shl (local.get $q2) (i64.const 21))
+              (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157))))))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5)))) (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))) (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.mul (local.get $a3) (local.get $b7))
+            (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5))))
+          (i64.add
+            (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3)))
+            (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455)))))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6))) (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))
+          (i64.add
+            (i64.mul (local.get $a6) (local.get $b5))
+            (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6))) (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6)))
+          (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.add (i64.mul (local.get $a7) (local.get $b6)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (local.get $b7))
+          (i64.add (i64.mul (local.get $a7) (local.get $b6)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (local.get $b7)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b7)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fn_sqr (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fn_sqr (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3308,90 +5176,222 @@
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const -61068739))) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $a0) (local.get $a1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (i64.mul (local.get $a0) (local.get $a1)) (i64.const 1))
+          (i64.mul (local.get $q0) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -61068739))) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $a0) (local.get $a2)) (i64.const 1)) (i64.add (i64.mul (local.get $a1) (local.get $a1)) (i64.mul (local.get $q0) (i64.const 238817157)))) (i64.mul (local.get $q1) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.shl (i64.mul (local.get $a0) (local.get $a2)) (i64.const 1))
+            (i64.add (i64.mul (local.get $a1) (local.get $a1)) (i64.mul (local.get $q0) (i64.const 238817157))))
+          (i64.mul (local.get $q1) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const -61068739))) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a3)) (i64.mul (local.get $a1) (local.get $a2))) (i64.const 1)) (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157)))) (i64.mul (local.get $q2) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.shl
+              (i64.add (i64.mul (local.get $a0) (local.get $a3)) (i64.mul (local.get $a1) (local.get $a2)))
+              (i64.const 1))
+            (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157))))
+          (i64.mul (local.get $q2) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const -61068739))) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a4)) (i64.mul (local.get $a1) (local.get $a3))) (i64.const 1)) (i64.mul (local.get $a2) (local.get $a2))) (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157)))) (i64.mul (local.get $q3) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.shl
+                (i64.add (i64.mul (local.get $a0) (local.get $a4)) (i64.mul (local.get $a1) (local.get $a3)))
+                (i64.const 1))
+              (i64.mul (local.get $a2) (local.get $a2)))
+            (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157))))
+          (i64.mul (local.get $q3) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const -61068739))) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a5)) (i64.add (i64.mul (local.get $a1) (local.get $a4)) (i64.mul (local.get $a2) (local.get $a3)))) (i64.const 1)) (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157)))) (i64.mul (local.get $q4) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.shl
+              (i64.add
+                (i64.mul (local.get $a0) (local.get $a5))
+                (i64.add (i64.mul (local.get $a1) (local.get $a4)) (i64.mul (local.get $a2) (local.get $a3))))
+              (i64.const 1))
+            (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157))))
+          (i64.mul (local.get $q4) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const -61068739))) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a0) (local.get $a6)) (i64.add (i64.mul (local.get $a1) (local.get $a5)) (i64.mul (local.get $a2) (local.get $a4)))) (i64.const 1)) (i64.mul (local.get $a3) (local.get $a3))) (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157)))) (i64.mul (local.get $q5) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.shl
+                (i64.add
+                  (i64.mul (local.get $a0) (local.get $a6))
+                  (i64.add (i64.mul (local.get $a1) (local.get $a5)) (i64.mul (local.get $a2) (local.get $a4))))
+                (i64.const 1))
+              (i64.mul (local.get $a3) (local.get $a3)))
+            (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157))))
+          (i64.mul (local.get $q5) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const -61068739))) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $a0) (local.get $a7)) (i64.mul (local.get $a1) (local.get $a6))) (i64.add (i64.mul (local.get $a2) (local.get $a5)) (i64.mul (local.get $a3) (local.get $a4)))) (i64.const 1)) (i64.shl (local.get $q0) (i64.const 21))) (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157)))) (i64.mul (local.get $q6) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.shl
+                (i64.add
+                  (i64.add (i64.mul (local.get $a0) (local.get $a7)) (i64.mul (local.get $a1) (local.get $a6)))
+                  (i64.add (i64.mul (local.get $a2) (local.get $a5)) (i64.mul (local.get $a3) (local.get $a4))))
+                (i64.const 1))
+              (i64.shl (local.get $q0) (i64.const 21)))
+            (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157))))
+          (i64.mul (local.get $q6) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const -61068739))) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a1) (local.get $a7)) (i64.add (i64.mul (local.get $a2) (local.get $a6)) (i64.mul (local.get $a3) (local.get $a5)))) (i64.const 1)) (i64.mul (local.get $a4) (local.get $a4))) (i64.add (i64.shl (local.get $q1) (i64.const 21)) (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157))))) (i64.mul (local.get $q7) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.shl
+                (i64.add
+                  (i64.mul (local.get $a1) (local.get $a7))
+                  (i64.add (i64.mul (local.get $a2) (local.get $a6)) (i64.mul (local.get $a3) (local.get $a5))))
+                (i64.const 1))
+              (i64.mul (local.get $a4) (local.get $a4)))
+            (i64.add
+              (i64.shl (local.get $q1) (i64.const 21))
+              (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157)))))
+          (i64.mul (local.get $q7) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a2) (local.get $a7)) (i64.add (i64.mul (local.get $a3) (local.get $a6)) (i64.mul (local.get $a4) (local.get $a5)))) (i64.const 1)) (i64.shl (local.get $q2) (i64.const 21))) (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.shl
+              (i64.add
+                (i64.mul (local.get $a2) (local.get $a7))
+                (i64.add (i64.mul (local.get $a3) (local.get $a6)) (i64.mul (local.get $a4) (local.get $a5))))
+              (i64.const 1))
+            (i64.shl (local.get $q2) (i64.const 21)))
+          (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157))))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a3) (local.get $a7)) (i64.mul (local.get $a4) (local.get $a6))) (i64.const 1)) (i64.mul (local.get $a5) (local.get $a5))) (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.shl
+              (i64.add (i64.mul (local.get $a3) (local.get $a7)) (i64.mul (local.get $a4) (local.get $a6)))
+              (i64.const 1))
+            (i64.mul (local.get $a5) (local.get $a5)))
+          (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455))))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $a4) (local.get $a7)) (i64.mul (local.get $a5) (local.get $a6))) (i64.const 1)) (i64.shl (local.get $q4) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl
+            (i64.add (i64.mul (local.get $a4) (local.get $a7)) (i64.mul (local.get $a5) (local.get $a6)))
+            (i64.const 1))
+          (i64.shl (local.get $q4) (i64.const 21)))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $a5) (local.get $a7)) (i64.const 1)) (i64.add (i64.mul (local.get $a6) (local.get $a6)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (i64.mul (local.get $a5) (local.get $a7)) (i64.const 1))
+          (i64.add (i64.mul (local.get $a6) (local.get $a6)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $a6) (local.get $a7)) (i64.const 1)) (i64.shl (local.get $q6) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (i64.mul (local.get $a6) (local.get $a7)) (i64.const 1))
+          (i64.shl (local.get $q6) (i64.const 21)))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (local.get $a7)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $a7)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fn_set_one (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 64340736))
+    (i64.store (local.get $r) (i64.const 64340736))
     (i64.store offset=8 (local.get $r) (i64.const 381015325))
     (i64.store offset=16 (local.get $r) (i64.const 66091784))
     (i64.store offset=24 (local.get $r) (i64.const 314195598))
     (i64.store offset=32 (local.get $r) (i64.const 14))
     (i64.store offset=40 (local.get $r) (i64.const 0))
     (i64.store offset=48 (local.get $r) (i64.const 0))
-    (i64.store offset=56 (local.get $r) (i64.const 0)))
+    (i64.store offset=56 (local.get $r) (i64.const 0))
+  )
   (func $fn_set_raw1 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 1))
+    (i64.store (local.get $r) (i64.const 1))
     (i64.store offset=8 (local.get $r) (i64.const 0))
     (i64.store offset=16 (local.get $r) (i64.const 0))
     (i64.store offset=24 (local.get $r) (i64.const 0))
     (i64.store offset=32 (local.get $r) (i64.const 0))
     (i64.store offset=40 (local.get $r) (i64.const 0))
     (i64.store offset=48 (local.get $r) (i64.const 0))
-    (i64.store offset=56 (local.get $r) (i64.const 0)))
-  (func $fn_mulc_r2 (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 0))
+  )
+  (func $fn_mulc_r2 (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3404,81 +5404,228 @@
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const -61068739))) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 209088373)) (i64.mul (local.get $a1) (i64.const 77056942))) (i64.mul (local.get $q0) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (i64.const 209088373)) (i64.mul (local.get $a1) (i64.const 77056942)))
+          (i64.mul (local.get $q0) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -61068739))) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 1938246)) (i64.mul (local.get $a1) (i64.const 209088373))) (i64.add (i64.mul (local.get $a2) (i64.const 77056942)) (i64.mul (local.get $q0) (i64.const 238817157)))) (i64.mul (local.get $q1) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 1938246)) (i64.mul (local.get $a1) (i64.const 209088373)))
+            (i64.add (i64.mul (local.get $a2) (i64.const 77056942)) (i64.mul (local.get $q0) (i64.const 238817157))))
+          (i64.mul (local.get $q1) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const -61068739))) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 411462064)) (i64.add (i64.mul (local.get $a1) (i64.const 1938246)) (i64.mul (local.get $a2) (i64.const 209088373)))) (i64.add (i64.mul (local.get $a3) (i64.const 77056942)) (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157))))) (i64.mul (local.get $q2) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 411462064))
+              (i64.add (i64.mul (local.get $a1) (i64.const 1938246)) (i64.mul (local.get $a2) (i64.const 209088373))))
+            (i64.add
+              (i64.mul (local.get $a3) (i64.const 77056942))
+              (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157)))))
+          (i64.mul (local.get $q2) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const -61068739))) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 380442103)) (i64.add (i64.mul (local.get $a1) (i64.const 411462064)) (i64.mul (local.get $a2) (i64.const 1938246)))) (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 209088373)) (i64.mul (local.get $a4) (i64.const 77056942))) (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157))))) (i64.mul (local.get $q3) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 380442103))
+              (i64.add (i64.mul (local.get $a1) (i64.const 411462064)) (i64.mul (local.get $a2) (i64.const 1938246))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (i64.const 209088373)) (i64.mul (local.get $a4) (i64.const 77056942)))
+              (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157)))))
+          (i64.mul (local.get $q3) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const -61068739))) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 418692272)) (i64.mul (local.get $a1) (i64.const 380442103))) (i64.add (i64.mul (local.get $a2) (i64.const 411462064)) (i64.mul (local.get $a3) (i64.const 1938246)))) (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 209088373)) (i64.mul (local.get $a5) (i64.const 77056942))) (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157))))) (i64.mul (local.get $q4) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 418692272)) (i64.mul (local.get $a1) (i64.const 380442103)))
+              (i64.add (i64.mul (local.get $a2) (i64.const 411462064)) (i64.mul (local.get $a3) (i64.const 1938246))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (i64.const 209088373)) (i64.mul (local.get $a5) (i64.const 77056942)))
+              (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157)))))
+          (i64.mul (local.get $q4) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const -61068739))) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 9105694)) (i64.mul (local.get $a1) (i64.const 418692272))) (i64.add (i64.mul (local.get $a2) (i64.const 380442103)) (i64.mul (local.get $a3) (i64.const 411462064)))) (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 1938246)) (i64.mul (local.get $a5) (i64.const 209088373))) (i64.add (i64.mul (local.get $a6) (i64.const 77056942)) (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157)))))) (i64.mul (local.get $q5) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 9105694)) (i64.mul (local.get $a1) (i64.const 418692272)))
+              (i64.add (i64.mul (local.get $a2) (i64.const 380442103)) (i64.mul (local.get $a3) (i64.const 411462064))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (i64.const 1938246)) (i64.mul (local.get $a5) (i64.const 209088373)))
+              (i64.add
+                (i64.mul (local.get $a6) (i64.const 77056942))
+                (i64.add
+                  (i64.mul (local.get $q3) (i64.const -30587455))
+                  (i64.mul (local.get $q4) (i64.const 238817157))))))
+          (i64.mul (local.get $q5) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const -61068739))) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 1350115)) (i64.mul (local.get $a1) (i64.const 9105694))) (i64.add (i64.mul (local.get $a2) (i64.const 418692272)) (i64.add (i64.mul (local.get $a3) (i64.const 380442103)) (i64.mul (local.get $a4) (i64.const 411462064))))) (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 1938246)) (i64.add (i64.mul (local.get $a6) (i64.const 209088373)) (i64.mul (local.get $a7) (i64.const 77056942)))) (i64.add (i64.shl (local.get $q0) (i64.const 21)) (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157)))))) (i64.mul (local.get $q6) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 1350115)) (i64.mul (local.get $a1) (i64.const 9105694)))
+              (i64.add
+                (i64.mul (local.get $a2) (i64.const 418692272))
+                (i64.add
+                  (i64.mul (local.get $a3) (i64.const 380442103))
+                  (i64.mul (local.get $a4) (i64.const 411462064)))))
+            (i64.add
+              (i64.add
+                (i64.mul (local.get $a5) (i64.const 1938246))
+                (i64.add (i64.mul (local.get $a6) (i64.const 209088373)) (i64.mul (local.get $a7) (i64.const 77056942))))
+              (i64.add
+                (i64.shl (local.get $q0) (i64.const 21))
+                (i64.add
+                  (i64.mul (local.get $q4) (i64.const -30587455))
+                  (i64.mul (local.get $q5) (i64.const 238817157))))))
+          (i64.mul (local.get $q6) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const -61068739))) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a1) (i64.const 1350115)) (i64.mul (local.get $a2) (i64.const 9105694))) (i64.add (i64.mul (local.get $a3) (i64.const 418692272)) (i64.add (i64.mul (local.get $a4) (i64.const 380442103)) (i64.mul (local.get $a5) (i64.const 411462064))))) (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 1938246)) (i64.mul (local.get $a7) (i64.const 209088373))) (i64.add (i64.shl (local.get $q1) (i64.const 21)) (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157)))))) (i64.mul (local.get $q7) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a1) (i64.const 1350115)) (i64.mul (local.get $a2) (i64.const 9105694)))
+              (i64.add
+                (i64.mul (local.get $a3) (i64.const 418692272))
+                (i64.add
+                  (i64.mul (local.get $a4) (i64.const 380442103))
+                  (i64.mul (local.get $a5) (i64.const 411462064)))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a6) (i64.const 1938246)) (i64.mul (local.get $a7) (i64.const 209088373)))
+              (i64.add
+                (i64.shl (local.get $q1) (i64.const 21))
+                (i64.add
+                  (i64.mul (local.get $q5) (i64.const -30587455))
+                  (i64.mul (local.get $q6) (i64.const 238817157))))))
+          (i64.mul (local.get $q7) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a2) (i64.const 1350115)) (i64.mul (local.get $a3) (i64.const 9105694))) (i64.add (i64.mul (local.get $a4) (i64.const 418692272)) (i64.mul (local.get $a5) (i64.const 380442103)))) (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 411462064)) (i64.mul (local.get $a7) (i64.const 1938246))) (i64.add (i64.shl (local.get $q2) (i64.const 21)) (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157)))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $a2) (i64.const 1350115)) (i64.mul (local.get $a3) (i64.const 9105694)))
+            (i64.add (i64.mul (local.get $a4) (i64.const 418692272)) (i64.mul (local.get $a5) (i64.const 380442103))))
+          (i64.add
+            (i64.add (i64.mul (local.get $a6) (i64.const 411462064)) (i64.mul (local.get $a7) (i64.const 1938246)))
+            (i64.add
+              (i64.shl (local.get $q2) (i64.const 21))
+              (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157))))))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 1350115)) (i64.add (i64.mul (local.get $a4) (i64.const 9105694)) (i64.mul (local.get $a5) (i64.const 418692272)))) (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 380442103)) (i64.mul (local.get $a7) (i64.const 411462064))) (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.mul (local.get $a3) (i64.const 1350115))
+            (i64.add (i64.mul (local.get $a4) (i64.const 9105694)) (i64.mul (local.get $a5) (i64.const 418692272))))
+          (i64.add
+            (i64.add (i64.mul (local.get $a6) (i64.const 380442103)) (i64.mul (local.get $a7) (i64.const 411462064)))
+            (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455)))))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 1350115)) (i64.mul (local.get $a5) (i64.const 9105694))) (i64.add (i64.mul (local.get $a6) (i64.const 418692272)) (i64.add (i64.mul (local.get $a7) (i64.const 380442103)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (i64.const 1350115)) (i64.mul (local.get $a5) (i64.const 9105694)))
+          (i64.add
+            (i64.mul (local.get $a6) (i64.const 418692272))
+            (i64.add (i64.mul (local.get $a7) (i64.const 380442103)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 1350115)) (i64.mul (local.get $a6) (i64.const 9105694))) (i64.add (i64.mul (local.get $a7) (i64.const 418692272)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (i64.const 1350115)) (i64.mul (local.get $a6) (i64.const 9105694)))
+          (i64.add (i64.mul (local.get $a7) (i64.const 418692272)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 1350115)) (i64.add (i64.mul (local.get $a7) (i64.const 9105694)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (i64.const 1350115))
+          (i64.add (i64.mul (local.get $a7) (i64.const 9105694)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (i64.const 1350115)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (i64.const 1350115)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fn_set_r2 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 77056942))
+    (i64.store (local.get $r) (i64.const 77056942))
     (i64.store offset=8 (local.get $r) (i64.const 209088373))
     (i64.store offset=16 (local.get $r) (i64.const 1938246))
     (i64.store offset=24 (local.get $r) (i64.const 411462064))
     (i64.store offset=32 (local.get $r) (i64.const 380442103))
     (i64.store offset=40 (local.get $r) (i64.const 418692272))
     (i64.store offset=48 (local.get $r) (i64.const 9105694))
-    (i64.store offset=56 (local.get $r) (i64.const 1350115)))
-  (func $fn_mulc_r3 (param $r i32) (param $a i32) (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 1350115))
+  )
+  (func $fn_mulc_r3 (param $r i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
+    (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64)
+    (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64)
+    (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3491,81 +5638,229 @@
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const -61068739))) (i64.const 29)))
     ;; column 1
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 264963064)) (i64.mul (local.get $a1) (i64.const 527585811))) (i64.mul (local.get $q0) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (i64.const 264963064)) (i64.mul (local.get $a1) (i64.const 527585811)))
+          (i64.mul (local.get $q0) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -61068739))) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 42708642)) (i64.mul (local.get $a1) (i64.const 264963064))) (i64.add (i64.mul (local.get $a2) (i64.const 527585811)) (i64.mul (local.get $q0) (i64.const 238817157)))) (i64.mul (local.get $q1) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $a0) (i64.const 42708642)) (i64.mul (local.get $a1) (i64.const 264963064)))
+            (i64.add (i64.mul (local.get $a2) (i64.const 527585811)) (i64.mul (local.get $q0) (i64.const 238817157))))
+          (i64.mul (local.get $q1) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const -61068739))) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 516562245)) (i64.add (i64.mul (local.get $a1) (i64.const 42708642)) (i64.mul (local.get $a2) (i64.const 264963064)))) (i64.add (i64.mul (local.get $a3) (i64.const 527585811)) (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157))))) (i64.mul (local.get $q2) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 516562245))
+              (i64.add (i64.mul (local.get $a1) (i64.const 42708642)) (i64.mul (local.get $a2) (i64.const 264963064))))
+            (i64.add
+              (i64.mul (local.get $a3) (i64.const 527585811))
+              (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157)))))
+          (i64.mul (local.get $q2) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const -61068739))) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 481083022)) (i64.add (i64.mul (local.get $a1) (i64.const 516562245)) (i64.mul (local.get $a2) (i64.const 42708642)))) (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 264963064)) (i64.mul (local.get $a4) (i64.const 527585811))) (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157))))) (i64.mul (local.get $q3) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.mul (local.get $a0) (i64.const 481083022))
+              (i64.add (i64.mul (local.get $a1) (i64.const 516562245)) (i64.mul (local.get $a2) (i64.const 42708642))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a3) (i64.const 264963064)) (i64.mul (local.get $a4) (i64.const 527585811)))
+              (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157)))))
+          (i64.mul (local.get $q3) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const -61068739))) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 222230197)) (i64.mul (local.get $a1) (i64.const 481083022))) (i64.add (i64.mul (local.get $a2) (i64.const 516562245)) (i64.mul (local.get $a3) (i64.const 42708642)))) (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 264963064)) (i64.mul (local.get $a5) (i64.const 527585811))) (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157))))) (i64.mul (local.get $q4) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 222230197)) (i64.mul (local.get $a1) (i64.const 481083022)))
+              (i64.add (i64.mul (local.get $a2) (i64.const 516562245)) (i64.mul (local.get $a3) (i64.const 42708642))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (i64.const 264963064)) (i64.mul (local.get $a5) (i64.const 527585811)))
+              (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157)))))
+          (i64.mul (local.get $q4) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const -61068739))) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 156073522)) (i64.mul (local.get $a1) (i64.const 222230197))) (i64.add (i64.mul (local.get $a2) (i64.const 481083022)) (i64.mul (local.get $a3) (i64.const 516562245)))) (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 42708642)) (i64.mul (local.get $a5) (i64.const 264963064))) (i64.add (i64.mul (local.get $a6) (i64.const 527585811)) (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157)))))) (i64.mul (local.get $q5) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 156073522)) (i64.mul (local.get $a1) (i64.const 222230197)))
+              (i64.add (i64.mul (local.get $a2) (i64.const 481083022)) (i64.mul (local.get $a3) (i64.const 516562245))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a4) (i64.const 42708642)) (i64.mul (local.get $a5) (i64.const 264963064)))
+              (i64.add
+                (i64.mul (local.get $a6) (i64.const 527585811))
+                (i64.add
+                  (i64.mul (local.get $q3) (i64.const -30587455))
+                  (i64.mul (local.get $q4) (i64.const 238817157))))))
+          (i64.mul (local.get $q5) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const -61068739))) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a0) (i64.const 300446)) (i64.mul (local.get $a1) (i64.const 156073522))) (i64.add (i64.mul (local.get $a2) (i64.const 222230197)) (i64.add (i64.mul (local.get $a3) (i64.const 481083022)) (i64.mul (local.get $a4) (i64.const 516562245))))) (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 42708642)) (i64.add (i64.mul (local.get $a6) (i64.const 264963064)) (i64.mul (local.get $a7) (i64.const 527585811)))) (i64.add (i64.shl (local.get $q0) (i64.const 21)) (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157)))))) (i64.mul (local.get $q6) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a0) (i64.const 300446)) (i64.mul (local.get $a1) (i64.const 156073522)))
+              (i64.add
+                (i64.mul (local.get $a2) (i64.const 222230197))
+                (i64.add
+                  (i64.mul (local.get $a3) (i64.const 481083022))
+                  (i64.mul (local.get $a4) (i64.const 516562245)))))
+            (i64.add
+              (i64.add
+                (i64.mul (local.get $a5) (i64.const 42708642))
+                (i64.add
+                  (i64.mul (local.get $a6) (i64.const 264963064))
+                  (i64.mul (local.get $a7) (i64.const 527585811))))
+              (i64.add
+                (i64.shl (local.get $q0) (i64.const 21))
+                (i64.add
+                  (i64.mul (local.get $q4) (i64.const -30587455))
+                  (i64.mul (local.get $q5) (i64.const 238817157))))))
+          (i64.mul (local.get $q6) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const -61068739))) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a1) (i64.const 300446)) (i64.mul (local.get $a2) (i64.const 156073522))) (i64.add (i64.mul (local.get $a3) (i64.const 222230197)) (i64.add (i64.mul (local.get $a4) (i64.const 481083022)) (i64.mul (local.get $a5) (i64.const 516562245))))) (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 42708642)) (i64.mul (local.get $a7) (i64.const 264963064))) (i64.add (i64.shl (local.get $q1) (i64.const 21)) (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157)))))) (i64.mul (local.get $q7) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add
+              (i64.add (i64.mul (local.get $a1) (i64.const 300446)) (i64.mul (local.get $a2) (i64.const 156073522)))
+              (i64.add
+                (i64.mul (local.get $a3) (i64.const 222230197))
+                (i64.add
+                  (i64.mul (local.get $a4) (i64.const 481083022))
+                  (i64.mul (local.get $a5) (i64.const 516562245)))))
+            (i64.add
+              (i64.add (i64.mul (local.get $a6) (i64.const 42708642)) (i64.mul (local.get $a7) (i64.const 264963064)))
+              (i64.add
+                (i64.shl (local.get $q1) (i64.const 21))
+                (i64.add
+                  (i64.mul (local.get $q5) (i64.const -30587455))
+                  (i64.mul (local.get $q6) (i64.const 238817157))))))
+          (i64.mul (local.get $q7) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $a2) (i64.const 300446)) (i64.mul (local.get $a3) (i64.const 156073522))) (i64.add (i64.mul (local.get $a4) (i64.const 222230197)) (i64.mul (local.get $a5) (i64.const 481083022)))) (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 516562245)) (i64.mul (local.get $a7) (i64.const 42708642))) (i64.add (i64.shl (local.get $q2) (i64.const 21)) (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157)))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $a2) (i64.const 300446)) (i64.mul (local.get $a3) (i64.const 156073522)))
+            (i64.add (i64.mul (local.get $a4) (i64.const 222230197)) (i64.mul (local.get $a5) (i64.const 481083022))))
+          (i64.add
+            (i64.add (i64.mul (local.get $a6) (i64.const 516562245)) (i64.mul (local.get $a7) (i64.const 42708642)))
+            (i64.add
+              (i64.shl (local.get $q2) (i64.const 21))
+              (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157))))))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a3) (i64.const 300446)) (i64.add (i64.mul (local.get $a4) (i64.const 156073522)) (i64.mul (local.get $a5) (i64.const 222230197)))) (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 481083022)) (i64.mul (local.get $a7) (i64.const 516562245))) (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.mul (local.get $a3) (i64.const 300446))
+            (i64.add (i64.mul (local.get $a4) (i64.const 156073522)) (i64.mul (local.get $a5) (i64.const 222230197))))
+          (i64.add
+            (i64.add (i64.mul (local.get $a6) (i64.const 481083022)) (i64.mul (local.get $a7) (i64.const 516562245)))
+            (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455)))))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a4) (i64.const 300446)) (i64.mul (local.get $a5) (i64.const 156073522))) (i64.add (i64.mul (local.get $a6) (i64.const 222230197)) (i64.add (i64.mul (local.get $a7) (i64.const 481083022)) (i64.shl (local.get $q4) (i64.const 21))))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (i64.const 300446)) (i64.mul (local.get $a5) (i64.const 156073522)))
+          (i64.add
+            (i64.mul (local.get $a6) (i64.const 222230197))
+            (i64.add (i64.mul (local.get $a7) (i64.const 481083022)) (i64.shl (local.get $q4) (i64.const 21)))))
+        (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc (i64.add (i64.add (i64.add (i64.mul (local.get $a5) (i64.const 300446)) (i64.mul (local.get $a6) (i64.const 156073522))) (i64.add (i64.mul (local.get $a7) (i64.const 222230197)) (i64.shl (local.get $q5) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (i64.const 300446)) (i64.mul (local.get $a6) (i64.const 156073522)))
+          (i64.add (i64.mul (local.get $a7) (i64.const 222230197)) (i64.shl (local.get $q5) (i64.const 21))))
+        (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a6) (i64.const 300446)) (i64.add (i64.mul (local.get $a7) (i64.const 156073522)) (i64.shl (local.get $q6) (i64.const 21)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a6) (i64.const 300446))
+          (i64.add (i64.mul (local.get $a7) (i64.const 156073522)) (i64.shl (local.get $q6) (i64.const 21))))
+        (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc (i64.add (i64.add (i64.mul (local.get $a7) (i64.const 300446)) (i64.shl (local.get $q7) (i64.const 21))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (i64.const 300446)) (i64.shl (local.get $q7) (i64.const 21)))
+        (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r7 (local.get $c))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
   (func $fn_set_r3 (param $r i32)
-    (i64.store offset=0 (local.get $r) (i64.const 527585811))
+    (i64.store (local.get $r) (i64.const 527585811))
     (i64.store offset=8 (local.get $r) (i64.const 264963064))
     (i64.store offset=16 (local.get $r) (i64.const 42708642))
     (i64.store offset=24 (local.get $r) (i64.const 516562245))
     (i64.store offset=32 (local.get $r) (i64.const 481083022))
     (i64.store offset=40 (local.get $r) (i64.const 222230197))
     (i64.store offset=48 (local.get $r) (i64.const 156073522))
-    (i64.store offset=56 (local.get $r) (i64.const 300446)))
-  (func $fn_add (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (i64.const 300446))
+  )
+  (func $fn_add (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3573,7 +5868,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -3630,16 +5925,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fn_sub (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3647,7 +5947,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -3704,16 +6004,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3721,7 +6026,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -3753,16 +6058,21 @@
     (local.set $t (i64.add (i64.add (local.get $a7) (local.get $b7)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fn_neg (param $r i32) (param $a i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fn_neg (param $r i32) (param $a i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3819,16 +6129,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fn_canon (param $r i32) (param $a i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fn_canon (param $r i32) (param $a i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3885,16 +6200,21 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 2097151) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i64.store offset=0 (local.get $r) (local.get $r0))
+    (i64.store (local.get $r) (local.get $r0))
     (i64.store offset=8 (local.get $r) (local.get $r1))
     (i64.store offset=16 (local.get $r) (local.get $r2))
     (i64.store offset=24 (local.get $r) (local.get $r3))
     (i64.store offset=32 (local.get $r) (local.get $r4))
     (i64.store offset=40 (local.get $r) (local.get $r5))
     (i64.store offset=48 (local.get $r) (local.get $r6))
-    (i64.store offset=56 (local.get $r) (local.get $r7)))
-  (func $fn_eq (param $a i32) (param $b i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store offset=56 (local.get $r) (local.get $r7))
+  )
+  (func $fn_eq (param $a i32) (param $b i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -3902,7 +6222,7 @@
     (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $b0 (i64.load offset=0 (local.get $b)))
+    (local.set $b0 (i64.load (local.get $b)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
@@ -3959,9 +6279,40 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3)) (local.get $r4)) (local.get $r5)) (local.get $r6)) (local.get $r7))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $r0) (i64.const 475802173)) (i64.xor (local.get $r1) (i64.const 518605354))) (i64.xor (local.get $r2) (i64.const 238817156))) (i64.xor (local.get $r3) (i64.const 506283457))) (i64.xor (local.get $r4) (i64.const 536870911))) (i64.xor (local.get $r5) (i64.const 536870911))) (i64.xor (local.get $r6) (i64.const 536870911))) (i64.xor (local.get $r7) (i64.const 2097151))))))
-  (func $fn_eq_one (param $a i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i32.or
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3))
+                (local.get $r4))
+              (local.get $r5))
+            (local.get $r6))
+          (local.get $r7)))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.xor (local.get $r0) (i64.const 475802173))
+                      (i64.xor (local.get $r1) (i64.const 518605354)))
+                    (i64.xor (local.get $r2) (i64.const 238817156)))
+                  (i64.xor (local.get $r3) (i64.const 506283457)))
+                (i64.xor (local.get $r4) (i64.const 536870911)))
+              (i64.xor (local.get $r5) (i64.const 536870911)))
+            (i64.xor (local.get $r6) (i64.const 536870911)))
+          (i64.xor (local.get $r7) (i64.const 2097151)))))
+  )
+  (func $fn_eq_one (param $a i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -4018,9 +6369,40 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3)) (local.get $r4)) (local.get $r5)) (local.get $r6)) (local.get $r7))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $r0) (i64.const 475802173)) (i64.xor (local.get $r1) (i64.const 518605354))) (i64.xor (local.get $r2) (i64.const 238817156))) (i64.xor (local.get $r3) (i64.const 506283457))) (i64.xor (local.get $r4) (i64.const 536870911))) (i64.xor (local.get $r5) (i64.const 536870911))) (i64.xor (local.get $r6) (i64.const 536870911))) (i64.xor (local.get $r7) (i64.const 2097151))))))
-  (func $fn_is_zero (param $a i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i32.or
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3))
+                (local.get $r4))
+              (local.get $r5))
+            (local.get $r6))
+          (local.get $r7)))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.xor (local.get $r0) (i64.const 475802173))
+                      (i64.xor (local.get $r1) (i64.const 518605354)))
+                    (i64.xor (local.get $r2) (i64.const 238817156)))
+                  (i64.xor (local.get $r3) (i64.const 506283457)))
+                (i64.xor (local.get $r4) (i64.const 536870911)))
+              (i64.xor (local.get $r5) (i64.const 536870911)))
+            (i64.xor (local.get $r6) (i64.const 536870911)))
+          (i64.xor (local.get $r7) (i64.const 2097151)))))
+  )
+  (func $fn_is_zero (param $a i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -4077,34 +6459,249 @@
     (local.set $t (i64.add (i64.add (local.get $r7) (i64.and (i64.const 4194303) (local.get $mask))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3)) (local.get $r4)) (local.get $r5)) (local.get $r6)) (local.get $r7))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $r0) (i64.const 475802173)) (i64.xor (local.get $r1) (i64.const 518605354))) (i64.xor (local.get $r2) (i64.const 238817156))) (i64.xor (local.get $r3) (i64.const 506283457))) (i64.xor (local.get $r4) (i64.const 536870911))) (i64.xor (local.get $r5) (i64.const 536870911))) (i64.xor (local.get $r6) (i64.const 536870911))) (i64.xor (local.get $r7) (i64.const 2097151))))))
-  (func $fn_cmov (param $r i32) (param $a i32) (param $mask i64) (local $v v128)
+    (i32.or
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $r0) (local.get $r1)) (local.get $r2)) (local.get $r3))
+                (local.get $r4))
+              (local.get $r5))
+            (local.get $r6))
+          (local.get $r7)))
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.xor (local.get $r0) (i64.const 475802173))
+                      (i64.xor (local.get $r1) (i64.const 518605354)))
+                    (i64.xor (local.get $r2) (i64.const 238817156)))
+                  (i64.xor (local.get $r3) (i64.const 506283457)))
+                (i64.xor (local.get $r4) (i64.const 536870911)))
+              (i64.xor (local.get $r5) (i64.const 536870911)))
+            (i64.xor (local.get $r6) (i64.const 536870911)))
+          (i64.xor (local.get $r7) (i64.const 2097151)))))
+  )
+  (func $fn_cmov (param $r i32) (param $a i32) (param $mask i64)
+    (local $v v128)
     (local.set $v (i64x2.splat (local.get $mask)))
-    (v128.store offset=0 (local.get $r) (v128.bitselect (v128.load offset=0 (local.get $a)) (v128.load offset=0 (local.get $r)) (local.get $v)))
-    (v128.store offset=16 (local.get $r) (v128.bitselect (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $r)) (local.get $v)))
-    (v128.store offset=32 (local.get $r) (v128.bitselect (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $r)) (local.get $v)))
-    (v128.store offset=48 (local.get $r) (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v))))
+    (v128.store (local.get $r) (v128.bitselect (v128.load (local.get $a)) (v128.load (local.get $r)) (local.get $v)))
+    (v128.store offset=16
+      (local.get $r)
+      (v128.bitselect (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $r)) (local.get $v)))
+    (v128.store offset=32
+      (local.get $r)
+      (v128.bitselect (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $r)) (local.get $v)))
+    (v128.store offset=48
+      (local.get $r)
+      (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v)))
+  )
   (func $fn_from_bytes (param $r i32) (param $src i32)
-    (i64.store offset=0 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff)))
-    (call $fn_mulc_r2 (local.get $r) (local.get $r)))
+    (i64.store
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
+    (call $fn_mulc_r2 (local.get $r) (local.get $r))
+  )
   (func $fn_from_bytes_raw (param $r i32) (param $src i32)
-    (i64.store offset=0 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (i64.store offset=8 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (i64.store offset=16 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (i64.store offset=24 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (i64.store offset=32 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (i64.store offset=40 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (i64.store offset=48 (local.get $r) (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (i64.store offset=56 (local.get $r) (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff))))
-  (func $fn_to_bytes (param $dst i32) (param $a i32) (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64) (local $r7 i64)
-    (local.set $a0 (i64.load offset=0 (local.get $a)))
+    (i64.store
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
+  )
+  (func $fn_to_bytes (param $dst i32) (param $a i32)
+    (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
+    (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
+    (local $q2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $q3 i64) (local $r3 i64) (local $a4 i64)
+    (local $b4 i64) (local $q4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $q5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $q6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $q7 i64)
+    (local $r7 i64)
+    (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $a3 (i64.load offset=24 (local.get $a)))
@@ -4121,39 +6718,94 @@
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -61068739))) (i64.const 29)))
     ;; column 2
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $a2) (i64.mul (local.get $q0) (i64.const 238817157))) (i64.mul (local.get $q1) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add (local.get $a2) (i64.mul (local.get $q0) (i64.const 238817157)))
+          (i64.mul (local.get $q1) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const -61068739))) (i64.const 29)))
     ;; column 3
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $a3) (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157)))) (i64.mul (local.get $q2) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (local.get $a3)
+            (i64.add (i64.mul (local.get $q0) (i64.const -30587455)) (i64.mul (local.get $q1) (i64.const 238817157))))
+          (i64.mul (local.get $q2) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const -61068739))) (i64.const 29)))
     ;; column 4
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $a4) (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157)))) (i64.mul (local.get $q3) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (local.get $a4)
+            (i64.add (i64.mul (local.get $q1) (i64.const -30587455)) (i64.mul (local.get $q2) (i64.const 238817157))))
+          (i64.mul (local.get $q3) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const -61068739))) (i64.const 29)))
     ;; column 5
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $a5) (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157)))) (i64.mul (local.get $q4) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (local.get $a5)
+            (i64.add (i64.mul (local.get $q2) (i64.const -30587455)) (i64.mul (local.get $q3) (i64.const 238817157))))
+          (i64.mul (local.get $q4) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const -61068739))) (i64.const 29)))
     ;; column 6
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $a6) (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157)))) (i64.mul (local.get $q5) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (local.get $a6)
+            (i64.add (i64.mul (local.get $q3) (i64.const -30587455)) (i64.mul (local.get $q4) (i64.const 238817157))))
+          (i64.mul (local.get $q5) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const -61068739))) (i64.const 29)))
     ;; column 7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $a7) (i64.shl (local.get $q0) (i64.const 21))) (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157)))) (i64.mul (local.get $q6) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (local.get $a7) (i64.shl (local.get $q0) (i64.const 21)))
+            (i64.add (i64.mul (local.get $q4) (i64.const -30587455)) (i64.mul (local.get $q5) (i64.const 238817157))))
+          (i64.mul (local.get $q6) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 169853675)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const -61068739))) (i64.const 29)))
     ;; column 8
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (local.get $q1) (i64.const 21)) (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157)))) (i64.mul (local.get $q7) (i64.const -18265557))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.shl (local.get $q1) (i64.const 21))
+            (i64.add (i64.mul (local.get $q5) (i64.const -30587455)) (i64.mul (local.get $q6) (i64.const 238817157))))
+          (i64.mul (local.get $q7) (i64.const -18265557)))
+        (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc (i64.add (i64.add (i64.shl (local.get $q2) (i64.const 21)) (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157)))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add
+          (i64.shl (local.get $q2) (i64.const 21))
+          (i64.add (i64.mul (local.get $q6) (i64.const -30587455)) (i64.mul (local.get $q7) (i64.const 238817157))))
+        (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc (i64.add (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455))) (local.get $c)))
+    (local.set $acc
+      (i64.add
+        (i64.add (i64.shl (local.get $q3) (i64.const 21)) (i64.mul (local.get $q7) (i64.const -30587455)))
+        (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
@@ -4233,40 +6885,137 @@
     (i64.store8 offset=27 (local.get $dst) (local.get $r0))
     (i64.store8 offset=26 (local.get $dst) (i64.shr_u (local.get $r0) (i64.const 8)))
     (i64.store8 offset=25 (local.get $dst) (i64.shr_u (local.get $r0) (i64.const 16)))
-    (i64.store8 offset=24 (local.get $dst) (i64.or (i64.shr_u (local.get $r0) (i64.const 24)) (i64.shl (local.get $r1) (i64.const 5))))
+    (i64.store8 offset=24
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r0) (i64.const 24)) (i64.shl (local.get $r1) (i64.const 5))))
     (i64.store8 offset=23 (local.get $dst) (i64.shr_u (local.get $r1) (i64.const 3)))
     (i64.store8 offset=22 (local.get $dst) (i64.shr_u (local.get $r1) (i64.const 11)))
     (i64.store8 offset=21 (local.get $dst) (i64.shr_u (local.get $r1) (i64.const 19)))
-    (i64.store8 offset=20 (local.get $dst) (i64.or (i64.shr_u (local.get $r1) (i64.const 27)) (i64.shl (local.get $r2) (i64.const 2))))
+    (i64.store8 offset=20
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r1) (i64.const 27)) (i64.shl (local.get $r2) (i64.const 2))))
     (i64.store8 offset=19 (local.get $dst) (i64.shr_u (local.get $r2) (i64.const 6)))
     (i64.store8 offset=18 (local.get $dst) (i64.shr_u (local.get $r2) (i64.const 14)))
-    (i64.store8 offset=17 (local.get $dst) (i64.or (i64.shr_u (local.get $r2) (i64.const 22)) (i64.shl (local.get $r3) (i64.const 7))))
+    (i64.store8 offset=17
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r2) (i64.const 22)) (i64.shl (local.get $r3) (i64.const 7))))
     (i64.store8 offset=16 (local.get $dst) (i64.shr_u (local.get $r3) (i64.const 1)))
     (i64.store8 offset=15 (local.get $dst) (i64.shr_u (local.get $r3) (i64.const 9)))
     (i64.store8 offset=14 (local.get $dst) (i64.shr_u (local.get $r3) (i64.const 17)))
-    (i64.store8 offset=13 (local.get $dst) (i64.or (i64.shr_u (local.get $r3) (i64.const 25)) (i64.shl (local.get $r4) (i64.const 4))))
+    (i64.store8 offset=13
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r3) (i64.const 25)) (i64.shl (local.get $r4) (i64.const 4))))
     (i64.store8 offset=12 (local.get $dst) (i64.shr_u (local.get $r4) (i64.const 4)))
     (i64.store8 offset=11 (local.get $dst) (i64.shr_u (local.get $r4) (i64.const 12)))
     (i64.store8 offset=10 (local.get $dst) (i64.shr_u (local.get $r4) (i64.const 20)))
-    (i64.store8 offset=9 (local.get $dst) (i64.or (i64.shr_u (local.get $r4) (i64.const 28)) (i64.shl (local.get $r5) (i64.const 1))))
+    (i64.store8 offset=9
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r4) (i64.const 28)) (i64.shl (local.get $r5) (i64.const 1))))
     (i64.store8 offset=8 (local.get $dst) (i64.shr_u (local.get $r5) (i64.const 7)))
     (i64.store8 offset=7 (local.get $dst) (i64.shr_u (local.get $r5) (i64.const 15)))
-    (i64.store8 offset=6 (local.get $dst) (i64.or (i64.shr_u (local.get $r5) (i64.const 23)) (i64.shl (local.get $r6) (i64.const 6))))
+    (i64.store8 offset=6
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r5) (i64.const 23)) (i64.shl (local.get $r6) (i64.const 6))))
     (i64.store8 offset=5 (local.get $dst) (i64.shr_u (local.get $r6) (i64.const 2)))
     (i64.store8 offset=4 (local.get $dst) (i64.shr_u (local.get $r6) (i64.const 10)))
     (i64.store8 offset=3 (local.get $dst) (i64.shr_u (local.get $r6) (i64.const 18)))
-    (i64.store8 offset=2 (local.get $dst) (i64.or (i64.shr_u (local.get $r6) (i64.const 26)) (i64.shl (local.get $r7) (i64.const 3))))
+    (i64.store8 offset=2
+      (local.get $dst)
+      (i64.or (i64.shr_u (local.get $r6) (i64.const 26)) (i64.shl (local.get $r7) (i64.const 3))))
     (i64.store8 offset=1 (local.get $dst) (i64.shr_u (local.get $r7) (i64.const 5)))
-    (i64.store8 offset=0 (local.get $dst) (i64.shr_u (local.get $r7) (i64.const 13))))
-  (func $fn_bytes_lt (param $src i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (local.set $a1 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (local.set $a2 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (local.set $a3 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (local.set $a4 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (local.set $a5 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (local.set $a6 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (local.set $a7 (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff)))
+    (i64.store8 (local.get $dst) (i64.shr_u (local.get $r7) (i64.const 13)))
+  )
+  (func $fn_bytes_lt (param $src i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (local.set $a1
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (local.set $a2
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (local.set $a3
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (local.set $a4
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (local.set $a5
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (local.set $a6
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (local.set $a7
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
     (local.set $t (i64.sub (local.get $a0) (i64.const 475802173)))
     (local.set $r0 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
@@ -4291,548 +7040,1155 @@
     (local.set $t (i64.add (i64.sub (local.get $a7) (i64.const 2097151)) (local.get $c)))
     (local.set $r7 (i64.and (local.get $t) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $t) (i64.const 29)))
-    (i32.wrap_i64 (i64.and (local.get $c) (i64.const 1))))
-  (func $fn_bytes_nonzero (param $src i32) (result i32) (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64) (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64) (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
-    (local.set $a0 (i64.and (i64.or (i64.or (i64.or (i64.load8_u offset=27 (local.get $src)) (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8))) (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16))) (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24))) (i64.const 0x1fffffff)))
-    (local.set $a1 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5)) (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3))) (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11))) (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19))) (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27))) (i64.const 0x1fffffff)))
-    (local.set $a2 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2)) (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6))) (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14))) (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22))) (i64.const 0x1fffffff)))
-    (local.set $a3 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7)) (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1))) (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9))) (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17))) (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25))) (i64.const 0x1fffffff)))
-    (local.set $a4 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4)) (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4))) (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12))) (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20))) (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28))) (i64.const 0x1fffffff)))
-    (local.set $a5 (i64.and (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1)) (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7))) (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15))) (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23))) (i64.const 0x1fffffff)))
-    (local.set $a6 (i64.and (i64.or (i64.or (i64.or (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6)) (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2))) (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10))) (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18))) (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26))) (i64.const 0x1fffffff)))
-    (local.set $a7 (i64.and (i64.or (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3)) (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5))) (i64.shl (i64.load8_u offset=0 (local.get $src)) (i64.const 13))) (i64.const 0x1fffffff)))
-    (i32.eqz (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3)) (local.get $a4)) (local.get $a5)) (local.get $a6)) (local.get $a7)))))
-    (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
-      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
-      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
-      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
-      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
-      (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
-      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
-      (local $it i32)
-      (local.set $f0 (i64.const 475802173))
-      (local.set $g0
-        (i64.and
-          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
-          (i64.const 1073741823)))
-      (local.set $d0 (i64.const 0))
-      (local.set $e0 (i64.const 1))
-      (local.set $f1 (i64.const 259302677))
-      (local.set $g1
-        (i64.and
+    (i32.wrap_i64 (i64.and (local.get $c) (i64.const 1)))
+  )
+  (func $fn_bytes_nonzero (param $src i32) (result i32)
+    (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
+    (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
+    (local $r3 i64) (local $a4 i64) (local $b4 i64) (local $r4 i64) (local $a5 i64) (local $b5 i64) (local $r5 i64)
+    (local $a6 i64) (local $b6 i64) (local $r6 i64) (local $a7 i64) (local $b7 i64) (local $r7 i64)
+    (local.set $a0
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
-            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
-          (i64.const 1073741823)))
-      (local.set $d1 (i64.const 0))
-      (local.set $e1 (i64.const 0))
-      (local.set $f2 (i64.const 193922017))
-      (local.set $g2
-        (i64.and
+            (i64.or
+              (i64.load8_u offset=27 (local.get $src))
+              (i64.shl (i64.load8_u offset=26 (local.get $src)) (i64.const 8)))
+            (i64.shl (i64.load8_u offset=25 (local.get $src)) (i64.const 16)))
+          (i64.shl (i64.load8_u offset=24 (local.get $src)) (i64.const 24)))
+        (i64.const 0x1fffffff)))
+    (local.set $a1
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
-            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
-          (i64.const 1073741823)))
-      (local.set $d2 (i64.const 0))
-      (local.set $e2 (i64.const 0))
-      (local.set $f3 (i64.const 1069918392))
-      (local.set $g3
-        (i64.and
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=24 (local.get $src)) (i64.const 5))
+                (i64.shl (i64.load8_u offset=23 (local.get $src)) (i64.const 3)))
+              (i64.shl (i64.load8_u offset=22 (local.get $src)) (i64.const 11)))
+            (i64.shl (i64.load8_u offset=21 (local.get $src)) (i64.const 19)))
+          (i64.shl (i64.load8_u offset=20 (local.get $src)) (i64.const 27)))
+        (i64.const 0x1fffffff)))
+    (local.set $a2
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
-            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
-          (i64.const 1073741823)))
-      (local.set $d3 (i64.const 0))
-      (local.set $e3 (i64.const 0))
-      (local.set $f4 (i64.const 1073741823))
-      (local.set $g4
-        (i64.and
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=20 (local.get $src)) (i64.const 2))
+              (i64.shl (i64.load8_u offset=19 (local.get $src)) (i64.const 6)))
+            (i64.shl (i64.load8_u offset=18 (local.get $src)) (i64.const 14)))
+          (i64.shl (i64.load8_u offset=17 (local.get $src)) (i64.const 22)))
+        (i64.const 0x1fffffff)))
+    (local.set $a3
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
-            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
-          (i64.const 1073741823)))
-      (local.set $d4 (i64.const 0))
-      (local.set $e4 (i64.const 0))
-      (local.set $f5 (i64.const 1073741823))
-      (local.set $g5
-        (i64.and
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=17 (local.get $src)) (i64.const 7))
+                (i64.shl (i64.load8_u offset=16 (local.get $src)) (i64.const 1)))
+              (i64.shl (i64.load8_u offset=15 (local.get $src)) (i64.const 9)))
+            (i64.shl (i64.load8_u offset=14 (local.get $src)) (i64.const 17)))
+          (i64.shl (i64.load8_u offset=13 (local.get $src)) (i64.const 25)))
+        (i64.const 0x1fffffff)))
+    (local.set $a4
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
-            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
-          (i64.const 1073741823)))
-      (local.set $d5 (i64.const 0))
-      (local.set $e5 (i64.const 0))
-      (local.set $f6 (i64.const 1073741823))
-      (local.set $g6
-        (i64.and
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=13 (local.get $src)) (i64.const 4))
+                (i64.shl (i64.load8_u offset=12 (local.get $src)) (i64.const 4)))
+              (i64.shl (i64.load8_u offset=11 (local.get $src)) (i64.const 12)))
+            (i64.shl (i64.load8_u offset=10 (local.get $src)) (i64.const 20)))
+          (i64.shl (i64.load8_u offset=9 (local.get $src)) (i64.const 28)))
+        (i64.const 0x1fffffff)))
+    (local.set $a5
+      (i64.and
+        (i64.or
           (i64.or
-            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
-            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
-          (i64.const 1073741823)))
-      (local.set $d6 (i64.const 0))
-      (local.set $e6 (i64.const 0))
-      (local.set $f7 (i64.const 16383))
-      (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
-      (local.set $d7 (i64.const 0))
-      (local.set $e7 (i64.const 0))
-      (local.set $nu (i64.const -1))
-      (local.set $it (i32.const 20))
+            (i64.or
+              (i64.shr_u (i64.load8_u offset=9 (local.get $src)) (i64.const 1))
+              (i64.shl (i64.load8_u offset=8 (local.get $src)) (i64.const 7)))
+            (i64.shl (i64.load8_u offset=7 (local.get $src)) (i64.const 15)))
+          (i64.shl (i64.load8_u offset=6 (local.get $src)) (i64.const 23)))
+        (i64.const 0x1fffffff)))
+    (local.set $a6
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.shr_u (i64.load8_u offset=6 (local.get $src)) (i64.const 6))
+                (i64.shl (i64.load8_u offset=5 (local.get $src)) (i64.const 2)))
+              (i64.shl (i64.load8_u offset=4 (local.get $src)) (i64.const 10)))
+            (i64.shl (i64.load8_u offset=3 (local.get $src)) (i64.const 18)))
+          (i64.shl (i64.load8_u offset=2 (local.get $src)) (i64.const 26)))
+        (i64.const 0x1fffffff)))
+    (local.set $a7
+      (i64.and
+        (i64.or
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $src)) (i64.const 3))
+            (i64.shl (i64.load8_u offset=1 (local.get $src)) (i64.const 5)))
+          (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
+        (i64.const 0x1fffffff)))
+    (i32.eqz
+      (i64.eqz
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or (i64.or (i64.or (local.get $a0) (local.get $a1)) (local.get $a2)) (local.get $a3))
+                (local.get $a4))
+              (local.get $a5))
+            (local.get $a6))
+          (local.get $a7))))
+  )
+  (func $fn_inv_raw (param $r i32) (param $a i32) (param $ws i32)
+    (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+    (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+    (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+    (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+    (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+    (local $qr i64) (local $nu i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+    (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+    (local $it i32)
+    (local.set $f0 (i64.const 475802173))
+    (local.set $g0
+      (i64.and
+        (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+        (i64.const 1073741823)))
+    (local.set $d0 (i64.const 0))
+    (local.set $e0 (i64.const 1))
+    (local.set $f1 (i64.const 259302677))
+    (local.set $g1
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+          (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+        (i64.const 1073741823)))
+    (local.set $d1 (i64.const 0))
+    (local.set $e1 (i64.const 0))
+    (local.set $f2 (i64.const 193922017))
+    (local.set $g2
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+          (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+        (i64.const 1073741823)))
+    (local.set $d2 (i64.const 0))
+    (local.set $e2 (i64.const 0))
+    (local.set $f3 (i64.const 1069918392))
+    (local.set $g3
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+          (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+        (i64.const 1073741823)))
+    (local.set $d3 (i64.const 0))
+    (local.set $e3 (i64.const 0))
+    (local.set $f4 (i64.const 1073741823))
+    (local.set $g4
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+          (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+        (i64.const 1073741823)))
+    (local.set $d4 (i64.const 0))
+    (local.set $e4 (i64.const 0))
+    (local.set $f5 (i64.const 1073741823))
+    (local.set $g5
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+          (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+        (i64.const 1073741823)))
+    (local.set $d5 (i64.const 0))
+    (local.set $e5 (i64.const 0))
+    (local.set $f6 (i64.const 1073741823))
+    (local.set $g6
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+          (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+        (i64.const 1073741823)))
+    (local.set $d6 (i64.const 0))
+    (local.set $e6 (i64.const 0))
+    (local.set $f7 (i64.const 16383))
+    (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
+    (local.set $d7 (i64.const 0))
+    (local.set $e7 (i64.const 0))
+    (local.set $nu (i64.const -1))
+    (local.set $it (i32.const 20))
+    (loop $batch
+      (local.set $fl (local.get $f0))
+      (local.set $gl (local.get $g0))
+      (local.set $uv (i64.const 1))
+      (local.set $qr (i64.const 4294967296))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
+      (local.set $gl
+        (i64.add
+          (i64.sub (local.get $gl) (local.get $c1))
+          (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
+      (local.set $qr
+        (i64.add
+          (i64.sub (local.get $qr) (local.get $c1))
+          (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
+      (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
+      (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
+      (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
+      (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
+      (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+      (local.set $mu (i64.extend32_s (local.get $uv)))
+      (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
+      (local.set $mq (i64.extend32_s (local.get $qr)))
+      (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
+      (local.set $cf
+        (i64.shr_s
+          (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
+          (i64.const 30)))
+      (local.set $cg
+        (i64.shr_s
+          (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
+          (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
+      (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
+      (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
+      (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
+      (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
+      (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
+      (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
+      (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $f7 (local.get $cf))
+      (local.set $g7 (local.get $cg))
+      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+      (local.set $se (i64.shr_s (local.get $e7) (i64.const 63)))
+      (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
+      (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
+      (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
+      (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
+      (local.set $md
+        (i64.sub
+          (local.get $md)
+          (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 367017237)) (local.get $md)) (i64.const 1073741823))))
+      (local.set $me
+        (i64.sub
+          (local.get $me)
+          (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 367017237)) (local.get $me)) (i64.const 1073741823))))
+      (local.set $cf
+        (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 475802173))) (i64.const 30)))
+      (local.set $cg
+        (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 475802173))) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
+            (i64.mul (local.get $md) (i64.const 259302677)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
+            (i64.mul (local.get $me) (i64.const 259302677)))))
+      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
+            (i64.mul (local.get $md) (i64.const 193922017)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
+            (i64.mul (local.get $me) (i64.const 193922017)))))
+      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
+            (i64.mul (local.get $md) (i64.const 1069918392)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
+            (i64.mul (local.get $me) (i64.const 1069918392)))))
+      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
+            (i64.mul (local.get $md) (i64.const 1073741823)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
+            (i64.mul (local.get $me) (i64.const 1073741823)))))
+      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
+            (i64.mul (local.get $md) (i64.const 1073741823)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
+            (i64.mul (local.get $me) (i64.const 1073741823)))))
+      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
+            (i64.mul (local.get $md) (i64.const 1073741823)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
+            (i64.mul (local.get $me) (i64.const 1073741823)))))
+      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $cf
+        (i64.add
+          (local.get $cf)
+          (i64.add
+            (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
+            (i64.mul (local.get $md) (i64.const 16383)))))
+      (local.set $cg
+        (i64.add
+          (local.get $cg)
+          (i64.add
+            (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
+            (i64.mul (local.get $me) (i64.const 16383)))))
+      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+      (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
+      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+      (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+      (local.set $d7 (local.get $cf))
+      (local.set $e7 (local.get $cg))
+      (local.set $it (i32.sub (local.get $it) (i32.const 1)))
+      (br_if $batch (local.get $it))
+    )
+    (local.set $sd (i64.shr_s (local.get $f7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 475802173))))
+    (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 259302677))))
+    (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 193922017))))
+    (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1069918392))))
+    (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
+    (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
+    (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
+    (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
+    (local.set $e7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
+    (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
+    (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
+    (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
+    (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
+    (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
+    (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
+    (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
+    (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
+    (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+        (i64.const 536870911)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+        (i64.const 536870911)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+        (i64.const 536870911)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+        (i64.const 536870911)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+        (i64.const 536870911)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+        (i64.const 536870911)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+        (i64.const 536870911)))
+  )
+  (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
+    (call $fn_canon (local.get $ws) (local.get $a))
+    (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 64)))
+    (call $fn_mulc_r3 (local.get $r) (local.get $r))
+  )
+  (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
+    (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
+    (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
+    (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
+    (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
+    (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
+    (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
+    (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
+    (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
+    (local.set $f0 (i64.const 475802173))
+    (local.set $g0
+      (i64.and
+        (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
+        (i64.const 1073741823)))
+    (local.set $d0 (i64.const 0))
+    (local.set $e0 (i64.const 1))
+    (local.set $f1 (i64.const 259302677))
+    (local.set $g1
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
+          (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
+        (i64.const 1073741823)))
+    (local.set $d1 (i64.const 0))
+    (local.set $e1 (i64.const 0))
+    (local.set $f2 (i64.const 193922017))
+    (local.set $g2
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
+          (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
+        (i64.const 1073741823)))
+    (local.set $d2 (i64.const 0))
+    (local.set $e2 (i64.const 0))
+    (local.set $f3 (i64.const 1069918392))
+    (local.set $g3
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
+          (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
+        (i64.const 1073741823)))
+    (local.set $d3 (i64.const 0))
+    (local.set $e3 (i64.const 0))
+    (local.set $f4 (i64.const 1073741823))
+    (local.set $g4
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
+          (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
+        (i64.const 1073741823)))
+    (local.set $d4 (i64.const 0))
+    (local.set $e4 (i64.const 0))
+    (local.set $f5 (i64.const 1073741823))
+    (local.set $g5
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
+          (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
+        (i64.const 1073741823)))
+    (local.set $d5 (i64.const 0))
+    (local.set $e5 (i64.const 0))
+    (local.set $f6 (i64.const 1073741823))
+    (local.set $g6
+      (i64.and
+        (i64.or
+          (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
+          (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
+        (i64.const 1073741823)))
+    (local.set $d6 (i64.const 0))
+    (local.set $e6 (i64.const 0))
+    (local.set $f7 (i64.const 16383))
+    (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
+    (local.set $d7 (i64.const 0))
+    (local.set $e7 (i64.const 0))
+    (local.set $eta (i64.const 1))
+    (local.set $it (i32.const 23))
+    (local.set $len (i32.const 8))
+    (block $done
       (loop $batch
+        (br_if $done
+          (i64.eqz
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
+                    (local.get $g4))
+                  (local.get $g5))
+                (local.get $g6))
+              (local.get $g7))))
         (local.set $fl (local.get $f0))
         (local.set $gl (local.get $g0))
         (local.set $uv (i64.const 1))
         (local.set $qr (i64.const 4294967296))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 63)) (i64.const 63)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $c2 (i64.shr_s (i64.shl (local.get $gl) (i64.const 62)) (i64.const 63)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
-        (local.set $c1 (i64.and (i64.shr_s (local.get $nu) (i64.const 63)) (local.get $c2)))
-        (local.set $gl
-          (i64.add
-            (i64.sub (local.get $gl) (local.get $c1))
-            (i64.xor (i64.and (local.get $fl) (local.get $c2)) (local.get $c1))))
-        (local.set $qr
-          (i64.add
-            (i64.sub (local.get $qr) (local.get $c1))
-            (i64.xor (i64.and (local.get $uv) (local.get $c2)) (local.get $c1))))
-        (local.set $fl (i64.add (local.get $fl) (i64.and (local.get $gl) (local.get $c1))))
-        (local.set $uv (i64.add (local.get $uv) (i64.and (local.get $qr) (local.get $c1))))
-        (local.set $nu (i64.sub (i64.xor (local.get $nu) (local.get $c1)) (i64.const 1)))
-        (local.set $gl (i64.shr_s (local.get $gl) (i64.const 1)))
-        (local.set $uv (i64.shl (local.get $uv) (i64.const 1)))
+        (local.set $i (i64.const 30))
+        (block $bdone
+          (loop $bstep
+            (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
+            (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
+            (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+            (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+            (local.set $i (i64.sub (local.get $i) (local.get $z)))
+            (br_if $bdone (i64.eqz (local.get $i)))
+            (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
+              (local.set $z (local.get $fl))
+              (local.set $fl (local.get $gl))
+              (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
+              (local.set $z (local.get $uv))
+              (local.set $uv (local.get $qr))
+              (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
+              (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
+            ))
+            (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
+            (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
+            (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
+            (local.set $w
+              (i64.and
+                (i64.mul
+                  (i64.sub (i64.const 0) (local.get $gl))
+                  (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
+                (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
+            (local.set $gl
+              (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
+            (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
+            (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
+            (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
+            (local.set $i (i64.sub (local.get $i) (local.get $z)))
+            (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
+          )
+        )
         (local.set $mu (i64.extend32_s (local.get $uv)))
         (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
         (local.set $mq (i64.extend32_s (local.get $qr)))
@@ -4845,92 +8201,214 @@
           (i64.shr_s
             (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
             (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f1)) (i64.mul (local.get $mv) (local.get $g1)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f1)) (i64.mul (local.get $mr) (local.get $g1)))))
-        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f2)) (i64.mul (local.get $mv) (local.get $g2)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f2)) (i64.mul (local.get $mr) (local.get $g2)))))
-        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f3)) (i64.mul (local.get $mv) (local.get $g3)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f3)) (i64.mul (local.get $mr) (local.get $g3)))))
-        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f4)) (i64.mul (local.get $mv) (local.get $g4)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f4)) (i64.mul (local.get $mr) (local.get $g4)))))
-        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f5)) (i64.mul (local.get $mv) (local.get $g5)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f5)) (i64.mul (local.get $mr) (local.get $g5)))))
-        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f6)) (i64.mul (local.get $mv) (local.get $g6)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f6)) (i64.mul (local.get $mr) (local.get $g6)))))
-        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $cf
-          (i64.add
-            (local.get $cf)
-            (i64.add (i64.mul (local.get $mu) (local.get $f7)) (i64.mul (local.get $mv) (local.get $g7)))))
-        (local.set $cg
-          (i64.add
-            (local.get $cg)
-            (i64.add (i64.mul (local.get $mq) (local.get $f7)) (i64.mul (local.get $mr) (local.get $g7)))))
-        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-        (local.set $f7 (local.get $cf))
-        (local.set $g7 (local.get $cg))
+        (block $fgdone
+          (block $len1
+            (block $len2
+              (block $len3
+                (block $len4
+                  (block $len5
+                    (block $len6
+                      (block $len7
+                        (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f1))
+                              (i64.mul (local.get $mv) (local.get $g1)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f1))
+                              (i64.mul (local.get $mr) (local.get $g1)))))
+                        (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f2))
+                              (i64.mul (local.get $mv) (local.get $g2)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f2))
+                              (i64.mul (local.get $mr) (local.get $g2)))))
+                        (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f3))
+                              (i64.mul (local.get $mv) (local.get $g3)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f3))
+                              (i64.mul (local.get $mr) (local.get $g3)))))
+                        (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f4))
+                              (i64.mul (local.get $mv) (local.get $g4)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f4))
+                              (i64.mul (local.get $mr) (local.get $g4)))))
+                        (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f5))
+                              (i64.mul (local.get $mv) (local.get $g5)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f5))
+                              (i64.mul (local.get $mr) (local.get $g5)))))
+                        (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f6))
+                              (i64.mul (local.get $mv) (local.get $g6)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f6))
+                              (i64.mul (local.get $mr) (local.get $g6)))))
+                        (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
+                        (local.set $cf
+                          (i64.add
+                            (local.get $cf)
+                            (i64.add
+                              (i64.mul (local.get $mu) (local.get $f7))
+                              (i64.mul (local.get $mv) (local.get $g7)))))
+                        (local.set $cg
+                          (i64.add
+                            (local.get $cg)
+                            (i64.add
+                              (i64.mul (local.get $mq) (local.get $f7))
+                              (i64.mul (local.get $mr) (local.get $g7)))))
+                        (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
+                        (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
+                        (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+                        (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
+                        (local.set $f7 (local.get $cf))
+                        (local.set $g7 (local.get $cg))
+                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                          (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
+                          (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
+                          (local.set $f7 (i64.const 0))
+                          (local.set $g7 (i64.const 0))
+                          (local.set $len (i32.const 7))
+                        ))
+                        (br $fgdone)
+                      )
+                      (local.set $f6 (local.get $cf))
+                      (local.set $g6 (local.get $cg))
+                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                        (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
+                        (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
+                        (local.set $f6 (i64.const 0))
+                        (local.set $g6 (i64.const 0))
+                        (local.set $len (i32.const 6))
+                      ))
+                      (br $fgdone)
+                    )
+                    (local.set $f5 (local.get $cf))
+                    (local.set $g5 (local.get $cg))
+                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                      (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
+                      (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
+                      (local.set $f5 (i64.const 0))
+                      (local.set $g5 (i64.const 0))
+                      (local.set $len (i32.const 5))
+                    ))
+                    (br $fgdone)
+                  )
+                  (local.set $f4 (local.get $cf))
+                  (local.set $g4 (local.get $cg))
+                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                    (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
+                    (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
+                    (local.set $f4 (i64.const 0))
+                    (local.set $g4 (i64.const 0))
+                    (local.set $len (i32.const 4))
+                  ))
+                  (br $fgdone)
+                )
+                (local.set $f3 (local.get $cf))
+                (local.set $g3 (local.get $cg))
+                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                  (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
+                  (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
+                  (local.set $f3 (i64.const 0))
+                  (local.set $g3 (i64.const 0))
+                  (local.set $len (i32.const 3))
+                ))
+                (br $fgdone)
+              )
+              (local.set $f2 (local.get $cf))
+              (local.set $g2 (local.get $cg))
+              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+                (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
+                (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
+                (local.set $f2 (i64.const 0))
+                (local.set $g2 (i64.const 0))
+                (local.set $len (i32.const 2))
+              ))
+              (br $fgdone)
+            )
+            (local.set $f1 (local.get $cf))
+            (local.set $g1 (local.get $cg))
+            (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
+              (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
+              (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
+              (local.set $f1 (i64.const 0))
+              (local.set $g1 (i64.const 0))
+              (local.set $len (i32.const 1))
+            ))
+            (br $fgdone)
+          )
+          (local.set $f0 (local.get $cf))
+          (local.set $g0 (local.get $cg))
+          (br $fgdone)
+        )
         (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
         (local.set $se (i64.shr_s (local.get $e7) (i64.const 63)))
         (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
@@ -5066,1059 +8544,898 @@
         (local.set $it (i32.sub (local.get $it) (i32.const 1)))
         (br_if $batch (local.get $it))
       )
-      (local.set $sd (i64.shr_s (local.get $f7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 475802173))))
-      (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 259302677))))
-      (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 193922017))))
-      (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1069918392))))
-      (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
-      (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
-      (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
-      (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
-      (local.set $e7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
-      (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
-      (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
-      (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
-      (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
-      (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
-      (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
-      (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
-      (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
-      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
-          (i64.const 536870911)))
-      (i64.store offset=16
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
-          (i64.const 536870911)))
-      (i64.store offset=24
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
-          (i64.const 536870911)))
-      (i64.store offset=32
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
-          (i64.const 536870911)))
-      (i64.store offset=40
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
-          (i64.const 536870911)))
-      (i64.store offset=48
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
-          (i64.const 536870911)))
-      (i64.store offset=56
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
-          (i64.const 536870911)))
     )
-  (func $fn_inv (param $r i32) (param $a i32) (param $ws i32)
-    (call $fn_canon (local.get $ws) (local.get $a))
-    (call $fn_inv_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 64)))
-    (call $fn_mulc_r3 (local.get $r) (local.get $r)))
-    (func $fn_inv_vt_raw (param $r i32) (param $a i32) (param $ws i32)
-      (local $f0 i64) (local $g0 i64) (local $d0 i64) (local $e0 i64) (local $f1 i64) (local $g1 i64) (local $d1 i64)
-      (local $e1 i64) (local $f2 i64) (local $g2 i64) (local $d2 i64) (local $e2 i64) (local $f3 i64) (local $g3 i64)
-      (local $d3 i64) (local $e3 i64) (local $f4 i64) (local $g4 i64) (local $d4 i64) (local $e4 i64) (local $f5 i64)
-      (local $g5 i64) (local $d5 i64) (local $e5 i64) (local $f6 i64) (local $g6 i64) (local $d6 i64) (local $e6 i64)
-      (local $f7 i64) (local $g7 i64) (local $d7 i64) (local $e7 i64) (local $fl i64) (local $gl i64) (local $uv i64)
-      (local $qr i64) (local $eta i64) (local $c1 i64) (local $c2 i64) (local $mu i64) (local $mv i64) (local $mq i64)
-      (local $mr i64) (local $cf i64) (local $cg i64) (local $sd i64) (local $se i64) (local $md i64) (local $me i64)
-      (local $i i64) (local $z i64) (local $w i64) (local $it i32) (local $len i32)
-      (local.set $f0 (i64.const 475802173))
-      (local.set $g0
-        (i64.and
-          (i64.or (i64.load (local.get $a)) (i64.shl (i64.load offset=8 (local.get $a)) (i64.const 29)))
-          (i64.const 1073741823)))
-      (local.set $d0 (i64.const 0))
-      (local.set $e0 (i64.const 1))
-      (local.set $f1 (i64.const 259302677))
-      (local.set $g1
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=8 (local.get $a)) (i64.const 1))
-            (i64.shl (i64.load offset=16 (local.get $a)) (i64.const 28)))
-          (i64.const 1073741823)))
-      (local.set $d1 (i64.const 0))
-      (local.set $e1 (i64.const 0))
-      (local.set $f2 (i64.const 193922017))
-      (local.set $g2
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=16 (local.get $a)) (i64.const 2))
-            (i64.shl (i64.load offset=24 (local.get $a)) (i64.const 27)))
-          (i64.const 1073741823)))
-      (local.set $d2 (i64.const 0))
-      (local.set $e2 (i64.const 0))
-      (local.set $f3 (i64.const 1069918392))
-      (local.set $g3
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=24 (local.get $a)) (i64.const 3))
-            (i64.shl (i64.load offset=32 (local.get $a)) (i64.const 26)))
-          (i64.const 1073741823)))
-      (local.set $d3 (i64.const 0))
-      (local.set $e3 (i64.const 0))
-      (local.set $f4 (i64.const 1073741823))
-      (local.set $g4
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=32 (local.get $a)) (i64.const 4))
-            (i64.shl (i64.load offset=40 (local.get $a)) (i64.const 25)))
-          (i64.const 1073741823)))
-      (local.set $d4 (i64.const 0))
-      (local.set $e4 (i64.const 0))
-      (local.set $f5 (i64.const 1073741823))
-      (local.set $g5
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=40 (local.get $a)) (i64.const 5))
-            (i64.shl (i64.load offset=48 (local.get $a)) (i64.const 24)))
-          (i64.const 1073741823)))
-      (local.set $d5 (i64.const 0))
-      (local.set $e5 (i64.const 0))
-      (local.set $f6 (i64.const 1073741823))
-      (local.set $g6
-        (i64.and
-          (i64.or
-            (i64.shr_u (i64.load offset=48 (local.get $a)) (i64.const 6))
-            (i64.shl (i64.load offset=56 (local.get $a)) (i64.const 23)))
-          (i64.const 1073741823)))
-      (local.set $d6 (i64.const 0))
-      (local.set $e6 (i64.const 0))
-      (local.set $f7 (i64.const 16383))
-      (local.set $g7 (i64.and (i64.shr_u (i64.load offset=56 (local.get $a)) (i64.const 7)) (i64.const 1073741823)))
-      (local.set $d7 (i64.const 0))
-      (local.set $e7 (i64.const 0))
-      (local.set $eta (i64.const 1))
-      (local.set $it (i32.const 23))
-      (local.set $len (i32.const 8))
-      (block $done
-        (loop $batch
-          (br_if $done
-            (i64.eqz
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or (i64.or (i64.or (local.get $g0) (local.get $g1)) (local.get $g2)) (local.get $g3))
-                      (local.get $g4))
-                    (local.get $g5))
-                  (local.get $g6))
-                (local.get $g7))))
-          (local.set $fl (local.get $f0))
-          (local.set $gl (local.get $g0))
-          (local.set $uv (i64.const 1))
-          (local.set $qr (i64.const 4294967296))
-          (local.set $i (i64.const 30))
-          (block $bdone
-            (loop $bstep
-              (local.set $z (i64.ctz (i64.or (local.get $gl) (i64.shl (i64.const 1) (local.get $i)))))
-              (local.set $gl (i64.shr_s (local.get $gl) (local.get $z)))
-              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-              (local.set $i (i64.sub (local.get $i) (local.get $z)))
-              (br_if $bdone (i64.eqz (local.get $i)))
-              (if (i64.ge_s (local.get $eta) (i64.const 0)) (then
-                (local.set $z (local.get $fl))
-                (local.set $fl (local.get $gl))
-                (local.set $gl (i64.sub (i64.const 0) (local.get $z)))
-                (local.set $z (local.get $uv))
-                (local.set $uv (local.get $qr))
-                (local.set $qr (i64.sub (i64.const 0) (local.get $z)))
-                (local.set $eta (i64.sub (i64.sub (i64.const 0) (local.get $eta)) (i64.const 2)))
-              ))
-              (local.set $z (i64.shr_u (i64.add (i64.sub (i64.const 0) (local.get $eta)) (i64.const 1)) (i64.const 1)))
-              (if (i64.gt_u (local.get $z) (local.get $i)) (then (local.set $z (local.get $i))))
-              (if (i64.gt_u (local.get $z) (i64.const 6)) (then (local.set $z (i64.const 6))))
-              (local.set $w
-                (i64.and
-                  (i64.mul
-                    (i64.sub (i64.const 0) (local.get $gl))
-                    (i64.mul (local.get $fl) (i64.sub (i64.const 2) (i64.mul (local.get $fl) (local.get $fl)))))
-                  (i64.sub (i64.shl (i64.const 1) (local.get $z)) (i64.const 1))))
-              (local.set $gl
-                (i64.shr_s (i64.add (local.get $gl) (i64.mul (local.get $w) (local.get $fl))) (local.get $z)))
-              (local.set $qr (i64.add (local.get $qr) (i64.mul (local.get $w) (local.get $uv))))
-              (local.set $uv (i64.shl (local.get $uv) (local.get $z)))
-              (local.set $eta (i64.add (local.get $eta) (i64.shl (local.get $z) (i64.const 1))))
-              (local.set $i (i64.sub (local.get $i) (local.get $z)))
-              (br_if $bstep (i64.ne (local.get $i) (i64.const 0)))
-            )
-          )
-          (local.set $mu (i64.extend32_s (local.get $uv)))
-          (local.set $mv (i64.shr_s (i64.sub (local.get $uv) (local.get $mu)) (i64.const 32)))
-          (local.set $mq (i64.extend32_s (local.get $qr)))
-          (local.set $mr (i64.shr_s (i64.sub (local.get $qr) (local.get $mq)) (i64.const 32)))
-          (local.set $cf
-            (i64.shr_s
-              (i64.add (i64.mul (local.get $mu) (local.get $f0)) (i64.mul (local.get $mv) (local.get $g0)))
-              (i64.const 30)))
-          (local.set $cg
-            (i64.shr_s
-              (i64.add (i64.mul (local.get $mq) (local.get $f0)) (i64.mul (local.get $mr) (local.get $g0)))
-              (i64.const 30)))
-          (block $fgdone
-            (block $len1
-              (block $len2
-                (block $len3
-                  (block $len4
-                    (block $len5
-                      (block $len6
-                        (block $len7
-                          (br_if $len1 (i32.le_u (local.get $len) (i32.const 1)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f1))
-                                (i64.mul (local.get $mv) (local.get $g1)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f1))
-                                (i64.mul (local.get $mr) (local.get $g1)))))
-                          (local.set $f0 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g0 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len2 (i32.le_u (local.get $len) (i32.const 2)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f2))
-                                (i64.mul (local.get $mv) (local.get $g2)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f2))
-                                (i64.mul (local.get $mr) (local.get $g2)))))
-                          (local.set $f1 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g1 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len3 (i32.le_u (local.get $len) (i32.const 3)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f3))
-                                (i64.mul (local.get $mv) (local.get $g3)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f3))
-                                (i64.mul (local.get $mr) (local.get $g3)))))
-                          (local.set $f2 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g2 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len4 (i32.le_u (local.get $len) (i32.const 4)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f4))
-                                (i64.mul (local.get $mv) (local.get $g4)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f4))
-                                (i64.mul (local.get $mr) (local.get $g4)))))
-                          (local.set $f3 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g3 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len5 (i32.le_u (local.get $len) (i32.const 5)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f5))
-                                (i64.mul (local.get $mv) (local.get $g5)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f5))
-                                (i64.mul (local.get $mr) (local.get $g5)))))
-                          (local.set $f4 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g4 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len6 (i32.le_u (local.get $len) (i32.const 6)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f6))
-                                (i64.mul (local.get $mv) (local.get $g6)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f6))
-                                (i64.mul (local.get $mr) (local.get $g6)))))
-                          (local.set $f5 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g5 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (br_if $len7 (i32.le_u (local.get $len) (i32.const 7)))
-                          (local.set $cf
-                            (i64.add
-                              (local.get $cf)
-                              (i64.add
-                                (i64.mul (local.get $mu) (local.get $f7))
-                                (i64.mul (local.get $mv) (local.get $g7)))))
-                          (local.set $cg
-                            (i64.add
-                              (local.get $cg)
-                              (i64.add
-                                (i64.mul (local.get $mq) (local.get $f7))
-                                (i64.mul (local.get $mr) (local.get $g7)))))
-                          (local.set $f6 (i64.and (local.get $cf) (i64.const 1073741823)))
-                          (local.set $g6 (i64.and (local.get $cg) (i64.const 1073741823)))
-                          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-                          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-                          (local.set $f7 (local.get $cf))
-                          (local.set $g7 (local.get $cg))
-                          (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                            (local.set $f6 (i64.add (local.get $f6) (i64.shl (local.get $cf) (i64.const 30))))
-                            (local.set $g6 (i64.add (local.get $g6) (i64.shl (local.get $cg) (i64.const 30))))
-                            (local.set $f7 (i64.const 0))
-                            (local.set $g7 (i64.const 0))
-                            (local.set $len (i32.const 7))
-                          ))
-                          (br $fgdone)
-                        )
-                        (local.set $f6 (local.get $cf))
-                        (local.set $g6 (local.get $cg))
-                        (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                          (local.set $f5 (i64.add (local.get $f5) (i64.shl (local.get $cf) (i64.const 30))))
-                          (local.set $g5 (i64.add (local.get $g5) (i64.shl (local.get $cg) (i64.const 30))))
-                          (local.set $f6 (i64.const 0))
-                          (local.set $g6 (i64.const 0))
-                          (local.set $len (i32.const 6))
-                        ))
-                        (br $fgdone)
-                      )
-                      (local.set $f5 (local.get $cf))
-                      (local.set $g5 (local.get $cg))
-                      (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                        (local.set $f4 (i64.add (local.get $f4) (i64.shl (local.get $cf) (i64.const 30))))
-                        (local.set $g4 (i64.add (local.get $g4) (i64.shl (local.get $cg) (i64.const 30))))
-                        (local.set $f5 (i64.const 0))
-                        (local.set $g5 (i64.const 0))
-                        (local.set $len (i32.const 5))
-                      ))
-                      (br $fgdone)
-                    )
-                    (local.set $f4 (local.get $cf))
-                    (local.set $g4 (local.get $cg))
-                    (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                      (local.set $f3 (i64.add (local.get $f3) (i64.shl (local.get $cf) (i64.const 30))))
-                      (local.set $g3 (i64.add (local.get $g3) (i64.shl (local.get $cg) (i64.const 30))))
-                      (local.set $f4 (i64.const 0))
-                      (local.set $g4 (i64.const 0))
-                      (local.set $len (i32.const 4))
-                    ))
-                    (br $fgdone)
-                  )
-                  (local.set $f3 (local.get $cf))
-                  (local.set $g3 (local.get $cg))
-                  (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                    (local.set $f2 (i64.add (local.get $f2) (i64.shl (local.get $cf) (i64.const 30))))
-                    (local.set $g2 (i64.add (local.get $g2) (i64.shl (local.get $cg) (i64.const 30))))
-                    (local.set $f3 (i64.const 0))
-                    (local.set $g3 (i64.const 0))
-                    (local.set $len (i32.const 3))
-                  ))
-                  (br $fgdone)
-                )
-                (local.set $f2 (local.get $cf))
-                (local.set $g2 (local.get $cg))
-                (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                  (local.set $f1 (i64.add (local.get $f1) (i64.shl (local.get $cf) (i64.const 30))))
-                  (local.set $g1 (i64.add (local.get $g1) (i64.shl (local.get $cg) (i64.const 30))))
-                  (local.set $f2 (i64.const 0))
-                  (local.set $g2 (i64.const 0))
-                  (local.set $len (i32.const 2))
-                ))
-                (br $fgdone)
-              )
-              (local.set $f1 (local.get $cf))
-              (local.set $g1 (local.get $cg))
-              (if (i32.and (i64.eqz (i64.xor (local.get $cf) (i64.shr_s (local.get $cf) (i64.const 63)))) (i64.eqz (i64.xor (local.get $cg) (i64.shr_s (local.get $cg) (i64.const 63))))) (then
-                (local.set $f0 (i64.add (local.get $f0) (i64.shl (local.get $cf) (i64.const 30))))
-                (local.set $g0 (i64.add (local.get $g0) (i64.shl (local.get $cg) (i64.const 30))))
-                (local.set $f1 (i64.const 0))
-                (local.set $g1 (i64.const 0))
-                (local.set $len (i32.const 1))
-              ))
-              (br $fgdone)
-            )
-            (local.set $f0 (local.get $cf))
-            (local.set $g0 (local.get $cg))
-            (br $fgdone)
-          )
-          (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-          (local.set $se (i64.shr_s (local.get $e7) (i64.const 63)))
-          (local.set $md (i64.add (i64.and (local.get $mu) (local.get $sd)) (i64.and (local.get $mv) (local.get $se))))
-          (local.set $me (i64.add (i64.and (local.get $mq) (local.get $sd)) (i64.and (local.get $mr) (local.get $se))))
-          (local.set $cf (i64.add (i64.mul (local.get $mu) (local.get $d0)) (i64.mul (local.get $mv) (local.get $e0))))
-          (local.set $cg (i64.add (i64.mul (local.get $mq) (local.get $d0)) (i64.mul (local.get $mr) (local.get $e0))))
-          (local.set $md
-            (i64.sub
-              (local.get $md)
-              (i64.and (i64.add (i64.mul (local.get $cf) (i64.const 367017237)) (local.get $md)) (i64.const 1073741823))))
-          (local.set $me
-            (i64.sub
-              (local.get $me)
-              (i64.and (i64.add (i64.mul (local.get $cg) (i64.const 367017237)) (local.get $me)) (i64.const 1073741823))))
-          (local.set $cf
-            (i64.shr_s (i64.add (local.get $cf) (i64.mul (local.get $md) (i64.const 475802173))) (i64.const 30)))
-          (local.set $cg
-            (i64.shr_s (i64.add (local.get $cg) (i64.mul (local.get $me) (i64.const 475802173))) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d1)) (i64.mul (local.get $mv) (local.get $e1)))
-                (i64.mul (local.get $md) (i64.const 259302677)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d1)) (i64.mul (local.get $mr) (local.get $e1)))
-                (i64.mul (local.get $me) (i64.const 259302677)))))
-          (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e0 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d2)) (i64.mul (local.get $mv) (local.get $e2)))
-                (i64.mul (local.get $md) (i64.const 193922017)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d2)) (i64.mul (local.get $mr) (local.get $e2)))
-                (i64.mul (local.get $me) (i64.const 193922017)))))
-          (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e1 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d3)) (i64.mul (local.get $mv) (local.get $e3)))
-                (i64.mul (local.get $md) (i64.const 1069918392)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d3)) (i64.mul (local.get $mr) (local.get $e3)))
-                (i64.mul (local.get $me) (i64.const 1069918392)))))
-          (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e2 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d4)) (i64.mul (local.get $mv) (local.get $e4)))
-                (i64.mul (local.get $md) (i64.const 1073741823)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d4)) (i64.mul (local.get $mr) (local.get $e4)))
-                (i64.mul (local.get $me) (i64.const 1073741823)))))
-          (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e3 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d5)) (i64.mul (local.get $mv) (local.get $e5)))
-                (i64.mul (local.get $md) (i64.const 1073741823)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d5)) (i64.mul (local.get $mr) (local.get $e5)))
-                (i64.mul (local.get $me) (i64.const 1073741823)))))
-          (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e4 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d6)) (i64.mul (local.get $mv) (local.get $e6)))
-                (i64.mul (local.get $md) (i64.const 1073741823)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d6)) (i64.mul (local.get $mr) (local.get $e6)))
-                (i64.mul (local.get $me) (i64.const 1073741823)))))
-          (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e5 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $cf
-            (i64.add
-              (local.get $cf)
-              (i64.add
-                (i64.add (i64.mul (local.get $mu) (local.get $d7)) (i64.mul (local.get $mv) (local.get $e7)))
-                (i64.mul (local.get $md) (i64.const 16383)))))
-          (local.set $cg
-            (i64.add
-              (local.get $cg)
-              (i64.add
-                (i64.add (i64.mul (local.get $mq) (local.get $d7)) (i64.mul (local.get $mr) (local.get $e7)))
-                (i64.mul (local.get $me) (i64.const 16383)))))
-          (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-          (local.set $e6 (i64.and (local.get $cg) (i64.const 1073741823)))
-          (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-          (local.set $cg (i64.shr_s (local.get $cg) (i64.const 30)))
-          (local.set $d7 (local.get $cf))
-          (local.set $e7 (local.get $cg))
-          (local.set $it (i32.sub (local.get $it) (i32.const 1)))
-          (br_if $batch (local.get $it))
-        )
-      )
-      (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
-      (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
-      (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
-      (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
-      (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
-      (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
-      (local.set $d7 (local.get $cf))
-      (local.set $cf (i64.const 0))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 475802173))))
-      (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 259302677))))
-      (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 193922017))))
-      (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1069918392))))
-      (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
-      (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
-      (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
-      (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
-      (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
-      (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
-      (local.set $e7 (local.get $cf))
-      (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
-      (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
-      (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
-      (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
-      (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
-      (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
-      (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
-      (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
-      (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
-      (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
-      (i64.store offset=8
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
-          (i64.const 536870911)))
-      (i64.store offset=16
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
-          (i64.const 536870911)))
-      (i64.store offset=24
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
-          (i64.const 536870911)))
-      (i64.store offset=32
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
-          (i64.const 536870911)))
-      (i64.store offset=40
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
-          (i64.const 536870911)))
-      (i64.store offset=48
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
-          (i64.const 536870911)))
-      (i64.store offset=56
-        (local.get $r)
-        (i64.and
-          (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
-          (i64.const 536870911)))
-    )
+    (local.set $sd (i64.sub (i64.const 0) (i64.extend_i32_u (i64.ne (local.get $f0) (i64.const 1)))))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d0) (local.get $sd)) (local.get $sd))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d1) (local.get $sd)) (local.get $sd))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d2) (local.get $sd)) (local.get $sd))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d3) (local.get $sd)) (local.get $sd))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d4) (local.get $sd)) (local.get $sd))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d5) (local.get $sd)) (local.get $sd))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d6) (local.get $sd)) (local.get $sd))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (i64.xor (local.get $d7) (local.get $sd)) (local.get $sd))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $d7) (i64.const 63)))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d0) (i64.and (i64.const 475802173) (local.get $sd)))))
+    (local.set $d0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d1) (i64.and (i64.const 259302677) (local.get $sd)))))
+    (local.set $d1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d2) (i64.and (i64.const 193922017) (local.get $sd)))))
+    (local.set $d2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d3) (i64.and (i64.const 1069918392) (local.get $sd)))))
+    (local.set $d3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d4) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d5) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d6) (i64.and (i64.const 1073741823) (local.get $sd)))))
+    (local.set $d6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.add (local.get $d7) (i64.and (i64.const 16383) (local.get $sd)))))
+    (local.set $d7 (local.get $cf))
+    (local.set $cf (i64.const 0))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d0) (i64.const 475802173))))
+    (local.set $e0 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d1) (i64.const 259302677))))
+    (local.set $e1 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d2) (i64.const 193922017))))
+    (local.set $e2 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d3) (i64.const 1069918392))))
+    (local.set $e3 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d4) (i64.const 1073741823))))
+    (local.set $e4 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d5) (i64.const 1073741823))))
+    (local.set $e5 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d6) (i64.const 1073741823))))
+    (local.set $e6 (i64.and (local.get $cf) (i64.const 1073741823)))
+    (local.set $cf (i64.shr_s (local.get $cf) (i64.const 30)))
+    (local.set $cf (i64.add (local.get $cf) (i64.sub (local.get $d7) (i64.const 16383))))
+    (local.set $e7 (local.get $cf))
+    (local.set $sd (i64.shr_s (local.get $e7) (i64.const 63)))
+    (local.set $d0 (i64.xor (local.get $e0) (i64.and (i64.xor (local.get $e0) (local.get $d0)) (local.get $sd))))
+    (local.set $d1 (i64.xor (local.get $e1) (i64.and (i64.xor (local.get $e1) (local.get $d1)) (local.get $sd))))
+    (local.set $d2 (i64.xor (local.get $e2) (i64.and (i64.xor (local.get $e2) (local.get $d2)) (local.get $sd))))
+    (local.set $d3 (i64.xor (local.get $e3) (i64.and (i64.xor (local.get $e3) (local.get $d3)) (local.get $sd))))
+    (local.set $d4 (i64.xor (local.get $e4) (i64.and (i64.xor (local.get $e4) (local.get $d4)) (local.get $sd))))
+    (local.set $d5 (i64.xor (local.get $e5) (i64.and (i64.xor (local.get $e5) (local.get $d5)) (local.get $sd))))
+    (local.set $d6 (i64.xor (local.get $e6) (i64.and (i64.xor (local.get $e6) (local.get $d6)) (local.get $sd))))
+    (local.set $d7 (i64.xor (local.get $e7) (i64.and (i64.xor (local.get $e7) (local.get $d7)) (local.get $sd))))
+    (i64.store (local.get $r) (i64.and (local.get $d0) (i64.const 536870911)))
+    (i64.store offset=8
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d0) (i64.const 29)) (i64.shl (local.get $d1) (i64.const 1)))
+        (i64.const 536870911)))
+    (i64.store offset=16
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d1) (i64.const 28)) (i64.shl (local.get $d2) (i64.const 2)))
+        (i64.const 536870911)))
+    (i64.store offset=24
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d2) (i64.const 27)) (i64.shl (local.get $d3) (i64.const 3)))
+        (i64.const 536870911)))
+    (i64.store offset=32
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d3) (i64.const 26)) (i64.shl (local.get $d4) (i64.const 4)))
+        (i64.const 536870911)))
+    (i64.store offset=40
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d4) (i64.const 25)) (i64.shl (local.get $d5) (i64.const 5)))
+        (i64.const 536870911)))
+    (i64.store offset=48
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d5) (i64.const 24)) (i64.shl (local.get $d6) (i64.const 6)))
+        (i64.const 536870911)))
+    (i64.store offset=56
+      (local.get $r)
+      (i64.and
+        (i64.or (i64.shr_u (local.get $d6) (i64.const 23)) (i64.shl (local.get $d7) (i64.const 7)))
+        (i64.const 536870911)))
+  )
   (func $fn_inv_vt (param $r i32) (param $a i32) (param $ws i32)
     (call $fn_canon (local.get $ws) (local.get $a))
     (call $fn_inv_vt_raw (local.get $r) (local.get $ws) (i32.add (local.get $ws) (i32.const 64)))
-    (call $fn_mulc_r3 (local.get $r) (local.get $r)))
+    (call $fn_mulc_r3 (local.get $r) (local.get $r))
+  )
   (func $pt_add (param $r i32) (param $p i32) (param $q i32) (param $ws i32)
     ;; v3~ v4~ v6~ t3~ v8~ v9~ v11~ t4~ v13~ v14~ v22~ v31~ v32~ t0~ lazy
     (call $fp_mul (i32.add (local.get $ws) (i32.const 192)) (local.get $p) (local.get $q))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $q) (i32.const 64)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $p) (i32.const 128)) (i32.add (local.get $q) (i32.const 128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $q) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $p) (i32.const 128))
+      (i32.add (local.get $q) (i32.const 128)))
     (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 384)) (local.get $p) (i32.add (local.get $p) (i32.const 64)))
     (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 448)) (local.get $q) (i32.add (local.get $q) (i32.const 64)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 448)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_sub_lazy_4 (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $q) (i32.const 64)) (i32.add (local.get $q) (i32.const 128)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub_lazy_4 (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 384)) (local.get $p) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 576)) (local.get $q) (i32.add (local.get $q) (i32.const 128)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 448)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_sub_lazy_4
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $q) (i32.const 64))
+      (i32.add (local.get $q) (i32.const 128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 512)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_sub_lazy_4
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 384))
+      (local.get $p)
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 576))
+      (local.get $q)
+      (i32.add (local.get $q) (i32.const 128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 384)))
     (call $fp_mulc_b (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 704)))
     (call $fp_mulc_b (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_mulw (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 576)))
-      (call $fp_mul2w (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_mulwn (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 576)))
-      (call $fp_mul2w (local.get $ws) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_mulw (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 192)))
-      (call $fp_mul2w (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 768)))
-    (memory.copy (local.get $r) (local.get $ws) (i32.const 192)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_mulw
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_mul2w
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_mulwn
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_mul2w
+      (local.get $ws)
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_mulw
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_mul2w
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (memory.copy (local.get $r) (local.get $ws) (i32.const 192))
+  )
   (func $pt_madd (param $r i32) (param $p i32) (param $q i32) (param $ws i32)
     ;; v2~ v3~ v5~ t3~ t4~ v15~ v24~ v25~ t0~ lazy
     (call $fp_mul (i32.add (local.get $ws) (i32.const 192)) (local.get $p) (local.get $q))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $q) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $q) (i32.const 64)))
     (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 320)) (local.get $q) (i32.add (local.get $q) (i32.const 64)))
     (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 384)) (local.get $p) (i32.add (local.get $p) (i32.const 64)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_sub_lazy_4 (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $q) (i32.const 64)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $p) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_sub_lazy_4
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $q) (i32.const 64))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $p) (i32.const 64)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (local.get $q) (i32.add (local.get $p) (i32.const 128)))
     (call $fp_add (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 320)) (local.get $p))
     (call $fp_mulc_b (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 640)))
     (call $fp_mulc_b (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $p) (i32.const 128)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_mulw (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 704)))
-      (call $fp_mul2w (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_mulwn (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 704)))
-      (call $fp_mul2w (local.get $ws) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_mulw (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 192)))
-      (call $fp_mul2w (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 768)))
-    (memory.copy (local.get $r) (local.get $ws) (i32.const 192)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $p) (i32.const 128))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_mulw
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_mul2w
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_mulwn
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_mul2w
+      (local.get $ws)
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_mulw
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_mul2w
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (memory.copy (local.get $r) (local.get $ws) (i32.const 192))
+  )
   (func $pt_dbl (param $r i32) (param $p i32) (param $ws i32)
     ;; v4~ v12~ t3~ v23~ v24~ t0~ lazy
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 192)) (local.get $p))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $p) (i32.const 64)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $p) (i32.const 128)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (local.get $p) (i32.add (local.get $p) (i32.const 64)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 384)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (local.get $p) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 384)))
     (call $fp_mulc_b (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 512)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 640)))
     (call $fp_mulc_b (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_sub (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_mulw (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 640)))
-      (call $fp_mul2w (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_mulwn (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 640)))
-      (call $fp_mul2w (local.get $ws) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 256)))
-    (memory.copy (local.get $r) (local.get $ws) (i32.const 192)))
-  (func $pt_cmov (param $r i32) (param $a i32) (param $mask i64) (local $v v128)
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_sub
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 512)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_mulw
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_mul2w
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_mulwn
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_mul2w
+      (local.get $ws)
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (memory.copy (local.get $r) (local.get $ws) (i32.const 192))
+  )
+  (func $pt_cmov (param $r i32) (param $a i32) (param $mask i64)
+    (local $v v128)
     (local.set $v (i64x2.splat (local.get $mask)))
-    (v128.store offset=0 (local.get $r) (v128.bitselect (v128.load offset=0 (local.get $a)) (v128.load offset=0 (local.get $r)) (local.get $v)))
-    (v128.store offset=16 (local.get $r) (v128.bitselect (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $r)) (local.get $v)))
-    (v128.store offset=32 (local.get $r) (v128.bitselect (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $r)) (local.get $v)))
-    (v128.store offset=48 (local.get $r) (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v)))
-    (v128.store offset=64 (local.get $r) (v128.bitselect (v128.load offset=64 (local.get $a)) (v128.load offset=64 (local.get $r)) (local.get $v)))
-    (v128.store offset=80 (local.get $r) (v128.bitselect (v128.load offset=80 (local.get $a)) (v128.load offset=80 (local.get $r)) (local.get $v)))
-    (v128.store offset=96 (local.get $r) (v128.bitselect (v128.load offset=96 (local.get $a)) (v128.load offset=96 (local.get $r)) (local.get $v)))
-    (v128.store offset=112 (local.get $r) (v128.bitselect (v128.load offset=112 (local.get $a)) (v128.load offset=112 (local.get $r)) (local.get $v)))
-    (v128.store offset=128 (local.get $r) (v128.bitselect (v128.load offset=128 (local.get $a)) (v128.load offset=128 (local.get $r)) (local.get $v)))
-    (v128.store offset=144 (local.get $r) (v128.bitselect (v128.load offset=144 (local.get $a)) (v128.load offset=144 (local.get $r)) (local.get $v)))
-    (v128.store offset=160 (local.get $r) (v128.bitselect (v128.load offset=160 (local.get $a)) (v128.load offset=160 (local.get $r)) (local.get $v)))
-    (v128.store offset=176 (local.get $r) (v128.bitselect (v128.load offset=176 (local.get $a)) (v128.load offset=176 (local.get $r)) (local.get $v))))
+    (v128.store (local.get $r) (v128.bitselect (v128.load (local.get $a)) (v128.load (local.get $r)) (local.get $v)))
+    (v128.store offset=16
+      (local.get $r)
+      (v128.bitselect (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $r)) (local.get $v)))
+    (v128.store offset=32
+      (local.get $r)
+      (v128.bitselect (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $r)) (local.get $v)))
+    (v128.store offset=48
+      (local.get $r)
+      (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v)))
+    (v128.store offset=64
+      (local.get $r)
+      (v128.bitselect (v128.load offset=64 (local.get $a)) (v128.load offset=64 (local.get $r)) (local.get $v)))
+    (v128.store offset=80
+      (local.get $r)
+      (v128.bitselect (v128.load offset=80 (local.get $a)) (v128.load offset=80 (local.get $r)) (local.get $v)))
+    (v128.store offset=96
+      (local.get $r)
+      (v128.bitselect (v128.load offset=96 (local.get $a)) (v128.load offset=96 (local.get $r)) (local.get $v)))
+    (v128.store offset=112
+      (local.get $r)
+      (v128.bitselect (v128.load offset=112 (local.get $a)) (v128.load offset=112 (local.get $r)) (local.get $v)))
+    (v128.store offset=128
+      (local.get $r)
+      (v128.bitselect (v128.load offset=128 (local.get $a)) (v128.load offset=128 (local.get $r)) (local.get $v)))
+    (v128.store offset=144
+      (local.get $r)
+      (v128.bitselect (v128.load offset=144 (local.get $a)) (v128.load offset=144 (local.get $r)) (local.get $v)))
+    (v128.store offset=160
+      (local.get $r)
+      (v128.bitselect (v128.load offset=160 (local.get $a)) (v128.load offset=160 (local.get $r)) (local.get $v)))
+    (v128.store offset=176
+      (local.get $r)
+      (v128.bitselect (v128.load offset=176 (local.get $a)) (v128.load offset=176 (local.get $r)) (local.get $v)))
+  )
   (func $pt_identity (param $r i32)
     (memory.fill (local.get $r) (i32.const 0) (i32.const 192))
-    (call $fp_set_one (i32.add (local.get $r) (i32.const 64))))
-  (func $recode5 (param $dst i32) (param $k i32) (local $v i64) (local $c i64)
+    (call $fp_set_one (i32.add (local.get $r) (i32.const 64)))
+  )
+  (func $recode5 (param $dst i32) (param $k i32)
+    (local $v i64) (local $c i64)
     (local.set $c (i64.const 0))
     (local.set $v (i64.add (i64.and (i64.load8_u offset=27 (local.get $k)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
-    (i64.store offset=0 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=27 (local.get $k)) (i64.const 5)) (i64.shl (i64.load8_u offset=26 (local.get $k)) (i64.const 3))) (i64.const 31)) (local.get $c)))
+    (i64.store (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=27 (local.get $k)) (i64.const 5))
+            (i64.shl (i64.load8_u offset=26 (local.get $k)) (i64.const 3)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=8 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=26 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=26 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=16 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=26 (local.get $k)) (i64.const 7)) (i64.shl (i64.load8_u offset=25 (local.get $k)) (i64.const 1))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=26 (local.get $k)) (i64.const 7))
+            (i64.shl (i64.load8_u offset=25 (local.get $k)) (i64.const 1)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=24 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=25 (local.get $k)) (i64.const 4)) (i64.shl (i64.load8_u offset=24 (local.get $k)) (i64.const 4))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=25 (local.get $k)) (i64.const 4))
+            (i64.shl (i64.load8_u offset=24 (local.get $k)) (i64.const 4)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=32 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=24 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=24 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=40 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=24 (local.get $k)) (i64.const 6)) (i64.shl (i64.load8_u offset=23 (local.get $k)) (i64.const 2))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=24 (local.get $k)) (i64.const 6))
+            (i64.shl (i64.load8_u offset=23 (local.get $k)) (i64.const 2)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=48 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=23 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=23 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=56 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
     (local.set $v (i64.add (i64.and (i64.load8_u offset=22 (local.get $k)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=64 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=22 (local.get $k)) (i64.const 5)) (i64.shl (i64.load8_u offset=21 (local.get $k)) (i64.const 3))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=22 (local.get $k)) (i64.const 5))
+            (i64.shl (i64.load8_u offset=21 (local.get $k)) (i64.const 3)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=72 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=21 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=21 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=80 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=21 (local.get $k)) (i64.const 7)) (i64.shl (i64.load8_u offset=20 (local.get $k)) (i64.const 1))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=21 (local.get $k)) (i64.const 7))
+            (i64.shl (i64.load8_u offset=20 (local.get $k)) (i64.const 1)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=88 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=20 (local.get $k)) (i64.const 4)) (i64.shl (i64.load8_u offset=19 (local.get $k)) (i64.const 4))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=20 (local.get $k)) (i64.const 4))
+            (i64.shl (i64.load8_u offset=19 (local.get $k)) (i64.const 4)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=96 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=19 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=19 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=104 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=19 (local.get $k)) (i64.const 6)) (i64.shl (i64.load8_u offset=18 (local.get $k)) (i64.const 2))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=19 (local.get $k)) (i64.const 6))
+            (i64.shl (i64.load8_u offset=18 (local.get $k)) (i64.const 2)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=112 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=18 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=18 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=120 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
     (local.set $v (i64.add (i64.and (i64.load8_u offset=17 (local.get $k)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=128 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=17 (local.get $k)) (i64.const 5)) (i64.shl (i64.load8_u offset=16 (local.get $k)) (i64.const 3))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=17 (local.get $k)) (i64.const 5))
+            (i64.shl (i64.load8_u offset=16 (local.get $k)) (i64.const 3)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=136 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=16 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=16 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=144 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=16 (local.get $k)) (i64.const 7)) (i64.shl (i64.load8_u offset=15 (local.get $k)) (i64.const 1))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=16 (local.get $k)) (i64.const 7))
+            (i64.shl (i64.load8_u offset=15 (local.get $k)) (i64.const 1)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=152 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=15 (local.get $k)) (i64.const 4)) (i64.shl (i64.load8_u offset=14 (local.get $k)) (i64.const 4))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=15 (local.get $k)) (i64.const 4))
+            (i64.shl (i64.load8_u offset=14 (local.get $k)) (i64.const 4)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=160 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=14 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=14 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=168 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=14 (local.get $k)) (i64.const 6)) (i64.shl (i64.load8_u offset=13 (local.get $k)) (i64.const 2))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=14 (local.get $k)) (i64.const 6))
+            (i64.shl (i64.load8_u offset=13 (local.get $k)) (i64.const 2)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=176 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=13 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=13 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=184 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
     (local.set $v (i64.add (i64.and (i64.load8_u offset=12 (local.get $k)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=192 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=12 (local.get $k)) (i64.const 5)) (i64.shl (i64.load8_u offset=11 (local.get $k)) (i64.const 3))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=12 (local.get $k)) (i64.const 5))
+            (i64.shl (i64.load8_u offset=11 (local.get $k)) (i64.const 3)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=200 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=11 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=11 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=208 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=11 (local.get $k)) (i64.const 7)) (i64.shl (i64.load8_u offset=10 (local.get $k)) (i64.const 1))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=11 (local.get $k)) (i64.const 7))
+            (i64.shl (i64.load8_u offset=10 (local.get $k)) (i64.const 1)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=216 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=10 (local.get $k)) (i64.const 4)) (i64.shl (i64.load8_u offset=9 (local.get $k)) (i64.const 4))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=10 (local.get $k)) (i64.const 4))
+            (i64.shl (i64.load8_u offset=9 (local.get $k)) (i64.const 4)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=224 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=9 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=9 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=232 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=9 (local.get $k)) (i64.const 6)) (i64.shl (i64.load8_u offset=8 (local.get $k)) (i64.const 2))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=9 (local.get $k)) (i64.const 6))
+            (i64.shl (i64.load8_u offset=8 (local.get $k)) (i64.const 2)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=240 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=8 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=8 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=248 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
     (local.set $v (i64.add (i64.and (i64.load8_u offset=7 (local.get $k)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=256 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=7 (local.get $k)) (i64.const 5)) (i64.shl (i64.load8_u offset=6 (local.get $k)) (i64.const 3))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=7 (local.get $k)) (i64.const 5))
+            (i64.shl (i64.load8_u offset=6 (local.get $k)) (i64.const 3)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=264 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=6 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=6 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=272 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=6 (local.get $k)) (i64.const 7)) (i64.shl (i64.load8_u offset=5 (local.get $k)) (i64.const 1))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=6 (local.get $k)) (i64.const 7))
+            (i64.shl (i64.load8_u offset=5 (local.get $k)) (i64.const 1)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=280 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=5 (local.get $k)) (i64.const 4)) (i64.shl (i64.load8_u offset=4 (local.get $k)) (i64.const 4))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=5 (local.get $k)) (i64.const 4))
+            (i64.shl (i64.load8_u offset=4 (local.get $k)) (i64.const 4)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=288 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=4 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=4 (local.get $k)) (i64.const 1)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=296 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=4 (local.get $k)) (i64.const 6)) (i64.shl (i64.load8_u offset=3 (local.get $k)) (i64.const 2))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=4 (local.get $k)) (i64.const 6))
+            (i64.shl (i64.load8_u offset=3 (local.get $k)) (i64.const 2)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=304 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=3 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=3 (local.get $k)) (i64.const 3)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=312 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
     (local.set $v (i64.add (i64.and (i64.load8_u offset=2 (local.get $k)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=320 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=2 (local.get $k)) (i64.const 5)) (i64.shl (i64.load8_u offset=1 (local.get $k)) (i64.const 3))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=2 (local.get $k)) (i64.const 5))
+            (i64.shl (i64.load8_u offset=1 (local.get $k)) (i64.const 3)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=328 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=1 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u offset=1 (local.get $k)) (i64.const 2)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=336 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.or (i64.shr_u (i64.load8_u offset=1 (local.get $k)) (i64.const 7)) (i64.shl (i64.load8_u offset=0 (local.get $k)) (i64.const 1))) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add
+        (i64.and
+          (i64.or
+            (i64.shr_u (i64.load8_u offset=1 (local.get $k)) (i64.const 7))
+            (i64.shl (i64.load8_u (local.get $k)) (i64.const 1)))
+          (i64.const 31))
+        (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
     (i64.store offset=344 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
-    (local.set $v (i64.add (i64.and (i64.shr_u (i64.load8_u offset=0 (local.get $k)) (i64.const 4)) (i64.const 31)) (local.get $c)))
+    (local.set $v
+      (i64.add (i64.and (i64.shr_u (i64.load8_u (local.get $k)) (i64.const 4)) (i64.const 31)) (local.get $c)))
     (local.set $c (i64.shr_u (i64.sub (i64.const 16) (local.get $v)) (i64.const 63)))
-    (i64.store offset=352 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5)))))
-  (func $lookup (param $dst i32) (param $tab i32) (param $dp i32) (param $ws i32) (local $d i64) (local $s i64) (local $vm v128) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $m9 i64) (local $m10 i64) (local $m11 i64) (local $m12 i64) (local $m13 i64) (local $m14 i64) (local $m15 i64) (local $m16 i64) (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $x4 v128) (local $x5 v128) (local $x6 v128) (local $x7 v128) (local $x8 v128) (local $x9 v128) (local $x10 v128) (local $x11 v128)
+    (i64.store offset=352 (local.get $dst) (i64.sub (local.get $v) (i64.shl (local.get $c) (i64.const 5))))
+  )
+  (func $lookup (param $dst i32) (param $tab i32) (param $dp i32) (param $ws i32)
+    (local $d i64) (local $s i64) (local $vm v128) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64)
+    (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $m9 i64) (local $m10 i64)
+    (local $m11 i64) (local $m12 i64) (local $m13 i64) (local $m14 i64) (local $m15 i64) (local $m16 i64)
+    (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $x4 v128) (local $x5 v128)
+    (local $x6 v128) (local $x7 v128) (local $x8 v128) (local $x9 v128) (local $x10 v128) (local $x11 v128)
     (local.set $d (i64.load (local.get $dp)))
     (local.set $s (i64.shr_s (local.get $d) (i64.const 63)))
     (local.set $d (i64.sub (i64.xor (local.get $d) (local.get $s)) (local.get $s)))
@@ -6140,7 +9457,7 @@
     (local.set $m15 (i64.shr_s (i64.sub (i64.xor (local.get $d) (i64.const 15)) (i64.const 1)) (i64.const 63)))
     (local.set $m16 (i64.shr_s (i64.sub (i64.xor (local.get $d) (i64.const 16)) (i64.const 1)) (i64.const 63)))
     (local.set $vm (i64x2.splat (local.get $m0)))
-    (local.set $x0 (v128.and (v128.load offset=0 (local.get $tab)) (local.get $vm)))
+    (local.set $x0 (v128.and (v128.load (local.get $tab)) (local.get $vm)))
     (local.set $x1 (v128.and (v128.load offset=16 (local.get $tab)) (local.get $vm)))
     (local.set $x2 (v128.and (v128.load offset=32 (local.get $tab)) (local.get $vm)))
     (local.set $x3 (v128.and (v128.load offset=48 (local.get $tab)) (local.get $vm)))
@@ -6360,7 +9677,7 @@
     (local.set $x9 (v128.or (local.get $x9) (v128.and (v128.load offset=3216 (local.get $tab)) (local.get $vm))))
     (local.set $x10 (v128.or (local.get $x10) (v128.and (v128.load offset=3232 (local.get $tab)) (local.get $vm))))
     (local.set $x11 (v128.or (local.get $x11) (v128.and (v128.load offset=3248 (local.get $tab)) (local.get $vm))))
-    (v128.store offset=0 (local.get $dst) (local.get $x0))
+    (v128.store (local.get $dst) (local.get $x0))
     (v128.store offset=16 (local.get $dst) (local.get $x1))
     (v128.store offset=32 (local.get $dst) (local.get $x2))
     (v128.store offset=48 (local.get $dst) (local.get $x3))
@@ -6373,8 +9690,14 @@
     (v128.store offset=160 (local.get $dst) (local.get $x10))
     (v128.store offset=176 (local.get $dst) (local.get $x11))
     (call $fp_neg (local.get $ws) (i32.add (local.get $dst) (i32.const 64)))
-    (call $fp_cmov (i32.add (local.get $dst) (i32.const 64)) (local.get $ws) (local.get $s)))
-  (func $lookup_aff (param $dst i32) (param $tab i32) (param $dp i32) (param $ws i32) (local $d i64) (local $s i64) (local $vm v128) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $m9 i64) (local $m10 i64) (local $m11 i64) (local $m12 i64) (local $m13 i64) (local $m14 i64) (local $m15 i64) (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $x4 v128) (local $x5 v128) (local $x6 v128) (local $x7 v128) (local $x8 v128) (local $x9 v128) (local $x10 v128) (local $x11 v128)
+    (call $fp_cmov (i32.add (local.get $dst) (i32.const 64)) (local.get $ws) (local.get $s))
+  )
+  (func $lookup_aff (param $dst i32) (param $tab i32) (param $dp i32) (param $ws i32)
+    (local $d i64) (local $s i64) (local $vm v128) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64)
+    (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $m9 i64) (local $m10 i64)
+    (local $m11 i64) (local $m12 i64) (local $m13 i64) (local $m14 i64) (local $m15 i64) (local $x0 v128)
+    (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $x4 v128) (local $x5 v128) (local $x6 v128)
+    (local $x7 v128) (local $x8 v128) (local $x9 v128) (local $x10 v128) (local $x11 v128)
     (local.set $d (i64.load (local.get $dp)))
     (local.set $s (i64.shr_s (local.get $d) (i64.const 63)))
     (local.set $d (i64.sub (i64.xor (local.get $d) (local.get $s)) (local.get $s)))
@@ -6395,7 +9718,7 @@
     (local.set $m14 (i64.shr_s (i64.sub (i64.xor (local.get $d) (i64.const 15)) (i64.const 1)) (i64.const 63)))
     (local.set $m15 (i64.shr_s (i64.sub (i64.xor (local.get $d) (i64.const 16)) (i64.const 1)) (i64.const 63)))
     (local.set $vm (i64x2.splat (local.get $m0)))
-    (local.set $x0 (v128.and (v128.load offset=0 (local.get $tab)) (local.get $vm)))
+    (local.set $x0 (v128.and (v128.load (local.get $tab)) (local.get $vm)))
     (local.set $x1 (v128.and (v128.load offset=16 (local.get $tab)) (local.get $vm)))
     (local.set $x2 (v128.and (v128.load offset=32 (local.get $tab)) (local.get $vm)))
     (local.set $x3 (v128.and (v128.load offset=48 (local.get $tab)) (local.get $vm)))
@@ -6474,7 +9797,7 @@
     (local.set $x1 (v128.or (local.get $x1) (v128.and (v128.load offset=976 (local.get $tab)) (local.get $vm))))
     (local.set $x2 (v128.or (local.get $x2) (v128.and (v128.load offset=992 (local.get $tab)) (local.get $vm))))
     (local.set $x3 (v128.or (local.get $x3) (v128.and (v128.load offset=1008 (local.get $tab)) (local.get $vm))))
-    (v128.store offset=0 (local.get $dst) (i64x2.extend_low_i32x4_u (local.get $x0)))
+    (v128.store (local.get $dst) (i64x2.extend_low_i32x4_u (local.get $x0)))
     (v128.store offset=16 (local.get $dst) (i64x2.extend_high_i32x4_u (local.get $x0)))
     (v128.store offset=32 (local.get $dst) (i64x2.extend_low_i32x4_u (local.get $x1)))
     (v128.store offset=48 (local.get $dst) (i64x2.extend_high_i32x4_u (local.get $x1)))
@@ -6483,40 +9806,124 @@
     (v128.store offset=96 (local.get $dst) (i64x2.extend_low_i32x4_u (local.get $x3)))
     (v128.store offset=112 (local.get $dst) (i64x2.extend_high_i32x4_u (local.get $x3)))
     (call $fp_neg (local.get $ws) (i32.add (local.get $dst) (i32.const 64)))
-    (call $fp_cmov (i32.add (local.get $dst) (i32.const 64)) (local.get $ws) (local.get $s)))
-  (func $ec_mul (param $r i32) (param $k i32) (param $pt i32) (param $ws i32) (local $dp i32)
+    (call $fp_cmov (i32.add (local.get $dst) (i32.const 64)) (local.get $ws) (local.get $s))
+  )
+  (func $ec_mul (param $r i32) (param $k i32) (param $pt i32) (param $ws i32)
+    (local $dp i32)
     (call $recode5 (local.get $ws) (local.get $k))
     (call $pt_identity (i32.add (local.get $ws) (i32.const 368)))
     (memory.copy (i32.add (local.get $ws) (i32.const 560)) (local.get $pt) (i32.const 192))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 752)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 944)) (i32.add (local.get $ws) (i32.const 752)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 1136)) (i32.add (local.get $ws) (i32.const 752)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 1328)) (i32.add (local.get $ws) (i32.const 1136)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 1520)) (i32.add (local.get $ws) (i32.const 944)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 1712)) (i32.add (local.get $ws) (i32.const 1520)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 1904)) (i32.add (local.get $ws) (i32.const 1136)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 2096)) (i32.add (local.get $ws) (i32.const 1904)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 2288)) (i32.add (local.get $ws) (i32.const 1328)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 2480)) (i32.add (local.get $ws) (i32.const 2288)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 2672)) (i32.add (local.get $ws) (i32.const 1520)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 2864)) (i32.add (local.get $ws) (i32.const 2672)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 3056)) (i32.add (local.get $ws) (i32.const 1712)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_add (i32.add (local.get $ws) (i32.const 3248)) (i32.add (local.get $ws) (i32.const 3056)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 3440)) (i32.add (local.get $ws) (i32.const 1904)) (i32.add (local.get $ws) (i32.const 4016)))
-    (call $lookup (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 352)) (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 752))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 944))
+      (i32.add (local.get $ws) (i32.const 752))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 1136))
+      (i32.add (local.get $ws) (i32.const 752))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 1328))
+      (i32.add (local.get $ws) (i32.const 1136))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 1520))
+      (i32.add (local.get $ws) (i32.const 944))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 1712))
+      (i32.add (local.get $ws) (i32.const 1520))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 1904))
+      (i32.add (local.get $ws) (i32.const 1136))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 2096))
+      (i32.add (local.get $ws) (i32.const 1904))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 2288))
+      (i32.add (local.get $ws) (i32.const 1328))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 2480))
+      (i32.add (local.get $ws) (i32.const 2288))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 2672))
+      (i32.add (local.get $ws) (i32.const 1520))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 2864))
+      (i32.add (local.get $ws) (i32.const 2672))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 3056))
+      (i32.add (local.get $ws) (i32.const 1712))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_add
+      (i32.add (local.get $ws) (i32.const 3248))
+      (i32.add (local.get $ws) (i32.const 3056))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 3440))
+      (i32.add (local.get $ws) (i32.const 1904))
+      (i32.add (local.get $ws) (i32.const 4016)))
+    (call $lookup
+      (i32.add (local.get $ws) (i32.const 3632))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 352))
+      (i32.add (local.get $ws) (i32.const 4016)))
     (local.set $dp (i32.add (local.get $ws) (i32.const 344)))
     (loop $win
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 4016)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 4016)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 4016)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 4016)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 4016)))
-      (call $lookup (i32.add (local.get $ws) (i32.const 3824)) (i32.add (local.get $ws) (i32.const 368)) (local.get $dp) (i32.add (local.get $ws) (i32.const 4016)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3632)) (i32.add (local.get $ws) (i32.const 3824)) (i32.add (local.get $ws) (i32.const 4016)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 4016)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 4016)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 4016)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 4016)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 4016)))
+      (call $lookup
+        (i32.add (local.get $ws) (i32.const 3824))
+        (i32.add (local.get $ws) (i32.const 368))
+        (local.get $dp)
+        (i32.add (local.get $ws) (i32.const 4016)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3632))
+        (i32.add (local.get $ws) (i32.const 3824))
+        (i32.add (local.get $ws) (i32.const 4016)))
       (local.set $dp (i32.sub (local.get $dp) (i32.const 8)))
-      (br_if $win (i32.ge_s (local.get $dp) (local.get $ws))))
-    (memory.copy (local.get $r) (i32.add (local.get $ws) (i32.const 3632)) (i32.const 192)))
-  (func $base_table (param $tab i32) (param $ws i32) (local $i i32) (local $t i32) (local $n i32)
+      (br_if $win (i32.ge_s (local.get $dp) (local.get $ws)))
+    )
+    (memory.copy (local.get $r) (i32.add (local.get $ws) (i32.const 3632)) (i32.const 192))
+  )
+  (func $base_table (param $tab i32) (param $ws i32)
+    (local $i i32) (local $t i32) (local $n i32)
     (call $fp_set_gx (i32.add (local.get $ws) (i32.const 4096)))
     (call $fp_set_gy (i32.add (local.get $ws) (i32.const 4160)))
     (call $fp_set_one (i32.add (local.get $ws) (i32.const 4224)))
@@ -6524,42 +9931,154 @@
     (local.set $t (local.get $tab))
     (loop $pos
       (memory.copy (local.get $ws) (i32.add (local.get $ws) (i32.const 4096)) (i32.const 192))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 192)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 192)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 576)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 960)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 1536)) (i32.add (local.get $ws) (i32.const 1344)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 1728)) (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 1920)) (i32.add (local.get $ws) (i32.const 1728)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 2112)) (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 2304)) (i32.add (local.get $ws) (i32.const 2112)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 2496)) (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_add (i32.add (local.get $ws) (i32.const 2688)) (i32.add (local.get $ws) (i32.const 2496)) (local.get $ws) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $pt_dbl (i32.add (local.get $ws) (i32.const 2880)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 192))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 384))
+        (i32.add (local.get $ws) (i32.const 192))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 576))
+        (i32.add (local.get $ws) (i32.const 192))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 768))
+        (i32.add (local.get $ws) (i32.const 576))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 960))
+        (i32.add (local.get $ws) (i32.const 384))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 960))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 576))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 1536))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 1728))
+        (i32.add (local.get $ws) (i32.const 768))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 1920))
+        (i32.add (local.get $ws) (i32.const 1728))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 2112))
+        (i32.add (local.get $ws) (i32.const 960))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 2304))
+        (i32.add (local.get $ws) (i32.const 2112))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 2496))
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_add
+        (i32.add (local.get $ws) (i32.const 2688))
+        (i32.add (local.get $ws) (i32.const 2496))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $pt_dbl
+        (i32.add (local.get $ws) (i32.const 2880))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 4416)))
       (memory.copy (i32.add (local.get $ws) (i32.const 3072)) (i32.add (local.get $ws) (i32.const 128)) (i32.const 64))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3136)) (i32.add (local.get $ws) (i32.const 3072)) (i32.add (local.get $ws) (i32.const 320)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3200)) (i32.add (local.get $ws) (i32.const 3136)) (i32.add (local.get $ws) (i32.const 512)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3264)) (i32.add (local.get $ws) (i32.const 3200)) (i32.add (local.get $ws) (i32.const 704)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3328)) (i32.add (local.get $ws) (i32.const 3264)) (i32.add (local.get $ws) (i32.const 896)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3392)) (i32.add (local.get $ws) (i32.const 3328)) (i32.add (local.get $ws) (i32.const 1088)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3456)) (i32.add (local.get $ws) (i32.const 3392)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3520)) (i32.add (local.get $ws) (i32.const 3456)) (i32.add (local.get $ws) (i32.const 1472)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3584)) (i32.add (local.get $ws) (i32.const 3520)) (i32.add (local.get $ws) (i32.const 1664)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3648)) (i32.add (local.get $ws) (i32.const 3584)) (i32.add (local.get $ws) (i32.const 1856)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3712)) (i32.add (local.get $ws) (i32.const 3648)) (i32.add (local.get $ws) (i32.const 2048)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3776)) (i32.add (local.get $ws) (i32.const 3712)) (i32.add (local.get $ws) (i32.const 2240)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3840)) (i32.add (local.get $ws) (i32.const 3776)) (i32.add (local.get $ws) (i32.const 2432)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3904)) (i32.add (local.get $ws) (i32.const 3840)) (i32.add (local.get $ws) (i32.const 2624)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 3968)) (i32.add (local.get $ws) (i32.const 3904)) (i32.add (local.get $ws) (i32.const 2816)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4032)) (i32.add (local.get $ws) (i32.const 3968)) (i32.add (local.get $ws) (i32.const 3008)))
-      (call $fp_inv (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4032)) (i32.add (local.get $ws) (i32.const 4416)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3968)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3008)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2880)) (i32.add (local.get $ws) (i32.const 2880)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2944)) (i32.add (local.get $ws) (i32.const 2944)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3136))
+        (i32.add (local.get $ws) (i32.const 3072))
+        (i32.add (local.get $ws) (i32.const 320)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3200))
+        (i32.add (local.get $ws) (i32.const 3136))
+        (i32.add (local.get $ws) (i32.const 512)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3264))
+        (i32.add (local.get $ws) (i32.const 3200))
+        (i32.add (local.get $ws) (i32.const 704)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3328))
+        (i32.add (local.get $ws) (i32.const 3264))
+        (i32.add (local.get $ws) (i32.const 896)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3392))
+        (i32.add (local.get $ws) (i32.const 3328))
+        (i32.add (local.get $ws) (i32.const 1088)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3456))
+        (i32.add (local.get $ws) (i32.const 3392))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3520))
+        (i32.add (local.get $ws) (i32.const 3456))
+        (i32.add (local.get $ws) (i32.const 1472)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3584))
+        (i32.add (local.get $ws) (i32.const 3520))
+        (i32.add (local.get $ws) (i32.const 1664)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3648))
+        (i32.add (local.get $ws) (i32.const 3584))
+        (i32.add (local.get $ws) (i32.const 1856)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3712))
+        (i32.add (local.get $ws) (i32.const 3648))
+        (i32.add (local.get $ws) (i32.const 2048)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3776))
+        (i32.add (local.get $ws) (i32.const 3712))
+        (i32.add (local.get $ws) (i32.const 2240)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3840))
+        (i32.add (local.get $ws) (i32.const 3776))
+        (i32.add (local.get $ws) (i32.const 2432)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3904))
+        (i32.add (local.get $ws) (i32.const 3840))
+        (i32.add (local.get $ws) (i32.const 2624)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 3968))
+        (i32.add (local.get $ws) (i32.const 3904))
+        (i32.add (local.get $ws) (i32.const 2816)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4032))
+        (i32.add (local.get $ws) (i32.const 3968))
+        (i32.add (local.get $ws) (i32.const 3008)))
+      (call $fp_inv
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4032))
+        (i32.add (local.get $ws) (i32.const 4416)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3968)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3008)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2880))
+        (i32.add (local.get $ws) (i32.const 2880))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2944))
+        (i32.add (local.get $ws) (i32.const 2944))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=960 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2880))))
       (i64.store32 offset=964 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2888))))
       (i64.store32 offset=968 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2896))))
@@ -6576,10 +10095,22 @@
       (i64.store32 offset=1012 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2984))))
       (i64.store32 offset=1016 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2992))))
       (i64.store32 offset=1020 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 3000))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3904)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 2816)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2688)) (i32.add (local.get $ws) (i32.const 2688)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2752)) (i32.add (local.get $ws) (i32.const 2752)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3904)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 2816)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2688))
+        (i32.add (local.get $ws) (i32.const 2688))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2752))
+        (i32.add (local.get $ws) (i32.const 2752))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=896 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2688))))
       (i64.store32 offset=900 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2696))))
       (i64.store32 offset=904 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2704))))
@@ -6596,10 +10127,22 @@
       (i64.store32 offset=948 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2792))))
       (i64.store32 offset=952 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2800))))
       (i64.store32 offset=956 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2808))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3840)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 2624)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2496)) (i32.add (local.get $ws) (i32.const 2496)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2560)) (i32.add (local.get $ws) (i32.const 2560)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3840)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 2624)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2496))
+        (i32.add (local.get $ws) (i32.const 2496))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2560))
+        (i32.add (local.get $ws) (i32.const 2560))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=832 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2496))))
       (i64.store32 offset=836 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2504))))
       (i64.store32 offset=840 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2512))))
@@ -6616,10 +10159,22 @@
       (i64.store32 offset=884 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2600))))
       (i64.store32 offset=888 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2608))))
       (i64.store32 offset=892 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2616))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3776)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 2432)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2304)) (i32.add (local.get $ws) (i32.const 2304)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2368)) (i32.add (local.get $ws) (i32.const 2368)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3776)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 2432)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2304))
+        (i32.add (local.get $ws) (i32.const 2304))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2368))
+        (i32.add (local.get $ws) (i32.const 2368))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=768 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2304))))
       (i64.store32 offset=772 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2312))))
       (i64.store32 offset=776 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2320))))
@@ -6636,10 +10191,22 @@
       (i64.store32 offset=820 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2408))))
       (i64.store32 offset=824 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2416))))
       (i64.store32 offset=828 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2424))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3712)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 2240)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2112)) (i32.add (local.get $ws) (i32.const 2112)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 2176)) (i32.add (local.get $ws) (i32.const 2176)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3712)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 2240)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2112))
+        (i32.add (local.get $ws) (i32.const 2112))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 2176))
+        (i32.add (local.get $ws) (i32.const 2176))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=704 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2112))))
       (i64.store32 offset=708 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2120))))
       (i64.store32 offset=712 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2128))))
@@ -6656,10 +10223,22 @@
       (i64.store32 offset=756 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2216))))
       (i64.store32 offset=760 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2224))))
       (i64.store32 offset=764 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2232))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3648)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 2048)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1920)) (i32.add (local.get $ws) (i32.const 1920)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1984)) (i32.add (local.get $ws) (i32.const 1984)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3648)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 2048)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1920))
+        (i32.add (local.get $ws) (i32.const 1920))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1984))
+        (i32.add (local.get $ws) (i32.const 1984))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=640 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1920))))
       (i64.store32 offset=644 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1928))))
       (i64.store32 offset=648 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1936))))
@@ -6676,10 +10255,22 @@
       (i64.store32 offset=692 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2024))))
       (i64.store32 offset=696 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2032))))
       (i64.store32 offset=700 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 2040))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3584)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 1856)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1728)) (i32.add (local.get $ws) (i32.const 1728)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1792)) (i32.add (local.get $ws) (i32.const 1792)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3584)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 1856)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1728))
+        (i32.add (local.get $ws) (i32.const 1728))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1792))
+        (i32.add (local.get $ws) (i32.const 1792))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=576 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1728))))
       (i64.store32 offset=580 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1736))))
       (i64.store32 offset=584 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1744))))
@@ -6696,10 +10287,22 @@
       (i64.store32 offset=628 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1832))))
       (i64.store32 offset=632 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1840))))
       (i64.store32 offset=636 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1848))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3520)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 1664)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1536)) (i32.add (local.get $ws) (i32.const 1536)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1600)) (i32.add (local.get $ws) (i32.const 1600)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3520)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 1664)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1536))
+        (i32.add (local.get $ws) (i32.const 1536))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1600))
+        (i32.add (local.get $ws) (i32.const 1600))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=512 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1536))))
       (i64.store32 offset=516 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1544))))
       (i64.store32 offset=520 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1552))))
@@ -6716,10 +10319,22 @@
       (i64.store32 offset=564 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1640))))
       (i64.store32 offset=568 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1648))))
       (i64.store32 offset=572 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1656))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3456)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 1472)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1408)) (i32.add (local.get $ws) (i32.const 1408)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3456)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 1472)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1408))
+        (i32.add (local.get $ws) (i32.const 1408))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=448 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1344))))
       (i64.store32 offset=452 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1352))))
       (i64.store32 offset=456 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1360))))
@@ -6736,10 +10351,22 @@
       (i64.store32 offset=500 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1448))))
       (i64.store32 offset=504 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1456))))
       (i64.store32 offset=508 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1464))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3392)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3392)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=384 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1152))))
       (i64.store32 offset=388 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1160))))
       (i64.store32 offset=392 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1168))))
@@ -6756,10 +10383,22 @@
       (i64.store32 offset=436 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1256))))
       (i64.store32 offset=440 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1264))))
       (i64.store32 offset=444 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1272))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3328)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 1088)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1024)) (i32.add (local.get $ws) (i32.const 1024)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3328)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 1088)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 960))
+        (i32.add (local.get $ws) (i32.const 960))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1024))
+        (i32.add (local.get $ws) (i32.const 1024))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=320 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 960))))
       (i64.store32 offset=324 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 968))))
       (i64.store32 offset=328 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 976))))
@@ -6776,10 +10415,22 @@
       (i64.store32 offset=372 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1064))))
       (i64.store32 offset=376 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1072))))
       (i64.store32 offset=380 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 1080))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3264)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 896)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3264)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 896)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 768))
+        (i32.add (local.get $ws) (i32.const 768))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 832))
+        (i32.add (local.get $ws) (i32.const 832))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=256 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 768))))
       (i64.store32 offset=260 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 776))))
       (i64.store32 offset=264 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 784))))
@@ -6796,10 +10447,22 @@
       (i64.store32 offset=308 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 872))))
       (i64.store32 offset=312 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 880))))
       (i64.store32 offset=316 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 888))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3200)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 704)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3200)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 704)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 576))
+        (i32.add (local.get $ws) (i32.const 576))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 640))
+        (i32.add (local.get $ws) (i32.const 640))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=192 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 576))))
       (i64.store32 offset=196 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 584))))
       (i64.store32 offset=200 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 592))))
@@ -6816,10 +10479,22 @@
       (i64.store32 offset=244 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 680))))
       (i64.store32 offset=248 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 688))))
       (i64.store32 offset=252 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 696))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3136)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 512)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3136)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 512)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 384))
+        (i32.add (local.get $ws) (i32.const 384))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 448))
+        (i32.add (local.get $ws) (i32.const 448))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=128 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 384))))
       (i64.store32 offset=132 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 392))))
       (i64.store32 offset=136 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 400))))
@@ -6836,10 +10511,22 @@
       (i64.store32 offset=180 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 488))))
       (i64.store32 offset=184 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 496))))
       (i64.store32 offset=188 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 504))))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 3072)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 4288)) (i32.add (local.get $ws) (i32.const 320)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4352))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 3072)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 4288))
+        (i32.add (local.get $ws) (i32.const 320)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 192))
+        (i32.add (local.get $ws) (i32.const 192))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 256))
+        (i32.add (local.get $ws) (i32.const 256))
+        (i32.add (local.get $ws) (i32.const 4352)))
       (i64.store32 offset=64 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 192))))
       (i64.store32 offset=68 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 200))))
       (i64.store32 offset=72 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 208))))
@@ -6858,8 +10545,11 @@
       (i64.store32 offset=124 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 312))))
       (memory.copy (i32.add (local.get $ws) (i32.const 4352)) (i32.add (local.get $ws) (i32.const 4288)) (i32.const 64))
       (call $fp_mul (local.get $ws) (local.get $ws) (i32.add (local.get $ws) (i32.const 4352)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 4352)))
-      (i64.store32 offset=0 (local.get $t) (i64.load (local.get $ws)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 4352)))
+      (i64.store32 (local.get $t) (i64.load (local.get $ws)))
       (i64.store32 offset=4 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 8))))
       (i64.store32 offset=8 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 16))))
       (i64.store32 offset=12 (local.get $t) (i64.load (i32.add (local.get $ws) (i32.const 24))))
@@ -6879,203 +10569,728 @@
       (local.set $i (i32.sub (local.get $i) (i32.const 1)))
       (if (i32.eqz (local.get $i)) (then (return)))
       (local.set $n (i32.const 10))
-      (loop $dbl (call $pt_dbl (i32.add (local.get $ws) (i32.const 4096)) (i32.add (local.get $ws) (i32.const 4096)) (i32.add (local.get $ws) (i32.const 4416))) (local.set $n (i32.sub (local.get $n) (i32.const 1))) (br_if $dbl (local.get $n)))
-      (br $pos)))
-  (func $ec_mul_base (param $r i32) (param $k i32) (param $tab i32) (param $ws i32) (local $d i64)
+      (loop $dbl
+        (call $pt_dbl
+          (i32.add (local.get $ws) (i32.const 4096))
+          (i32.add (local.get $ws) (i32.const 4096))
+          (i32.add (local.get $ws) (i32.const 4416)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br_if $dbl (local.get $n))
+      )
+      (br $pos)
+    )
+  )
+  (func $ec_mul_base (param $r i32) (param $k i32) (param $tab i32) (param $ws i32)
+    (local $d i64)
     (call $recode5 (local.get $ws) (local.get $k))
     (call $pt_identity (i32.add (local.get $ws) (i32.const 368)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (local.get $tab) (i32.add (local.get $ws) (i32.const 8)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (local.get $tab)
+      (i32.add (local.get $ws) (i32.const 8))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=8 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 1024)) (i32.add (local.get $ws) (i32.const 24)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 1024))
+      (i32.add (local.get $ws) (i32.const 24))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=24 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 2048)) (i32.add (local.get $ws) (i32.const 40)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 2048))
+      (i32.add (local.get $ws) (i32.const 40))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=40 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 3072)) (i32.add (local.get $ws) (i32.const 56)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 3072))
+      (i32.add (local.get $ws) (i32.const 56))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=56 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 4096)) (i32.add (local.get $ws) (i32.const 72)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 4096))
+      (i32.add (local.get $ws) (i32.const 72))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=72 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 5120)) (i32.add (local.get $ws) (i32.const 88)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 5120))
+      (i32.add (local.get $ws) (i32.const 88))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=88 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 6144)) (i32.add (local.get $ws) (i32.const 104)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 6144))
+      (i32.add (local.get $ws) (i32.const 104))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=104 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 7168)) (i32.add (local.get $ws) (i32.const 120)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 7168))
+      (i32.add (local.get $ws) (i32.const 120))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=120 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 8192)) (i32.add (local.get $ws) (i32.const 136)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 8192))
+      (i32.add (local.get $ws) (i32.const 136))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=136 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 9216)) (i32.add (local.get $ws) (i32.const 152)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 9216))
+      (i32.add (local.get $ws) (i32.const 152))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=152 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 10240)) (i32.add (local.get $ws) (i32.const 168)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 10240))
+      (i32.add (local.get $ws) (i32.const 168))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=168 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 11264)) (i32.add (local.get $ws) (i32.const 184)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 11264))
+      (i32.add (local.get $ws) (i32.const 184))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=184 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 12288)) (i32.add (local.get $ws) (i32.const 200)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 12288))
+      (i32.add (local.get $ws) (i32.const 200))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=200 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 13312)) (i32.add (local.get $ws) (i32.const 216)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 13312))
+      (i32.add (local.get $ws) (i32.const 216))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=216 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 14336)) (i32.add (local.get $ws) (i32.const 232)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 14336))
+      (i32.add (local.get $ws) (i32.const 232))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=232 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 15360)) (i32.add (local.get $ws) (i32.const 248)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 15360))
+      (i32.add (local.get $ws) (i32.const 248))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=248 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 16384)) (i32.add (local.get $ws) (i32.const 264)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 16384))
+      (i32.add (local.get $ws) (i32.const 264))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=264 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 17408)) (i32.add (local.get $ws) (i32.const 280)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 17408))
+      (i32.add (local.get $ws) (i32.const 280))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=280 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 18432)) (i32.add (local.get $ws) (i32.const 296)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 18432))
+      (i32.add (local.get $ws) (i32.const 296))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=296 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 19456)) (i32.add (local.get $ws) (i32.const 312)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 19456))
+      (i32.add (local.get $ws) (i32.const 312))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=312 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 20480)) (i32.add (local.get $ws) (i32.const 328)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 20480))
+      (i32.add (local.get $ws) (i32.const 328))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=328 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 21504)) (i32.add (local.get $ws) (i32.const 344)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 21504))
+      (i32.add (local.get $ws) (i32.const 344))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=344 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_dbl (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (local.get $tab) (local.get $ws) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
-    (local.set $d (i64.load offset=0 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 1024)) (i32.add (local.get $ws) (i32.const 16)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_dbl
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (local.get $tab)
+      (local.get $ws)
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (local.set $d (i64.load (local.get $ws)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 1024))
+      (i32.add (local.get $ws) (i32.const 16))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=16 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 2048)) (i32.add (local.get $ws) (i32.const 32)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 2048))
+      (i32.add (local.get $ws) (i32.const 32))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=32 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 3072)) (i32.add (local.get $ws) (i32.const 48)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 3072))
+      (i32.add (local.get $ws) (i32.const 48))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=48 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 4096)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 4096))
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=64 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 5120)) (i32.add (local.get $ws) (i32.const 80)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 5120))
+      (i32.add (local.get $ws) (i32.const 80))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=80 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 6144)) (i32.add (local.get $ws) (i32.const 96)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 6144))
+      (i32.add (local.get $ws) (i32.const 96))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=96 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 7168)) (i32.add (local.get $ws) (i32.const 112)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 7168))
+      (i32.add (local.get $ws) (i32.const 112))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=112 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 8192)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 8192))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=128 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 9216)) (i32.add (local.get $ws) (i32.const 144)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 9216))
+      (i32.add (local.get $ws) (i32.const 144))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=144 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 10240)) (i32.add (local.get $ws) (i32.const 160)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 10240))
+      (i32.add (local.get $ws) (i32.const 160))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=160 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 11264)) (i32.add (local.get $ws) (i32.const 176)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 11264))
+      (i32.add (local.get $ws) (i32.const 176))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=176 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 12288)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 12288))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=192 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 13312)) (i32.add (local.get $ws) (i32.const 208)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 13312))
+      (i32.add (local.get $ws) (i32.const 208))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=208 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 14336)) (i32.add (local.get $ws) (i32.const 224)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 14336))
+      (i32.add (local.get $ws) (i32.const 224))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=224 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 15360)) (i32.add (local.get $ws) (i32.const 240)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 15360))
+      (i32.add (local.get $ws) (i32.const 240))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=240 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 16384)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 16384))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=256 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 17408)) (i32.add (local.get $ws) (i32.const 272)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 17408))
+      (i32.add (local.get $ws) (i32.const 272))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=272 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 18432)) (i32.add (local.get $ws) (i32.const 288)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 18432))
+      (i32.add (local.get $ws) (i32.const 288))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=288 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 19456)) (i32.add (local.get $ws) (i32.const 304)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 19456))
+      (i32.add (local.get $ws) (i32.const 304))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=304 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 20480)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 20480))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=320 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 21504)) (i32.add (local.get $ws) (i32.const 336)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 21504))
+      (i32.add (local.get $ws) (i32.const 336))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=336 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (call $lookup_aff (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $tab) (i32.const 22528)) (i32.add (local.get $ws) (i32.const 352)) (i32.add (local.get $ws) (i32.const 880)))
-    (call $pt_madd (i32.add (local.get $ws) (i32.const 688)) (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (call $lookup_aff
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $tab) (i32.const 22528))
+      (i32.add (local.get $ws) (i32.const 352))
+      (i32.add (local.get $ws) (i32.const 880)))
+    (call $pt_madd
+      (i32.add (local.get $ws) (i32.const 688))
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 880)))
     (local.set $d (i64.load offset=352 (local.get $ws)))
-    (call $pt_cmov (i32.add (local.get $ws) (i32.const 368)) (i32.add (local.get $ws) (i32.const 688)) (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
-    (memory.copy (local.get $r) (i32.add (local.get $ws) (i32.const 368)) (i32.const 192)))
+    (call $pt_cmov
+      (i32.add (local.get $ws) (i32.const 368))
+      (i32.add (local.get $ws) (i32.const 688))
+      (i64.shr_s (i64.or (local.get $d) (i64.sub (i64.const 0) (local.get $d))) (i64.const 63)))
+    (memory.copy (local.get $r) (i32.add (local.get $ws) (i32.const 368)) (i32.const 192))
+  )
   (func $to_affine (param $outx i32) (param $outy i32) (param $pt i32) (param $ws i32) (param $wanty i32) (result i32)
     (call $fp_inv (local.get $ws) (i32.add (local.get $pt) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (local.get $pt) (local.get $ws))
     (call $fp_to_bytes (local.get $outx) (i32.add (local.get $ws) (i32.const 64)))
-    (if (local.get $wanty) (then (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $pt) (i32.const 64)) (local.get $ws)) (call $fp_to_bytes (local.get $outy) (i32.add (local.get $ws) (i32.const 64)))))
-    (i32.eqz (call $fp_is_zero (i32.add (local.get $pt) (i32.const 128)))))
+    (if (local.get $wanty) (then
+      (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $pt) (i32.const 64)) (local.get $ws))
+      (call $fp_to_bytes (local.get $outy) (i32.add (local.get $ws) (i32.const 64)))
+    ))
+    (i32.eqz (call $fp_is_zero (i32.add (local.get $pt) (i32.const 128))))
+  )
   (func $rhs (param $r i32) (param $x i32) (param $ws i32)
     (call $fp_sqr (local.get $r) (local.get $x))
     (call $fp_mul (local.get $r) (local.get $r) (local.get $x))
@@ -7083,142 +11298,369 @@
     (call $fp_add (local.get $ws) (local.get $ws) (local.get $x))
     (call $fp_sub (local.get $r) (local.get $r) (local.get $ws))
     (call $fp_set_b (local.get $ws))
-    (call $fp_add (local.get $r) (local.get $r) (local.get $ws)))
+    (call $fp_add (local.get $r) (local.get $r) (local.get $ws))
+  )
   (func $point_from_bytes (param $pt i32) (param $xy i32)
     (call $fp_from_bytes (local.get $pt) (local.get $xy))
     (call $fp_from_bytes (i32.add (local.get $pt) (i32.const 64)) (i32.add (local.get $xy) (i32.const 28)))
-    (call $fp_set_one (i32.add (local.get $pt) (i32.const 128))))
+    (call $fp_set_one (i32.add (local.get $pt) (i32.const 128)))
+  )
   (func $check_point (param $xy i32) (param $ws i32) (result i32)
     (call $fp_from_bytes (local.get $ws) (local.get $xy))
     (call $fp_from_bytes (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $xy) (i32.const 28)))
     (call $rhs (i32.add (local.get $ws) (i32.const 128)) (local.get $ws) (i32.add (local.get $ws) (i32.const 192)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 64)))
-    (i32.and (i32.and (call $fp_bytes_lt (local.get $xy)) (call $fp_bytes_lt (i32.add (local.get $xy) (i32.const 28)))) (call $fp_eq (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 128)))))
-  (func $decompress (param $outy i32) (param $x i32) (param $odd i32) (param $ws i32) (result i32) (local $ok i32)
+    (i32.and
+      (i32.and (call $fp_bytes_lt (local.get $xy)) (call $fp_bytes_lt (i32.add (local.get $xy) (i32.const 28))))
+      (call $fp_eq (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 128))))
+  )
+  (func $decompress (param $outy i32) (param $x i32) (param $odd i32) (param $ws i32) (result i32)
+    (local $ok i32)
     (call $fp_from_bytes (local.get $ws) (local.get $x))
     (call $rhs (i32.add (local.get $ws) (i32.const 64)) (local.get $ws) (i32.add (local.get $ws) (i32.const 256)))
-    (local.set $ok (i32.and (call $fp_bytes_lt (local.get $x)) (call $fp_sqrt (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 256)))))
+    (local.set $ok
+      (i32.and
+        (call $fp_bytes_lt (local.get $x))
+        (call $fp_sqrt
+          (i32.add (local.get $ws) (i32.const 128))
+          (i32.add (local.get $ws) (i32.const 64))
+          (i32.add (local.get $ws) (i32.const 256)))))
     (call $fp_to_bytes (local.get $outy) (i32.add (local.get $ws) (i32.const 128)))
     (call $fp_neg (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 128)))
-    (call $fp_cmov (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 192)) (i64.sub (i64.const 0) (i64.extend_i32_u (i32.and (i32.xor (i32.load8_u offset=27 (local.get $outy)) (local.get $odd)) (i32.const 1)))))
+    (call $fp_cmov
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 192))
+      (i64.sub
+        (i64.const 0)
+        (i64.extend_i32_u (i32.and (i32.xor (i32.load8_u offset=27 (local.get $outy)) (local.get $odd)) (i32.const 1)))))
     (call $fp_to_bytes (local.get $outy) (i32.add (local.get $ws) (i32.const 128)))
-    (local.get $ok))
+    (local.get $ok)
+  )
   (func $scalar_ok (param $k i32) (result i32)
-    (i32.and (call $fn_bytes_lt (local.get $k)) (call $fn_bytes_nonzero (local.get $k))))
+    (i32.and (call $fn_bytes_lt (local.get $k)) (call $fn_bytes_nonzero (local.get $k)))
+  )
   (func $ecdh (param $out i32) (param $k i32) (param $xy i32) (param $ws i32) (result i32)
     (call $point_from_bytes (local.get $ws) (local.get $xy))
-    (call $ec_mul (i32.add (local.get $ws) (i32.const 192)) (local.get $k) (local.get $ws) (i32.add (local.get $ws) (i32.const 384)))
-    (call $to_affine (local.get $out) (local.get $out) (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 384)) (i32.const 0)))
+    (call $ec_mul
+      (i32.add (local.get $ws) (i32.const 192))
+      (local.get $k)
+      (local.get $ws)
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $to_affine
+      (local.get $out)
+      (local.get $out)
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.const 0))
+  )
   (func $pubkey (param $out i32) (param $k i32) (param $tab i32) (param $ws i32) (result i32)
     (call $ec_mul_base (local.get $ws) (local.get $k) (local.get $tab) (i32.add (local.get $ws) (i32.const 192)))
-    (call $to_affine (local.get $out) (i32.add (local.get $out) (i32.const 28)) (local.get $ws) (i32.add (local.get $ws) (i32.const 192)) (i32.const 1)))
+    (call $to_affine
+      (local.get $out)
+      (i32.add (local.get $out) (i32.const 28))
+      (local.get $ws)
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.const 1))
+  )
   (func $ecdsa_jdbl (param $r i32) (param $p i32) (param $ws i32)
     ;; coordinates below 6p in and out
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $p) (i32.const 128)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $p) (i32.const 64)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 256)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (local.get $p) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 448)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 576)) (local.get $p) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 640)) (local.get $p) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 448)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 576))
+      (local.get $p)
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 640))
+      (local.get $p)
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 576)))
     (call $fp_sqr (local.get $ws) (i32.add (local.get $ws) (i32.const 704)))
     (call $fp_sub (local.get $ws) (local.get $ws) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 448)) (local.get $ws))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 448))
+      (local.get $ws))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 64)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_sub_lazy_4 (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 768)))
-    (memory.copy (local.get $r) (local.get $ws) (i32.const 192)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_sub_lazy_4
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (memory.copy (local.get $r) (local.get $ws) (i32.const 192))
+  )
   (func $ecdsa_jadd_vt (param $p i32) (param $q i32) (param $ws i32) (result i32)
     ;; coordinates below 6p in and out
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $p) (i32.const 128)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $q) (i32.const 128)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (local.get $p) (i32.add (local.get $ws) (i32.const 256)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (local.get $q) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $q) (i32.const 128)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $q) (i32.const 64)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 320)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 448)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $q) (i32.const 128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $q) (i32.const 64))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 448)))
     (if (call $fp_is_zero_lt_4 (i32.add (local.get $ws) (i32.const 576))) (then
-      (if (call $fp_is_zero_lt_4 (i32.add (local.get $ws) (i32.const 640))) (then (call $ecdsa_jdbl (local.get $p) (local.get $p) (i32.add (local.get $ws) (i32.const 1024))) (return (i32.const 0))))
-      (return (i32.const 1))))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)))
+      (if (call $fp_is_zero_lt_4 (i32.add (local.get $ws) (i32.const 640))) (then
+        (call $ecdsa_jdbl (local.get $p) (local.get $p) (i32.add (local.get $ws) (i32.const 1024)))
+        (return (i32.const 0))
+      ))
+      (return (i32.const 1))
+    ))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 704)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 704)))
     (call $fp_sqr (local.get $ws) (i32.add (local.get $ws) (i32.const 640)))
     (call $fp_sub (local.get $ws) (local.get $ws) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 896)) (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 832)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 896))
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $ws) (i32.const 832)))
     (call $fp_sub (local.get $ws) (local.get $ws) (i32.add (local.get $ws) (i32.const 896)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 832)) (local.get $ws))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 64)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 960)))
-    (call $fp_sub_lazy_4 (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 960)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $p) (i32.const 128)) (i32.add (local.get $q) (i32.const 128)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 832))
+      (local.get $ws))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 960))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 768)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 960))
+      (i32.add (local.get $ws) (i32.const 960))
+      (i32.add (local.get $ws) (i32.const 960)))
+    (call $fp_sub_lazy_4
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 960)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $p) (i32.const 128))
+      (i32.add (local.get $q) (i32.const 128)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 256)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 256)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 576)))
     (memory.copy (local.get $p) (local.get $ws) (i32.const 192))
-    (i32.const 0))
+    (i32.const 0)
+  )
   (func $ecdsa_jmadd_vt (param $p i32) (param $q i32) (param $ws i32) (result i32)
     ;; coordinates below 6p in and out
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $p) (i32.const 128)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 256)) (local.get $q) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $q) (i32.const 64)) (i32.add (local.get $p) (i32.const 128)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_6 (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 256)) (local.get $p))
-    (call $fp_sub_lazy_6 (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $p) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $q) (i32.const 64))
+      (i32.add (local.get $p) (i32.const 128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_6
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 256))
+      (local.get $p))
+    (call $fp_sub_lazy_6
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $p) (i32.const 64)))
     (if (call $fp_is_zero_lt_8 (i32.add (local.get $ws) (i32.const 384))) (then
-      (if (call $fp_is_zero_lt_8 (i32.add (local.get $ws) (i32.const 448))) (then (call $ecdsa_jdbl (local.get $p) (local.get $p) (i32.add (local.get $ws) (i32.const 896))) (return (i32.const 0))))
-      (return (i32.const 1))))
+      (if (call $fp_is_zero_lt_8 (i32.add (local.get $ws) (i32.const 448))) (then
+        (call $ecdsa_jdbl (local.get $p) (local.get $p) (i32.add (local.get $ws) (i32.const 896)))
+        (return (i32.const 0))
+      ))
+      (return (i32.const 1))
+    ))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 384)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 512)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 576)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 448)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 512))
+      (i32.add (local.get $ws) (i32.const 512)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 640))
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 576)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 448)))
     (call $fp_mul (i32.add (local.get $ws) (i32.const 704)) (local.get $p) (i32.add (local.get $ws) (i32.const 576)))
     (call $fp_sqr (local.get $ws) (i32.add (local.get $ws) (i32.const 448)))
     (call $fp_sub (local.get $ws) (local.get $ws) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 704)))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 768))
+      (i32.add (local.get $ws) (i32.const 704))
+      (i32.add (local.get $ws) (i32.const 704)))
     (call $fp_sub (local.get $ws) (local.get $ws) (i32.add (local.get $ws) (i32.const 768)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 704)) (local.get $ws))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 64)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $p) (i32.const 64)) (i32.add (local.get $ws) (i32.const 640)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 832)))
-    (call $fp_sub_lazy_4 (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 832)))
-    (call $fp_add_lazy (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $p) (i32.const 128)) (i32.add (local.get $ws) (i32.const 384)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 704))
+      (local.get $ws))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 448))
+      (i32.add (local.get $ws) (i32.const 64)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $p) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 640)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $ws) (i32.const 832))
+      (i32.add (local.get $ws) (i32.const 832)))
+    (call $fp_sub_lazy_4
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 832)))
+    (call $fp_add_lazy
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $p) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 384)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 192)))
-    (call $fp_sub_lazy_2 (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 512)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 192)))
+    (call $fp_sub_lazy_2
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 512)))
     (memory.copy (local.get $p) (local.get $ws) (i32.const 192))
-    (i32.const 0))
-  (func $ecdsa_wnaf (param $dst i32) (param $k i32) (param $w i32) (local $i i32) (local $carry i32) (local $word i32) (local $t i32)
+    (i32.const 0)
+  )
+  (func $ecdsa_wnaf (param $dst i32) (param $k i32) (param $w i32)
+    (local $i i32) (local $carry i32) (local $word i32) (local $t i32)
     (memory.fill (local.get $dst) (i32.const 0) (i32.const 225))
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $i) (i32.const 225)))
-      (if (i32.eq (if (result i32) (i32.lt_u (local.get $i) (i32.const 224)) (then (i32.and (i32.shr_u (i32.load8_u (i32.sub (i32.add (local.get $k) (i32.const 27)) (i32.shr_u (local.get $i) (i32.const 3)))) (i32.and (local.get $i) (i32.const 7))) (i32.const 1))) (else (i32.const 0))) (local.get $carry)) (then (local.set $i (i32.add (local.get $i) (i32.const 1))) (br $next)))
-      (local.set $word (local.get $carry))
-      (local.set $t (i32.const 0))
-      (loop $bits
-        (local.set $word (i32.add (local.get $word) (i32.shl (if (result i32) (i32.lt_u (i32.add (local.get $i) (local.get $t)) (i32.const 224)) (then (i32.and (i32.shr_u (i32.load8_u (i32.sub (i32.add (local.get $k) (i32.const 27)) (i32.shr_u (i32.add (local.get $i) (local.get $t)) (i32.const 3)))) (i32.and (i32.add (local.get $i) (local.get $t)) (i32.const 7))) (i32.const 1))) (else (i32.const 0))) (local.get $t))))
-        (local.set $t (i32.add (local.get $t) (i32.const 1)))
-        (br_if $bits (i32.lt_u (local.get $t) (local.get $w))))
-      (local.set $carry (i32.gt_u (local.get $word) (i32.shl (i32.const 1) (i32.sub (local.get $w) (i32.const 1)))))
-      (i32.store8 (i32.add (local.get $dst) (local.get $i)) (i32.sub (local.get $word) (i32.shl (local.get $carry) (local.get $w))))
-      (local.set $i (i32.add (local.get $i) (local.get $w)))
-      (br $next))))
-  (func $ecdsa_gtable (param $tab i32) (param $ws i32) (local $e i32) (local $j i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (i32.const 225)))
+        (if (i32.eq (if (result i32) (i32.lt_u (local.get $i) (i32.const 224)) (then (i32.and (i32.shr_u (i32.load8_u (i32.sub (i32.add (local.get $k) (i32.const 27)) (i32.shr_u (local.get $i) (i32.const 3)))) (i32.and (local.get $i) (i32.const 7))) (i32.const 1))) (else (i32.const 0))) (local.get $carry)) (then
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $next)
+        ))
+        (local.set $word (local.get $carry))
+        (local.set $t (i32.const 0))
+        (loop $bits
+          (local.set $word
+            (i32.add
+              (local.get $word)
+              (i32.shl
+                (if (result i32) (i32.lt_u (i32.add (local.get $i) (local.get $t)) (i32.const 224)) (then
+                  (i32.and
+                    (i32.shr_u
+                      (i32.load8_u
+                        (i32.sub
+                          (i32.add (local.get $k) (i32.const 27))
+                          (i32.shr_u (i32.add (local.get $i) (local.get $t)) (i32.const 3))))
+                      (i32.and (i32.add (local.get $i) (local.get $t)) (i32.const 7)))
+                    (i32.const 1))
+                ) (else
+                  (i32.const 0)
+                ))
+                (local.get $t))))
+          (local.set $t (i32.add (local.get $t) (i32.const 1)))
+          (br_if $bits (i32.lt_u (local.get $t) (local.get $w)))
+        )
+        (local.set $carry (i32.gt_u (local.get $word) (i32.shl (i32.const 1) (i32.sub (local.get $w) (i32.const 1)))))
+        (i32.store8
+          (i32.add (local.get $dst) (local.get $i))
+          (i32.sub (local.get $word) (i32.shl (local.get $carry) (local.get $w))))
+        (local.set $i (i32.add (local.get $i) (local.get $w)))
+        (br $next)
+      )
+    )
+  )
+  (func $ecdsa_gtable (param $tab i32) (param $ws i32)
+    (local $e i32) (local $j i32)
     (call $fp_set_gx (local.get $tab))
     (call $fp_set_gy (i32.add (local.get $tab) (i32.const 64)))
     (call $fp_set_one (i32.add (local.get $tab) (i32.const 128)))
@@ -7227,266 +11669,829 @@
     (local.set $j (i32.const 63))
     (loop $mult
       (memory.copy (i32.add (local.get $e) (i32.const 192)) (local.get $e) (i32.const 192))
-      (drop (call $ecdsa_jadd_vt (i32.add (local.get $e) (i32.const 192)) (local.get $ws) (i32.add (local.get $ws) (i32.const 1408))))
+      (drop
+        (call $ecdsa_jadd_vt
+          (i32.add (local.get $e) (i32.const 192))
+          (local.get $ws)
+          (i32.add (local.get $ws) (i32.const 1408))))
       (local.set $e (i32.add (local.get $e) (i32.const 192)))
       (local.set $j (i32.sub (local.get $j) (i32.const 1)))
-      (br_if $mult (local.get $j)))
+      (br_if $mult (local.get $j))
+    )
     (local.set $e (local.get $tab))
     (local.set $j (i32.const 4))
     (loop $chunk
       (memory.copy (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $e) (i32.const 128)) (i32.const 64))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 192)) (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)) (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 320)) (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 448)) (i32.add (local.get $ws) (i32.const 384)) (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 512)) (i32.add (local.get $ws) (i32.const 448)) (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 576)) (i32.add (local.get $ws) (i32.const 512)) (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 640)) (i32.add (local.get $ws) (i32.const 576)) (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 704)) (i32.add (local.get $ws) (i32.const 640)) (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 768)) (i32.add (local.get $ws) (i32.const 704)) (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 832)) (i32.add (local.get $ws) (i32.const 768)) (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 896)) (i32.add (local.get $ws) (i32.const 832)) (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 960)) (i32.add (local.get $ws) (i32.const 896)) (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1024)) (i32.add (local.get $ws) (i32.const 960)) (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1088)) (i32.add (local.get $ws) (i32.const 1024)) (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 128)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1088)) (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 128)))
-      (call $fp_inv (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1408)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1088)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 256))
+        (i32.add (local.get $ws) (i32.const 192))
+        (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 320))
+        (i32.add (local.get $ws) (i32.const 256))
+        (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 384))
+        (i32.add (local.get $ws) (i32.const 320))
+        (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 448))
+        (i32.add (local.get $ws) (i32.const 384))
+        (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 512))
+        (i32.add (local.get $ws) (i32.const 448))
+        (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 576))
+        (i32.add (local.get $ws) (i32.const 512))
+        (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 640))
+        (i32.add (local.get $ws) (i32.const 576))
+        (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 704))
+        (i32.add (local.get $ws) (i32.const 640))
+        (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 768))
+        (i32.add (local.get $ws) (i32.const 704))
+        (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 832))
+        (i32.add (local.get $ws) (i32.const 768))
+        (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 896))
+        (i32.add (local.get $ws) (i32.const 832))
+        (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 960))
+        (i32.add (local.get $ws) (i32.const 896))
+        (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1024))
+        (i32.add (local.get $ws) (i32.const 960))
+        (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1088))
+        (i32.add (local.get $ws) (i32.const 1024))
+        (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 1088))
+        (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 128)))
+      (call $fp_inv
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 1408)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1088)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 2880)) (i32.add (local.get $e) (i32.const 2880)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1024)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 2880))
+        (i32.add (local.get $e) (i32.const 2880))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 2880)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1024)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 2688)) (i32.add (local.get $e) (i32.const 2688)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 960)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 2688))
+        (i32.add (local.get $e) (i32.const 2688))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 2688)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 960)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 2496)) (i32.add (local.get $e) (i32.const 2496)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 896)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 2496))
+        (i32.add (local.get $e) (i32.const 2496))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 2496)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 896)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 2304)) (i32.add (local.get $e) (i32.const 2304)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 832)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 2304))
+        (i32.add (local.get $e) (i32.const 2304))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 2304)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 832)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 2112)) (i32.add (local.get $e) (i32.const 2112)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 768)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 2112))
+        (i32.add (local.get $e) (i32.const 2112))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 2112)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 768)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 1920)) (i32.add (local.get $e) (i32.const 1920)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 704)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 1920))
+        (i32.add (local.get $e) (i32.const 1920))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 1920)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 704)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 1728)) (i32.add (local.get $e) (i32.const 1728)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 640)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 1728))
+        (i32.add (local.get $e) (i32.const 1728))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 1728)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 640)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 1536)) (i32.add (local.get $e) (i32.const 1536)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 576)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 1536))
+        (i32.add (local.get $e) (i32.const 1536))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 1536)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 576)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 1344)) (i32.add (local.get $e) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 512)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 1344))
+        (i32.add (local.get $e) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 1344)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 512)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 1152)) (i32.add (local.get $e) (i32.const 1152)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 448)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 1152))
+        (i32.add (local.get $e) (i32.const 1152))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 1152)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 448)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 960)) (i32.add (local.get $e) (i32.const 960)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 384)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 960))
+        (i32.add (local.get $e) (i32.const 960))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 960)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 384)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 768)) (i32.add (local.get $e) (i32.const 768)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 320)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 768))
+        (i32.add (local.get $e) (i32.const 768))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 768)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 320)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 576)) (i32.add (local.get $e) (i32.const 576)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 256)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 576))
+        (i32.add (local.get $e) (i32.const 576))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 576)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 256)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 384)) (i32.add (local.get $e) (i32.const 384)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 192)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1216)) (i32.add (local.get $ws) (i32.const 1216)) (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 128)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 384))
+        (i32.add (local.get $e) (i32.const 384))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 384)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1280))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 192)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (local.get $ws) (i32.const 1216))
+        (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 128)))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 192)) (i32.add (local.get $e) (i32.const 192)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 192))
+        (i32.add (local.get $e) (i32.const 192))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 192)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
       (memory.copy (i32.add (local.get $ws) (i32.const 1280)) (i32.add (local.get $ws) (i32.const 1216)) (i32.const 64))
       (call $fp_sqr (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (local.get $e) (i32.const 0)) (i32.add (local.get $e) (i32.const 0)) (i32.add (local.get $ws) (i32.const 1344)))
-      (call $fp_mul (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1344)) (i32.add (local.get $ws) (i32.const 1280)))
-      (call $fp_mul (i32.add (i32.add (local.get $e) (i32.const 0)) (i32.const 64)) (i32.add (i32.add (local.get $e) (i32.const 0)) (i32.const 64)) (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $e) (i32.const 0))
+        (i32.add (local.get $e) (i32.const 0))
+        (i32.add (local.get $ws) (i32.const 1344)))
+      (call $fp_mul
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1344))
+        (i32.add (local.get $ws) (i32.const 1280)))
+      (call $fp_mul
+        (i32.add (i32.add (local.get $e) (i32.const 0)) (i32.const 64))
+        (i32.add (i32.add (local.get $e) (i32.const 0)) (i32.const 64))
+        (i32.add (local.get $ws) (i32.const 1344)))
       (local.set $e (i32.add (local.get $e) (i32.const 3072)))
       (local.set $j (i32.sub (local.get $j) (i32.const 1)))
-      (br_if $chunk (local.get $j)))
+      (br_if $chunk (local.get $j))
+    )
     (local.set $j (i32.const 1))
     (loop $pack
-      (memory.copy (i32.add (local.get $tab) (i32.mul (local.get $j) (i32.const 128))) (i32.add (local.get $tab) (i32.mul (local.get $j) (i32.const 192))) (i32.const 128))
+      (memory.copy
+        (i32.add (local.get $tab) (i32.mul (local.get $j) (i32.const 128)))
+        (i32.add (local.get $tab) (i32.mul (local.get $j) (i32.const 192)))
+        (i32.const 128))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
-      (br_if $pack (i32.lt_u (local.get $j) (i32.const 64)))))
-  (func $ecdsa_sign (param $out i32) (param $k i32) (param $d i32) (param $z i32) (param $tab i32) (param $ws i32) (result i32)
+      (br_if $pack (i32.lt_u (local.get $j) (i32.const 64)))
+    )
+  )
+  (func $ecdsa_sign (param $out i32) (param $k i32) (param $d i32) (param $z i32) (param $tab i32) (param $ws i32)
+      (result i32)
     (call $ec_mul_base (local.get $ws) (local.get $k) (local.get $tab) (i32.add (local.get $ws) (i32.const 608)))
-    (drop (call $to_affine (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 192)) (local.get $ws) (i32.add (local.get $ws) (i32.const 608)) (i32.const 0)))
+    (drop
+      (call $to_affine
+        (i32.add (local.get $ws) (i32.const 192))
+        (i32.add (local.get $ws) (i32.const 192))
+        (local.get $ws)
+        (i32.add (local.get $ws) (i32.const 608))
+        (i32.const 0)))
     (call $fn_from_bytes (i32.add (local.get $ws) (i32.const 352)) (i32.add (local.get $ws) (i32.const 192)))
     (call $fn_from_bytes (i32.add (local.get $ws) (i32.const 224)) (local.get $k))
-    (call $fn_inv (i32.add (local.get $ws) (i32.const 288)) (i32.add (local.get $ws) (i32.const 224)) (i32.add (local.get $ws) (i32.const 608)))
+    (call $fn_inv
+      (i32.add (local.get $ws) (i32.const 288))
+      (i32.add (local.get $ws) (i32.const 224))
+      (i32.add (local.get $ws) (i32.const 608)))
     (call $fn_from_bytes (i32.add (local.get $ws) (i32.const 416)) (local.get $d))
     (call $fn_from_bytes (i32.add (local.get $ws) (i32.const 480)) (local.get $z))
-    (call $fn_mul (i32.add (local.get $ws) (i32.const 544)) (i32.add (local.get $ws) (i32.const 352)) (i32.add (local.get $ws) (i32.const 416)))
-    (call $fn_add (i32.add (local.get $ws) (i32.const 544)) (i32.add (local.get $ws) (i32.const 544)) (i32.add (local.get $ws) (i32.const 480)))
-    (call $fn_mul (i32.add (local.get $ws) (i32.const 544)) (i32.add (local.get $ws) (i32.const 288)) (i32.add (local.get $ws) (i32.const 544)))
+    (call $fn_mul
+      (i32.add (local.get $ws) (i32.const 544))
+      (i32.add (local.get $ws) (i32.const 352))
+      (i32.add (local.get $ws) (i32.const 416)))
+    (call $fn_add
+      (i32.add (local.get $ws) (i32.const 544))
+      (i32.add (local.get $ws) (i32.const 544))
+      (i32.add (local.get $ws) (i32.const 480)))
+    (call $fn_mul
+      (i32.add (local.get $ws) (i32.const 544))
+      (i32.add (local.get $ws) (i32.const 288))
+      (i32.add (local.get $ws) (i32.const 544)))
     (call $fn_to_bytes (local.get $out) (i32.add (local.get $ws) (i32.const 352)))
     (call $fn_to_bytes (i32.add (local.get $out) (i32.const 28)) (i32.add (local.get $ws) (i32.const 544)))
-    (i32.and (i32.eqz (call $fn_is_zero (i32.add (local.get $ws) (i32.const 352)))) (i32.eqz (call $fn_is_zero (i32.add (local.get $ws) (i32.const 544))))))
-  (func $ecdsa_verify (param $rs i32) (param $z i32) (param $xy i32) (param $gtab i32) (param $ws i32) (param $alt i32) (result i32) (local $i i32) (local $d i32) (local $e i32) (local $inf i32)
+    (i32.and
+      (i32.eqz (call $fn_is_zero (i32.add (local.get $ws) (i32.const 352))))
+      (i32.eqz (call $fn_is_zero (i32.add (local.get $ws) (i32.const 544)))))
+  )
+  (func $ecdsa_verify (param $rs i32) (param $z i32) (param $xy i32) (param $gtab i32) (param $ws i32) (param $alt i32)
+      (result i32)
+    (local $i i32) (local $d i32) (local $e i32) (local $inf i32)
     (memory.fill (i32.add (local.get $ws) (i32.const 2976)) (i32.const 0) (i32.const 64))
     (call $fn_from_bytes (local.get $ws) (local.get $rs))
     (call $fn_from_bytes (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $rs) (i32.const 28)))
     (call $fn_from_bytes (i32.add (local.get $ws) (i32.const 128)) (local.get $z))
-    (call $fn_inv_vt (i32.add (local.get $ws) (i32.const 192)) (i32.add (local.get $ws) (i32.const 64)) (i32.add (local.get $ws) (i32.const 4832)))
-    (call $fn_mul (i32.add (local.get $ws) (i32.const 256)) (i32.add (local.get $ws) (i32.const 128)) (i32.add (local.get $ws) (i32.const 192)))
+    (call $fn_inv_vt
+      (i32.add (local.get $ws) (i32.const 192))
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 4832)))
+    (call $fn_mul
+      (i32.add (local.get $ws) (i32.const 256))
+      (i32.add (local.get $ws) (i32.const 128))
+      (i32.add (local.get $ws) (i32.const 192)))
     (call $fn_to_bytes (i32.add (local.get $ws) (i32.const 320)) (i32.add (local.get $ws) (i32.const 256)))
     (call $fn_mul (i32.add (local.get $ws) (i32.const 256)) (local.get $ws) (i32.add (local.get $ws) (i32.const 192)))
     (call $fn_to_bytes (i32.add (local.get $ws) (i32.const 352)) (i32.add (local.get $ws) (i32.const 256)))
     (call $ecdsa_wnaf (i32.add (local.get $ws) (i32.const 384)) (i32.add (local.get $ws) (i32.const 320)) (i32.const 8))
     (call $ecdsa_wnaf (i32.add (local.get $ws) (i32.const 624)) (i32.add (local.get $ws) (i32.const 352)) (i32.const 5))
     (call $point_from_bytes (i32.add (local.get $ws) (i32.const 864)) (local.get $xy))
-    (call $ecdsa_jdbl (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 864)) (i32.add (local.get $ws) (i32.const 4832)))
+    (call $ecdsa_jdbl
+      (i32.add (local.get $ws) (i32.const 2400))
+      (i32.add (local.get $ws) (i32.const 864))
+      (i32.add (local.get $ws) (i32.const 4832)))
     (memory.copy (i32.add (local.get $ws) (i32.const 1056)) (i32.add (local.get $ws) (i32.const 864)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 1056)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 1056))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 1248)) (i32.add (local.get $ws) (i32.const 1056)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 1248)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 1248))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 1440)) (i32.add (local.get $ws) (i32.const 1248)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 1440)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 1440))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 1632)) (i32.add (local.get $ws) (i32.const 1440)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 1632)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 1632))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 1824)) (i32.add (local.get $ws) (i32.const 1632)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 1824)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 1824))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 2016)) (i32.add (local.get $ws) (i32.const 1824)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 2016)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 2016))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 2208)) (i32.add (local.get $ws) (i32.const 2016)) (i32.const 192))
-    (drop (call $ecdsa_jadd_vt (i32.add (local.get $ws) (i32.const 2208)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832))))
+    (drop
+      (call $ecdsa_jadd_vt
+        (i32.add (local.get $ws) (i32.const 2208))
+        (i32.add (local.get $ws) (i32.const 2400))
+        (i32.add (local.get $ws) (i32.const 4832))))
     (memory.copy (i32.add (local.get $ws) (i32.const 4128)) (i32.add (local.get $ws) (i32.const 992)) (i32.const 64))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4192)) (i32.add (local.get $ws) (i32.const 4128)) (i32.add (local.get $ws) (i32.const 1184)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4256)) (i32.add (local.get $ws) (i32.const 4192)) (i32.add (local.get $ws) (i32.const 1376)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4320)) (i32.add (local.get $ws) (i32.const 4256)) (i32.add (local.get $ws) (i32.const 1568)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4384)) (i32.add (local.get $ws) (i32.const 4320)) (i32.add (local.get $ws) (i32.const 1760)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4448)) (i32.add (local.get $ws) (i32.const 4384)) (i32.add (local.get $ws) (i32.const 1952)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4512)) (i32.add (local.get $ws) (i32.const 4448)) (i32.add (local.get $ws) (i32.const 2144)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4576)) (i32.add (local.get $ws) (i32.const 4512)) (i32.add (local.get $ws) (i32.const 2336)))
-    (call $fp_inv_vt (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4576)) (i32.add (local.get $ws) (i32.const 4832)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4512)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 2336)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4192))
+      (i32.add (local.get $ws) (i32.const 4128))
+      (i32.add (local.get $ws) (i32.const 1184)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4256))
+      (i32.add (local.get $ws) (i32.const 4192))
+      (i32.add (local.get $ws) (i32.const 1376)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4320))
+      (i32.add (local.get $ws) (i32.const 4256))
+      (i32.add (local.get $ws) (i32.const 1568)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4384))
+      (i32.add (local.get $ws) (i32.const 4320))
+      (i32.add (local.get $ws) (i32.const 1760)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4448))
+      (i32.add (local.get $ws) (i32.const 4384))
+      (i32.add (local.get $ws) (i32.const 1952)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4512))
+      (i32.add (local.get $ws) (i32.const 4448))
+      (i32.add (local.get $ws) (i32.const 2144)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4576))
+      (i32.add (local.get $ws) (i32.const 4512))
+      (i32.add (local.get $ws) (i32.const 2336)))
+    (call $fp_inv_vt
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4576))
+      (i32.add (local.get $ws) (i32.const 4832)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4512)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 2336)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4000)) (i32.add (local.get $ws) (i32.const 2208)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4064)) (i32.add (local.get $ws) (i32.const 2272)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4448)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 2144)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4000))
+      (i32.add (local.get $ws) (i32.const 2208))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4064))
+      (i32.add (local.get $ws) (i32.const 2272))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4448)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 2144)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3872)) (i32.add (local.get $ws) (i32.const 2016)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3936)) (i32.add (local.get $ws) (i32.const 2080)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4384)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 1952)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3872))
+      (i32.add (local.get $ws) (i32.const 2016))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3936))
+      (i32.add (local.get $ws) (i32.const 2080))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4384)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 1952)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3744)) (i32.add (local.get $ws) (i32.const 1824)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3808)) (i32.add (local.get $ws) (i32.const 1888)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4320)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 1760)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3744))
+      (i32.add (local.get $ws) (i32.const 1824))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3808))
+      (i32.add (local.get $ws) (i32.const 1888))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4320)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 1760)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3616)) (i32.add (local.get $ws) (i32.const 1632)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3680)) (i32.add (local.get $ws) (i32.const 1696)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4256)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 1568)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3616))
+      (i32.add (local.get $ws) (i32.const 1632))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3680))
+      (i32.add (local.get $ws) (i32.const 1696))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4256)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 1568)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3488)) (i32.add (local.get $ws) (i32.const 1440)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3552)) (i32.add (local.get $ws) (i32.const 1504)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4192)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 1376)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3488))
+      (i32.add (local.get $ws) (i32.const 1440))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3552))
+      (i32.add (local.get $ws) (i32.const 1504))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4192)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 1376)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3360)) (i32.add (local.get $ws) (i32.const 1248)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3424)) (i32.add (local.get $ws) (i32.const 1312)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4128)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 4640)) (i32.add (local.get $ws) (i32.const 1184)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3360))
+      (i32.add (local.get $ws) (i32.const 1248))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3424))
+      (i32.add (local.get $ws) (i32.const 1312))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4704))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4128)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 4640))
+      (i32.add (local.get $ws) (i32.const 1184)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3232)) (i32.add (local.get $ws) (i32.const 1056)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3296)) (i32.add (local.get $ws) (i32.const 1120)) (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3232))
+      (i32.add (local.get $ws) (i32.const 1056))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3296))
+      (i32.add (local.get $ws) (i32.const 1120))
+      (i32.add (local.get $ws) (i32.const 4768)))
     (memory.copy (i32.add (local.get $ws) (i32.const 4704)) (i32.add (local.get $ws) (i32.const 4640)) (i32.const 64))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3104)) (i32.add (local.get $ws) (i32.const 864)) (i32.add (local.get $ws) (i32.const 4768)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4768)) (i32.add (local.get $ws) (i32.const 4704)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3168)) (i32.add (local.get $ws) (i32.const 928)) (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3104))
+      (i32.add (local.get $ws) (i32.const 864))
+      (i32.add (local.get $ws) (i32.const 4768)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4768))
+      (i32.add (local.get $ws) (i32.const 4704)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3168))
+      (i32.add (local.get $ws) (i32.const 928))
+      (i32.add (local.get $ws) (i32.const 4768)))
     (local.set $inf (i32.const 1))
     (local.set $i (i32.const 224))
     (loop $bit
-      (if (i32.eqz (local.get $inf)) (then (call $ecdsa_jdbl (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 4832)))))
+      (if (i32.eqz (local.get $inf)) (then
+        (call $ecdsa_jdbl
+          (i32.add (local.get $ws) (i32.const 2400))
+          (i32.add (local.get $ws) (i32.const 2400))
+          (i32.add (local.get $ws) (i32.const 4832)))
+      ))
       (local.set $d (i32.load8_s (i32.add (i32.add (local.get $ws) (i32.const 384)) (local.get $i))))
       (if (local.get $d) (then
-        (local.set $e (i32.mul (i32.shr_u (select (i32.sub (i32.const 0) (local.get $d)) (local.get $d) (i32.lt_s (local.get $d) (i32.const 0))) (i32.const 1)) (i32.const 128)))
-        (memory.copy (i32.add (local.get $ws) (i32.const 2592)) (i32.add (local.get $gtab) (local.get $e)) (i32.const 128))
-        (if (i32.lt_s (local.get $d) (i32.const 0)) (then (call $fp_sub_lazy_6 (i32.add (local.get $ws) (i32.const 2656)) (i32.add (local.get $ws) (i32.const 2976)) (i32.add (local.get $ws) (i32.const 2656)))))
-        (if (local.get $inf)
-          (then (memory.copy (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 2592)) (i32.const 128)) (call $fp_set_one (i32.add (local.get $ws) (i32.const 2528))) (local.set $inf (i32.const 0)))
-          (else (local.set $inf (call $ecdsa_jmadd_vt (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 2592)) (i32.add (local.get $ws) (i32.const 4832))))))))
+        (local.set $e
+          (i32.mul
+            (i32.shr_u
+              (select (i32.sub (i32.const 0) (local.get $d)) (local.get $d) (i32.lt_s (local.get $d) (i32.const 0)))
+              (i32.const 1))
+            (i32.const 128)))
+        (memory.copy
+          (i32.add (local.get $ws) (i32.const 2592))
+          (i32.add (local.get $gtab) (local.get $e))
+          (i32.const 128))
+        (if (i32.lt_s (local.get $d) (i32.const 0)) (then
+          (call $fp_sub_lazy_6
+            (i32.add (local.get $ws) (i32.const 2656))
+            (i32.add (local.get $ws) (i32.const 2976))
+            (i32.add (local.get $ws) (i32.const 2656)))
+        ))
+        (if (local.get $inf) (then
+          (memory.copy
+            (i32.add (local.get $ws) (i32.const 2400))
+            (i32.add (local.get $ws) (i32.const 2592))
+            (i32.const 128))
+          (call $fp_set_one (i32.add (local.get $ws) (i32.const 2528)))
+          (local.set $inf (i32.const 0))
+        ) (else
+          (local.set $inf
+            (call $ecdsa_jmadd_vt
+              (i32.add (local.get $ws) (i32.const 2400))
+              (i32.add (local.get $ws) (i32.const 2592))
+              (i32.add (local.get $ws) (i32.const 4832))))
+        ))
+      ))
       (local.set $d (i32.load8_s (i32.add (i32.add (local.get $ws) (i32.const 624)) (local.get $i))))
       (if (local.get $d) (then
-        (local.set $e (i32.mul (i32.shr_u (select (i32.sub (i32.const 0) (local.get $d)) (local.get $d) (i32.lt_s (local.get $d) (i32.const 0))) (i32.const 1)) (i32.const 128)))
-        (memory.copy (i32.add (local.get $ws) (i32.const 2592)) (i32.add (i32.add (local.get $ws) (i32.const 3104)) (local.get $e)) (i32.const 128))
-        (if (i32.lt_s (local.get $d) (i32.const 0)) (then (call $fp_sub_lazy_6 (i32.add (local.get $ws) (i32.const 2656)) (i32.add (local.get $ws) (i32.const 2976)) (i32.add (local.get $ws) (i32.const 2656)))))
-        (if (local.get $inf)
-          (then (memory.copy (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 2592)) (i32.const 128)) (call $fp_set_one (i32.add (local.get $ws) (i32.const 2528))) (local.set $inf (i32.const 0)))
-          (else (local.set $inf (call $ecdsa_jmadd_vt (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 2592)) (i32.add (local.get $ws) (i32.const 4832))))))))
+        (local.set $e
+          (i32.mul
+            (i32.shr_u
+              (select (i32.sub (i32.const 0) (local.get $d)) (local.get $d) (i32.lt_s (local.get $d) (i32.const 0)))
+              (i32.const 1))
+            (i32.const 128)))
+        (memory.copy
+          (i32.add (local.get $ws) (i32.const 2592))
+          (i32.add (i32.add (local.get $ws) (i32.const 3104)) (local.get $e))
+          (i32.const 128))
+        (if (i32.lt_s (local.get $d) (i32.const 0)) (then
+          (call $fp_sub_lazy_6
+            (i32.add (local.get $ws) (i32.const 2656))
+            (i32.add (local.get $ws) (i32.const 2976))
+            (i32.add (local.get $ws) (i32.const 2656)))
+        ))
+        (if (local.get $inf) (then
+          (memory.copy
+            (i32.add (local.get $ws) (i32.const 2400))
+            (i32.add (local.get $ws) (i32.const 2592))
+            (i32.const 128))
+          (call $fp_set_one (i32.add (local.get $ws) (i32.const 2528)))
+          (local.set $inf (i32.const 0))
+        ) (else
+          (local.set $inf
+            (call $ecdsa_jmadd_vt
+              (i32.add (local.get $ws) (i32.const 2400))
+              (i32.add (local.get $ws) (i32.const 2592))
+              (i32.add (local.get $ws) (i32.const 4832))))
+        ))
+      ))
       (local.set $i (i32.sub (local.get $i) (i32.const 1)))
-      (br_if $bit (i32.ge_s (local.get $i) (i32.const 0))))
+      (br_if $bit (i32.ge_s (local.get $i) (i32.const 0)))
+    )
     (if (local.get $inf) (then (return (i32.const 0))))
     (call $fp_set_one (i32.add (local.get $ws) (i32.const 3040)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 3040)) (i32.add (local.get $ws) (i32.const 2400)) (i32.add (local.get $ws) (i32.const 3040)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 3040))
+      (i32.add (local.get $ws) (i32.const 2400))
+      (i32.add (local.get $ws) (i32.const 3040)))
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 2784)) (i32.add (local.get $ws) (i32.const 2528)))
     (call $fp_from_bytes (i32.add (local.get $ws) (i32.const 2848)) (local.get $rs))
     (memory.copy (i32.add (local.get $ws) (i32.const 2912)) (i32.add (local.get $ws) (i32.const 2848)) (i32.const 64))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 2912)) (i32.add (local.get $ws) (i32.const 2912)) (i32.add (local.get $ws) (i32.const 2784)))
-    (if (call $fp_eq (i32.add (local.get $ws) (i32.const 3040)) (i32.add (local.get $ws) (i32.const 2912))) (then (return (i32.const 1))))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 2912))
+      (i32.add (local.get $ws) (i32.const 2912))
+      (i32.add (local.get $ws) (i32.const 2784)))
+    (if (call $fp_eq (i32.add (local.get $ws) (i32.const 3040)) (i32.add (local.get $ws) (i32.const 2912))) (then
+      (return (i32.const 1))
+    ))
     (if (i32.eqz (local.get $alt)) (then (return (i32.const 0))))
     (call $fp_set_ordn (i32.add (local.get $ws) (i32.const 2912)))
-    (call $fp_add (i32.add (local.get $ws) (i32.const 2848)) (i32.add (local.get $ws) (i32.const 2848)) (i32.add (local.get $ws) (i32.const 2912)))
-    (call $fp_mul (i32.add (local.get $ws) (i32.const 2912)) (i32.add (local.get $ws) (i32.const 2848)) (i32.add (local.get $ws) (i32.const 2784)))
-    (call $fp_eq (i32.add (local.get $ws) (i32.const 3040)) (i32.add (local.get $ws) (i32.const 2912))))
+    (call $fp_add
+      (i32.add (local.get $ws) (i32.const 2848))
+      (i32.add (local.get $ws) (i32.const 2848))
+      (i32.add (local.get $ws) (i32.const 2912)))
+    (call $fp_mul
+      (i32.add (local.get $ws) (i32.const 2912))
+      (i32.add (local.get $ws) (i32.const 2848))
+      (i32.add (local.get $ws) (i32.const 2784)))
+    (call $fp_eq (i32.add (local.get $ws) (i32.const 3040)) (i32.add (local.get $ws) (i32.const 2912)))
+  )
   (export "fp_mul" (func $fp_mul))
   (export "fp_sqr" (func $fp_sqr))
   (export "fp_add" (func $fp_add))

@@ -1,0 +1,234 @@
+// The field's linear operations, one carry chain each (fe_mont29.ts has the products):
+// addition, subtraction and negation with a masked correction, the unreduced sums the formula
+// planner asks for, canonical reduction, equality and zero tests, the constant-time move, and
+// the conversions between big-endian bytes and limbs.
+//
+// Constant time: straight-line code on i64 values; a correction by 2m (or m) is added under a
+// mask made from the chain's sign (arithmetic shift), never by a branch; a test's result is
+// computed from all limbs (OR of XORs), never by an early exit.
+//
+// Bounds: inputs are below 2m with 29-bit limbs (as the chains leave them); a chain's true
+// value lies in (−2^(29L), 2^(29L)), so its final carry c is the sign, 0 or −1.
+
+import { type Expr, type Func, type Local, type Stmt, call, i32, i64, i64x2, v128 } from './builder/index.js';
+import { type FieldGen, andM } from './fe_mont29.js';
+import { LIMB_BITS as W, toLimbs } from './fe_limbs.js';
+
+type E = Expr<'i64'>;
+
+/** Declares the chain locals in f: t, c, mask, then a_i b_i r_i. */
+function chainLocals(fg: FieldGen, f: Func): void {
+  f.locals('i64', ['t', 'c', 'mask', ...Array.from({ length: fg.L }, (_, i) => [`a${i}`, `b${i}`, `r${i}`]).flat()]);
+}
+
+/** Carry chain over locals: dst_i = (Σ terms_i + c) mod 2^29; the final carry is in c. */
+function chain(fg: FieldGen, f: Func, dst: string, terms: (i: number) => E): Stmt[] {
+  const [t, c] = [f.i64('t'), f.i64('c')];
+  const out: Stmt[] = [];
+  for (let i = 0; i < fg.L; i++) {
+    out.push(t.set(i === 0 ? terms(i) : i64.add(terms(i), c)), f.i64(`${dst}${i}`).set(andM(t)), c.set(i64.shr_s(t, W)));
+  }
+  return out;
+}
+
+/** r ← r + (k & mask), k given as limbs; mask in its local; carry out discarded. */
+function addMasked(fg: FieldGen, f: Func, dst: string, k: bigint[]): Stmt[] {
+  return chain(fg, f, dst, (i) => i64.add(f.i64(`${dst}${i}`), i64.and(k[i], f.i64('mask'))));
+}
+
+/** Canonical reduction of locals src (value in [0, 2m)) into locals dst. */
+export function canonLines(fg: FieldGen, f: Func, src: string, dst: string): Stmt[] {
+  return [
+    ...chain(fg, f, dst, (i) => i64.sub(f.i64(`${src}${i}`), fg.mLimbs[i])),
+    f.i64('mask').set(f.i64('c')),
+    ...addMasked(fg, f, dst, fg.mLimbs),
+  ];
+}
+
+const orAll = (xs: E[]) => xs.reduce((x, y) => i64.or(x, y));
+
+/** (a − b) reduced into [0, 2m); zero iff it is 0 or m. The last statement is the i32 result. */
+function eqLines(fg: FieldGen, f: Func, b: (i: number) => E): Stmt[] {
+  const L = fg.L;
+  const r = (i: number) => f.i64(`r${i}`);
+  return [
+    ...chain(fg, f, 'r', (i) => i64.sub(f.i64(`a${i}`), b(i))),
+    f.i64('mask').set(f.i64('c')),
+    ...addMasked(fg, f, 'r', fg.m2Limbs),
+    i32.or(
+      i64.eqz(orAll(Array.from({ length: L }, (_, i) => r(i).get()))),
+      i64.eqz(orAll(Array.from({ length: L }, (_, i) => i64.xor(r(i), fg.mLimbs[i])))),
+    ),
+  ];
+}
+
+/** Big-endian bytes at src → limbs (stored at dst, or into locals `into`0…). */
+function fromBytesLines(fg: FieldGen, f: Func, dst: Local<'i32'> | null, src: Local<'i32'>, into?: string): Stmt[] {
+  const out: Stmt[] = [];
+  const n = fg.bytes;
+  for (let j = 0; j < fg.L; j++) {
+    const lo = W * j, hi = W * j + W; // bits [lo, hi)
+    const parts: E[] = [];
+    for (let bi = Math.floor(lo / 8); bi * 8 < hi && bi < n; bi++) {
+      const byte = i64.load8_u(src, n - 1 - bi);
+      const shift = 8 * bi - lo;
+      parts.push(shift >= 0 ? (shift ? i64.shl(byte, shift) : byte) : i64.shr_u(byte, -shift));
+    }
+    const v = parts.length === 0 ? i64.const(0) : andM(orAll(parts));
+    out.push(into ? f.i64(`${into}${j}`).set(v) : i64.store(dst!, v, 8 * j));
+  }
+  return out;
+}
+
+/** Locals src0… (canonical, limbs normalised) → big-endian bytes at dst. */
+function toBytesLines(fg: FieldGen, f: Func, dst: Local<'i32'>, src: string): Stmt[] {
+  const out: Stmt[] = [];
+  const n = fg.bytes;
+  for (let bi = 0; bi < n; bi++) {
+    const pos = 8 * bi, j = Math.floor(pos / W), sh = pos - W * j;
+    const s = f.i64(`${src}${j}`);
+    let e: E = sh ? i64.shr_u(s, sh) : s.get();
+    if (sh + 8 > W && j + 1 < fg.L) e = i64.or(e, i64.shl(f.i64(`${src}${j + 1}`), W - sh));
+    out.push(i64.store8(dst, e, n - 1 - bi));
+  }
+  return out;
+}
+
+/** r ← mask ? a : r over L limbs (8·L bytes), by v128.bitselect and a scalar tail; v a v128 local. */
+export function cmovLines(r: Local<'i32'>, a: Local<'i32'>, mask: Local<'i64'>, v: Local<'v128'>, L: number): Stmt[] {
+  const out: Stmt[] = [v.set(i64x2.splat(mask))];
+  for (let i = 0; i + 1 < L; i += 2) out.push(v128.store(r, v128.bitselect(v128.load(a, 8 * i), v128.load(r, 8 * i), v), 8 * i));
+  if (L % 2) {
+    const o = 8 * (L - 1);
+    out.push(i64.store(r, i64.xor(i64.load(r, o), i64.and(i64.xor(i64.load(r, o), i64.load(a, o)), mask)), o));
+  }
+  return out;
+}
+
+/**
+ * The carry-chain functions, in module order: add, sub, add_lazy, sub_lazy_k (those in use),
+ * neg, canon, eq, eq_one, is_zero_lt_K (in use), is_zero, cmov, from_bytes, from_bytes_raw,
+ * to_bytes, bytes_lt, bytes_nonzero.
+ */
+export function carryChainFunctions(fg: FieldGen): Func[] {
+  const L = fg.L;
+  const out: Func[] = [];
+  const A = (f: Func, i: number) => f.i64(`a${i}`);
+  const Bl = (f: Func, i: number) => f.i64(`b${i}`);
+  /** a chain function (r, a[, b]): load, compute, store r */
+  const chained = (f: Func, two: boolean, code: (f: Func) => Stmt[]) => {
+    chainLocals(fg, f);
+    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), two ? fg.loadLimbs(f, 'b', f.i32('b')) : [], code(f), fg.storeLimbs(f, f.i32('r'), 'r'));
+    out.push(f);
+  };
+  // add: a + b − 2m, then + 2m under the sign mask
+  chained(fg.add, true, (f) => fg.flags.skipCorrection
+    ? chain(fg, f, 'r', (i) => i64.add(A(f, i), Bl(f, i)))
+    : [
+        ...chain(fg, f, 'r', (i) => i64.sub(i64.add(A(f, i), Bl(f, i)), fg.m2Limbs[i])),
+        f.i64('mask').set(f.i64('c')),
+        ...addMasked(fg, f, 'r', fg.m2Limbs),
+      ]);
+  // sub: a − b, then + 2m under the sign mask
+  chained(fg.sub, true, (f) => [...chain(fg, f, 'r', (i) => i64.sub(A(f, i), Bl(f, i))), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, 'r', fg.m2Limbs)]);
+  // add_lazy: a + b with the carries propagated, no reduction (the formula compiler tracks
+  // the bound: the result is below (bound_a + bound_b)·m)
+  chained(fg.addLazy, true, (f) => chain(fg, f, 'r', (i) => i64.add(A(f, i), Bl(f, i))));
+  // sub_lazy_k: a − b + k·m for b < k·m, no reduction (below (bound_a + k)·m)
+  for (const k of [...fg.lazySubs].sort((x, y) => x - y)) {
+    const km = toLimbs(BigInt(k) * fg.m, L);
+    chained(fg.subLazy(k), true, (f) => chain(fg, f, 'r', (i) => i64.add(i64.sub(A(f, i), Bl(f, i)), km[i])));
+  }
+  // neg: 0 − a, then + 2m under the sign mask
+  chained(fg.neg, false, (f) => [...chain(fg, f, 'r', (i) => i64.sub(0, A(f, i))), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, 'r', fg.m2Limbs)]);
+  // canon: [0, 2m) → [0, m)
+  chained(fg.canon, false, (f) => canonLines(fg, f, 'a', 'r'));
+  // eq(a, b) → 1 if a ≡ b (mod m), else 0; eq_one(a)
+  {
+    const f = fg.eq;
+    chainLocals(fg, f);
+    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), fg.loadLimbs(f, 'b', f.i32('b')), eqLines(fg, f, (i) => Bl(f, i).get()));
+    out.push(f);
+  }
+  const one = fg.consts.get('one')!;
+  {
+    const f = fg.eqOne;
+    chainLocals(fg, f);
+    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), eqLines(fg, f, (i) => i64.const(one[i])));
+    out.push(f);
+  }
+  // is_zero_lt_K(a) → 1 if a ≡ 0 (mod m), for a value below K·m with limbs of 29 bits (as
+  // the carry chains leave them): a equals one of 0, m, …, (K − 1)·m limb for limb
+  for (const K of [...fg.zeroTests].sort((x, y) => x - y)) {
+    if (BigInt(K) * fg.m > fg.R) throw new Error(`${fg.pre}: is_zero_lt_${K} beyond the limbs`);
+    const f = fg.isZeroLt(K);
+    f.locals('i64', Array.from({ length: L }, (_, i) => `a${i}`));
+    const tests = Array.from({ length: K }, (_, j) => {
+      const jm = toLimbs(BigInt(j) * fg.m, L);
+      return i64.eqz(orAll(Array.from({ length: L }, (_, i) => i64.xor(A(f, i), jm[i]))));
+    });
+    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), tests.reduce((x, y) => i32.or(x, y)));
+    out.push(f);
+  }
+  {
+    const f = fg.isZero;
+    chainLocals(fg, f);
+    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), eqLines(fg, f, () => i64.const(0)));
+    out.push(f);
+  }
+  // cmov(r, a, mask): r ← mask ? a : r
+  {
+    const f = fg.cmov;
+    f.emit(cmovLines(f.i32('r'), f.i32('a'), f.i64('mask'), f.v128('v'), L));
+    out.push(f);
+  }
+  // from_bytes(r, src): big-endian bytes (fg.bytes of them) → Montgomery form (any value below
+  // 2^(8·bytes) is accepted and reduced)
+  {
+    const f = fg.fromBytes;
+    const { r, src } = { r: f.i32('r'), src: f.i32('src') };
+    f.emit(fromBytesLines(fg, f, r, src), call(fg.mulc('r2'), r, r));
+    out.push(f);
+  }
+  // from_bytes_raw(r, src): the plain integer in limbs (no Montgomery conversion)
+  {
+    const f = fg.fromBytesRaw;
+    f.emit(fromBytesLines(fg, f, f.i32('r'), f.i32('src')));
+    out.push(f);
+  }
+  // to_bytes(dst, a): out of Montgomery form, fully reduced, big-endian
+  {
+    const f = fg.toBytes;
+    fg.mulLocals(f, ['t', 'mask']);
+    f.emit(
+      fg.loadLimbs(f, 'a', f.i32('a')),
+      fg.mulCore(f, { kind: 'const', limbs: fg.consts.get('raw1')! }).code,
+      Array.from({ length: L }, (_, i) => A(f, i).set(f.i64(`r${i}`))),
+      canonLines(fg, f, 'a', 'r'),
+      toBytesLines(fg, f, f.i32('dst'), 'r'),
+    );
+    out.push(f);
+  }
+  // bytes_lt(src) → 1 if the big-endian integer at src is below m (canonical), else 0
+  {
+    const f = fg.bytesLt;
+    chainLocals(fg, f);
+    f.emit(
+      fromBytesLines(fg, f, null, f.i32('src'), 'a'),
+      chain(fg, f, 'r', (i) => i64.sub(A(f, i), fg.mLimbs[i])),
+      i32.wrap_i64(i64.and(f.i64('c'), 1)),
+    );
+    out.push(f);
+  }
+  // bytes_nonzero(src) → 1 if the big-endian integer at src is not 0
+  {
+    const f = fg.bytesNonzero;
+    chainLocals(fg, f);
+    f.emit(
+      fromBytesLines(fg, f, null, f.i32('src'), 'a'),
+      i32.eqz(i64.eqz(orAll(Array.from({ length: L }, (_, i) => A(f, i).get())))),
+    );
+    out.push(f);
+  }
+  return out;
+}
