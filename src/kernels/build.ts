@@ -4,7 +4,7 @@
 
 import wabtInit from 'wabt';
 import { withCtSection } from '../ct/section.js';
-import type { GeneratedKernel } from './wat.js';
+import type { GeneratedKernel } from './builder/index.js';
 
 type Wabt = Awaited<ReturnType<typeof wabtInit>>;
 let wabtPromise: Promise<Wabt> | undefined;

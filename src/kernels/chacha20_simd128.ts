@@ -65,7 +65,7 @@
 //   POLY: the Poly1305 state of the one-call AEAD functions.
 
 import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, block, br, br_if, call, comment, i32, i32x4, i64, i8x16, if_, kernel, label, loop, memory, select, v128 } from './builder/index.js';
-import { ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
+import { ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './builder/lanes.js';
 import { type PolyFlags, POLY_STATE_SIZE, Poly, polyFunctions } from './poly1305_radix26.js';
 
 export interface ChachaFlags extends PolyFlags {
@@ -194,7 +194,7 @@ class ChachaState {
         u2.set(i8x16.shuffle(a, b, HI32)),
         u3.set(i8x16.shuffle(c, d, HI32)),
       );
-      const blocks: [Local<'v128'>, Local<'v128'>, string, number][] = [[u0, u1, LO64, 0], [u0, u1, HI64, 1], [u2, u3, LO64, 2], [u2, u3, HI64, 3]];
+      const blocks: [Local<'v128'>, Local<'v128'>, readonly number[], number][] = [[u0, u1, LO64, 0], [u0, u1, HI64, 1], [u2, u3, LO64, 2], [u2, u3, HI64, 3]];
       for (const [x, y, pat, k] of blocks) {
         const off = 64 * k + 16 * j;
         const ks = i8x16.shuffle(x, y, pat);

@@ -15,7 +15,7 @@
 import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, label, loop, memory, select, v128 } from './builder/index.js';
 import type { Gf128Functions } from './gf128_ctmul64.js';
 import { GCM_IO as IO } from './gcm_layout.js';
-import { BSWAP64 as LANE_REV } from './wat.js';
+import { BSWAP64 as LANE_REV } from './builder/lanes.js';
 
 export type Mode = 'gcm' | 'gcm-carry' | 'siv';
 

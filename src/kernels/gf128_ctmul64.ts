@@ -69,7 +69,7 @@ import {
   type Code, type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,
   block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, v128,
 } from './builder/index.js';
-import { BSWAP64 as LANE_REV } from './wat.js';
+import { BSWAP64 as LANE_REV } from './builder/lanes.js';
 
 export interface Gf128Flags {
   /** drop the x^57 term of the first reduction step */

@@ -19,7 +19,7 @@
 // operations per four blocks, on the vector ports while the scalar half runs on the integer ones.
 
 import { type Expr, type Func, type Local, type Stmt, type Val, i32, i32x4, i64, i64x2, i8x16, v128 } from './builder/index.js';
-import { SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
+import { SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './builder/lanes.js';
 
 const M26 = 0x3ffffff;
 

@@ -5,7 +5,7 @@ import { EC_MODULES } from './ec_rcb_window.js';
 import { generateGf128 } from './gf128_ctmul64.js';
 import { generateSha2 } from './sha2_vsched.js';
 import { generateSm4Gcm } from './sm4_gcm.js';
-import type { GeneratedKernel } from './wat.js';
+import type { GeneratedKernel } from './builder/index.js';
 
 export interface KernelEntry {
   /** module name */

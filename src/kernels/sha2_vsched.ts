@@ -81,7 +81,7 @@ import {
   type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, type ValType,
   block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, kernel, label, loop, make, select, v128,
 } from './builder/index.js';
-import { BSWAP32 as bswap32, BSWAP64 as bswap64 } from './wat.js';
+import { BSWAP32 as bswap32, BSWAP64 as bswap64 } from './builder/lanes.js';
 
 export interface Sha2Flags {
   /** round constant K_20 has its lowest bit flipped */

@@ -55,7 +55,7 @@
 
 import { SM4_RK } from './sm4_layout.js';
 import { type Expr, Func, type Local, type Params, type Stmt, type Val, block, br, br_if, call, comment, i32, i32x4, i16x8, i8x16, if_, label, loop, memory, select, v128 } from './builder/index.js';
-import { BSWAP32 as BSWAP, ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './wat.js';
+import { BSWAP32 as BSWAP, ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './builder/lanes.js';
 
 export interface Sm4Flags {
   /** CK_5 off by one bit in the key expansion */

@@ -27,3 +27,4 @@ export interface GeneratedKernel {
 export function kernel(m: Module): GeneratedKernel {
   return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures() };
 }
+
