@@ -12,14 +12,16 @@ export interface KernelEntry {
   name: string;
   /** the generator file, for the header of the generated files */
   source: string;
+  /** the generator call, as written in the generated files' header */
+  call: string;
   generate: () => GeneratedKernel;
 }
 
 export const kernels: KernelEntry[] = [
-  { name: 'gf128', source: 'src/kernels/gf128_ctmul64.ts', generate: () => generateGf128() },
-  { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', generate: () => generateChacha() },
-  { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', generate: () => generateSha2() },
-  { name: 'aes', source: 'src/kernels/aes_gcm.ts', generate: () => generateAesGcm() },
-  { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', generate: () => generateSm4Gcm() },
+  { name: 'gf128', source: 'src/kernels/gf128_ctmul64.ts', call: 'generateGf128()', generate: () => generateGf128() },
+  { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', call: 'generateChacha()', generate: () => generateChacha() },
+  { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', call: 'generateSha2()', generate: () => generateSha2() },
+  { name: 'aes', source: 'src/kernels/aes_gcm.ts', call: 'generateAesGcm()', generate: () => generateAesGcm() },
+  { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', call: 'generateSm4Gcm()', generate: () => generateSm4Gcm() },
   ...EC_MODULES, // ec_p256, ec_p224, …: one module per curve
 ];
