@@ -3,12 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ctkitArgv, ctkitShim } from './support/cli.js';
 
-const BIN = fileURLToPath(new URL('../bin/ctkit.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-keys-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
@@ -16,7 +15,7 @@ function run(cmd: string, args: string[], input?: Uint8Array) {
   const r = spawnSync(cmd, args, { cwd: dir, input });
   return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString(), raw: r.stdout };
 }
-const ctkit = (args: string[], input?: Uint8Array) => run(process.execPath, [BIN, ...args], input);
+const ctkit = (args: string[], input?: Uint8Array) => run(process.execPath, ctkitArgv(args), input);
 const openssl = (args: string[]) => {
   const r = run('openssl', args);
   assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
@@ -124,24 +123,105 @@ for (const [name, osslName] of CURVES) {
   });
 }
 
-test('key usage errors: exit 2 with one clear line and the usage line', () => {
+test('key usage errors: exit 2 with one line; an invalid key or peer key: exit 1 with its reason', () => {
   writeFileSync(join(dir, 'garbage.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-  const cases: [string[], RegExp][] = [
-    [['keygen', '--curve', 'p999', '-o', 'x'], /unknown curve 'p999'/],
-    [['keygen', '--curve', 'p256', '--format', 'pem2', '-o', 'y'], /unknown private-key format/],
-    [['pubkey', 'garbage.pem'], /PEM block CERTIFICATE is not a key/],
-    [['pubkey', 'nope.pem'], /cannot read/],
-    [['ecdh', '--key', 'p256-ct.pem'], /needs --peer/],
-    [['ecdh', '--key', 'p256-ct.pem', '--peer', 'p384-os.pub'], /curve/],
-    [['sign', '--key', 'p256-ct.pem', '--format', 'ber', 'p256-msg'], /unknown signature format/],
-    [['sign', '--key', 'p256-ct.pem', '--hash', 'md5', 'p256-msg'], /unknown hash 'md5'/],
-    [['sign', '--key', 'p256-ct.pem', 'no-such-file'], /cannot read no-such-file/],
-    [['verify', '--pub', 'p256-ct.pub', 'p256-msg'], /needs --sig/],
+  writeFileSync(join(dir, 'junk.key'), 'this is not a key\n');
+  // a point that is not on P-256: the SPKI of the real public key with one coordinate byte changed
+  const pub = readFileSync(join(dir, 'p256-ct.pub'), 'utf8');
+  const der = Buffer.from(pub.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  der[der.length - 1] ^= 1;
+  writeFileSync(join(dir, 'offcurve.pub'), `-----BEGIN PUBLIC KEY-----\n${der.toString('base64')}\n-----END PUBLIC KEY-----\n`);
+  const cases: [string[], number, RegExp][] = [
+    [['keygen', '--curve', 'p999', '-o', 'x'], 2, /unknown curve 'p999'.*usage: ctkit keygen/],
+    [['keygen', '--curve', 'p256', '--format', 'pem2', '-o', 'y'], 2, /unknown private-key format/],
+    [['keygen', '--curve', 'p256', '-o', 'no/dir/k.pem'], 2, /cannot create no\/dir\/k\.pem: the directory no\/dir does not exist/],
+    [['pubkey', 'nope.pem'], 2, /cannot read public key nope\.pem: no such file/],
+    [['ecdh', '--key', 'p256-ct.pem'], 2, /needs --peer/],
+    [['sign', '--key', 'p256-ct.pem', '--format', 'ber', 'p256-msg'], 2, /unknown signature format/],
+    [['sign', '--key', 'p256-ct.pem', '--hash', 'md5', 'p256-msg'], 2, /unknown hash 'md5'/],
+    [['sign', '--key', 'p256-ct.pem', 'no-such-file'], 2, /cannot read no-such-file: no such file/],
+    [['verify', '--pub', 'p256-ct.pub', 'p256-msg'], 2, /needs --sig/],
+    [['pubkey', 'garbage.pem'], 1, /^ctkit pubkey: invalid key: .*PEM block CERTIFICATE is not a key/],
+    [['sign', '--key', 'junk.key', 'p256-msg'], 1, /^ctkit sign: invalid key: private key junk\.key is not a PEM, JWK or hex key/],
+    [['ecdh', '--key', 'p256-ct.pem', '--peer', 'p384-os.pub'], 1, /^ctkit ecdh: invalid peer key: public key p384-os\.pub: .*the key is for the curve with OID 1\.3\.132\.0\.34/],
+    [['ecdh', '--key', 'p256-ct.pem', '--peer', 'offcurve.pub'], 1, /^ctkit ecdh: invalid peer key: public key offcurve\.pub: .*not on the curve/],
   ];
-  for (const [args, re] of cases) {
+  for (const [args, status, re] of cases) {
     const r = ctkit(args);
-    assert.equal(r.status, 2, `${args.join(' ')}: exit ${r.status} ${r.stderr}`);
+    assert.equal(r.status, status, `${args.join(' ')}: exit ${r.status} ${r.stderr}`);
     assert.match(r.stderr, re, args.join(' '));
-    assert.match(r.stderr, /usage: ctkit/);
+    assert.equal(r.stderr.split('\n').length, 2, `${args.join(' ')}: one line, got ${JSON.stringify(r.stderr)}`);
   }
+});
+
+test("the help's examples of sign and verify work as printed, with the real openssl, on every curve", () => {
+  const bin = ctkitShim();
+  const examples = (cmd: string) => {
+    const help = ctkit([cmd, '--help']).stdout;
+    return help.slice(help.indexOf('examples:') + 9).split('\n').map((l) => l.trim()).filter(Boolean);
+  };
+  const lines = [...examples('sign'), ...examples('verify')];
+  assert.equal(lines.length, 4);
+  for (const [name] of CURVES) {
+    const d = join(dir, `examples-${name}`);
+    mkdirSync(d);
+    assert.equal(ctkit(['keygen', '--curve', name, '-o', join(d, 'alice.pem')]).status, 0);
+    writeFileSync(join(d, 'alice.pub'), ctkit(['pubkey', join(d, 'alice.pem')]).stdout);
+    writeFileSync(join(d, 'release.tar'), `release of ${name}\n`.repeat(1000));
+    for (const line of lines) {
+      const r = spawnSync('bash', ['-c', line], { cwd: d, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+      assert.equal(r.status, 0, `${name}: \`${line}\` failed: ${r.stdout} ${r.stderr}`);
+      if (/verify/.test(line)) assert.match(String(r.stdout), /Verified OK/, `${name}: ${line}`);
+    }
+  }
+  rmSync(bin, { recursive: true, force: true });
+});
+
+test('sign and verify take --hash: a P-256 signature over SHA-512 verifies with openssl dgst -sha512 and not with the default', () => {
+  writeFileSync(join(dir, 'h.msg'), 'hash me\n');
+  const s = ctkit(['sign', '--key', 'p256-ct.pem', '--hash', 'sha512', 'h.msg', '-o', 'h.sig']);
+  assert.equal(s.status, 0, s.stderr);
+  assert.match(openssl(['dgst', '-sha512', '-verify', 'p256-ct.pub', '-signature', 'h.sig', 'h.msg']).stdout, /Verified OK/);
+  assert.equal(ctkit(['verify', '--pub', 'p256-ct.pub', '--sig', 'h.sig', '--hash', 'sha512', 'h.msg']).status, 0);
+  assert.equal(ctkit(['verify', '--pub', 'p256-ct.pub', '--sig', 'h.sig', 'h.msg']).status, 1);
+});
+
+// Issue 12 point 8: the library reads what the CLI reads.
+test('importPrivateKey reads `openssl ecparam -genkey` output and PEM given as bytes, on every curve', async () => {
+  const ec = await import('../src/ec/index.js');
+  const { InvalidKeyError, EncodingError } = await import('../src/errors.js');
+  const byName: Record<string, import('../src/ec/index.js').Curve> = {
+    p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
+    secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
+  };
+  const enc = new TextEncoder();
+  for (const [name, osslName] of CURVES) {
+    const curve = byName[name];
+    const text = openssl(['ecparam', '-name', osslName, '-genkey']).stdout;
+    assert.match(text, /^-----BEGIN EC PARAMETERS-----[\s\S]+-----BEGIN EC PRIVATE KEY-----/);
+    writeFileSync(join(dir, `lib-${name}.pem`), text);
+    // openssl's own view of the scalar: the PKCS#8 DER it converts the key to
+    const pkcs8 = run('openssl', ['pkcs8', '-topk8', '-nocrypt', '-in', join(dir, `lib-${name}.pem`), '-outform', 'DER']).raw;
+    const expected = curve.importPrivateKey(new Uint8Array(pkcs8), 'pkcs8-der');
+    assert.deepEqual(curve.importPrivateKey(text, 'sec1-pem'), expected, `${name}: string`);
+    assert.deepEqual(curve.importPrivateKey(enc.encode(text), 'sec1-pem'), expected, `${name}: bytes`);
+    const pkcs8Pem = curve.exportPrivateKey(expected, 'pkcs8-pem');
+    assert.deepEqual(curve.importPrivateKey(enc.encode(pkcs8Pem), 'pkcs8-pem'), expected, `${name}: PKCS#8 PEM as bytes`);
+    const spki = curve.exportPublicKey(curve.getPublicKey(expected), 'spki-pem');
+    assert.deepEqual(curve.importPublicKey(enc.encode(spki), 'spki-pem'), curve.getPublicKey(expected), `${name}: SPKI PEM as bytes`);
+  }
+  // an EC PARAMETERS block naming another curve is refused, even though the key itself names p256
+  const p256Key = openssl(['ecparam', '-name', 'prime256v1', '-genkey']).stdout;
+  const p384Params = openssl(['ecparam', '-name', 'secp384r1']).stdout;
+  const mixed = p384Params + p256Key.slice(p256Key.indexOf('-----BEGIN EC PRIVATE KEY-----'));
+  assert.throws(() => ec.p256.importPrivateKey(mixed, 'sec1-pem'), (e: Error) => e instanceof InvalidKeyError && /EC PARAMETERS block names the curve with OID 1\.3\.132\.0\.34/.test(e.message));
+  // explicit parameters are refused, binary bytes are not PEM
+  const explicit = openssl(['ecparam', '-name', 'prime256v1', '-param_enc', 'explicit']).stdout;
+  assert.throws(() => ec.p256.importPrivateKey(explicit + p256Key.slice(p256Key.indexOf('-----BEGIN EC PRIVATE KEY-----')), 'sec1-pem'), /explicit curve parameters/);
+  assert.throws(() => ec.p256.importPrivateKey(Uint8Array.of(0x30, 0x82, 0x01), 'sec1-pem'), (e: Error) => e instanceof EncodingError && /not PEM text/.test(e.message));
+  // and the CLI reads the same file through the library
+  writeFileSync(join(dir, 'lib-mixed.pem'), mixed);
+  const r = ctkit(['pubkey', join(dir, 'lib-mixed.pem')]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /EC PARAMETERS block names the curve/);
 });

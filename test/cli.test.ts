@@ -1,24 +1,21 @@
-// The ctkit binary as a user runs it: keygen, seal, open round trips for every algorithm and
+// The ctkit command as a user runs it: keygen, seal, open round trips for every algorithm and
 // the segment-boundary sizes; every kind of tampering gives exit status 1, a clear message and no
-// output file; usage errors give exit status 2 and the usage line.
+// output file; usage errors give exit status 2 and one line with the usage; files sealed by
+// ctkit 0.1 still open; --jobs N writes the same bytes as one thread.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, statSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ALGORITHMS, SEGMENT_SIZE, headerLength, algorithmByName } from '../src/cli/stream-format.js';
+import { ALGORITHMS, SEGMENT_SIZE, headerLength, algorithmByName } from '../src/stream/format.js';
 import { Rng } from './support/rng.js';
+import { ctkitArgv, ctkitSync } from './support/cli.js';
 
-const BIN = fileURLToPath(new URL('../bin/ctkit.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-cli-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
-function ctkit(args: string[], input?: Uint8Array) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, input, maxBuffer: 64 << 20 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
-}
+const ctkit = (args: string[], input?: Uint8Array) => ctkitSync(args, { cwd: dir, input });
 
 const rng = new Rng(0xc11);
 const keys = new Map<string, string>();
@@ -44,6 +41,7 @@ test('keygen writes a 0600 JWK and refuses to overwrite', () => {
   const again = ctkit(['keygen', '--aead', 'chacha20-poly1305', '-o', k]);
   assert.equal(again.status, 2);
   assert.match(again.stderr, /already exists/);
+  assert.equal(again.stderr.split('\n').length, 2, 'one line');
 });
 
 for (const alg of ALGORITHMS) {
@@ -90,7 +88,7 @@ function sealedFile(name: string, n: number): { path: string; bytes: Buffer } {
   return { path: p + '.ctk', bytes: readFileSync(p + '.ctk') };
 }
 
-function assertRejected(what: string, bytes: Uint8Array, toStdout = false): void {
+function assertRejected(what: string, bytes: Uint8Array, toStdout = false, authenticated = 0): void {
   const key = keyFor(alg.name);
   const p = join(dir, `tampered-${what.replace(/\W+/g, '-')}`);
   writeFileSync(p, bytes);
@@ -102,7 +100,12 @@ function assertRejected(what: string, bytes: Uint8Array, toStdout = false): void
   assert.match(r.stderr, /^ctkit open: /);
   assert.ok(!existsSync(out), `${what}: output file left behind`);
   assert.equal(readdirSync(dir).length, before, `${what}: a temporary file was left behind`);
-  assert.equal(r.stdout.length, 0, `${what}: plaintext on stdout`);
+  if (!toStdout) assert.equal(r.stdout.length, 0, `${what}: plaintext on stdout`);
+  // to stdout only whole segments that authenticated go out, and the message says how much
+  else {
+    assert.equal(r.stdout.length, authenticated, `${what}: ${r.stdout.length} bytes on stdout`);
+    if (authenticated) assert.match(r.stderr, new RegExp(`${authenticated} bytes of authenticated plaintext`));
+  }
 }
 
 test('tampering: header, every segment, tags, truncation, removal, duplication, swap, splice', () => {
@@ -140,8 +143,11 @@ test('tampering: header, every segment, tags, truncation, removal, duplication, 
   const oseg = (i: number) => other.subarray(H + i * SEG, Math.min(other.length, H + (i + 1) * SEG));
   assertRejected('spliced: segment 1 from another file', Buffer.concat([hdr, seg(0), oseg(1), seg(2)]));
   assertRejected("spliced: another file's header", Buffer.concat([other.subarray(0, H), seg(0), seg(1), seg(2)]));
-  // failure with output to stdout releases nothing
-  assertRejected('segment 2 tag, to stdout', flip(bytes.length - 1), true);
+  // to stdout: the segments that authenticated (0 and 1) went out before segment 2 failed; a
+  // damaged segment 0 releases nothing
+  assertRejected('segment 2 tag, to stdout', flip(bytes.length - 1), true, 2 * SEGMENT_SIZE);
+  assertRejected('segment 0 byte, to stdout', flip(H + 5), true, 0);
+  assertRejected('truncated after segment 1, to stdout', bytes.subarray(0, H + 2 * SEG), true, SEGMENT_SIZE);
 });
 
 test('wrong key and wrong algorithm are rejected', () => {
@@ -160,9 +166,18 @@ test('wrong key and wrong algorithm are rejected', () => {
   const r3 = ctkit(['open', '-k', keyFor('aes-256-gcm'), join(dir, 'wk'), '-o', p + '.out']);
   assert.equal(r3.status, 1);
   assert.match(r3.stderr, /not a ctkit sealed file/);
+  // an invalid key file is a failure with its reason (exit 1), not a usage error
+  writeFileSync(join(dir, 'bad.key'), '{"kty":"oct","alg":"chacha20-poly1305","k":"AAAA"}');
+  const r4 = ctkit(['open', '-k', join(dir, 'bad.key'), p, '-o', p + '.out']);
+  assert.equal(r4.status, 1, r4.stderr);
+  assert.match(r4.stderr, /^ctkit open: invalid key: a chacha20-poly1305 key is 32 bytes, the one in .* is 3\n$/);
+  writeFileSync(join(dir, 'notjson.key'), 'hello');
+  const r5 = ctkit(['seal', '-k', join(dir, 'notjson.key'), p, '-o', p + '.x']);
+  assert.equal(r5.status, 1, r5.stderr);
+  assert.match(r5.stderr, /invalid key: .* is not a ctkit key file/);
 });
 
-test('usage errors: exit 2 with the usage line; help and version exit 0', () => {
+test('usage errors: exit 2, one line with the usage; help and version exit 0', () => {
   const cases: [string[], RegExp][] = [
     [[], /usage: ctkit <command>/],
     [['frobnicate'], /unknown command 'frobnicate'/],
@@ -172,12 +187,17 @@ test('usage errors: exit 2 with the usage line; help and version exit 0', () => 
     [['keygen', '--aead', 'rot13', '-o', 'k'], /unknown AEAD 'rot13'/],
     [['seal', '-k', keyFor('aes-256-gcm'), '-a', 'chacha20-poly1305'], /is for aes-256-gcm, not chacha20-poly1305/],
     [['open', '-k', keyFor('aes-256-gcm'), 'a', 'b'], /too many arguments/],
+    [['seal', '-k', keyFor('aes-256-gcm'), '--jobs', '0'], /--jobs takes a number/],
+    [['open', '-k', keyFor('aes-256-gcm'), '-j', 'many'], /--jobs takes a number/],
   ];
   for (const [args, re] of cases) {
     const r = ctkit(args);
     assert.equal(r.status, 2, `${args.join(' ')}: exit ${r.status}`);
     assert.match(r.stderr, re, args.join(' '));
-    assert.match(r.stderr, /usage: ctkit/, args.join(' '));
+    if (!/cannot read/.test(r.stderr)) assert.match(r.stderr, /usage: ctkit/, args.join(' '));
+    // (ctkit alone prints the command list, as a request for help)
+    if (args.length) assert.equal(r.stderr.split('\n').length, 2, `${args.join(' ')}: more than one line: ${JSON.stringify(r.stderr)}`);
+    assert.equal(r.stdout.length, 0);
   }
   for (const args of [['--help'], ['seal', '--help'], ['help', 'open'], ['open', '-h']]) {
     const r = ctkit(args);
@@ -199,7 +219,7 @@ test('progress bar on stderr only when stderr is a terminal', () => {
   assert.equal(quiet.status, 0, quiet.stderr);
   assert.equal(quiet.stderr, '', 'output on stderr when it is not a terminal');
   // `script` (util-linux) gives the command a pseudo-terminal
-  const r = spawnSync('script', ['-q', '-e', '-c', `"${process.execPath}" "${BIN}" seal -k "${key}" "${big}" -o "${big}.t.ctk"`, '/dev/null'], { cwd: dir });
+  const r = spawnSync('script', ['-q', '-e', '-c', `"${process.execPath}" ${ctkitArgv(['seal', '-k', key, big, '-o', `${big}.t.ctk`]).map((a) => `"${a}"`).join(' ')}`, '/dev/null'], { cwd: dir });
   assert.equal(r.status, 0, r.stderr.toString());
   assert.match(r.stdout.toString(), /sealing \[#+\s*\]\s+100%/);
 });

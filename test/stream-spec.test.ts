@@ -87,7 +87,7 @@ test("OpenSSL rebuilds the ChaCha20-Poly1305 and AES-256-GCM vectors from the do
     const header = cat([Uint8Array.of(0x43, 0x54, 0x4b, 0x31, 1, ids[alg], S >>> 24, (S >>> 16) & 255, (S >>> 8) & 255, S & 255), prefix]);
     const A = cat([header, aadField === '(none)' ? new Uint8Array(0) : unhex(aadField)]);
     const k = Math.max(1, Math.ceil(plain.length / S));
-    const parts = [header];
+    const parts: Uint8Array[] = [header];
     for (let i = 0; i < k; i++) {
       const nonce = cat([prefix, Uint8Array.of(i >>> 24, (i >>> 16) & 255, (i >>> 8) & 255, i & 255, i === k - 1 ? 1 : 0)]);
       const c = createCipheriv(alg === 'aes-256-gcm' ? 'aes-256-gcm' : 'chacha20-poly1305', key, nonce, { authTagLength: 16 } as never) as ReturnType<typeof createCipheriv> & { setAAD(b: Uint8Array): void; getAuthTag(): Buffer };

@@ -1,25 +1,32 @@
-// `ctkit keygen --aead`, `ctkit seal`, `ctkit open`: symmetric key files and the segmented
-// sealed-file format of stream-format.ts, in constant memory.
+// `ctkit keygen --aead`, `ctkit seal`, `ctkit open`: symmetric key files, and the sealed-file
+// format of ctkit/stream (format 1, docs/stream-format.md) over files, stdin and stdout.
+//
+// The file path is the library's stream pump fed with large reads: CHUNK bytes per read into two
+// buffers used in turn, so the next read runs (in libuv's thread pool) while this one is sealed
+// or opened, and each batch goes out in one write. With --jobs N > 1 the segments are sealed and
+// opened on a pool of N workers, and the output is byte for byte the same.
+//
+// What `open` promises: with -o, the file appears only when every segment authenticated (it is
+// written under a temporary name and renamed). To stdout, plaintext goes out a batch at a time,
+// each batch only after all of its segments authenticated; a stream that is damaged or cut short
+// later is exit status 1 with a message saying how many authenticated bytes were already written,
+// so a consumer that must not act on a prefix checks the exit status (or uses -o).
 
-import { promises as fsp } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Aead } from '../aead/types.js';
 import { AuthenticationError } from '../errors.js';
-import { UsageError, Failure } from './errors.js';
-import { AtomicOutput, ChunkReader, Progress, createSecretFile, inputSize, openInput, writeAll } from './io.js';
-import {
-  ALGORITHMS,
-  FormatError,
-  HEADER_FIXED,
-  SEGMENT_SIZE,
-  algorithmByName,
-  encodeHeader,
-  parseHeaderStart,
-  prefixLength,
-  segmentNonce,
-  type AlgorithmInfo,
-} from './stream-format.js';
+import { ALGORITHMS, type AlgorithmInfo, algorithmByName } from '../stream/format.js';
+import { SegmentAuthenticationError } from '../stream/segments.js';
+import { type BatchCipher, type Pump, createOpenPump, createSealPump } from '../stream/web.js';
+import { Failure, FileError, UsageError } from './errors.js';
+import { Input, type Output, Progress, createSecretFile, openOutput, reason } from './io.js';
+import { promises as fsp } from 'node:fs';
+
+/** Bytes per read: 64 segments of 64 KiB. */
+export const CHUNK = 4 << 20;
 
 const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
+const algNames = () => ALGORITHMS.map((a) => a.name).join(', ');
 
 /** A symmetric key file: a JWK (RFC 7517) octet key naming its algorithm. */
 interface KeyFile {
@@ -29,7 +36,7 @@ interface KeyFile {
 
 export async function keygenAead(algName: string, out: string): Promise<void> {
   const alg = algorithmByName(algName);
-  if (!alg) throw new UsageError(`unknown AEAD '${algName}' (choose one of ${ALGORITHMS.map((a) => a.name).join(', ')})`);
+  if (!alg) throw new UsageError(`unknown AEAD '${algName}' (choose one of ${algNames()})`);
   const key = crypto.getRandomValues(new Uint8Array(alg.keyLength));
   const jwk = { kty: 'oct', alg: alg.name, k: b64url(key), key_ops: ['encrypt', 'decrypt'] };
   try {
@@ -44,30 +51,110 @@ async function readKeyFile(path: string): Promise<KeyFile> {
   try {
     text = await fsp.readFile(path, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read key file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new FileError(`cannot read key file ${path}: ${reason(e)}`);
   }
   let jwk: { kty?: unknown; alg?: unknown; k?: unknown };
   try {
     jwk = JSON.parse(text);
   } catch {
-    throw new UsageError(`${path} is not a ctkit key file (expected a JSON Web Key from \`ctkit keygen --aead\`)`);
+    throw new Failure(`invalid key: ${path} is not a ctkit key file (expected a JSON Web Key from \`ctkit keygen --aead\`)`);
   }
-  if (jwk.kty !== 'oct' || typeof jwk.k !== 'string' || typeof jwk.alg !== 'string') {
-    throw new UsageError(`${path} is not a symmetric key file (need "kty": "oct", "alg" and "k")`);
+  if (jwk === null || typeof jwk !== 'object' || jwk.kty !== 'oct' || typeof jwk.k !== 'string' || typeof jwk.alg !== 'string') {
+    throw new Failure(`invalid key: ${path} is not a symmetric key file (need "kty": "oct", "alg" and "k")`);
   }
   const alg = algorithmByName(jwk.alg);
-  if (!alg) throw new UsageError(`${path}: unknown algorithm '${jwk.alg}'`);
-  if (!/^[A-Za-z0-9_-]*$/.test(jwk.k)) throw new UsageError(`${path}: "k" is not base64url`);
+  if (!alg) throw new Failure(`invalid key: ${path} names the unknown algorithm '${jwk.alg}' (ctkit has ${algNames()})`);
+  if (!/^[A-Za-z0-9_-]*$/.test(jwk.k)) throw new Failure(`invalid key: in ${path}, "k" is not base64url`);
   const key = new Uint8Array(Buffer.from(jwk.k, 'base64url'));
-  if (key.length !== alg.keyLength) throw new UsageError(`${path}: a ${alg.name} key must be ${alg.keyLength} bytes, this one is ${key.length}`);
+  if (key.length !== alg.keyLength) {
+    key.fill(0);
+    throw new Failure(`invalid key: a ${alg.name} key is ${alg.keyLength} bytes, the one in ${path} is ${key.length}`);
+  }
   return { alg, key };
 }
 
 async function makeAead(alg: AlgorithmInfo, key: Uint8Array): Promise<Aead> {
   const mod = (await import('../aead/index.js')) as unknown as Record<string, unknown>;
   const factory = mod[alg.factory] as ((key: Uint8Array) => Aead) | undefined;
-  if (typeof factory !== 'function') throw new UsageError(`${alg.name} is not available in this build of ctkit`);
+  if (typeof factory !== 'function') throw new Failure(`${alg.name} is not available in this build of ctkit`);
   return factory(key);
+}
+
+/** --jobs: a number of workers, or undefined (automatic). */
+export function parseJobs(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(v) || Number(v) > 256) throw new UsageError(`--jobs takes a number of workers from 1 to 256, got '${v}'`);
+  return Number(v);
+}
+
+/** Inputs smaller than this are sealed on this thread unless --jobs says otherwise: starting workers costs more. */
+export const WORKERS_FROM = 16 << 20;
+
+/** Without --jobs: every core, except for a file known to be small. */
+function autoJobs(size: number | undefined): number {
+  if (size !== undefined && size < WORKERS_FROM) return 1;
+  return Math.max(1, availableParallelism());
+}
+
+interface Cipher {
+  cipher: Aead | BatchCipher;
+  dispose(): Promise<void>;
+}
+
+/** jobs = 1: an AEAD object on this thread; more: a worker pool holding the key. Wipes `key`. */
+async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: number): Promise<Cipher> {
+  try {
+    if (jobs > 1) {
+      const { createNodeWorkerPool } = await import('./workers.js');
+      const pool = await createNodeWorkerPool(alg.name, key, jobs);
+      return { cipher: pool, dispose: async () => { await pool.dispose(); } };
+    }
+    const aead = await makeAead(alg, key);
+    return { cipher: aead, dispose: async () => aead.dispose() };
+  } finally {
+    key.fill(0);
+  }
+}
+
+/** Feeds `input` through `pump` into `out`: two read buffers in turn, one write per read. */
+async function run(input: Input, pump: Pump, out: Output, progress: Progress): Promise<void> {
+  let cur = Buffer.allocUnsafeSlow(CHUNK);
+  let next = Buffer.allocUnsafeSlow(CHUNK);
+  const pending: Uint8Array[] = [];
+  const emit = (b: Uint8Array) => {
+    pending.push(b);
+  };
+  const flush = async () => {
+    if (pending.length) await out.write(pending.splice(0));
+  };
+  try {
+    let n = await input.readFull(cur);
+    while (n > 0) {
+      const ahead = n === CHUNK ? input.readFull(next) : Promise.resolve(0);
+      try {
+        await pump.write(cur.subarray(0, n), emit);
+        await flush();
+      } catch (e) {
+        await ahead.catch(() => undefined);
+        throw e;
+      }
+      progress.update(input.bytesRead);
+      n = await ahead;
+      [cur, next] = [next, cur];
+    }
+    await pump.close(emit);
+    await flush();
+  } catch (e) {
+    pump.cancel();
+    // what the pump emitted is complete (opening: authenticated) output; it goes out in order
+    // before the error is reported, whatever the number of workers
+    await flush().catch(() => undefined);
+    for (const p of pending) p.fill(0);
+    throw e;
+  } finally {
+    cur.fill(0);
+    next.fill(0);
+  }
 }
 
 export interface SealOptions {
@@ -75,43 +162,42 @@ export interface SealOptions {
   alg?: string;
   input?: string;
   output?: string;
+  force?: boolean;
+  /** workers; undefined: automatic */
+  jobs?: number;
 }
 
 export async function sealFile(o: SealOptions): Promise<void> {
   const kf = await readKeyFile(o.keyPath);
-  if (o.alg !== undefined && o.alg !== kf.alg.name) {
-    if (!algorithmByName(o.alg)) throw new UsageError(`unknown AEAD '${o.alg}' (choose one of ${ALGORITHMS.map((a) => a.name).join(', ')})`);
-    throw new UsageError(`the key in ${o.keyPath} is for ${kf.alg.name}, not ${o.alg}`);
-  }
-  const alg = kf.alg;
-  const aead = await makeAead(alg, kf.key);
-  kf.key.fill(0);
-  const reader = new ChunkReader(openInput(o.input));
-  const toStdout = o.output === undefined || o.output === '-';
-  const out = toStdout ? undefined : await AtomicOutput.create(o.output);
-  const progress = new Progress(await inputSize(o.input), 'sealing');
   try {
-    const prefix = crypto.getRandomValues(new Uint8Array(prefixLength(alg)));
-    const header = encodeHeader(alg, prefix);
-    const put = async (b: Uint8Array) => (out ? out.write(b) : writeAll(process.stdout, b));
-    await put(header);
-    let seg = await reader.read(SEGMENT_SIZE);
-    for (let i = 0; ; i++) {
-      const next = seg.length === SEGMENT_SIZE ? await reader.read(SEGMENT_SIZE) : new Uint8Array(0);
-      const final = next.length === 0;
-      await put(aead.seal(segmentNonce(alg, prefix, i, final), seg, header));
-      seg.fill(0);
-      progress.update(reader.bytesRead);
-      if (final) break;
-      seg = next;
+    if (o.alg !== undefined && o.alg !== kf.alg.name) {
+      if (!algorithmByName(o.alg)) throw new UsageError(`unknown AEAD '${o.alg}' (choose one of ${algNames()})`);
+      throw new UsageError(`the key in ${o.keyPath} is for ${kf.alg.name}, not ${o.alg}`);
     }
-    await out?.commit();
+  } catch (e) {
+    kf.key.fill(0);
+    throw e;
+  }
+  const input = await Input.open(o.input).catch((e) => {
+    kf.key.fill(0);
+    throw e;
+  });
+  let out: Output | undefined;
+  let c: Cipher | undefined;
+  const progress = new Progress(input.size, 'sealing');
+  try {
+    out = await openOutput(o.output, { force: o.force, binary: true, command: 'seal' });
+    c = await makeCipher(kf.alg, kf.key, o.jobs ?? autoJobs(input.size));
+    await run(input, createSealPump(c.cipher, { yieldEvery: 0 }), out, progress);
+    await out.commit();
   } catch (e) {
     await out?.abort();
     throw e;
   } finally {
+    kf.key.fill(0);
     progress.end();
-    aead.dispose();
+    await input.close();
+    await c?.dispose();
   }
 }
 
@@ -119,61 +205,38 @@ export interface OpenOptions {
   keyPath: string;
   input?: string;
   output?: string;
+  force?: boolean;
+  jobs?: number;
 }
 
 export async function openFile(o: OpenOptions): Promise<void> {
   const kf = await readKeyFile(o.keyPath);
-  const reader = new ChunkReader(openInput(o.input));
-  let aead: Aead | undefined;
-  let out: AtomicOutput | undefined;
-  const progress = new Progress(await inputSize(o.input), 'opening');
-  try {
-    const start = await reader.read(HEADER_FIXED);
-    let parsed;
-    try {
-      parsed = parseHeaderStart(start);
-    } catch (e) {
-      if (e instanceof FormatError) throw new Failure(e.message);
-      throw e;
-    }
-    const { alg, segmentSize } = parsed;
-    if (alg.id !== kf.alg.id) throw new Failure(`the file was sealed with ${alg.name}, but the key in ${o.keyPath} is for ${kf.alg.name}`);
-    const prefix = await reader.read(prefixLength(alg));
-    if (prefix.length !== prefixLength(alg)) throw new Failure('truncated header');
-    const header = new Uint8Array(start.length + prefix.length);
-    header.set(start);
-    header.set(prefix, start.length);
-    aead = await makeAead(alg, kf.key);
+  const input = await Input.open(o.input).catch((e) => {
     kf.key.fill(0);
-    out = await AtomicOutput.create(o.output);
-    const sealedSize = segmentSize + alg.tagLength;
-    let cur = await reader.read(sealedSize);
-    if (cur.length < alg.tagLength) throw new Failure('truncated: no complete segment after the header');
-    for (let i = 0; ; i++) {
-      const next = cur.length === sealedSize ? await reader.read(sealedSize) : new Uint8Array(0);
-      const final = next.length === 0;
-      let plain: Uint8Array;
-      try {
-        plain = aead.open(segmentNonce(alg, prefix, i, final), cur, header);
-      } catch (e) {
-        if (e instanceof AuthenticationError) {
-          throw new Failure(`segment ${i} failed authentication: the file is damaged, truncated, reordered or spliced, or the key is wrong; nothing was written`);
-        }
-        throw e;
-      }
-      await out.write(plain);
-      plain.fill(0);
-      progress.update(reader.bytesRead);
-      if (final) break;
-      if (next.length < alg.tagLength) throw new Failure(`truncated: segment ${i + 1} is shorter than a tag`);
-      cur = next;
-    }
+    throw e;
+  });
+  let out: Output | undefined;
+  let c: Cipher | undefined;
+  const progress = new Progress(input.size, 'opening');
+  try {
+    out = await openOutput(o.output, { force: o.force, command: 'open' });
+    c = await makeCipher(kf.alg, kf.key, o.jobs ?? autoJobs(input.size));
+    await run(input, createOpenPump(c.cipher, { yieldEvery: 0 }), out, progress);
     await out.commit();
   } catch (e) {
     await out?.abort();
+    if (e instanceof AuthenticationError) {
+      const already = out?.streaming && out.written > 0 ? `; ${out.written} bytes of authenticated plaintext before it were already written to stdout` : '; nothing was written';
+      if (e instanceof SegmentAuthenticationError && !/^truncated/.test(e.message)) {
+        throw new Failure(`segment ${e.segment} failed authentication: the file is damaged, truncated, reordered or spliced, or the key is wrong${already}`);
+      }
+      throw new Failure(`${e.message.replace(/stream/g, 'file')}${already}`);
+    }
     throw e;
   } finally {
+    kf.key.fill(0);
     progress.end();
-    aead?.dispose();
+    await input.close();
+    await c?.dispose();
   }
 }

@@ -7,8 +7,8 @@
 import { promises as fsp } from 'node:fs';
 import * as ec from '../ec/index.js';
 import type { Curve, EcJwk } from '../ec/index.js';
-import { UsageError } from './errors.js';
-import { createSecretFile } from './io.js';
+import { Failure, FileError, UsageError } from './errors.js';
+import { createSecretFile, reason } from './io.js';
 
 const CURVES: Curve[] = [ec.p256, ec.p224, ec.brainpoolP256r1, ec.p384, ec.p521, ec.secp256k1, ec.brainpoolP384r1, ec.brainpoolP512r1];
 
@@ -35,7 +35,7 @@ export async function readFileOrUsage(path: string, what: string): Promise<Uint8
   try {
     return new Uint8Array(await fsp.readFile(path));
   } catch (e) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new FileError(`cannot read ${what} ${path}: ${reason(e)}`);
   }
 }
 
@@ -54,14 +54,14 @@ function parseJwk(text: string, what: string): EcJwk | undefined {
   try {
     return JSON.parse(trimmed) as EcJwk;
   } catch {
-    throw new UsageError(`${what}: not valid JSON`);
+    throw new Failure(`invalid key: ${what} is not valid JSON`);
   }
 }
 
 /** Hex-encoded raw key bytes. */
 function parseHex(text: string, what: string): Uint8Array {
   const trimmed = text.trim();
-  if (!/^([0-9a-fA-F]{2})+$/.test(trimmed)) throw new UsageError(`${what}: not a PEM, JWK or hex key`);
+  if (!/^([0-9a-fA-F]{2})+$/.test(trimmed)) throw new Failure(`invalid key: ${what} is not a PEM, JWK or hex key`);
   return Uint8Array.from(Buffer.from(trimmed, 'hex'));
 }
 
@@ -79,9 +79,12 @@ function firstCurve(candidates: Curve[], f: (c: Curve) => Uint8Array, what: stri
       errors.push((e as Error).message);
     }
   }
-  const oid = errors.map((m) => m.match(/curve with OID ([0-9.]+)/)?.[1]).find(Boolean);
-  if (oid && candidates.length > 1) throw new UsageError(`${what}: unsupported curve (OID ${oid}; ctkit has ${CURVE_NAMES})`);
-  throw new UsageError(`${what}: ${errors[0]}`);
+  // "for the curve with OID x, not <ours>" from every curve: a curve ctkit does not have
+  const wrongCurve = /the key is for the curve with OID ([0-9.]+)/;
+  const telling = errors.find((m) => !wrongCurve.test(m));
+  const oid = errors.map((m) => m.match(wrongCurve)?.[1]).find(Boolean);
+  if (!telling && oid && candidates.length > 1) throw new Failure(`invalid key: ${what}: unsupported curve (OID ${oid}; ctkit has ${CURVE_NAMES})`);
+  throw new Failure(`invalid key: ${what}: ${telling ?? errors[0]}`);
 }
 
 export interface LoadedPrivateKey {
@@ -96,10 +99,12 @@ export async function loadPrivateKey(path: string, curveName?: string): Promise<
   if (isText(bytes)) {
     const text = new TextDecoder().decode(bytes);
     const blocks = pemBlocks(text);
-    if (blocks.has('PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('PRIVATE KEY')!, 'pkcs8-pem'), what);
-    if (blocks.has('EC PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(blocks.get('EC PRIVATE KEY')!, 'sec1-pem'), what);
-    if (blocks.has('ENCRYPTED PRIVATE KEY')) throw new UsageError(`${what} is encrypted; decrypt it first (openssl pkcs8 -in ${path})`);
-    if (blocks.size) throw new UsageError(`${what}: PEM block ${[...blocks.keys()][0]} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
+    // the key block, after the EC PARAMETERS block `openssl ecparam -genkey` writes (the library checks it)
+    const params = blocks.get('EC PARAMETERS') ?? '';
+    if (blocks.has('PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(params + '\n' + blocks.get('PRIVATE KEY')!, 'pkcs8-pem'), what);
+    if (blocks.has('EC PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(params + '\n' + blocks.get('EC PRIVATE KEY')!, 'sec1-pem'), what);
+    if (blocks.has('ENCRYPTED PRIVATE KEY')) throw new Failure(`invalid key: ${what} is encrypted; decrypt it first (openssl pkcs8 -in ${path})`);
+    if (blocks.size) throw new Failure(`invalid key: ${what}: PEM block ${[...blocks.keys()][0]} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
     const jwk = parseJwk(text, what);
     if (jwk) return firstCurve(candidates, (c) => c.importPrivateKey(jwk, 'jwk'), what);
     const raw = parseHex(text, what);
@@ -140,13 +145,14 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
         key.fill(0);
       }
     }
-    if (blocks.size) throw new UsageError(`${what}: PEM block ${[...blocks.keys()][0]} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
+    if (blocks.size) throw new Failure(`invalid key: ${what}: PEM block ${[...blocks.keys()][0]} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
     const jwk = parseJwk(text, what);
     if (jwk) {
       const pub: EcJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
       return firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what);
     }
     const raw = parseHex(text, what);
+    if (!curveName) throw new UsageError(`${what} is a raw (hex) key: say which curve with --curve`);
     // a raw scalar (from `keygen --format raw`) is a private key: its length says so
     if (curveName && raw.length === candidates[0].privateKeyBytes) {
       const sk = candidates[0].importPrivateKey(raw, 'raw');
@@ -163,6 +169,15 @@ export async function loadPublicKey(path: string, curveName?: string): Promise<L
   return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'raw'), what);
 }
 
+/** --format jwk on a curve without a registered JWK name is a usage error (the format cannot be had). */
+function jwkOrUsage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new UsageError(`--format jwk: ${(e as Error).message}`);
+  }
+}
+
 async function writeSecretFile(path: string | undefined, data: string | Uint8Array): Promise<void> {
   if (path === undefined || path === '-') process.stdout.write(data);
   else await createSecretFile(path, data);
@@ -177,7 +192,7 @@ export async function keygenCurve(curveName: string, format: string | undefined,
     switch (fmt) {
       case 'pkcs8': data = curve.exportPrivateKey(sk, 'pkcs8-pem'); break;
       case 'sec1': data = curve.exportPrivateKey(sk, 'sec1-pem'); break;
-      case 'jwk': data = JSON.stringify(curve.exportPrivateKey(sk, 'jwk')) + '\n'; break;
+      case 'jwk': data = JSON.stringify(jwkOrUsage(() => curve.exportPrivateKey(sk, 'jwk'))) + '\n'; break;
       case 'raw': data = Buffer.from(sk).toString('hex') + '\n'; break;
       default: throw new UsageError(`unknown private-key format '${fmt}' (pkcs8, sec1, jwk or raw)`);
     }
@@ -192,7 +207,7 @@ export async function pubkey(path: string, format: string | undefined, curveName
   let data: string;
   switch (format ?? 'spki') {
     case 'spki': data = curve.exportPublicKey(key, 'spki-pem'); break;
-    case 'jwk': data = JSON.stringify(curve.exportPublicKey(key, 'jwk')) + '\n'; break;
+    case 'jwk': data = JSON.stringify(jwkOrUsage(() => curve.exportPublicKey(key, 'jwk'))) + '\n'; break;
     case 'raw': data = Buffer.from(key).toString('hex') + '\n'; break;
     case 'compressed': data = Buffer.from(curve.compressPublicKey(key)).toString('hex') + '\n'; break;
     default: throw new UsageError(`unknown public-key format '${format}' (spki, jwk, raw or compressed)`);
@@ -204,8 +219,10 @@ export async function pubkey(path: string, format: string | undefined, curveName
 export async function ecdh(keyPath: string, peerPath: string, out: string | undefined, curveName?: string): Promise<void> {
   const mine = await loadPrivateKey(keyPath, curveName);
   try {
-    const peer = await loadPublicKey(peerPath, curveName ?? mine.curve.name);
-    if (peer.curve !== mine.curve) throw new UsageError(`the peer key is on ${peer.curve.name}, the private key on ${mine.curve.name}`);
+    const peer = await loadPublicKey(peerPath, curveName ?? mine.curve.name).catch((e) => {
+      throw e instanceof Failure ? new Failure(e.message.replace(/^invalid key: /, 'invalid peer key: ')) : e;
+    });
+    if (peer.curve !== mine.curve) throw new Failure(`invalid peer key: the peer key is on ${peer.curve.name}, the private key on ${mine.curve.name}`);
     const secret = mine.curve.ecdh(mine.key, peer.key);
     try {
       if (out === undefined || out === '-') process.stdout.write(Buffer.from(secret).toString('hex') + '\n');

@@ -1,15 +1,17 @@
-// ctkit — the command-line tool. Exit status: 0 success, 1 authentication or verification
-// failure (or a damaged sealed file), 2 usage error; one line on stderr says what was wrong.
+// ctkit — the command-line tool. Exit status: 0 success; 1 a failure: authentication or
+// verification, a damaged sealed file, an invalid key; 2 a usage error or a file that cannot be
+// read or written (or would be overwritten). One line on stderr says what was wrong.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { keygenAead, openFile, sealFile } from './files.js';
-import { UsageError, Failure } from './errors.js';
+import { keygenAead, openFile, parseJobs, sealFile } from './files.js';
+import { UsageError, Failure, FileError } from './errors.js';
+import { installCleanup } from './io.js';
 import { runBench } from './bench.js';
 import { ctCheckCommand } from './ct-check.js';
 import { CURVE_NAMES, ecdh, keygenCurve, pubkey } from './keys.js';
 import { signFile, verifyFile } from './sign.js';
-import { ALGORITHMS } from './stream-format.js';
+import { ALGORITHMS } from '../stream/format.js';
 import { EncodingError, InvalidKeyError } from '../errors.js';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -100,48 +102,58 @@ const COMMANDS: Record<string, Command> = {
   },
   seal: {
     summary: 'encrypt and authenticate a file or stdin',
-    usage: 'ctkit seal --key <keyfile> [-a <alg>] [in] [-o out]',
+    usage: 'ctkit seal --key <keyfile> [-a <alg>] [--jobs N] [in] [-o out [--force]]',
     details: [
       '  -k, --key <file>  key file from `ctkit keygen --aead`',
       `  -a, --alg <alg>   algorithm (default: the key file's): ${AEAD_NAMES}`,
-      '  -o, --out <file>  output (default stdout); written under a temporary name, then renamed',
+      '  -o, --out <file>  output (default stdout, never a terminal); written under a temporary',
+      '                    name (mode 0600) and renamed into place when complete',
+      '  -f, --force       replace an existing output file (without it ctkit never overwrites)',
+      '  -j, --jobs <n>    worker threads sealing segments in parallel (default: every core)',
       '  in                input file (default stdin)',
       '',
       'Works in constant memory on inputs of any size: 64 KiB segments, each sealed with its own',
       'nonce (random prefix, counter, final flag), so truncation, reordering and splicing are detected.',
+      'The format is ctkit/stream\'s (docs/stream-format.md): the library opens what the CLI seals.',
       '',
       'examples:',
       '  ctkit seal --key secret.key report.pdf -o report.pdf.ctk',
       '  tar c dir | ctkit seal -k secret.key > dir.tar.ctk',
     ].join('\n'),
-    options: { key: { type: 'string', short: 'k' }, alg: { type: 'string', short: 'a' }, out: { type: 'string', short: 'o' } },
+    options: { key: { type: 'string', short: 'k' }, alg: { type: 'string', short: 'a' }, out: { type: 'string', short: 'o' }, force: { type: 'boolean', short: 'f' }, jobs: { type: 'string', short: 'j' } },
     maxPositionals: 1,
     async run(v, p) {
       if (typeof v.key !== 'string') throw new UsageError('seal needs --key <keyfile>');
-      await sealFile({ keyPath: v.key, alg: v.alg as string | undefined, input: p[0], output: v.out as string | undefined });
+      const jobs = parseJobs(v.jobs as string | undefined);
+      await sealFile({ keyPath: v.key, alg: v.alg as string | undefined, input: p[0], output: v.out as string | undefined, force: v.force === true, jobs });
     },
   },
   open: {
     summary: 'verify and decrypt a sealed file or stdin',
-    usage: 'ctkit open --key <keyfile> [in] [-o out]',
+    usage: 'ctkit open --key <keyfile> [--jobs N] [in] [-o out [--force]]',
     details: [
       '  -k, --key <file>  key file',
       '  -o, --out <file>  output (default stdout)',
+      '  -f, --force       replace an existing output file (without it ctkit never overwrites)',
+      '  -j, --jobs <n>    worker threads opening segments in parallel (default: every core)',
       '  in                sealed input (default stdin)',
       '',
-      'Nothing is written unless every segment authenticates: the output is assembled under a',
-      'temporary name and renamed (or copied to stdout) only after the last segment verified.',
+      'With -o the file appears only when every segment authenticated: it is written under a',
+      'temporary name (mode 0600) and renamed. To stdout, plaintext goes out as it authenticates,',
+      'segment by segment, never before; when a later segment fails or the file was cut short,',
+      'the exit status is 1 and the message says how much authenticated output was written.',
       'Exit status 1 when the file was damaged, truncated, reordered or sealed with another key.',
       '',
       'examples:',
       '  ctkit open --key secret.key report.pdf.ctk -o report.pdf',
       '  ctkit open -k secret.key < dir.tar.ctk | tar x',
     ].join('\n'),
-    options: { key: { type: 'string', short: 'k' }, out: { type: 'string', short: 'o' } },
+    options: { key: { type: 'string', short: 'k' }, out: { type: 'string', short: 'o' }, force: { type: 'boolean', short: 'f' }, jobs: { type: 'string', short: 'j' } },
     maxPositionals: 1,
     async run(v, p) {
       if (typeof v.key !== 'string') throw new UsageError('open needs --key <keyfile>');
-      await openFile({ keyPath: v.key, input: p[0], output: v.out as string | undefined });
+      const jobs = parseJobs(v.jobs as string | undefined);
+      await openFile({ keyPath: v.key, input: p[0], output: v.out as string | undefined, force: v.force === true, jobs });
     },
   },
   sign: {
@@ -151,13 +163,14 @@ const COMMANDS: Record<string, Command> = {
       '  -k, --key <file>   private key (PKCS#8, SEC 1, JWK; PEM or DER; made by ctkit or openssl)',
       '  --format <f>       der (ASN.1, default, as openssl dgst writes) or p1363 (r ‖ s, fixed length)',
       "  --hash <h>         sha224, sha256, sha384, sha512 (default: the curve's: SHA-256 for P-256,",
-      '                     secp256k1, brainpoolP256r1; SHA-224 P-224; SHA-384 P-384, brainpoolP384r1; SHA-512 P-521, brainpoolP512r1)',
+      '                     secp256k1, brainpoolP256r1; SHA-224 P-224; SHA-384 P-384, brainpoolP384r1; SHA-512 P-521, brainpoolP512r1);',
+      "                     openssl dgst hashes with SHA-256 unless told: name the hash on both sides",
       '  -o, --out <file>   signature file (default: raw bytes on stdout)',
       '',
       'Deterministic signatures (RFC 6979). The file is hashed as it streams in.',
       '',
       'examples:',
-      '  ctkit sign --key alice.pem release.tar > release.tar.sig',
+      '  ctkit sign --key alice.pem --hash sha256 release.tar > release.tar.sig',
       '  openssl dgst -sha256 -verify alice.pub -signature release.tar.sig release.tar',
     ].join('\n'),
     options: { key: { type: 'string', short: 'k' }, format: { type: 'string' }, hash: { type: 'string' }, out: { type: 'string', short: 'o' } },
@@ -173,13 +186,13 @@ const COMMANDS: Record<string, Command> = {
     details: [
       '  --pub <file>       public key (SPKI PEM/DER, JWK, or a private key file)',
       '  --sig <file>       the signature (DER by default; --format p1363 for r ‖ s)',
-      "  --hash <h>         as for sign (default: the curve's)",
+      "  --hash <h>         as for sign (default: the curve's; OpenSSL's dgst default is sha256)",
       '',
       'Prints "Verified OK" and exits 0, or exits 1 when the signature does not verify.',
       '',
       'examples:',
-      '  ctkit verify --pub alice.pub --sig release.tar.sig release.tar',
-      '  openssl dgst -sha256 -sign alice.pem release.tar > s && ctkit verify --pub alice.pub --sig s release.tar',
+      '  ctkit verify --pub alice.pub --hash sha256 --sig release.tar.sig release.tar',
+      '  openssl dgst -sha256 -sign alice.pem release.tar > s && ctkit verify --pub alice.pub --hash sha256 --sig s release.tar',
     ].join('\n'),
     options: { pub: { type: 'string' }, sig: { type: 'string' }, format: { type: 'string' }, hash: { type: 'string' } },
     maxPositionals: 1,
@@ -233,7 +246,8 @@ function mainHelp(): string {
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
     'ctkit <command> --help shows a command\'s options and examples.',
-    'exit status: 0 success, 1 authentication/verification failure, 2 usage error',
+    'exit status: 0 success; 1 failure (authentication, verification, a damaged file, an invalid key);',
+    '2 usage error, or a file that cannot be read or written or would be overwritten',
   ].join('\n');
 }
 
@@ -242,6 +256,7 @@ function commandHelp(c: Command): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  installCleanup();
   const [cmd, ...rest] = argv;
   if (cmd === undefined) {
     process.stderr.write(mainHelp() + '\n');
@@ -276,23 +291,39 @@ export async function main(argv: string[]): Promise<number> {
     await c.run(parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
     return 0;
   } catch (caught) {
-    let e = caught;
-    if (e instanceof EncodingError || e instanceof InvalidKeyError) e = new UsageError(e.message);
-    if (e instanceof UsageError) {
-      process.stderr.write(`ctkit${c ? ' ' + cmd : ''}: ${e.message}\n`);
-      process.stderr.write(`usage: ${c ? c.usage : 'ctkit <command> [options]'} (see ctkit ${c ? cmd + ' ' : ''}--help)\n`);
-      return 2;
-    }
-    if (e instanceof Failure) {
-      process.stderr.write(`ctkit ${cmd}: ${e.message}\n`);
-      return 1;
-    }
-    const err = e as NodeJS.ErrnoException;
-    if (err && err.code === 'EPIPE') return 0;
-    process.stderr.write(`ctkit ${cmd}: ${err?.message ?? String(e)}\n`);
-    return 1;
+    return report(caught, c ? cmd : undefined, c?.usage);
   }
 }
 
+/** One line on stderr and the exit status for an error. */
+function report(caught: unknown, cmd: string | undefined, usage: string | undefined): number {
+  const prefix = cmd ? `ctkit ${cmd}: ` : 'ctkit: ';
+  let e = caught;
+  if (e instanceof EncodingError || e instanceof InvalidKeyError) e = new Failure(`invalid key: ${e.message}`);
+  const line = (m: string) => m.replace(/\s*\n\s*/g, ' ');
+  if (e instanceof UsageError) {
+    process.stderr.write(`${prefix}${line(e.message)}; usage: ${usage ?? 'ctkit <command> [options]'} (ctkit ${cmd ? cmd + ' ' : ''}--help)\n`);
+    return 2;
+  }
+  if (e instanceof FileError) {
+    process.stderr.write(`${prefix}${line(e.message)}\n`);
+    return 2;
+  }
+  if (e instanceof Failure) {
+    process.stderr.write(`${prefix}${line(e.message)}\n`);
+    return 1;
+  }
+  const err = e as NodeJS.ErrnoException;
+  // the reader of stdout went away (`ctkit open f | head`): quiet, as a shell reports SIGPIPE
+  if (err && err.code === 'EPIPE') return 141;
+  process.stderr.write(`${prefix}${line(err?.message ?? String(e))}\n`);
+  return 1;
+}
+
+// anything that escapes (a stream error event, a worker crash) is still one line, not a trace
+process.on('uncaughtException', (e) => {
+  process.exitCode = report(e, process.argv[2], undefined);
+  process.exit();
+});
 const code = await main(process.argv.slice(2));
 process.exitCode = code;

@@ -6,7 +6,7 @@ import { promises as fsp } from 'node:fs';
 import type { EcdsaCurve, SignatureFormat } from '../ec/index.js';
 import { sha224, sha256, sha384, sha512, type Hash } from '../hash/index.js';
 import { UsageError, Failure } from './errors.js';
-import { ChunkReader, openInput } from './io.js';
+import { Input } from './io.js';
 import { loadPrivateKey, loadPublicKey, readFileOrUsage } from './keys.js';
 
 const HASHES: Record<string, Hash> = { sha224, sha256, sha384, sha512 };
@@ -24,19 +24,18 @@ function pickFormat(f: string | undefined): SignatureFormat {
   throw new UsageError(`unknown signature format '${f}' (der or p1363)`);
 }
 
-async function digestOf(input: string | undefined, hash: Hash): Promise<Uint8Array> {
-  const reader = new ChunkReader(openInput(input));
+async function digestOf(path: string | undefined, hash: Hash): Promise<Uint8Array> {
+  const input = await Input.open(path);
   const h = hash.create();
+  const buf = new Uint8Array(1 << 20);
   try {
     for (;;) {
-      const chunk = await reader.read(1 << 16);
-      if (chunk.length === 0) break;
-      h.update(chunk);
+      const n = await input.readFull(buf);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
     }
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'EACCES') throw new UsageError(`cannot read ${input}: ${err.code}`);
-    throw e;
+  } finally {
+    await input.close();
   }
   return h.digest();
 }

@@ -4,3 +4,4 @@ export { createSealStream, createOpenStream, sealStreamAsync, openStreamAsync, y
 export { createSealer, createOpener, StreamSealer, StreamOpener, type SealerOptions, type OpenerOptions } from './sealer.js';
 export { SegmentAuthenticationError } from './segments.js';
 export { ALGORITHMS, SEGMENT_SIZE, MAX_SEGMENT_SIZE, StreamFormatError, headerLength, type AlgorithmInfo, type AlgorithmName } from './format.js';
+export { createWorkerPool, nodeWorkers, WorkerPool, type WorkerPoolOptions, type WorkerLike, type NodeWorkerLike, type NodeWorkersOptions } from './pool.js';

@@ -106,6 +106,12 @@ class Pacer {
 
 type Emit = (b: Uint8Array) => void;
 
+/** Marks a promise that is awaited later, in order: its rejection is not "unhandled" meanwhile. */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 /** Sealing or opening, chunk by chunk, on an AEAD or a pool; the shared engine of every async form. */
 export interface Pump {
   write(chunk: Uint8Array, emit: Emit): Promise<void>;
@@ -150,7 +156,7 @@ class SealPump implements Pump {
     const first = this.#index;
     this.#index += lastFinal ? 0 : batch.length / this.#params.segmentSize;
     if (this.#aead) emit(sealBatch(this.#aead, this.#params, batch, first, lastFinal));
-    else this.#inflight.push(this.#pool!.sealBatch(this.#params, batch.slice(), first, lastFinal));
+    else this.#inflight.push(handled(this.#pool!.sealBatch(this.#params, batch.slice(), first, lastFinal)));
   }
 
   async #drain(emit: Emit, keep: number): Promise<void> {
@@ -234,7 +240,7 @@ class OpenPump implements Pump {
     const first = this.#index;
     this.#index += lastFinal ? 0 : batch.length / this.#framer!.unit;
     if (this.#aead) emit(openBatch(this.#aead, this.#params!, batch, first, lastFinal));
-    else this.#inflight.push(this.#pool!.openBatch(this.#params!, batch.slice(), first, lastFinal));
+    else this.#inflight.push(handled(this.#pool!.openBatch(this.#params!, batch.slice(), first, lastFinal)));
   }
 
   async #drain(emit: Emit, keep: number): Promise<void> {

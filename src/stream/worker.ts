@@ -1,0 +1,85 @@
+// The body of a sealed-stream worker (a Web Worker, or a Node.js worker_threads worker through
+// the bootstrap in pool.ts, which gives it the same globalThis.postMessage / onmessage). It
+// receives the key once, expands it into its own AEAD object and wipes the copy it received;
+// then seals or opens batches of segments; on dispose it wipes the expanded key.
+//
+// Messages in:  { t: 'init', algorithm, key } · { t: 'seal' | 'open', id, data, params, first, lastFinal } · { t: 'dispose' }
+// Messages out: { t: 'loaded' } · { t: 'ready' } · { t: 'done', id, data } · { t: 'fail', id, … } · { t: 'disposed', wiped }
+
+import type { Aead } from '../aead/types.js';
+import { StateError } from '../errors.js';
+import { aesGcm, aesGcmSiv, chacha20Poly1305, sm4Gcm, xchacha20Poly1305 } from '../aead/index.js';
+import { algorithmByName } from './format.js';
+import { SegmentAuthenticationError, openBatch, sealBatch, type SegmentParams } from './segments.js';
+
+const FACTORIES: Record<string, (key: Uint8Array) => Aead> = {
+  'aes-256-gcm': aesGcm,
+  'chacha20-poly1305': chacha20Poly1305,
+  'xchacha20-poly1305': xchacha20Poly1305,
+  'aes-256-gcm-siv': aesGcmSiv,
+  'sm4-gcm': sm4Gcm,
+};
+
+interface Scope {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  onmessage: ((e: { data: any }) => void) | null;
+}
+const scope = globalThis as unknown as Scope;
+
+let aead: Aead | undefined;
+let received: Uint8Array | undefined;
+
+function paramsOf(m: { algorithm: string; prefix: Uint8Array; aad: Uint8Array; segmentSize: number }): SegmentParams {
+  return { alg: algorithmByName(m.algorithm)!, prefix: m.prefix, aad: m.aad, segmentSize: m.segmentSize };
+}
+
+scope.onmessage = (e) => {
+  const m = e.data;
+  try {
+    switch (m.t) {
+      case 'init': {
+        received = m.key as Uint8Array;
+        const f = FACTORIES[m.algorithm];
+        if (!f) throw new RangeError(`unknown algorithm ${m.algorithm}`);
+        aead = f(received);
+        received.fill(0);
+        scope.postMessage({ t: 'ready' });
+        return;
+      }
+      case 'seal':
+      case 'open': {
+        if (!aead) throw new StateError('worker: no key');
+        const data = m.data as Uint8Array;
+        const out = m.t === 'seal' ? sealBatch(aead, paramsOf(m), data, m.first, m.lastFinal) : openBatch(aead, paramsOf(m), data, m.first, m.lastFinal);
+        if (m.t === 'seal') data.fill(0); // plaintext that came in
+        scope.postMessage({ t: 'done', id: m.id, data: out }, [out.buffer as ArrayBuffer]);
+        return;
+      }
+      case 'dispose': {
+        aead?.dispose();
+        let disposed = false;
+        try {
+          aead?.seal(new Uint8Array(aead.nonceLength), new Uint8Array(0));
+        } catch (err) {
+          disposed = err instanceof StateError;
+        }
+        const wiped = (received?.every((b) => b === 0) ?? true) && (aead === undefined || disposed);
+        aead = undefined;
+        scope.postMessage({ t: 'disposed', wiped });
+        return;
+      }
+    }
+  } catch (err) {
+    if (m.t === 'seal' && m.data instanceof Uint8Array) m.data.fill(0);
+    const x = err as Error;
+    scope.postMessage({
+      t: 'fail',
+      id: m.id,
+      name: x?.name,
+      message: x?.message ?? String(err),
+      segment: err instanceof SegmentAuthenticationError ? err.segment : undefined,
+    });
+  }
+};
+
+scope.postMessage({ t: 'loaded' });

@@ -1,0 +1,230 @@
+// The file edges of `ctkit seal` and `ctkit open` (issue 12 points 5-7): unreadable inputs,
+// signals and a closed stdout mid-operation (real signals to a real child process), temporary
+// files (mode 0600, never left behind, never in $TMPDIR), outputs that are never overwritten
+// without --force, binary output refused on a terminal, missing output directories; and the
+// files of ctkit 0.1 and --jobs on the command line.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chacha20Poly1305 } from '../src/aead/index.js';
+import { createSealer } from '../src/stream/index.js';
+import { refOpenStream } from '../src/ref/stream.js';
+import { Rng } from './support/rng.js';
+import { ctkitArgv, ctkitSpawn, ctkitSync } from './support/cli.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ctkit-files-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+const rng = new Rng(0xf11e);
+let n = 0;
+/** A fresh directory with a chacha20-poly1305 key file in it. */
+function workdir(): { dir: string; key: string; tmp: string } {
+  const dir = join(root, `w${n++}`);
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const key = join(dir, 'k.key');
+  const r = ctkitSync(['keygen', '--aead', 'chacha20-poly1305', '-o', key]);
+  assert.equal(r.status, 0, r.stderr);
+  return { dir, key, tmp };
+}
+const ls = (d: string) => readdirSync(d).sort();
+/** $TMPDIR's entries, less tsx's compile cache (tsx-<uid>), which the test runner's loader puts there */
+const lsTmp = (d: string) => ls(d).filter((f) => !/^tsx-\d+$/.test(f));
+const keyBytes = (path: string) => new Uint8Array(Buffer.from(JSON.parse(readFileSync(path, 'utf8')).k, 'base64url'));
+
+test('a missing or unreadable input: exit 2, one line, no file created, nothing on stdout', () => {
+  const { dir, key, tmp } = workdir();
+  mkdirSync(join(dir, 'adir'));
+  for (const cmd of ['seal', 'open']) {
+    for (const [input, why] of [['nope.bin', /no such file \(ENOENT\)/], ['adir', /is a directory/]] as const) {
+      for (const out of [['-o', 'out.bin'], []]) {
+        const before = ls(dir);
+        const r = ctkitSync([cmd, '-k', key, input, ...out], { cwd: dir, env: { ...process.env, TMPDIR: tmp } });
+        const what = `${cmd} ${input} ${out.join(' ')}`;
+        assert.equal(r.status, 2, `${what}: ${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`^ctkit ${cmd}: cannot read ${input}: `), what);
+        assert.match(r.stderr, why, what);
+        assert.equal(r.stderr.split('\n').length, 2, `${what}: one line, got ${JSON.stringify(r.stderr)}`);
+        assert.equal(r.stdout.length, 0, `${what}: ${r.stdout.length} bytes on stdout`);
+        assert.deepEqual(ls(dir), before, `${what}: a file was created`);
+        assert.deepEqual(lsTmp(tmp), [], `${what}: something in $TMPDIR`);
+      }
+    }
+  }
+});
+
+function waitFor(cond: () => boolean, what: string, ms = 30000): Promise<void> {
+  const until = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      if (cond()) return resolve();
+      if (Date.now() > until) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(poll, 20);
+    };
+    poll();
+  });
+}
+
+const exited = (c: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => c.on('exit', (code, signal) => resolve({ code, signal })));
+
+/** A sealed stream of `size` random bytes under the key file's key. */
+function sealedBytes(key: string, size: number): { plain: Uint8Array; sealed: Uint8Array } {
+  const aead = chacha20Poly1305(keyBytes(key));
+  const s = createSealer(aead);
+  const plain = rng.bytes(size);
+  const parts = [...s.push(plain), ...s.finish()];
+  aead.dispose();
+  return { plain, sealed: Buffer.concat(parts) };
+}
+
+for (const cmd of ['seal', 'open'] as const) {
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    test(`${cmd} -o: ${sig} mid-operation removes the temporary file (mode 0600 while it lived)`, async () => {
+      const { dir, key, tmp } = workdir();
+      const feed = cmd === 'seal' ? rng.bytes(9 << 20) : sealedBytes(key, 9 << 20).sealed;
+      const child = ctkitSpawn([cmd, '-k', key, '-o', join(dir, 'out.bin'), '--jobs', '1'], { cwd: dir, env: { ...process.env, TMPDIR: tmp }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      const done = exited(child);
+      child.stdin!.on('error', () => undefined); // EPIPE once the child is gone
+      // more than one read's worth, then the pipe stays open: the child waits for more input
+      child.stdin!.write(feed);
+      const temps = () => ls(dir).filter((f) => f.includes('.ctkit-tmp'));
+      await waitFor(() => temps().length === 1 && statSync(join(dir, temps()[0])).size > 0, 'a temporary file with data in it');
+      const t = join(dir, temps()[0]);
+      assert.equal(statSync(t).mode & 0o777, 0o600, 'temporary file mode');
+      assert.ok(temps()[0].startsWith('.out.bin.'), temps()[0]);
+      child.kill(sig);
+      const { code, signal } = await done;
+      assert.equal(signal, sig, `exit ${code}, stderr ${stderr}`);
+      assert.deepEqual(ls(dir), ['k.key', 'tmp'], 'files left behind');
+      assert.deepEqual(lsTmp(tmp), []);
+    });
+  }
+}
+
+for (const cmd of ['seal', 'open'] as const) {
+  test(`${cmd} to a stdout that closes (EPIPE): quiet exit 141, no temporary file anywhere`, async () => {
+    const { dir, key, tmp } = workdir();
+    const input = join(dir, 'in.bin');
+    writeFileSync(input, cmd === 'seal' ? rng.bytes(24 << 20) : sealedBytes(key, 24 << 20).sealed);
+    const child = ctkitSpawn([cmd, '-k', key, input, '--jobs', '1'], { cwd: dir, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const done = exited(child);
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    assert.deepEqual(lsTmp(tmp), [], 'plaintext or ciphertext spooled to $TMPDIR');
+    child.stdout!.destroy();
+    const { code } = await done;
+    assert.equal(code, 141, `stderr: ${stderr}`);
+    assert.equal(stderr, '');
+    assert.deepEqual(ls(dir), ['in.bin', 'k.key', 'tmp']);
+    assert.deepEqual(lsTmp(tmp), []);
+  });
+}
+
+test('open to stdout streams authenticated plaintext and never writes to $TMPDIR', async () => {
+  const { dir, key, tmp } = workdir();
+  const { plain, sealed } = sealedBytes(key, 12 << 20);
+  const child = ctkitSpawn(['open', '-k', key, '--jobs', '1'], { cwd: dir, env: { ...process.env, TMPDIR: tmp }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const got: Buffer[] = [];
+  let gotLen = 0;
+  child.stdout!.on('data', (d: Buffer) => {
+    got.push(d);
+    gotLen += d.length;
+  });
+  const done = exited(child);
+  child.stdin!.on('error', () => undefined);
+  child.stdin!.write(sealed.subarray(0, 9 << 20));
+  // plaintext arrives while the input is still open: nothing is spooled until the end
+  await waitFor(() => gotLen > 0, 'plaintext on stdout before the end of the input');
+  assert.deepEqual(lsTmp(tmp), []);
+  assert.deepEqual(ls(dir), ['k.key', 'tmp']);
+  child.stdin!.end(sealed.subarray(9 << 20));
+  const { code } = await done;
+  assert.equal(code, 0);
+  assert.ok(Buffer.concat(got).equals(plain));
+  assert.deepEqual(lsTmp(tmp), []);
+});
+
+test('-o never overwrites without --force; a missing directory, a directory as output; binary to a terminal', () => {
+  const { dir, key } = workdir();
+  const plain = join(dir, 'p.bin');
+  writeFileSync(plain, rng.bytes(100_000));
+  writeFileSync(join(dir, 'exists.ctk'), 'keep me');
+  const r1 = ctkitSync(['seal', '-k', key, plain, '-o', 'exists.ctk'], { cwd: dir });
+  assert.equal(r1.status, 2, r1.stderr);
+  assert.equal(r1.stderr, 'ctkit seal: exists.ctk already exists; ctkit does not overwrite it without --force\n');
+  assert.equal(readFileSync(join(dir, 'exists.ctk'), 'utf8'), 'keep me');
+  const r2 = ctkitSync(['seal', '-k', key, plain, '-o', 'exists.ctk', '--force'], { cwd: dir });
+  assert.equal(r2.status, 0, r2.stderr);
+  assert.notEqual(readFileSync(join(dir, 'exists.ctk'), 'utf8'), 'keep me');
+  writeFileSync(join(dir, 'plain.out'), 'keep me too');
+  const r3 = ctkitSync(['open', '-k', key, 'exists.ctk', '-o', 'plain.out'], { cwd: dir });
+  assert.equal(r3.status, 2, r3.stderr);
+  assert.match(r3.stderr, /plain\.out already exists/);
+  assert.equal(readFileSync(join(dir, 'plain.out'), 'utf8'), 'keep me too');
+  assert.equal(ctkitSync(['open', '-k', key, 'exists.ctk', '-o', 'plain.out', '-f'], { cwd: dir }).status, 0);
+  assert.deepEqual(readFileSync(join(dir, 'plain.out')), readFileSync(plain));
+  // the final file has the usual mode for a new file (0666 less the umask), not the temporary 0600
+  assert.equal(statSync(join(dir, 'plain.out')).mode & 0o777, 0o666 & ~process.umask());
+  const r4 = ctkitSync(['seal', '-k', key, plain, '-o', 'no/such/dir/x.ctk'], { cwd: dir });
+  assert.equal(r4.status, 2);
+  assert.equal(r4.stderr, 'ctkit seal: cannot write no/such/dir/x.ctk: the directory no/such/dir does not exist\n');
+  const r5 = ctkitSync(['open', '-k', key, 'exists.ctk', '-o', 'p.bin/x'], { cwd: dir });
+  assert.equal(r5.status, 2);
+  assert.match(r5.stderr, /p\.bin is not a directory/);
+  mkdirSync(join(dir, 'sub'));
+  const r6 = ctkitSync(['seal', '-k', key, plain, '-o', 'sub'], { cwd: dir });
+  assert.equal(r6.status, 2);
+  assert.match(r6.stderr, /cannot write sub: it is a directory/);
+  assert.deepEqual(ls(dir).filter((f) => f.includes('ctkit-tmp')), []);
+  // `script` (util-linux) runs the command on a pseudo-terminal: seal refuses, open writes text
+  const shell = (args: string[]) => `"${process.execPath}" ${ctkitArgv(args).map((a) => `"${a}"`).join(' ')}`;
+  const tty = spawnSync('script', ['-q', '-e', '-c', shell(['seal', '-k', key, plain]), '/dev/null'], { cwd: dir });
+  assert.equal(tty.status, 2, tty.stdout.toString());
+  assert.match(tty.stdout.toString(), /ctkit seal: refusing to write sealed \(binary\) data to a terminal; redirect stdout or use -o <file>/);
+  assert.ok(tty.stdout.length < 300, 'binary data reached the terminal');
+  writeFileSync(join(dir, 'hello.txt'), 'hello, terminal\n');
+  assert.equal(ctkitSync(['seal', '-k', key, 'hello.txt', '-o', 'hello.ctk'], { cwd: dir }).status, 0);
+  const tty2 = spawnSync('script', ['-q', '-e', '-c', shell(['open', '-k', key, 'hello.ctk']), '/dev/null'], { cwd: dir });
+  assert.equal(tty2.status, 0);
+  assert.match(tty2.stdout.toString(), /hello, terminal/);
+});
+
+test('files sealed by ctkit 0.1 open with the CLI; --jobs 2 and --jobs 1 give streams both open, the model agrees', () => {
+  const fx = new URL('./fixtures/stream-format1/', import.meta.url);
+  const plain = new Uint8Array(150000).map((_, i) => (31 * i + 7) & 255);
+  for (const a of ['aes', 'chacha', 'xchacha']) {
+    for (const jobs of ['1', '2']) {
+      const r = ctkitSync(['open', '-k', new URL(`${a}.key`, fx).pathname, new URL(`plain.${a}.ctk`, fx).pathname, '--jobs', jobs]);
+      assert.equal(r.status, 0, `${a} --jobs ${jobs}: ${r.stderr}`);
+      assert.deepEqual(new Uint8Array(r.stdout), plain, `${a} --jobs ${jobs}`);
+    }
+  }
+  const { dir, key } = workdir();
+  const big = rng.bytes((5 << 20) + 12345);
+  writeFileSync(join(dir, 'big'), big);
+  for (const jobs of ['1', '2']) {
+    const s = ctkitSync(['seal', '-k', key, 'big', '-o', `big.${jobs}.ctk`, '--jobs', jobs], { cwd: dir });
+    assert.equal(s.status, 0, s.stderr);
+    const sealed = new Uint8Array(readFileSync(join(dir, `big.${jobs}.ctk`)));
+    assert.deepEqual(refOpenStream('chacha20-poly1305', keyBytes(key), sealed), big, `the model opens --jobs ${jobs}`);
+    for (const oj of ['1', '2']) {
+      const o = ctkitSync(['open', '-k', key, `big.${jobs}.ctk`, '--jobs', oj], { cwd: dir });
+      assert.equal(o.status, 0, o.stderr);
+      assert.ok(o.stdout.equals(Buffer.from(big)), `sealed --jobs ${jobs}, opened --jobs ${oj}`);
+    }
+  }
+  // a damaged segment in the middle with --jobs 2: exit 1, the output file never appears
+  const bad = readFileSync(join(dir, 'big.2.ctk'));
+  bad[3 << 20] ^= 1;
+  writeFileSync(join(dir, 'bad.ctk'), bad);
+  const o = ctkitSync(['open', '-k', key, 'bad.ctk', '-o', 'bad.out', '--jobs', '2'], { cwd: dir });
+  assert.equal(o.status, 1);
+  assert.match(o.stderr, /^ctkit open: segment 47 failed authentication: .*nothing was written\n$/);
+  assert.ok(!ls(dir).some((f) => f.startsWith('bad.out') || f.includes('ctkit-tmp')));
+});
