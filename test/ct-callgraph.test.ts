@@ -12,6 +12,7 @@ import { decode } from '../src/ct/decode.js';
 import { CT_SECTION, withCtSection } from '../src/ct/section.js';
 import { varTime } from '../src/ct/vartime.js';
 import { shipped } from '../src/engine/wasm/all.js';
+import { keepFunctionNames } from '../src/kernels/strip_names.js';
 import { check, expectClean, lines, mod, wat, wabt } from './support/ct-wat.js';
 
 const EC = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1'];
@@ -44,7 +45,7 @@ function assemble(text: string): Uint8Array {
   const m = wabt.parseWat('ec_p256.wat', text, { simd: true, multi_value: true, bulk_memory: true, mutable_globals: true, sign_extension: true, sat_float_to_int: true });
   try {
     m.validate();
-    const body = new Uint8Array(m.toBinary({ log: false, write_debug_names: true }).buffer);
+    const body = keepFunctionNames(new Uint8Array(m.toBinary({ log: false, write_debug_names: true }).buffer));
     const out = new Uint8Array(body.length + ctSectionBytes.length);
     out.set(body);
     out.set(ctSectionBytes, body.length);
