@@ -17,6 +17,8 @@ const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   aes: () => import('./aead-aes.js'),
   sm4: () => import('./aead-sm4.js'),
   ec: () => import('./ec.js'),
+  cli: () => import('./cli.js'),
+  stream: () => import('./stream.js'),
 };
 
 const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--base <git-ref>] [--copies N]`;

@@ -1,0 +1,145 @@
+// `ctkit seal` and `ctkit open` of a 1 GiB file, stdout to /dev/null, beside `age` (the file
+// encryption tool with the same construction: ChaCha20-Poly1305, 64 KiB segments, STREAM) and
+// beside the kernel's own throughput on the same machine in the same run:
+//
+//   <alg>/cli-seal/1GiB, <alg>/cli-open/1GiB   one run of the command per operation
+//     ctkit --jobs 1     the CLI on this thread
+//     ctkit              the CLI with its default --jobs (every core)
+//     age                `age -r <recipient>` / `age -d -i <identity>` (chacha20-poly1305 rows;
+//                        skipped with a message when age is not installed)
+//     kernel 1MiB×1024   in this process: aead.seal / aead.open of 1 MiB, 1024 times (the
+//                        encrypt/1048576 row's work for 1 GiB), the bound the CLI is held to
+//
+// The CLI runs compiled: src/cli bundled by esbuild once per run (as `npm run build` would ship
+// it; no tsx in the measured process). The 1 GiB input and its sealed forms are made once under
+// $TMPDIR/ctkit-bench-cli and reused.
+
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+import { aesGcm, chacha20Poly1305, type Aead } from '../src/aead/index.js';
+import type { Case, Family, Setup } from './harness.js';
+import { bytes } from './inputs.js';
+
+const GiB = 1 << 30;
+const repo = fileURLToPath(new URL('../', import.meta.url));
+const work = join(tmpdir(), 'ctkit-bench-cli');
+mkdirSync(work, { recursive: true });
+
+/** The CLI bundled from the sources, laid out like the package (src/cli/main.js, worker.js beside it). */
+function buildCli(): string {
+  const out = join(work, 'cli');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(join(out, 'src', 'cli'), { recursive: true });
+  copyFileSync(join(repo, 'package.json'), join(out, 'package.json'));
+  const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error' } as const;
+  buildSync({ ...common, entryPoints: [join(repo, 'src/cli/main.ts')], outfile: join(out, 'src/cli/main.js'), external: ['esbuild', 'tsx'] });
+  buildSync({ ...common, entryPoints: [join(repo, 'src/stream/worker.ts')], outfile: join(out, 'src/cli/worker.js') });
+  return join(out, 'src/cli/main.js');
+}
+
+function run(cmd: string, args: string[], stdout: 'ignore' | number = 'ignore'): void {
+  const r = spawnSync(cmd, args, { stdio: ['ignore', stdout, 'pipe'] });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status} ${r.signal ?? ''} ${String(r.stderr).trim()}`);
+}
+
+const hasAge = spawnSync('age', ['--version']).status === 0;
+const ALGS = ['chacha20-poly1305', 'aes-256-gcm'] as const;
+const plainPath = join(work, 'plain-1GiB');
+const keyFile = (alg: string) => join(work, `${alg}.key`);
+const sealedPath = (alg: string) => join(work, `plain-1GiB.${alg}.ctk`);
+const ageKey = join(work, 'age.key');
+const agePath = join(work, 'plain-1GiB.age');
+let main = '';
+let ageRecipient = '';
+
+/** Builds the CLI and makes the files, once, when a row of this family first runs (not at import). */
+function prepare(): void {
+  if (main) return;
+  main = buildCli();
+  if (!hasAge) console.error('bench cli: `age` is not installed (apt-get install -y age): the age rows are skipped');
+  if (!existsSync(plainPath) || statSync(plainPath).size !== GiB) {
+    const fd = openSync(plainPath, 'w');
+    const block = bytes(1 << 20, 0x51f15eed);
+    for (let i = 0; i < 1024; i++) {
+      block[0] = i; // not the same MiB over and over
+      writeSync(fd, block);
+    }
+    closeSync(fd);
+  }
+  for (const alg of ALGS) {
+    if (!existsSync(keyFile(alg))) run(process.execPath, [main, 'keygen', '--aead', alg, '-o', keyFile(alg)]);
+    rmSync(sealedPath(alg), { force: true });
+    run(process.execPath, [main, 'seal', '-k', keyFile(alg), plainPath, '-o', sealedPath(alg)]);
+  }
+  if (hasAge) {
+    if (!existsSync(ageKey)) run('age-keygen', ['-o', ageKey]);
+    ageRecipient = /age1[0-9a-z]+/.exec(readFileSync(ageKey, 'utf8'))![0];
+    rmSync(agePath, { force: true });
+    run('age', ['-r', ageRecipient, '-o', agePath, plainPath]);
+  }
+}
+
+const devNull = openSync('/dev/null', 'w');
+const cli = (args: () => string[]): Setup => () => {
+  prepare();
+  const a = args();
+  return () => run(process.execPath, [main, ...a], devNull);
+};
+
+/** The kernel's encrypt/1 MiB (or decrypt) work for 1 GiB, in this process. */
+function kernel(alg: string, open: boolean): Setup {
+  return () => {
+    const aead: Aead = (alg === 'aes-256-gcm' ? aesGcm : chacha20Poly1305)(bytes(32, 7));
+    const nonce = bytes(12, 9);
+    const msg = bytes(1 << 20, 11);
+    const sealed = aead.seal(nonce, msg);
+    const out = new Uint8Array(open ? msg.length : sealed.length);
+    return () => {
+      for (let i = 0; i < 1024; i++) {
+        if (open) aead.open(nonce, sealed, undefined, out);
+        else aead.seal(nonce, msg, undefined, out);
+      }
+      return out;
+    };
+  };
+}
+
+const cases: Case[] = [];
+for (const alg of ALGS) {
+  const seal: Case = {
+    name: `${alg}/cli-seal/1GiB`,
+    bytes: GiB,
+    impls: {
+      'ctkit --jobs 1': cli(() => ['seal', '-k', keyFile(alg), plainPath, '--jobs', '1']),
+      ctkit: cli(() => ['seal', '-k', keyFile(alg), plainPath]),
+      'kernel 1MiB×1024': kernel(alg, false),
+    },
+  };
+  const open: Case = {
+    name: `${alg}/cli-open/1GiB`,
+    bytes: GiB,
+    impls: {
+      'ctkit --jobs 1': cli(() => ['open', '-k', keyFile(alg), sealedPath(alg), '--jobs', '1']),
+      ctkit: cli(() => ['open', '-k', keyFile(alg), sealedPath(alg)]),
+      'kernel 1MiB×1024': kernel(alg, true),
+    },
+  };
+  if (hasAge && alg === 'chacha20-poly1305') {
+    seal.impls.age = () => {
+      prepare();
+      return () => run('age', ['-r', ageRecipient, plainPath], devNull);
+    };
+    open.impls.age = () => {
+      prepare();
+      return () => run('age', ['-d', '-i', ageKey, agePath], devNull);
+    };
+  }
+  cases.push(seal, open);
+}
+
+const family: Family = { title: 'CLI: seal and open a 1 GiB file to /dev/null', cases };
+export default family;
