@@ -538,14 +538,19 @@ export function productFunctions(fg: FieldGen): Func[] {
   const body = (f: Func, operand: Operand, load: 'a' | 'ab', wide?: Local<'i32'>) => {
     const { r, a } = { r: f.i32('r'), a: f.i32('a') };
     const loads = [...fg.loadLimbs(f, 'a', a), ...(load === 'ab' ? fg.loadLimbs(f, 'b', f.i32('b')) : [])];
-    f.emit(loads, fg.mulCore(f, operand, wide).code, fg.storeLimbs(f, r, 'r'));
+    const core = fg.mulCore(f, operand, wide);
+    f.doc.push(...boundsDoc(fg, core.bounds));
+    f.emit(loads, core.code, fg.storeLimbs(f, r, 'r'));
   };
   // mul
   {
     const f = fg.mul;
+    f.doc.push(`r = a·b·R⁻¹ mod m (R = 2^${W * L}), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.`);
     if (fg.flags.simdProducts) {
       fg.mulLocals(f, [], true);
-      f.emit(fg.mulCore(f, { kind: 'simd', ptr: f.i32('b') }).code, fg.storeLimbs(f, f.i32('r'), 'r'));
+      const core = fg.mulCore(f, { kind: 'simd', ptr: f.i32('b') });
+      f.doc.push('a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.', ...boundsDoc(fg, core.bounds));
+      f.emit(core.code, fg.storeLimbs(f, f.i32('r'), 'r'));
     } else {
       fg.mulLocals(f);
       body(f, { kind: 'locals', prefix: 'b' }, 'ab');
@@ -565,6 +570,9 @@ export function productFunctions(fg: FieldGen): Func[] {
   for (const kind of [...fg.fused].sort()) {
     if (fg.flags.simdProducts) throw new Error(`${fg.pre}: fused products need scalar products`);
     const f = fg.fusedMul(kind as 'mulw' | 'mulwn' | 'mul2w');
+    f.doc.push(kind === 'mul2w'
+      ? 'r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.'
+      : `w = the 2L − 1 column sums of ${kind === 'mulw' ? 'a·b' : 'a·(2m − b)'}, unreduced (each below ${L}·2^58; ${kind === 'mulwn' ? 'b below 2m, ' : ''}limbs below 2^29).`);
     if (kind === 'mul2w') {
       fg.mulLocals(f);
       body(f, { kind: 'locals', prefix: 'b' }, 'ab', f.i32('w'));
@@ -587,6 +595,7 @@ export function productFunctions(fg: FieldGen): Func[] {
   }
   {
     const f = fg.sqr;
+    f.doc.push('r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).');
     fg.mulLocals(f);
     body(f, 'square', 'a');
     out.push(f);
@@ -595,6 +604,7 @@ export function productFunctions(fg: FieldGen): Func[] {
   for (const [name, limbs] of fg.consts) {
     if (fg.mulConsts.has(name)) {
       const f = fg.mulc(name);
+      f.doc.push(`r = a·${name}·R⁻¹ mod m for the constant ${name} (its limbs are immediates), a below 2m: r below 2m.`);
       fg.mulLocals(f);
       body(f, { kind: 'const', limbs }, 'a');
       out.push(f);
@@ -604,4 +614,13 @@ export function productFunctions(fg: FieldGen): Func[] {
     out.push(f);
   }
   return out;
+}
+
+/** The proven bounds of a product's columns, for the function's comment (fiat-crypto style). */
+function boundsDoc(fg: FieldGen, bounds: bigint[]): string[] {
+  const bits = bounds.map((b) => bitLength(b));
+  return [
+    `Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = ${bits.join(' ')}; all < 2^63.`,
+    `Quotient digits q_k below 2^29; -m^-1 mod 2^29 = ${fg.qinv}; m in signed digits: ${fg.digits.join(' ')}.`,
+  ];
 }

@@ -122,6 +122,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
     out.push(f);
   };
   // add: a + b − 2m, then + 2m under the sign mask
+  fg.add.doc.push('r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.');
   chained(fg.add, true, (f) => fg.flags.skipCorrection
     ? chain(fg, f, 'r', (i) => i64.add(A(f, i), Bl(f, i)))
     : [
@@ -130,22 +131,28 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
         ...addMasked(fg, f, 'r', fg.m2Limbs),
       ]);
   // sub: a − b, then + 2m under the sign mask
+  fg.sub.doc.push('r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.');
   chained(fg.sub, true, (f) => [...chain(fg, f, 'r', (i) => i64.sub(A(f, i), Bl(f, i))), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, 'r', fg.m2Limbs)]);
   // add_lazy: a + b with the carries propagated, no reduction (the formula compiler tracks
   // the bound: the result is below (bound_a + bound_b)·m)
+  fg.addLazy.doc.push('r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).');
   chained(fg.addLazy, true, (f) => chain(fg, f, 'r', (i) => i64.add(A(f, i), Bl(f, i))));
   // sub_lazy_k: a − b + k·m for b < k·m, no reduction (below (bound_a + k)·m)
   for (const k of [...fg.lazySubs].sort((x, y) => x - y)) {
     const km = toLimbs(BigInt(k) * fg.m, L);
+    fg.subLazy(k).doc.push(`r = a − b + ${k}·m for b below ${k}·m, not reduced: below (ka + ${k})·m.`);
     chained(fg.subLazy(k), true, (f) => chain(fg, f, 'r', (i) => i64.add(i64.sub(A(f, i), Bl(f, i)), km[i])));
   }
   // neg: 0 − a, then + 2m under the sign mask
+  fg.neg.doc.push('r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.');
   chained(fg.neg, false, (f) => [...chain(fg, f, 'r', (i) => i64.sub(0, A(f, i))), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, 'r', fg.m2Limbs)]);
   // canon: [0, 2m) → [0, m)
+  fg.canon.doc.push('r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.');
   chained(fg.canon, false, (f) => canonLines(fg, f, 'a', 'r'));
   // eq(a, b) → 1 if a ≡ b (mod m), else 0; eq_one(a)
   {
     const f = fg.eq;
+    f.doc.push('→ 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.');
     chainLocals(fg, f);
     f.emit(fg.loadLimbs(f, 'a', f.i32('a')), fg.loadLimbs(f, 'b', f.i32('b')), eqLines(fg, f, (i) => Bl(f, i).get()));
     out.push(f);
@@ -162,6 +169,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   for (const K of [...fg.zeroTests].sort((x, y) => x - y)) {
     if (BigInt(K) * fg.m > fg.R) throw new Error(`${fg.pre}: is_zero_lt_${K} beyond the limbs`);
     const f = fg.isZeroLt(K);
+    f.doc.push(`→ 1 iff a ≡ 0 (mod m), for a below ${K}·m with 29-bit limbs: a equals 0, m, …, ${K - 1}·m limb for limb.`);
     f.locals('i64', Array.from({ length: L }, (_, i) => `a${i}`));
     const tests = Array.from({ length: K }, (_, j) => {
       const jm = toLimbs(BigInt(j) * fg.m, L);
@@ -186,6 +194,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   // 2^(8·bytes) is accepted and reduced)
   {
     const f = fg.fromBytes;
+    f.doc.push('r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².');
     const { r, src } = { r: f.i32('r'), src: f.i32('src') };
     f.emit(fromBytesLines(fg, f, r, src), call(fg.mulc('r2'), r, r));
     out.push(f);
@@ -199,6 +208,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   // to_bytes(dst, a): out of Montgomery form, fully reduced, big-endian
   {
     const f = fg.toBytes;
+    f.doc.push('the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.');
     fg.mulLocals(f, ['t', 'mask']);
     f.emit(
       fg.loadLimbs(f, 'a', f.i32('a')),

@@ -27,7 +27,8 @@ export class Func<P extends Params = Params> implements Callee, LocalScope {
   readonly exportName?: string;
   /** indices of the public parameters (exported functions) */
   readonly publicParams: readonly number[];
-  readonly doc: readonly string[];
+  /** comment lines printed above the function (a generator may add to them) */
+  readonly doc: string[];
   readonly #all = new Map<string, Local>();
   readonly #locals: Local[] = [];
   readonly #body: Stmt[] = [];
@@ -53,7 +54,7 @@ export class Func<P extends Params = Params> implements Callee, LocalScope {
       if (i < 0) throw new Error(`${name}: public parameter ${n} is not a parameter`);
       return i;
     }).sort((a, b) => a - b);
-    this.doc = opts.doc ?? [];
+    this.doc = [...(opts.doc ?? [])];
   }
 
   /** The local `name` of type t, declared here on first use (same name, same local). */

@@ -118,8 +118,23 @@ function wrap(items: string[], ind: string, first: string): string[] {
   return out;
 }
 
+/** A comment, broken at spaces to fit WIDTH (continuation lines indented). */
+function commentLines(text: string, ind: string): string[] {
+  const out: string[] = [];
+  let cur = `${ind};;`;
+  for (const word of text.split(' ')) {
+    if (cur.length + 1 + word.length > WIDTH && cur.length > ind.length + 4) {
+      out.push(cur);
+      cur = `${ind};;  `;
+    }
+    cur += ' ' + word;
+  }
+  out.push(cur.trimEnd());
+  return out;
+}
+
 export function printFunc(f: Func, ind: string, callees: ReadonlySet<ModuleItem>): string[] {
-  const out: string[] = f.doc.map((d) => `${ind};; ${d}`.trimEnd());
+  const out: string[] = f.doc.flatMap((d) => commentLines(d, ind));
   const head = [
     `(func $${f.name}`,
     ...(f.exportName ? [`(export "${f.exportName}")`] : []),

@@ -54,6 +54,11 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 32))
   (global (export "WS_SIZE") i32 (i32.const 7600))
   (global (export "TABLE_BYTES") i32 (i32.const 23040))
+  ;; r = a·b·R⁻¹ mod m (R = 2^261), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -432,6 +437,11 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 59 61 61 62 62 62 62 63 63 63
+  ;;   62 62 62 62 61 61 60; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mul2w (param $r i32) (param $a i32) (param $b i32) (param $w i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -844,6 +854,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; w = the 2L − 1 column sums of a·b, unreduced (each below 9·2^58; limbs below 2^29).
   (func $fp_mulw (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -974,6 +985,7 @@
       (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
     (i64.store offset=128 (local.get $w) (i64.mul (local.get $a8) (local.get $b8)))
   )
+  ;; w = the 2L − 1 column sums of a·(2m − b), unreduced (each below 9·2^58; b below 2m, limbs below 2^29).
   (func $fp_mulwn (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -1104,6 +1116,11 @@
       (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
     (i64.store offset=128 (local.get $w) (i64.mul (local.get $a8) (local.get $b8)))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1447,6 +1464,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 59 60 60 60 61 61 61 61 61
+  ;;   61 60 60 59 59 58 53; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1839,6 +1861,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 208887643))
     (i64.store offset=64 (local.get $r) (i64.const 3043748))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 59 60 60 60 61 61 61 61
+  ;;   61 60 60 60 59 58 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2253,6 +2280,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 31246192))
     (i64.store offset=64 (local.get $r) (i64.const 6034414))
   )
+  ;; r = a·a·R⁻¹ mod m for the constant a (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 58 59 60 60 60 60 61 61 60
+  ;;   60 60 60 59 58 57 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_a (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2667,6 +2699,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 95224130))
     (i64.store offset=64 (local.get $r) (i64.const 10452241))
   )
+  ;; r = a·tz2·R⁻¹ mod m for the constant tz2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 55 58 60 60 60 60 61 61 61 61
+  ;;   60 60 59 59 58 56 53; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_tz2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -3059,6 +3096,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 22896961))
     (i64.store offset=64 (local.get $r) (i64.const 3399262))
   )
+  ;; r = a·tz3·R⁻¹ mod m for the constant tz3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 61 61
+  ;;   61 61 60 60 59 59 53; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_tz3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -3451,6 +3493,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 476739582))
     (i64.store offset=64 (local.get $r) (i64.const 1150103))
   )
+  ;; r = a·tzi2·R⁻¹ mod m for the constant tzi2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 58 59 60 60 60 61 61 61 61
+  ;;   61 61 60 60 59 58 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_tzi2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -3843,6 +3890,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 382520696))
     (i64.store offset=64 (local.get $r) (i64.const 6550744))
   )
+  ;; r = a·tzi3·R⁻¹ mod m for the constant tzi3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 57 59 60 60 60 61 61 61 61
+  ;;   61 60 60 59 59 57 53; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_tzi3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -4257,6 +4309,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 1670737))
     (i64.store offset=64 (local.get $r) (i64.const 3323254))
   )
+  ;; r = a·tb·R⁻¹ mod m for the constant tb (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 58 59 59 60 60 61 61 61 61
+  ;;   61 60 60 60 59 57 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 251496889; m in signed digits: -9546889 10109161 159910408
+  ;;   -135510102 -120117532 88624834 116455832 -76268075 11139928.
   (func $fp_mulc_tb (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -4660,6 +4717,7 @@
     (i64.store offset=56 (local.get $r) (i64.const 114245681))
     (i64.store offset=64 (local.get $r) (i64.const 7787370))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4749,6 +4807,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4838,6 +4897,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4899,6 +4959,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4960,6 +5021,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -5021,6 +5083,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -5101,6 +5164,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -5181,6 +5245,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -5394,6 +5459,7 @@
             (i64.xor (local.get $r7) (i64.const 460602837)))
           (i64.xor (local.get $r8) (i64.const 11139927)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 2·m with 29-bit limbs: a equals 0, m, …, 1·m limb for limb.
   (func $fp_is_zero_lt_2 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64)
@@ -5442,6 +5508,7 @@
             (i64.xor (local.get $a7) (i64.const 460602837)))
           (i64.xor (local.get $a8) (i64.const 11139927)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 4·m with 29-bit limbs: a equals 0, m, …, 3·m limb for limb.
   (func $fp_is_zero_lt_4 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64)
@@ -5649,6 +5716,7 @@
         (i64.load offset=64 (local.get $r))
         (i64.and (i64.xor (i64.load offset=64 (local.get $r)) (i64.load offset=64 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -5864,6 +5932,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 16)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -8440,6 +8509,11 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1656)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 1656)) (i32.add (local.get $ws) (i32.const 1224)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^261), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 196349673; m in signed digits: -146254169 15758357 -127287836
+  ;;   -218806421 -120121148 88624834 116455832 -76268075 11139928.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -8827,6 +8901,11 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 196349673; m in signed digits: -146254169 15758357 -127287836
+  ;;   -218806421 -120121148 88624834 116455832 -76268075 11139928.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -9179,6 +9258,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 59 60 60 60 61 61 61 61
+  ;;   60 60 60 60 59 58 53; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 196349673; m in signed digits: -146254169 15758357 -127287836
+  ;;   -218806421 -120121148 88624834 116455832 -76268075 11139928.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -9580,6 +9664,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 304448739))
     (i64.store offset=64 (local.get $r) (i64.const 1769192))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 60 61 61 61 61 61
+  ;;   61 61 60 60 60 59 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 196349673; m in signed digits: -146254169 15758357 -127287836
+  ;;   -218806421 -120121148 88624834 116455832 -76268075 11139928.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -9981,6 +10070,7 @@
     (i64.store offset=56 (local.get $r) (i64.const 455771975))
     (i64.store offset=64 (local.get $r) (i64.const 9815393))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -10070,6 +10160,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -10159,6 +10250,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -10220,6 +10312,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -10300,6 +10393,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -10380,6 +10474,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -10714,6 +10809,7 @@
         (i64.load offset=64 (local.get $r))
         (i64.and (i64.xor (i64.load offset=64 (local.get $r)) (i64.load offset=64 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -10929,6 +11025,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 16)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

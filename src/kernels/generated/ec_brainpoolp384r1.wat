@@ -54,6 +54,12 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 48))
   (global (export "WS_SIZE") i32 (i32.const 11648))
   (global (export "TABLE_BYTES") i32 (i32.const 28672))
+  ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 63 62 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -915,6 +921,11 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 63 62 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1583,6 +1594,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 0))
     (i64.store offset=104 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 58 59 59 60 61 61 61 61 61
+  ;;   61 61 62 62 62 61 61 61 61 61 60 60 60 60 59 58 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2391,6 +2407,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 335671776))
     (i64.store offset=104 (local.get $r) (i64.const 7))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 59 59 60 60 61 61 61 61 61
+  ;;   61 61 61 61 61 61 61 61 61 60 60 60 60 59 59 58 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -3231,6 +3252,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 242008706))
     (i64.store offset=104 (local.get $r) (i64.const 8))
   )
+  ;; r = a·a·R⁻¹ mod m for the constant a (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 58 59 60 60 61 61 61 61 61
+  ;;   62 62 62 62 62 62 61 61 61 61 61 60 60 59 59 57 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_a (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -4069,6 +4095,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 369003011))
     (i64.store offset=104 (local.get $r) (i64.const 16))
   )
+  ;; r = a·tz2·R⁻¹ mod m for the constant tz2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 59 59 60 60 61 61 61 61 62
+  ;;   62 62 62 62 62 62 62 61 61 61 61 61 60 60 59 58 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_tz2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -4877,6 +4908,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 273399925))
     (i64.store offset=104 (local.get $r) (i64.const 6))
   )
+  ;; r = a·tz3·R⁻¹ mod m for the constant tz3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 54 57 59 59 60 60 61 61 61 61
+  ;;   61 62 62 62 62 62 62 62 61 61 61 61 61 60 60 59 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_tz3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5685,6 +5721,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 479790702))
     (i64.store offset=104 (local.get $r) (i64.const 28))
   )
+  ;; r = a·tzi2·R⁻¹ mod m for the constant tzi2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 59 60 60 60 61 61 61 61 61
+  ;;   61 61 62 62 62 62 61 61 61 61 61 60 60 60 60 59 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_tzi2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6493,6 +6534,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 474743308))
     (i64.store offset=104 (local.get $r) (i64.const 10))
   )
+  ;; r = a·tzi3·R⁻¹ mod m for the constant tzi3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 51 58 59 59 60 60 61 61 61 61
+  ;;   61 61 62 62 62 62 61 61 61 61 61 61 61 60 60 59 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_tzi3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -7333,6 +7379,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 481522160))
     (i64.store offset=104 (local.get $r) (i64.const 1))
   )
+  ;; r = a·tb·R⁻¹ mod m for the constant tb (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 58 59 59 60 61 61 61 61 61
+  ;;   61 61 61 61 61 61 61 61 61 60 60 60 60 59 58 57 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
+  ;;   122573600 -250463539 218939356 -87012665 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fp_mulc_tb (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -8157,6 +8208,7 @@
     (i64.store offset=96 (local.get $r) (i64.const 40041221))
     (i64.store offset=104 (local.get $r) (i64.const 30))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8293,6 +8345,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8429,6 +8482,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8522,6 +8576,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8615,6 +8670,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8708,6 +8764,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 6·m for b below 6·m, not reduced: below (ka + 6)·m.
   (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8801,6 +8858,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 8·m for b below 8·m, not reduced: below (ka + 8)·m.
   (func $fp_sub_lazy_8 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8894,6 +8952,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 10·m for b below 10·m, not reduced: below (ka + 10)·m.
   (func $fp_sub_lazy_10 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -8987,6 +9046,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 12·m for b below 12·m, not reduced: below (ka + 12)·m.
   (func $fp_sub_lazy_12 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -9080,6 +9140,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 18·m for b below 18·m, not reduced: below (ka + 18)·m.
   (func $fp_sub_lazy_18 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -9173,6 +9234,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 24·m for b below 24·m, not reduced: below (ka + 24)·m.
   (func $fp_sub_lazy_24 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -9266,6 +9328,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -9388,6 +9451,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -9510,6 +9574,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -9842,6 +9907,7 @@
             (i64.xor (local.get $r12) (i64.const 194111530)))
           (i64.xor (local.get $r13) (i64.const 70)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 4·m with 29-bit limbs: a equals 0, m, …, 3·m limb for limb.
   (func $fp_is_zero_lt_4 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -9975,6 +10041,7 @@
             (i64.xor (local.get $a12) (i64.const 45463678)))
           (i64.xor (local.get $a13) (i64.const 211)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 14·m with 29-bit limbs: a equals 0, m, …, 13·m limb for limb.
   (func $fp_is_zero_lt_14 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -10580,6 +10647,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=96 (local.get $a)) (v128.load offset=96 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -10905,6 +10973,7 @@
       (local.get $r)
       (i64.and (i64.shr_u (i64.load8_u (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -14504,6 +14573,12 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 2576)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 2576)) (i32.add (local.get $ws) (i32.const 1904)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   62 62 62 63 62 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 481672083; m in signed digits: 151283045 -62812137 -998385
+  ;;   -177381673 39484660 -147433982 -87262118 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -15355,6 +15430,11 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   62 62 62 63 62 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 481672083; m in signed digits: 151283045 -62812137 -998385
+  ;;   -177381673 39484660 -147433982 -87262118 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -16013,6 +16093,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 0))
     (i64.store offset=104 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 60 61 61 61 61 61
+  ;;   61 62 62 62 62 62 61 61 61 61 61 61 60 60 59 58 36; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 481672083; m in signed digits: 151283045 -62812137 -998385
+  ;;   -177381673 39484660 -147433982 -87262118 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -16811,6 +16896,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 226491858))
     (i64.store offset=104 (local.get $r) (i64.const 49))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 55 58 59 60 60 60 61 61 61 61
+  ;;   62 62 62 62 62 62 62 61 61 61 61 61 60 60 59 59 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 481672083; m in signed digits: 151283045 -62812137 -998385
+  ;;   -177381673 39484660 -147433982 -87262118 20818571 -15388815 -226020849 64445408 108059216 194111530 70.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -17609,6 +17699,7 @@
     (i64.store offset=96 (local.get $r) (i64.const 482981532))
     (i64.store offset=104 (local.get $r) (i64.const 60))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -17745,6 +17836,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -17881,6 +17973,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -17974,6 +18067,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -18096,6 +18190,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -18218,6 +18313,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -18732,6 +18828,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=96 (local.get $a)) (v128.load offset=96 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -19057,6 +19154,7 @@
       (local.get $r)
       (i64.and (i64.shr_u (i64.load8_u (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

@@ -54,6 +54,13 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 64))
   (global (export "WS_SIZE") i32 (i32.const 15008))
   (global (export "TABLE_BYTES") i32 (i32.const 29952))
+  ;; r = a·b·R⁻¹ mod m (R = 2^522), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 63 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1382,6 +1389,12 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 63 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2363,6 +2376,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 0))
     (i64.store offset=136 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 61 62
+  ;;   62 62 62 62 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 60 60 59 58 48; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -3598,6 +3617,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 267561379))
     (i64.store offset=136 (local.get $r) (i64.const 67879))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 60 60 61 61 61 61
+  ;;   61 62 62 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 60 60 60 59 56 48; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -4873,6 +4898,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 342085797))
     (i64.store offset=136 (local.get $r) (i64.const 7616))
   )
+  ;; r = a·a·R⁻¹ mod m for the constant a (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 59 60 60 60 60 60 61 61
+  ;;   61 61 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 61 61 60 59 59 57 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_a (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6148,6 +6179,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 504993469))
     (i64.store offset=136 (local.get $r) (i64.const 319437))
   )
+  ;; r = a·tz2·R⁻¹ mod m for the constant tz2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 58 59 59 60 60 60 61 61 61
+  ;;   61 61 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 60 60 59 58 57 56 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_tz2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -7383,6 +7420,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 69905157))
     (i64.store offset=136 (local.get $r) (i64.const 312081))
   )
+  ;; r = a·tz3·R⁻¹ mod m for the constant tz3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 58 59 59 60 60 60 60 61 61
+  ;;   61 61 61 61 61 62 62 62 62 62 62 62 61 61 61 61 61 61 61 60 60 60 59 58 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_tz3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -8618,6 +8661,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 488113394))
     (i64.store offset=136 (local.get $r) (i64.const 319572))
   )
+  ;; r = a·tzi2·R⁻¹ mod m for the constant tzi2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 58 59 59 60 60 61 61 61 61
+  ;;   61 61 61 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 61 60 60 60 58 56 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_tzi2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -9853,6 +9902,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 51879570))
     (i64.store offset=136 (local.get $r) (i64.const 343812))
   )
+  ;; r = a·tzi3·R⁻¹ mod m for the constant tzi3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 61 61
+  ;;   62 62 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 61 60 60 60 60 58 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_tzi3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -11128,6 +11183,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 453324144))
     (i64.store offset=136 (local.get $r) (i64.const 327525))
   )
+  ;; r = a·tb·R⁻¹ mod m for the constant tb (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 59 60 60 60 60 61 61 61 61
+  ;;   61 61 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 60 60 60 60 59 58 56 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
+  ;;   67001947 -133275000 -258641070 17480503 1276109 -243446373 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fp_mulc_tb (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -12383,6 +12444,7 @@
     (i64.store offset=128 (local.get $r) (i64.const 349210723))
     (i64.store offset=136 (local.get $r) (i64.const 171142))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -12557,6 +12619,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -12731,6 +12794,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -12850,6 +12914,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -12969,6 +13034,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13088,6 +13154,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 6·m for b below 6·m, not reduced: below (ka + 6)·m.
   (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13207,6 +13274,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 8·m for b below 8·m, not reduced: below (ka + 8)·m.
   (func $fp_sub_lazy_8 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13326,6 +13394,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 10·m for b below 10·m, not reduced: below (ka + 10)·m.
   (func $fp_sub_lazy_10 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13445,6 +13514,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 12·m for b below 12·m, not reduced: below (ka + 12)·m.
   (func $fp_sub_lazy_12 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13564,6 +13634,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 18·m for b below 18·m, not reduced: below (ka + 18)·m.
   (func $fp_sub_lazy_18 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13683,6 +13754,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b + 24·m for b below 24·m, not reduced: below (ka + 24)·m.
   (func $fp_sub_lazy_24 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13802,6 +13874,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -13958,6 +14031,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -14114,6 +14188,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -14546,6 +14621,7 @@
             (i64.xor (local.get $r16) (i64.const 498654185)))
           (i64.xor (local.get $r17) (i64.const 349932)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 4·m with 29-bit limbs: a equals 0, m, …, 3·m limb for limb.
   (func $fp_is_zero_lt_4 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -14716,6 +14792,7 @@
             (i64.xor (local.get $a16) (i64.const 422220733)))
           (i64.xor (local.get $a17) (i64.const 1049798)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 14·m with 29-bit limbs: a equals 0, m, …, 13·m limb for limb.
   (func $fp_is_zero_lt_14 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -15492,6 +15569,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=128 (local.get $a)) (v128.load offset=128 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -15921,6 +15999,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 11)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -20648,6 +20727,13 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 3312)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 3312)) (i32.add (local.get $ws) (i32.const 2448)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^522), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 63 63 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 253456423; m in signed digits: -56033175 205304853 -143214739
+  ;;   61276689 17068507 -259211306 -127597030 136942885 -262848932 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -21966,6 +22052,12 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 63 63 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 253456423; m in signed digits: -56033175 205304853 -143214739
+  ;;   61276689 17068507 -259211306 -127597030 136942885 -262848932 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -22937,6 +23029,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 0))
     (i64.store offset=136 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 59 59 60 60 60 60 61 61 61
+  ;;   61 62 62 62 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 60 60 59 57 48; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 253456423; m in signed digits: -56033175 205304853 -143214739
+  ;;   61276689 17068507 -259211306 -127597030 136942885 -262848932 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -24160,6 +24258,12 @@
     (i64.store offset=128 (local.get $r) (i64.const 123231983))
     (i64.store offset=136 (local.get $r) (i64.const 7018))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 59 60 60 60 61 61 61 61 62
+  ;;   62 62 62 62 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 60 60 60 59 58 49; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 253456423; m in signed digits: -56033175 205304853 -143214739
+  ;;   61276689 17068507 -259211306 -127597030 136942885 -262848932 -209610684 -174528717 127116318 -217523397 83756006
+  ;;   -207963953 -124688389 -38216726 349933.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -25385,6 +25489,7 @@
     (i64.store offset=128 (local.get $r) (i64.const 376901074))
     (i64.store offset=136 (local.get $r) (i64.const 187036))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -25559,6 +25664,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -25733,6 +25839,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -25852,6 +25959,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -26008,6 +26116,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -26164,6 +26273,7 @@
     (i64.store offset=128 (local.get $r) (local.get $r16))
     (i64.store offset=136 (local.get $r) (local.get $r17))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -26832,6 +26942,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=128 (local.get $a)) (v128.load offset=128 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -27261,6 +27372,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 11)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

@@ -54,6 +54,10 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 28))
   (global (export "WS_SIZE") i32 (i32.const 6688))
   (global (export "TABLE_BYTES") i32 (i32.const 23552))
+  ;; r = a·b·R⁻¹ mod m (R = 2^232), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 61 61 61 61 62 61 61
+  ;;   61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 536870911; m in signed digits: 1 0 0 -512 0 0 0 2097152.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -258,6 +262,10 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 59 60 61 62 62 62 62 63 62 62
+  ;;   62 62 61 61 60; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 536870911; m in signed digits: 1 0 0 -512 0 0 0 2097152.
   (func $fp_mul2w (param $r i32) (param $a i32) (param $b i32) (param $w i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -478,6 +486,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; w = the 2L − 1 column sums of a·b, unreduced (each below 8·2^58; limbs below 2^29).
   (func $fp_mulw (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -586,6 +595,7 @@
       (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))))
     (i64.store offset=112 (local.get $w) (i64.mul (local.get $a7) (local.get $b7)))
   )
+  ;; w = the 2L − 1 column sums of a·(2m − b), unreduced (each below 8·2^58; b below 2m, limbs below 2^29).
   (func $fp_mulwn (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -694,6 +704,10 @@
       (i64.add (i64.mul (local.get $a6) (local.get $b7)) (i64.mul (local.get $a7) (local.get $b6))))
     (i64.store offset=112 (local.get $w) (i64.mul (local.get $a7) (local.get $b7)))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 61 61 61 61 62 61 61
+  ;;   61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 536870911; m in signed digits: 1 0 0 -512 0 0 0 2097152.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -901,6 +915,10 @@
     (i64.store offset=48 (local.get $r) (i64.const 0))
     (i64.store offset=56 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 45 46 46 58 59 60 60 60 60 60
+  ;;   60 60 60 59 51; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 536870911; m in signed digits: 1 0 0 -512 0 0 0 2097152.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1087,6 +1105,10 @@
     (i64.store offset=48 (local.get $r) (i64.const 536870911))
     (i64.store offset=56 (local.get $r) (i64.const 31))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 60 60 60 60 60 60
+  ;;   59 51 51 51 51; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 536870911; m in signed digits: 1 0 0 -512 0 0 0 2097152.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1285,6 +1307,10 @@
     (i64.store offset=48 (local.get $r) (i64.const 1024))
     (i64.store offset=56 (local.get $r) (i64.const 2072576))
   )
+  ;; r = a·b·R⁻¹ mod m for the constant b (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 57 58 58 58 59 59 59 59 59
+  ;;   59 59 58 57 51; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 536870911; m in signed digits: 1 0 0 -512 0 0 0 2097152.
   (func $fp_mulc_b (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1551,6 +1577,7 @@
     (i64.store offset=48 (local.get $r) (i64.const 260236224))
     (i64.store offset=56 (local.get $r) (i64.const 2089684))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1630,6 +1657,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1709,6 +1737,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1763,6 +1792,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1817,6 +1847,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1871,6 +1902,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a − b + 6·m for b below 6·m, not reduced: below (ka + 6)·m.
   (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1925,6 +1957,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1996,6 +2029,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2067,6 +2101,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2251,6 +2286,7 @@
             (i64.xor (local.get $r6) (i64.const 536870911)))
           (i64.xor (local.get $r7) (i64.const 2097151)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 4·m with 29-bit limbs: a equals 0, m, …, 3·m limb for limb.
   (func $fp_is_zero_lt_4 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64)
@@ -2322,6 +2358,7 @@
             (i64.xor (local.get $a6) (i64.const 536870911)))
           (i64.xor (local.get $a7) (i64.const 6291455)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 8·m with 29-bit limbs: a equals 0, m, …, 7·m limb for limb.
   (func $fp_is_zero_lt_8 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64)
@@ -2555,6 +2592,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -2748,6 +2786,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -4974,6 +5013,11 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1472)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 1472)) (i32.add (local.get $ws) (i32.const 1088)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^232), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 61 61
+  ;;   61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 169853675; m in signed digits: -61068739 -18265557 238817157
+  ;;   -30587455 0 0 0 2097152.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5202,6 +5246,11 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 61 61
+  ;;   61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 169853675; m in signed digits: -61068739 -18265557 238817157
+  ;;   -30587455 0 0 0 2097152.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5430,6 +5479,11 @@
     (i64.store offset=48 (local.get $r) (i64.const 0))
     (i64.store offset=56 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 58 59 59 60 60 60 60 60 60
+  ;;   60 59 58 53 51; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 169853675; m in signed digits: -61068739 -18265557 238817157
+  ;;   -30587455 0 0 0 2097152.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5664,6 +5718,11 @@
     (i64.store offset=48 (local.get $r) (i64.const 9105694))
     (i64.store offset=56 (local.get $r) (i64.const 1350115))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 60 61 61 61 60 60
+  ;;   60 59 58 57 51; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 169853675; m in signed digits: -61068739 -18265557 238817157
+  ;;   -30587455 0 0 0 2097152.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5900,6 +5959,7 @@
     (i64.store offset=48 (local.get $r) (i64.const 156073522))
     (i64.store offset=56 (local.get $r) (i64.const 300446))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -5979,6 +6039,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6058,6 +6119,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6112,6 +6174,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6183,6 +6246,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6254,6 +6318,7 @@
     (i64.store offset=48 (local.get $r) (local.get $r6))
     (i64.store offset=56 (local.get $r) (local.get $r7))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6546,6 +6611,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -6739,6 +6805,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 13)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

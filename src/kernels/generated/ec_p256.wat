@@ -54,6 +54,10 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 32))
   (global (export "WS_SIZE") i32 (i32.const 7600))
   (global (export "TABLE_BYTES") i32 (i32.const 23040))
+  ;; r = a·b·R⁻¹ mod m (R = 2^261), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 61 61 61 61 62 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 512 0 0 262144 -2097152 16777216.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -322,6 +326,10 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 59 60 61 62 62 62 62 63 63 63
+  ;;   62 62 62 62 61 61 60; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 512 0 0 262144 -2097152 16777216.
   (func $fp_mul2w (param $r i32) (param $a i32) (param $b i32) (param $w i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -608,6 +616,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; w = the 2L − 1 column sums of a·b, unreduced (each below 9·2^58; limbs below 2^29).
   (func $fp_mulw (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -738,6 +747,7 @@
       (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
     (i64.store offset=128 (local.get $w) (i64.mul (local.get $a8) (local.get $b8)))
   )
+  ;; w = the 2L − 1 column sums of a·(2m − b), unreduced (each below 9·2^58; b below 2m, limbs below 2^29).
   (func $fp_mulwn (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -868,6 +878,10 @@
       (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
     (i64.store offset=128 (local.get $w) (i64.mul (local.get $a8) (local.get $b8)))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 61 61 61 61 62 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 512 0 0 262144 -2097152 16777216.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1130,6 +1144,10 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 41 41 58 59 60 60 61 61 61 61
+  ;;   61 61 61 60 60 59 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 512 0 0 262144 -2097152 16777216.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1389,6 +1407,10 @@
     (i64.store offset=56 (local.get $r) (i64.const 536870910))
     (i64.store offset=64 (local.get $r) (i64.const 19))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 48 58 59 60 60 60 60 60 60 60
+  ;;   60 59 59 59 54 54 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 512 0 0 262144 -2097152 16777216.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1669,6 +1691,10 @@
     (i64.store offset=56 (local.get $r) (i64.const 16))
     (i64.store offset=64 (local.get $r) (i64.const 3072))
   )
+  ;; r = a·b·R⁻¹ mod m for the constant b (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 59 59 60 60 60 61 61 60
+  ;;   60 60 60 59 59 58 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 512 0 0 262144 -2097152 16777216.
   (func $fp_mulc_b (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2002,6 +2028,7 @@
     (i64.store offset=56 (local.get $r) (i64.const 44010559))
     (i64.store offset=64 (local.get $r) (i64.const 823684))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2091,6 +2118,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2180,6 +2208,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2241,6 +2270,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2302,6 +2332,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2363,6 +2394,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2443,6 +2475,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2523,6 +2556,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2736,6 +2770,7 @@
             (i64.xor (local.get $r7) (i64.const 534773760)))
           (i64.xor (local.get $r8) (i64.const 16777215)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 2·m with 29-bit limbs: a equals 0, m, …, 1·m limb for limb.
   (func $fp_is_zero_lt_2 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64)
@@ -2905,6 +2940,7 @@
         (i64.load offset=64 (local.get $r))
         (i64.and (i64.xor (i64.load offset=64 (local.get $r)) (i64.load offset=64 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -3120,6 +3156,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 16)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -5410,6 +5447,11 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1656)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 1656)) (i32.add (local.get $ws) (i32.const 1224)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^261), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 234929231; m in signed digits: -60611247 -36809192 99066173
+  ;;   234183502 -1074 0 262144 -2097152 16777216.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5788,6 +5830,11 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 234929231; m in signed digits: -60611247 -36809192 99066173
+  ;;   234183502 -1074 0 262144 -2097152 16777216.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6131,6 +6178,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 60 60 61 61 61 61
+  ;;   61 60 60 59 59 57 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 234929231; m in signed digits: -60611247 -36809192 99066173
+  ;;   234183502 -1074 0 262144 -2097152 16777216.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6523,6 +6575,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 223128335))
     (i64.store offset=64 (local.get $r) (i64.const 8697429))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 61 61
+  ;;   60 60 60 59 57 56 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 234929231; m in signed digits: -60611247 -36809192 99066173
+  ;;   234183502 -1074 0 262144 -2097152 16777216.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6915,6 +6972,7 @@
     (i64.store offset=56 (local.get $r) (i64.const 68937293))
     (i64.store offset=64 (local.get $r) (i64.const 2782170))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7004,6 +7062,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7093,6 +7152,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7154,6 +7214,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7234,6 +7295,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7314,6 +7376,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7648,6 +7711,7 @@
         (i64.load offset=64 (local.get $r))
         (i64.and (i64.xor (i64.load offset=64 (local.get $r)) (i64.load offset=64 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -7863,6 +7927,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 16)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

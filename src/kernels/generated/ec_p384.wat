@@ -54,6 +54,11 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 48))
   (global (export "WS_SIZE") i32 (i32.const 11648))
   (global (export "TABLE_BYTES") i32 (i32.const 28672))
+  ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   62 62 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 8 0 -512 -4096 0 0 0 0 0 0 0 0 128.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -607,6 +612,10 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   62 62 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 8 0 -512 -4096 0 0 0 0 0 0 0 0 128.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1065,6 +1074,10 @@
     (i64.store offset=96 (local.get $r) (i64.const 0))
     (i64.store offset=104 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 1 45 58 59 59 59 59 60 60 60
+  ;;   60 60 60 60 60 60 59 59 59 59 59 40 40 40 37 37 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 8 0 -512 -4096 0 0 0 0 0 0 0 0 128.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1446,6 +1459,10 @@
     (i64.store offset=96 (local.get $r) (i64.const 0))
     (i64.store offset=104 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 33 34 58 59 60 60 60 60 61 61
+  ;;   61 61 61 61 61 61 61 61 61 61 60 60 60 60 60 59 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 8 0 -512 -4096 0 0 0 0 0 0 0 0 128.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1958,6 +1975,10 @@
     (i64.store offset=96 (local.get $r) (i64.const 536870783))
     (i64.store offset=104 (local.get $r) (i64.const 127))
   )
+  ;; r = a·b·R⁻¹ mod m for the constant b (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 58 58 58 59 59 59 60 60 60
+  ;;   61 61 61 61 61 61 61 61 61 61 60 60 60 60 59 57 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 8 0 -512 -4096 0 0 0 0 0 0 0 0 128.
   (func $fp_mulc_b (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2602,6 +2623,7 @@
     (i64.store offset=96 (local.get $r) (i64.const 536870911))
     (i64.store offset=104 (local.get $r) (i64.const 127))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2738,6 +2760,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2874,6 +2897,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2967,6 +2991,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3060,6 +3085,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3153,6 +3179,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 6·m for b below 6·m, not reduced: below (ka + 6)·m.
   (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3246,6 +3273,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 8·m for b below 8·m, not reduced: below (ka + 8)·m.
   (func $fp_sub_lazy_8 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3339,6 +3367,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 10·m for b below 10·m, not reduced: below (ka + 10)·m.
   (func $fp_sub_lazy_10 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3432,6 +3461,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 12·m for b below 12·m, not reduced: below (ka + 12)·m.
   (func $fp_sub_lazy_12 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3525,6 +3555,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 18·m for b below 18·m, not reduced: below (ka + 18)·m.
   (func $fp_sub_lazy_18 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3618,6 +3649,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b + 24·m for b below 24·m, not reduced: below (ka + 24)·m.
   (func $fp_sub_lazy_24 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3711,6 +3743,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3833,6 +3866,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3955,6 +3989,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4287,6 +4322,7 @@
             (i64.xor (local.get $r12) (i64.const 536870911)))
           (i64.xor (local.get $r13) (i64.const 127)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 4·m with 29-bit limbs: a equals 0, m, …, 3·m limb for limb.
   (func $fp_is_zero_lt_4 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -4420,6 +4456,7 @@
             (i64.xor (local.get $a12) (i64.const 536870911)))
           (i64.xor (local.get $a13) (i64.const 383)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 14·m with 29-bit limbs: a equals 0, m, …, 13·m limb for limb.
   (func $fp_is_zero_lt_14 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -5025,6 +5062,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=96 (local.get $a)) (v128.load offset=96 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -5350,6 +5388,7 @@
       (local.get $r)
       (i64.and (i64.shr_u (i64.load8_u (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -8812,6 +8851,12 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 2576)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 2576)) (i32.add (local.get $ws) (i32.const 1904)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 143645765; m in signed digits: 214247795 123784022 204070587
+  ;;   -199531375 -220334718 113310236 -57971 0 0 0 0 0 0 128.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -9444,6 +9489,11 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 143645765; m in signed digits: 214247795 123784022 204070587
+  ;;   -199531375 -220334718 113310236 -57971 0 0 0 0 0 0 128.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -9958,6 +10008,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 0))
     (i64.store offset=104 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 56 59 60 60 61 61 61 61 61 61
+  ;;   62 62 62 62 62 62 61 61 61 61 60 60 60 60 59 58 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 143645765; m in signed digits: 214247795 123784022 204070587
+  ;;   -199531375 -220334718 113310236 -57971 0 0 0 0 0 0 128.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -10616,6 +10671,11 @@
     (i64.store offset=96 (local.get $r) (i64.const 522272688))
     (i64.store offset=104 (local.get $r) (i64.const 77))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 54 59 60 60 61 61 61 61 61 62
+  ;;   62 62 62 62 62 62 61 61 61 61 61 60 60 59 58 58 37; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 143645765; m in signed digits: 214247795 123784022 204070587
+  ;;   -199531375 -220334718 113310236 -57971 0 0 0 0 0 0 128.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -11274,6 +11334,7 @@
     (i64.store offset=96 (local.get $r) (i64.const 337664485))
     (i64.store offset=104 (local.get $r) (i64.const 45))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -11410,6 +11471,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -11546,6 +11608,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -11639,6 +11702,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -11761,6 +11825,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -11883,6 +11948,7 @@
     (i64.store offset=96 (local.get $r) (local.get $r12))
     (i64.store offset=104 (local.get $r) (local.get $r13))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -12397,6 +12463,7 @@
       (local.get $r)
       (v128.bitselect (v128.load offset=96 (local.get $a)) (v128.load offset=96 (local.get $r)) (local.get $v)))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -12722,6 +12789,7 @@
       (local.get $r)
       (i64.and (i64.shr_u (i64.load8_u (local.get $src)) (i64.const 1)) (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

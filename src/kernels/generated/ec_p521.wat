@@ -54,6 +54,12 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 66))
   (global (export "WS_SIZE") i32 (i32.const 15888))
   (global (export "TABLE_BYTES") i32 (i32.const 30720))
+  ;; r = a·b·R⁻¹ mod m (R = 2^551), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 62 62
+  ;;   62 62 62 62 62 62 63 63 63 63 63 63 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+  ;;   268435456 0.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -792,6 +798,11 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 62 62
+  ;;   62 62 62 62 62 62 63 63 63 63 63 63 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+  ;;   268435456 0.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1381,6 +1392,11 @@
     (i64.store offset=136 (local.get $r) (i64.const 0))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 1 1 31 32 32 32 32 32 32 32
+  ;;   32 32 32 32 32 32 32 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 29; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+  ;;   268435456 0.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1615,6 +1631,11 @@
     (i64.store offset=136 (local.get $r) (i64.const 0))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 1 1 2 32 33 33 33 33 33 33 33
+  ;;   33 33 33 33 33 33 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 58 29; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+  ;;   268435456 0.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1852,6 +1873,11 @@
     (i64.store offset=136 (local.get $r) (i64.const 0))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a·b·R⁻¹ mod m for the constant b (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 59 59 60 60 60 60 61 61 61
+  ;;   61 61 61 61 62 62 62 62 62 62 62 61 61 61 61 61 61 61 61 60 60 60 59 59 58 58 29; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+  ;;   268435456 0.
   (func $fp_mulc_b (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -2684,6 +2710,7 @@
     (i64.store offset=136 (local.get $r) (i64.const 268435455))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2868,6 +2895,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3052,6 +3080,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3178,6 +3207,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3304,6 +3334,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3430,6 +3461,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 6·m for b below 6·m, not reduced: below (ka + 6)·m.
   (func $fp_sub_lazy_6 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3556,6 +3588,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 8·m for b below 8·m, not reduced: below (ka + 8)·m.
   (func $fp_sub_lazy_8 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3682,6 +3715,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 10·m for b below 10·m, not reduced: below (ka + 10)·m.
   (func $fp_sub_lazy_10 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3808,6 +3842,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 12·m for b below 12·m, not reduced: below (ka + 12)·m.
   (func $fp_sub_lazy_12 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -3934,6 +3969,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 18·m for b below 18·m, not reduced: below (ka + 18)·m.
   (func $fp_sub_lazy_18 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4060,6 +4096,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b + 24·m for b below 24·m, not reduced: below (ka + 24)·m.
   (func $fp_sub_lazy_24 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4186,6 +4223,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4351,6 +4389,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4516,6 +4555,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -4973,6 +5013,7 @@
             (i64.xor (local.get $r17) (i64.const 268435455)))
           (i64.xor (local.get $r18) (i64.const 0)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 4·m with 29-bit limbs: a equals 0, m, …, 3·m limb for limb.
   (func $fp_is_zero_lt_4 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -5152,6 +5193,7 @@
             (i64.xor (local.get $a17) (i64.const 268435455)))
           (i64.xor (local.get $a18) (i64.const 1)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 14·m with 29-bit limbs: a equals 0, m, …, 13·m limb for limb.
   (func $fp_is_zero_lt_14 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64) (local $a9 i64) (local $a10 i64) (local $a11 i64) (local $a12 i64) (local $a13 i64)
@@ -5974,6 +6016,7 @@
         (i64.load offset=144 (local.get $r))
         (i64.and (i64.xor (i64.load offset=144 (local.get $r)) (i64.load offset=144 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -6417,6 +6460,7 @@
       (local.get $r)
       (i64.and (i64.shr_u (i64.load8_u (local.get $src)) (i64.const 2)) (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -10325,6 +10369,12 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 3496)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 3496)) (i32.add (local.get $ws) (i32.const 2584)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^551), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 62 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 430544327; m in signed digits: -247962615 -75646731 118614959
+  ;;   194212115 -94567493 10779525 -106037456 -260577805 -95320440 0 0 0 0 0 0 0 0 268435456 0.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -11377,6 +11427,11 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
+  ;;   62 62 62 62 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 430544327; m in signed digits: -247962615 -75646731 118614959
+  ;;   194212115 -94567493 10779525 -106037456 -260577805 -95320440 0 0 0 0 0 0 0 0 268435456 0.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -12232,6 +12287,11 @@
     (i64.store offset=136 (local.get $r) (i64.const 0))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 58 60 60 60 60 61 61 61 61
+  ;;   61 61 62 62 62 62 62 62 62 62 62 62 61 61 61 61 61 61 61 60 60 59 59 59 58 58 29; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 430544327; m in signed digits: -247962615 -75646731 118614959
+  ;;   194212115 -94567493 10779525 -106037456 -260577805 -95320440 0 0 0 0 0 0 0 0 268435456 0.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -13406,6 +13466,11 @@
     (i64.store offset=136 (local.get $r) (i64.const 112489981))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 59 60 60 60 60 61 61 61
+  ;;   61 61 61 61 62 62 62 62 62 62 62 62 61 61 61 61 61 61 61 61 60 60 59 59 59 58 29; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 430544327; m in signed digits: -247962615 -75646731 118614959
+  ;;   194212115 -94567493 10779525 -106037456 -260577805 -95320440 0 0 0 0 0 0 0 0 268435456 0.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -14548,6 +14613,7 @@
     (i64.store offset=136 (local.get $r) (i64.const 21226210))
     (i64.store offset=144 (local.get $r) (i64.const 0))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -14732,6 +14798,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -14916,6 +14983,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -15042,6 +15110,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -15207,6 +15276,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -15372,6 +15442,7 @@
     (i64.store offset=136 (local.get $r) (local.get $r17))
     (i64.store offset=144 (local.get $r) (local.get $r18))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -16082,6 +16153,7 @@
         (i64.load offset=144 (local.get $r))
         (i64.and (i64.xor (i64.load offset=144 (local.get $r)) (i64.load offset=144 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -16525,6 +16597,7 @@
       (local.get $r)
       (i64.and (i64.shr_u (i64.load8_u (local.get $src)) (i64.const 2)) (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)

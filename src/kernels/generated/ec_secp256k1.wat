@@ -54,6 +54,10 @@
   (global (export "SCALAR_BYTES") i32 (i32.const 32))
   (global (export "WS_SIZE") i32 (i32.const 7600))
   (global (export "TABLE_BYTES") i32 (i32.const 23040))
+  ;; r = a·b·R⁻¹ mod m (R = 2^261), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 61 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 304428337; m in signed digits: -977 -8 0 0 0 0 0 0 16777216.
   (func $fp_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -294,6 +298,10 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 59 61 61 61 62 62 62 62 63 63
+  ;;   62 62 62 62 61 61 60; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 304428337; m in signed digits: -977 -8 0 0 0 0 0 0 16777216.
   (func $fp_mul2w (param $r i32) (param $a i32) (param $b i32) (param $w i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -554,6 +562,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; w = the 2L − 1 column sums of a·b, unreduced (each below 9·2^58; limbs below 2^29).
   (func $fp_mulw (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -684,6 +693,7 @@
       (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
     (i64.store offset=128 (local.get $w) (i64.mul (local.get $a8) (local.get $b8)))
   )
+  ;; w = the 2L − 1 column sums of a·(2m − b), unreduced (each below 9·2^58; b below 2m, limbs below 2^29).
   (func $fp_mulwn (param $w i32) (param $a i32) (param $b i32)
     (local $a0 i64) (local $b0 i64) (local $a1 i64) (local $b1 i64) (local $a2 i64) (local $b2 i64) (local $a3 i64)
     (local $b3 i64) (local $a4 i64) (local $b4 i64) (local $a5 i64) (local $b5 i64) (local $a6 i64) (local $b6 i64)
@@ -814,6 +824,10 @@
       (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
     (i64.store offset=128 (local.get $w) (i64.mul (local.get $a8) (local.get $b8)))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 61 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 304428337; m in signed digits: -977 -8 0 0 0 0 0 0 16777216.
   (func $fp_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1055,6 +1069,10 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 58 58 58 58 58 58 58 58 54
+  ;;   54 54 54 54 54 54 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 304428337; m in signed digits: -977 -8 0 0 0 0 0 0 16777216.
   (func $fp_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1225,6 +1243,10 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 59 59 59 59 59 59 59 58
+  ;;   58 55 54 54 54 54 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 304428337; m in signed digits: -977 -8 0 0 0 0 0 0 16777216.
   (func $fp_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1413,6 +1435,10 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·b3·R⁻¹ mod m for the constant b3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 49 49 49 49 49 49 49 49 54 54
+  ;;   54 54 54 54 54 54 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 304428337; m in signed digits: -977 -8 0 0 0 0 0 0 16777216.
   (func $fp_mulc_b3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -1610,6 +1636,7 @@
     (i64.store offset=56 (local.get $r) (i64.const 536870911))
     (i64.store offset=64 (local.get $r) (i64.const 16777215))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fp_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1699,6 +1726,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fp_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1788,6 +1816,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fp_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1849,6 +1878,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b + 2·m for b below 2·m, not reduced: below (ka + 2)·m.
   (func $fp_sub_lazy_2 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1910,6 +1940,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b + 4·m for b below 4·m, not reduced: below (ka + 4)·m.
   (func $fp_sub_lazy_4 (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -1971,6 +2002,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fp_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2051,6 +2083,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fp_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2131,6 +2164,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fp_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -2344,6 +2378,7 @@
             (i64.xor (local.get $r7) (i64.const 536870911)))
           (i64.xor (local.get $r8) (i64.const 16777215)))))
   )
+  ;; → 1 iff a ≡ 0 (mod m), for a below 2·m with 29-bit limbs: a equals 0, m, …, 1·m limb for limb.
   (func $fp_is_zero_lt_2 (param $a i32) (result i32)
     (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $a3 i64) (local $a4 i64) (local $a5 i64) (local $a6 i64)
     (local $a7 i64) (local $a8 i64)
@@ -2513,6 +2548,7 @@
         (i64.load offset=64 (local.get $r))
         (i64.and (i64.xor (i64.load offset=64 (local.get $r)) (i64.load offset=64 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fp_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -2728,6 +2764,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 16)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fp_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
@@ -5273,6 +5310,11 @@
     (call $fp_sqr (i32.add (local.get $ws) (i32.const 1656)) (local.get $r))
     (call $fp_eq (i32.add (local.get $ws) (i32.const 1656)) (i32.add (local.get $ws) (i32.const 1224)))
   )
+  ;; r = a·b·R⁻¹ mod m (R = 2^261), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 361279807; m in signed digits: -264879807 -23923609 -232255760
+  ;;   -38154913 -5205 0 0 0 16777216.
   (func $fn_mul (param $r i32) (param $a i32) (param $b i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5650,6 +5692,11 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a²·R⁻¹ mod m, for a below 2m: r below 2m (cross products summed once, doubled).
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
+  ;;   61 61 61 61 60 60 59; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 361279807; m in signed digits: -264879807 -23923609 -232255760
+  ;;   -38154913 -5205 0 0 0 16777216.
   (func $fn_sqr (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -5992,6 +6039,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 0))
     (i64.store offset=64 (local.get $r) (i64.const 0))
   )
+  ;; r = a·r2·R⁻¹ mod m for the constant r2 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 57 59 60 60 60 60 61 61 61 61
+  ;;   60 60 59 59 59 55 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 361279807; m in signed digits: -264879807 -23923609 -232255760
+  ;;   -38154913 -5205 0 0 0 16777216.
   (func $fn_mulc_r2 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6383,6 +6435,11 @@
     (i64.store offset=56 (local.get $r) (i64.const 14896610))
     (i64.store offset=64 (local.get $r) (i64.const 10253142))
   )
+  ;; r = a·r3·R⁻¹ mod m for the constant r3 (its limbs are immediates), a below 2m: r below 2m.
+  ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 61 61
+  ;;   61 60 60 59 58 58 54; all < 2^63.
+  ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 361279807; m in signed digits: -264879807 -23923609 -232255760
+  ;;   -38154913 -5205 0 0 0 16777216.
   (func $fn_mulc_r3 (param $r i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $a0 i64) (local $b0 i64) (local $q0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $q2 i64) (local $r2 i64)
@@ -6774,6 +6831,7 @@
     (i64.store offset=56 (local.get $r) (i64.const 250681051))
     (i64.store offset=64 (local.get $r) (i64.const 12584460))
   )
+  ;; r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.
   (func $fn_add (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6863,6 +6921,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.
   (func $fn_sub (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -6952,6 +7011,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a + b, carries propagated, not reduced: below (ka + kb)·m for a < ka·m, b < kb·m (the planner tracks ka, kb).
   (func $fn_add_lazy (param $r i32) (param $a i32) (param $b i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7013,6 +7073,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.
   (func $fn_neg (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7093,6 +7154,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; r = a mod m, canonical (below m), for a below 2m: a − m, then + m under the sign mask.
   (func $fn_canon (param $r i32) (param $a i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7173,6 +7235,7 @@
     (i64.store offset=56 (local.get $r) (local.get $r7))
     (i64.store offset=64 (local.get $r) (local.get $r8))
   )
+  ;; → 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.
   (func $fn_eq (param $a i32) (param $b i32) (result i32)
     (local $t i64) (local $c i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $r0 i64) (local $a1 i64)
     (local $b1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64) (local $r2 i64) (local $a3 i64) (local $b3 i64)
@@ -7507,6 +7570,7 @@
         (i64.load offset=64 (local.get $r))
         (i64.and (i64.xor (i64.load offset=64 (local.get $r)) (i64.load offset=64 (local.get $a))) (local.get $mask))))
   )
+  ;; r = x·R mod m (below 2m) for the big-endian x below 2^(8·bytes), reduced by the product with R².
   (func $fn_from_bytes (param $r i32) (param $src i32)
     (i64.store
       (local.get $r)
@@ -7722,6 +7786,7 @@
           (i64.shl (i64.load8_u (local.get $src)) (i64.const 16)))
         (i64.const 0x1fffffff)))
   )
+  ;; the canonical value of a (below 2m) out of Montgomery form (a product by 1), big-endian.
   (func $fn_to_bytes (param $dst i32) (param $a i32)
     (local $acc i64) (local $c i64) (local $t i64) (local $mask i64) (local $a0 i64) (local $b0 i64) (local $q0 i64)
     (local $r0 i64) (local $a1 i64) (local $b1 i64) (local $q1 i64) (local $r1 i64) (local $a2 i64) (local $b2 i64)
