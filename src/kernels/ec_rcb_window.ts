@@ -200,7 +200,7 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
     `n: ${fn.L} limbs, -n^-1 mod 2^29 = ${fn.qinv}`,
     `layout ${JSON.stringify(layout)}`,
   );
-  return { ...kernel(m), layout };
+  return { ...kernel(m), layout: layout as unknown as Record<string, unknown> & EcLayout };
 }
 
 /** Every curve module, for the registry. */

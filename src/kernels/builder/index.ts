@@ -21,10 +21,15 @@ export interface GeneratedKernel {
   publicParams: Record<string, number[]>;
   /** every export's parameters and results (builder modules only) */
   signatures?: { name: string; params: [string, ValType][]; results: ValType[] }[];
+  /** the exported globals (i32 constants), by name */
+  globals?: Record<string, number | bigint>;
+  /** the module's memory layout: the constants its glue shares with it */
+  layout?: Record<string, unknown>;
 }
 
 /** The module as a GeneratedKernel. */
 export function kernel(m: Module): GeneratedKernel {
-  return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures() };
+  const globals = Object.fromEntries(m.globals.map((g) => [g.exportName, g.value]));
+  return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures(), globals };
 }
 
