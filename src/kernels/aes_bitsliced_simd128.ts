@@ -1,51 +1,24 @@
-// AES-128/192/256 encryption, constant time: bitsliced over SIMD128, eight blocks per pass
-// (Käsper and Schwabe, "Faster and Timing-Attack Resistant AES-GCM", CHES 2009, layout and
-// linear layer; Boyar and Peralta's 113-gate S-box circuit, "A new combinational logic
-// minimization technique with applications to cryptology", SEA 2010 / ePrint 2009/191).
+// AES-128/192/256 encryption, bitsliced over SIMD128, eight blocks per pass: the Käsper–Schwabe
+// layout and linear layer (CHES 2009) with Boyar and Peralta's 113-gate S-box circuit (ePrint
+// 2009/191); FIPS 197 for the cipher and the key schedule.
 //
-// Why constant time: there is no table. Eight blocks are transposed into eight 128-bit "planes":
-// plane i, byte k, bit j = bit i of byte k of block j. SubBytes is then the S-box as a Boolean
-// circuit (32 AND, 77 XOR) over whole planes, ShiftRows and the row rotations of MixColumns are
-// byte permutations of each plane (`i8x16.swizzle` with a constant index vector held in a local:
-// a bare vpshufb, the data never forms an address), and xtime is a renaming of planes plus four
-// XORs. The key schedule computes its S-box lookups with the same circuit, on one vector of 16
-// bytes held one bit per byte ("byte-sliced"), so the key never forms an address either.
+// Technique: eight blocks are transposed into eight 128-bit planes (plane i, byte k, bit j = bit
+// i of byte k of block j); SubBytes is the circuit (32 AND, 77 XOR) over whole planes, ShiftRows
+// and MixColumns' rotations are byte swizzles of each plane by constant index vectors, xtime is a
+// renaming of planes plus four XORs. The key schedule runs the same circuit byte-sliced on one
+// vector. The S-box's affine constant 0x63 is folded into round keys 1 … Nr.
 //
-// Cost per pass of eight blocks (128 bytes), per round: 113 gates for SubBytes, 24 swizzles and
-// 28 XORs for ShiftRows and MixColumns, 8 loads and 8 XORs for AddRoundKey; plus two 8×8 bit
-// transposes (24 swap-moves) per pass. About 190 SIMD operations per round, 15 per byte for
-// AES-128.
+// Why constant time: there is no table; the data never forms an address (a swizzle by a constant
+// index held in a local is a bare vpshufb), and the loops count public rounds.
 //
-// Measured (Node 20 / V8 11.3, Zen 4; `node --no-liftoff --print-wasm-code`): the round loop
-// compiles to ~307 x86 instructions, of which ~102 are spill stores and reloads — the circuit
-// keeps up to 26 planes live (30 in the paper's gate order) against 16 xmm registers. The loop
-// runs at ~4 instructions per cycle: ~580 MB/s for AES-128 (CTR or ECB, 8 KiB calls), ~420 MB/s
-// for AES-256. Tried and not kept (interleaved A/B, same process): explicit spills of the
-// eighteen values the last AND layer needs (+4% ECB, 0% in GCM), all top-layer values through
-// memory (−5%), the three permutation vectors loaded from a data segment instead of held in
-// locals (−8%), fully unrolled rounds (±0, −9% in GCM), and a register-aware order of the linear
-// layer (±0: TurboFan reorders pure operations anyway).
+// Cost per pass of 128 bytes and round: 113 gates, 24 swizzles and 28 XORs for the linear
+// layer, 8 loads and XORs for AddRoundKey: about 15 SIMD operations per byte for AES-128, ~580
+// MB/s (CTR, 8 KiB) on the development machine. Measurements and the variants tried (vector-
+// permute AES among them): docs/kernels/aes.md.
 //
-// Vector-permute AES (Hamburg, CHES 2009) was not built; its cost was measured with a probe of
-// the same instruction shape (bench/aes-vperm-probe.ts: nine data-indexed swizzles per block and
-// round, each a vpaddusb + vpshufb pair here since V8 cannot know the indices are below 16, three
-// constant swizzles, ~12 XORs; random tables, no basis changes, no last round, so a lower bound).
-// Side by side with this kernel's ECB (~530 MB/s): 1 block ~200 MB/s, 2 interleaved ~340, 4
-// ~510, 8 ~320 (its ten table vectors and eight states spill). So it does not beat bitslicing in
-// bulk even before its extra work, and for one block it would save ~150 ns over a padded pass.
-// The single blocks the modes need (H, GCM-SIV's derivation and tag) run as one padded pass of
-// this kernel (~0.25 µs); GCM's E(K, J0) shares the first counter group instead of costing a
-// pass of its own.
-//
-// The S-box circuit here omits the four NOTs of the affine constant 0x63: since ShiftRows and
-// MixColumns are linear and map a state of all-0x63 bytes to itself, the constant is folded
-// into round keys 1 … Nr instead (their planes 0, 1, 5 and 6 are complemented).
-//
-// Bitsliced round-key layout at `rk`: round r at rk + 128·r, plane i at + 16·i, each byte 0x00 or
-// 0xff (the same key bit for all eight blocks). (Nr + 1) · 128 bytes: 1408, 1664 or 1920.
-//
-// This file emits functions to be placed into a module (see aes_gcm.ts); it is not a module of
-// its own. Negative-control flags produce deliberately broken variants for the tests.
+// Round-key layout at rk: round r at rk + 128·r, plane i at + 16·i, each byte 0x00 or 0xff;
+// (Nr + 1)·128 bytes. This file emits functions for the 'aes' module (aes_gcm.ts).
+// Negative-control flags (tests only) produce deliberately broken variants.
 
 import { type Expr, Func, type Local, type Params, type Stmt, br_if, call, comment, i32, i32x4, i64x2, i8x16, label, loop, memory, v128 } from './builder/index.js';
 

@@ -1,32 +1,23 @@
-// The AES family module ("aes"): bitsliced AES (aes_bitsliced_simd128.ts), the GF(2^128) code of
-// gf128_ctmul64.ts emitted into the same module under the prefix `gf_`, and the mode loops of
-// AES-GCM (SP 800-38D) and AES-GCM-SIV (RFC 8452) that join them.
+// The AES module ("aes"): bitsliced AES (aes_bitsliced_simd128.ts), the GF(2^128) code of
+// gf128_ctmul64.ts under the prefix gf_, the GCM (SP 800-38D) and GCM-SIV (RFC 8452) mode loops
+// of gcm_mode.ts with AES as their cipher, and GCM-SIV's key derivation and tag.
 //
-// Why one module: the counter-mode loop encrypts a group of eight blocks in place in the scratch
-// window and hashes them right there, while they are in L1, with no copy between two modules'
-// memories. GCM seal: CTR then GHASH per group; GCM open: GHASH then CTR per group; GCM-SIV open:
-// CTR then POLYVAL per group; GCM-SIV seal hashes the whole plaintext first (the tag is the
-// counter), so it runs POLYVAL and then CTR. Each group of up to eight blocks shares one GHASH
-// reduction (powers H … H^8 in the key slot).
+// Technique: one module, so that a group of eight counter blocks is encrypted and hashed in
+// place in the scratch window while it is in L1. In GCM seal and open and in GCM-SIV open (with
+// the powers) the hash is woven into the AES rounds — one block per round, its six 64-bit
+// products spread between the S-box gates — so that the scalar multiplier and the SIMD units work
+// side by side.
 //
-// Stitching: in GCM seal/open and GCM-SIV open (with the powers) the hash is woven into the AES
-// rounds — one block per round, its six 64-bit products spread between the S-box gates — so that
-// the scalar multiplier and the SIMD units work at the same time (GHASH runs on i64.mul, AES on
-// xmm registers, disjoint register files). Measured on 8 KiB calls, AES-128, interleaved A/B:
-// AES alone ~580 MB/s, GHASH alone ~690 MB/s, one after the other ~300 MB/s, stitched ~340 MB/s.
-// The gain is bounded by GHASH's own code: ~600 x86 instructions per block in the stitched loop,
-// about half of them register moves and spills around the 96 multiplications.
+// Why constant time: keys, counters, data and states are only loaded, stored and computed on;
+// branches, loop bounds and addresses depend on public parameters (pointers, lengths, counts,
+// round numbers, mode flags).
 //
-// Constant time: everything secret (keys, counters, data, states) is only loaded, stored and
-// computed on. Branches, loop bounds and addresses depend only on the public parameters
-// (pointers, lengths, counts, round numbers and mode flags). The 32-bit counter is added with
-// `i32.add` (wrapping modulo 2^32, as GCM's inc32 and GCM-SIV's little-endian counter both
-// require) and byte-swapped with a swizzle.
+// Cost (8 KiB calls, AES-128): AES alone ~580 MB/s, GHASH alone ~690 MB/s, stitched ~340 MB/s;
+// docs/kernels/aes.md.
 //
-// Memory: IO area [0, 4096) as laid out in AES_IO (aes_layout.ts); the key slot (AES_SLOT, same
-// file: AES_SLOT.size bytes) holds the GHASH key and tables at 0, the bitsliced round keys at
-// 2048, and for GCM-SIV the per-nonce round keys at 4096 and POLYVAL key and tables at 6144
-// (wiped after each message).
+// Memory: the IO area GCM_IO (gcm_layout.ts, as AES_IO); the key slot AES_SLOT (aes_layout.ts):
+// GHASH key and tables at 0, bitsliced round keys at 2048, GCM-SIV's per-nonce round keys at
+// 4096 and POLYVAL key and tables at 6144 (wiped after each message).
 
 import { type Expr, Func, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64, i64x2, i8x16, if_, kernel, memory, v128, block, br, br_if, label, loop, ret, select } from './builder/index.js';
 import { type AesFlags, AES_MAX_RK_BYTES, type Aes8Stitch, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';

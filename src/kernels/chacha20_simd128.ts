@@ -1,68 +1,25 @@
-// ChaCha20 (RFC 8439) over SIMD128, four blocks per pass, and the 'chacha' kernel module that
-// holds it together with Poly1305 (poly1305_radix26.ts), HChaCha20 and the fused AEAD passes.
+// ChaCha20 (RFC 8439) over SIMD128, four blocks per pass, and the 'chacha' module that holds it
+// with Poly1305 (poly1305_radix26.ts), HChaCha20 (for XChaCha20) and the fused AEAD passes.
 //
-// Technique: one v128 per state word, its four i32 lanes the same word of four consecutive
-// blocks (counters c, c+1, c+2, c+3), so a quarter round on four columns is 12 lane-wise
-// instructions and the whole double round needs no shuffle between columns and diagonals.
-// Rotations by 16 and 8 are byte permutations, done as `i8x16.swizzle` with the pattern held
-// in a local (a bare vpshufb on V8, WASM-NOTES.md: +13–16% over shifts); by 12 and 7 they are
-// shl/shr/or. After the rounds, a 4×4 transpose per row (unpack-lo/hi-32, -64 shuffles) puts
-// each block's bytes back in order for the XOR with the message. Inputs shorter than four
-// blocks run the same pass into a keystream buffer and XOR what they need; a rest of at most
-// 64 bytes takes one block on scalar i32 instead ($chacha_block1, the HChaCha20 rounds plus the
-// feed-forward: ~90 against ~180 ns for 47 bytes; TLS records of 207/239 bytes 8-11% faster,
-// whose rest after the key pass's 192 bytes is 15/47 bytes). Two scalar blocks for rests up to
-// 128 bytes would save ~30 ns (estimated from 2 × 70 ns against 180 ns): not done.
+// Technique: one v128 per state word, its four lanes the same word of four consecutive blocks,
+// so a quarter round on four columns is 12 lane-wise instructions and a double round needs no
+// shuffle; rotations by 16 and 8 are byte swizzles with the pattern in a local, by 12 and 7
+// shl/shr/or; a 4×4 transpose per row restores byte order. A rest of at most 64 bytes takes one
+// scalar block ($chacha_block1). The AEAD passes run 256 bytes at a time, the rounds unrolled and
+// the sixteen Poly1305 blocks of the pass stitched in statement by statement.
 //
-// Why constant time: key, nonce, counter, state and message flow only through i32x4 add, xor,
-// shifts, swizzles with constant indices, shuffles and loads/stores at public addresses. The
-// loops count public lengths. HChaCha20 is the same rounds on scalar i32 (add, xor, rotl).
+// Why constant time: key, nonce, counter, state and message flow only through add, xor, shifts,
+// and swizzles and shuffles with constant indices, and through loads and stores at public
+// addresses; the loops count public lengths.
 //
-// Block counter: 32 bits as RFC 8439 says. The kernel adds lane offsets without carrying into
-// the nonce; the glue refuses any call that would need a block past 2^32 − 1, so the kernel
-// never wraps.
+// Cost: ~1.5 GB/s for chacha20_xor and ~1.4 GB/s fused (64 KiB calls, the development machine).
+// Dead "pinning" stores at PIN (each quarter round's b, each Poly1305 block's d4) fix where
+// TurboFan schedules the two halves. Measurements and dropped variants: docs/kernels/chacha.md.
 //
-// One module for the family ('chacha'): the AEAD encrypts a chunk and MACs the ciphertext in the
-// same instance and the same pass over scratch, so nothing is copied between memories, and a
-// bundle that imports ChaCha20-Poly1305 carries exactly this module.
-//
-// AEAD passes (aead_seal / aead_open): 256 bytes at a time, the twenty rounds unrolled and the
-// sixteen Poly1305 blocks of a pass (four steps with r^4…r) interleaved statement by statement
-// with them ("stitched": ChaCha20 keeps the vector units busy, Poly1305 the integer multiplier).
-// Unrolling took the fused pass from 1.0 to 1.25 GB/s; the stitching itself measured neutral
-// on V8 11.3 (its scheduler and the out-of-order core overlap the two either way). Messages
-// that fit in scratch take one call (aead_seal_all / aead_open_all) over the glue's layout
-// aad ‖ pad ‖ message ‖ pad ‖ lengths, and up to 192 bytes reuse blocks 1–3 of the pass that
-// made the one-time key: a TLS record costs one four-block pass.
-//
-// Pinning stores (PIN, 64 bytes of the IO area the glue wipes). TurboFan keeps memory
-// operations in program order but places pure arithmetic itself (WASM-NOTES.md, load
-// hoisting): the order of the quarter rounds in the WAT made no difference at all (columns one
-// by one, in pairs or all four per step: identical speed), and the fused pass ran ChaCha20 and
-// Poly1305 in two clumps, with all of a pass's message loads first and their limbs spilled
-// (V8's loop: ~3800 instructions per 256 bytes, ~940 of them scalar reloads from the stack).
-// Two kinds of dead store fix the schedule: after each quarter round its b vector, and in the
-// fused pass after each Poly1305 block's products its d4 (and after each four-block step's
-// carry its h1: +2% more, added later). Measured (kernel alone, 64 KiB
-// calls, in-process A/B): fused seal/open 1.19 -> 1.39-1.42 GB/s, chacha20_xor 1.44 -> 1.50
-// GB/s; seal 1 MiB through the glue 970 -> 832 µs. Variants measured and dropped: a store
-// after each Poly1305 four-block step only (1.30-1.42, less steady), a store after every
-// quarter-round step (four per step; the same within noise, 4× the stores), stores of one
-// column only per step or per quarter round (-6%), ChaCha20 pins without Poly1305 pins (the
-// fused pass 5% slower than unpinned), pins with the passes unstitched (-4%), the quarter
-// rounds in groups of one or two columns with pins (no gain). Measured after the pins and
-// dropped: the same pins in poly1305_blocks' eight- and four-block loops (kernel +3% / +13%,
-// but through the glue poly1305/64 and the 239-byte TLS rows 3-11% slower, the MAC object
-// would need a wipe of PIN per update); chacha20_xor with its rounds unrolled (-1.5%); row c
-// (words 8-11) kept in memory, loaded and stored at each use (neutral to -7%); rotate-by-16 as
-// a constant-lane i8x16.shuffle, freeing the pattern's register (-6% fused, -10% xor); the
-// Poly1305 blocks spread over the first 80%, the last 90% or the middle 90% of the rounds
-// instead of all of them (neutral).
-//
-// Memory used by this module (the glue's IO area; see src/aead/chacha20-poly1305.ts):
-//   state (64 bytes: constants, key, counter, nonce) at the caller's `st`,
-//   KS_PTR: 256 bytes of keystream for a partial pass (the glue wipes it after each call);
-//   POLY: the Poly1305 state of the one-call AEAD functions.
+// Invariants: the block counter is 32 bits (RFC 8439); the glue refuses a call that would pass
+// 2^32 − 1, so the kernel never wraps. Memory: the state (64 bytes) at st, KS_PTR (256 bytes of
+// keystream), POLY (the one-call functions' Poly1305 state) and PIN (64 bytes), in the IO area
+// the glue wipes. Negative-control flags (tests only) produce deliberately broken variants.
 
 import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, block, br, br_if, call, comment, i32, i32x4, i64, i8x16, if_, kernel, label, loop, memory, select, v128 } from './builder/index.js';
 import { ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './builder/lanes.js';

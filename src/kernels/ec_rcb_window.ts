@@ -1,64 +1,27 @@
-// One WebAssembly module per curve: the field kernels mod p and mod n (fe_mont29.ts), the group
-// law by complete projective formulas (Renes–Costello–Batina, ec_formulas.ts), a fixed-window
-// signed-digit variable-base scalar multiplication, a fixed-base multiplication with a lazily
-// built comb table, and the ECDH / public-key / validation entry points. One module per curve so
-// that an application using P-256 carries no P-521 code (and the per-curve code is specialised:
-// the modulus's digits, the curve's a and b are immediates).
+// One WebAssembly module per curve: the fields mod p and mod n (fe_*.ts), the group law by the
+// complete formulas of Renes, Costello and Batina (ec_group.ts), the variable-base window
+// multiplication (ec_window.ts), the fixed-base comb (ec_comb.ts), the edges (ec_encoding.ts)
+// and ECDSA (ecdsa_straus_wnaf.ts); this file assembles them. One module per curve, so that an
+// application using P-256 carries no P-521 code, and specialised: the modulus's digits and the
+// curve's a and b are immediates.
 //
-// Why constant time:
-//   - the field code is straight-line on i64 values (see fe_mont29.ts);
-//   - the formulas are complete, so doubling, adding the identity or adding P to −P need no
-//     special case: the sequence of field operations is the same for every input;
-//   - the scalar is recoded into signed digits d_i ∈ [−2^(w−1), 2^(w−1)] by arithmetic on the
-//     scalar's bits (carry by shift, no branch); every digit is used the same way;
-//   - a table lookup reads every entry and keeps the wanted one with a mask
-//     ((|d| ⊕ j) − 1) >> 63, 16 bytes at a time (v128.and / v128.or); the negation for a
-//     negative digit is computed always and kept by a mask;
-//   - loop counters and every memory address are public (pointers, constants); the digits and
-//     coordinates live in linear memory, which the checker treats as secret.
+// Why constant time: the field code is straight-line; the formulas are complete, so the sequence
+// of field operations is the same for every input; scalars are recoded by arithmetic and every
+// digit is used the same way; table lookups read every entry under masks; loop counters and
+// addresses are public. Only ECDSA verification is variable time (public data only; it says so,
+// and src/ct/vartime.ts lists it).
 //
-// Variable base, k·P: digits in radix 2^w (w = 5: D = ⌈(bits(n)+1)/5⌉ digits), table of
-// 0·P … 16·P in projective form (built with 8 doublings and 7 additions), then D − 1 rounds of
-// w doublings and one addition. P-256: 255 doublings + 51 additions + 52 lookups of 17 entries.
+// Brainpool (generic a): the scalar multiplications run on the isomorphic a = −3 curve (RFC
+// 5639's brainpoolPxxxt1, (x, y) ↦ (Z²x, Z³y)): 13 products per doubling and 14 per addition
+// instead of 16 and 17. ec_mul maps its input there, base_table builds from the mapped G, and
+// to_affine maps back.
 //
-// Fixed base, k·G: a comb of the signed digits in radix 2^wb: positions i = 0 … P−1 hold
-// j·2^(wb·S·i)·G for j = 1 … 2^(wb−1) as affine points (two coordinates, i32 limbs); then
-// k·G = Σ_s 2^(wb·s) Σ_i d_(iS+s)·T_i, evaluated with (S−1)·wb doublings and D mixed additions.
-// S is the least spacing that keeps the table within 32 KB. The table is built on first use
-// (base_table) into an engine slot, never at import time; it depends only on G (public).
+// Cost: a P-256 ECDH is 255 doublings, 51 additions and 52 lookups (~140 µs on the development
+// machine); measurements: docs/kernels/ec.md.
 //
-// Measured and not taken (--no-liftoff, separate processes, min of runs): the additions and
-// subtractions of the formulas written inline instead of called: P-256 ECDH 149 → 150 µs,
-// brainpoolP256r1 213 → 208 µs, for a module of 118 KB instead of 66. The field product is the
-// cost: a P-256 doubling is 8M + 3S + 2m_b ≈ 310 of its 410 ns.
-//
-// Brainpool (generic a): the scalar multiplications run on the isomorphic a = −3 curve (see
-// scalarTwist; 13 products per doubling and 14 per addition instead of 16 and 17). First
-// measured on brainpoolP256r1 alone (217 → 212 µs) and not taken; taken once measured on
-// brainpoolP512r1, where a product by a constant runs entirely on the scalar multiplier (no
-// SIMD products) and costs more than a general product: pt_dbl 2.59 → 2.03 µs, pt_add 2.68 →
-// 1.82 µs, ECDSA sign 509 → 409 µs; brainpoolP256r1 ECDH 215 → 206 µs, public key 50.1 → 48.0
-// µs (bench --base, 3 copies).
-//
-// Lazy reduction (up to 12 limbs: P-224, P-256, secp256k1, brainpoolP256r1): each formula is
-// put in single-assignment form and every sum or difference of two products, x·y ± u·v, is
-// computed with one Montgomery reduction (fuseProducts in ec_formulas.ts; fp_mulw/mulwn and
-// fp_mul2w in fe_mont29.ts): three per addition, two per doubling. For a dense modulus a
-// reduction costs L² + L multiplies, as much as the product; for P-256 it is shifts and adds.
-// Measured (bench --base): brainpoolP256r1 pt_double 523 → 496 ns, pt_add 593 → 563 ns, ECDH
-// 185 → 181 µs; P-256 pt_double 382 → 379 ns, pt_add 469 → 458 ns, ECDH 140 → 144 µs (noise
-// band). A single function with all four operands in locals was slower (P-256 pt_double +4%,
-// brainpoolP256r1 +6%: 36 operand locals spill).
-//
-// Work space: every function takes $ws, a pointer to scratch memory it may use (its own
-// temporaries first, callees' after); the exported global WS_SIZE bounds the whole tree.
-// The glue wipes what was used after each call that handled a secret.
-//
-// Negative-control flags (tests only): those of the field (dropCarry, skipCorrection) and
-//   wrongCoefficient  the addition formula's first tripling computes 4× instead of 3×;
-//   wrongLookup       the variable-base lookup swaps the masks of entries 1 and 2;
-//   skipZeroDigits    timing control (npm run ct:timing): ec_mul skips the lookup and addition
-//                     of a zero digit (a branch on the scalar; same results).
+// Work space: every function takes ws, scratch it may use (its own first, its callees' after);
+// the exported global WS_SIZE bounds the tree, and the glue wipes it after a call on secrets.
+// Negative-control flags (tests only): EcFlags in ec_context.ts.
 
 import { CURVES, type CurveParams } from '../ec/params.js';
 import { type Func, type GeneratedKernel, Module, kernel } from './builder/index.js';

@@ -1,76 +1,25 @@
-// ECDSA (FIPS 186-5 section 6.4, SEC 1 section 4.1) inside each curve's kernel module: signing
-// in constant time, verification by a variable-time Straus–Shamir double-scalar multiplication
-// with width-w NAF digits on Jacobian coordinates. ec_rcb_window.ts calls ecdsaFunctions() with
-// the curve's field generators, so these functions share the module's field code (fe_mont29.ts),
-// its fixed-base comb (ec_mul_base), its affine conversion and its work-space accounting.
+// ECDSA (FIPS 186-5 §6.4, SEC 1 §4.1) inside each curve's module: signing in constant time,
+// verification by a variable-time Straus–Shamir double-scalar multiplication with width-w NAF
+// digits on Jacobian coordinates.
 //
-// Signing: ecdsa_sign(out, k, d, z, tab, ws) → 1 unless r = 0 or s = 0 (the glue then draws the
-// next RFC 6979 nonce). R = k·G by the constant-time comb (ec_mul_base); x(R) by to_affine (the
-// constant-time inversion mod p); r = x mod n by fn_from_bytes (it reduces any value below
-// 2^(8·bytes)); k⁻¹ by fn_inv, the constant-time safegcd (fe_safegcd.ts: a fixed number of
-// branch-free divsteps) in the mod-n field; s = k⁻¹·(z + r·d) mod n by fn_mul and fn_add. Why it is
-// constant time: every step is straight-line field code or the comb (see those files), the calls
-// are the same for every k and d, and every address is a pointer the glue passed plus a
-// constant. The only data-dependent outputs are r and s (public: the signature) and the
-// r = 0 / s = 0 flag (a rejection, probability ~2^-bits(n)).
+// Signing: R = k·G by the constant-time comb (ec_mul_base), x(R) by to_affine, r = x mod n, k⁻¹
+// by the constant-time safegcd mod n, s = k⁻¹·(z + r·d). Constant time: straight-line field code
+// and the comb, the same calls for every k and d, addresses the glue's pointers plus constants;
+// the only data-dependent outputs are r, s and the r = 0 / s = 0 flag (a rejection).
 //
-// Verification: ecdsa_verify(rs, z, xy, gtab, ws, alt) → 1 iff (r, s) verifies for the message
-// representative z and the public key x ‖ y (already validated by the glue), r and s in
-// [1, n − 1] (checked by the glue). VARIABLE TIME: every input is public (signature, message
-// digest, public key), so the code branches on the digits of u1 and u2, on the point at
-// infinity and on the exceptional cases of the addition, and reads the tables at digit-chosen
-// addresses. These functions are declared in src/ct/vartime.ts with that reason; nothing secret
-// ever reaches them (the glue calls them with public data only, and no constant-time function
-// calls them).
-//   w = s⁻¹ (fn_inv_vt: the variable-time safegcd of fe_safegcd.ts), u1 = z·w, u2 = r·w mod n;
-//   u1 in wNAF of width W_G = 8 against a table of the odd multiples G, 3G, …, 127G kept in
-//   affine form (built once into an engine slot by ecdsa_gtable: Jacobian multiples, then
-//   batch-normalised 16 at a time with one inversion each); u2 in wNAF of width W_Q = 5 against
-//   Q, 3Q, …, 15Q, built per call (1 doubling and 7 full additions, add-2007-bl, 11M + 5S) and
-//   normalised to affine form with one variable-time inversion mod p (fp_inv_vt; Montgomery's
-//   trick, 21 + 32 products); one shared chain of bits(n) + 1 doublings; a non-zero digit of
-//   either scalar costs a mixed addition (madd-2007-bl, 7M + 4S). Measured together with the
-//   variable-time inversion of s (bench --base): brainpoolP512r1 verify 743 → 705 µs, P-256
-//   94 → 88 µs; with Fermat's inversion the normalisation alone was a loss (brainpoolP512r1
-//   763 → 804 µs);
-//   doublings per curve shape: a = −3 dbl-2001-b rearranged (4M + 4S and 12 sums instead of
-//   3M + 5S and 16: Z3 = 2·Y·Z, and 2γ shared by 4β, 8β and 8γ²; a sum costs about half a
-//   product here), a = 0 dbl-2009-l (2M + 5S); the Brainpool curves (generic a) are mapped to
-//   their isomorphic twist with a = −3 (RFC 5639's brainpoolPxxxt1: (x, y) ↦ (Z²x, Z³y) with
-//   a·Z⁴ = −3, Z computed here): Q and the G table are mapped, r·Z² is compared, and the
-//   doubling is the a = −3 one instead of dbl-2007-bl's 1M + 8S + 1 product by a (measured:
-//   verification 15–30% faster on the three Brainpool curves);
-//   the check x(R) ≡ r (mod n) without an inversion: X == r·Z² (mod p), or, when r + n < p
-//   (the glue says so in `alt`), X == (r + n)·Z². R = O fails.
-// The Jacobian additions are not complete: when H = U2 − U1 ≡ 0 the inputs have the same x, and
-// the function doubles (R ≡ 0 too: same point) or returns the point at infinity (opposite
-// points), which is a branch — allowed here, as above. The accumulator's infinity is a flag in
-// a local. Formulas from the Explicit-Formulas Database (Bernstein–Lange, hyperelliptic.org/EFD,
-// g1p/auto-shortw-jacobian*.html): dbl-2001-b, dbl-2009-l, dbl-2007-bl, madd-2007-bl,
-// add-2007-bl; additions and subtractions that only feed products skip their reduction
-// (planBounds below: the rules of planReductions in ec_rcb_window.ts, with the point
-// coordinates allowed a bound B > 2; the generator picks the B that needs the fewest carry
-// chains, counting a product as 5. H and R, tested for zero, may stay lazy too: below K·p, they
-// are compared limb for limb with 0, p, …, (K − 1)·p (fp_is_zero_lt_K, K·L constants); before,
-// the mixed addition took reduced copies of X1 and Y1 (two products by 1) for B > 2: measured
-// (bench --base) brainpoolP512r1 verify 700 → 657 µs, P-521 418 → 392, brainpoolP384r1
-// 297 → 282, P-384 194 → 187, P-224 64.4 → 62.2, the 9-limb curves unchanged. Chosen today:
-// B = 2 at 9 limbs (P-256, secp256k1, brainpoolP256r1: R/p ≈ 32–48 leaves no room), 6 for
-// P-224, 12 for P-384, P-521, brainpoolP384r1/P512r1; measured 3–8% faster verification there
-// than B = 2.)
-// Tried and dropped: the lazy reduction of ec_rcb_window.ts (a sum of two products, here
-// Y3 = α·(4β − X3) − 2γ'² and Y3 = R·(V − X3) − 2·S1·J, reduced once) at 14–19 limbs, with the
-// second product's columns normalised by a carry chain so they fit: verification 20–30%
-// slower (brainpoolP512r1 667 → 820 µs, P-521 409 → 535 µs). There the products run on SIMD
-// and the reduction on the scalar multiplier in parallel, so a product without its reduction
-// costs ~70% of one with it, and the squaring became a general product.
+// Verification, VARIABLE TIME, on public data only (signature, digest, public key; declared in
+// src/ct/vartime.ts): w = s⁻¹ (variable-time safegcd), u1 = z·w, u2 = r·w; u1 in wNAF of width
+// 8 against an affine table of G, 3G, …, 127G (ecdsa_gtable, built once), u2 in wNAF of width 5
+// against Q, 3Q, …, 15Q (built per call, normalised with one inversion); one shared chain of
+// doublings; x(R) ≡ r checked as X == r·Z² (or (r + n)·Z² when r + n < p), without an inversion.
+// The Jacobian formulas (EFD: dbl-2001-b, dbl-2009-l, dbl-2007-bl, madd-2007-bl, add-2007-bl)
+// are not complete: the exceptional cases branch, as allowed here. Brainpool curves verify on
+// their a = −3 twist. Sums that only feed products stay lazy, the coordinates' bound B chosen per
+// curve for the fewest carry chains (planBounds, ec_formulas.ts).
 //
-// Cost (P-256): 257 doublings, ~72 mixed additions, 8 table additions, ~60 ns of digit
-// handling, one variable-time inversion mod n and one mod p (about 1 µs each).
-//
-// Negative-control flag (tests only):
-//   nonceInvModP  the signing nonce is "inverted" as k^(p−2) in the mod-n field (Fermat with
-//                 the wrong modulus), so s is wrong.
+// Cost (P-256): 257 doublings, ~72 mixed additions, 8 table additions and two variable-time
+// inversions (~1 µs each); measurements: docs/kernels/ec.md.
+// Negative-control flag (tests only): nonceInvModP (k "inverted" as k^(p−2) mod n).
 
 import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, callv, comment, drop, i32, i64, if_, ifv, label, loop, memory, ret, select } from './builder/index.js';
 import { type EcContext, type EcFlags, at, round16 } from './ec_context.js';

@@ -1,90 +1,28 @@
-// Prime-field arithmetic for the elliptic curves: Montgomery multiplication in unsaturated
-// 29-bit limbs, generated per modulus (each curve's p and n). One generator serves every prime;
-// a modulus is its constants.
+// Prime-field arithmetic for the elliptic curves: Montgomery multiplication in unsaturated 29-bit
+// limbs, generated per modulus (each curve's p and n). This is the field core — representation,
+// constants, the Montgomery product and a handle for each function of the field; the carry chains
+// are fe_ops.ts, powers and square roots fe_pow.ts, the field's assembly fe_field.ts.
 //
-// Representation. An element x is held in Montgomery form x·R mod m, R = 2^(29·L), as L limbs of
-// 29 bits, each in an i64 (8 bytes per limb in memory, least significant first). L is the least
-// number of limbs with R ≥ 16m (P-224: 8, 256-bit primes: 9, 384-bit: 14, brainpoolP512r1: 18,
-// P-521: 19). Values are kept in [0, 2m), not fully reduced; R ≥ 16m makes a product of two such
-// values come out below 2m with no final subtraction ((a·b + q·m)/R < 4m²/R + m ≤ 2m), and the
-// canonical value is produced only at the edges (to_bytes, comparisons).
+// Representation: x in Montgomery form x·R mod m, R = 2^(29·L), as L limbs of 29 bits in i64 (8
+// bytes each in memory), L the least with R ≥ 16m (P-224: 8, 256 bits: 9, 384: 14, 512: 18,
+// P-521: 19). Values stay in [0, 2m): R ≥ 16m makes a product of two such values come out below
+// 2m with no final subtraction; the canonical value is made only at the edges.
 //
-// Why 29-bit limbs and not 32 (WASM-NOTES.md): WebAssembly has no 64×64→128 multiply, so a
-// limb is at most 32 bits, and a 32-bit CIOS chains every step through its carry (48 ns for a
-// P-256 product in the probe against 42 ns for 9 × 29 bits). With 29-bit limbs a product is below
-// 2^58 and a column of up to 2L products and reduction terms stays below 2^63: each column is a
-// balanced tree of independent products and only one carry per column is serial.
+// Multiplication: product scanning with the reduction interleaved: column k sums a_i·b_j (i + j
+// = k), q_i·m_j (i < k) and the carry; while k < L its low 29 bits choose q_k = col·(−m⁻¹) mod
+// 2^29. m is in signed radix 2^29: a zero digit costs nothing, ±2^s is a shift, and −m⁻¹ ≡ ±1
+// (P-256, P-384, P-521, P-224) makes the quotient the column's own bits. From 14 limbs the
+// products run on SIMD (i64x2.extmul) beside the scalar reduction; for dense moduli from 9 limbs
+// the reduction's higher digits run on SIMD. Column sums are chains for dense moduli, balanced
+// trees otherwise (TurboFan schedules by the graph's shape).
 //
-// Multiplication: product scanning with the Montgomery reduction interleaved ("FIPS"): column k
-// sums a_i·b_j (i + j = k) and q_i·m_j (i < k), plus the carry of column k − 1; while k < L the
-// column's low 29 bits choose q_k = (col·(−m⁻¹)) mod 2^29 so that adding q_k·m_0 clears them;
-// columns L … 2L−2 give the result limbs. The modulus is written in signed radix 2^29
-// (digits in (−2^28, 2^28]): a zero digit costs nothing, a ±2^s digit is a shift, and when
-// −m⁻¹ ≡ 1 (P-256, P-384, P-521: m ≡ −1) the quotient digit is the column's low bits themselves
-// and the carry is the column shifted right. P-256's p then needs no multiplication for its
-// reduction at all (p = −1 + 2^9·B^3 + 2^18·B^6 − 2^21·B^7 + 2^24·B^8, B = 2^29); P-224's needs
-// none either (−m⁻¹ ≡ −1); a dense modulus (Brainpool, every order n) costs L² + L products.
-// Squaring sums the cross products once and doubles them (L(L+1)/2 products).
+// Why constant time: straight-line code on i64 values, no branch, address or division depending
+// on data; i64.mul is imul, whose timing does not depend on its operands.
 //
-// From 14 limbs on (P-384, P-521, brainpoolP384r1/P512r1) the products a_i·b_j run on SIMD:
-// pairs (a_2t, a_2t+1) against reversed pairs (b_j, b_(j−1)) with i64x2.extmul_low_i32x4_u (V8:
-// two shuffles and one vpmuludq for two products), lanes added per column, while the reduction
-// stays on the scalar multiplier: the two run on different execution ports. Measured (separate
-// processes, --no-liftoff, min of runs; ECDH per call): P-384 391 → 360 µs, P-521 970 → 823 µs,
-// brainpoolP384r1 840 → 701 µs, brainpoolP512r1 2.83 → 1.85 ms; at 8–9 limbs no gain (25 vs
-// 27 ns for P-256's product), so those stay scalar. Tried and dropped: operands read from memory
-// at each product (TurboFan hoists the loads and spills them: 556 → 851 instructions for P-256),
-// the same pinned by a store per column (984 instructions), and two quotient digits per step
-// with −m⁻¹ mod 2^58 for dense moduli (no gain: the register spills, not the quotient chain,
-// bound the 9-limb product; V8 spills about 40% of the instructions of a 9-limb product).
-//
-// Dense moduli from 9 limbs on (brainpoolP256r1/P384r1/P512r1 and the orders of P-256 and
-// secp256k1; isDense: most signed digits cost a multiplication): where the products are scalar
-// (every product below 14 limbs; squaring and products by a constant from 14 on) the scalar
-// multiplier did both them and the L² reduction products, so there the reduction's
-// q_k·m_j for j ≥ SIMD_REDUCE_FROM_DIGIT (5) run on SIMD instead: q_k splatted, times constant
-// digit pairs (m_j, m_(j+1)) held in v128 locals set once per call (i64x2.extmul_low_i32x4_s:
-// the digits are signed), accumulated per column pair (columns 2v, 2v+1 in the two lanes of
-// vr_v; an odd k meets pairs shifted by one digit, so every q_k lands aligned), one lane
-// extracted when its column is summed. The digits j < 5 stay scalar: they feed the next
-// columns, whose quotient digits are the serial chain. Measured (bench --base, 3 copies):
-// brainpoolP512r1 sqr 102 → 78 ns, pt_double 2.02 → 1.81 µs, ECDSA verify 874 → 840 µs,
-// ECDH 1.34 → 1.23 ms; brainpoolP384r1 sqr 63.5 → 54.3 ns, ECDH 563 → 530 µs; brainpoolP256r1
-// mul 36.8 → 34.6 ns, pt_double 568 → 539 ns, ECDH 205 → 194 µs, ECDSA verify 141 → 132 µs
-// (P-256 and secp256k1 unchanged). Split point, brainpoolP512r1 sqr: j ≥ 2 no gain, 3: −15%,
-// 4–6: −24…−28%, 9: −17%, 13: −11%; brainpoolP256r1 pt_double: j ≥ 3: +6%, 4: −4%, 5: −7%,
-// 6: −3%, 7: −1%.
-// Tried and dropped here (same method): the same SIMD reduction in the general product, whose
-// a·b already runs on SIMD (j ≥ 2: +7%: the vector side is then the bottleneck); the SIMD
-// reduction from digit 2 at 9 limbs (brainpoolP256r1, constants inline or in locals: +22…27%
-// on mul and sqr: the latency of splat → extmul → extract lands on the quotient chain); at 9
-// limbs, SIMD products together with the SIMD reduction from digit 5 (brainpoolP256r1 mul
-// +5%, pt_double +6%, ECDH +3%); SIMD products at 9 limbs for dense moduli (brainpoolP256r1 mul 44.8 → 44.3
-// ns, ECDH ±1%: noise); squaring at 14+ limbs through the SIMD product path (a·a as a general
-// product: 104 → 101 ns, verify +7%); addition, subtraction and negation computing both
-// candidate results in two independent carry chains with a masked select instead of a chain
-// then a masked correction chain (brainpoolP512r1 add 36 → 33 ns through the JS call, but
-// ECDH, point operations and verification within ±2–4% noise either way: not the bottleneck);
-// squaring at 14+ limbs by one level of Karatsuba (three squares of L/2 limbs, 135 products
-// instead of 171 at 18 limbs, exact modulo 2^64): slower (sqr P-384 26.8 → 29.6 ns, P-521
-// 44.4 → 49.0, brainpoolP512r1 69.4 → 73.0; the 3L/2 extra column locals spill).
-//
-// Constant time: straight-line code on i64 values, no branch, no memory address and no division
-// depending on data; i64.mul is imul, whose timing does not depend on its operands. Addition,
-// subtraction and negation run a carry chain, then add 2m under a mask made from the sign
-// (arithmetic shift), never a branch. Inversion is safegcd (fe_safegcd.ts: a fixed number of
-// branch-free divsteps); square roots are a^((p+1)/4), with a fixed sliding-window addition
-// chain computed here from the public exponent, when
-// p ≡ 3 (mod 4), and Tonelli–Shanks with a fixed iteration structure (RFC 9380, Appendix I.4)
-// otherwise (P-224, p ≡ 1 mod 2^96). Loop counters in the exponentiations are public constants.
-//
-// Cost (P-256 p): mul 81 i64.mul, sqr 45; add/sub two carry chains of 9 limbs (one when the
-// formula compiler leaves a sum unreduced). Times: `npx tsx bench/run.ts 'ec_.*_(fp|pt)_'`.
-//
-// Negative-control flags (tests only) produce deliberately broken variants:
-//   dropCarry      the carry into one column of the multiplication is lost;
-//   skipCorrection the masked final subtraction of 2m in the addition is skipped;
-//   fusedSignSlip  the lazily reduced x·y − u·v is computed as x·y + u·v.
+// Cost (P-256 p): mul 81 i64.mul, sqr 45. mulCore proves every column below 2^63 and the bounds are
+// written beside each function in the WAT. Measurements: docs/kernels/ec.md. Negative-control
+// flags (tests only): dropCarry (a column's carry lost), skipCorrection (the addition's masked
+// correction skipped), fusedSignSlip (x·y − u·v computed as x·y + u·v).
 
 import { type Expr, Func, type Local, type Stmt, comment, i32, i32x4, i64, i64x2, i8x16, v128 } from './builder/index.js';
 import { LIMB_BITS, LIMB_MASK, bitLength, isDense, limbsFor, modInv, signedDigits, toLimbs } from './fe_limbs.js';

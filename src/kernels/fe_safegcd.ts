@@ -1,100 +1,26 @@
-// Modular inversion by the Bernstein–Yang "safegcd" method (D. J. Bernstein, B.-Y. Yang, "Fast
-// constant-time gcd computation and modular inversion", 2019), generated per modulus. One
-// generator, two variants: variable time (public data: ECDSA verification) and constant time.
+// Modular inversion by Bernstein and Yang's "safegcd" ("Fast constant-time gcd computation and
+// modular inversion", TCHES 2019), generated per modulus, in a constant-time and a variable-time
+// variant (the latter for public data: ECDSA verification).
 //
-// Algorithm. A divstep maps (δ, f, g), f odd, to
-//   (1 − δ, g, (g − f)/2)   if δ > 0 and g odd,
-//   (1 + δ, f, (g + f)/2)   if g odd otherwise,
-//   (1 + δ, f, g/2)         if g even.
-// Starting from f = m, g = a, enough divsteps reach g = 0 with f = ±gcd(m, a) = ±1. The first k
-// divsteps depend only on the low k bits of f and g, so they run in batches of 30 on a single
-// machine word holding those bits, recording the batch as a 2×2 matrix T = [u v; q r] with
-// 2^30·(f', g') = T·(f, g), |u| + |v| ≤ 2^30, |q| + |r| ≤ 2^30 (each divstep at most doubles the
-// row sums). T is then applied to the full f, g (exact division by 2^30) and to the cofactors
-// d, e, kept with f ≡ d·a, g ≡ e·a (mod m) (d = 0, e = 1 at the start): d' = (u·d + v·e)/2^30
-// mod m, made exact by adding K·m with K chosen so that the low 30 bits vanish. At the end
-// a⁻¹ = f·d mod m (f = ±1); for a = 0, g = 0 throughout, d stays 0 and the result is 0.
+// Algorithm: a divstep maps (δ, f, g), f odd, to (1 − δ, g, (g − f)/2) if δ > 0 and g is odd,
+// (1 + δ, f, (g + f)/2) if g is odd, else (1 + δ, f, g/2); from f = m, g = a, enough steps reach g
+// = 0 with f = ±1. The steps run in batches of 30 on the low words, recorded as a 2×2 matrix of
+// entries ≤ 2^30 (two per i64: UV = u + 2^32·v), then applied to the full f, g and to the
+// cofactors d, e (f ≡ d·a, g ≡ e·a mod m), made exact by adding K·m; at the end a⁻¹ = ±d. f, g,
+// d, e are N signed 30-bit limbs in locals (N = ⌈(bits(m) + 2)/30⌉), normalised after each update.
 //
-// Inside a batch the four entries ride in two words, UV = u + 2^32·v and QR = q + 2^32·r: every
-// batch operation is linear (add, negate, mask with all-zeros/all-ones, shift left, multiply
-// by a small scalar), so it acts on both halves at once; u = extend32_s(UV) and
-// v = (UV − u) >> 32 recover them since |u|, |v| ≤ 2^30 < 2^31. The variable-time batch holds
-// δ as η = 2δ − 1 (the constant-time one as ν or ζ, below): "δ > 0" is "η ≥ 0", a swap maps η
-// to −η, any other step to η + 2. Tracking within a batch (s steps done, f_s, g_s the true values):
-// 2^s·f_s = u·f + v·g, 2^s·g_s = q·f + r·g; a step adds ±f to g and ±(u, v) to (q, r), a swap
-// also moves the old g, (q, r) into f, (u, v); then g halves and (u, v) double.
+// Why constant time (constantTime): a fixed number of branch-free divsteps chosen by masks (c2 =
+// −(g & 1), c1 = c2 & (δ > 0 ? −1 : 0)); no branch, select, secret address or division. The count
+// is 590 hddivsteps up to 256 bits (P. Wuille's bound, github.com/sipa/safegcd-bounds), else
+// ⌊(49d + 57)/17⌋ divsteps (the paper's Theorem 11.2), rounded up to whole batches. The
+// variable-time variant skips zeros by ctz, takes up to 6 steps at once and stops at g = 0.
 //
-// Constant time (constantTime: true): a fixed number of branch-free divsteps, each from masks:
-// c2 = −(g & 1) (all ones when g is odd), c1 = c2 & (δ > 0 ? −1 : 0) (swap);
-// g ← (g − c1) + ((f & c2) ^ c1), i.e. g, g + f or g − f; the same for QR from UV; then
-// f += g & c1, UV += QR & c1 (under c1 that makes f the old g); δ updated; g >>= 1, UV <<= 1.
-// The mask of the next step is taken from g before its shift ((g << 62) >> 63): the chain from
-// one step's g to the next is 5 operations (it was 8 with the plain x = (f ^ c1) − c1 form:
-// 256-bit inversion 1.50 → 1.26 µs). δ is held here as ν = −η − 1 = −2δ (the swap mask is
-// ν >> 63; ν → −ν − 2 on a swap, ν − 2 otherwise), and for hddivsteps as ζ = −δ − 1/2
-// (ζ → (ζ ^ c1) − 1: one operation fewer, 1.26 → 1.20 µs; the step is 20 operations and on
-// this machine (AMD EPYC, 4 integer ALUs) bound by both latency and throughput).
-// No branch, select, secret address or division; the loop counters are public.
-// Iteration bound:
-//   - moduli of at most 256 bits: 590 "hddivsteps" (divsteps started at δ = 1/2 instead of 1),
-//     the bound computed by P. Wuille (github.com/sipa/safegcd-bounds: a convex-hull analysis
-//     covering every 0 ≤ g ≤ f ≤ 2^256; the repository carries a Coq development of it,
-//     coq/hddivsteps/hddivsteps590*.v; libsecp256k1 uses it). 20 batches (600). The paper's
-//     bound for δ = 1 would be 741 (25 batches).
-//   - larger moduli (384, 512, 521 bits): original divsteps from δ = 1 with the paper's proven
-//     bound (Theorem 11.2: f² + 4g² ≤ 5·2^(2d) ⇒ g = 0 after ⌊(49d + 57)/17⌋ steps for
-//     d ≥ 46; with 0 ≤ g < f < 2^d take d = bits(m)): 384 → 1110, 512 → 1479, 521 → 1505
-//     divsteps, rounded up to whole batches (37, 50, 51). Once g = 0 further divsteps leave f,
-//     and d up to a multiple of m, unchanged, so rounding up is harmless.
-//     Not used: the same repository's hddivsteps formula ⌊(3787·log2(M) + 2166)/1644⌋ for
-//     0 ≤ g ≤ f ≤ M, stated as computationally verified (convex hulls in exact arithmetic) for
-//     M ≤ 2^3805 but not proven: 885 / 1180 / 1201 steps (30 / 40 / 41 batches), measured
-//     brainpoolP512r1 n 4.1 → 3.3 µs, all tests passing. A one-line change in ctDivsteps if a
-//     computationally verified bound is acceptable.
-// Variable time (constantTime: false): original divsteps (δ = 1), a batch loop that exits
-// when g = 0, and within a batch: skip the trailing zeros of g at once (i64.ctz), swap when
-// δ > 0, then, while δ stays ≤ 0, do k = min(remaining, steps until δ > 0, 6) steps in one go:
-// g += w·f with w = −g·f⁻¹ mod 2^k (f⁻¹ mod 2^6 = f·(2 − f·f): f is its own inverse mod 8, one
-// Newton step), which is exactly what k single steps would add, then shift by k. f and g
-// shrink (about 14 bits a batch), so the variable-time update multiplies only their live limbs
-// (`len`, one block exit per length) and drops a limb when the top limbs of both are 0 or −1
-// (folded into the limb below, which then holds the signed top): brainpoolP512r1 n
-// 2.6 → 2.4 µs, 256-bit within noise. At the end f = ±1 is told apart by f0 = 1. The batch
-// loop has a cap (the paper's bound plus one batch) that a correct run never reaches.
+// Invariants (why no i64 overflows): |f|, |g| ≤ m; d, e ∈ (−2m, m); a limb column below 2^62;
+// the input canonical (a < m). Output: L limbs of 29 bits (fe_mont29's format), canonical.
 //
-// Representation. f, g, d, e: N signed radix-2^30 limbs in i64 locals, N = ⌈(bits(m) + 2)/30⌉
-// (224 bits: 8, 256: 9, 384: 13, 512 and 521: 18), normalized after every update: limbs
-// 0 … N−2 in [0, 2^30), the top limb signed, so the sign of the value is the sign of the top
-// limb. All four stay in locals (no memory but the input and output); workspace 0.
-// Bounds (why no i64 overflows):
-//   - |f|, |g| ≤ m throughout (|f'| ≤ (|u|·|f| + |v|·|g|)/2^30 ≤ max(|f|, |g|)); d, e ∈ (−2m, m):
-//     before an update d̃ = d + m·[d < 0] ∈ (−m, m) (likewise ẽ), |u·d̃ + v·ẽ| < 2^30·m, and
-//     K = u·[d<0] + v·[e<0] − k with k ∈ [0, 2^30) (k ≡ m⁻¹·(u·d + v·e) + u[d<0] + v[e<0] mod
-//     2^30) gives d' = (u·d̃ + v·ẽ − k·m)/2^30 ∈ (−2m, m). 2m < 2^(bits+1) ≤ 2^(30N − 1), so the
-//     top limb is below 2^29 in magnitude.
-//   - one limb column: |u·d_i + v·e_i| ≤ 2^30·2^30 = 2^60, |K·m_i| < 2^31·2^30 = 2^61, carry
-//     < 2^32: below 2^62. For f, g: at most 2^60 + 2^31. K·m0 and the sums below 2^62 too.
-//     m⁻¹·cd is computed mod 2^64 (wrapping i64.mul): only its low 30 bits are used.
-//   - batch words: |u|, |v|, |q|, |r| ≤ 2^30 (fit the signed 32-bit halves); the low word of f
-//     and g: after s steps of a batch the low 30 − s bits of g are exact, the only ones read.
-//   - η: at most 2·(steps) + 1 in magnitude, a few thousand.
-// The input must be canonical, a ∈ [0, m): the bounds above assume g = a < f = m.
-// Final step: d ← ±d (sign of f), + m twice under the sign mask (→ [0, 2m)), − m under the
-// mask of a non-negative difference (→ [0, m)), then repacked into L limbs of 29 bits
-// (fe_mont29's memory format, L = limbsFor(m)).
-//
-// Cost (µs per call, best of 15 × 2000 calls, `node --import tsx /tmp/safegcd-bench.ts` at the
-// time of writing; Fermat = the shipped fp_inv/fn_inv addition chain):
-//                        Fermat   safegcd VT   safegcd CT
-//   P-256 p               3.9        0.92         1.25
-//   brainpoolP256r1 p     7.6        0.92         1.25
-//   brainpoolP512r1 n    42.5        2.4          4.2
-// Tried and dropped: in the variable-time batch, eliminating up to 12 bits at once (two Newton
-// steps for f⁻¹; 0.93 → 1.12 µs: a longer chain per iteration) or 3 (no Newton step; within
-// noise), and the swap done with `select` instead of a branch (0.93 → 1.10 µs).
-//
-// Negative-control flag (tests only): `broken: 'dropTerm'` leaves out the K·m_1 term of the
-// cofactor update (results wrong), `broken: 'halfSteps'` runs half the batches (CT only).
+// Cost: 1.25 µs (constant time) and 0.92 µs (variable time) for a 256-bit inverse, 4.2 and 2.4 µs
+// at 512 bits. The derivation of the bounds and the measurements: docs/kernels/ec.md.
+// Negative-control flag (tests only): broken 'dropTerm' (a K·m term left out) or 'halfSteps'.
 
 import { type Expr, Func, type Local, type Stmt, block, br, br_if, i32, i64, if_, label, loop, printFunc } from './builder/index.js';
 import { bitLength, limbsFor } from './fe_limbs.js';

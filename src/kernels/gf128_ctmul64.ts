@@ -1,69 +1,26 @@
-// GF(2^128) multiplication for GHASH (SP 800-38D) and POLYVAL (RFC 8452), constant time:
-// "multiplication with holes" on 64-bit integer multiplies, one kernel for both hashes.
+// GF(2^128) multiplication for GHASH (SP 800-38D) and POLYVAL (RFC 8452): "multiplication
+// with holes" on 64-bit integer multiplies, one kernel for both hashes (as BearSSL's ghash_ctmul64).
 //
-// Why constant time: there is no table indexed by data. A carry-less 64×64 product is built
-// from sixteen ordinary 64-bit multiplications of operands masked to every fourth bit
-// (0x1111…, 0x2222…, 0x4444…, 0x8888…). In each such product a column of the low 64 bits sums
-// at most 16 one-bit terms; the count's carries land only in the three "hole" bits above the
-// column (or beyond bit 63, where they are dropped) and are masked away, so the kept bit is the
-// XOR of the terms. `i64.mul` is `imul` on x86-64, whose timing does not depend on its operands
-// (WASM-NOTES.md). The high 64 bits of a product come from the same routine on bit-reversed
-// operands: rev64(lo(rev(a)·rev(b))) >> 1 = hi(a·b). Bit reversal is two `i8x16.swizzle`
-// nibble lookups with constant tables held in registers (the index is the data, the table is
-// a constant: vpshufb, no memory access).
+// Technique: a carry-less 64×64 product is sixteen i64.mul of operands masked to every fourth
+// bit; a column of the low 64 bits sums at most 16 one-bit terms, whose carries land in the
+// three "hole" bits above it and are masked away. The high half is the same on bit-reversed
+// operands (rev64(lo(rev a · rev b)) >> 1), the reversal two nibble swizzles. Everything runs in
+// POLYVAL's domain (RFC 8452 Appendix A maps GHASH onto it by a 16-byte reversal) with its
+// Montgomery product; g blocks share one reduction with the powers H … H^8, their six Karatsuba
+// parts XOR-accumulated in locals. The gf128 module's loop with powers runs two of the three
+// Karatsuba products on i16x8.mul (operands masked to every third bit: column sums ≤ 6).
 //
-// Domain: everything runs in POLYVAL's little-endian polynomial order (bit i of the 128-bit
-// little-endian block is the coefficient of x^i) with its Montgomery product
-// dot(a, b) = a·b·x^-128 mod x^128 + x^127 + x^126 + x^121 + 1. GHASH maps onto it as
-// RFC 8452 Appendix A says: GHASH(H, X…) = rev(POLYVAL(mulX(rev(H)), rev(X)…)), with rev the
-// 16-byte reversal, done here by one swizzle per block.
+// Why constant time: no table is indexed by data (swizzle tables are constants in registers,
+// the data only their index: vpshufb); i64.mul (imul) and i16x8.mul (vpmullw) take the same
+// time whatever their operands; branches and addresses depend only on pointers and counts.
 //
-// Multi-block: with powers H_k = dot(H_{k-1}, H) (H_1 = H), a group of g blocks
-// S' = dot(…dot(S ⊕ X_1, H)…⊕ X_g, H) equals one reduction of Σ_j clmul(Y_j, H_{g-j+1}),
-// Y_1 = S ⊕ X_1, Y_j = X_j. The six 64-bit partial products of each block (Karatsuba: lo, hi,
-// and the middle term, each for a and for rev(a)) are XOR-accumulated in locals across the
-// group; the reversal back and the Montgomery reduction run once per group. The state stays
-// in a local across the whole call and is stored once at the end.
+// Cost per block: 96 i64.mul and ~150 other scalar operations (the aes and sm4 loops, and the
+// one-block path); the i16x8 loop 45 i16x8.mul and 32 i64.mul. A pinning store after each
+// product keeps TurboFan from interleaving (and spilling) them. Measurements: docs/kernels/gf128.md.
 //
-// Cost per block of this loop (embedded by aes_gcm.ts and sm4_gcm.ts, and run by the gf128
-// module for one block per group): 96 i64.mul (6 products × 16), 24 loads of the key-side
-// masked parts, ~150 other scalar operations and ~10 SIMD ones; the multiplier bounds it near
-// 6 cycles/byte. Each product ends with a store of its accumulator to the slot (offset 48):
-// TurboFan keeps memory operations in order but floats pure arithmetic, and without these
-// stores it interleaved all six products of a block and spilled ~40 values to the stack. With
-// them the eight-block loop went from 478 to ~700 MB/s (polyval_blocks over 16 KiB).
-//
-// The gf128 module's loop with powers (maxg > 1): "w16", two of the three Karatsuba 64×64
-// products on SIMD. `i16x8.mul` (`vpmullw` on x86-64) multiplies eight 16-bit lanes keeping
-// the low 16 bits; with operands masked to every third bit (0x9249, 0x2492, 0x4924: at most 6
-// bits per piece) a column sums at most 6 terms, so its carries stay in the two hole bits above
-// it and are masked away — 9 multiplies give eight 16×16 carry-less low halves. The products
-// a0·h0 and a1·h1 are split by Karatsuba twice more (64 → 32 → 16 bits) into 18 16×16 products
-// whose operands (XORs of the block's 16-bit chunks c0…c7) sit in the lanes of five vectors:
-// V = the block, V2 = pairs c_2i ^ c_2i+1 and friends, Vr and V2r = the same with each 16-bit
-// lane bit-reversed (rev16(lo16(rev a·rev b)) >> 1 = hi16(a·b)), V5 = the 32-bit-level middle
-// operands, plain and reversed. The key side of each lane is precomputed per power (240 bytes,
-// written by $table16 in gf128_powers). Lanes are XOR-accumulated over the group; the 16 → 32
-// → 64-bit recombination (lane extracts, shifts) runs once per group. The middle product
-// (a0^a1)(h0^h1) and its reversal stay on i64.mul as above (table words 2 and 5). Each SIMD
-// product ends with a v128 pinning store (slot + 1984), for the same reason as the i64 ones;
-// the order V, Vr, scalar low, V2, V2r, scalar reversed, V5, and the group's state-carrying
-// block hashed last (blocks 2…g first, so their loads do not wait on the previous reduction)
-// measured fastest (a standalone probe, not committed, variant w16-hyb-statelast-rv16-o9: 1.50×
-// the scalar loop). `vpmullw`, like `imul`, has one latency per microarchitecture in the
-// published instruction tables and no documented operand-dependent early exit; that Intel's
-// data-operand-independent-timing list names PMULLW is recalled, not checked here.
-//
-// Per block: 45 i16x8.mul and 32 i64.mul, 15 v128 and 8 i64 table loads, 10 swizzles, ~85
-// other SIMD and ~70 other scalar operations, 5 v128 and 2 i64 pinning stores; per group
-// 37 lane extracts, 12 swizzles and ~200 scalar operations of recombination and reduction.
-// Measured (`npx tsx bench/run.ts '^(ghash|polyval)' --base HEAD --time 1000`, fastest of 3
-// copies, 2-core VM): polyval/16384 22.2 → 15.4 µs (738 → 1064 MB/s), ghash/16384 23.1 →
-// 15.3 µs (709 → 1071 MB/s), 1024 bytes −20 %, sizes below POWERS_THRESHOLD unchanged (they
-// run the i64.mul loop and gf128_init does no i16x8 work).
-//
-// Negative-control flags (tests only) produce deliberately broken variants the differential
-// suite must reject.
+// Invariants: the state stays in a local across a call; the slot layout is GF128_* below (H at
+// 0, the table of H_k at 64 + 192(k−1), its i16x8 parts at 2048 + 240(k−1)).
+// Negative-control flags (tests only) produce deliberately broken variants.
 
 import {
   type Code, type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,

@@ -1,35 +1,25 @@
 // Poly1305 (RFC 8439 §2.5) in radix 2^26 on 64-bit integer multiplies, several blocks per step
-// with precomputed powers of r, constant time.
+// with precomputed powers of r.
 //
-// Representation: a number below 2^130 + ε as five limbs h0…h4 of 26 bits (h = Σ h_i·2^(26i)),
-// each held in an i64 local. A product h·r mod 2^130 − 5 is 25 `i64.mul` of 26-bit by 26-bit
-// (or 26-bit by 5·26-bit: 2^130 ≡ 5, so a limb product that lands at 2^(26·(i+j)) with i+j ≥ 5
-// is folded down with the precomputed s_j = 5·r_j), summed in 64 bits, then one partial carry
-// chain. Bounds: limbs stay below 2^27.1 before a multiply and 5·r_j below 2^28.4, so each
-// product is below 2^55.5 and a sum of twenty (four blocks) below 2^60: no overflow.
+// Representation: h (below 2^130 + ε) as five 26-bit limbs in i64 locals. A product h·r mod
+// 2^130 − 5 is 25 i64.mul (a limb product landing at 2^(26·(i+j)), i + j ≥ 5, is folded down
+// with s_j = 5·r_j), summed in 64 bits, then one partial carry chain. Bounds: limbs below 2^27.1
+// before a multiply and 5·r_j below 2^28.4, so a product is below 2^55.5 and a sum of twenty
+// (four blocks) below 2^60.
 //
-// Multi-block: four blocks at once as h' = (h + m1)·r^4 + m2·r^3 + m3·r^2 + m4·r, with r^2, r^3,
-// r^4 computed once per key (poly1305_powers). The four products are independent, so the
-// multiplier pipelines them, and one carry chain serves four blocks. The accumulator and all
-// powers stay in locals across the loop; memory holds them only between calls.
+// Multi-block: h' = (h + m1)·r^4 + m2·r^3 + m3·r^2 + m4·r, with r^2 … r^8 computed once per
+// key; eight blocks run r^8 … r^5 here and the other four in SIMD lanes (poly1305_simd128.ts).
+// The accumulator and the powers stay in locals across the loop.
 //
-// Why constant time: the only branches and addresses depend on pointers and block counts;
-// key, message and accumulator flow through add, mul, shift, and, or only. `i64.mul` is `imul`
-// on x86-64 (data-independent timing, WASM-NOTES.md). The final reduction computes h − p in full
-// and chooses between h and h − p with an all-ones/all-zeros mask taken from the sign bit, and
-// the `+ s` carry comes from an unsigned compare turned into a number, never a branch.
+// Why constant time: only add, mul, shift, and, or on key, message and accumulator; branches and
+// addresses depend on pointers and block counts; the final reduction chooses h or h − p by a mask
+// from a sign bit, and the + s carry is an unsigned compare turned into a number.
 //
-// Cost: 25 multiplies and ~40 other integer operations per block; ~1.8 GB/s on the probe.
+// Cost: 25 multiplies and ~40 other operations per block (~1.8 GB/s on the probe).
 //
-// Eight blocks at once (maxg 8): the same with r^8…r^5 on the scalar half and blocks 5–8 in
-// SIMD lanes (poly1305_simd128.ts), so the vector units carry part of the multiplications.
-//
-// State layout at p (bytes; limbs as u32):
-//   0   h0…h4      32 + 32(k−1)  r^k limbs (k = 1…8)   288  s (16 bytes, the key's second half)
-//   304 the lane tables of poly1305_simd128.ts (144 bytes)
-// The glue owns buffering and the padding of a final partial block (one place for the MAC and
-// both AEADs); this kernel sees whole 16-byte blocks only, with the 2^128 bit added or not
-// (`hibit`), so the MAC's padded last block is a block with hibit 0 and its 0x01 byte in memory.
+// State layout at p (bytes; limbs as u32): 0 h0…h4; 32 + 32(k−1) r^k (k = 1…8); 288 s; 304 the
+// lane tables of poly1305_simd128.ts (144 bytes). The glue owns buffering and the padding of a
+// final partial block: this kernel sees whole blocks, the 2^128 bit added or not (hibit).
 
 import { Func, type Local, type Stmt, type Val, block, br, br_if, call, comment, i32, i64, if_, label, loop, v128 } from './builder/index.js';
 import { PolySimd, buildLaneTables } from './poly1305_simd128.js';

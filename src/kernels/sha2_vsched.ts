@@ -1,81 +1,27 @@
-// SHA-224, SHA-256, SHA-384 and SHA-512 compression (FIPS 180-4 sections 6.2 – 6.5): scalar
-// rounds with the message schedule computed in SIMD128 lanes ("vsched"), one module for the
-// family.
+// SHA-224, SHA-256, SHA-384 and SHA-512 compression (FIPS 180-4 §6.2–6.5), padding (§5.1) and
+// HMAC (FIPS 198-1): scalar rounds, the message schedule computed in SIMD128 lanes ("vsched").
 //
-// Why constant time: SHA-2 is additions, rotations, shifts and bitwise operations on words
-// (`i32.add`, `i32.rotr`, `i64x2.shr_u`, …); there is no table indexed by data and no branch on
-// it. The only branches and addresses come from the public parameters (pointers, block counts,
-// lengths) and from the round number, which the generator unrolls away.
+// Technique: a block's words are loaded 16 bytes at a time and byte-swapped by one swizzle; the
+// schedule W_t = σ1(W_t−2) + W_t−7 + σ0(W_t−15) + W_t−16 runs four (SHA-256) or two (SHA-512)
+// words per step in v128 registers, K_t added there too, and W_t + K_t goes to a work area from
+// which each round loads one word, so the vector and integer units overlap. The rounds keep the
+// working variables and the chaining value in locals: T1 accumulates into h, Ch = g ^ (e & (f ^
+// g)), Maj = b ^ ((a ^ b) & (b ^ c)) with b ^ c the previous round's a ^ b, each Σ three
+// independent rotations. The rounds run in a loop of 16 (the names come back after 16), the
+// block loop's exit test at its head.
 //
-// Technique. A block's 16 words are loaded 16 bytes at a time and byte-swapped by one
-// `i8x16.swizzle` with a constant index vector held in a local (a bare vpshufb), instead of
-// assembling each big-endian word from byte loads (8 movzx + 14 shifts/ors per 64-bit word,
-// WASM-NOTES.md). The rest of the schedule, W_t = σ1(W_t-2) + W_t-7 + σ0(W_t-15) + W_t-16, is
-// computed four words (SHA-256) or two words (SHA-512) per step in v128 registers, the round
-// constant K_t is added there too, and W_t + K_t is stored to a work area from which each round
-// loads one word. The vector unit and the integer unit are separate execution ports, so the
-// schedule overlaps the rounds, which keep the eight working variables and the chaining value
-// in locals (registers) across every block of a call; memory holds the chaining value only at
-// the start and end of a call.
-//   - SHA-256, four words per step: W_t-15 and W_t-7 are byte-aligned windows of two schedule
-//     vectors (one `i8x16.shuffle`, vpalignr); σ0 is five shifts and four XORs on 32-bit
-//     lanes; σ1 needs W_t-2, which is in the same step for the upper two lanes, so it runs
-//     twice on two lanes: each word is duplicated into both halves of a 64-bit lane, where a
-//     64-bit right shift by r leaves rotr32(x, r) in the low half (two shifts instead of four).
-//   - SHA-512, two words per step: exactly the σ1 dependency distance, so no split; σ0's
-//     rotation by 8 is a byte swizzle.
-//   - Rounds: T1 accumulates into h (so no temporary), Ch(e,f,g) = g ^ (e & (f ^ g)) and
-//     Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)), where b ^ c is the previous round's a ^ b; each Σ is
-//     three independent rotations XORed (`i32.rotr` is one `ror`). That is 22 integer
-//     operations per round, and the integer ALUs, not latency, bound the speed.
+// Why constant time: additions, rotations, shifts and bitwise operations on words; no table
+// indexed by data, no branch on it; branches and addresses come from the public parameters and
+// from the round number.
 //
-// Cost and the choices measured (this machine, kernel alone on 16 KiB unless said otherwise;
-// `npm run bench -- sha2-kernel` (bench/hash.ts) repeats the schedule and unrolling rows):
-//   - schedule in vectors vs. 16 scalar locals (both unrolled): SHA-256 660 vs 524 MB/s
-//     (+26%), SHA-512 1001 vs 793 MB/s (+26%; +48% in a standalone probe) — the
-//     `schedule: 'scalar'` option keeps the loser for that comparison;
-//   - Σ nested as rotr(rotr(rotr(x, r3−r2) ^ x, r2−r1) ^ x, r1) (one temporary, OpenSSL's
-//     form): ~12% slower here, the chain is two operations deeper (`sigma: 'nested'`);
-//   - one store per round to pin the work-area loads (the WASM-NOTES load-hoisting remedy):
-//     no gain (−1…−3%), the schedule's own stores already interleave with the rounds;
-//   - the chaining value in memory between blocks instead of locals: within 1%, not kept;
-//   - rounds fully unrolled (64/80 rounds, 11/17 KB of x86 code) vs. a loop over 16 rounds
-//     (the schedule's vector names and the working variables' names both come back after 16
-//     rounds, so the loop body is one 16-round block and the last 16 rounds follow it): the
-//     loop is 5-9% slower at 16 KiB (SHA-256 611 vs 660 MB/s, SHA-512 955 vs 1001 MB/s), but
-//     a 64-byte one-shot SHA-512 takes 315 instead of ~500 ns and SHA-256 375 instead of
-//     ~450 ns. The extra time appears only when the call is followed by an engine builtin
-//     (allocation, copy: +120 ns each after the unrolled SHA-512, +15 ns after a small
-//     function), so most likely instruction-cache pressure (no performance counters in this
-//     VM to confirm). Half the code, and better for the short messages that signatures and
-//     HMAC-DRBG hash: the loop ships (`rolled: false` keeps the other);
-//   - the block loop's exit test at its head, not its foot: at the foot, after thousands of
-//     straight-line instructions, a mispredicted exit resolved late and cost ~1000 cycles
-//     per call with two or more blocks (~230 ns for SHA-256, ~380 ns for SHA-512).
+// Cost: 22 integer operations per round, bound by the integer ALUs; SHA-256 ~610–660 MB/s,
+// SHA-512 ~950–1000 MB/s (16 KiB). The options, the variants and their measurements:
+// docs/kernels/sha2.md.
 //
-// Memory (the module's own, see src/engine/kernel.ts): the glue owns IO [0, 2048) and the
-// scratch window; this kernel owns IO [2048, 4096):
-//   2048  K for SHA-256, 64 × i32 little-endian (data segment)
-//   2304  K for SHA-512, 80 × i64 little-endian (data segment)
-//   3072  work area: W_t + K_t, 80 × 8 bytes at most; zeroed before each call returns
-//   3712  HMAC's key block XOR ipad or opad, 128 bytes at most; zeroed before returning
-// The chaining value at `st` is kept as big-endian bytes, so the digest is its first bytes.
-//
-// Exports (all parameters public: pointers, counts, lengths, variant numbers):
-//   sha2_init(st, variant)               write the initial value of SHA-`variant` (224/256/384/512)
-//   sha256_blocks(st, src, n)            compress n 64-byte blocks at src into st
-//   sha512_blocks(st, src, n)            compress n 128-byte blocks
-//   sha256_last(st, src, len, hi, lo)    compress len bytes at src, whole blocks then the tail
-//   sha512_last(st, src, len, hi, lo)    padded in place (FIPS 180-4 5.1); hi·2^32 + lo is the
-//                                        whole message's length in bytes. Writes up to two blocks
-//                                        past the last whole block at src.
-//   sha2_hmac_init(inner, outer, key, variant)  HMAC: the chaining values after K0 ⊕ ipad and
-//                                        K0 ⊕ opad, from the block-sized K0 at key
-//   sha2_hmac(st, key, src, len, variant) a whole HMAC of len bytes at src (padded in place as
-//                                        by *_last): the tag at st + 64, st + 0 scratched
-//
-// Negative-control flags (tests only) produce deliberately broken variants that the test suite
-// must reject; each one breaks SHA-256 and SHA-512 alike.
+// Memory (the module's own): the glue owns IO [0, 2048) and the scratch window; the kernel owns
+// [2048, 4096): 2048 K256 and 2304 K512 (data segments), 3072 the work area and 3712 HMAC's key
+// pad (both zeroed before returning). The chaining value at st is big-endian, so the digest is
+// its first bytes. Negative-control flags (tests only) produce deliberately broken variants.
 
 import {
   type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, type ValType,

@@ -1,57 +1,26 @@
 // SM4 (GB/T 32907-2016) over SIMD128 with a vector-permute S-box: the SM4 functions of the 'sm4'
-// kernel module (sm4_gcm.ts adds the GCM mode around them).
+// module (sm4_gcm.ts adds GCM around them).
 //
-// Technique. The SM4 S-box is affine-equivalent to inversion in GF(2^8):
-//   Sbox(x) = A·inv(A·x ⊕ 0xD3) ⊕ 0xD3,  inv in GF(2)[α]/(α^8+α^7+α^6+α^5+α^4+α^2+1),
-// A the circulant bit matrix whose row i is 0xA7 rotated left by i (out bit i = parity(row_i & x)).
-// This generator moves the inversion into a tower field GF(16)[t]/(t^2 + a·t + a),
-// GF(16) = GF(2)[z]/(z^4 + z + 1), through the field isomorphism φ that sends α to a root β of
-// the same polynomial, and computes it on 16 bytes at a time with nibble-indexed `i8x16.swizzle`
-// lookups (the vector-permute inversion of Hamburg, CHES 2009). For x = i·t + k (i, k nibbles),
-// N = a·i^2 + a·i·k + k^2 is its norm and x^-1 = (i/N)·t + (k + a·i)/N. With j = i ⊕ k,
-//   iak = 1/i ⊕ a/k,  jak = 1/j ⊕ a/k,  io = 1/iak ⊕ j = N/(k + a·i),  jo = 1/jak ⊕ i = N/(k + a·j)
-// and the two coordinates of x^-1 are GF(2)-linear in 1/io and 1/jo, so the output byte is
-// U[io] ⊕ V[jo] for two nibble tables that also apply A·φ^-1. 1/0 is an "infinity" (0x80):
-// `i8x16.swizzle` returns 0 for any index ≥ 16, which carries every zero-divisor case (k = 0,
-// i = 0, j = 0, k = a·i, k = a·j, x = 0) to the right answer; the generator checks all 256 inputs
-// against the algebraic definition before it emits anything. The affine map on the way in is two
-// more lookups (low and high nibble); the output constant 0xD3 is not added per S-box: through L
-// it is the word constant K = L(0xD3D3D3D3), which enters X_{i+4} every round, and keeping the
-// state as X_j ⊕ d_j (d_j = K when ⌊j/4⌋ is odd, else 0) moves it into the round keys:
-// rk'_i = rk_i ⊕ d_{i+1} ⊕ d_{i+2} ⊕ d_{i+3}, zero for the output words X32…X35. That pattern is
-// symmetric (rk'_{31-i} adjustment = rk'_i adjustment), so decryption uses the same adjusted
-// keys in reverse order.
+// Technique: the S-box is affine-equivalent to inversion in GF(2^8), Sbox(x) = A·inv(A·x ⊕ 0xD3)
+// ⊕ 0xD3. The inversion moves by a field isomorphism into the tower GF(16)[t]/(t² + a·t + a),
+// where it is a few nibble-indexed i8x16.swizzle lookups on 16 bytes at once (Hamburg's
+// vector-permute inversion, CHES 2009); 1/0 is an index ≥ 16, which swizzle maps to 0, carrying
+// every zero-divisor case to the right answer. The generator checks all 256 inputs against the
+// algebraic definition before it emits anything. The output constant is moved into the round
+// keys (rk'_i = rk_i ⊕ d_{i+1} ⊕ d_{i+2} ⊕ d_{i+3}). Four blocks per group, one v128 per state
+// word (its lanes the blocks); L is three byte-rotation swizzles, one rotation and four XORs;
+// four groups per pass for instruction-level parallelism across the serial round chain.
 //
-// Layout: four blocks per group, one v128 per state word, lane b holding the word of block b as
-// a number (each 32-bit lane byte-swapped from memory), so the S-box runs on all 16 bytes of
-// the four words X1⊕X2⊕X3⊕rk at once and L(B) = B ⊕ (B<<<24) ⊕ ((B ⊕ B<<<8 ⊕ B<<<16) <<< 2)
-// is three byte-rotation swizzles (constant pattern in a local: a bare vpshufb), one shl/shr/or
-// rotation and four XORs; X_r ⊕ s ⊕ s<<<24 is formed beside the <<< 2 chain, off the round's
-// critical path (measured side by side: one group 152 → 166 MB/s, four 440 → 476). A 4×4
-// transpose (unpack shuffles) per group on the way in and out. Four groups (16 blocks) are
-// interleaved per pass for instruction-level parallelism across the serial round chain; a tail of
-// 1–15 blocks runs one pass of 1, 2 or 4 groups, loading and storing only the blocks that exist.
-// Counter mode writes 16 counter blocks (inc_32) to a keystream buffer, encrypts them in place
-// with the ECB function and XORs: measured as fast as building the counter words in transposed
-// form in registers (506 vs 483 MB/s on 16 KiB), with 12 KiB less code.
+// Why constant time: no memory access depends on data (round keys at fixed offsets); every
+// secret-dependent lookup is an i8x16.swizzle of a constant table by the data (vpaddusb and
+// vpshufb on registers); the loops count public block numbers.
 //
-// Why constant time: no memory access depends on data (round keys are read at fixed offsets from
-// a public pointer); every secret-dependent lookup is an `i8x16.swizzle` whose table is a
-// constant and whose index is the data, which V8 compiles to vpaddusb + vpshufb on registers.
-// Loops and branches count public block numbers. The key expansion is the same S-box on one
-// word (the other lanes compute copies), scalar i32 xor and rotl, in a loop over the public
-// round number.
+// Cost per round and group of four blocks: 9 data-indexed swizzles, 3 constant ones and ~26
+// other SIMD operations; ~470–500 MB/s of CTR on 16 KiB. Measurements: docs/kernels/sm4.md.
 //
-// Cost per round and group of four blocks: 9 data-indexed swizzles (2 in, 5 inversion, 2 out;
-// each is movq + vpaddusb + vpshufb on V8), 3 constant swizzles, 4 shifts, ~22 and/xor/or:
-// ~60 x86 instructions, ~1900 per 64 bytes. Measured: ~470–500 MB/s for 16 KiB of CTR in the
-// kernel (OpenSSL's table-based sm4-ctr through node:crypto: ~150 MB/s on the same machine).
-//
-// Round keys (SM4_RK in sm4_layout.ts, from the pointer given to sm4_expand): [0, 512) the 32
-// adjusted encryption round keys, each splatted to 16 bytes; [512, 1024) the same in decryption
-// order; [1024, 1040) the raw key, written by the glue and zeroed by sm4_expand.
-//
-// Negative-control flags (tests only) produce deliberately broken variants.
+// Round keys (SM4_RK, sm4_layout.ts): [0, 512) the 32 adjusted encryption keys, each splatted to
+// 16 bytes; [512, 1024) the same in decryption order; [1024, 1040) the raw key (zeroed by
+// sm4_expand). Negative-control flags (tests only) produce deliberately broken variants.
 
 import { SM4_RK } from './sm4_layout.js';
 import { type Expr, Func, type Local, type Params, type Stmt, type Val, block, br, br_if, call, comment, i32, i32x4, i16x8, i8x16, if_, label, loop, memory, select, v128 } from './builder/index.js';
