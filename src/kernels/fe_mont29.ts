@@ -333,136 +333,146 @@ export class FieldGen {
     const L = this.L;
     const out: Stmt[] = [];
     const bounds: bigint[] = [];
-    let b: Operand;
     const simd = typeof src === 'object' && src.kind === 'simd';
-    if (typeof src === 'object' && src.kind === 'simd') {
-      out.push(...this.#simdColumns(f, src.ptr));
-      b = { kind: 'locals', prefix: 'b' };
-    } else b = src;
-    const square = b === 'square';
-    const A = (i: number) => f.i64(`a${i}`);
-    const Q = (i: number) => f.i64(`q${i}`);
+    if (typeof src === 'object' && src.kind === 'simd') out.push(...this.#simdColumns(f, src.ptr));
     const [acc, c] = [f.i64('acc'), f.i64('c')];
-    const bTerm = (i: number, j: number): Term | undefined => {
-      const o = b as Operand;
-      if (o === 'square' || o.kind === 'simd') throw new Error('unreachable');
-      if (o.kind === 'locals') return { e: i64.mul(A(i), f.i64(`${o.prefix}${j}`)), neg: false };
-      return constTerm(A(i), o.limbs[j]);
-    };
-    let carryBound = 0n; // bound on |carry|
     // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
     const sr = simd ? 0 : this.flags.simdReduce ?? 0;
-    const vrInit = new Set<number>();
-    const vk = new Map<string, string>(); // constant digit pairs, set once at the start
+    const simdRed = { init: new Set<number>(), pairs: new Map<string, number>() };
+    const d0 = this.digits[0] < 0n ? -this.digits[0] : this.digits[0];
+    let carryBound = 0n; // bound on |carry|
     for (let k = 0; k <= 2 * L - 2; k++) {
-      const prod: Term[] = [];
-      let bound = 0n;
-      const pmax = MASK * MASK;
-      if (square) {
-        // cross products summed once, then doubled; the square of the middle limb added after
-        const cross: Term[] = [];
-        for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
-          const j = k - i;
-          if (i < j) {
-            cross.push({ e: i64.mul(A(i), A(j)), neg: false });
-            bound += 2n * pmax;
-          }
-        }
-        if (cross.length) prod.push({ e: i64.shl(sum(cross, this.dense), 1), neg: false });
-        if (k % 2 === 0) {
-          prod.push({ e: i64.mul(A(k / 2), A(k / 2)), neg: false });
-          bound += pmax;
-        }
-      } else if (simd) {
-        prod.push({ e: f.i64(`s${k}`).get(), neg: false });
-        bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
-      } else {
-        for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) {
-          const t = bTerm(i, k - i);
-          if (t) {
-            prod.push(t);
-            const bo = b as { kind: 'const'; limbs: bigint[] } | { kind: 'locals' };
-            bound += bo.kind === 'const' ? MASK * (bo.limbs[k - i] < 0n ? -bo.limbs[k - i] : bo.limbs[k - i]) : pmax;
-          }
-        }
-        if (wide) {
-          // column k of a product left unreduced by mulw (up to L products, signed limbs)
-          prod.push({ e: i64.load(wide, 8 * k), neg: false });
-          bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
-        }
-      }
-      // reduction terms q_i·m_(k−i); the newest quotient digit last (it is on the carry path)
-      const red: Term[] = [];
-      let late: Term | undefined;
-      let simdRed = false;
-      for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
-        const d = this.digits[k - i];
-        const t = constTerm(Q(i), d);
-        if (!t) continue;
-        bound += MASK * (d < 0n ? -d : d);
-        if (i === k - 1) late = t;
-        else if (!sr || k - i < sr) red.push(t);
-        else simdRed = true;
-      }
-      if (simdRed) red.push({ e: i64x2.extract_lane(f.v128(`vr${k >> 1}`), k & 1), neg: false });
-      bound += carryBound;
+      const p = this.#productTerms(f, src, k, wide);
+      const r = this.#reductionTerms(f, k, sr);
+      const bound = p.bound + r.bound + carryBound;
       if (bound >= 1n << 63n) throw new Error(`${this.pre}: column ${k} may overflow`);
       bounds.push(bound);
-      let col = sum([...prod, ...red], this.dense);
-      if (late) col = late.neg ? i64.sub(col, late.e) : i64.add(col, late.e);
+      let col = sum([...p.terms, ...r.terms], this.dense);
+      if (r.late) col = r.late.neg ? i64.sub(col, r.late.e) : i64.add(col, r.late.e);
       const dropped = this.flags.dropCarry && k === L + 1;
       if (k > 0 && !dropped) col = i64.add(col, c);
       out.push(comment(`column ${k}`), acc.set(col));
-      if (k < L) {
-        // quotient digit q_k = acc·(−m⁻¹) mod 2^29; then acc + q_k·m_0 ≡ 0 (mod 2^29)
-        const qe = this.qinv === 1n ? andM(acc)
-          : this.qinv === MASK ? andM(i64.sub(0, acc))
-          : andM(i64.mul(acc, this.qinv));
-        out.push(Q(k).set(qe));
-        if (sr) {
-          // q_k·m_j for j ≥ sr on SIMD: column k + j is lane (k + j) & 1 of vr_((k + j) >> 1)
-          const vq = f.v128('vq');
-          out.push(vq.set(i32x4.splat(i32.wrap_i64(Q(k)))));
-          const byV = new Map<number, [bigint, bigint]>();
-          for (let j = sr; j < L; j++) {
-            const d = this.digits[j];
-            if (d === 0n) continue;
-            const cl = k + j, v = cl >> 1;
-            const pair = byV.get(v) ?? [0n, 0n];
-            pair[cl & 1] = d;
-            byV.set(v, pair);
-          }
-          for (const [v, [d0, d1]] of byV) {
-            const key = `${d0} ${d1}`;
-            if (!vk.has(key)) vk.set(key, `${vk.size}`);
-            const n = Number(vk.get(key)!);
-            const kv = f.v128(`vk${n >> 1}`);
-            const p = n & 1 ? i64x2.extmul_high_i32x4_s(vq, kv) : i64x2.extmul_low_i32x4_s(vq, kv);
-            const vr = f.v128(`vr${v}`);
-            out.push(vr.set(vrInit.has(v) ? i64x2.add(vr, p) : p));
-            vrInit.add(v);
-          }
-        }
-        const d0 = this.digits[0];
-        if (d0 === -1n && this.qinv === 1n) {
-          out.push(c.set(shrS(acc, W))); // acc − (acc mod 2^29) has the same high part
-        } else {
-          const t = constTerm(Q(k), d0)!;
-          out.push(c.set(shrS(t.neg ? i64.sub(acc, t.e) : i64.add(acc, t.e), W)));
-        }
-      } else {
-        out.push(f.i64(`r${k - L}`).set(andM(acc)), c.set(shrS(acc, W)));
-      }
-      const d0 = this.digits[0] < 0n ? -this.digits[0] : this.digits[0];
+      out.push(...(k < L ? this.#quotient(f, k, sr, simdRed) : [f.i64(`r${k - L}`).set(andM(acc)), c.set(shrS(acc, W))]));
       carryBound = ((bound + (k < L ? MASK * d0 : 0n)) >> BigInt(W)) + 1n;
     }
     out.push(f.i64(`r${L - 1}`).set(c));
-    if (vk.size > 2 * L) throw new Error('too many constant pairs');
+    if (simdRed.pairs.size > 2 * L) throw new Error('too many constant pairs');
     // two digit pairs per constant: the low half for extmul_low, the high half for extmul_high
-    const keys = [...vk.keys()];
+    const keys = [...simdRed.pairs.keys()];
     out.unshift(...Array.from({ length: Math.ceil(keys.length / 2) }, (_, n) =>
       f.v128(`vk${n}`).set(v128.i32x4(`${keys[2 * n]} ${keys[2 * n + 1] ?? '0 0'}`.split(' ')))));
     return { code: out, bounds };
+  }
+
+  /** Column k's products a_i·b_(k−i) (or the square's, or the SIMD sum, plus a wide column) and their bound. */
+  #productTerms(f: Func, src: Operand, k: number, wide?: Local<'i32'>): { terms: Term[]; bound: bigint } {
+    const L = this.L;
+    const A = (i: number) => f.i64(`a${i}`);
+    const pmax = MASK * MASK;
+    const terms: Term[] = [];
+    let bound = 0n;
+    const lo = Math.max(0, k - L + 1), hi = Math.min(k, L - 1);
+    if (src === 'square') {
+      // cross products summed once, then doubled; the square of the middle limb added after
+      const cross: Term[] = [];
+      for (let i = lo; i <= hi; i++) {
+        if (i < k - i) {
+          cross.push({ e: i64.mul(A(i), A(k - i)), neg: false });
+          bound += 2n * pmax;
+        }
+      }
+      if (cross.length) terms.push({ e: i64.shl(sum(cross, this.dense), 1), neg: false });
+      if (k % 2 === 0) {
+        terms.push({ e: i64.mul(A(k / 2), A(k / 2)), neg: false });
+        bound += pmax;
+      }
+    } else if (src.kind === 'simd') {
+      terms.push({ e: f.i64(`s${k}`).get(), neg: false });
+      bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
+    } else {
+      for (let i = lo; i <= hi; i++) {
+        if (src.kind === 'locals') {
+          terms.push({ e: i64.mul(A(i), f.i64(`${src.prefix}${k - i}`)), neg: false });
+          bound += pmax;
+        } else {
+          const d = src.limbs[k - i];
+          const t = constTerm(A(i), d);
+          if (t) terms.push(t);
+          if (t) bound += MASK * (d < 0n ? -d : d);
+        }
+      }
+      if (wide) {
+        // column k of a product left unreduced by mulw (up to L products, signed limbs)
+        terms.push({ e: i64.load(wide, 8 * k), neg: false });
+        bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
+      }
+    }
+    return { terms, bound };
+  }
+
+  /**
+   * Column k's reduction terms q_i·m_(k−i) and their bound: the newest quotient digit apart
+   * (`late`, added last: it is on the carry path), digits j ≥ sr from the SIMD accumulators.
+   */
+  #reductionTerms(f: Func, k: number, sr: number): { terms: Term[]; late?: Term; bound: bigint } {
+    const L = this.L;
+    const terms: Term[] = [];
+    let late: Term | undefined;
+    let bound = 0n;
+    let fromSimd = false;
+    for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
+      const d = this.digits[k - i];
+      const t = constTerm(f.i64(`q${i}`), d);
+      if (!t) continue;
+      bound += MASK * (d < 0n ? -d : d);
+      if (i === k - 1) late = t;
+      else if (!sr || k - i < sr) terms.push(t);
+      else fromSimd = true;
+    }
+    if (fromSimd) terms.push({ e: i64x2.extract_lane(f.v128(`vr${k >> 1}`), k & 1), neg: false });
+    return { terms, late, bound };
+  }
+
+  /**
+   * The quotient digit q_k = acc·(−m⁻¹) mod 2^29 (then acc + q_k·m_0 ≡ 0 mod 2^29), its SIMD
+   * reduction products (digits j ≥ sr into the column-pair accumulators vr), and the carry.
+   */
+  #quotient(f: Func, k: number, sr: number, simdRed: { init: Set<number>; pairs: Map<string, number> }): Stmt[] {
+    const L = this.L;
+    const [acc, c, q] = [f.i64('acc'), f.i64('c'), f.i64(`q${k}`)];
+    const out: Stmt[] = [q.set(this.qinv === 1n ? andM(acc) : this.qinv === MASK ? andM(i64.sub(0, acc)) : andM(i64.mul(acc, this.qinv)))];
+    if (sr) {
+      // q_k·m_j for j ≥ sr on SIMD: column k + j is lane (k + j) & 1 of vr_((k + j) >> 1)
+      const vq = f.v128('vq');
+      out.push(vq.set(i32x4.splat(i32.wrap_i64(q))));
+      const byV = new Map<number, [bigint, bigint]>();
+      for (let j = sr; j < L; j++) {
+        const d = this.digits[j];
+        if (d === 0n) continue;
+        const cl = k + j, v = cl >> 1;
+        const pair = byV.get(v) ?? [0n, 0n];
+        pair[cl & 1] = d;
+        byV.set(v, pair);
+      }
+      for (const [v, [da, db]] of byV) {
+        const key = `${da} ${db}`;
+        if (!simdRed.pairs.has(key)) simdRed.pairs.set(key, simdRed.pairs.size);
+        const n = simdRed.pairs.get(key)!;
+        const kv = f.v128(`vk${n >> 1}`);
+        const p = n & 1 ? i64x2.extmul_high_i32x4_s(vq, kv) : i64x2.extmul_low_i32x4_s(vq, kv);
+        const vr = f.v128(`vr${v}`);
+        out.push(vr.set(simdRed.init.has(v) ? i64x2.add(vr, p) : p));
+        simdRed.init.add(v);
+      }
+    }
+    const d0 = this.digits[0];
+    if (d0 === -1n && this.qinv === 1n) {
+      out.push(c.set(shrS(acc, W))); // acc − (acc mod 2^29) has the same high part
+    } else {
+      const t = constTerm(q, d0)!;
+      out.push(c.set(shrS(t.neg ? i64.sub(acc, t.e) : i64.add(acc, t.e), W)));
+    }
+    return out;
   }
 }
 
