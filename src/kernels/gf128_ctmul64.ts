@@ -340,7 +340,7 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
     );
   }
 
-  const w16 = options.w16 ? w16Loop(flags, prefix) : undefined;
+  const w16 = options.w16 ? { table16: w16Table(flags, prefix), blocks: (name: string, ghash: boolean, one: Func) => w16Blocks(name, ghash, one, flags) } : undefined;
 
   const powers = new Func(`${prefix}gf128_powers`, { slot: 'i32' }, { export: true, ...pub });
   {
@@ -522,152 +522,182 @@ function w16Operands(f: Func, c: ReturnType<typeof w16Consts>): Stmt[] {
   ];
 }
 
-function w16Loop(flags: Gf128Flags, prefix: string) {
-  // $table16(x0, x1, dst): the 240 bytes of H = (x0, x1): for each vector, its lanes masked by m0, m1, m2
-  const table16 = new Func(`${prefix}table16`, { x0: 'i64', x1: 'i64', dst: 'i32' });
-  {
-    const f = table16, { x0, x1, dst } = f.p;
-    const [v, t] = f.locals('v128', ['v', 't', 'vr16', 'V2', 'V2r', 'V5']);
-    const c = w16Consts(f, t, flags);
-    f.emit(
-      c.init,
-      v.set(i64x2.replace_lane(i64x2.splat(x0), 1, x1)),
-      w16Operands(f, c),
-      LANES.flatMap((d, k) => c.m.map((m, i) => v128.store(dst, v128.and(f.v128(d.name), m), k * 48 + 16 * i))),
-    );
-  }
-
-  const blocks = (name: string, ghash: boolean, one: Func): Func => {
-    const f = new Func(name, { slot: 'i32', st: 'i32', src: 'i32', n: 'i32', maxg: 'i32' }, { export: true, public: 'all' });
-    const { slot, st, src, n, maxg } = f.p;
-    const [s, v, vr, , t, vpin] = f.locals('v128', ['s', 'v', 'vr', 'vr16', 't', 'vpin', 'X0', 'X1', 'X2', 'Y0', 'Y1', 'Y2', 'V2', 'V2r', 'V5']);
-    f.locals('v128', LANES.flatMap((_, k) => [`A${k}`, `H${k}`]));
-    const c = w16Consts(f, t, flags);
-    f.locals('i64', ['a2', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3', 'e0', 'e1', 'ex', 'f0', 'f1', 'f2']);
-    const [L0, L1, L2, R0, R1, R2, c0, c1, c2, c3, pin] = f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'pin']);
-    const [gg, j, p, q, src1, p1, q1] = f.locals('i32', ['g', 'j', 'p', 'q', 'src1', 'p1', 'q1']);
-    void L0; void L1; void R0; void R1; void c0; void c1;
-    const A = LANES.map((_, k) => f.v128(`A${k}`));
-    const H = LANES.map((_, k) => f.v128(`H${k}`));
-    const [X, Y] = [['X0', 'X1', 'X2'].map((x) => f.v128(x)), ['Y0', 'Y1', 'Y2'].map((x) => f.v128(x))];
-    const [e0, e1, ex] = ['e0', 'e1', 'ex'].map((x) => f.i64(x));
-    const fh = ['f0', 'f1', 'f2'].map((x) => f.i64(x));
-    const toDomain = (x: Expr<'v128'>) => (ghash ? i8x16.swizzle(x, c.kRev16) : x);
-
-    const pin64 = (e: Expr<'i64'>) => [pin.set(e), i64.store(slot, pin, 48)];
-    const pin128 = (e: Expr<'v128'>) => [vpin.set(e), v128.store(slot, vpin, GF128_W16_PIN)];
-    // acc ^= clmul_lo64(w, table word at off) on i64.mul, pinned
-    const scalarHalf = (w: string, acc: Local<'i64'>, off: number): Stmt[] => {
-      const [code, value] = clmulLo64(f, f.i64(w), acc, p, off, ' on i64.mul');
-      return [...code, ...pin64(value)];
-    };
-    // A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul)
-    const simdVec = (k: number): Stmt[] => {
-      const d = f.v128(LANES[k].name);
-      const z = (k2: number) => v128.and(v128.xor(...(X.map((xi, i) => i16x8.mul(xi, Y[(k2 - i + 3) % 3])) as [Expr<'v128'>, Expr<'v128'>])), c.m[k2]);
-      return [
-        comment(`A${k} ^= clmul_lo16 of the lanes of ${d.name} (i16x8.mul)`),
-        ...X.map((xi, i) => xi.set(v128.and(d, c.m[i]))),
-        ...Y.map((yi, i) => yi.set(v128.load(q, k * 48 + 16 * i))),
-        ...pin128(A[k].tee(v128.xor(A[k], v128.or(z(0), z(1), z(2))))),
-      ];
-    };
-    // one block in v, its power's tables at p (64-bit parts) and q (16-bit parts)
-    const accumulate = (): Stmt[] => {
-      const S = LANES.map((_, k) => simdVec(k));
-      return [
-        ...w16Operands(f, c),
-        vr.set(i8x16.swizzle(f.v128('vr16'), f.v128('kRev4x16'))),
-        f.i64('a2').set(i64.xor(i64x2.extract_lane(v, 0), i64x2.extract_lane(v, 1))),
-        f.i64('ar2').set(i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1))),
-        // this order measured fastest (probe variant o9)
-        ...S[0], ...S[2], ...scalarHalf('a2', L2, 64), ...S[1], ...S[3], ...scalarHalf('ar2', R2, 160), ...S[4],
-      ];
-    };
-    const reduce = (): Stmt[] => {
-      const out: Stmt[] = [comment('high 16 bits of the reversed lanes: rev16(A) >> 1')];
-      LANES.forEach((d, k) => {
-        if (!d.rev.some((x) => x)) return;
-        const [rs, rv] = revBits(c, A[k], c.kBswap16);
-        out.push(rs, H[k].set(i16x8.shr_u(rv, 1)));
-      });
-      // 32-bit product of operand (W, h, s): low 16 bits from the plain lane, high from the reversed one
-      const P = (W: number, h: number, s: number) => {
-        const lo = find(opMask(W, h, s), false);
-        const rv = find(opMask(W, h, s), true);
-        return i64.extend_i32_u(i32.or(i16x8.extract_lane_u(A[lo[0]], lo[1]), i32.shl(i16x8.extract_lane_u(H[rv[0]], rv[1]), 16)));
-      };
-      for (const W of [0, 1]) {
-        out.push(comment(`Karatsuba recombination 16 -> 32 -> 64 bits of word ${W}: L${W} (low 64), R${W} (high 64)`));
-        for (let h = 0; h < 3; h++) {
-          out.push(
-            e0.set(P(W, h, 0)), e1.set(P(W, h, 1)), ex.set(P(W, h, 2)),
-            fh[h].set(i64.xor(e0, i64.shl(i64.xor(e0, e1, ex), 16), i64.shl(e1, 32))),
-          );
-        }
-        out.push(
-          ex.set(i64.xor(fh[0], fh[1], fh[2])),
-          f.i64(`L${W}`).set(i64.xor(fh[0], i64.shl(ex, 32))),
-          f.i64(`R${W}`).set(i64.xor(fh[1], i64.shr_u(ex, 32))),
-        );
-      }
-      const [rs, rv] = revBits(c, i64x2.splat(R2), c.kLaneRev);
-      out.push(
-        comment('high half of the middle product: rev64 of the reversed one, shifted right by one'),
-        rs, R2.set(i64.shr_u(i64x2.extract_lane(rv, 0), 1)),
-        ...recombineReduce(f, flags),
-      );
-      return out;
-    };
-    const zeroAcc = [L2.set(0), R2.set(0), ...A.map((a) => a.set(v128.zero()))];
-    const next = (all: boolean) => [
-      src.set(i32.add(src, 16)),
-      ...(all ? [p.set(i32.sub(p, GF128_TABLE_SIZE)), q.set(i32.sub(q, GF128_W16_SIZE))] : []),
-    ];
-    const [done, group, rest, blk] = [label('done'), label('group'), label('rest'), label('block')];
-    f.emit(
-      comment('one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1'),
-      if_(i32.le_u(maxg, 1), [call(one, slot, st, src, n, maxg), ret()]),
-      c.init,
-      comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
-      s.set(toDomain(v128.load(st))),
-      block(done,
-        br_if(done, i32.eqz(n)),
-        loop(group,
-          comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
-          gg.set(select(n, maxg, i32.lt_u(n, maxg))),
-          flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
-          zeroAcc,
-          p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
-          q.set(i32.add(i32.add(slot, i32.mul(gg, GF128_W16_SIZE)), GF128_W16_OFFSET - GF128_W16_SIZE)),
-          src1.set(src), p1.set(p), q1.set(q),
-          comment('blocks 2…g first, then block 1 with the state XORed in (the state arrives last)'),
-          block(rest,
-            br_if(rest, i32.le_u(gg, 1)),
-            j.set(1),
-            next(!flags.wrongPower),
-            loop(blk,
-              v.set(toDomain(v128.load(src))),
-              accumulate(),
-              next(true),
-              br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
-            ),
-          ),
-          v.set(v128.xor(toDomain(v128.load(src1)), s)),
-          p.set(p1), q.set(q1),
-          accumulate(),
-          src.set(i32.add(src1, i32.shl(gg, 4))),
-          reduce(),
-          s.set(i64x2.replace_lane(i64x2.splat(c2), 1, c3)),
-          br_if(group, n.tee(i32.sub(n, gg))),
-        ),
-      ),
-      v128.store(st, toDomain(s.get())),
-    );
-    return f;
-  };
-
-  return { table16, blocks };
+/** $table16(x0, x1, dst): the 240 bytes of H = (x0, x1): for each vector, its lanes masked by m0, m1, m2. */
+function w16Table(flags: Gf128Flags, prefix: string): Func {
+  const f = new Func(`${prefix}table16`, { x0: 'i64', x1: 'i64', dst: 'i32' });
+  const { x0, x1, dst } = f.p;
+  const [v, t] = f.locals('v128', ['v', 't', 'vr16', 'V2', 'V2r', 'V5']);
+  const c = w16Consts(f, t, flags);
+  f.emit(
+    c.init,
+    v.set(i64x2.replace_lane(i64x2.splat(x0), 1, x1)),
+    w16Operands(f, c),
+    LANES.flatMap((d, k) => c.m.map((m, i) => v128.store(dst, v128.and(f.v128(d.name), m), k * 48 + 16 * i))),
+  );
+  return f;
 }
 
-export type { Code };
+/**
+ * The i16x8 multiplication inside the w16 loop function f: declares its locals there when
+ * created (after the caller's state s); per block in v, with its power's tables at $p (64-bit
+ * parts) and $q (16-bit parts), `products()`; per group `zero()` first and `reduce()` last,
+ * which leaves the product in c2 (low) and c3 (high). Pinning stores go to the slot.
+ */
+class W16Mul {
+  readonly c: ReturnType<typeof w16Consts>;
+  readonly #A: Local<'v128'>[];
+  readonly #H: Local<'v128'>[];
+
+  constructor(readonly f: Func, readonly flags: Gf128Flags) {
+    const t = f.locals('v128', ['v', 'vr', 'vr16', 't', 'vpin', 'X0', 'X1', 'X2', 'Y0', 'Y1', 'Y2', 'V2', 'V2r', 'V5'])[3];
+    f.locals('v128', LANES.flatMap((_, k) => [`A${k}`, `H${k}`]));
+    this.c = w16Consts(f, t, flags);
+    f.locals('i64', ['a2', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3', 'e0', 'e1', 'ex', 'f0', 'f1', 'f2']);
+    f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'pin']);
+    this.#A = LANES.map((_, k) => f.v128(`A${k}`));
+    this.#H = LANES.map((_, k) => f.v128(`H${k}`));
+  }
+
+  zero(): Stmt[] {
+    return [this.f.i64('L2').set(0), this.f.i64('R2').set(0), ...this.#A.map((a) => a.set(v128.zero()))];
+  }
+
+  /** acc ^= clmul_lo64(w, table word at off) on i64.mul, pinned. */
+  #scalarHalf(w: string, acc: string, off: number): Stmt[] {
+    const f = this.f;
+    const [code, value] = clmulLo64(f, f.i64(w), f.i64(acc), f.i32('p'), off, ' on i64.mul');
+    return [...code, f.i64('pin').set(value), i64.store(f.i32('slot'), f.i64('pin'), 48)];
+  }
+
+  /** A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul), pinned. */
+  #simdVec(k: number): Stmt[] {
+    const f = this.f, c = this.c;
+    const d = f.v128(LANES[k].name);
+    const X = ['X0', 'X1', 'X2'].map((x) => f.v128(x));
+    const Y = ['Y0', 'Y1', 'Y2'].map((x) => f.v128(x));
+    const A = this.#A[k];
+    const z = (k2: number) => v128.and(v128.xor(...(X.map((xi, i) => i16x8.mul(xi, Y[(k2 - i + 3) % 3])) as [Expr<'v128'>, Expr<'v128'>])), c.m[k2]);
+    return [
+      comment(`A${k} ^= clmul_lo16 of the lanes of ${d.name} (i16x8.mul)`),
+      ...X.map((xi, i) => xi.set(v128.and(d, c.m[i]))),
+      ...Y.map((yi, i) => yi.set(v128.load(f.i32('q'), k * 48 + 16 * i))),
+      f.v128('vpin').set(A.tee(v128.xor(A, v128.or(z(0), z(1), z(2))))),
+      v128.store(f.i32('slot'), f.v128('vpin'), GF128_W16_PIN),
+    ];
+  }
+
+  /** One block's operands and products (the order measured fastest: probe variant o9). */
+  products(): Stmt[] {
+    const f = this.f;
+    const [v, vr] = [f.v128('v'), f.v128('vr')];
+    const S = LANES.map((_, k) => this.#simdVec(k));
+    return [
+      ...w16Operands(f, this.c),
+      vr.set(i8x16.swizzle(f.v128('vr16'), f.v128('kRev4x16'))),
+      f.i64('a2').set(i64.xor(i64x2.extract_lane(v, 0), i64x2.extract_lane(v, 1))),
+      f.i64('ar2').set(i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1))),
+      ...S[0], ...S[2], ...this.#scalarHalf('a2', 'L2', 64), ...S[1], ...S[3], ...this.#scalarHalf('ar2', 'R2', 160), ...S[4],
+    ];
+  }
+
+  /** The 16 → 32 → 64-bit Karatsuba recombination of the lanes, then the shared reduction. */
+  reduce(): Stmt[] {
+    const f = this.f, c = this.c, A = this.#A, H = this.#H;
+    const [e0, e1, ex] = ['e0', 'e1', 'ex'].map((x) => f.i64(x));
+    const fh = ['f0', 'f1', 'f2'].map((x) => f.i64(x));
+    const R2 = f.i64('R2');
+    const out: Stmt[] = [comment('high 16 bits of the reversed lanes: rev16(A) >> 1')];
+    LANES.forEach((d, k) => {
+      if (!d.rev.some((x) => x)) return;
+      const [rs, rv] = revBits(c, A[k], c.kBswap16);
+      out.push(rs, H[k].set(i16x8.shr_u(rv, 1)));
+    });
+    // 32-bit product of operand (W, h, s): low 16 bits from the plain lane, high from the reversed one
+    const P = (W: number, h: number, s: number) => {
+      const lo = find(opMask(W, h, s), false);
+      const rv = find(opMask(W, h, s), true);
+      return i64.extend_i32_u(i32.or(i16x8.extract_lane_u(A[lo[0]], lo[1]), i32.shl(i16x8.extract_lane_u(H[rv[0]], rv[1]), 16)));
+    };
+    for (const W of [0, 1]) {
+      out.push(comment(`Karatsuba recombination 16 -> 32 -> 64 bits of word ${W}: L${W} (low 64), R${W} (high 64)`));
+      for (let h = 0; h < 3; h++) {
+        out.push(
+          e0.set(P(W, h, 0)), e1.set(P(W, h, 1)), ex.set(P(W, h, 2)),
+          fh[h].set(i64.xor(e0, i64.shl(i64.xor(e0, e1, ex), 16), i64.shl(e1, 32))),
+        );
+      }
+      out.push(
+        ex.set(i64.xor(fh[0], fh[1], fh[2])),
+        f.i64(`L${W}`).set(i64.xor(fh[0], i64.shl(ex, 32))),
+        f.i64(`R${W}`).set(i64.xor(fh[1], i64.shr_u(ex, 32))),
+      );
+    }
+    const [rs, rv] = revBits(c, i64x2.splat(R2), c.kLaneRev);
+    out.push(
+      comment('high half of the middle product: rev64 of the reversed one, shifted right by one'),
+      rs, R2.set(i64.shr_u(i64x2.extract_lane(rv, 0), 1)),
+      ...recombineReduce(f, this.flags),
+    );
+    return out;
+  }
+}
+
+/**
+ * polyval_blocks / ghash_blocks of the gf128 module: groups of g ≤ maxg blocks with one
+ * reduction each on the i16x8 products, the block carrying the state hashed last; maxg = 1
+ * (no powers computed) calls the i64.mul loop `one`.
+ */
+function w16Blocks(name: string, ghash: boolean, one: Func, flags: Gf128Flags): Func {
+  const f = new Func(name, { slot: 'i32', st: 'i32', src: 'i32', n: 'i32', maxg: 'i32' }, { export: true, public: 'all' });
+  const { slot, st, src, n, maxg } = f.p;
+  const s = f.v128('s');
+  const w = new W16Mul(f, flags);
+  const [gg, j, p, q, src1, p1, q1] = f.locals('i32', ['g', 'j', 'p', 'q', 'src1', 'p1', 'q1']);
+  const v = f.v128('v');
+  const toDomain = (x: Expr<'v128'>) => (ghash ? i8x16.swizzle(x, w.c.kRev16) : x);
+  const next = (all: boolean) => [
+    src.set(i32.add(src, 16)),
+    ...(all ? [p.set(i32.sub(p, GF128_TABLE_SIZE)), q.set(i32.sub(q, GF128_W16_SIZE))] : []),
+  ];
+  const [done, group, rest, blk] = [label('done'), label('group'), label('rest'), label('block')];
+  f.emit(
+    comment('one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1'),
+    if_(i32.le_u(maxg, 1), [call(one, slot, st, src, n, maxg), ret()]),
+    w.c.init,
+    comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
+    s.set(toDomain(v128.load(st))),
+    block(done,
+      br_if(done, i32.eqz(n)),
+      loop(group,
+        comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
+        gg.set(select(n, maxg, i32.lt_u(n, maxg))),
+        flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
+        w.zero(),
+        p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
+        q.set(i32.add(i32.add(slot, i32.mul(gg, GF128_W16_SIZE)), GF128_W16_OFFSET - GF128_W16_SIZE)),
+        src1.set(src), p1.set(p), q1.set(q),
+        comment('blocks 2…g first, then block 1 with the state XORed in (the state arrives last)'),
+        block(rest,
+          br_if(rest, i32.le_u(gg, 1)),
+          j.set(1),
+          next(!flags.wrongPower),
+          loop(blk,
+            v.set(toDomain(v128.load(src))),
+            w.products(),
+            next(true),
+            br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
+          ),
+        ),
+        v.set(v128.xor(toDomain(v128.load(src1)), s)),
+        p.set(p1), q.set(q1),
+        w.products(),
+        src.set(i32.add(src1, i32.shl(gg, 4))),
+        w.reduce(),
+        s.set(i64x2.replace_lane(i64x2.splat(f.i64('c2')), 1, f.i64('c3'))),
+        br_if(group, n.tee(i32.sub(n, gg))),
+      ),
+    ),
+    v128.store(st, toDomain(s.get())),
+  );
+  return f;
+}
