@@ -16,14 +16,14 @@
 // Constant time: no branch or index here depends on a key, a nonce's bytes, the data or a tag.
 
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
-import { KeySlot } from '../util/key-slot.js';
+import { CachedKey } from '../util/key-slot.js';
 import { AuthenticationError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
 import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
-import type { Aead } from './types.js';
+import { type Aead, type AeadOneShot, oneShot } from './types.js';
 
 /** RFC 8452 section 6: P_MAX = A_MAX = 2^36 bytes. */
 export const GCM_SIV_MAX_PLAINTEXT = 2 ** 36;
@@ -61,8 +61,9 @@ export class AesGcmSiv implements Aead {
   readonly nonceLength = NONCE;
   readonly tagLength = TAG;
   readonly #k: AesKernel;
-  readonly #slot: number;
-  readonly #key: KeySlot;
+  /** the key's slot for the call in progress (set by #check: the cache may have moved it) */
+  #slot = -1;
+  readonly #key: CachedKey;
   readonly #nr: number;
   readonly #name: string;
   /** whether this message's POLYVAL key has its powers (and tables) written */
@@ -74,9 +75,12 @@ export class AesGcmSiv implements Aead {
     this.keyLength = key.length;
     this.#name = this.algorithm = `aes-${key.length * 8}-gcm-siv`;
     const k = (this.#k = options.kernel ?? aesKernel());
-    this.#key = new KeySlot(this, k as Kernel<unknown>);
-    this.#slot = this.#key.ptr;
-    this.#nr = expandAesKey(k, this.#slot + AES_SLOT.rk, key);
+    const nr = (this.#nr = key.length / 4 + 6);
+    // the key-generating key's round keys; the per-nonce keys are written and wiped per message
+    this.#key = new CachedKey(k as Kernel<unknown>, key, (slot, raw) => {
+      expandAesKey(k, slot + AES_SLOT.rk, raw);
+      return AES_SLOT.rk + (nr + 1) * 128;
+    });
   }
 
   seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
@@ -172,7 +176,7 @@ export class AesGcmSiv implements Aead {
   }
 
   #check(nonce: Uint8Array, aad: Uint8Array): void {
-    this.#key.check(this.#name);
+    this.#slot = this.#key.ptr(this.#name);
     checkBytes('nonce', nonce);
     checkLength('nonce', nonce, [NONCE]);
     checkBytes('aad', aad);
@@ -219,7 +223,13 @@ export class AesGcmSiv implements Aead {
   }
 }
 
-/** AES-GCM-SIV keyed object: key of 16 or 32 bytes, nonces of 12 bytes, 16-byte tags. */
-export function aesGcmSiv(key: Uint8Array): AesGcmSiv {
-  return new AesGcmSiv(key);
+export interface AesGcmSivFunction extends AeadOneShot {
+  /** AES-GCM-SIV keyed object: key of 16 or 32 bytes, nonces of 12 bytes, 16-byte tags. */
+  (key: Uint8Array): AesGcmSiv;
 }
+
+/** AES-GCM-SIV: `aesGcmSiv(key)` keyed object; `aesGcmSiv.seal(key, nonce, plaintext, aad?)` / `.open(…)` one message. */
+export const aesGcmSiv: AesGcmSivFunction = /* @__PURE__ */ Object.assign(
+  (key: Uint8Array): AesGcmSiv => new AesGcmSiv(key),
+  /* @__PURE__ */ oneShot((key) => new AesGcmSiv(key)),
+);

@@ -13,6 +13,7 @@ import * as aesModule from '../engine/wasm/aes.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
 import { checkBytes, checkLength } from '../util/check.js';
 import { type GcmExports, GcmAead } from './gcm-mode.js';
+import { type AeadOneShot, oneShot } from './types.js';
 
 registerModule(aesModule);
 
@@ -58,19 +59,33 @@ export interface AesGcmOptions {
 /** AES-GCM with one key. */
 export class AesGcm extends GcmAead<AesExports> {
   constructor(key: Uint8Array, options: AesGcmOptions = {}) {
+    const o = options;
     checkBytes('key', key);
     checkLength('key', key, [16, 24, 32]);
-    super(`aes-${key.length * 8}-gcm`, key, options.tagLength, () => options.kernel ?? aesKernel(), (k, slot) => {
-      const rk = slot + AES_SLOT.rk;
-      const gf = slot + AES_SLOT.gf;
-      const nr = expandAesKey(k, rk, key);
-      k.exports.aes_ecb(rk, nr, gf, gf, 1); // H = E(K, 0^128) (the fresh slot is zero)
-      return { rk, gf, nr };
+    const nr = key.length / 4 + 6;
+    super(`aes-${key.length * 8}-gcm`, key, o.tagLength, o.kernel ?? aesKernel(), {
+      rk: AES_SLOT.rk,
+      gf: AES_SLOT.gf,
+      nr,
+      written: AES_SLOT.rk + (nr + 1) * 128,
+      expand(k, slot, raw) {
+        expandAesKey(k, slot + AES_SLOT.rk, raw);
+        k.exports.aes_ecb(slot + AES_SLOT.rk, nr, slot + AES_SLOT.gf, slot + AES_SLOT.gf, 1); // H = E(K, 0^128)
+      },
     });
   }
 }
 
-/** AES-GCM keyed object: key of 16, 24 or 32 bytes; options.tagLength 16 (default), 15, 14, 13, 12, 8 or 4. */
-export function aesGcm(key: Uint8Array, options: { tagLength?: number } = {}): AesGcm {
-  return new AesGcm(key, options);
+export interface AesGcmFunction extends AeadOneShot {
+  /** AES-GCM keyed object: key of 16, 24 or 32 bytes; options.tagLength 16 (default), 15, 14, 13, 12, 8 or 4. */
+  (key: Uint8Array, options?: { tagLength?: number }): AesGcm;
 }
+
+/**
+ * AES-GCM: `aesGcm(key)` is a keyed object for many messages (dispose() it when done);
+ * `aesGcm.seal(key, nonce, plaintext, aad?)` and `aesGcm.open(…)` do one message (16-byte tag).
+ */
+export const aesGcm: AesGcmFunction = /* @__PURE__ */ Object.assign(
+  (key: Uint8Array, options?: { tagLength?: number }): AesGcm => new AesGcm(key, options),
+  /* @__PURE__ */ oneShot((key) => new AesGcm(key)),
+);

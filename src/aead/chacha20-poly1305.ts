@@ -10,14 +10,13 @@
 // Constant time: the glue branches only on lengths, and compares tags by OR-accumulating the
 // XOR of all sixteen bytes, without an early exit.
 
-import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
-import { KeySlot } from '../util/key-slot.js';
-import { AuthenticationError } from '../errors.js';
+import { SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
+import { AuthenticationError, StateError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import { blocks16, pad16, whole16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
-import type { Aead } from './types.js';
+import { type Aead, type AeadOneShot, oneShot } from './types.js';
 
 const TAG = 16;
 const KEY = 32;
@@ -77,8 +76,8 @@ export class ChaCha20Poly1305 implements Aead {
   readonly #x: number;
   readonly #name: string;
   #k: ChachaKernel;
-  #slot: number;
-  readonly #key: KeySlot;
+  /** the key (32 bytes, copied into the IO area for each call; no slot), undefined once disposed */
+  #key: Uint8Array | undefined;
 
   constructor(key: Uint8Array, extendedNonce: boolean, options: ChachaOptions = {}) {
     this.#name = this.algorithm = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
@@ -87,9 +86,7 @@ export class ChaCha20Poly1305 implements Aead {
     this.nonceLength = extendedNonce ? 24 : 12;
     this.#x = extendedNonce ? 1 : 0;
     const k = (this.#k = options.kernel ?? chachaKernel());
-    this.#key = new KeySlot(this, k as Kernel<unknown>);
-    this.#slot = this.#key.ptr;
-    k.u8.set(key, this.#slot);
+    this.#key = key.slice();
   }
 
   seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
@@ -105,7 +102,8 @@ export class ChaCha20Poly1305 implements Aead {
       const u8 = k.u8;
       u8.set(nonce, IO.NONCE);
       const m = layout(u8, aad, plaintext);
-      e.aead_seal_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
+      u8.set(this.#key!, IO.KEY);
+      e.aead_seal_all(IO.KEY, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
       out.set(u8.subarray(m, m + n));
       out.set(u8.subarray(IO.TAG, IO.TAG + TAG), n);
       k.wipe(0, IO.END);
@@ -145,7 +143,8 @@ export class ChaCha20Poly1305 implements Aead {
       const u8 = k.u8;
       u8.set(nonce, IO.NONCE);
       const m = layout(u8, aad, sealed.subarray(0, n));
-      e.aead_open_all(this.#slot, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
+      u8.set(this.#key!, IO.KEY);
+      e.aead_open_all(IO.KEY, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
       let diff = 0;
       for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ sealed[n + i];
       if (diff === 0) out.set(u8.subarray(m, m + n));
@@ -193,11 +192,12 @@ export class ChaCha20Poly1305 implements Aead {
 
   /** Wipe the key. Further use throws StateError. Idempotent. */
   dispose(): void {
-    this.#key.release();
+    this.#key?.fill(0);
+    this.#key = undefined;
   }
 
   #check(nonce: Uint8Array, aad: Uint8Array): void {
-    this.#key.check(this.#name);
+    if (this.#key === undefined) throw new StateError(`${this.#name}: used after dispose()`);
     checkBytes('nonce', nonce);
     checkLength('nonce', nonce, [this.nonceLength]);
     checkBytes('aad', aad);
@@ -207,8 +207,11 @@ export class ChaCha20Poly1305 implements Aead {
   // is long enough to use them, and the AAD absorbed. Returns the kernel's block group size.
   #begin(nonce: Uint8Array, aad: Uint8Array, n: number): number {
     const k = this.#k;
-    k.u8.set(nonce, IO.NONCE);
-    k.exports.aead_init(this.#slot, IO.NONCE, IO.ST, IO.POLY, this.#x);
+    const u8 = k.u8;
+    u8.set(nonce, IO.NONCE);
+    u8.set(this.#key!, IO.KEY);
+    k.exports.aead_init(IO.KEY, IO.NONCE, IO.ST, IO.POLY, this.#x);
+    u8.fill(0, IO.KEY, IO.KEY + KEY);
     let maxg = 1;
     if (macBlocks(aad.length, n) >= POWERS_MIN_BLOCKS) {
       k.exports.poly1305_powers(IO.POLY);
@@ -229,15 +232,27 @@ export class ChaCha20Poly1305 implements Aead {
   }
 }
 
-/** ChaCha20-Poly1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag. */
-export function chacha20Poly1305(key: Uint8Array): ChaCha20Poly1305 {
-  return new ChaCha20Poly1305(key, false);
+export interface ChaCha20Poly1305Function extends AeadOneShot {
+  (key: Uint8Array): ChaCha20Poly1305;
 }
 
-/** XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha): 32-byte key, 24-byte nonce, 16-byte tag. */
-export function xchacha20Poly1305(key: Uint8Array): ChaCha20Poly1305 {
-  return new ChaCha20Poly1305(key, true);
-}
+/**
+ * ChaCha20-Poly1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag. `chacha20Poly1305(key)`
+ * keyed object; `chacha20Poly1305.seal(key, nonce, plaintext, aad?)` / `.open(…)` one message.
+ */
+export const chacha20Poly1305: ChaCha20Poly1305Function = /* @__PURE__ */ Object.assign(
+  (key: Uint8Array): ChaCha20Poly1305 => new ChaCha20Poly1305(key, false),
+  /* @__PURE__ */ oneShot((key) => new ChaCha20Poly1305(key, false)),
+);
+
+/**
+ * XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha): 32-byte key, 24-byte nonce, 16-byte tag.
+ * `xchacha20Poly1305(key)` keyed object; `xchacha20Poly1305.seal(…)` / `.open(…)` one message.
+ */
+export const xchacha20Poly1305: ChaCha20Poly1305Function = /* @__PURE__ */ Object.assign(
+  (key: Uint8Array): ChaCha20Poly1305 => new ChaCha20Poly1305(key, true),
+  /* @__PURE__ */ oneShot((key) => new ChaCha20Poly1305(key, true)),
+);
 
 function checkCounter(counter: number, dataLength: number, name: string): void {
   if (!Number.isInteger(counter) || counter < 0 || counter > 0xffffffff) {

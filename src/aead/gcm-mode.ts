@@ -21,7 +21,7 @@ import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { AuthenticationError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { checkBytes, checkOutput } from '../util/check.js';
-import { KeySlot } from '../util/key-slot.js';
+import { CachedKey } from '../util/key-slot.js';
 import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
@@ -227,11 +227,27 @@ function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Arr
 
 const EMPTY = new Uint8Array(0);
 
+/** Where a GCM cipher keeps its key in a slot, and how it expands it. */
+export interface GcmCipher<E extends GcmExports> {
+  /** offset of the round keys in the slot */
+  rk: number;
+  /** offset of the GHASH key and tables (gf128 slot layout) */
+  gf: number;
+  /** rounds (passed through to the mode loops) */
+  nr: number;
+  /** bytes from the slot's start that the expansion, H and its powers write */
+  written: number;
+  /** write the round keys at slot + rk and H = E(K, 0^128) at slot + gf (the slot is zero-filled) */
+  expand(k: Kernel<E>, slot: number, key: Uint8Array): void;
+}
+
 /**
- * GCM with one key over one block cipher (AES-GCM, SM4-GCM): the tag length, the key slot, the
+ * GCM with one key over one block cipher (AES-GCM, SM4-GCM): the tag length, the key, the
  * argument checks and seal / open / dispose. The cipher's class checks its key, then passes its
- * kernel and a `setup` that expands the key into the fresh slot and computes H = E(K, 0^128) at
- * `gf`; here H gets its POLYVAL-domain form, tables and powers H … H^8.
+ * kernel and how to expand the key; here H gets its POLYVAL-domain form, tables and powers
+ * H … H^8. The expanded key lives in the module's key cache (util/key-slot.ts CachedKey): an
+ * object that is never disposed does not hold a slot for ever, and one whose slot was reclaimed
+ * expands its key again on its next use.
  */
 export class GcmAead<E extends GcmExports> implements Aead {
   readonly algorithm: string;
@@ -239,16 +255,11 @@ export class GcmAead<E extends GcmExports> implements Aead {
   readonly nonceLength = 12;
   readonly tagLength: number;
   readonly #name: string;
-  readonly #key: KeySlot;
+  readonly #key: CachedKey;
+  readonly #cipher: GcmCipher<E>;
   readonly #g: GcmKey;
 
-  protected constructor(
-    name: string,
-    key: Uint8Array,
-    tagLength: number | undefined,
-    kernel: () => Kernel<E>,
-    setup: (k: Kernel<E>, slot: number) => { rk: number; gf: number; nr: number },
-  ) {
+  protected constructor(name: string, key: Uint8Array, tagLength: number | undefined, kernel: Kernel<E>, cipher: GcmCipher<E>) {
     tagLength ??= 16;
     if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
       throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
@@ -256,41 +267,48 @@ export class GcmAead<E extends GcmExports> implements Aead {
     this.keyLength = key.length;
     this.tagLength = tagLength;
     this.#name = this.algorithm = name;
-    const k = kernel();
-    this.#key = new KeySlot(this, k as Kernel<unknown>);
-    const { rk, gf, nr } = setup(k, this.#key.ptr);
-    k.exports.gf_gf128_init(gf, 1);
-    k.exports.gf_gf128_powers(gf);
-    this.#g = { kernel: k, rk, gf, nr, name };
+    this.#cipher = cipher;
+    this.#g = { kernel, rk: -1, gf: -1, nr: cipher.nr, name };
+    this.#key = new CachedKey(kernel as Kernel<unknown>, key, (slot, raw) => {
+      cipher.expand(kernel, slot, raw);
+      kernel.exports.gf_gf128_init(slot + cipher.gf, 1);
+      kernel.exports.gf_gf128_powers(slot + cipher.gf);
+      return cipher.written;
+    });
   }
 
   seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
-    this.#check(nonce, aad);
+    const g = this.#begin(nonce, aad);
     checkBytes('plaintext', plaintext);
     checkLimits(this.#name, plaintext.length, aad.length, 'plaintext');
     const out = checkOutput(output, plaintext.length + this.tagLength);
-    return gcmSeal(this.#g, nonce, plaintext, aad, out, this.tagLength);
+    return gcmSeal(g, nonce, plaintext, aad, out, this.tagLength);
   }
 
   open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
-    this.#check(nonce, aad);
+    const g = this.#begin(nonce, aad);
     checkBytes('sealed', sealed);
     if (sealed.length < this.tagLength) {
       throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${this.tagLength}-byte tag`);
     }
     checkLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
     const out = checkOutput(output, sealed.length - this.tagLength);
-    return gcmOpen(this.#g, nonce, sealed, aad, out, this.tagLength);
+    return gcmOpen(g, nonce, sealed, aad, out, this.tagLength);
   }
 
   dispose(): void {
     this.#key.release();
   }
 
-  #check(nonce: Uint8Array, aad: Uint8Array): void {
-    this.#key.check(this.#name);
+  /** Checks the state and the nonce and AAD; the key's slot (expanded again if it was reclaimed). */
+  #begin(nonce: Uint8Array, aad: Uint8Array): GcmKey {
+    const slot = this.#key.ptr(this.#name);
     checkBytes('nonce', nonce);
     if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
     checkBytes('aad', aad);
+    const g = this.#g;
+    g.rk = slot + this.#cipher.rk;
+    g.gf = slot + this.#cipher.gf;
+    return g;
   }
 }

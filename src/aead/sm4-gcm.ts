@@ -26,6 +26,7 @@ import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
 import { checkBytes, checkLength, checkOutput } from '../util/check.js';
 import { inPlaceSource } from '../util/overlap.js';
 import { type GcmExports, GcmAead } from './gcm-mode.js';
+import { type AeadOneShot, oneShot } from './types.js';
 
 registerModule(sm4Module);
 
@@ -67,22 +68,32 @@ export interface Sm4GcmOptions {
 /** SM4-GCM with one key. */
 export class Sm4Gcm extends GcmAead<Sm4Exports> {
   constructor(key: Uint8Array, options: Sm4GcmOptions = {}) {
+    const o = options;
     checkBytes('key', key);
     checkLength('key', key, [16]);
-    super('sm4-gcm', key, options.tagLength, () => options.kernel ?? sm4Kernel(), (k, slot) => {
-      const rk = slot + SM4_SLOT.rk;
-      const gf = slot + SM4_SLOT.gf;
-      expandSm4Key(k, rk, key);
-      k.exports.sm4_ecb(rk, gf, gf, 1); // H = E(K, 0^128) (the fresh slot is zero)
-      return { rk, gf, nr: SM4_ROUNDS };
+    super('sm4-gcm', key, o.tagLength, o.kernel ?? sm4Kernel(), {
+      rk: SM4_SLOT.rk,
+      gf: SM4_SLOT.gf,
+      nr: SM4_ROUNDS,
+      written: SM4_SLOT.rk + SM4_RK.size,
+      expand(k, slot, raw) {
+        expandSm4Key(k, slot + SM4_SLOT.rk, raw);
+        k.exports.sm4_ecb(slot + SM4_SLOT.rk, slot + SM4_SLOT.gf, slot + SM4_SLOT.gf, 1); // H = E(K, 0^128)
+      },
     });
   }
 }
 
-/** SM4-GCM keyed object (RFC 8998): key of 16 bytes; options.tagLength 16 (default), 15, 14, 13, 12, 8 or 4. */
-export function sm4Gcm(key: Uint8Array, options: { tagLength?: number } = {}): Sm4Gcm {
-  return new Sm4Gcm(key, options);
+export interface Sm4GcmFunction extends AeadOneShot {
+  /** SM4-GCM keyed object (RFC 8998): key of 16 bytes; options.tagLength 16 (default), 15, 14, 13, 12, 8 or 4. */
+  (key: Uint8Array, options?: { tagLength?: number }): Sm4Gcm;
 }
+
+/** SM4-GCM: `sm4Gcm(key)` keyed object; `sm4Gcm.seal(key, nonce, plaintext, aad?)` / `.open(…)` one message. */
+export const sm4Gcm: Sm4GcmFunction = /* @__PURE__ */ Object.assign(
+  (key: Uint8Array, options?: { tagLength?: number }): Sm4Gcm => new Sm4Gcm(key, options),
+  /* @__PURE__ */ oneShot((key) => new Sm4Gcm(key)),
+);
 
 /**
  * The raw SM4 block cipher (tests and benchmarks; not part of the public API): ECB over whole

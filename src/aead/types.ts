@@ -25,3 +25,37 @@ export interface Aead {
   /** Wipe the expanded key. Further use throws StateError. Idempotent. */
   dispose(): void;
 }
+
+/**
+ * One-shot AEAD functions: expand the key, seal or open one message, wipe the expanded key.
+ * `aesGcm.seal(key, nonce, plaintext, aad?)` is the same as
+ * `const a = aesGcm(key); try { a.seal(nonce, plaintext, aad) } finally { a.dispose() }`.
+ */
+export interface AeadOneShot {
+  /** ciphertext ‖ tag of plaintext under key (with `output`, written there), as Aead.seal */
+  seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  /** the plaintext of sealed under key, or AuthenticationError (no plaintext released), as Aead.open */
+  open(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+}
+
+/** The one-shot functions over a keyed-object factory. */
+export function oneShot(make: (key: Uint8Array) => Aead): AeadOneShot {
+  return {
+    seal(key, nonce, plaintext, aad, output) {
+      const a = make(key);
+      try {
+        return a.seal(nonce, plaintext, aad, output);
+      } finally {
+        a.dispose();
+      }
+    },
+    open(key, nonce, sealed, aad, output) {
+      const a = make(key);
+      try {
+        return a.open(nonce, sealed, aad, output);
+      } finally {
+        a.dispose();
+      }
+    },
+  };
+}

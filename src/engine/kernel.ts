@@ -11,6 +11,12 @@
 // data is wiped by the family code when a call ends; a key slot is wiped when it is freed
 // (dispose(), digest(), or — as a last resort — when its owner is garbage collected).
 //
+// Expanded AEAD keys live in a bounded cache of slots instead (at most CACHE_SLOTS per module):
+// the key object keeps its raw key, and its slot is reclaimed — wiped and handed to another key
+// — when the cache is full and it is the least recently used (clock replacement); the next use
+// expands the key again. So keys that are never disposed cost at most CACHE_SLOTS slots, with
+// no garbage collection involved (a synchronous loop never lets a FinalizationRegistry run).
+//
 // Instantiation is synchronous (Node.js, Deno, Bun, workers). A browser main thread may refuse
 // to compile a large module synchronously; there `await ready()` first compiles every module
 // that the imported families registered, and later instantiations reuse the compiled modules.
@@ -26,6 +32,8 @@ export const SCRATCH_PTR = IO_PTR + IO_SIZE;
 export const SCRATCH_SIZE = 65536;
 export const SLOTS_PTR = SCRATCH_PTR + SCRATCH_SIZE;
 const PAGE = 65536;
+/** Slots of a module's key cache: above this many live keys, the least recently used is re-expanded on its next use. */
+export const CACHE_SLOTS = 256;
 
 const sources = new Map<string, ModuleSource>();
 const compiled = new Map<string, WebAssembly.Module>();
@@ -57,6 +65,15 @@ export class Kernel<E> {
   #u8: Uint8Array;
   #free: number[] = [];
   #next = SLOTS_PTR;
+  // the key cache: entry i has slot #cPtr[i] (-1: free entry), owner #cId[i], #cUsed[i] bytes
+  // written from the slot's start, and the clock's reference bit #cRef[i]
+  #cPtr: number[] = [];
+  #cId: number[] = [];
+  #cUsed: number[] = [];
+  #cRef: number[] = [];
+  #cFree: number[] = [];
+  #cHand = 0;
+  #cNextId = 1;
 
   constructor(src: ModuleSource, slotSize: number) {
     this.name = src.name;
@@ -102,6 +119,75 @@ export class Kernel<E> {
   /** Wipe a region of memory. */
   wipe(ptr: number, len: number): void {
     this.u8.fill(0, ptr, ptr + len);
+  }
+
+  /** A new owner id for the key cache. */
+  cacheId(): number {
+    return this.#cNextId++;
+  }
+
+  /** The slot of cache entry `entry` if `id` still owns it (marking it used), else -1. */
+  cached(entry: number, id: number): number {
+    if (entry < 0 || this.#cId[entry] !== id) return -1;
+    this.#cRef[entry] = 1;
+    return this.#cPtr[entry];
+  }
+
+  /**
+   * A cache entry for owner `id` with a zero-filled slot: a free entry, a new one while there are
+   * fewer than CACHE_SLOTS, or else the least recently used one, wiped (its owner loses it).
+   */
+  cacheAcquire(id: number): number {
+    let entry = this.#cFree.pop();
+    if (entry !== undefined) {
+      this.#cPtr[entry] = this.allocSlot();
+    } else if (this.#cPtr.length < CACHE_SLOTS) {
+      entry = this.#cPtr.length;
+      this.#cPtr.push(this.allocSlot());
+      this.#cId.push(0);
+      this.#cUsed.push(0);
+      this.#cRef.push(0);
+    } else {
+      // clock: pass over entries used since the hand last came by, clearing their bits
+      const n = this.#cPtr.length;
+      while (this.#cRef[this.#cHand] === 1) {
+        this.#cRef[this.#cHand] = 0;
+        this.#cHand = (this.#cHand + 1) % n;
+      }
+      entry = this.#cHand;
+      this.#cHand = (this.#cHand + 1) % n;
+      this.wipe(this.#cPtr[entry], this.#cUsed[entry]);
+    }
+    this.#cId[entry] = id;
+    this.#cUsed[entry] = 0;
+    this.#cRef[entry] = 1;
+    return entry;
+  }
+
+  /** The slot pointer of a cache entry. */
+  cachePtr(entry: number): number {
+    return this.#cPtr[entry];
+  }
+
+  /** Owner `id` has written the first `bytes` bytes of its entry's slot (what eviction and release wipe). */
+  cacheWritten(entry: number, id: number, bytes: number): void {
+    if (entry >= 0 && this.#cId[entry] === id) this.#cUsed[entry] = Math.max(this.#cUsed[entry], Math.min(bytes, this.slotSize));
+  }
+
+  /** Wipe and free owner `id`'s entry, if it still has it. */
+  cacheRelease(entry: number, id: number): void {
+    if (entry < 0 || this.#cId[entry] !== id) return;
+    this.freeSlot(this.#cPtr[entry], this.#cUsed[entry]);
+    this.#cPtr[entry] = -1;
+    this.#cId[entry] = 0;
+    this.#cUsed[entry] = 0;
+    this.#cRef[entry] = 0;
+    this.#cFree.push(entry);
+  }
+
+  /** Number of key-cache entries owned (for tests). */
+  get cachedKeys(): number {
+    return this.#cId.filter((id) => id !== 0).length;
   }
 
   /** Number of slots handed out and not yet freed (for tests). */
