@@ -149,25 +149,22 @@ export interface EcdsaDeps {
   pointFromBytes: Func;
 }
 
-export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
-  const { c, fp, fn, PTS, flags } = ctx;
-  const need = (f: Func, own: number, children: Func[] = []) => ctx.ws.need(f, own, children);
-  // Verification runs on an isomorphic curve with a = −3 when the curve's a is generic and
-  // allows it (the Brainpool curves): doublings cost 3M + 5S instead of 1M + 8S + 1 product.
-  const twist = ctx.shape === 'generic' ? twistToAm3(c.p, c.a) : undefined;
-  const shape: CurveShape = twist === undefined ? ctx.shape : 'a=-3';
-  if (twist !== undefined) {
-    const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
-    fp.addConst({ name: 'tz2', value: z2 }, true);
-    fp.addConst({ name: 'tz3', value: z3 }, true);
-    fp.addConst({ name: 'tgx', value: (c.gx * z2) % c.p });
-    fp.addConst({ name: 'tgy', value: (c.gy * z3) % c.p });
-  }
-  const FE = fp.FE, PT = 3 * FE, Lb = fp.bytes, Ls = fn.bytes;
-  if (Lb !== Ls) throw new Error(`${c.name}: ECDSA here assumes field and scalar encodings of the same length`);
-  if (!(c.n < c.p)) throw new Error(`${c.name}: ECDSA here assumes n < p`);
-  const out: Func[] = [];
+/** What the ECDSA generators share: the context, the Jacobian formulas' curve shape, sizes. */
+interface Env {
+  c: EcContext['c']; fp: FieldGen; fn: FieldGen; PTS: number; flags: EcContext['flags'];
+  need: (f: Func, own: number, children?: Func[]) => number;
+  /** Z of the a = −3 twist verification runs on (the Brainpool curves), else undefined */
+  twist: bigint | undefined;
+  shape: CurveShape;
+  FE: number; PT: number; Lb: number; Ls: number;
+  /** wNAF digits: bits(n) + 1 */
+  N: number;
+}
 
+/** The Jacobian group law (variable time where it branches) and the coordinates' bound B. */
+function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: number; out: Func[] } {
+  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const out: Func[] = [];
   // ---- Jacobian group law (variable time where it branches) ----------------------------------
   // The accumulator's coordinates carry a bound B (value < B·p) chosen here per curve: the one
   // whose plans need the fewest carry chains over a verification (weighted by how often each
@@ -237,12 +234,17 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
   const madd = maddOf(B);
   const jmadd = addFn('ecdsa_jmadd_vt', madd.steps, madd.split, best.plans[2]);
 
+  return { jdbl, jadd, jmadd, B, out };
+}
+
+/** ecdsa_wnaf: the scalar in width-w NAF (variable time). */
+function wnafFunction(env: Env): Func {
+  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const out: Func[] = [];
   // ---- wNAF recoding (variable time) ---------------------------------------------------------
   // ecdsa_wnaf(dst, k, w): the big-endian scalar at k (Ls bytes, below n) → bits(n) + 1 signed
   // digits (i8, least significant first): each non-zero digit odd with |d| < 2^(w−1), followed
   // by at least w − 1 zeros.
-  const nbits = bitLength(c.n);
-  const N = nbits + 1;
   const wnaf = new Func('ecdsa_wnaf', { dst: 'i32', k: 'i32', w: 'i32' });
   {
     const { dst, k, w } = wnaf.p;
@@ -272,6 +274,14 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
     need(wnaf, 0);
   }
 
+  return wnaf;
+}
+
+/** ecdsa_gtable: the affine odd multiples of G for verification. */
+function gtableFunction(env: Env, jac: { jdbl: Func; jadd: Func }): Func {
+  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const out: Func[] = [];
+  const { jdbl, jadd } = jac;
   // ---- the G table: ecdsa_gtable(tab, ws) ----------------------------------------------------
   // (2j+1)·G for j < ECDSA_G_ENTRIES, affine (X, Y in Montgomery form, 2·FE bytes each). Built in
   // Jacobian form at a stride of PT, normalised in chunks of GT_CHUNK (prefix products, one
@@ -332,6 +342,13 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
     need(f, KID, [jdbl, jadd, fp.inv]);
   }
 
+  return out[0];
+}
+
+/** ecdsa_sign (and the negative control's wrong inversion before it). */
+function signFunctions(env: Env, deps: EcdsaDeps): Func[] {
+  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const out: Func[] = [];
   // ---- signing: ecdsa_sign(out, k, d, z, tab, ws) ---------------------------------------------
   {
     const R = 0, XB = R + PTS, KM = XB + round16(Lb), KI = KM + FE, RM = KI + FE, DM = RM + FE, ZM = DM + FE, T = ZM + FE, KID = T + FE;
@@ -366,6 +383,14 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
     need(f, KID, [deps.ecMulBase, deps.toAffine, invFn]);
   }
 
+  return out;
+}
+
+/** ecdsa_verify (variable time). */
+function verifyFunction(env: Env, deps: EcdsaDeps, jac: { jdbl: Func; jadd: Func; jmadd: Func; B: number }, wnaf: Func): Func {
+  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const out: Func[] = [];
+  const { jdbl, jadd, jmadd, B } = jac;
   // ---- verification: ecdsa_verify(rs, z, xy, gtab, ws, alt) (variable time) -------------------
   {
     need(fp.invVt, fp.invWorkspace);
@@ -458,5 +483,31 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
     out.push(f);
     need(f, KID, [fn.invVt, fp.invVt, jdbl, jadd, jmadd, wnaf]);
   }
-  return out;
+  return out[0];
+}
+
+export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
+  const { c, fp, fn, PTS, flags } = ctx;
+  const need = (f: Func, own: number, children: Func[] = []) => ctx.ws.need(f, own, children);
+  // Verification runs on an isomorphic curve with a = −3 when the curve's a is generic and
+  // allows it (the Brainpool curves): doublings cost 3M + 5S instead of 1M + 8S + 1 product.
+  const twist = ctx.shape === 'generic' ? twistToAm3(c.p, c.a) : undefined;
+  const shape: CurveShape = twist === undefined ? ctx.shape : 'a=-3';
+  if (twist !== undefined) {
+    const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
+    fp.addConst({ name: 'tz2', value: z2 }, true);
+    fp.addConst({ name: 'tz3', value: z3 }, true);
+    fp.addConst({ name: 'tgx', value: (c.gx * z2) % c.p });
+    fp.addConst({ name: 'tgy', value: (c.gy * z3) % c.p });
+  }
+  const FE = fp.FE, PT = 3 * FE, Lb = fp.bytes, Ls = fn.bytes;
+  if (Lb !== Ls) throw new Error(`${c.name}: ECDSA here assumes field and scalar encodings of the same length`);
+  if (!(c.n < c.p)) throw new Error(`${c.name}: ECDSA here assumes n < p`);
+
+  const env: Env = { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N: bitLength(c.n) + 1 };
+  const jac = jacobianFunctions(env);
+  const wnaf = wnafFunction(env);
+  const gtable = gtableFunction(env, jac);
+  const sign = signFunctions(env, deps);
+  return [...jac.out, wnaf, gtable, ...sign, verifyFunction(env, deps, jac, wnaf)];
 }
