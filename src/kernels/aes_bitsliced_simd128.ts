@@ -167,7 +167,7 @@ const shiftRows = (P: Planes) => P.s.map((s) => s.set(i8x16.swizzle(s, P.kSR)));
 export interface Aes8Stitch {
   name: string;
   params: Params;
-  build(f: Func): { prologue: Stmt[]; weave: Stmt[][]; afterRounds: Stmt[] };
+  build(f: Func, core: { round: Local<'i32'> }): { prologue: Stmt[]; weave: Stmt[][]; afterRounds: Stmt[] };
 }
 
 /** Interleave `segs` evenly between the gates of an S-box listing (sboxCircuit). */
@@ -195,7 +195,7 @@ export function aes8Func(stitch?: Aes8Stitch): Func {
   const { rk, nr, buf } = f.p as unknown as Record<'rk' | 'nr' | 'buf', Local<'i32'>>;
   const P = planes(f);
   const i = f.i32('i');
-  const st = stitch?.build(f);
+  const st = stitch?.build(f, { round: i });
   const round = label('round');
   f.emit(
     P.init,

@@ -19,7 +19,7 @@
 // GHASH key and tables at 0, bitsliced round keys at 2048, GCM-SIV's per-nonce round keys at
 // 4096 and POLYVAL key and tables at 6144 (wiped after each message).
 
-import { type Expr, Func, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64, i64x2, i8x16, if_, kernel, memory, v128, block, br, br_if, label, loop, ret, select } from './builder/index.js';
+import { type Expr, Func, type Local, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64, i64x2, i8x16, if_, kernel, memory, v128, block, br, br_if, label, loop, ret, select } from './builder/index.js';
 import { type AesFlags, AES_MAX_RK_BYTES, type Aes8Stitch, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
 import { type Gf128Flags, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, Gf128Mul, gf128Functions } from './gf128_ctmul64.js';
 import { type GcmCipher, type GcmFlags, ctrLoop, gcmFunctions, lengthBlock } from './gcm_mode.js';
@@ -43,10 +43,10 @@ const IO = AES_IO;
  * One block's hashing cut into pieces to weave between the S-box gates of a round: the block's
  * load and lane extraction, then its six 64-bit carry-less products, each guarded by i ≤ hn.
  */
-function weaveGhash(f: Func, g: Gf128Mul, ghash: boolean): Stmt[][] {
-  const [i, hn, hsrc, hs, p] = [f.i32('i'), f.i32('hn'), f.i32('hsrc'), f.v128('hs'), f.i32('p')];
+function weaveGhash(f: Func, g: Gf128Mul, ghash: boolean, i: Local<'i32'>): Stmt[][] {
+  const [hn, hsrc, hs, p] = [f.get('i32', 'hn'), f.get('i32', 'hsrc'), f.get('v128', 'hs'), f.get('i32', 'p')];
   const load = ghash ? g.domain(v128.load(hsrc)) : v128.load(hsrc);
-  const pieces = g.products();
+  const pieces = g.products(p);
   return pieces.map((piece, k) => [
     if_(i32.le_u(i, hn), [
       ...(k === 0 ? [comment('hash block i - 1 of hsrc (the state enters with the first)'), g.v.set(v128.xor(load, hs)), hs.set(v128.zero())] : []),
@@ -65,11 +65,11 @@ function hashStitch(kind: 'ghash' | 'polyval', flags: Gf128Flags): Aes8Stitch {
   return {
     name: `aes8_${kind}`,
     params: { gf: 'i32', hsrc: 'i32', hn: 'i32' },
-    build(f) {
+    build(f, core) {
       const g = new Gf128Mul(f, flags);
       const hs = f.v128('hs');
       const p = f.i32('p');
-      const [gf, hn] = [f.i32('gf'), f.i32('hn')];
+      const [gf, hn] = [f.get('i32', 'gf'), f.get('i32', 'hn')];
       const domain = (x: Expr<'v128'>) => (kind === 'ghash' ? g.domain(x) : x);
       return {
         prologue: [
@@ -80,7 +80,7 @@ function hashStitch(kind: 'ghash' | 'polyval', flags: Gf128Flags): Aes8Stitch {
           hs.set(domain(v128.load(IO.state))),
           p.set(i32.add(i32.add(gf, i32.mul(hn, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
         ],
-        weave: weaveGhash(f, g, kind === 'ghash'),
+        weave: weaveGhash(f, g, kind === 'ghash', core.round),
         afterRounds: [
           if_(hn, [
             ...g.reduce(),

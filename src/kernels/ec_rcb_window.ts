@@ -134,12 +134,12 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
     recode, ...(recodeComb !== recode ? [recodeComb] : []),
     lookup, lookupAff, ecMul, baseTable, ecMulBase,
     enc.toAffine, enc.rhs, enc.pointFromBytes, enc.checkPoint, enc.decompress, enc.scalarOk, enc.ecdh, enc.pubkey,
-    ...ecdsa,
+    ...ecdsa.functions,
   ];
   const exported = new Set<Func>([
     group.ptAdd, group.ptDbl, ecMul, baseTable, ecMulBase,
     enc.toAffine, enc.pointFromBytes, enc.checkPoint, enc.decompress, enc.scalarOk, enc.ecdh, enc.pubkey,
-    ...ecdsa.filter((f) => ['ecdsa_gtable', 'ecdsa_sign', 'ecdsa_verify'].includes(f.name)),
+    ...ecdsa.exported,
   ]);
 
   const layout: EcLayout = {

@@ -486,7 +486,8 @@ function verifyFunction(env: Env, deps: EcdsaDeps, jac: { jdbl: Func; jadd: Func
   return out[0];
 }
 
-export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
+/** The ECDSA functions of a curve module, in module order, and those it exports. */
+export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): { functions: Func[]; exported: Func[] } {
   const { c, fp, fn, PTS, flags } = ctx;
   const need = (f: Func, own: number, children: Func[] = []) => ctx.ws.need(f, own, children);
   // Verification runs on an isomorphic curve with a = −3 when the curve's a is generic and
@@ -509,5 +510,6 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): Func[] {
   const wnaf = wnafFunction(env);
   const gtable = gtableFunction(env, jac);
   const sign = signFunctions(env, deps);
-  return [...jac.out, wnaf, gtable, ...sign, verifyFunction(env, deps, jac, wnaf)];
+  const verify = verifyFunction(env, deps, jac, wnaf);
+  return { functions: [...jac.out, wnaf, gtable, ...sign, verify], exported: [gtable, sign[sign.length - 1], verify] };
 }

@@ -141,8 +141,8 @@ function recombineReduce(f: Func, flags: Gf128Flags): Stmt[] {
  * of one block's products and of the reduction, for the gf128 functions below and for the
  * kernels that weave hashing into other work (aes_gcm.ts, sm4_gcm.ts). Declares its locals in f
  * when created. Per group: `zero()`; per block, its POLYVAL-domain value in `v` (the state XORed
- * into the first; GHASH blocks through `domain`) and its power's table in $p, then
- * `products()`; then `reduce()`, which leaves the new state in r0 (low) and r1 (high).
+ * into the first; GHASH blocks through `domain`) and its power's table in a pointer p, then
+ * `products(p)`; then `reduce()`, which leaves the new state in r0 (low) and r1 (high).
  * The pinning stores go to pinAt + 48 (the caller sets pinAt to the slot).
  */
 export class Gf128Mul {
@@ -193,9 +193,9 @@ export class Gf128Mul {
   /**
    * One block's work in pieces, to weave into other code: the lane preparation, then its six
    * Karatsuba partial products (lo, hi, middle, of a and of rev(a)), each XOR-accumulated and
-   * ended by a pinning store. The block is in v, its power's table at $p.
+   * ended by a pinning store. The block is in v, its power's table at p.
    */
-  products(): Stmt[][] {
+  products(p: Local<'i32'>): Stmt[][] {
     const f = this.f;
     const [v, vr] = [f.v128('v'), f.v128('vr')];
     const [a0, a1, a2, ar0, ar1, ar2] = ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2'].map((n) => f.i64(n));
@@ -215,7 +215,7 @@ export class Gf128Mul {
     return [
       prep,
       ...words.map(([w, acc], k) => {
-        const [code, value] = clmulLo64(f, w, f.i64(acc), f.i32('p'), k * 32);
+        const [code, value] = clmulLo64(f, w, f.i64(acc), p, k * 32);
         // a store after each product pins the next product's loads behind it, so TurboFan
         // cannot interleave the six products (which spilled ~40 values to the stack)
         return [...code, pin.set(value), i64.store(this.pinAt, pin, 48)];
@@ -223,9 +223,9 @@ export class Gf128Mul {
     ];
   }
 
-  /** products(), in one piece. */
-  accumulate(): Stmt[] {
-    return this.products().flat();
+  /** products(p), in one piece. */
+  accumulate(p: Local<'i32'>): Stmt[] {
+    return this.products(p).flat();
   }
 
   /** Karatsuba recombination and Montgomery reduction of the accumulated products → r0, r1. */
@@ -307,7 +307,7 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
       g.pinAt.set(i32.sub(p, GF128_TABLE_OFFSET)),
       g.zero(),
       g.v.set(i64x2.replace_lane(i64x2.splat(m0), 1, m1)),
-      g.accumulate(),
+      g.accumulate(p),
       g.reduce(),
       g.r0.get(), g.r1.get(),
     );
@@ -391,7 +391,7 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
             comment('the state enters with the first block of the group, then is zero'),
             g.v.set(v128.xor(toDomain(v128.load(src)), s)),
             s.set(v128.zero()),
-            g.accumulate(),
+            g.accumulate(p),
             src.set(i32.add(src, 16)),
             flags.wrongPower ? p.set(i32.sub(p, i32.mul(GF128_TABLE_SIZE, i32.ne(j, 0)))) : p.set(i32.sub(p, GF128_TABLE_SIZE)),
             br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
@@ -539,8 +539,8 @@ function w16Table(flags: Gf128Flags, prefix: string): Func {
 
 /**
  * The i16x8 multiplication inside the w16 loop function f: declares its locals there when
- * created (after the caller's state s); per block in v, with its power's tables at $p (64-bit
- * parts) and $q (16-bit parts), `products()`; per group `zero()` first and `reduce()` last,
+ * created (after the caller's state s); per block in v, with its power's tables at p (64-bit
+ * parts) and q (16-bit parts), `products(p, q)`; per group `zero()` first and `reduce()` last,
  * which leaves the product in c2 (low) and c3 (high). Pinning stores go to the slot.
  */
 class W16Mul {
@@ -548,7 +548,7 @@ class W16Mul {
   readonly #A: Local<'v128'>[];
   readonly #H: Local<'v128'>[];
 
-  constructor(readonly f: Func, readonly flags: Gf128Flags) {
+  constructor(readonly f: Func, readonly flags: Gf128Flags, readonly slot: Local<'i32'>) {
     const t = f.locals('v128', ['v', 'vr', 'vr16', 't', 'vpin', 'X0', 'X1', 'X2', 'Y0', 'Y1', 'Y2', 'V2', 'V2r', 'V5'])[3];
     f.locals('v128', LANES.flatMap((_, k) => [`A${k}`, `H${k}`]));
     this.c = w16Consts(f, t, flags);
@@ -563,14 +563,14 @@ class W16Mul {
   }
 
   /** acc ^= clmul_lo64(w, table word at off) on i64.mul, pinned. */
-  #scalarHalf(w: string, acc: string, off: number): Stmt[] {
+  #scalarHalf(p: Local<'i32'>, w: string, acc: string, off: number): Stmt[] {
     const f = this.f;
-    const [code, value] = clmulLo64(f, f.i64(w), f.i64(acc), f.i32('p'), off, ' on i64.mul');
-    return [...code, f.i64('pin').set(value), i64.store(f.i32('slot'), f.i64('pin'), 48)];
+    const [code, value] = clmulLo64(f, f.i64(w), f.i64(acc), p, off, ' on i64.mul');
+    return [...code, f.i64('pin').set(value), i64.store(this.slot, f.i64('pin'), 48)];
   }
 
   /** A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul), pinned. */
-  #simdVec(k: number): Stmt[] {
+  #simdVec(q: Local<'i32'>, k: number): Stmt[] {
     const f = this.f, c = this.c;
     const d = f.v128(LANES[k].name);
     const X = ['X0', 'X1', 'X2'].map((x) => f.v128(x));
@@ -580,23 +580,23 @@ class W16Mul {
     return [
       comment(`A${k} ^= clmul_lo16 of the lanes of ${d.name} (i16x8.mul)`),
       ...X.map((xi, i) => xi.set(v128.and(d, c.m[i]))),
-      ...Y.map((yi, i) => yi.set(v128.load(f.i32('q'), k * 48 + 16 * i))),
+      ...Y.map((yi, i) => yi.set(v128.load(q, k * 48 + 16 * i))),
       f.v128('vpin').set(A.tee(v128.xor(A, v128.or(z(0), z(1), z(2))))),
-      v128.store(f.i32('slot'), f.v128('vpin'), GF128_W16_PIN),
+      v128.store(this.slot, f.v128('vpin'), GF128_W16_PIN),
     ];
   }
 
   /** One block's operands and products (the order measured fastest: probe variant o9). */
-  products(): Stmt[] {
+  products(p: Local<'i32'>, q: Local<'i32'>): Stmt[] {
     const f = this.f;
     const [v, vr] = [f.v128('v'), f.v128('vr')];
-    const S = LANES.map((_, k) => this.#simdVec(k));
+    const S = LANES.map((_, k) => this.#simdVec(q, k));
     return [
       ...w16Operands(f, this.c),
       vr.set(i8x16.swizzle(f.v128('vr16'), f.v128('kRev4x16'))),
       f.i64('a2').set(i64.xor(i64x2.extract_lane(v, 0), i64x2.extract_lane(v, 1))),
       f.i64('ar2').set(i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1))),
-      ...S[0], ...S[2], ...this.#scalarHalf('a2', 'L2', 64), ...S[1], ...S[3], ...this.#scalarHalf('ar2', 'R2', 160), ...S[4],
+      ...S[0], ...S[2], ...this.#scalarHalf(p, 'a2', 'L2', 64), ...S[1], ...S[3], ...this.#scalarHalf(p, 'ar2', 'R2', 160), ...S[4],
     ];
   }
 
@@ -651,7 +651,7 @@ function w16Blocks(name: string, ghash: boolean, one: Func, flags: Gf128Flags): 
   const f = new Func(name, { slot: 'i32', st: 'i32', src: 'i32', n: 'i32', maxg: 'i32' }, { export: true, public: 'all' });
   const { slot, st, src, n, maxg } = f.p;
   const s = f.v128('s');
-  const w = new W16Mul(f, flags);
+  const w = new W16Mul(f, flags, slot);
   const [gg, j, p, q, src1, p1, q1] = f.locals('i32', ['g', 'j', 'p', 'q', 'src1', 'p1', 'q1']);
   const v = f.v128('v');
   const toDomain = (x: Expr<'v128'>) => (ghash ? i8x16.swizzle(x, w.c.kRev16) : x);
@@ -683,14 +683,14 @@ function w16Blocks(name: string, ghash: boolean, one: Func, flags: Gf128Flags): 
           next(!flags.wrongPower),
           loop(blk,
             v.set(toDomain(v128.load(src))),
-            w.products(),
+            w.products(p, q),
             next(true),
             br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
           ),
         ),
         v.set(v128.xor(toDomain(v128.load(src1)), s)),
         p.set(p1), q.set(q1),
-        w.products(),
+        w.products(p, q),
         src.set(i32.add(src1, i32.shl(gg, 4))),
         w.reduce(),
         s.set(i64x2.replace_lane(i64x2.splat(f.i64('c2')), 1, f.i64('c3'))),

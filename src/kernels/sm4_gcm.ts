@@ -50,13 +50,14 @@ const GF_PREFIX = 'gf_';
 function ghashStitch(flags: Gf128Flags): Sm4Stitch {
   return {
     params: { gf: 'i32', hsrc: 'i32', hn: 'i32' },
-    build(f) {
+    build(f, core) {
       const g = new Gf128Mul(f, flags);
       const hs = f.v128('hs');
       const p = f.i32('p');
       const hb = f.i32('hb');
-      const [gf, hsrc, hn, rk, rkp] = ['gf', 'hsrc', 'hn', 'rk', 'rkp'].map((n) => f.i32(n));
-      const pieces = g.products();
+      const [gf, hsrc, hn] = ['gf', 'hsrc', 'hn'].map((n) => f.get('i32', n));
+      const { rk, rkp } = core;
+      const pieces = g.products(p);
       const block = pieces.map((piece, k) => [
         if_(i32.lt_u(hb, hn), [
           ...(k === 0

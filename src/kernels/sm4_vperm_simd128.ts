@@ -567,8 +567,9 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
 export interface Sm4Stitch {
   /** extra parameters after (rk, src) */
   params: Params;
-  /** declares the stitch's locals in f (after the SM4 ones); returns its code */
-  build(f: Func): {
+  /** declares the stitch's locals in f (after the SM4 ones); returns its code; rkp is the
+   * round-key pointer of the round loop (at an iteration's first key), rk the pass's parameter */
+  build(f: Func, core: { rk: Local<'i32'>; rkp: Local<'i32'> }): {
     /** before the blocks are loaded */
     prologue: Stmt[];
     weave: Sm4Weave;
@@ -588,10 +589,10 @@ export function sm4PassFunc(name: string, stitch: Sm4Stitch, flags: Sm4Flags = {
   const f = new Func(name, { rk: 'i32', src: 'i32', ...stitch.params });
   const src = f.i32('src');
   const dst = f.i32('dst');
-  f.locals('i32', ['rkp', 'rkEnd']);
+  const [rkp] = f.locals('i32', ['rkp', 'rkEnd']);
   groupLocals(f, G);
   const k = consts(f);
-  const s = stitch.build(f);
+  const s = stitch.build(f, { rk: f.i32('rk'), rkp });
   f.emit(
     initConsts(k, t),
     dst.set(src),

@@ -82,6 +82,14 @@ export class Func<P extends Params = Params> implements Callee, LocalScope {
     return this.local('v128', name);
   }
 
+  /** The existing local or parameter `name` of type t (a generation error if there is none). */
+  get<T extends ValType>(t: T, name: string): Local<T> {
+    const had = this.#all.get(name);
+    if (!had) throw new Error(`${this.name}: no local or parameter $${name}`);
+    if (had.type !== t) throw new Error(`${this.name}: $${name} is ${had.type}, not ${t}`);
+    return had as Local<T>;
+  }
+
   /** Several locals of one type, declared in order. */
   locals<T extends ValType>(t: T, names: readonly string[]): Local<T>[] {
     return names.map((n) => this.local(t, n));
