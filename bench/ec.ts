@@ -14,6 +14,7 @@ import { brainpoolP256r1 as nobleBp256, brainpoolP384r1 as nobleBp384, brainpool
 import * as tiny from 'tiny-secp256k1';
 import * as ec from '../src/ec/index.js';
 import type { Curve, EcKernel } from '../src/ec/index.js';
+import { curveKernel } from '../src/ec/curve.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import type { Case, Family, Setup } from './harness.js';
 import { ecdsaCases, fixedKey } from './ecdsa-cases.js';
@@ -86,7 +87,7 @@ function cases(c: Curve, noble: NobleLike | undefined, ellipticName: string | un
 function kernelCases(c: Curve): Case[] {
   const rowName = c.name.toLowerCase();
   const setup = (op: (x: EcKernel['x'], ws: number, p: number, q: number) => unknown): Setup => () => {
-    const e = c.kernel();
+    const e = curveKernel(c);
     const x = e.x, FE = e.FE;
     const ws = SCRATCH_PTR, p = SCRATCH_PTR + 16 * FE, q = SCRATCH_PTR + 20 * FE;
     e.k.u8.set(c.getPublicKey(fixedKey(c, 'p')).subarray(1), 1024);

@@ -1,6 +1,8 @@
-// The errors ctkit throws. Argument mistakes are the built-in TypeError (wrong type) and
-// RangeError (wrong length, naming the parameter and the lengths allowed); these classes cover
-// the rest. No message ever includes key, plaintext or tag bytes.
+// The errors ctkit throws. Argument mistakes are CtkitTypeError (a wrong type: not a
+// Uint8Array, a view of a detached buffer, options that are not an object) and CtkitRangeError
+// (a wrong length or value, naming the parameter and what is allowed) — subclasses of the
+// built-in TypeError and RangeError, so `instanceof TypeError` still holds — and the classes
+// below cover the rest. No message ever includes key, plaintext or tag bytes.
 
 /** Base class of ctkit's own errors. */
 export class CtkitError extends Error {
@@ -25,3 +27,19 @@ export class EncodingError extends CtkitError {}
 
 /** A key is well-formed but not valid: a private scalar outside [1, n−1], a point not on the curve, a key for another curve. */
 export class InvalidKeyError extends CtkitError {}
+
+/** An argument of the wrong type (a TypeError): not a Uint8Array, a view of a detached ArrayBuffer, options that are not an object, a hash that is not ctkit's. */
+export class CtkitTypeError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** An argument of the wrong length or value (a RangeError); the message names the parameter and what is allowed. */
+export class CtkitRangeError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}

@@ -17,9 +17,9 @@
 
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { CachedKey } from '../util/key-slot.js';
-import { AuthenticationError } from '../errors.js';
+import { AuthenticationError, CtkitRangeError } from '../errors.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
-import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
 import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
@@ -69,12 +69,12 @@ export class AesGcmSiv implements Aead {
   /** whether this message's POLYVAL key has its powers (and tables) written */
   #powers = false;
 
-  constructor(key: Uint8Array, options: AesGcmSivOptions = {}) {
+  constructor(key: Uint8Array, options?: AesGcmSivOptions) {
     checkBytes('key', key);
     checkLength('key', key, [16, 32]);
     this.keyLength = key.length;
     this.#name = this.algorithm = `aes-${key.length * 8}-gcm-siv`;
-    const k = (this.#k = options.kernel ?? aesKernel());
+    const k = (this.#k = checkOptions(options).kernel ?? aesKernel());
     const nr = (this.#nr = key.length / 4 + 6);
     // the key-generating key's round keys; the per-nonce keys are written and wiped per message
     this.#key = new CachedKey(k as Kernel<unknown>, key, (slot, raw) => {
@@ -87,7 +87,7 @@ export class AesGcmSiv implements Aead {
     this.#check(nonce, aad);
     checkBytes('plaintext', plaintext);
     const n = plaintext.length;
-    if (n > GCM_SIV_MAX_PLAINTEXT) throw new RangeError(`${this.#name}: plaintext must be at most 2^36 bytes long (RFC 8452), got ${n}`);
+    if (n > GCM_SIV_MAX_PLAINTEXT) throw new CtkitRangeError(`${this.#name}: plaintext must be at most 2^36 bytes long (RFC 8452), got ${n}`);
     const out = checkOutput(output, n + TAG);
     const k = this.#k;
     const e = k.exports;
@@ -130,7 +130,7 @@ export class AesGcmSiv implements Aead {
     checkBytes('sealed', sealed);
     if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
     const n = sealed.length - TAG;
-    if (n > GCM_SIV_MAX_PLAINTEXT) throw new RangeError(`${this.#name}: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${sealed.length}`);
+    if (n > GCM_SIV_MAX_PLAINTEXT) throw new CtkitRangeError(`${this.#name}: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${sealed.length}`);
     const out = checkOutput(output, n);
     const tag = sealed.slice(n); // before any write: out may overlap sealed
     const k = this.#k;
@@ -180,7 +180,7 @@ export class AesGcmSiv implements Aead {
     checkBytes('nonce', nonce);
     checkLength('nonce', nonce, [NONCE]);
     checkBytes('aad', aad);
-    if (aad.length > GCM_SIV_MAX_AAD) throw new RangeError(`${this.#name}: aad must be at most 2^36 bytes long (RFC 8452), got ${aad.length}`);
+    if (aad.length > GCM_SIV_MAX_AAD) throw new CtkitRangeError(`${this.#name}: aad must be at most 2^36 bytes long (RFC 8452), got ${aad.length}`);
   }
 
   /** Derive the per-nonce keys, zero the state, decide on the powers; returns maxg. */

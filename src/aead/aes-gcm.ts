@@ -11,7 +11,7 @@
 import { Kernel, getKernel, registerModule } from '../engine/kernel.js';
 import * as aesModule from '../engine/wasm/aes.js';
 import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
-import { checkBytes, checkLength } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { type GcmExports, GcmAead } from './gcm-mode.js';
 import { type AeadOneShot, oneShot } from './types.js';
 
@@ -58,8 +58,8 @@ export interface AesGcmOptions {
 
 /** AES-GCM with one key. */
 export class AesGcm extends GcmAead<AesExports> {
-  constructor(key: Uint8Array, options: AesGcmOptions = {}) {
-    const o = options;
+  constructor(key: Uint8Array, options?: AesGcmOptions) {
+    const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [16, 24, 32]);
     const nr = key.length / 4 + 6;

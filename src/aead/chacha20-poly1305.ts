@@ -11,9 +11,9 @@
 // XOR of all sixteen bytes, without an early exit.
 
 import { SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
-import { AuthenticationError, StateError } from '../errors.js';
+import { AuthenticationError, StateError, CtkitRangeError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
-import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
 import { blocks16, pad16, whole16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import { type Aead, type AeadOneShot, oneShot } from './types.js';
@@ -79,13 +79,13 @@ export class ChaCha20Poly1305 implements Aead {
   /** the key (32 bytes, copied into the IO area for each call; no slot), undefined once disposed */
   #key: Uint8Array | undefined;
 
-  constructor(key: Uint8Array, extendedNonce: boolean, options: ChachaOptions = {}) {
+  constructor(key: Uint8Array, extendedNonce: boolean, options?: ChachaOptions) {
     this.#name = this.algorithm = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
     checkBytes('key', key);
     checkLength('key', key, [KEY]);
     this.nonceLength = extendedNonce ? 24 : 12;
     this.#x = extendedNonce ? 1 : 0;
-    const k = (this.#k = options.kernel ?? chachaKernel());
+    const k = (this.#k = checkOptions(options).kernel ?? chachaKernel());
     this.#key = key.slice();
   }
 
@@ -93,41 +93,43 @@ export class ChaCha20Poly1305 implements Aead {
     this.#check(nonce, aad);
     checkBytes('plaintext', plaintext);
     const n = plaintext.length;
-    if (n > CHACHA20_POLY1305_MAX_PLAINTEXT) throw new RangeError(`plaintext must be at most 2^38 - 64 bytes long, got ${n}`);
+    if (n > CHACHA20_POLY1305_MAX_PLAINTEXT) throw new CtkitRangeError(`plaintext must be at most 2^38 - 64 bytes long, got ${n}`);
     const out = checkOutput(output, n + TAG);
     const k = this.#k;
     const e = k.exports;
     const blocks = macBlocks(aad.length, n);
-    if (chachaFitsOnce(aad.length, n)) {
-      const u8 = k.u8;
-      u8.set(nonce, IO.NONCE);
-      const m = layout(u8, aad, plaintext);
-      u8.set(this.#key!, IO.KEY);
-      e.aead_seal_all(IO.KEY, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
-      out.set(u8.subarray(m, m + n));
-      out.set(u8.subarray(IO.TAG, IO.TAG + TAG), n);
-      k.wipe(0, IO.END);
-      k.wipe(SCRATCH_PTR, 16 * blocks);
+    let used = 0; // scratch bytes to wipe
+    try {
+      if (chachaFitsOnce(aad.length, n)) {
+        used = 16 * blocks;
+        const u8 = k.u8;
+        u8.set(nonce, IO.NONCE);
+        const m = layout(u8, aad, plaintext);
+        u8.set(this.#key!, IO.KEY);
+        e.aead_seal_all(IO.KEY, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
+        out.set(u8.subarray(m, m + n));
+        out.set(u8.subarray(IO.TAG, IO.TAG + TAG), n);
+        return out;
+      }
+      const maxg = this.#begin(nonce, aad, n);
+      const src = inPlaceSource(plaintext, out); // after the nonce and AAD were read
+      for (let off = 0; off < n; off += SCRATCH_SIZE) {
+        const len = Math.min(SCRATCH_SIZE, n - off);
+        used = Math.max(used, len);
+        const u8 = k.u8;
+        u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+        e.aead_seal(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
+        const whole = whole16(len);
+        if (whole < len) absorbPartial(k, IO.POLY, u8.subarray(SCRATCH_PTR + whole, SCRATCH_PTR + len), false);
+        out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+      }
+      this.#finish(aad.length, n);
+      out.set(k.u8.subarray(IO.TAG, IO.TAG + TAG), n);
       return out;
+    } finally {
+      k.wipe(0, IO.END);
+      k.wipe(SCRATCH_PTR, used);
     }
-    const maxg = this.#begin(nonce, aad, n);
-    const src = inPlaceSource(plaintext, out); // after the nonce and AAD were read
-    let used = 0;
-    for (let off = 0; off < n; off += SCRATCH_SIZE) {
-      const len = Math.min(SCRATCH_SIZE, n - off);
-      const u8 = k.u8;
-      u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-      e.aead_seal(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
-      const whole = whole16(len);
-      if (whole < len) absorbPartial(k, IO.POLY, u8.subarray(SCRATCH_PTR + whole, SCRATCH_PTR + len), false);
-      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
-      used = Math.max(used, len);
-    }
-    this.#finish(aad.length, n);
-    out.set(k.u8.subarray(IO.TAG, IO.TAG + TAG), n);
-    k.wipe(0, IO.END);
-    k.wipe(SCRATCH_PTR, used);
-    return out;
   }
 
   open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
@@ -139,54 +141,54 @@ export class ChaCha20Poly1305 implements Aead {
     const k = this.#k;
     const e = k.exports;
     const blocks = macBlocks(aad.length, n);
-    if (chachaFitsOnce(aad.length, n)) {
-      const u8 = k.u8;
-      u8.set(nonce, IO.NONCE);
-      const m = layout(u8, aad, sealed.subarray(0, n));
-      u8.set(this.#key!, IO.KEY);
-      e.aead_open_all(IO.KEY, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
-      let diff = 0;
-      for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ sealed[n + i];
-      if (diff === 0) out.set(u8.subarray(m, m + n));
+    let used = 0; // scratch bytes to wipe
+    let ok = false;
+    try {
+      if (chachaFitsOnce(aad.length, n)) {
+        used = 16 * blocks;
+        const u8 = k.u8;
+        u8.set(nonce, IO.NONCE);
+        const m = layout(u8, aad, sealed.subarray(0, n));
+        u8.set(this.#key!, IO.KEY);
+        e.aead_open_all(IO.KEY, IO.NONCE, this.#x, SCRATCH_PTR, blocks16(aad.length), n, blocks >= POWERS_MIN_BLOCKS ? MAXG : 1, IO.TAG);
+        let diff = 0;
+        for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ sealed[n + i];
+        ok = diff === 0;
+        // the plaintext leaves scratch only now that the tag has been checked
+        if (ok) out.set(u8.subarray(m, m + n));
+      } else {
+        const tag = sealed.slice(n); // before any write: output may overlap sealed
+        const maxg = this.#begin(nonce, aad, n);
+        const src = inPlaceSource(sealed.subarray(0, n), out);
+        for (let off = 0; off < n; off += SCRATCH_SIZE) {
+          const len = Math.min(SCRATCH_SIZE, n - off);
+          used = Math.max(used, len);
+          const u8 = k.u8;
+          u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+          const whole = whole16(len);
+          // the kernel MACs whole blocks of ciphertext then decrypts in place; the partial block's
+          // ciphertext is taken first and absorbed after them
+          let partial: Uint8Array | undefined;
+          if (whole < len) partial = u8.slice(SCRATCH_PTR + whole, SCRATCH_PTR + len);
+          e.aead_open(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
+          if (partial) {
+            absorbPartial(k, IO.POLY, partial, false);
+            partial.fill(0);
+          }
+          out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+        }
+        this.#finish(aad.length, n);
+        const u8 = k.u8;
+        let diff = 0;
+        for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ tag[i];
+        ok = diff === 0;
+      }
+    } finally {
       k.wipe(0, IO.END);
-      k.wipe(SCRATCH_PTR, 16 * blocks);
-      if (diff !== 0) {
-        out.fill(0);
-        throw new AuthenticationError();
-      }
-      return out;
+      k.wipe(SCRATCH_PTR, used);
+      if (!ok) out.fill(0); // a bad tag (or a failure part way) releases no plaintext
     }
-    const tag = sealed.slice(n); // before any write: output may overlap sealed
-    const maxg = this.#begin(nonce, aad, n);
-    const src = inPlaceSource(sealed.subarray(0, n), out);
-    let used = 0;
-    for (let off = 0; off < n; off += SCRATCH_SIZE) {
-      const len = Math.min(SCRATCH_SIZE, n - off);
-      const u8 = k.u8;
-      u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-      const whole = whole16(len);
-      // the kernel MACs whole blocks of ciphertext then decrypts in place; the partial block's
-      // ciphertext is taken first and absorbed after them
-      let partial: Uint8Array | undefined;
-      if (whole < len) partial = u8.slice(SCRATCH_PTR + whole, SCRATCH_PTR + len);
-      e.aead_open(IO.ST, IO.POLY, SCRATCH_PTR, SCRATCH_PTR, len, maxg);
-      if (partial) {
-        absorbPartial(k, IO.POLY, partial, false);
-        partial.fill(0);
-      }
-      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
-      used = Math.max(used, len);
-    }
-    this.#finish(aad.length, n);
-    const u8 = k.u8;
-    let diff = 0;
-    for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ tag[i];
-    k.wipe(0, IO.END);
-    k.wipe(SCRATCH_PTR, used);
-    if (diff !== 0) {
-      out.fill(0);
-      throw new AuthenticationError();
-    }
+    if (!ok) throw new AuthenticationError();
     return out;
   }
 
@@ -256,29 +258,32 @@ export const xchacha20Poly1305: ChaCha20Poly1305Function = /* @__PURE__ */ Objec
 
 function checkCounter(counter: number, dataLength: number, name: string): void {
   if (!Number.isInteger(counter) || counter < 0 || counter > 0xffffffff) {
-    throw new RangeError(`counter must be an integer from 0 to 2^32 - 1, got ${counter}`);
+    throw new CtkitRangeError(`counter must be an integer from 0 to 2^32 - 1, got ${counter}`);
   }
   const blocks = Math.ceil(dataLength / 64);
   if (counter + blocks > 2 ** 32) {
-    throw new RangeError(`${name}: the 32-bit block counter is exhausted: data needs ${blocks} blocks from block ${counter}, the last block is 2^32 - 1`);
+    throw new CtkitRangeError(`${name}: the 32-bit block counter is exhausted: data needs ${blocks} blocks from block ${counter}, the last block is 2^32 - 1`);
   }
 }
 
 // data XOR keystream for the state set up in IO.ST, through scratch.
 function streamXor(k: ChachaKernel, data: Uint8Array, out: Uint8Array): Uint8Array {
-  const src = inPlaceSource(data, out); // key and nonce are in the IO area already
   let used = 0;
-  for (let off = 0; off < src.length; off += SCRATCH_SIZE) {
-    const len = Math.min(SCRATCH_SIZE, src.length - off);
-    const u8 = k.u8;
-    u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-    k.exports.chacha20_xor(IO.ST, SCRATCH_PTR, SCRATCH_PTR, len);
-    out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
-    used = Math.max(used, len);
+  try {
+    const src = inPlaceSource(data, out); // key and nonce are in the IO area already
+    for (let off = 0; off < src.length; off += SCRATCH_SIZE) {
+      const len = Math.min(SCRATCH_SIZE, src.length - off);
+      used = Math.max(used, len);
+      const u8 = k.u8;
+      u8.set(src.subarray(off, off + len), SCRATCH_PTR);
+      k.exports.chacha20_xor(IO.ST, SCRATCH_PTR, SCRATCH_PTR, len);
+      out.set(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
+    }
+    return out;
+  } finally {
+    k.wipe(0, IO.END); // the key and state, however the data behaved
+    k.wipe(SCRATCH_PTR, used);
   }
-  k.wipe(0, IO.END);
-  k.wipe(SCRATCH_PTR, used);
-  return out;
 }
 
 function writeWord(u8: Uint8Array, at: number, w: number): void {
@@ -293,7 +298,8 @@ function writeWord(u8: Uint8Array, at: number, w: number): void {
  * (default 0). Encryption and decryption are the same. Throws RangeError when the data would
  * need a block past 2^32 − 1 rather than wrap the counter.
  */
-export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options: ChachaOptions = {}): Uint8Array {
+export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options?: ChachaOptions): Uint8Array {
+  const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
   checkBytes('nonce', nonce);
@@ -301,7 +307,7 @@ export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, c
   checkBytes('data', data);
   checkCounter(counter, data.length, 'chacha20');
   const out = checkOutput(output, data.length);
-  const k = options.kernel ?? chachaKernel();
+  const k = o.kernel ?? chachaKernel();
   const u8 = k.u8;
   SIGMA.forEach((c, i) => writeWord(u8, IO.ST + 4 * i, c));
   u8.set(key, IO.ST + 16);
@@ -314,7 +320,8 @@ export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, c
  * XChaCha20 (draft-irtf-cfrg-xchacha §2.3): ChaCha20 under the subkey HChaCha20(key, nonce[0..16])
  * with the nonce 0^4 ‖ nonce[16..24], from block `counter` (default 0).
  */
-export function xchacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options: ChachaOptions = {}): Uint8Array {
+export function xchacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options?: ChachaOptions): Uint8Array {
+  const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
   checkBytes('nonce', nonce);
@@ -322,7 +329,7 @@ export function xchacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, 
   checkBytes('data', data);
   checkCounter(counter, data.length, 'xchacha20');
   const out = checkOutput(output, data.length);
-  const k = options.kernel ?? chachaKernel();
+  const k = o.kernel ?? chachaKernel();
   const u8 = k.u8;
   SIGMA.forEach((c, i) => writeWord(u8, IO.ST + 4 * i, c));
   u8.set(key, IO.KEY);

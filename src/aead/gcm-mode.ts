@@ -18,7 +18,7 @@
 // Constant time: no branch or index here depends on a key, a nonce's bytes, the data or a tag.
 
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
-import { AuthenticationError } from '../errors.js';
+import { AuthenticationError, CtkitRangeError } from '../errors.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { checkBytes, checkOutput } from '../util/check.js';
 import { CachedKey } from '../util/key-slot.js';
@@ -144,8 +144,8 @@ function wipe(g: GcmKey, scratchUsed: number): void {
 }
 
 function checkLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
-  if (n > GCM_MAX_PLAINTEXT) throw new RangeError(`${name}: ${what} must be at most 2^36 - 32 bytes long (SP 800-38D), got ${n}`);
-  if (aadLength > GCM_MAX_AAD) throw new RangeError(`${name}: aad must be at most 2^61 - 1 bytes long, got ${aadLength}`);
+  if (n > GCM_MAX_PLAINTEXT) throw new CtkitRangeError(`${name}: ${what} must be at most 2^36 - 32 bytes long (SP 800-38D), got ${n}`);
+  if (aadLength > GCM_MAX_AAD) throw new CtkitRangeError(`${name}: aad must be at most 2^61 - 1 bytes long, got ${aadLength}`);
 }
 
 /** GCM-AE (SP 800-38D Algorithm 4): ciphertext ‖ tag into out (n + tagLength bytes). */
@@ -262,7 +262,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
   protected constructor(name: string, key: Uint8Array, tagLength: number | undefined, kernel: Kernel<E>, cipher: GcmCipher<E>) {
     tagLength ??= 16;
     if (!(GCM_TAG_LENGTHS as readonly number[]).includes(tagLength)) {
-      throw new RangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
+      throw new CtkitRangeError(`tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got ${String(tagLength)}`);
     }
     this.keyLength = key.length;
     this.tagLength = tagLength;
@@ -304,7 +304,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
   #begin(nonce: Uint8Array, aad: Uint8Array): GcmKey {
     const slot = this.#key.ptr(this.#name);
     checkBytes('nonce', nonce);
-    if (nonce.length === 0) throw new RangeError('nonce must be at least 1 byte long (12 recommended), got 0');
+    if (nonce.length === 0) throw new CtkitRangeError('nonce must be at least 1 byte long (12 recommended), got 0');
     checkBytes('aad', aad);
     const g = this.#g;
     g.rk = slot + this.#cipher.rk;

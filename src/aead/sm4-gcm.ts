@@ -18,12 +18,13 @@
 // counter value: the IV of counter mode is public. The GCM path never does this (the kernel's
 // inc_32 wraps modulo 2^32 as SP 800-38D says).
 
+import { CtkitRangeError } from '../errors.js';
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import { KeySlot } from '../util/key-slot.js';
 import * as sm4Module from '../engine/wasm/sm4.js';
 import { AES_IO } from '../kernels/aes_layout.js';
 import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
-import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
 import { inPlaceSource } from '../util/overlap.js';
 import { type GcmExports, GcmAead } from './gcm-mode.js';
 import { type AeadOneShot, oneShot } from './types.js';
@@ -67,8 +68,8 @@ export interface Sm4GcmOptions {
 
 /** SM4-GCM with one key. */
 export class Sm4Gcm extends GcmAead<Sm4Exports> {
-  constructor(key: Uint8Array, options: Sm4GcmOptions = {}) {
-    const o = options;
+  constructor(key: Uint8Array, options?: Sm4GcmOptions) {
+    const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [16]);
     super('sm4-gcm', key, o.tagLength, o.kernel ?? sm4Kernel(), {
@@ -104,10 +105,10 @@ export class Sm4 {
   readonly #slot: number;
   readonly #key: KeySlot;
 
-  constructor(key: Uint8Array, options: { kernel?: Sm4Kernel } = {}) {
+  constructor(key: Uint8Array, options?: { kernel?: Sm4Kernel }) {
     checkBytes('key', key);
     checkLength('key', key, [16]);
-    const k = (this.#k = options.kernel ?? sm4Kernel());
+    const k = (this.#k = checkOptions(options).kernel ?? sm4Kernel());
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     this.#slot = this.#key.ptr;
     expandSm4Key(k, this.#slot + SM4_SLOT.rk, key);
@@ -172,7 +173,7 @@ export class Sm4 {
   #ecb(data: Uint8Array, which: number): Uint8Array {
     this.#live();
     checkBytes('data', data);
-    if (data.length % 16 !== 0) throw new RangeError(`data must be a whole number of 16-byte blocks, got ${data.length} bytes`);
+    if (data.length % 16 !== 0) throw new CtkitRangeError(`data must be a whole number of 16-byte blocks, got ${data.length} bytes`);
     const k = this.#k;
     const out = new Uint8Array(data.length);
     let used = 0;

@@ -23,9 +23,9 @@
 // key through der.ts's base64/base64url, which map values and characters by arithmetic on masks,
 // not by indexing an alphabet (test/der-base64.test.ts holds them to Node's Buffer).
 
-import { CtkitError, EncodingError, InvalidKeyError } from '../errors.js';
+import { CtkitError, EncodingError, InvalidKeyError, CtkitTypeError, CtkitRangeError } from '../errors.js';
 import { type ModuleSource, registerModule } from '../engine/kernel.js';
-import { checkBytes, checkLength } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions, isBytes } from '../util/check.js';
 import { DerReader, TAG, base64url, der, derBits, derInt, derOid, derTop, pem, unbase64url, unpem } from './der.js';
 import { type EcKernel, ScalarField, ecKernel } from './kernel.js';
 import { type CurveParams, fieldBytes, scalarBytes } from './params.js';
@@ -89,8 +89,17 @@ export interface Curve {
 
   /** Arithmetic modulo the group order n in the kernel. */
   readonly scalarField: ScalarField;
-  /** The curve's kernel (instantiated on first use): fixed-base and variable-base products. */
-  kernel(): EcKernel;
+}
+
+// Each curve's kernel, for ctkit's own modules (ECDSA) and tests: its unvalidated ecdh/mul are
+// not part of the public API (an invalid-curve attack waits behind a point that was not checked).
+const kernels = new WeakMap<Curve, () => EcKernel>();
+
+/** The kernel behind a curve object (internal: not exported by ctkit/ec). */
+export function curveKernel(curve: Curve): EcKernel {
+  const k = kernels.get(curve);
+  if (k === undefined) throw new CtkitTypeError('not one of ctkit\'s curve objects');
+  return k();
 }
 
 const OID_EC_PUBLIC_KEY = '1.2.840.10045.2.1';
@@ -240,7 +249,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
   };
   const parseJwk = (j: unknown, needPrivate: boolean): { xy: Uint8Array; d?: Uint8Array } => {
     const what = 'JWK';
-    if (typeof j !== 'object' || j === null) throw new TypeError('JWK must be an object');
+    if (typeof j !== 'object' || j === null) throw new CtkitTypeError('JWK must be an object');
     const o = j as Record<string, unknown>;
     if (o.kty !== 'EC') throw new InvalidKeyError(`${what}: kty is ${JSON.stringify(o.kty)}, expected "EC"`);
     const crv = jwkCrv();
@@ -284,9 +293,10 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       throw new CtkitError('generatePrivateKey: the random generator returned 256 rejected candidates in a row');
     },
 
-    getPublicKey(privateKey, options = {}) {
+    getPublicKey(privateKey, options) {
+      const o = checkOptions(options);
       checkPrivate(privateKey);
-      return encodePoint(k().publicKey(privateKey), options.compressed === true);
+      return encodePoint(k().publicKey(privateKey), o.compressed === true);
     },
 
     ecdh(privateKey, peerPublicKey) {
@@ -298,7 +308,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     },
 
     isValidPrivateKey(privateKey) {
-      return privateKey instanceof Uint8Array && privateKey.length === Ls && k().scalarOk(privateKey);
+      return isBytes(privateKey) && privateKey.length === Ls && k().scalarOk(privateKey);
     },
 
     isValidPublicKey(publicKey) {
@@ -319,9 +329,10 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       return encodePoint(parsePoint(publicKey), false);
     },
 
-    exportPrivateKey(privateKey, format, options = {}) {
+    exportPrivateKey(privateKey, format, options) {
+      const o = checkOptions(options);
       checkPrivate(privateKey);
-      const withPublic = options.publicKey !== false;
+      const withPublic = o.publicKey !== false;
       let out: Uint8Array | string | EcJwk;
       switch (format) {
         case 'raw': out = privateKey.slice(); break;
@@ -343,7 +354,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
           out = { kty: 'EC', crv, x: base64url(xy.subarray(0, L)), y: base64url(xy.subarray(L)), d: base64url(privateKey) };
           break;
         }
-        default: throw new RangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
+        default: throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
       }
       return out as Bytes<typeof format>;
     },
@@ -361,23 +372,24 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
         case 'sec1-der': checkBytes('data', data); return parseEcPrivateKey(data, 'SEC 1 private key');
         case 'sec1-pem': return parseEcPrivateKey(unpem(data as string | Uint8Array, 'EC PRIVATE KEY', 'SEC 1 PEM', params.oid), 'SEC 1 private key');
         case 'jwk': return parseJwk(data, true).d!;
-        default: throw new RangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
+        default: throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
       }
     },
 
-    exportPublicKey(publicKey, format, options = {}) {
+    exportPublicKey(publicKey, format, options) {
+      const o = checkOptions(options);
       const xy = parsePoint(publicKey);
       let out: Uint8Array | string | EcJwk;
       switch (format) {
-        case 'raw': out = encodePoint(xy, options.compressed === true); break;
+        case 'raw': out = encodePoint(xy, o.compressed === true); break;
         case 'spki-der':
         case 'spki-pem': {
-          const d = der(TAG.SEQUENCE, algorithmId, derBits(encodePoint(xy, options.compressed === true)));
+          const d = der(TAG.SEQUENCE, algorithmId, derBits(encodePoint(xy, o.compressed === true)));
           out = format === 'spki-der' ? d : pem('PUBLIC KEY', d);
           break;
         }
         case 'jwk': out = { kty: 'EC', crv: jwkCrv(), x: base64url(xy.subarray(0, L)), y: base64url(xy.subarray(L)) }; break;
-        default: throw new RangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
+        default: throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }
       return out as Bytes<typeof format>;
     },
@@ -388,15 +400,14 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
         case 'spki-der': checkBytes('data', data); return encodePoint(parseSpki(data));
         case 'spki-pem': return encodePoint(parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM')));
         case 'jwk': return encodePoint(parseJwk(data, false).xy);
-        default: throw new RangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
+        default: throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }
     },
 
     get scalarField() {
       return (sf ??= new ScalarField(k()));
     },
-
-    kernel: k,
   };
+  kernels.set(curve, k);
   return curve;
 }

@@ -32,11 +32,11 @@
 // only and runs variable-time kernel code (ecdsa_verify), as DESIGN.md allows.
 
 import { SCRATCH_PTR } from '../engine/kernel.js';
-import { CtkitError, EncodingError, InvalidKeyError } from '../errors.js';
+import { CtkitError, EncodingError, InvalidKeyError, CtkitTypeError, CtkitRangeError } from '../errors.js';
 import { hmac } from '../hash/hmac.js';
 import { type Hash, hashInfo } from '../hash/sha2.js';
-import { checkBytes, checkLength } from '../util/check.js';
-import type { Curve } from './curve.js';
+import { checkBytes, checkLength, isBytes } from '../util/check.js';
+import { type Curve, curveKernel } from './curve.js';
 import { DerReader, TAG, concat, der } from './der.js';
 import type { EcKernel } from './kernel.js';
 import { fieldBytes, scalarBytes } from './params.js';
@@ -204,16 +204,16 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     ? (b: Uint8Array) => bigToBytes(bytesToBig(b) % params.n, Ls) // broken on purpose (tests only)
     : (b: Uint8Array) => bits2int(b, qlen, Ls);
 
-  const kern = () => curve.kernel() as EcKernel;
+  const kern = () => curveKernel(curve);
   const ex = (e: EcKernel) => e.x as unknown as EcdsaExports;
 
   function options(o: SignOptions | VerifyOptions | undefined) {
     if (o === undefined) o = {};
-    if (typeof o !== 'object' || o === null) throw new TypeError('options must be an object');
+    if (typeof o !== 'object' || o === null) throw new CtkitTypeError('options must be an object');
     const hash = o.hash ?? defaultHash;
     const info = hashInfo(hash);
     const format = o.format ?? 'der';
-    if (format !== 'der' && format !== 'p1363') throw new RangeError(`format must be 'der' or 'p1363', got ${JSON.stringify(format)}`);
+    if (format !== 'der' && format !== 'p1363') throw new CtkitRangeError(`format must be 'der' or 'p1363', got ${JSON.stringify(format)}`);
     return { hash, info, format, prehashed: o.prehashed === true, lowS: o.lowS === true };
   }
 
@@ -230,8 +230,8 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     let added: Uint8Array;
     if (extra === undefined || extra === false) added = new Uint8Array(0);
     else if (extra === true) added = globalThis.crypto.getRandomValues(new Uint8Array(32));
-    else if (extra instanceof Uint8Array) added = extra.slice();
-    else throw new TypeError('extraEntropy must be a boolean or a Uint8Array');
+    else if (isBytes(extra)) added = extra.slice();
+    else throw new CtkitTypeError('extraEntropy must be a boolean or a Uint8Array');
     checkBytes('privateKey', privateKey);
     checkLength('privateKey', privateKey, [Ls]);
     const e = kern();

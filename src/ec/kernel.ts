@@ -11,8 +11,10 @@
 // operands at 1024…; the work space at SCRATCH_PTR (WS_SIZE bytes, from the module); the
 // fixed-base table in one engine slot, built on first use.
 
+import { CtkitRangeError } from '../errors.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';
 import type { CurveParams } from './params.js';
+import { checkBytes } from '../util/check.js';
 
 export interface EcExports {
   memory: WebAssembly.Memory;
@@ -217,7 +219,8 @@ export class ScalarField {
     const e = this.#e, u8 = e.k.u8, x = e.x;
     const slots = [IO.A, IO.B];
     args.forEach((a, i) => {
-      if (a.length !== this.bytes) throw new RangeError(`scalar operand must be ${this.bytes} bytes long, got ${a.length}`);
+      checkBytes('scalar operand', a);
+      if (a.length !== this.bytes) throw new CtkitRangeError(`scalar operand must be ${this.bytes} bytes long, got ${a.length}`);
       u8.set(a, IO.BYTES + i * 128);
       x.fn_from_bytes(slots[i], IO.BYTES + i * 128);
     });
@@ -254,7 +257,10 @@ export class ScalarField {
   /** a·b + c mod n, in one call */
   mulAdd(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
     const e = this.#e, u8 = e.k.u8, x = e.x;
-    for (const v of [a, b, c]) if (v.length !== this.bytes) throw new RangeError(`scalar operand must be ${this.bytes} bytes long, got ${v.length}`);
+    for (const v of [a, b, c]) {
+      checkBytes('scalar operand', v);
+      if (v.length !== this.bytes) throw new CtkitRangeError(`scalar operand must be ${this.bytes} bytes long, got ${v.length}`);
+    }
     u8.set(a, IO.BYTES);
     x.fn_from_bytes(IO.A, IO.BYTES);
     u8.set(b, IO.BYTES);

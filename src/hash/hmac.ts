@@ -13,7 +13,7 @@
 // on each Hmac object. The one-shot hmac() allocates nothing in WebAssembly memory and is the
 // cheap way to make many short tags; hmac.create() holds a slot (a finalizer registration).
 
-import { SCRATCH_PTR } from '../engine/kernel.js';
+import { SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { StateError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
 import { CHUNK, IO_KEY, IO_OUTER, IO_STATE, IO_USED, SLOT_BUF, SLOT_OUTER, SLOT_STATE, Sha2Stream, absorbAll, hashInfo, lastFn, type Hash, type Sha2Algorithm, type Sha2Info } from './sha2.js';
@@ -42,26 +42,35 @@ function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array {
   const k = info.kernel();
   const B = info.blockLen;
   const n = info.outputLen;
-  loadKey(info, key);
-  if (msg.length <= CHUNK) {
-    // the whole HMAC in one kernel call; the tag lands at IO_OUTER
-    k.u8.set(msg, SCRATCH_PTR);
-    k.exports.sha2_hmac(IO_STATE, IO_KEY, SCRATCH_PTR, msg.length, info.variant);
-    const tag = k.u8.slice(IO_OUTER, IO_OUTER + n);
-    k.wipe(SCRATCH_PTR, msg.length + 2 * B);
+  let done = false;
+  // K0 and the chaining values sit in the IO area from loadKey on: whatever the message does
+  // (a subclass whose length or subarray throws), they are wiped before this returns or throws
+  try {
+    loadKey(info, key);
+    const len = msg.length;
+    if (len <= CHUNK) {
+      // the whole HMAC in one kernel call; the tag lands at IO_OUTER
+      k.u8.set(msg, SCRATCH_PTR);
+      k.exports.sha2_hmac(IO_STATE, IO_KEY, SCRATCH_PTR, len, info.variant);
+      const tag = k.u8.slice(IO_OUTER, IO_OUTER + n);
+      k.wipe(SCRATCH_PTR, len + 2 * B);
+      done = true;
+      return tag;
+    }
+    k.exports.sha2_hmac_init(IO_STATE, IO_OUTER, IO_KEY, info.variant);
+    // inner: the message after the key block
+    absorbAll(k, info, IO_STATE, 0, msg, B + len);
+    // outer: the inner digest after the other key block
+    k.u8.copyWithin(SCRATCH_PTR, IO_STATE, IO_STATE + n);
+    lastFn(k, info)(IO_OUTER, SCRATCH_PTR, n, 0, B + n);
+    const out = k.u8.slice(IO_OUTER, IO_OUTER + n);
+    k.wipe(SCRATCH_PTR, 2 * B);
+    done = true;
+    return out;
+  } finally {
     k.wipe(IO_STATE, IO_USED);
-    return tag;
+    if (!done) k.wipe(SCRATCH_PTR, SCRATCH_SIZE);
   }
-  k.exports.sha2_hmac_init(IO_STATE, IO_OUTER, IO_KEY, info.variant);
-  // inner: the message after the key block
-  absorbAll(k, info, IO_STATE, 0, msg, B + msg.length);
-  // outer: the inner digest after the other key block
-  k.u8.copyWithin(SCRATCH_PTR, IO_STATE, IO_STATE + n);
-  lastFn(k, info)(IO_OUTER, SCRATCH_PTR, n, 0, B + n);
-  const out = k.u8.slice(IO_OUTER, IO_OUTER + n);
-  k.wipe(SCRATCH_PTR, 2 * B);
-  k.wipe(IO_STATE, IO_USED);
-  return out;
 }
 
 /** An incremental HMAC computation. Single use: digest() ends it and wipes the key state. */
@@ -79,9 +88,12 @@ export class Hmac {
     this.blockLen = info.blockLen;
     this.outputLen = info.outputLen;
     const s = (this.#s = new Sha2Stream(this, info));
-    loadKey(info, key);
-    s.k.exports.sha2_hmac_init(s.slot + SLOT_STATE, s.slot + SLOT_OUTER, IO_KEY, info.variant);
-    s.k.wipe(IO_KEY, info.blockLen);
+    try {
+      loadKey(info, key);
+      s.k.exports.sha2_hmac_init(s.slot + SLOT_STATE, s.slot + SLOT_OUTER, IO_KEY, info.variant);
+    } finally {
+      s.k.wipe(IO_STATE, IO_USED); // K0 (and a long key's hash state)
+    }
     s.restart(SLOT_STATE, info.blockLen); // the inner hash has absorbed one block
   }
 

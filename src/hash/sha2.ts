@@ -15,7 +15,7 @@
 
 import { IO_PTR, Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as sha2Module from '../engine/wasm/sha2.js';
-import { StateError } from '../errors.js';
+import { StateError, CtkitTypeError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
 import { KeySlot } from '../util/key-slot.js';
 
@@ -77,7 +77,7 @@ const infos = new WeakMap<object, Sha2Info>();
 /** The description of one of ctkit's hash functions; a TypeError for anything else. */
 export function hashInfo(hash: unknown): Sha2Info {
   const info = typeof hash === 'function' ? infos.get(hash) : undefined;
-  if (!info) throw new TypeError('hash must be one of ctkit\'s sha224, sha256, sha384 or sha512');
+  if (!info) throw new CtkitTypeError('hash must be one of ctkit\'s sha224, sha256, sha384 or sha512');
   return info;
 }
 

@@ -9,7 +9,7 @@ import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '..
 import * as chachaModule from '../engine/wasm/chacha.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
-import { checkBytes, checkLength } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { whole16 } from '../util/length.js';
 import { KeySlot } from '../util/key-slot.js';
 
@@ -141,12 +141,13 @@ export class Poly1305 {
   #policy: 'auto' | 'always' | 'never';
   #faults: GlueFaults | undefined;
 
-  constructor(key: Uint8Array, options: Poly1305Options = {}) {
+  constructor(key: Uint8Array, options?: Poly1305Options) {
+    const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [32]);
-    this.#policy = options.powers ?? 'auto';
-    this.#faults = options.faults;
-    const k = (this.#k = options.kernel ?? chachaKernel());
+    this.#policy = o.powers ?? 'auto';
+    this.#faults = o.faults;
+    const k = (this.#k = o.kernel ?? chachaKernel());
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     this.#slot = this.#key.ptr;
     k.u8.set(key, IO.KEY);
@@ -203,27 +204,34 @@ export interface Poly1305Fn {
  * One-shot Poly1305: the state lives in the IO area for the length of the call (no key slot),
  * whole blocks stream through scratch, the partial last block goes through absorbPartial.
  */
-export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options: Poly1305Options = {}): Uint8Array {
+export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly1305Options): Uint8Array {
+  const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [32]);
   checkBytes('msg', msg);
-  const k = options.kernel ?? chachaKernel();
+  const k = o.kernel ?? chachaKernel();
   const e = k.exports;
-  k.u8.set(key, IO.KEY);
-  e.poly1305_init(IO.POLY, IO.KEY);
-  const whole = whole16(msg.length);
-  const policy = options.powers ?? 'auto';
-  let maxg = 1;
-  if (policy === 'always' || (policy === 'auto' && whole / 16 >= POWERS_MIN_BLOCKS)) {
-    e.poly1305_powers(IO.POLY);
-    maxg = MAXG;
+  let done = false;
+  try {
+    k.u8.set(key, IO.KEY);
+    e.poly1305_init(IO.POLY, IO.KEY);
+    const len = msg.length;
+    const whole = whole16(len);
+    const policy = o.powers ?? 'auto';
+    let maxg = 1;
+    if (policy === 'always' || (policy === 'auto' && whole / 16 >= POWERS_MIN_BLOCKS)) {
+      e.poly1305_powers(IO.POLY);
+      maxg = MAXG;
+    }
+    if (whole > 0) absorbBlocks(k, IO.POLY, msg.subarray(0, whole), maxg);
+    if (whole < len) absorbPartial(k, IO.POLY, msg.subarray(whole), true, o.faults);
+    e.poly1305_finish(IO.POLY, IO.TAG);
+    done = true;
+    return k.u8.slice(IO.TAG, IO.TAG + 16);
+  } finally {
+    k.wipe(0, IO.END); // the key and state, however the message behaved
+    if (!done) k.wipe(SCRATCH_PTR, SCRATCH_SIZE);
   }
-  if (whole > 0) absorbBlocks(k, IO.POLY, msg.subarray(0, whole), maxg);
-  if (whole < msg.length) absorbPartial(k, IO.POLY, msg.subarray(whole), true, options.faults);
-  e.poly1305_finish(IO.POLY, IO.TAG);
-  const tag = k.u8.slice(IO.TAG, IO.TAG + 16);
-  k.wipe(0, IO.END);
-  return tag;
 }
 
 export const poly1305: Poly1305Fn = Object.assign(

@@ -8,7 +8,7 @@ import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '..
 import * as gf128Module from '../engine/wasm/gf128.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
-import { checkBytes, checkLength } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { KeySlot } from '../util/key-slot.js';
 
 registerModule(gf128Module);
@@ -128,17 +128,18 @@ export class UniversalHash {
 
   #policy: 'auto' | 'always' | 'never';
 
-  constructor(kind: HashKind, key: Uint8Array, options: UniversalHashOptions = {}) {
+  constructor(kind: HashKind, key: Uint8Array, options?: UniversalHashOptions) {
+    const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [16]);
-    const { initialState, powers = 'auto' } = options;
+    const { initialState, powers = 'auto' } = o;
     this.#policy = powers;
     if (initialState !== undefined) {
       checkBytes('initialState', initialState);
       checkLength('initialState', initialState, [16]);
     }
     this.kind = kind;
-    const k = (this.#k = options.kernel ?? kernel());
+    const k = (this.#k = o.kernel ?? kernel());
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     this.#slot = this.#key.ptr;
     k.u8.set(key, this.#slot);
