@@ -7,7 +7,7 @@
 //
 // Backpressure: a transform handles one chunk at a time, in slices of at most BATCH_BYTES, and
 // the TransformStream calls it only when its readable side has room, so memory stays bounded by
-// a few batches whatever the stream's length (with a pool: 2 batches per worker in flight).
+// a few batches whatever the stream's length (with a pool: 4 batches per worker in flight).
 // Long pumps yield to the event loop every `yieldEvery` milliseconds (default 16), stop with
 // `signal`, and report progress (input bytes consumed) through `onProgress`.
 
@@ -104,6 +104,9 @@ class Pacer {
 
 // ---- pumps: one direction of one stream ----------------------------------------------------------
 
+/** Batches in flight per worker (each up to BATCH_BYTES): enough read-ahead that no worker waits. */
+const INFLIGHT_PER_WORKER = 4;
+
 type Emit = (b: Uint8Array) => void;
 
 /** Marks a promise that is awaited later, in order: its rejection is not "unhandled" meanwhile. */
@@ -171,7 +174,7 @@ class SealPump implements Pump {
       emit(this.#header.slice());
       this.#headerOut = true;
     }
-    const limit = this.#pool ? Math.max(1, this.#pool.concurrency) * 2 : 0;
+    const limit = this.#pool ? Math.max(1, this.#pool.concurrency) * INFLIGHT_PER_WORKER : 0;
     try {
       for (let off = 0; off < chunk.length; off += BATCH_BYTES) {
         const slice = chunk.subarray(off, Math.min(chunk.length, off + BATCH_BYTES));
@@ -251,7 +254,7 @@ class OpenPump implements Pump {
     if (this.#dead) throw new StateError('open stream: used after an error');
     checkBytes('chunk', chunk);
     this.#pace.check();
-    const limit = this.#pool ? Math.max(1, this.#pool.concurrency) * 2 : 0;
+    const limit = this.#pool ? Math.max(1, this.#pool.concurrency) * INFLIGHT_PER_WORKER : 0;
     try {
       let c = chunk;
       if (!this.#params) {
