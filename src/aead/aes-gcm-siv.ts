@@ -83,7 +83,7 @@ export class AesGcmSiv implements Aead {
     });
   }
 
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+  seal<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     this.#check(nonce, aad);
     checkBytes('plaintext', plaintext);
     const n = plaintext.length;
@@ -125,7 +125,7 @@ export class AesGcmSiv implements Aead {
     }
   }
 
-  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+  open<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     this.#check(nonce, aad);
     checkBytes('sealed', sealed);
     if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);

@@ -89,7 +89,7 @@ export class ChaCha20Poly1305 implements Aead {
     this.#key = key.slice();
   }
 
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+  seal<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     this.#check(nonce, aad);
     checkBytes('plaintext', plaintext);
     const n = plaintext.length;
@@ -132,7 +132,7 @@ export class ChaCha20Poly1305 implements Aead {
     }
   }
 
-  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+  open<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     this.#check(nonce, aad);
     checkBytes('sealed', sealed);
     if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
@@ -267,7 +267,7 @@ function checkCounter(counter: number, dataLength: number, name: string): void {
 }
 
 // data XOR keystream for the state set up in IO.ST, through scratch.
-function streamXor(k: ChachaKernel, data: Uint8Array, out: Uint8Array): Uint8Array {
+function streamXor<B extends ArrayBufferLike>(k: ChachaKernel, data: Uint8Array, out: Uint8Array<B>): Uint8Array<B> {
   let used = 0;
   try {
     const src = inPlaceSource(data, out); // key and nonce are in the IO area already
@@ -298,7 +298,7 @@ function writeWord(u8: Uint8Array, at: number, w: number): void {
  * (default 0). Encryption and decryption are the same. Throws RangeError when the data would
  * need a block past 2^32 − 1 rather than wrap the counter.
  */
-export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options?: ChachaOptions): Uint8Array {
+export function chacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array<B>, options?: ChachaOptions): Uint8Array<B> {
   const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
@@ -320,7 +320,7 @@ export function chacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, c
  * XChaCha20 (draft-irtf-cfrg-xchacha §2.3): ChaCha20 under the subkey HChaCha20(key, nonce[0..16])
  * with the nonce 0^4 ‖ nonce[16..24], from block `counter` (default 0).
  */
-export function xchacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array, options?: ChachaOptions): Uint8Array {
+export function xchacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array<B>, options?: ChachaOptions): Uint8Array<B> {
   const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
@@ -342,7 +342,7 @@ export function xchacha20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, 
 }
 
 /** HChaCha20 (draft-irtf-cfrg-xchacha §2.2): a 32-byte subkey from a key and a 16-byte nonce. */
-export function hchacha20(key: Uint8Array, nonce: Uint8Array): Uint8Array {
+export function hchacha20(key: Uint8Array, nonce: Uint8Array): Uint8Array<ArrayBuffer> {
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
   checkBytes('nonce', nonce);

@@ -277,15 +277,15 @@ export class GcmAead<E extends GcmExports> implements Aead {
     });
   }
 
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+  seal<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     const g = this.#begin(nonce, aad);
     checkBytes('plaintext', plaintext);
     checkLimits(this.#name, plaintext.length, aad.length, 'plaintext');
     const out = checkOutput(output, plaintext.length + this.tagLength);
-    return gcmSeal(g, nonce, plaintext, aad, out, this.tagLength);
+    return gcmSeal(g, nonce, plaintext, aad, out, this.tagLength) as Uint8Array<B>;
   }
 
-  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array): Uint8Array {
+  open<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     const g = this.#begin(nonce, aad);
     checkBytes('sealed', sealed);
     if (sealed.length < this.tagLength) {
@@ -293,7 +293,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
     }
     checkLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
     const out = checkOutput(output, sealed.length - this.tagLength);
-    return gcmOpen(g, nonce, sealed, aad, out, this.tagLength);
+    return gcmOpen(g, nonce, sealed, aad, out, this.tagLength) as Uint8Array<B>;
   }
 
   dispose(): void {

@@ -1,6 +1,10 @@
 // The shape every AEAD in ctkit shares (AES-GCM, AES-GCM-SIV, SM4-GCM, ChaCha20-Poly1305,
 // XChaCha20-Poly1305): a keyed object that expands its key once and is reused for many
 // messages, then disposed (which wipes the expanded key).
+//
+// Outputs are typed Uint8Array<ArrayBuffer> (TypeScript 5.7+), so that they pass to WebCrypto
+// and other BufferSource parameters; with an `output` buffer, the output's own buffer type comes
+// back (B is inferred from it).
 
 export interface Aead {
   /** the algorithm's name, e.g. 'aes-256-gcm', 'chacha20-poly1305' (the key size is part of it) */
@@ -16,12 +20,12 @@ export interface Aead {
    * With `output` (at least that long; may be the plaintext's own buffer for in-place use),
    * writes there and returns the written view.
    */
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  seal<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array<B>): Uint8Array<B>;
   /**
    * Verify and decrypt ciphertext‖tag. Throws AuthenticationError on a bad tag, releasing no
    * plaintext (a caller-supplied `output` is wiped).
    */
-  open(nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  open<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array<B>): Uint8Array<B>;
   /** Wipe the expanded key. Further use throws StateError. Idempotent. */
   dispose(): void;
 }
@@ -33,15 +37,15 @@ export interface Aead {
  */
 export interface AeadOneShot {
   /** ciphertext ‖ tag of plaintext under key (with `output`, written there), as Aead.seal */
-  seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  seal<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array<B>): Uint8Array<B>;
   /** the plaintext of sealed under key, or AuthenticationError (no plaintext released), as Aead.open */
-  open(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array): Uint8Array;
+  open<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array<B>): Uint8Array<B>;
 }
 
 /** The one-shot functions over a keyed-object factory. */
 export function oneShot(make: (key: Uint8Array) => Aead): AeadOneShot {
   return {
-    seal(key, nonce, plaintext, aad, output) {
+    seal<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array, output?: Uint8Array<B>): Uint8Array<B> {
       const a = make(key);
       try {
         return a.seal(nonce, plaintext, aad, output);
@@ -49,7 +53,7 @@ export function oneShot(make: (key: Uint8Array) => Aead): AeadOneShot {
         a.dispose();
       }
     },
-    open(key, nonce, sealed, aad, output) {
+    open<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array, output?: Uint8Array<B>): Uint8Array<B> {
       const a = make(key);
       try {
         return a.open(nonce, sealed, aad, output);

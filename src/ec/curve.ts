@@ -52,7 +52,7 @@ export interface PrivateKeyExportOptions {
   publicKey?: boolean;
 }
 
-type Bytes<F> = F extends 'pkcs8-pem' | 'sec1-pem' | 'spki-pem' ? string : F extends 'jwk' ? EcJwk : Uint8Array;
+type Bytes<F> = F extends 'pkcs8-pem' | 'sec1-pem' | 'spki-pem' ? string : F extends 'jwk' ? EcJwk : Uint8Array<ArrayBuffer>;
 
 /** One curve's operations. */
 export interface Curve {
@@ -69,23 +69,23 @@ export interface Curve {
   readonly sharedSecretBytes: number;
 
   /** A uniformly random private key in [1, n − 1] (rejection sampling from crypto.getRandomValues). */
-  generatePrivateKey(): Uint8Array;
+  generatePrivateKey(): Uint8Array<ArrayBuffer>;
   /** The public key of a private key, SEC 1 encoded. */
-  getPublicKey(privateKey: Uint8Array, options?: PublicKeyOptions): Uint8Array;
+  getPublicKey(privateKey: Uint8Array, options?: PublicKeyOptions): Uint8Array<ArrayBuffer>;
   /** ECDH (SEC 1 section 3.3.1): the x-coordinate of privateKey·peer, after validating peer. */
-  ecdh(privateKey: Uint8Array, peerPublicKey: Uint8Array): Uint8Array;
+  ecdh(privateKey: Uint8Array, peerPublicKey: Uint8Array): Uint8Array<ArrayBuffer>;
   isValidPrivateKey(privateKey: Uint8Array): boolean;
   isValidPublicKey(publicKey: Uint8Array): boolean;
   /** A public key in the other SEC 1 form (validated). */
-  compressPublicKey(publicKey: Uint8Array): Uint8Array;
-  decompressPublicKey(publicKey: Uint8Array): Uint8Array;
+  compressPublicKey(publicKey: Uint8Array): Uint8Array<ArrayBuffer>;
+  decompressPublicKey(publicKey: Uint8Array): Uint8Array<ArrayBuffer>;
 
   exportPrivateKey<F extends PrivateKeyFormat>(privateKey: Uint8Array, format: F, options?: PrivateKeyExportOptions): Bytes<F>;
   /** A private key (raw scalar) from an encoding; validates it (and its public key, if present). */
-  importPrivateKey(data: Uint8Array | string | EcJwk, format: PrivateKeyFormat): Uint8Array;
+  importPrivateKey(data: Uint8Array | string | EcJwk, format: PrivateKeyFormat): Uint8Array<ArrayBuffer>;
   exportPublicKey<F extends PublicKeyFormat>(publicKey: Uint8Array, format: F, options?: PublicKeyOptions): Bytes<F>;
   /** A public key (SEC 1 uncompressed) from an encoding; validates it. */
-  importPublicKey(data: Uint8Array | string | EcJwk, format: PublicKeyFormat): Uint8Array;
+  importPublicKey(data: Uint8Array | string | EcJwk, format: PublicKeyFormat): Uint8Array<ArrayBuffer>;
 
   /** Arithmetic modulo the group order n in the kernel. */
   readonly scalarField: ScalarField;
@@ -123,7 +123,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
   }
 
   /** x ‖ y of a validated SEC 1 point. */
-  function parsePoint(pk: unknown, what = 'publicKey'): Uint8Array {
+  function parsePoint(pk: unknown, what = 'publicKey'): Uint8Array<ArrayBuffer> {
     checkBytes(what, pk);
     const e = k();
     if (pk.length === 1 && pk[0] === 0) throw new InvalidKeyError(`${what} is the point at infinity`);
@@ -147,7 +147,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     return xy;
   }
 
-  const encodePoint = (xy: Uint8Array, compressed = false): Uint8Array => {
+  const encodePoint = (xy: Uint8Array, compressed = false): Uint8Array<ArrayBuffer> => {
     if (compressed) {
       const out = new Uint8Array(1 + L);
       out[0] = 2 | (xy[2 * L - 1] & 1);
@@ -184,15 +184,15 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     alg.end('AlgorithmIdentifier');
   };
 
-  const ecPrivateKeyDer = (sk: Uint8Array, withParams: boolean, withPublic: boolean): Uint8Array => {
+  const ecPrivateKeyDer = (sk: Uint8Array, withParams: boolean, withPublic: boolean): Uint8Array<ArrayBuffer> => {
     const parts = [derInt(1), der(TAG.OCTET_STRING, sk)];
     if (withParams) parts.push(der(TAG.CTX0, curveOid));
     if (withPublic) parts.push(der(TAG.CTX1, derBits(encodePoint(k().publicKey(sk))))); // sk checked by the caller
-    return der(TAG.SEQUENCE, ...parts);
+    return der(TAG.SEQUENCE, ...parts) as Uint8Array<ArrayBuffer>; // der() builds new arrays
   };
 
   /** RFC 5915 ECPrivateKey → the scalar (validated, and checked against its public key). */
-  const parseEcPrivateKey = (bytes: Uint8Array, what: string, base = 0): Uint8Array => {
+  const parseEcPrivateKey = (bytes: Uint8Array, what: string, base = 0): Uint8Array<ArrayBuffer> => {
     const top = new DerReader(bytes, what, base);
     const r = top.read(TAG.SEQUENCE, 'ECPrivateKey');
     top.end(what);
@@ -221,7 +221,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     return sk;
   };
 
-  const parsePkcs8 = (bytes: Uint8Array): Uint8Array => {
+  const parsePkcs8 = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => {
     const what = 'PKCS#8 private key';
     const r = derTop(bytes, TAG.SEQUENCE, what, 'PrivateKeyInfo');
     const v = r.smallInt('version');
@@ -233,7 +233,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     return parseEcPrivateKey(inner, `${what} (ECPrivateKey)`);
   };
 
-  const parseSpki = (bytes: Uint8Array): Uint8Array => {
+  const parseSpki = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => {
     const what = 'SubjectPublicKeyInfo';
     const r = derTop(bytes, TAG.SEQUENCE, what, what);
     readAlgorithm(r, what);
@@ -247,7 +247,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     if (params.jwk === undefined) throw new EncodingError(`JWK: there is no registered JWK curve name for ${name}`);
     return params.jwk;
   };
-  const parseJwk = (j: unknown, needPrivate: boolean): { xy: Uint8Array; d?: Uint8Array } => {
+  const parseJwk = (j: unknown, needPrivate: boolean): { xy: Uint8Array<ArrayBuffer>; d?: Uint8Array<ArrayBuffer> } => {
     const what = 'JWK';
     if (typeof j !== 'object' || j === null) throw new CtkitTypeError('JWK must be an object');
     const o = j as Record<string, unknown>;
@@ -259,7 +259,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       if (typeof v !== 'string') throw new EncodingError(`${what}: member "${key}" is missing or not a string`);
       const b = unbase64url(v, `${what} "${key}"`);
       if (b.length !== len) throw new EncodingError(`${what}: "${key}" is ${b.length} bytes, expected ${len}`);
-      return b;
+      return b as Uint8Array<ArrayBuffer>; // a new array
     };
     const xy = new Uint8Array(2 * L);
     xy.set(field('x', L));
@@ -282,7 +282,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     compressedPublicKeyBytes: 1 + L,
     sharedSecretBytes: L,
 
-    generatePrivateKey(): Uint8Array {
+    generatePrivateKey(): Uint8Array<ArrayBuffer> {
       const e = k();
       const sk = new Uint8Array(Ls);
       for (let i = 0; i < 256; i++) {

@@ -70,7 +70,7 @@ export interface Ecdsa {
   /** Bytes of a P1363 signature (r ‖ s). */
   readonly signatureBytes: number;
   /** An ECDSA signature of msg with RFC 6979 nonces (deterministic unless extraEntropy is given). */
-  sign(msg: Uint8Array, privateKey: Uint8Array, options?: SignOptions): Uint8Array;
+  sign(msg: Uint8Array, privateKey: Uint8Array, options?: SignOptions): Uint8Array<ArrayBuffer>;
   /** Does signature verify for msg under publicKey (SEC 1, compressed or not)? Throws for malformed arguments. */
   verify(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array, options?: VerifyOptions): boolean;
 }
@@ -116,7 +116,7 @@ const bytesToBig = (b: Uint8Array): bigint => {
   for (const x of b) v = (v << 8n) | BigInt(x);
   return v;
 };
-const bigToBytes = (v: bigint, len: number): Uint8Array => {
+const bigToBytes = (v: bigint, len: number): Uint8Array<ArrayBuffer> => {
   const out = new Uint8Array(len);
   for (let i = len - 1; i >= 0; i--, v >>= 8n) out[i] = Number(v & 0xffn);
   return out;
@@ -132,7 +132,7 @@ const compare = (a: Uint8Array, b: Uint8Array): number => {
  * shifted right by 8·|b| − qlen when longer, zero-extended when shorter). Moves bits by position
  * only: the shifts depend on the lengths, never on the contents.
  */
-export function bits2int(b: Uint8Array, qlen: number, len: number): Uint8Array {
+export function bits2int(b: Uint8Array, qlen: number, len: number): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(len);
   const blen = 8 * b.length;
   if (blen <= qlen) {
@@ -150,11 +150,11 @@ export function bits2int(b: Uint8Array, qlen: number, len: number): Uint8Array {
 }
 
 /** Minimal DER INTEGER contents of a non-negative big-endian value. */
-function derUint(v: Uint8Array): Uint8Array {
+function derUint(v: Uint8Array): Uint8Array<ArrayBuffer> {
   let i = 0;
   while (i < v.length - 1 && v[i] === 0) i++;
   const body = v.subarray(i);
-  return der(TAG.INTEGER, body[0] >= 0x80 ? concat([Uint8Array.of(0), body]) : body);
+  return der(TAG.INTEGER, body[0] >= 0x80 ? concat([Uint8Array.of(0), body]) : body) as Uint8Array<ArrayBuffer>; // der() builds new arrays
 }
 
 /**
@@ -224,7 +224,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     return msg;
   }
 
-  function sign(msg: Uint8Array, privateKey: Uint8Array, opts?: SignOptions): Uint8Array {
+  function sign(msg: Uint8Array, privateKey: Uint8Array, opts?: SignOptions): Uint8Array<ArrayBuffer> {
     const o = options(opts);
     const extra = opts?.extraEntropy;
     let added: Uint8Array;
@@ -288,11 +288,11 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     }
   }
 
-  function encode(rs: Uint8Array, format: SignatureFormat, lowS: boolean): Uint8Array {
+  function encode(rs: Uint8Array<ArrayBuffer>, format: SignatureFormat, lowS: boolean): Uint8Array<ArrayBuffer> {
     // r and s are the signature: public from here on
     if (lowS && bytesToBig(rs.subarray(Ls)) > halfN) rs.set(bigToBytes(params.n - bytesToBig(rs.subarray(Ls)), Ls), Ls);
     if (format === 'p1363') return rs;
-    return der(TAG.SEQUENCE, derUint(rs.subarray(0, Ls)), derUint(rs.subarray(Ls)));
+    return der(TAG.SEQUENCE, derUint(rs.subarray(0, Ls)), derUint(rs.subarray(Ls))) as Uint8Array<ArrayBuffer>;
   }
 
   function verify(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array, opts?: VerifyOptions): boolean {

@@ -132,7 +132,7 @@ export class EcKernel {
   }
 
   /** y for x with the given parity, or undefined if x is not the x of a point. (public data) */
-  decompress(x: Uint8Array, odd: boolean): Uint8Array | undefined {
+  decompress(x: Uint8Array, odd: boolean): Uint8Array<ArrayBuffer> | undefined {
     const L = this.fieldBytes;
     this.k.u8.set(x, IO.PT);
     const ok = this.x.decompress(IO.OUT, IO.PT, odd ? 1 : 0, SCRATCH_PTR) === 1;
@@ -140,7 +140,7 @@ export class EcKernel {
   }
 
   /** x(k·Q) for a valid scalar and a checked point x ‖ y; undefined when k·Q is the identity. */
-  ecdh(k: Uint8Array, xy: Uint8Array): Uint8Array | undefined {
+  ecdh(k: Uint8Array, xy: Uint8Array): Uint8Array<ArrayBuffer> | undefined {
     const L = this.fieldBytes;
     const u8 = this.k.u8;
     u8.set(k, IO.K);
@@ -156,7 +156,7 @@ export class EcKernel {
   }
 
   /** x ‖ y of k·G for a valid scalar. */
-  publicKey(k: Uint8Array): Uint8Array {
+  publicKey(k: Uint8Array): Uint8Array<ArrayBuffer> {
     const L = this.fieldBytes;
     const tab = this.table();
     this.k.u8.set(k, IO.K);
@@ -168,7 +168,7 @@ export class EcKernel {
   }
 
   /** x ‖ y of k·P for a scalar k < 2^bits(n) and a checked point (returns undefined for O). */
-  mul(k: Uint8Array, xy: Uint8Array): Uint8Array | undefined {
+  mul(k: Uint8Array, xy: Uint8Array): Uint8Array<ArrayBuffer> | undefined {
     const L = this.fieldBytes, FE = this.FE;
     const u8 = this.k.u8;
     u8.set(k, IO.K);
@@ -215,7 +215,7 @@ export class ScalarField {
     this.#e = e;
     this.bytes = e.scalarBytes;
   }
-  #run(op: (x: EcExports) => void, ...args: Uint8Array[]): Uint8Array {
+  #run(op: (x: EcExports) => void, ...args: Uint8Array[]): Uint8Array<ArrayBuffer> {
     const e = this.#e, u8 = e.k.u8, x = e.x;
     const slots = [IO.A, IO.B];
     args.forEach((a, i) => {
@@ -231,31 +231,31 @@ export class ScalarField {
     return out;
   }
   /** a·b mod n */
-  mul(a: Uint8Array, b: Uint8Array): Uint8Array {
+  mul(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
     return this.#run((x) => x.fn_mul(IO.R, IO.A, IO.B), a, b);
   }
   /** a + b mod n */
-  add(a: Uint8Array, b: Uint8Array): Uint8Array {
+  add(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
     return this.#run((x) => x.fn_add(IO.R, IO.A, IO.B), a, b);
   }
   /** a − b mod n */
-  sub(a: Uint8Array, b: Uint8Array): Uint8Array {
+  sub(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
     return this.#run((x) => x.fn_sub(IO.R, IO.A, IO.B), a, b);
   }
   /** −a mod n */
-  neg(a: Uint8Array): Uint8Array {
+  neg(a: Uint8Array): Uint8Array<ArrayBuffer> {
     return this.#run((x) => x.fn_neg(IO.R, IO.A), a);
   }
   /** a⁻¹ mod n (constant-time safegcd, fe_safegcd.ts); 0 for a ≡ 0 */
-  inv(a: Uint8Array): Uint8Array {
+  inv(a: Uint8Array): Uint8Array<ArrayBuffer> {
     return this.#run((x) => x.fn_inv(IO.R, IO.A, SCRATCH_PTR), a);
   }
   /** a mod n */
-  reduce(a: Uint8Array): Uint8Array {
+  reduce(a: Uint8Array): Uint8Array<ArrayBuffer> {
     return this.#run((x) => x.fn_canon(IO.R, IO.A), a);
   }
   /** a·b + c mod n, in one call */
-  mulAdd(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
+  mulAdd(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array<ArrayBuffer> {
     const e = this.#e, u8 = e.k.u8, x = e.x;
     for (const v of [a, b, c]) {
       checkBytes('scalar operand', v);

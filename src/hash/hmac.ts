@@ -35,7 +35,7 @@ function loadKey(info: Sha2Info, key: Uint8Array): void {
   }
 }
 
-function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array {
+function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer> {
   const info = hashInfo(hash);
   checkBytes('key', key);
   checkBytes('msg', msg);
@@ -106,7 +106,7 @@ export class Hmac {
   }
 
   /** The tag. Wipes the key state; the object cannot be used again. */
-  digest(): Uint8Array {
+  digest(): Uint8Array<ArrayBuffer> {
     const s = this.#s;
     if (s.released) throw new StateError(`HMAC-${this.algorithm}: digest() after digest() or dispose()`);
     const n = this.outputLen;
@@ -128,7 +128,7 @@ export class Hmac {
 
 export interface HmacFunction {
   /** one-shot: the tag of msg under key */
-  (hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array;
+  (hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer>;
   /** incremental: create(hash, key).update(a).update(b).digest() */
   create(hash: Hash, key: Uint8Array): Hmac;
 }

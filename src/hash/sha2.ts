@@ -62,7 +62,7 @@ export interface Sha2Info {
 
 /** A SHA-2 hash function: `sha256(msg)`, `sha256.create()`, and its lengths in bytes. */
 export interface Hash {
-  (msg: Uint8Array): Uint8Array;
+  (msg: Uint8Array): Uint8Array<ArrayBuffer>;
   /** an incremental computation: create().update(a).update(b).digest() */
   create(): Sha2;
   readonly algorithm: Sha2Algorithm;
@@ -116,7 +116,7 @@ export function absorbAll(k: Kernel<Sha2Exports>, info: Sha2Info, st: number, pr
   k.wipe(SCRATCH_PTR, Math.min(SCRATCH_SIZE, used + 2 * info.blockLen));
 }
 
-function oneShot(info: Sha2Info, msg: Uint8Array): Uint8Array {
+function oneShot(info: Sha2Info, msg: Uint8Array): Uint8Array<ArrayBuffer> {
   checkBytes('msg', msg);
   const k = info.kernel();
   k.exports.sha2_init(IO_STATE, info.variant);
@@ -195,7 +195,7 @@ export class Sha2Stream {
   }
 
   /** Copy of `n` bytes of the slot at `offset`. */
-  read(offset: number, n: number): Uint8Array {
+  read(offset: number, n: number): Uint8Array<ArrayBuffer> {
     return this.k.u8.slice(this.slot + offset, this.slot + offset + n);
   }
 
@@ -241,7 +241,7 @@ export class Sha2 {
   }
 
   /** The hash value. Wipes the state; the object cannot be used again. */
-  digest(): Uint8Array {
+  digest(): Uint8Array<ArrayBuffer> {
     if (this.#s.released) throw new StateError(`${this.algorithm}: digest() after digest() or dispose()`);
     this.#s.finish();
     const out = this.#s.read(SLOT_STATE, this.outputLen);

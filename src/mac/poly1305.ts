@@ -164,7 +164,7 @@ export class Poly1305 {
   }
 
   /** The 16-byte tag. Wipes the key and state; the object is then used up. */
-  digest(): Uint8Array {
+  digest(): Uint8Array<ArrayBuffer> {
     if (this.#key.released) throw new StateError('poly1305: digest() called twice');
     const k = this.#k;
     if (this.#buf.length > 0) absorbPartial(k, this.#slot, this.#buf.partial(), true, this.#faults);
@@ -195,7 +195,7 @@ export class Poly1305 {
 
 export interface Poly1305Fn {
   /** one-shot: the tag of msg under a 32-byte one-time key */
-  (key: Uint8Array, msg: Uint8Array): Uint8Array;
+  (key: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer>;
   /** incremental: create(key).update(a).update(b).digest() */
   create(key: Uint8Array): Poly1305;
 }
@@ -204,7 +204,7 @@ export interface Poly1305Fn {
  * One-shot Poly1305: the state lives in the IO area for the length of the call (no key slot),
  * whole blocks stream through scratch, the partial last block goes through absorbPartial.
  */
-export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly1305Options): Uint8Array {
+export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly1305Options): Uint8Array<ArrayBuffer> {
   const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [32]);
@@ -235,6 +235,6 @@ export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly
 }
 
 export const poly1305: Poly1305Fn = Object.assign(
-  (key: Uint8Array, msg: Uint8Array): Uint8Array => poly1305OneShot(key, msg),
+  (key: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer> => poly1305OneShot(key, msg),
   { create: (key: Uint8Array) => new Poly1305(key) },
 );

@@ -83,7 +83,7 @@ export type HashKind = 'ghash' | 'polyval';
  * One-shot GHASH/POLYVAL without an object: the key slot lives only for this call, so there
  * is nothing for a finalizer to guard, and only the bytes written are wiped.
  */
-export function hashOneShot(kind: HashKind, key: Uint8Array, data: Uint8Array, kernelOverride?: Kernel<Gf128Exports>): Uint8Array {
+export function hashOneShot(kind: HashKind, key: Uint8Array, data: Uint8Array, kernelOverride?: Kernel<Gf128Exports>): Uint8Array<ArrayBuffer> {
   checkBytes('key', key);
   checkLength('key', key, [16]);
   checkBytes('data', data);
@@ -156,7 +156,7 @@ export class UniversalHash {
   }
 
   /** The hash value; zero-pads a partial final block. Wipes the key and state. */
-  digest(): Uint8Array {
+  digest(): Uint8Array<ArrayBuffer> {
     if (this.#key.released) throw new StateError(`${this.kind}: digest() called twice`);
     if (this.#buf.length > 0) {
       this.#buf.block.fill(0, this.#buf.length); // the partial final block, zero-padded

@@ -55,9 +55,12 @@ export function checkLength(name: string, v: Uint8Array, allowed: readonly numbe
   }
 }
 
-/** The caller's output buffer, at least `need` bytes (the view of its first `need`), or a new one. */
-export function checkOutput(output: Uint8Array | undefined, need: number): Uint8Array {
-  if (output === undefined) return new Uint8Array(need);
+/**
+ * The caller's output buffer, at least `need` bytes (the view of its first `need`), or a new one
+ * (over a plain ArrayBuffer: B defaults to ArrayBuffer when there is no output).
+ */
+export function checkOutput<B extends ArrayBufferLike = ArrayBuffer>(output: Uint8Array<B> | undefined, need: number): Uint8Array<B> {
+  if (output === undefined) return new Uint8Array(need) as Uint8Array<ArrayBufferLike> as Uint8Array<B>;
   checkBytes('output', output);
   if (output.length < need) throw new CtkitRangeError(`output must be at least ${need} bytes long, got ${output.length}`);
   return output.subarray(0, need);
