@@ -172,11 +172,8 @@ function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: 
   const dblSteps = parseFormula(DBL[shape]);
   const add1 = parseFormula(ADD1), add2 = parseFormula(ADD2);
   const addSteps = [...add1, ...add2];
-  const maddOf = (B: number) => {
-    void B;
-    const m1 = parseFormula(MADD1);
-    return { split: m1.length, steps: [...m1, ...parseFormula(MADD2)] };
-  };
+  const madd1 = parseFormula(MADD1);
+  const madd = { split: madd1.length, steps: [...madd1, ...parseFormula(MADD2)] };
   const rOverP = Number(fp.R / fp.m);
   // H and R, tested for zero, may stay lazy: is_zero_lt_K compares them with 0, p, …, (K−1)·p
   const zeroTest = new Set<string>();
@@ -184,7 +181,6 @@ function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: 
   // chains; a product costs about 5 (measured: ~100 ns vs ~18 ns at 18 limbs, 24 vs 5.5 at 9)
   let best: { B: number; cost: number; plans: { lazy: boolean; k: number; out: number }[][] } | undefined;
   for (const B of [2, 3, 4, 6, 8, 12, 16, 24, 32]) {
-    const madd = maddOf(B);
     const plans = [planBounds(dblSteps, rOverP, B, new Set()), planBounds(addSteps, rOverP, B, zeroTest), planBounds(madd.steps, rOverP, B, zeroTest)];
     if (plans.some((x) => x === undefined)) continue;
     const [pd, pa, pm] = plans as { lazy: boolean; k: number; out: number }[][];
@@ -231,7 +227,6 @@ function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: 
   // ecdsa_jadd_vt(p, q, ws): p ← p + q (both Jacobian, neither the identity) → 1 if the sum is O
   const jadd = addFn('ecdsa_jadd_vt', addSteps, add1.length, best.plans[1]);
   // ecdsa_jmadd_vt(p, q, ws): p ← p + q (q affine: X, Y) → 1 if the sum is O
-  const madd = maddOf(B);
   const jmadd = addFn('ecdsa_jmadd_vt', madd.steps, madd.split, best.plans[2]);
 
   return { jdbl, jadd, jmadd, B, out };

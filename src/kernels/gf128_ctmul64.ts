@@ -156,7 +156,7 @@ export class Gf128Mul {
   readonly #consts: Stmt[];
 
   constructor(readonly f: Func, readonly flags: Gf128Flags) {
-    const [v, vr, t] = f.locals('v128', ['v', 'vr', 't']);
+    const [v, , t] = f.locals('v128', ['v', 'vr', 't']);
     f.locals('i64', ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3']);
     f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'r0', 'r1', 'pin']);
     this.pinAt = f.i32('pinAt');
@@ -168,7 +168,6 @@ export class Gf128Mul {
     this.#k = c;
     this.#laneRev = c.kLaneRev;
     this.#consts = c.init;
-    void vr;
   }
 
   /** GHASH's byte order to POLYVAL's and back (a 16-byte reversal). */
