@@ -2,7 +2,7 @@
 export { ghash, polyval, UniversalHash } from './mac/index.js';
 export { poly1305, Poly1305 } from './mac/poly1305.js';
 export { chacha20Poly1305, xchacha20Poly1305, ChaCha20Poly1305, chacha20, xchacha20, hchacha20, type Aead } from './aead/index.js';
-export { sha224, sha256, sha384, sha512, hmac, Sha2, Hmac, type Hash } from './hash/index.js';
+export { sha224, sha256, sha384, sha512, hmac, hkdf, Sha2, Hmac, type Hash } from './hash/index.js';
 export { aesGcm, aesGcmSiv, AesGcm, AesGcmSiv } from './aead/index.js';
 export { sm4Gcm, Sm4Gcm } from './aead/index.js';
 export { ready } from './engine/kernel.js';
