@@ -21,9 +21,10 @@
 // keystream), POLY (the one-call functions' Poly1305 state) and PIN (64 bytes), in the IO area
 // the glue wipes. Negative-control flags (tests only) produce deliberately broken variants.
 
-import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, block, br, br_if, call, comment, i32, i32x4, i64, i8x16, if_, kernel, label, loop, memory, select, v128 } from './builder/index.js';
+import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, block, br, br_if, call, comment, i32, i32x4, i64, i8x16, if_, kernel, label, loop, memory, select, target, v128 } from './builder/index.js';
 import { ROTL16_32 as ROT16, ROTL8_32 as ROT8, SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as LO64 } from './builder/lanes.js';
 import { type PolyFlags, POLY_STATE_SIZE, Poly, polyFunctions } from './poly1305_radix26.js';
+import { polyFunctions13 } from './poly1305_radix13.js';
 
 export interface ChachaFlags extends PolyFlags {
   /** each four-block pass advances the counter by five: a block is skipped */
@@ -204,11 +205,13 @@ function scalarRounds(f: Func): { x: Local<'i32'>[]; doubleRounds: Stmt[] } {
 }
 
 export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
+  const simd = target() === 'simd';
   const pub = { export: true, public: 'all' } as const;
-  const poly = polyFunctions(flags);
+  const poly = target() === 'js' ? polyFunctions13(flags) : polyFunctions(flags);
   const chachaXor = new Func('chacha20_xor', { st: 'i32', src: 'i32', dst: 'i32', len: 'i32' }, pub);
   const hchacha = new Func('hchacha20', { key: 'i32', nonce: 'i32', out: 'i32' }, pub);
   const block1 = new Func('chacha_block1', { st: 'i32', ctr: 'i32', out: 'i32' });
+  const xor1 = new Func('chacha_xor1', { st: 'i32', ctr: 'i32', src: 'i32', dst: 'i32' });
   const ks = new Func('chacha_ks', { st: 'i32', dst: 'i32' });
   const xorKs = new Func('xor_ks', { src: 'i32', dst: 'i32', ks: 'i32', len: 'i32' });
   const allParams = { key: 'i32', nonce: 'i32', x: 'i32', buf: 'i32', ablocks: 'i32', len: 'i32', maxg: 'i32', tag: 'i32' } as const;
@@ -220,34 +223,64 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   const open = new Func('aead_open', aeadParams, pub);
 
   // chacha20_xor(st, src, dst, len): whole passes of 256 bytes, then a partial pass through
-  // the keystream buffer; the state's counter advances by the number of blocks used.
-  {
+  // the keystream buffer; the state's counter advances by the number of blocks used. Outside
+  // the simd target: whole 64-byte blocks on scalar i32 ($chacha_xor1), then the same tail.
+  if (simd) {
+    {
+      const f = chachaXor, { st, src, dst, len } = f.p;
+      const S = new ChachaState(f);
+      const [len0, off] = f.locals('i32', ['len0', 'off']);
+      const [done, whole] = [label('whole_done'), label('whole')];
+      const first = i32x4.extract_lane(S.ctr, 0);
+      f.emit(
+        S.initConsts(), S.ctrInit(),
+        len0.set(len),
+        block(done,
+          loop(whole,
+            br_if(done, i32.lt_u(len, 256)),
+            S.loadState(), S.rounds(), S.output(true), S.ctrNext(flags),
+            src.set(i32.add(src, 256)),
+            dst.set(i32.add(dst, 256)),
+            len.set(i32.sub(len, 256)),
+            br(whole),
+          ),
+        ),
+        if_(len, [
+          comment('partial pass: keystream into KS (one scalar block up to 64 bytes, else a four-block'),
+          comment('pass), then XOR 16 bytes at a time, then bytes'),
+          off.set(dst),
+          dst.set(KS_PTR),
+          if_(i32.le_u(len, 64),
+            [call(block1, st, flags.tailCounterOff ? i32.add(first, 1) : first, KS_PTR)],
+            [...S.loadState(), ...S.rounds(), ...S.output(false)]),
+          call(xorKs, src, off, KS_PTR, len),
+        ]),
+        comment('counter += blocks used'),
+        i32.store(st, i32.add(i32.load(st, 48), i32.shr_u(i32.add(len0, 63), 6)), 48),
+      );
+    }
+  } else {
     const f = chachaXor, { st, src, dst, len } = f.p;
-    const S = new ChachaState(f);
-    const [len0, off] = f.locals('i32', ['len0', 'off']);
+    const [len0, off, ctr] = f.locals('i32', ['len0', 'off', 'ctr']);
     const [done, whole] = [label('whole_done'), label('whole')];
-    const first = i32x4.extract_lane(S.ctr, 0);
     f.emit(
-      S.initConsts(), S.ctrInit(),
       len0.set(len),
+      ctr.set(i32.load(st, 48)),
       block(done,
         loop(whole,
-          br_if(done, i32.lt_u(len, 256)),
-          S.loadState(), S.rounds(), S.output(true), S.ctrNext(flags),
-          src.set(i32.add(src, 256)),
-          dst.set(i32.add(dst, 256)),
-          len.set(i32.sub(len, 256)),
+          br_if(done, i32.lt_u(len, 64)),
+          call(xor1, st, ctr, src, dst),
+          ctr.set(i32.add(ctr, flags.counterSkips ? 2 : 1)),
+          src.set(i32.add(src, 64)),
+          dst.set(i32.add(dst, 64)),
+          len.set(i32.sub(len, 64)),
           br(whole),
         ),
       ),
       if_(len, [
-        comment('partial pass: keystream into KS (one scalar block up to 64 bytes, else a four-block'),
-        comment('pass), then XOR 16 bytes at a time, then bytes'),
+        comment('partial block: keystream into KS, then XOR'),
+        call(block1, st, flags.tailCounterOff ? i32.add(ctr, 1) : ctr, KS_PTR),
         off.set(dst),
-        dst.set(KS_PTR),
-        if_(i32.le_u(len, 64),
-          [call(block1, st, flags.tailCounterOff ? i32.add(first, 1) : first, KS_PTR)],
-          [...S.loadState(), ...S.rounds(), ...S.output(false)]),
         call(xorKs, src, off, KS_PTR, len),
       ]),
       comment('counter += blocks used'),
@@ -255,18 +288,22 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     );
   }
 
-  // $xor_ks(src, dst, ks, len): dst = src XOR ks over len bytes, 16 at a time, then bytes;
-  // nothing past len is written (the glue's zero padding after a message stays zero).
+  // $xor_ks(src, dst, ks, len): dst = src XOR ks over len bytes, 16 at a time (scalar: 4),
+  // then bytes; nothing past len is written (the glue's zero padding after a message stays zero).
   {
     const f = xorKs, { src, dst, ks: k, len } = f.p;
     const off = f.i32('off');
     const [vd, v, bd, b] = [label('v_done'), label('v'), label('b_done'), label('b')];
+    const w = simd ? 16 : 4;
+    const at = (p: Local<'i32'>) => i32.add(p, off);
     f.emit(
       block(vd,
         loop(v,
-          br_if(vd, i32.gt_u(i32.add(off, 16), len)),
-          v128.store(i32.add(dst, off), v128.xor(v128.load(i32.add(src, off)), v128.load(i32.add(k, off)))),
-          off.set(i32.add(off, 16)),
+          br_if(vd, i32.gt_u(i32.add(off, w), len)),
+          simd
+            ? v128.store(at(dst), v128.xor(v128.load(at(src)), v128.load(at(k))))
+            : i32.store(at(dst), i32.xor(i32.load(at(src)), i32.load(at(k)))),
+          off.set(i32.add(off, w)),
           br(v),
         ),
       ),
@@ -335,6 +372,19 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     );
   }
 
+  // $chacha_xor1(st, ctr, src, dst): 64 bytes at src XOR one block of keystream (counter word
+  // ctr) into dst, on scalar i32 (the scalar targets' chacha20_xor).
+  {
+    const f = xor1, { st, ctr, src, dst } = f.p;
+    const { x, doubleRounds } = scalarRounds(f);
+    const word = (w: number): Expr<'i32'> => (w === 12 ? ctr.get() : i32.load(st, 4 * w));
+    f.emit(
+      x.map((xw, w) => xw.set(word(w))),
+      doubleRounds,
+      x.map((xw, w) => i32.store(dst, i32.xor(i32.load(src, 4 * w), i32.add(xw, word(w))), 4 * w)),
+    );
+  }
+
   // $chacha_block1(st, ctr, out): one block of keystream (64 bytes) for the state at st with
   // the counter word ctr, on scalar i32 like HChaCha20: for a partial pass of at most 64 bytes
   // it costs ~70 ns against ~180 ns for the four-block SIMD pass.
@@ -361,9 +411,13 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
         call(hchacha, key, nonce, i32.add(st, 16)),
         i32.store(st, 0, 52),
         i64.store(st, i64.load(nonce, 16), 56),
-      ], [
+      ], simd ? [
         v128.store(st, v128.load(key, 0), 16),
         v128.store(st, v128.load(key, 16), 32),
+        i32.store(st, i32.load(nonce, 0), 52),
+        i64.store(st, i64.load(nonce, 4), 56),
+      ] : [
+        ...[0, 8, 16, 24].map((o) => i64.store(st, i64.load(key, o), 16 + o)),
         i32.store(st, i32.load(nonce, 0), 52),
         i64.store(st, i64.load(nonce, 4), 56),
       ]),
@@ -384,6 +438,13 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   // L1 — after the XOR when sealing, before it when opening (so dst may equal src).
   const aeadFn = (f: typeof seal, isSeal: boolean) => {
     const { st, p, src, dst, len, maxg } = f.p;
+    if (!simd) {
+      // scalar targets: ChaCha20 then Poly1305 over the ciphertext (opening: the other order)
+      f.emit(if_(len, isSeal
+        ? [call(chachaXor, st, src, dst, len), call(poly.blocks, p, dst, i32.shr_u(len, 4), maxg, 1)]
+        : [call(poly.blocks, p, src, i32.shr_u(len, 4), maxg, 1), call(chachaXor, st, src, dst, len)]));
+      return;
+    }
     const S = new ChachaState(f);
     const P = new Poly(f, [1, 2, 3, 4]);
     const [ng, mp] = f.locals('i32', ['ng', 'mp']);
@@ -440,9 +501,9 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   aeadFn(seal, true);
   aeadFn(open, false);
 
-  const m = new Module('chacha').memory(2).add(chachaXor, hchacha, block1, ks, xorKs, sealAll, openAll, init, seal, open, poly.functions);
-  m.header.push(
-    'ChaCha20 (SIMD128, four blocks per pass), HChaCha20, Poly1305 (radix 2^26, r^1..r^4), fused AEAD passes.',
-  );
+  const m = new Module('chacha').memory(2).add(chachaXor, hchacha, block1, ...(simd ? [] : [xor1]), ks, xorKs, sealAll, openAll, init, seal, open, poly.functions);
+  m.header.push(simd
+    ? 'ChaCha20 (SIMD128, four blocks per pass), HChaCha20, Poly1305 (radix 2^26, r^1..r^4), fused AEAD passes.'
+    : `ChaCha20 (scalar, one block at a time), HChaCha20, Poly1305 (${target() === 'js' ? 'radix 2^13, one block per step' : 'radix 2^26, r^1..r^4'}); target ${target()}.`);
   return kernel(m);
 }

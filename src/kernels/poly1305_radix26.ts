@@ -21,7 +21,7 @@
 // lane tables of poly1305_simd128.ts (144 bytes). The glue owns buffering and the padding of a
 // final partial block: this kernel sees whole blocks, the 2^128 bit added or not (hibit).
 
-import { Func, type Local, type Stmt, type Val, block, br, br_if, call, comment, i32, i64, if_, label, loop, v128 } from './builder/index.js';
+import { Func, type Local, type Stmt, type Val, block, br, br_if, call, comment, i32, i64, if_, label, loop, target, v128 } from './builder/index.js';
 import { PolySimd, buildLaneTables } from './poly1305_simd128.js';
 
 export const POLY_STATE_SIZE = 448;
@@ -213,7 +213,7 @@ export function polyFunctions(flags: PolyFlags = {}): PolyFunctions {
       i64.store32(p, i64.shr_u(t1, 40), POLY_R[0] + 16),
       i64.store(p, i64.load(key, 16), POLY_S),
       i64.store(p, i64.load(key, 24), POLY_S + 8),
-      v128.store(p, v128.zero(), 0),
+      ...(target() === 'simd' ? [v128.store(p, v128.zero(), 0)] : [i64.store(p, 0, 0), i64.store(p, 0, 8)]),
       i32.store(p, 0, 16),
     );
   }
@@ -237,25 +237,27 @@ export function polyFunctions(flags: PolyFlags = {}): PolyFunctions {
   powers.emit(
     comment('r^k = r^(k-1)·r for k = 2…8, then the lane tables (r^4, r^3, r^2, r) and 5× for the SIMD half'),
     [2, 3, 4, 5, 6, 7, 8].map((k) => call(mul, powers.p.p, POLY_R[k - 2], POLY_R[0], POLY_R[k - 1])),
-    buildLaneTables(powers.p.p, POLY_R, POLY_V, !!flags.powersReversed),
+    target() === 'simd' ? buildLaneTables(powers.p.p, POLY_R, POLY_V, !!flags.powersReversed) : [],
   );
 
   const blocks = new Func('poly1305_blocks', { p: 'i32', src: 'i32', n: 'i32', maxg: 'i32', hibit: 'i32' }, pub);
   {
     const { p, src, n, maxg, hibit } = blocks.p;
     const hib = blocks.i64('hib');
-    const P = new Poly(blocks, [1, 2, 3, 4, 5, 6, 7, 8]);
-    const S = new PolySimd(blocks);
+    // the eight-block step needs the SIMD half: scalar targets start at four
+    const simd = target() === 'simd';
+    const P = new Poly(blocks, simd ? [1, 2, 3, 4, 5, 6, 7, 8] : [1, 2, 3, 4]);
+    const S = simd ? new PolySimd(blocks) : undefined;
     const [done, one] = [label('one_done'), label('one')];
     blocks.emit(
       hib.set(i64.shl(i64.extend_i32_u(hibit), 24)),
       P.loadH(),
       P.loadR([1]),
-      if_(i32.ge_u(maxg, 8), [
+      S ? if_(i32.ge_u(maxg, 8), [
         ...P.loadR([5, 6, 7, 8]),
         ...S.loadLaneTables(p, POLY_V, hibit),
         stepLoop('eight', n, src, 8, P.step8(S, src, 0, hib, flags)),
-      ]),
+      ]) : [],
       if_(i32.ge_u(maxg, 4), [
         ...P.loadR([2, 3, 4]),
         stepLoop('four', n, src, 4, P.step4(src, 0, hib, flags)),

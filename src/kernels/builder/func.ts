@@ -4,6 +4,7 @@
 // exports, and prints itself (print.ts) as the WAT text that build.ts assembles.
 
 import { type Callee, type Code, Expr, Local, type LocalScope, type Stmt, type ValType, checkName } from './ir.js';
+import { type Target, target } from './target.js';
 
 export type Params = Record<string, ValType>;
 
@@ -142,6 +143,8 @@ export class Module {
   readonly exports: { name: string; func: ModuleItem; publicParams: readonly number[] }[] = [];
   memoryPages = 1;
   memoryExport: string | undefined = 'memory';
+  /** the generator target the module was built for (target.ts) */
+  readonly target: Target = target();
 
   constructor(readonly name: string) {}
 

@@ -5,10 +5,14 @@
 import { type Module } from './func.js';
 import { printModule } from './print.js';
 import type { ValType } from './ir.js';
+import type { Target } from './target.js';
 
 export * from './ir.js';
 export * from './ops.js';
 export * from './func.js';
+export * from './target.js';
+export { printJsModule } from './print_js.js';
+export { analyse } from './taint.js';
 export { printModule, printFunc, printCode, WIDTH } from './print.js';
 
 /** A generated module: its text, and what build.ts and gen.ts need beside it. */
@@ -25,11 +29,15 @@ export interface GeneratedKernel {
   globals?: Record<string, number | bigint>;
   /** the module's memory layout: the constants its glue shares with it */
   layout?: Record<string, unknown>;
+  /** the generator target (target.ts) */
+  target?: Target;
+  /** the module's IR (for the JavaScript printer) */
+  ir?: Module;
 }
 
 /** The module as a GeneratedKernel. */
 export function kernel(m: Module): GeneratedKernel {
   const globals = Object.fromEntries(m.globals.map((g) => [g.exportName, g.value]));
-  return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures(), globals };
+  return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures(), globals, target: m.target, ir: m };
 }
 

@@ -5,6 +5,8 @@
 // operand list is evaluated left to right, then the operation — so the printed text is exactly
 // what runs (no optimiser, no reordering).
 
+import { requireSimd, simdAllowed } from './target.js';
+
 export type ValType = 'i32' | 'i64' | 'v128';
 /** What an expression leaves on the stack: one value, nothing, or several (a call). */
 export type Type = ValType | 'void' | 'multi';
@@ -25,7 +27,9 @@ export interface LocalScope {
 /** A local variable or parameter of one function, typed. Use it wherever a value is expected. */
 export class Local<T extends ValType = ValType> {
   /** @internal use Func.local */
-  constructor(readonly scope: LocalScope, readonly name: string, readonly type: T) {}
+  constructor(readonly scope: LocalScope, readonly name: string, readonly type: T) {
+    if (type === 'v128' && !simdAllowed()) requireSimd(`the v128 local $${name} of ${scope.name}`);
+  }
 
   get(): Expr<T> {
     return new Expr(this.type, 'op', 'local.get', `$${this.name}`, [], this);
@@ -72,7 +76,10 @@ export class Expr<T extends Type = Type> {
     readonly ref?: Local | Callee | Label,
     readonly body?: readonly Stmt[],
     readonly orelse?: readonly Stmt[],
-  ) {}
+  ) {
+    // the target switch: outside the simd target no expression makes or takes a v128
+    if (!simdAllowed() && (type === 'v128' || args.some((a) => a.type === 'v128'))) requireSimd(op === 'local.get' || op === 'local.set' || op === 'local.tee' ? `${op} ${imm}` : op);
+  }
 }
 
 /** A statement: anything at the top of a body (a void expression, a control structure, a
