@@ -9,6 +9,7 @@ import { UsageError, Failure, FileError } from './errors.js';
 import { installCleanup } from './io.js';
 import { runBench } from './bench.js';
 import { ctCheckCommand } from './ct-check.js';
+import { infoLines } from './info.js';
 import { CURVE_NAMES, ecdh, keygenCurve, pubkey } from './keys.js';
 import { signFile, verifyFile } from './sign.js';
 import { ALGORITHMS } from '../stream/format.js';
@@ -200,6 +201,16 @@ const COMMANDS: Record<string, Command> = {
       if (typeof v.pub !== 'string') throw new UsageError('verify needs --pub <public key>');
       if (typeof v.sig !== 'string') throw new UsageError('verify needs --sig <signature file>');
       await verifyFile({ pubPath: v.pub, sigPath: v.sig, input: p[0], format: v.format as string | undefined, hash: v.hash as string | undefined });
+    },
+  },
+  info: {
+    summary: 'print the version and the kernel backend in use (simd, wasm or js)',
+    usage: 'ctkit info',
+    details: 'CTKIT_BACKEND=simd|wasm|js overrides the probe (the fastest backend the engine runs).',
+    options: {},
+    maxPositionals: 0,
+    async run() {
+      process.stdout.write(infoLines(VERSION).join('\n') + '\n');
     },
   },
   bench: {
