@@ -184,14 +184,15 @@ export class EcKernel {
   }
 }
 
-const instances = new Map<string, EcKernel>();
+const instances = new Map<Kernel<EcExports>, EcKernel>();
 
 /** The shared EcKernel of a curve (instantiated on first use). */
 export function ecKernel(params: CurveParams, src: ModuleSource): EcKernel {
-  let e = instances.get(src.name);
+  const k = getKernel<EcExports>(src, TABLE_SLOT); // the instance of the backend in use (setBackend)
+  let e = instances.get(k);
   if (!e) {
-    e = new EcKernel(params, getKernel<EcExports>(src, TABLE_SLOT));
-    instances.set(src.name, e);
+    e = new EcKernel(params, k);
+    instances.set(k, e);
   }
   return e;
 }

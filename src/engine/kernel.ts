@@ -21,9 +21,31 @@
 // to compile a large module synchronously; there `await ready()` first compiles every module
 // that the imported families registered, and later instantiations reuse the compiled modules.
 
+import { type Backend, backend } from './backend.js';
+import { CtkitError } from '../errors.js';
+
+/**
+ * A kernel module: its SIMD128 bytes and, for the other backends (backend.ts), its scalar
+ * WebAssembly bytes and its JavaScript instance (the generated src/engine/wasm/<name>.ts lists
+ * them). A source without `variants` (a test's own bytes) runs as the WebAssembly it is.
+ */
 export interface ModuleSource {
   readonly name: string;
   bytes(): Uint8Array;
+  readonly variants?: { readonly wasm?: () => Uint8Array; readonly js?: () => unknown };
+}
+
+/** The backend a source runs on now: the chosen one, or wasm for bare bytes. */
+function backendOf(src: ModuleSource): Backend {
+  return src.variants ? backend() : 'simd';
+}
+
+/** The WebAssembly bytes of src for backend b (simd or wasm). */
+function wasmBytes(src: ModuleSource, b: Backend): Uint8Array {
+  if (b === 'simd') return src.bytes();
+  const v = src.variants?.wasm;
+  if (!v) throw new CtkitError(`kernel module '${src.name}' has no ${b} backend`);
+  return v();
 }
 
 export const IO_PTR = 0;
@@ -37,7 +59,7 @@ export const CACHE_SLOTS = 256;
 
 const sources = new Map<string, ModuleSource>();
 const compiled = new Map<string, WebAssembly.Module>();
-const kernels = new Map<string, Kernel<any>>();
+const kernels = new Map<string, Partial<Record<Backend, Kernel<any>>>>();
 
 /** Families call this at import time so that ready() knows which modules to compile. */
 export function registerModule(src: ModuleSource): void {
@@ -51,7 +73,9 @@ export function registerModule(src: ModuleSource): void {
 export async function ready(): Promise<void> {
   await Promise.all(
     [...sources.values()].map(async (s) => {
-      if (!compiled.has(s.name)) compiled.set(s.name, await WebAssembly.compile(s.bytes() as BufferSource));
+      const b = backendOf(s);
+      const key = `${s.name}:${b}`;
+      if (b !== 'js' && !compiled.has(key)) compiled.set(key, await WebAssembly.compile(wasmBytes(s, b) as BufferSource));
     }),
   );
 }
@@ -61,6 +85,8 @@ export class Kernel<E> {
   readonly name: string;
   readonly exports: E;
   readonly slotSize: number;
+  /** the backend this instance runs on */
+  readonly backend: Backend;
   #memory: WebAssembly.Memory;
   #u8: Uint8Array;
   #free: number[] = [];
@@ -78,14 +104,21 @@ export class Kernel<E> {
   constructor(src: ModuleSource, slotSize: number) {
     this.name = src.name;
     this.slotSize = slotSize;
-    let mod = compiled.get(src.name);
-    if (!mod) {
-      mod = new WebAssembly.Module(src.bytes() as BufferSource);
-      compiled.set(src.name, mod);
+    const b = (this.backend = backendOf(src));
+    if (b === 'js') {
+      const js = src.variants?.js;
+      if (!js) throw new CtkitError(`kernel module '${src.name}' has no js backend`);
+      this.exports = js() as E;
+    } else {
+      const key = `${src.name}:${b}`;
+      let mod = src.variants ? compiled.get(key) : undefined;
+      if (!mod) {
+        mod = new WebAssembly.Module(wasmBytes(src, b) as BufferSource);
+        if (src.variants) compiled.set(key, mod);
+      }
+      this.exports = new WebAssembly.Instance(mod, {}).exports as E;
     }
-    const inst = new WebAssembly.Instance(mod, {});
-    this.exports = inst.exports as E;
-    this.#memory = (inst.exports as { memory: WebAssembly.Memory }).memory;
+    this.#memory = (this.exports as { memory: WebAssembly.Memory }).memory;
     this.#u8 = new Uint8Array(this.#memory.buffer);
   }
 
@@ -102,7 +135,10 @@ export class Kernel<E> {
     const ptr = this.#next;
     const end = ptr + this.slotSize;
     const have = this.#memory.buffer.byteLength;
-    if (end > have) this.#memory.grow(Math.ceil((end - have) / PAGE));
+    if (end > have) {
+      this.#memory.grow(Math.ceil((end - have) / PAGE));
+      this.#u8 = new Uint8Array(this.#memory.buffer); // a JS memory's old buffer is not detached
+    }
     this.#next = end;
     return ptr;
   }
@@ -198,12 +234,10 @@ export class Kernel<E> {
 
 /** The kernel instance of a module, instantiated on first use. */
 export function getKernel<E>(src: ModuleSource, slotSize: number): Kernel<E> {
-  let k = kernels.get(src.name) as Kernel<E> | undefined;
-  if (!k) {
-    k = new Kernel<E>(src, slotSize);
-    kernels.set(src.name, k);
-  }
-  return k;
+  const b = backendOf(src);
+  let per = kernels.get(src.name);
+  if (!per) kernels.set(src.name, (per = {}));
+  return (per[b] ??= new Kernel<E>(src, slotSize)) as Kernel<E>;
 }
 
 interface Held {

@@ -289,8 +289,8 @@ export function sha2Family(kernel: () => Kernel<Sha2Exports>): Sha2Family {
   return { sha224, sha256, sha384, sha512 };
 }
 
-let shipped: Kernel<Sha2Exports> | undefined;
-const shippedKernel = (): Kernel<Sha2Exports> => (shipped ??= getKernel<Sha2Exports>(sha2Module, SLOT_SIZE));
+// getKernel, not a cached instance: the instance of the backend in use (setBackend)
+const shippedKernel = (): Kernel<Sha2Exports> => getKernel<Sha2Exports>(sha2Module, SLOT_SIZE);
 
 /** A separate instance of a sha2 module built from other bytes (tests: negative controls). */
 export function sha2KernelFrom(name: string, bytes: Uint8Array): Kernel<Sha2Exports> {

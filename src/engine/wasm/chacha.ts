@@ -3,8 +3,12 @@
 // The shipped binary of the 'chacha' kernel module; its text is src/kernels/generated/chacha.wat.
 // 45904 bytes, sha256 f82b563b28e9e0371b6af4d32fdfdc287398558b833e72e6a86299c68527b479
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './chacha_wasm.js';
+import { instantiate } from './chacha_js.js';
 
 export const name = 'chacha';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+export const variants = { wasm: wasmBytes, js: instantiate };
 const base64 = [
   'AGFzbQEAAAABMwdgBH9/f38AYAN/f38AYAJ/fwBgCH9/f39/f39/AGAFf39/f38AYAZ/f39/f38AYAF/AAMQDwABAQIAAwME',
   'BQUCAAYEAgUDAQACB68BDAZtZW1vcnkCAAxjaGFjaGEyMF94b3IAAAloY2hhY2hhMjAAAQ1hZWFkX3NlYWxfYWxsAAUNYWVh',
