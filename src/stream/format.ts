@@ -65,7 +65,9 @@ export function headerLength(alg: AlgorithmInfo): number {
  * A sealed stream that is not in format 1, is damaged or cut before its first segment, or was
  * sealed with another algorithm. An AuthenticationError: the input is not an authentic stream.
  */
-export class StreamFormatError extends AuthenticationError {}
+export class StreamFormatError extends AuthenticationError {
+  static override readonly errorName: string = 'StreamFormatError';
+}
 
 export function checkSegmentSize(segmentSize: number): void {
   if (!Number.isInteger(segmentSize) || segmentSize < 1 || segmentSize > MAX_SEGMENT_SIZE) {

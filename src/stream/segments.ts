@@ -18,6 +18,7 @@ export interface SegmentParams {
 
 /** A failed segment: the stream is not authentic; no plaintext of this batch is released. */
 export class SegmentAuthenticationError extends AuthenticationError {
+  static override readonly errorName: string = 'SegmentAuthenticationError';
   readonly segment: number;
   constructor(segment: number, message?: string) {
     super(message ?? `segment ${segment} failed authentication: the stream is damaged, truncated, reordered, spliced or extended, or the key is wrong`);
