@@ -2,7 +2,8 @@
 // shipped binary (base64) in src/engine/wasm/. `npm run gen:check` regenerates in memory and
 // fails when the committed files differ, so a review always sees the code that runs.
 // `--only a,b` limits either to the named modules (all.ts always lists every module). Beside
-// each module's bytes, <name>.contract.ts: the typed interface of its exports and its layout.
+// each module's bytes, <name>.contract.ts: the typed interface of its exports and its layout;
+// gcm.contract.ts and ec.contract.ts: what the modules of one glue share (SHARED below).
 
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import { compileKernel } from './build.js';
 import { type KernelEntry, kernels } from './registry.js';
 import { type GeneratedKernel, printJsModule, withTarget } from './builder/index.js';
 import { checkJs } from './builder/check_js.js';
+import { EC_MODULES } from './ec_rcb_window.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -89,34 +91,74 @@ function literal(v: unknown, ind = ''): string {
   return typeof v === 'bigint' ? `${v}n` : JSON.stringify(v);
 }
 
-/**
- * The module's contract beside its bytes: the typed interface of its exports (from the
- * signatures the builder knows) and its memory layout. Nothing imports it yet; the glue's
- * hand-written interfaces and src/kernels/*_layout.ts imports are to move to it.
- */
-function contractFile(k: KernelEntry, g: GeneratedKernel): string {
-  const I = `${pascal(k.name)}Exports`;
-  const pub = g.publicParams;
-  const members = (g.signatures ?? []).map((s) => {
+/** The interface's members: the exported globals, then each exported function with its secret parameters named. */
+function memberLines(g: GeneratedKernel, sigs: Signature[]): string[] {
+  const globals = Object.keys(g.globals ?? {}).map((n) => `  ${n}: WebAssembly.Global;`);
+  const members = sigs.flatMap((s) => {
     const ps = s.params.map(([n, t]) => `${n}: ${TS_TYPE[t]}`).join(', ');
     const res = s.results.length === 0 ? 'void' : s.results.length === 1 ? TS_TYPE[s.results[0]] : `[${s.results.map((r) => TS_TYPE[r]).join(', ')}]`;
-    const secret = s.params.filter((_, i) => !pub[s.name]?.includes(i)).map(([n]) => n);
+    const secret = s.params.filter((_, i) => !g.publicParams[s.name]?.includes(i)).map(([n]) => n);
     return [...(secret.length ? [`  /** secret: ${secret.join(', ')} */`] : []), `  ${s.name}(${ps}): ${res};`];
-  }).flat();
-  const globals = Object.keys(g.globals ?? {}).map((n) => `  ${n}: WebAssembly.Global;`);
+  });
+  return [`  memory: WebAssembly.Memory;`, ...globals, ...members];
+}
+
+/**
+ * The module's contract beside its bytes: the typed interface of its exports (from the
+ * signatures the builder knows) and its memory layout. The family code imports these, never
+ * src/kernels/.
+ */
+function contractFile(k: KernelEntry, g: GeneratedKernel): string {
   const layout = g.layout ?? k.layout;
   return [
     ...provenance(k).map((l) => `// ${l}`),
     `// The contract of the '${k.name}' kernel module: its exports and its memory layout.`,
     ``,
     `/** The exports of the '${k.name}' module (i32: number, i64: bigint); parameters are public unless marked secret. */`,
-    `export interface ${I} {`,
-    `  memory: WebAssembly.Memory;`,
-    ...globals,
-    ...members,
+    `export interface ${pascal(k.name)}Exports {`,
+    ...memberLines(g, g.signatures ?? []),
     `}`,
     ``,
     ...(layout ? [`/** The memory layout the module and its glue share. */`, `export const layout = ${literal(layout)} as const;`, ``] : []),
+  ].join('\n');
+}
+
+type Signature = NonNullable<GeneratedKernel['signatures']>[number];
+const sameSignature = (a: Signature, b: Signature) =>
+  a.params.length === b.params.length && a.params.every(([, t], i) => t === b.params[i][1]) && a.results.join() === b.results.join();
+
+/**
+ * Contracts that several modules share, for glue written once over all of them: GcmExports (the
+ * GCM mode functions of aes and sm4, gcm-mode.ts) and EcExports (every curve module, src/ec/).
+ */
+const SHARED: Record<string, readonly string[]> = {
+  gcm: ['aes', 'sm4'],
+  ec: EC_MODULES.map((m) => m.name),
+};
+
+/**
+ * A shared contract: the exports every member has with the same types, the globals they all
+ * export, and the layout entries on which they all agree.
+ */
+function sharedContractFile(name: string, members: [KernelEntry, GeneratedKernel][]): string {
+  const [, first] = members[0];
+  const sigs = (first.signatures ?? []).filter((s) =>
+    members.every(([, g]) => g.signatures?.some((t) => t.name === s.name && sameSignature(s, t) && String(g.publicParams[t.name]) === String(first.publicParams[s.name]))));
+  const globals = Object.fromEntries(Object.entries(first.globals ?? {}).filter(([n]) => members.every(([, g]) => g.globals && n in g.globals)));
+  const layouts = members.map(([k, g]) => (g.layout ?? k.layout ?? {}) as Record<string, unknown>);
+  const layout = Object.fromEntries(Object.entries(layouts[0]).filter(([key, v]) => layouts.every((l) => key in l && literal(l[key]) === literal(v))));
+  const names = members.map(([k]) => k.name);
+  return [
+    `// GENERATED by \`npx tsx src/kernels/gen.ts\` (\`npm run gen\`) from the modules ${names.join(', ')} — do not edit.`,
+    `// The contract the '${name}' modules share: the exports they all have with the same types, the`,
+    `// globals they all export, and the layout entries on which they all agree.`,
+    ``,
+    `/** The exports every '${name}' module has (i32: number, i64: bigint); parameters are public unless marked secret. */`,
+    `export interface ${pascal(name)}Exports {`,
+    ...memberLines({ ...first, globals }, sigs),
+    `}`,
+    ``,
+    ...(Object.keys(layout).length ? [`/** The layout entries every '${name}' module has, alike. */`, `export const layout = ${literal(layout)} as const;`, ``] : []),
   ].join('\n');
 }
 
@@ -138,9 +180,11 @@ async function main(): Promise<void> {
   const onlyAt = process.argv.indexOf('--only');
   const only = onlyAt > 0 ? process.argv[onlyAt + 1]?.split(',') : undefined;
   const outputs: [string, string][] = [];
+  const generated = new Map<string, [KernelEntry, GeneratedKernel]>();
   for (const k of kernels) {
     if (only && !only.includes(k.name)) continue;
     const g = k.generate();
+    generated.set(k.name, [k, g]);
     const bytes = await compileKernel(g);
     outputs.push([join(root, 'src/kernels/generated', `${k.name}.wat`), watFile(k, g)]);
     outputs.push([join(root, 'src/engine/wasm', `${k.name}.ts`), moduleFile(k, bytes)]);
@@ -162,6 +206,11 @@ async function main(): Promise<void> {
       if (bad.length) throw new Error(`${k.name}_js: ${bad.length} constant-time violation(s) in the printed JavaScript:\n  ${bad.slice(0, 10).map((v) => `${v.func}:${v.line} [${v.rule}] ${v.text}`).join('\n  ')}`);
       outputs.push([join(root, 'src/engine/wasm', `${k.name}_js.ts`), text]);
     }
+  }
+  // a shared contract needs all its members: with --only, only when every one was generated
+  for (const [name, members] of Object.entries(SHARED)) {
+    const gs = members.map((m) => generated.get(m));
+    if (gs.every((x) => x !== undefined)) outputs.push([join(root, 'src/engine/wasm', `${name}.contract.ts`), sharedContractFile(name, gs as [KernelEntry, GeneratedKernel][])]);
   }
   const names = kernels.flatMap((k) => [k.name, ...(k.targets?.includes('wasm') ? [`${k.name}_wasm`] : [])]);
   outputs.push([join(root, 'src/engine/wasm/all.ts'), allFile(names)]);
