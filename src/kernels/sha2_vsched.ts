@@ -25,7 +25,7 @@
 
 import {
   type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, type ValType,
-  block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, kernel, label, loop, make, select, v128,
+  block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, kernel, label, loop, make, memory, select, target, v128,
 } from './builder/index.js';
 import { BSWAP32 as bswap32, BSWAP64 as bswap64 } from './builder/lanes.js';
 
@@ -153,10 +153,31 @@ function wordOps(f: Family) {
   };
 }
 
+/** A big-endian word at addr + off (scalar: the bytes reversed with rotations and masks). */
+function loadBE(t: 'i32' | 'i64', addr: Val<'i32'>, off: number): Word {
+  const bswap32 = (x: Expr<'i32'>): Expr<'i32'> => i32.or(i32.and(i32.rotl(x, 8), 0x00ff00ff), i32.and(i32.rotr(x, 8), 0xff00ff00 | 0));
+  if (t === 'i32') return bswap32(i32.load(addr, off));
+  return i64.or(i64.shl(i64.extend_i32_u(bswap32(i32.load(addr, off))), 32n), i64.extend_i32_u(bswap32(i32.load(addr, off + 4))));
+}
+
+/** Stores a word big-endian at addr + off. */
+function storeBE(t: 'i32' | 'i64', addr: Val<'i32'>, off: number, v: Local<'i32'> | Local<'i64'>): Stmt[] {
+  const bswap32 = (x: Expr<'i32'>): Expr<'i32'> => i32.or(i32.and(i32.rotl(x, 8), 0x00ff00ff), i32.and(i32.rotr(x, 8), 0xff00ff00 | 0));
+  if (t === 'i32') return [i32.store(addr, bswap32((v as Local<'i32'>).get()), off)];
+  const x = v as Local<'i64'>;
+  return [i32.store(addr, bswap32(i32.wrap_i64(i64.shr_u(x, 32n))), off), i32.store(addr, bswap32(i32.wrap_i64(x)), off + 4)];
+}
+
 export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): GeneratedKernel {
-  const schedule = options.schedule ?? 'simd';
+  // outside the simd target: the schedule in scalar locals, the rounds in a loop of 16 over K in memory
+  const simd = target() === 'simd';
+  const schedule = simd ? (options.schedule ?? 'simd') : 'scalar';
   const sigma = options.sigma ?? 'parallel';
   const rolled = (options.rolled ?? true) && schedule === 'simd';
+  const rolledScalar = target() === 'wasm';
+  // js: the schedule in the work area (a loop of one word), the rounds in a loop of 8: a small
+  // body for the JIT (16 rounds of SHA-512 on 32-bit pairs were past TurboFan's size limit)
+  const memSchedule = target() === 'js';
 
   const k512 = K512.slice();
   if (flags.wrongConstant) k512[20] ^= (1n << 32n) | 1n; // the lowest bit of K256_20 and of K512_20
@@ -278,8 +299,8 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const word = (nm: string) => fn.local(f.t, nm) as Local<'i32'>;
     for (const nm of names) word(nm), word(`${nm}0`);
     const [m0, m1] = [word('m0'), word('m1')];
-    const v = fn.v128('v');
-    const bswap = fn.v128('bswap');
+    const v = simd ? fn.v128('v') : undefined!;
+    const bswap = simd ? fn.v128('bswap') : undefined!;
     const wp = fn.i32('wp');
     if (schedule === 'simd') {
       fn.locals('v128', Array.from({ length: 16 / nv }, (_, i) => `x${i}`));
@@ -289,7 +310,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     }
     const vset = (nm: string, bytes: number[]) => fn.v128(nm).set(v128.bytes(bytes));
 
-    fn.emit(bswap.set(v128.bytes(is256 ? bswap32 : bswap64)));
+    if (simd) fn.emit(bswap.set(v128.bytes(is256 ? bswap32 : bswap64)));
     if (schedule === 'simd') {
       if (is256) {
         fn.emit(vset('klo', [0, 1, 2, 3, 8, 9, 10, 11, 128, 128, 128, 128, 128, 128, 128, 128]));
@@ -299,15 +320,38 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       }
     }
     fn.emit(comment('the chaining value: big-endian words at st, into locals a0…h0'));
-    for (let i = 0; i < 8 / nv; i++) {
+    for (let i = 0; i < 8 / nv && simd; i++) {
       fn.emit(v.set(i8x16.swizzle(v128.load(st, 16 * i), bswap)));
       for (let l = 0; l < nv; l++) fn.emit(word(`${names[i * nv + l]}0`).set(o.extract(v, l) as Expr<'i32'>));
     }
+    if (!simd) names.forEach((nm, i) => fn.emit(word(`${nm}0`).set(loadBE(f.t, st, f.bytes * i) as Expr<'i32'>)));
 
     const body: Stmt[] = [];
     for (const nm of names) body.push(word(nm).set(word(`${nm}0`)));
+    if (rolledScalar) for (let i = 0; i < 16; i++) body.push(word(`w${i}`).set(loadBE(f.t, src, f.bytes * i) as Expr<'i32'>));
+    if (memSchedule) {
+      const W = (base: Val<'i32'>, t: number): Word => o.load(base, SHA2_WORK_PTR + f.bytes * t);
+      const small = (x: Word, [r1, r2, sh]: number[]) => o.xor(o.xor(o.rotr(x, r1), o.rotr(x, r2)), o.shr_u(x, o.const(sh)));
+      const x = word('m0');
+      const store = (addr: Val<'i32'>, off: number, v: Word): Stmt => (f.t === 'i32' ? i32.store(addr, v as Expr<'i32'>, off) : i64.store(addr, v as Expr<'i64'>, off));
+      for (let i = 0; i < 16; i++) body.push(store(0, SHA2_WORK_PTR + f.bytes * i, loadBE(f.t, src, f.bytes * i)));
+      const [sd, sl] = [label('sched_done'), label('sched')];
+      body.push(
+        comment('W_t = σ1(W_t−2) + W_t−7 + σ0(W_t−15) + W_t−16 into the work area'),
+        wp.set(16 * f.bytes),
+        block(sd,
+          loop(sl,
+            br_if(sd, i32.ge_u(wp, f.rounds * f.bytes)),
+            x.set(o.add(o.add(o.add(small(W(wp, -2), f.s1), W(wp, flags.scheduleSlip ? -6 : -7)), small(W(wp, -15), f.s0)), W(wp, -16)) as Expr<'i32'>),
+            store(wp, SHA2_WORK_PTR, x.get()),
+            wp.set(i32.add(wp, f.bytes)),
+            br(sl),
+          ),
+        ),
+      );
+    }
     // the first 16 words: four (eight) byte-swapped vectors
-    for (let i = 0; i < 16 / nv; i++) {
+    for (let i = 0; i < 16 / nv && simd; i++) {
       const load = i8x16.swizzle(v128.load(src, 16 * i), bswap);
       if (schedule === 'simd') {
         body.push(fn.v128(`x${i}`).set(load), storeWK(f, i, fn.v128(`x${i}`)));
@@ -331,6 +375,12 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
         let wkt: Word;
         if (schedule === 'simd') {
           wkt = wk(f, t, base);
+        } else if (memSchedule) {
+          wkt = o.add(o.load(base!, SHA2_WORK_PTR + f.bytes * t), o.load(base!, f.kPtr + f.bytes * t));
+        } else if (rolledScalar) {
+          // rounds 16j + t of the loop: W from the ring (updated first after the first 16), K from memory
+          if (base !== undefined) out.push(scalarStep(fn, f, t + 16));
+          wkt = o.add(word(`w${t % 16}`), base === undefined ? o.const(f.K[t]) : o.load(base, f.kPtr + f.bytes * t));
         } else {
           if (t >= 16) out.push(scalarStep(fn, f, t));
           wkt = o.add(word(`w${t % 16}`), o.const(f.K[t]));
@@ -341,7 +391,36 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       }
       return out;
     };
-    if (rolled) {
+    if (memSchedule) {
+      const [rd, rl] = [label('rounds_done'), label('rounds8')];
+      body.push(
+        wp.set(0),
+        block(rd,
+          loop(rl,
+            br_if(rd, i32.ge_u(wp, f.rounds * f.bytes)),
+            rounds(0, 8, 8, wp),
+            wp.set(i32.add(wp, 8 * f.bytes)),
+            br(rl),
+          ),
+        ),
+      );
+    } else if (rolledScalar) {
+      // the first 16 rounds on the message words, then 16 at a time with the schedule in the ring
+      const stride = 16 * f.bytes;
+      const [all, sixteen] = [label('all'), label('sixteen')];
+      body.push(
+        ...rounds(0, 16, 16),
+        wp.set(stride),
+        block(all,
+          loop(sixteen,
+            br_if(all, i32.ge_u(wp, stride * (f.rounds / 16))),
+            rounds(0, 16, 16, wp),
+            wp.set(i32.add(wp, stride)),
+            br(sixteen),
+          ),
+        ),
+      );
+    } else if (rolled) {
       // 16 rounds with their schedule steps, looped while steps remain, then the last 16
       const stride = 16 * f.bytes;
       const [last16, sixteen] = [label('last16'), label('sixteen')];
@@ -369,12 +448,14 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     body.push(br(next));
     fn.emit(block(done, loop(next, br_if(done, i32.eqz(n)), n.set(i32.sub(n, 1)), body)));
     fn.emit(comment('the chaining value back as big-endian words'));
-    for (let i = 0; i < 8 / nv; i++) {
+    if (!simd) names.forEach((nm, i) => fn.emit(storeBE(f.t, st, f.bytes * i, word(`${nm}0`))));
+    for (let i = 0; i < 8 / nv && simd; i++) {
       const w0 = (l: number) => word(`${names[i * nv + l]}0`);
       let vec: Expr<'v128'> = is256 ? i32x4.splat(w0(0)) : i64x2.splat(w0(0) as unknown as Local<'i64'>);
       for (let l = 1; l < nv; l++) vec = is256 ? i32x4.replace_lane(vec, l, w0(l)) : i64x2.replace_lane(vec, l, w0(l) as unknown as Local<'i64'>);
       fn.emit(v128.store(st, i8x16.swizzle(vec, bswap), 16 * i));
     }
+    if (memSchedule) fn.emit(comment('wipe the work area'), memory.fill(SHA2_WORK_PTR, 0, f.rounds * f.bytes));
     if (schedule === 'simd') {
       fn.emit(comment('wipe the work area'));
       for (let i = 0; i < (f.rounds * f.bytes) / 16; i++) fn.emit(v128.store(0, v128.zero(), SHA2_WORK_PTR + 16 * i));
@@ -425,6 +506,10 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const store = (words: readonly (number | bigint)[], size: 4 | 8) => {
       const bytes = beBytes(words, size);
       const out: Stmt[] = [];
+      if (!simd) {
+        for (let i = 0; i < bytes.length; i += 4) out.push(i32.store(st, bytes.slice(i, i + 4).reduceRight((a, b) => (a << 8) | b, 0), i));
+        return out;
+      }
       for (let i = 0; i < bytes.length; i += 16) out.push(v128.store(st, v128.bytes(bytes.slice(i, i + 16)), i));
       return out;
     };
@@ -441,17 +526,21 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
   // HMAC's two chaining values: IV compressed with K0 ⊕ ipad, and with K0 ⊕ opad (FIPS 198-1).
   // The XOR runs here, 16 bytes at a time, into the pad block: byte stores from JavaScript
   // followed by 16-byte loads here cost ~0.5 µs per block (store forwarding fails).
+  const zeroPad = (B: number): Stmt[] => simd
+    ? Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i))
+    : Array.from({ length: B / 8 }, (_, i) => i64.store(0, 0, SHA2_PAD_PTR + 8 * i));
   const hmacInitFn = (init: Func, b256: Func, b512: Func): Func => {
     const fn = new Func('sha2_hmac_init', { inner: 'i32', outer: 'i32', key: 'i32', variant: 'i32' }, { export: true, public: 'all' });
     const { inner, outer, key, variant } = fn.p;
-    const xorInto = (B: number, pad: number) =>
-      Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.xor(v128.load(key, 16 * i), v128.i8x16(Array(16).fill(pad))), SHA2_PAD_PTR + 16 * i));
+    const xorInto = (B: number, pad: number) => simd
+      ? Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.xor(v128.load(key, 16 * i), v128.i8x16(Array(16).fill(pad))), SHA2_PAD_PTR + 16 * i))
+      : Array.from({ length: B / 4 }, (_, i) => i32.store(0, i32.xor(i32.load(key, 4 * i), pad * 0x01010101), SHA2_PAD_PTR + 4 * i));
     const path = (B: number, blocks: Func) => [
       ...xorInto(B, 0x36),
       call(blocks, inner, SHA2_PAD_PTR, 1),
       ...xorInto(B, 0x5c),
       call(blocks, outer, SHA2_PAD_PTR, 1),
-      ...Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i)),
+      ...zeroPad(B),
     ];
     fn.emit(
       call(init, inner, variant),
@@ -469,9 +558,11 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const path = (B: number, n: number, last: Func) => [
       call(last, st, src, len, 0, i32.add(len, B)),
       comment('the inner digest, then the outer hash of it'),
-      ...Array.from({ length: Math.ceil(n / 16) }, (_, i) => v128.store(0, v128.load(st, 16 * i), SHA2_PAD_PTR + 16 * i)),
+      ...(simd
+        ? Array.from({ length: Math.ceil(n / 16) }, (_, i) => v128.store(0, v128.load(st, 16 * i), SHA2_PAD_PTR + 16 * i))
+        : Array.from({ length: Math.ceil(n / 4) }, (_, i) => i32.store(0, i32.load(st, 4 * i), SHA2_PAD_PTR + 4 * i))),
       call(last, i32.add(st, 64), SHA2_PAD_PTR, n, 0, B + n),
-      ...Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i)),
+      ...zeroPad(B),
     ];
     const outLen: [number, number, number, Func][] = [[224, 64, 28, l256], [256, 64, 32, l256], [384, 128, 48, l512], [512, 128, 64, l512]];
     fn.emit(
@@ -492,8 +583,8 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     .dataSegment(SHA2_K256_PTR, leBytes(k256, 4))
     .dataSegment(SHA2_K512_PTR, leBytes(k512, 8))
     .add(init, b256, b512, l256, l512, hmacInit, hmac);
-  m.header.push(
-    'SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.',
-  );
+  m.header.push(simd
+    ? 'SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.'
+    : `SHA-224/256/384/512 compression: scalar rounds and schedule, 16 rounds per loop pass; target ${target()}.`);
   return kernel(m);
 }

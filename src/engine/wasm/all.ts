@@ -6,6 +6,7 @@ import { bytes as gf128 } from './gf128.js';
 import { bytes as chacha } from './chacha.js';
 import { bytes as chacha_wasm } from './chacha_wasm.js';
 import { bytes as sha2 } from './sha2.js';
+import { bytes as sha2_wasm } from './sha2_wasm.js';
 import { bytes as aes } from './aes.js';
 import { bytes as sm4 } from './sm4.js';
 import { bytes as ec_p256 } from './ec_p256.js';
@@ -17,4 +18,4 @@ import { bytes as ec_secp256k1 } from './ec_secp256k1.js';
 import { bytes as ec_brainpoolp384r1 } from './ec_brainpoolp384r1.js';
 import { bytes as ec_brainpoolp512r1 } from './ec_brainpoolp512r1.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, chacha, chacha_wasm, sha2, aes, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1 };
+export const shipped: Record<string, () => Uint8Array> = { gf128, chacha, chacha_wasm, sha2, sha2_wasm, aes, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1 };

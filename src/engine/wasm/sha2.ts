@@ -3,8 +3,12 @@
 // The shipped binary of the 'sha2' kernel module; its text is src/kernels/generated/sha2.wat.
 // 14629 bytes, sha256 c9c805042b1260a4ac7556963f97ed91b924d24ffa07b40b649fa0d66a953791
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './sha2_wasm.js';
+import { instantiate } from './sha2_js.js';
 
 export const name = 'sha2';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+export const variants = { wasm: wasmBytes, js: instantiate };
 const base64 = [
   'AGFzbQEAAAABGwRgAn9/AGADf39/AGAFf39/f38AYAR/f39/AAMIBwABAQICAwIFAwEAAgdvCAZtZW1vcnkCAAlzaGEyX2lu',
   'aXQAAA1zaGEyNTZfYmxvY2tzAAENc2hhNTEyX2Jsb2NrcwACC3NoYTI1Nl9sYXN0AAMLc2hhNTEyX2xhc3QABA5zaGEyX2ht',

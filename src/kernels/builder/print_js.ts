@@ -84,6 +84,16 @@ class FnPrinter {
     return { t: 'i32', c: t, sec: v.sec };
   }
 
+  /** The value with both halves in variables or constants (for an operation that reads a half twice). */
+  hold64(v: J64): J64 {
+    return this.set64(v.h, v.l, v.sec);
+  }
+
+  /** An i64 result whose halves are expressions read once (bitwise operations): no temporaries. */
+  lazy64(h: string, l: string, sec: boolean): J64 {
+    return { t: 'i64', h: SIMPLE.test(h) ? h : `(${h})`, l: SIMPLE.test(l) ? l : `(${l})`, sec };
+  }
+
   /** An i64 result from expressions for its halves, into fresh temporaries. */
   set64(h: string, l: string, sec: boolean): J64 {
     const hs = SIMPLE.test(h), ls = SIMPLE.test(l);
@@ -182,15 +192,15 @@ class FnPrinter {
       return;
     }
     const v = this.ex(s);
-    this.stack.push(v.t === 'i32' ? this.hold32(v) : v);
+    this.stack.push(v.t === 'i32' ? this.hold32(v) : this.hold64(v));
   }
 
   assign(l: Local, v: J): void {
     const n = this.name(l);
     if (v.t === 'i32') this.line(`${n} = ${v.c};`);
     else {
-      // both halves read before either is written (v may read n's own halves)
-      if (v.l === `${n}_h`) {
+      // the high half is written first: a low half that reads it is computed before
+      if (new RegExp(`\\b${n.replace(/\$/g, '\\$')}_h\\b`).test(v.l)) {
         const t = this.temp(v.sec);
         this.line(`${t} = ${v.l};`);
         v = { ...v, l: t };
@@ -448,7 +458,7 @@ class FnPrinter {
     const name = op.slice(4);
     if (op.startsWith('i64.')) {
       // i64 comparisons: on the halves
-      const [x, y] = ops as J64[];
+      const [x, y] = (ops as J64[]).map((o) => this.hold64(o));
       if (name === 'eqz') return sec ? r(`(${FnPrinter.nz(this.hold32(r(`(${x.h} | ${x.l})`)).c)} ^ 1)`) : b(`((${x.h} | ${x.l}) === 0)`);
       if (!sec) {
         const u = (s: string) => `(${s} >>> 0)`;
@@ -541,11 +551,15 @@ class FnPrinter {
       const x = this.hold32(ops[0] as J32);
       return this.set64(`${x.c} >> 31`, x.c, sec);
     }
-    const [x, y] = ops as J64[];
+    const [x0, y0] = ops as J64[];
     switch (name) {
-      case 'and': return this.set64(isZero(x.h) || isZero(y.h) ? '0' : `${x.h} & ${y.h}`, `${x.l} & ${y.l}`, sec);
-      case 'or': return this.set64(isZero(x.h) ? y.h : isZero(y.h) ? x.h : `${x.h} | ${y.h}`, `${x.l} | ${y.l}`, sec);
-      case 'xor': return this.set64(isZero(x.h) ? y.h : isZero(y.h) ? x.h : `${x.h} ^ ${y.h}`, `${x.l} ^ ${y.l}`, sec);
+      case 'and': return this.lazy64(isZero(x0.h) || isZero(y0.h) ? '0' : `${x0.h} & ${y0.h}`, `${x0.l} & ${y0.l}`, sec);
+      case 'or': return this.lazy64(isZero(x0.h) ? y0.h : isZero(y0.h) ? x0.h : `${x0.h} | ${y0.h}`, `${x0.l} | ${y0.l}`, sec);
+      case 'xor': return this.lazy64(isZero(x0.h) ? y0.h : isZero(y0.h) ? x0.h : `${x0.h} ^ ${y0.h}`, `${x0.l} ^ ${y0.l}`, sec);
+    }
+    // the other operations read a half more than once: both operands held
+    const [x, y] = [this.hold64(x0), y0 ? this.hold64(y0) : y0];
+    switch (name) {
       case 'extend32_s': return this.set64(`${x.l} >> 31`, x.l, sec);
       case 'add': {
         const l = this.temp(sec);
