@@ -27,7 +27,7 @@ import { hmac, sha256, sha384, sha512, type Hash } from '../src/hash/index.js';
 import * as ec from '../src/ec/index.js';
 import type { Curve } from '../src/ec/curve.js';
 import { makeCurve } from '../src/ec/curve.js';
-import { CURVES, type CurveName } from '../src/ec/params.js';
+import { CURVES, type CurveName } from '../src/curves/params.js';
 import { withEcdsa } from '../src/ec/ecdsa.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { generateAesGcm } from '../src/kernels/aes_gcm.js';

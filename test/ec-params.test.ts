@@ -1,10 +1,10 @@
-// The curve parameters (src/ec/params.ts) and the formula programs (src/kernels/ec_formulas.ts):
+// The curve parameters (src/curves/params.ts) and the formula programs (src/kernels/ec_formulas.ts):
 // p and n prime, G on the curve of order n, OpenSSL's generator for the private key 1; every
 // formula program, run on BigInt, equals the affine group law, with its reduction plan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { CURVES } from '../src/ec/params.js';
+import { CURVES } from '../src/curves/params.js';
 import { FORMULAS, allocateSlots, curveShape, fuseProducts, parseFormula, reads, type Step } from '../src/kernels/ec_formulas.js';
 import { planReductions } from '../src/kernels/ec_rcb_window.js';
 import { type Affine, type Proj, add, bigToBytes, encodePoint, generator, mod, mul, negate, onCurve, powMod, toAffine, toProj } from '../src/ref/ec.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scalarSuite, scalars } from './support/ec-scalar-suite.js';
 import { CURVE_NAMES, kernelOf } from './support/ec-curves.js';
-import { CURVES } from '../src/ec/params.js';
+import { CURVES } from '../src/curves/params.js';
 import { generateEc } from '../src/kernels/ec_rcb_window.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { ecKernelFrom } from '../src/ec/kernel.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ec from '../src/ec/index.js';
 import type { EcdsaCurve } from '../src/ec/ecdsa.js';
-import type { CurveName } from '../src/ec/params.js';
+import type { CurveName } from '../src/curves/params.js';
 import { opensslPart } from './support/ecdsa-suite.js';
 
 const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ec from '../src/ec/index.js';
 import type { EcdsaCurve } from '../src/ec/ecdsa.js';
-import type { CurveName } from '../src/ec/params.js';
+import type { CurveName } from '../src/curves/params.js';
 import { readdirSync } from 'node:fs';
 import { WYCHEPROOF_DIR, WYCHEPROOF_FILES, loadWycheproof, wycheproofPart } from './support/ecdsa-suite.js';
 

@@ -12,7 +12,7 @@ import { brainpoolP256r1 as nobleBp256, brainpoolP384r1 as nobleBp384, brainpool
 import * as ec from '../src/ec/index.js';
 import { bits2int, withEcdsa, type EcdsaCurve, type EcdsaTestFlags } from '../src/ec/ecdsa.js';
 import { curveKernel, makeCurve } from '../src/ec/curve.js';
-import { CURVES, type CurveName } from '../src/ec/params.js';
+import { CURVES, type CurveName } from '../src/curves/params.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
 import { sha224, sha256, sha384, sha512 } from '../src/hash/index.js';
 import { generateEc } from '../src/kernels/ec_rcb_window.js';

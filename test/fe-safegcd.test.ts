@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { CURVES } from '../src/ec/params.js';
+import { CURVES } from '../src/curves/params.js';
 import { limbsFor, modInv, toLimbs } from '../src/kernels/fe_mont29.js';
 import { safegcdFunction, type SafegcdOptions } from '../src/kernels/fe_safegcd.js';
 import { compileKernel } from '../src/kernels/build.js';

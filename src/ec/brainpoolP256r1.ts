@@ -4,6 +4,6 @@ import * as module from '../engine/wasm/ec_brainpoolp256r1.js';
 import { makeCurve } from './curve.js';
 import { type EcdsaCurve, withEcdsa } from './ecdsa.js';
 import { sha256 } from '../hash/sha2.js';
-import { CURVES } from './params.js';
+import { CURVES } from '../curves/params.js';
 
 export const brainpoolP256r1: EcdsaCurve = withEcdsa(makeCurve(CURVES.brainpoolP256r1, module), sha256);

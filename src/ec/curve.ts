@@ -28,7 +28,7 @@ import { type ModuleSource, registerModule } from '../engine/kernel.js';
 import { checkBytes, checkLength, checkOptions, isBytes } from '../util/check.js';
 import { DerReader, TAG, base64url, der, derBits, derInt, derOid, derTop, pem, unbase64url, unpem } from './der.js';
 import { type EcKernel, ScalarField, ecKernel } from './kernel.js';
-import { type CurveParams, fieldBytes, scalarBytes } from './params.js';
+import { type CurveParams, fieldBytes, scalarBytes } from '../curves/params.js';
 
 export type PrivateKeyFormat = 'raw' | 'pkcs8-der' | 'pkcs8-pem' | 'sec1-der' | 'sec1-pem' | 'jwk';
 export type PublicKeyFormat = 'raw' | 'spki-der' | 'spki-pem' | 'jwk';

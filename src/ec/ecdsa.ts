@@ -39,7 +39,7 @@ import { checkBytes, checkLength, isBytes } from '../util/check.js';
 import { type Curve, curveKernel } from './curve.js';
 import { DerReader, TAG, concat, der } from './der.js';
 import type { EcKernel } from './kernel.js';
-import { fieldBytes, scalarBytes } from './params.js';
+import { fieldBytes, scalarBytes } from '../curves/params.js';
 
 export type SignatureFormat = 'der' | 'p1363';
 

@@ -11,6 +11,6 @@ export { brainpoolP384r1 } from './brainpoolP384r1.js';
 export { brainpoolP512r1 } from './brainpoolP512r1.js';
 export type { Curve, EcJwk, PrivateKeyFormat, PublicKeyFormat, PublicKeyOptions, PrivateKeyExportOptions } from './curve.js';
 export { ScalarField, type EcKernel } from './kernel.js';
-export { CURVES, type CurveParams, type CurveName } from './params.js';
+export { CURVES, type CurveParams, type CurveName } from '../curves/params.js';
 export { EncodingError, InvalidKeyError } from '../errors.js';
 export type { Ecdsa, EcdsaCurve, SignOptions, VerifyOptions, SignatureFormat } from './ecdsa.js';

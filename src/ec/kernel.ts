@@ -13,7 +13,7 @@
 
 import { CtkitRangeError } from '../errors.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';
-import type { CurveParams } from './params.js';
+import type { CurveParams } from '../curves/params.js';
 import { checkBytes } from '../util/check.js';
 
 export interface EcExports {

@@ -4,6 +4,6 @@ import * as module from '../engine/wasm/ec_p224.js';
 import { makeCurve } from './curve.js';
 import { type EcdsaCurve, withEcdsa } from './ecdsa.js';
 import { sha224 } from '../hash/sha2.js';
-import { CURVES } from './params.js';
+import { CURVES } from '../curves/params.js';
 
 export const p224: EcdsaCurve = withEcdsa(makeCurve(CURVES.p224, module), sha224);

@@ -4,6 +4,6 @@ import * as module from '../engine/wasm/ec_p384.js';
 import { makeCurve } from './curve.js';
 import { type EcdsaCurve, withEcdsa } from './ecdsa.js';
 import { sha384 } from '../hash/sha2.js';
-import { CURVES } from './params.js';
+import { CURVES } from '../curves/params.js';
 
 export const p384: EcdsaCurve = withEcdsa(makeCurve(CURVES.p384, module), sha384);

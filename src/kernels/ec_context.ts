@@ -4,7 +4,7 @@
 // callees' after); the module's exported global WS_SIZE bounds the whole call tree.
 
 import { type Func, type Local, i32 } from './builder/index.js';
-import type { CurveParams } from '../ec/params.js';
+import type { CurveParams } from '../curves/params.js';
 import type { CurveShape } from './ec_formulas.js';
 import type { FieldFlags, FieldGen } from './fe_mont29.js';
 

@@ -23,7 +23,7 @@
 // the exported global WS_SIZE bounds the tree, and the glue wipes it after a call on secrets.
 // Negative-control flags (tests only): EcFlags in ec_context.ts.
 
-import { CURVES, type CurveParams } from '../ec/params.js';
+import { CURVES, type CurveParams } from '../curves/params.js';
 import { type Func, type GeneratedKernel, Module, kernel } from './builder/index.js';
 import { COMB_WINDOW, combFunctions, combLookup, combShape } from './ec_comb.js';
 import { type EcContext, type EcFlags, WorkSpace, round16 } from './ec_context.js';

@@ -11,7 +11,7 @@
 //     curves" (EUROCRYPT 2016), Algorithms 1 and 3 (any a): projective (X:Y:Z) with x = X/Z,
 //     y = Y/Z, the identity (0:1:0). (The kernels' a = −3 and a = 0 variants, src/kernels/
 //     ec_formulas.ts, are checked against the affine law by test/ec-params.test.ts.)
-// A curve is given by its parameters (src/ec/params.ts has the standard ones).
+// A curve is given by its parameters (src/curves/params.ts has the standard ones).
 
 export interface RefCurve {
   p: bigint;

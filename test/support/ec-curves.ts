@@ -7,7 +7,7 @@ import * as ec_p521 from '../../src/engine/wasm/ec_p521.js';
 import * as ec_secp256k1 from '../../src/engine/wasm/ec_secp256k1.js';
 import * as ec_brainpoolp384r1 from '../../src/engine/wasm/ec_brainpoolp384r1.js';
 import * as ec_brainpoolp512r1 from '../../src/engine/wasm/ec_brainpoolp512r1.js';
-import { CURVES, type CurveName } from '../../src/ec/params.js';
+import { CURVES, type CurveName } from '../../src/curves/params.js';
 import { ecKernel, type EcKernel } from '../../src/ec/kernel.js';
 import type { ModuleSource } from '../../src/engine/kernel.js';
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EcdsaCurve } from '../../src/ec/ecdsa.js';
-import { CURVES, type CurveName } from '../../src/ec/params.js';
+import { CURVES, type CurveName } from '../../src/curves/params.js';
 import { CtkitError } from '../../src/errors.js';
 import { type Hash, sha224, sha256, sha384, sha512 } from '../../src/hash/index.js';
 import { add, bigToBytes, bytesToBig, encodePoint, generator, invMod, mod, mulProj, negate, sqrtMod } from '../../src/ref/ec.js';

@@ -7,7 +7,8 @@
 // that p and n are prime, that G is on the curve, that n·G is the identity and that OpenSSL
 // derives G from the private key 1.
 //
-// Pure data: the kernel generator (src/kernels/), the glue (src/ec/) and the tests all read it.
+// Pure data, apart from both sides that read it: the kernel generators (src/kernels/) and the
+// curve API (src/ec/, which re-exports CURVES) import it, and it imports nothing.
 
 export interface CurveParams {
   /** ctkit's name, as used for the per-curve objects */
