@@ -18,7 +18,7 @@
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { CachedKey } from '../util/key-slot.js';
 import { AuthenticationError, CtkitRangeError } from '../errors.js';
-import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
+import { layout } from '../engine/wasm/aes.contract.js';
 import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
 import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
 import { pad16 } from '../util/length.js';
@@ -30,9 +30,11 @@ export const GCM_SIV_MAX_PLAINTEXT = 2 ** 36;
 export const GCM_SIV_MAX_AAD = 2 ** 36;
 const TAG = 16;
 const NONCE = 12;
+const AES_IO = layout.IO;
+const AES_SLOT = layout.SLOT;
 /** gf128 slot layout: H, state and pin words before the tables, then one table per power */
-const GF_TABLES = 64;
-const GF_TABLE = 192;
+const GF_TABLES = layout.GF128.TABLE_OFFSET;
+const GF_TABLE = layout.GF128.TABLE_SIZE;
 const EMPTY = new Uint8Array(0);
 
 /**

@@ -10,24 +10,15 @@
 
 import { Kernel, getKernel, registerModule } from '../engine/kernel.js';
 import * as aesModule from '../engine/wasm/aes.js';
-import { AES_IO, AES_SLOT } from '../kernels/aes_layout.js';
+import { type AesExports, layout } from '../engine/wasm/aes.contract.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
-import { type GcmExports, GcmAead } from './gcm-mode.js';
+import { GcmAead } from './gcm-mode.js';
 import { type AeadOneShot, oneShot } from './types.js';
 
 registerModule(aesModule);
 
-/** The exports of the 'aes' kernel module (src/kernels/aes_gcm.ts). */
-export interface AesExports extends GcmExports {
-  aes_expand(rk: number, key: number, nk: number, tmp: number): void;
-  aes_ecb(rk: number, nr: number, src: number, dst: number, n: number): void;
-  siv_ctr_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
-  siv_open_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
-  siv_open_s(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
-  siv_init(slot: number, nr: number): void;
-  siv_tag(slot: number, nr: number, a: bigint, b: bigint): void;
-  gf_polyval_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
-}
+const AES_IO = layout.IO;
+const AES_SLOT = layout.SLOT;
 
 export type AesKernel = Kernel<AesExports>;
 

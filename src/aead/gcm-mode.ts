@@ -1,6 +1,7 @@
 // The GCM construction (NIST SP 800-38D, sections 6–7) over any 128-bit block cipher whose
-// kernel module carries the GCM mode loops (see src/kernels/aes_gcm.ts: gcm_seal_x, gcm_open_x,
-// gcm_lengths, gcm_finish and the GF(2^128) functions under the `gf_` prefix). AES-GCM and
+// kernel module carries the GCM mode loops (the generated src/engine/wasm/gcm.contract.ts:
+// gcm_seal_x, gcm_open_x, gcm_lengths, gcm_finish, gcm_oneshot and the GF(2^128) functions under
+// the `gf_` prefix). AES-GCM and
 // SM4-GCM (RFC 8998) are GcmAead objects (below), each with its own module and key schedule.
 //
 // What happens here, all of it on lengths and positions only:
@@ -19,31 +20,18 @@
 
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { AuthenticationError, CtkitRangeError } from '../errors.js';
-import { AES_IO } from '../kernels/aes_layout.js';
+import { type GcmExports, layout } from '../engine/wasm/gcm.contract.js';
 import { checkBytes, checkOutput } from '../util/check.js';
 import { CachedKey } from '../util/key-slot.js';
 import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import type { Aead } from './types.js';
 
-/** The kernel exports the GCM construction needs. */
-export interface GcmExports {
-  gcm_seal_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
-  gcm_open_x(rk: number, gf: number, nr: number, buf: number, len: number, mask: number, maxg: number): void;
-  gcm_lengths(gf: number, a: bigint, b: bigint): void;
-  gcm_finish(gf: number, a: bigint, b: bigint): void;
-  gf_ghash_blocks(gf: number, st: number, src: number, n: number, maxg: number): void;
-  gf_gf128_init(slot: number, ghash: number): void;
-  gf_gf128_powers(slot: number): void;
-  /** optional: a whole message in one call (the AES module has it; see aes_gcm.ts) */
-  gcm_oneshot?(rk: number, gf: number, nr: number, buf: number, len: number, aad: number, aadLen: number, decrypt: number): void;
-}
-
 /**
  * Where the GCM state lives in the IO area of the modules that carry the GCM loops (aes, sm4:
- * the AES_IO layout); bytes [0, wipe) are wiped after every call.
+ * their shared layout.IO); bytes [0, wipe) are wiped after every call.
  */
-const IO = { ctr: AES_IO.ctr, state: AES_IO.state, tag: AES_IO.tag, wipe: AES_IO.keys + 48 } as const;
+const IO = { ctr: layout.IO.ctr, state: layout.IO.state, tag: layout.IO.tag, wipe: layout.IO.keys + 48 } as const;
 
 /** SP 800-38D section 5.2.1.1: len(P) ≤ 2^39 − 256 bits. */
 export const GCM_MAX_PLAINTEXT = 2 ** 36 - 32;
@@ -52,7 +40,7 @@ export const GCM_MAX_AAD = 2 ** 61 - 1;
 /** Tag lengths SP 800-38D section 5.2.1.2 allows (in bytes): 128, 120, 112, 104, 96 bits, and 64 or 32 for special applications. */
 export const GCM_TAG_LENGTHS = [4, 8, 12, 13, 14, 15, 16] as const;
 
-const MAX_POWERS = 8;
+const MAX_POWERS = layout.GF128.MAX_POWERS;
 
 /** The key-dependent part of one GCM instance: a slot with the cipher's round keys and H's tables. */
 interface GcmKey {
@@ -125,7 +113,7 @@ function oneshot(g: GcmKey, nonce: Uint8Array, src: Uint8Array, aad: Uint8Array,
   u8.fill(0, SCRATCH_PTR + n, aadAt);
   u8.set(aad, aadAt);
   u8.fill(0, aadAt + aad.length, end);
-  k.exports.gcm_oneshot!(g.rk, g.gf, g.nr, SCRATCH_PTR, n, aadAt, aad.length, decrypt);
+  k.exports.gcm_oneshot(g.rk, g.gf, g.nr, SCRATCH_PTR, n, aadAt, aad.length, decrypt);
   return Math.max(used, end - SCRATCH_PTR);
 }
 
@@ -134,8 +122,6 @@ function oneshot(g: GcmKey, nonce: Uint8Array, src: Uint8Array, aad: Uint8Array,
  * scratch window together (the one-call path)? Exact for every length (util/length.ts).
  */
 export const gcmFitsOnce = (n: number, aadLength: number): boolean => pad16(n) + pad16(aadLength) <= SCRATCH_SIZE;
-
-const fitsOnce = (g: GcmKey, n: number, aadLength: number) => g.kernel.exports.gcm_oneshot !== undefined && gcmFitsOnce(n, aadLength);
 
 function wipe(g: GcmKey, scratchUsed: number): void {
   const k = g.kernel;
@@ -155,7 +141,7 @@ function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8
   const n = plaintext.length;
   let used = 0;
   try {
-    if (fitsOnce(g, n, aad.length)) {
+    if (gcmFitsOnce(n, aad.length)) {
       // nonce, AAD and text are all in scratch before the first write to out
       used = oneshot(g, nonce, plaintext, aad, 0);
       const u8 = k.u8;
@@ -189,7 +175,7 @@ function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Arr
   const k = g.kernel;
   const e = k.exports;
   const n = sealed.length - tagLength;
-  const once = fitsOnce(g, n, aad.length);
+  const once = gcmFitsOnce(n, aad.length);
   // the tag, read before any write (out may overlap sealed); the one-call path writes out only
   // after the comparison, so it can read the tag in place
   const tag = once ? sealed.subarray(n) : sealed.slice(n);

@@ -22,21 +22,17 @@ import { CtkitRangeError } from '../errors.js';
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import { KeySlot } from '../util/key-slot.js';
 import * as sm4Module from '../engine/wasm/sm4.js';
-import { AES_IO } from '../kernels/aes_layout.js';
-import { SM4_RK, SM4_SLOT } from '../kernels/sm4_layout.js';
+import { type Sm4Exports, layout } from '../engine/wasm/sm4.contract.js';
 import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
 import { inPlaceSource } from '../util/overlap.js';
-import { type GcmExports, GcmAead } from './gcm-mode.js';
+import { GcmAead } from './gcm-mode.js';
 import { type AeadOneShot, oneShot } from './types.js';
 
 registerModule(sm4Module);
 
-/** The exports of the 'sm4' kernel module (src/kernels/sm4_gcm.ts). */
-export interface Sm4Exports extends GcmExports {
-  sm4_expand(rk: number): void;
-  sm4_ecb(rk: number, src: number, dst: number, n: number): void;
-  sm4_ctr32(rk: number, ctr: number, src: number, dst: number, n: number, ks: number): void;
-}
+const SM4_IO = layout.IO;
+const SM4_RK = layout.RK;
+const SM4_SLOT = layout.SLOT;
 
 export type Sm4Kernel = Kernel<Sm4Exports>;
 
@@ -132,7 +128,7 @@ export class Sm4 {
     checkBytes('data', data);
     const out = checkOutput(output, data.length);
     const k = this.#k;
-    const ctr = AES_IO.ctr;
+    const ctr = SM4_IO.ctr;
     const rk = this.#slot + SM4_SLOT.rk + SM4_RK.enc;
     k.u8.set(iv, ctr);
     const src = inPlaceSource(data, out);
@@ -145,7 +141,7 @@ export class Sm4 {
         const len = Math.min(SCRATCH_SIZE, src.length - off, (2 ** 32 - low) * 16);
         const blocks = (len + 15) >>> 4;
         u8.set(src.subarray(off, off + len), SCRATCH_PTR);
-        k.exports.sm4_ctr32(rk, ctr, SCRATCH_PTR, SCRATCH_PTR, blocks, AES_IO.ks);
+        k.exports.sm4_ctr32(rk, ctr, SCRATCH_PTR, SCRATCH_PTR, blocks, SM4_IO.ks);
         out.set(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + len), off);
         used = Math.max(used, blocks * 16);
         off += len;
