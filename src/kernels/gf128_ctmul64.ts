@@ -40,6 +40,8 @@ export interface Gf128Flags {
 }
 
 export const GF128_SLOT_SIZE = 4096;
+/** where the glue keeps a hash state in the slot (the kernel takes its pointer): between H and the pin at 48 */
+export const GF128_STATE_OFFSET = 32;
 export const GF128_TABLE_OFFSET = 64;
 export const GF128_TABLE_SIZE = 192;
 export const GF128_MAX_POWERS = 8;

@@ -7,6 +7,7 @@
 
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as chachaModule from '../engine/wasm/chacha.js';
+import { type ChachaExports, layout } from '../engine/wasm/chacha.contract.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
@@ -15,20 +16,6 @@ import { KeySlot } from '../util/key-slot.js';
 
 registerModule(chachaModule);
 
-export interface ChachaExports {
-  chacha20_xor(st: number, src: number, dst: number, len: number): void;
-  hchacha20(key: number, nonce: number, out: number): void;
-  aead_init(key: number, nonce: number, st: number, p: number, x: number): void;
-  aead_seal(st: number, p: number, src: number, dst: number, len: number, maxg: number): void;
-  aead_open(st: number, p: number, src: number, dst: number, len: number, maxg: number): void;
-  aead_seal_all(key: number, nonce: number, x: number, buf: number, ablocks: number, len: number, maxg: number, tag: number): void;
-  aead_open_all(key: number, nonce: number, x: number, buf: number, ablocks: number, len: number, maxg: number, tag: number): void;
-  poly1305_init(p: number, key: number): void;
-  poly1305_powers(p: number): void;
-  poly1305_blocks(p: number, src: number, n: number, maxg: number, hibit: number): void;
-  poly1305_finish(p: number, out: number): void;
-}
-
 export type ChachaKernel = Kernel<ChachaExports>;
 
 /** Key slots of the chacha module: a Poly1305 state (448 bytes) or an AEAD key (32 bytes). */
@@ -36,14 +23,13 @@ export const CHACHA_SLOT_SIZE = 512;
 
 /**
  * The IO area of the chacha module, per call (wiped up to END when the call ends). ST, KS, POLY
- * and PIN must match the kernel generator's ST, KS_PTR, POLY and PIN (src/kernels/chacha20_simd128.ts),
- * and POLY leaves room for POLY_STATE_SIZE.
+ * and PIN are the kernel's (its contract's layout); the rest are the glue's, between them.
  */
 export const IO = {
   /** ChaCha20 state: constants, key, counter, nonce (64 bytes) */
-  ST: 0,
-  /** keystream of a partial pass (256 bytes; the kernel's KS_PTR) */
-  KS: 64,
+  ST: layout.ST,
+  /** keystream of a partial pass (256 bytes) */
+  KS: layout.KS_PTR,
   /** one padded Poly1305 block */
   PAD: 320,
   /** a computed tag */
@@ -52,10 +38,10 @@ export const IO = {
   KEY: 352,
   /** a nonce (up to 24 bytes) */
   NONCE: 384,
-  /** Poly1305 state of an AEAD call or a one-shot MAC (448 bytes) */
-  POLY: 512,
-  /** the kernel's dead pinning stores (64 bytes; its PIN): round and Poly1305 intermediates */
-  PIN: 960,
+  /** Poly1305 state of an AEAD call or a one-shot MAC (layout.POLY_STATE_SIZE: 448 bytes) */
+  POLY: layout.POLY,
+  /** the kernel's dead pinning stores (64 bytes): round and Poly1305 intermediates */
+  PIN: layout.PIN,
   END: 1024,
 } as const;
 

@@ -6,6 +6,7 @@
 
 import { Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as gf128Module from '../engine/wasm/gf128.js';
+import { type Gf128Exports, layout } from '../engine/wasm/gf128.contract.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
@@ -13,21 +14,7 @@ import { KeySlot } from '../util/key-slot.js';
 
 registerModule(gf128Module);
 
-interface Gf128Exports {
-  gf128_init(slot: number, ghash: number): void;
-  gf128_powers(slot: number): void;
-  polyval_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
-  ghash_blocks(slot: number, st: number, src: number, n: number, maxg: number): void;
-}
-
-// Must match src/kernels/gf128_ctmul64.ts.
-const SLOT_SIZE = 4096;
-const STATE_OFFSET = 32;
-const TABLE_OFFSET = 64;
-const TABLE_SIZE = 192;
-const W16_OFFSET = 2048;
-const W16_SIZE = 240;
-const MAX_POWERS = 8;
+const { SLOT_SIZE, STATE_OFFSET, TABLE_OFFSET, TABLE_SIZE, W16_OFFSET, W16_SIZE, MAX_POWERS } = layout;
 /**
  * Bytes of the slot the kernel wrote, wiped on release: without powers, key, state, pin and the
  * i64 table of H_1; with them also the i64 tables of H_2…H_8, the v128 pin and the i16x8 tables.

@@ -45,6 +45,7 @@ export const layout = {
   },
   GF128: {
     SLOT_SIZE: 4096,
+    STATE_OFFSET: 32,
     TABLE_OFFSET: 64,
     TABLE_SIZE: 192,
     MAX_POWERS: 8,

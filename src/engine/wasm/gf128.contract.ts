@@ -14,6 +14,7 @@ export interface Gf128Exports {
 /** The memory layout the module and its glue share. */
 export const layout = {
   SLOT_SIZE: 4096,
+  STATE_OFFSET: 32,
   TABLE_OFFSET: 64,
   TABLE_SIZE: 192,
   MAX_POWERS: 8,

@@ -46,6 +46,7 @@ export const layout = {
   GCM_BLOCKS: 16,
   GF128: {
     SLOT_SIZE: 4096,
+    STATE_OFFSET: 32,
     TABLE_OFFSET: 64,
     TABLE_SIZE: 192,
     MAX_POWERS: 8,
