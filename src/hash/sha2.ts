@@ -15,21 +15,14 @@
 
 import { IO_PTR, Kernel, SCRATCH_PTR, SCRATCH_SIZE, getKernel, registerModule } from '../engine/kernel.js';
 import * as sha2Module from '../engine/wasm/sha2.js';
+import type { Sha2Exports } from '../engine/wasm/sha2.contract.js';
 import { StateError, CtkitTypeError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
 import { KeySlot } from '../util/key-slot.js';
 
 registerModule(sha2Module);
 
-export interface Sha2Exports {
-  sha2_init(st: number, variant: number): void;
-  sha256_blocks(st: number, src: number, n: number): void;
-  sha512_blocks(st: number, src: number, n: number): void;
-  sha256_last(st: number, src: number, len: number, hi: number, lo: number): void;
-  sha512_last(st: number, src: number, len: number, hi: number, lo: number): void;
-  sha2_hmac_init(inner: number, outer: number, key: number, variant: number): void;
-  sha2_hmac(st: number, key: number, src: number, len: number, variant: number): void;
-}
+export type { Sha2Exports };
 
 // Slot layout (bytes from the slot's base). Must fit the kernel: st is 64 bytes, and *_last
 // pads the tail in place, up to two blocks past the last whole block.
@@ -38,7 +31,7 @@ export const SLOT_STATE = 0; // chaining value, big-endian (64 bytes)
 export const SLOT_BUF = 64; // the partial block, and room to pad it (2 × 128 bytes)
 export const SLOT_OUTER = 320; // HMAC: the outer chaining value (64 bytes)
 
-// The IO area: the kernel owns [2048, 4096) (src/kernels/sha2_vsched.ts); one-shot calls use
+// The IO area: the kernel owns [IO_GLUE_END, 4096) (sha2.contract.ts layout); one-shot calls use
 export const IO_STATE = IO_PTR; // a chaining value (64 bytes)
 export const IO_OUTER = IO_PTR + 64; // HMAC's outer chaining value (64 bytes)
 export const IO_KEY = IO_PTR + 128; // HMAC's K0 (128 bytes at most)
