@@ -23,6 +23,8 @@ import { generateChacha, KS_PTR, ST, POLY, PIN, CHACHA_POLY_STATE_SIZE, type Cha
 import { compileKernel } from '../src/kernels/build.js';
 import * as chachaModule from '../src/engine/wasm/chacha.js';
 import { assertTamperingRejected } from './support/tamper.js';
+import { kernelFor, testBackend } from './support/backends.js';
+import type { ChachaExports } from '../src/engine/wasm/chacha.contract.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wycheproof = join(root, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
@@ -177,10 +179,14 @@ const broken: [string, ChachaFlags][] = [
   ['the scalar one-block tail keyed with the next counter', { tailCounterOff: true }],
 ];
 
-for (const [what, flags] of broken) {
-  test(`negative control: ${what} fails the differential suite`, async () => {
-    const bytes = await compileKernel(generateChacha(flags));
-    const kernel = chachaKernelFrom(`chacha-broken-${Object.keys(flags)[0]}`, bytes);
+// on the backend under test (CTKIT_BACKEND): the js backend's Poly1305 has no powers of r to misorder
+const B = testBackend();
+for (const [what, flags] of broken.filter(([, f]) => !(B === 'js' && f.powersReversed))) {
+  test(`negative control (${B}): ${what} fails the differential suite`, async () => {
+    const name = `chacha-broken-${Object.keys(flags)[0]}`;
+    const kernel = B === 'simd'
+      ? chachaKernelFrom(name, await compileKernel(generateChacha(flags)))
+      : await kernelFor<ChachaExports>(B, name, () => generateChacha(flags), CHACHA_SLOT_SIZE);
     const r = runSuite({ kernel, stride: 3 });
     assert.ok(r.failures.length > 0, `broken kernel (${what}) passed the whole suite`);
   });

@@ -33,11 +33,13 @@ export interface ModuleSource {
   readonly name: string;
   bytes(): Uint8Array;
   readonly variants?: { readonly wasm?: () => Uint8Array; readonly js?: () => unknown };
+  /** runs on this backend whatever backend() says (tests: a broken variant of one backend) */
+  readonly backend?: Backend;
 }
 
-/** The backend a source runs on now: the chosen one, or wasm for bare bytes. */
+/** The backend a source runs on now: its own, the chosen one, or simd for bare bytes. */
 function backendOf(src: ModuleSource): Backend {
-  return src.variants ? backend() : 'simd';
+  return src.backend ?? (src.variants ? backend() : 'simd');
 }
 
 /** The WebAssembly bytes of src for backend b (simd or wasm). */

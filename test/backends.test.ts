@@ -1,0 +1,131 @@
+// The three backends (src/engine/backend.ts): every family with scalar and JavaScript variants
+// runs its whole test file — known answers, Wycheproof, the differential suites against OpenSSL
+// and the references, and the negative controls built for that backend — with
+// CTKIT_BACKEND=wasm and =js; a Node.js without globalThis.WebAssembly picks js, one whose
+// WebAssembly refuses SIMD picks wasm; the JavaScript kernels' IR, assembled, passes the
+// constant-time checker, and their printed source passes check_js.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { build } from 'esbuild';
+import { kernels } from '../src/kernels/registry.js';
+import { withTarget } from '../src/kernels/builder/index.js';
+import { checkJs } from '../src/kernels/builder/check_js.js';
+import { compileKernel } from '../src/kernels/build.js';
+import { checkModule, formatViolation } from '../src/ct/check.js';
+import { backend, setBackend } from '../src/index.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The family test files of the modules that have all three backends. */
+const FAMILY_TESTS: Record<string, string[]> = {
+  chacha: ['test/chacha.test.ts'],
+  sha2: ['test/sha2.test.ts'],
+};
+
+const withBoth = kernels.filter((k) => k.targets?.includes('wasm') && k.targets.includes('js'));
+
+test('every module with the wasm and js variants has its family tests run on them here', () => {
+  assert.ok(withBoth.length >= 2);
+  for (const k of withBoth) assert.ok(FAMILY_TESTS[k.name], `no family test file listed for ${k.name}`);
+});
+
+for (const b of ['wasm', 'js'] as const) {
+  for (const file of [...new Set(withBoth.flatMap((k) => FAMILY_TESTS[k.name] ?? []))]) {
+    test(`${file} passes on the ${b} backend`, () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, CTKIT_BACKEND: b };
+      delete env.NODE_TEST_CONTEXT; // a test file of its own, not a subtest of this one
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', file], { cwd: root, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+      const out = r.stdout + r.stderr;
+      assert.equal(r.status, 0, `${file} on ${b}:\n${out.split('\n').filter((l) => /^not ok|error|Error/.test(l)).slice(0, 20).join('\n')}`);
+      assert.match(out, /^# fail 0$/m);
+      assert.doesNotMatch(out, /^# pass 0$/m);
+    });
+  }
+}
+
+// the library bundled to plain JavaScript (tsx itself needs WebAssembly), once
+let bundled: Promise<string> | undefined;
+function bundle(): Promise<string> {
+  bundled ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctkit-backends-'));
+    const out = join(dir, 'ctkit.mjs');
+    await build({ entryPoints: [join(root, 'src/index.ts')], bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'silent' });
+    return out;
+  })();
+  return bundled;
+}
+
+/** Runs a module script in a fresh Node.js after `prelude`, the bundle imported as ctkit; its stdout. */
+async function run(prelude: string, body: string): Promise<string> {
+  const code = `${prelude}\nconst ctkit = await import(${JSON.stringify(pathToFileURL(await bundle()).href)});\n${body}`;
+  const env = { ...process.env };
+  delete env.CTKIT_BACKEND;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, env, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+// the same message through ctkit and through OpenSSL (node:crypto), in the child process
+const SAME = `
+const { createCipheriv, createHash } = await import('node:crypto');
+const key = new Uint8Array(32).map((_, i) => i), nonce = new Uint8Array(12).fill(7), msg = new TextEncoder().encode('the quick brown fox '.repeat(20));
+const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+const want = Buffer.concat([c.update(msg), c.final(), c.getAuthTag()]).toString('hex');
+const got = Buffer.from(ctkit.chacha20Poly1305(key).seal(nonce, msg)).toString('hex');
+const h = Buffer.from(ctkit.sha512(msg)).toString('hex') === createHash('sha512').update(msg).digest('hex');
+console.log(ctkit.backend(), got === want && h ? 'same' : 'DIFFERENT');`;
+
+test('a Node.js without globalThis.WebAssembly picks js, and its results are OpenSSL\'s', async () => {
+  assert.equal(await run('delete globalThis.WebAssembly;', SAME), 'js same');
+});
+
+test('a WebAssembly that refuses SIMD128 picks wasm, and its results are OpenSSL\'s', async () => {
+  assert.equal(await run('WebAssembly.validate = () => false;', SAME), 'wasm same');
+});
+
+test('a WebAssembly that refuses to compile (a CSP without wasm-unsafe-eval) picks js', async () => {
+  const refuse = `WebAssembly.Module = function () { throw new WebAssembly.CompileError('refused by CSP'); };`;
+  assert.equal(await run(refuse, SAME), 'js same');
+});
+
+test('CTKIT_BACKEND and setBackend override the probe; a bad name is a typed error', () => {
+  const before = backend();
+  try {
+    setBackend('js');
+    assert.equal(backend(), 'js');
+    setBackend('wasm');
+    assert.equal(backend(), 'wasm');
+    assert.throws(() => setBackend('avx' as never), { name: 'CtkitRangeError', message: /setBackend: backend must be one of simd, wasm, js/ });
+  } finally {
+    setBackend(before);
+  }
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const c = await import(${JSON.stringify(join(root, 'src/index.ts'))}); console.log(c.backend());`], {
+    cwd: root, env: { ...process.env, CTKIT_BACKEND: 'wasm' }, encoding: 'utf8',
+  });
+  assert.equal(r.stdout.trim(), 'wasm');
+  const bad = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const c = await import(${JSON.stringify(join(root, 'src/index.ts'))}); c.backend();`], {
+    cwd: root, env: { ...process.env, CTKIT_BACKEND: 'neon' }, encoding: 'utf8',
+  });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /CtkitRangeError: CTKIT_BACKEND: backend must be one of simd, wasm, js/);
+});
+
+for (const k of withBoth) {
+  test(`${k.name}_js: its IR assembled passes the checker, its printed source passes check_js`, async () => {
+    const bytes = await compileKernel(withTarget('js', () => k.generate()));
+    const report = checkModule(`${k.name}_js`, bytes);
+    assert.deepEqual(report.violations.map(formatViolation), []);
+    const src = readFileSync(join(root, 'src/engine/wasm', `${k.name}_js.ts`), 'utf8');
+    assert.deepEqual(checkJs(src), []);
+    // no BigInt inside the kernel functions (only an export's i64 parameters convert)
+    const bodies = src.split(/^ {2}function f_/m).slice(1).map((b) => b.slice(0, b.search(/^ {2}\}$/m)));
+    assert.ok(bodies.length > 3 && bodies.every((b) => !/BigInt|bigint/.test(b)));
+  });
+}

@@ -1,0 +1,39 @@
+// Kernels of one backend built from a generator with test flags (negative controls): scalar
+// WebAssembly bytes, or the printed JavaScript loaded as a module, as a Kernel pinned to that
+// backend, to run through the same glue as the shipped one.
+
+import { transform } from 'esbuild';
+import { type GeneratedKernel, printJsModule, withTarget } from '../../src/kernels/builder/index.js';
+import { checkJs } from '../../src/kernels/builder/check_js.js';
+import { compileKernel } from '../../src/kernels/build.js';
+import { JsMemory } from '../../src/engine/js-memory.js';
+import { Kernel } from '../../src/engine/kernel.js';
+import type { Backend } from '../../src/engine/backend.js';
+
+/** The printed module's instance (types stripped by esbuild, JsMemory passed in). */
+export async function loadJsModule(src: string): Promise<unknown> {
+  const { code } = await transform(src.replace(/^import .*$/gm, ''), { loader: 'ts', format: 'esm' });
+  (globalThis as { __ctkitJsMemory?: unknown }).__ctkitJsMemory = JsMemory;
+  const mod = await import('data:text/javascript,' + encodeURIComponent(`const JsMemory = globalThis.__ctkitJsMemory;\n${code}`));
+  return mod.instantiate;
+}
+
+/** A kernel of backend b ('wasm' or 'js') from generate(), run under that target. */
+export async function kernelFor<E>(b: Exclude<Backend, 'simd'>, name: string, generate: () => GeneratedKernel, slotSize: number): Promise<Kernel<E>> {
+  const g = withTarget(b, generate);
+  if (b === 'wasm') {
+    const bytes = await compileKernel(g);
+    return new Kernel<E>({ name, bytes: () => bytes, variants: { wasm: () => bytes }, backend: 'wasm' }, slotSize);
+  }
+  const src = printJsModule(g.ir!);
+  const bad = checkJs(src);
+  if (bad.length) throw new Error(`${name}: check_js: ${bad.map((v) => v.text).join('; ')}`);
+  const instantiate = (await loadJsModule(src)) as () => unknown;
+  return new Kernel<E>({ name, bytes: () => new Uint8Array(0), variants: { js: instantiate }, backend: 'js' }, slotSize);
+}
+
+/** The backend this test process runs the library on (CTKIT_BACKEND; test/backends.test.ts sets it). */
+export function testBackend(): Backend {
+  const b = process.env.CTKIT_BACKEND;
+  return b === 'wasm' || b === 'js' ? b : 'simd';
+}
