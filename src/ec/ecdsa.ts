@@ -85,12 +85,6 @@ export interface EcdsaTestFlags {
   rCheckOffByOne?: boolean;
 }
 
-interface EcdsaExports {
-  ecdsa_sign(out: number, k: number, d: number, z: number, tab: number, ws: number): number;
-  ecdsa_verify(rs: number, z: number, xy: number, gtab: number, ws: number, alt: number): number;
-  ecdsa_gtable(tab: number, ws: number): void;
-}
-
 // IO-area offsets, inside the [0, 2048) that EcKernel.wipe() clears
 const IO_K = 0, IO_D = 128, IO_XY = 256, IO_OUT = 512, IO_Z = 1024, IO_RS = 1280;
 /** Bytes of the verification table of G while it is built (64 Jacobian points; see the generator). */
@@ -104,7 +98,7 @@ function gtable(e: EcKernel): number {
   if (t === undefined) {
     if (GTABLE_BUILD(e.FE) > e.k.slotSize) throw new Error('ecdsa: verification table larger than a slot');
     t = e.k.allocSlot();
-    (e.x as unknown as EcdsaExports).ecdsa_gtable(t, SCRATCH_PTR);
+    e.x.ecdsa_gtable(t, SCRATCH_PTR);
     e.k.wipe(SCRATCH_PTR, e.wsSize);
     gtables.set(e, t);
   }
@@ -205,7 +199,6 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     : (b: Uint8Array) => bits2int(b, qlen, Ls);
 
   const kern = () => curveKernel(curve);
-  const ex = (e: EcKernel) => e.x as unknown as EcdsaExports;
 
   function options(o: SignOptions | VerifyOptions | undefined) {
     if (o === undefined) o = {};
@@ -274,7 +267,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
           u8.set(k, IO_K);
           u8.set(privateKey, IO_D);
           u8.set(z, IO_Z);
-          const ok = ex(e).ecdsa_sign(IO_OUT, IO_K, IO_D, IO_Z, tab, SCRATCH_PTR) === 1;
+          const ok = e.x.ecdsa_sign(IO_OUT, IO_K, IO_D, IO_Z, tab, SCRATCH_PTR) === 1;
           const rs = u8.slice(IO_OUT, IO_OUT + 2 * Ls);
           e.wipe();
           if (ok) return encode(rs, o.format, o.lowS);
@@ -324,7 +317,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlag
     u8.set(z, IO_Z);
     u8.set(xy, IO_XY);
     const alt = compare(r, pMinusN) < 0 ? 1 : 0; // r + n < p: x = r + n is possible
-    const ok = ex(e).ecdsa_verify(IO_RS, IO_Z, IO_XY, tab, SCRATCH_PTR, alt) === 1;
+    const ok = e.x.ecdsa_verify(IO_RS, IO_Z, IO_XY, tab, SCRATCH_PTR, alt) === 1;
     e.wipe();
     return ok;
   }

@@ -1,4 +1,5 @@
-// The glue between one curve's kernel module (src/kernels/ec_rcb_window.ts) and the curve API.
+// The glue between one curve's kernel module (its exports: src/engine/wasm/ec.contract.ts, the
+// contract every curve module shares) and the curve API.
 // It moves bytes into the module's IO area, calls the kernel, copies results out, and wipes
 // what held secrets (the IO area and the work space in scratch) after every call that had one.
 //
@@ -14,57 +15,8 @@
 import { CtkitRangeError } from '../errors.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';
 import type { CurveParams } from '../curves/params.js';
+import type { EcExports } from '../engine/wasm/ec.contract.js';
 import { checkBytes } from '../util/check.js';
-
-export interface EcExports {
-  memory: WebAssembly.Memory;
-  FE: WebAssembly.Global;
-  FIELD_BYTES: WebAssembly.Global;
-  SCALAR_BYTES: WebAssembly.Global;
-  WS_SIZE: WebAssembly.Global;
-  TABLE_BYTES: WebAssembly.Global;
-  // field p and scalar field n (pre = fp_ / fn_), elements in Montgomery form at pointers
-  fp_mul(r: number, a: number, b: number): void;
-  fn_mul(r: number, a: number, b: number): void;
-  fp_add(r: number, a: number, b: number): void;
-  fn_add(r: number, a: number, b: number): void;
-  fp_sub(r: number, a: number, b: number): void;
-  fn_sub(r: number, a: number, b: number): void;
-  fp_sqr(r: number, a: number): void;
-  fn_sqr(r: number, a: number): void;
-  fp_neg(r: number, a: number): void;
-  fn_neg(r: number, a: number): void;
-  fp_canon(r: number, a: number): void;
-  fn_canon(r: number, a: number): void;
-  fp_inv(r: number, a: number, ws: number): void;
-  fn_inv(r: number, a: number, ws: number): void;
-  fp_sqrt(r: number, a: number, ws: number): number;
-  fp_from_bytes(r: number, src: number): void;
-  fn_from_bytes(r: number, src: number): void;
-  fp_to_bytes(dst: number, a: number): void;
-  fn_to_bytes(dst: number, a: number): void;
-  fp_bytes_lt(src: number): number;
-  fn_bytes_lt(src: number): number;
-  fp_eq(a: number, b: number): number;
-  fn_eq(a: number, b: number): number;
-  fp_is_zero(a: number): number;
-  fn_is_zero(a: number): number;
-  fp_set_one(r: number): void;
-  fn_set_one(r: number): void;
-  // group
-  pt_add(r: number, p: number, q: number, ws: number): void;
-  pt_dbl(r: number, p: number, ws: number): void;
-  ec_mul(r: number, k: number, pt: number, ws: number): void;
-  ec_mul_base(r: number, k: number, tab: number, ws: number): void;
-  base_table(tab: number, ws: number): void;
-  to_affine(outx: number, outy: number, pt: number, ws: number, wanty: number): number;
-  point_from_bytes(pt: number, xy: number): void;
-  check_point(xy: number, ws: number): number;
-  decompress(outy: number, x: number, odd: number, ws: number): number;
-  scalar_ok(k: number): number;
-  ecdh(out: number, k: number, xy: number, ws: number): number;
-  pubkey(out: number, k: number, tab: number, ws: number): number;
-}
 
 /** IO-area offsets. */
 export const IO = { K: 0, PT: 256, OUT: 512, A: 1024, B: 1024 + 256, R: 1024 + 512, BYTES: 1024 + 768 } as const;
