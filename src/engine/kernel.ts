@@ -249,7 +249,12 @@ interface Held {
 
 // Last resort for key objects that were never disposed: wipe and free the slot when the owner
 // is collected. dispose() is the documented way; this only bounds the damage of forgetting it.
-const finalizer = new FinalizationRegistry<Held>((h) => h.kernel.freeSlot(h.slot));
+// Engines without FinalizationRegistry (Hermes 0.12, React Native's engine before 0.74) have no
+// such last resort: there a forgotten key's slot stays allocated (and unwiped) until dispose().
+const finalizer: Pick<FinalizationRegistry<Held>, 'register' | 'unregister'> =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<Held>((h) => h.kernel.freeSlot(h.slot))
+    : { register: () => undefined, unregister: () => false };
 
 /** Tie a slot's lifetime to an owner object; returns the token for release(). */
 export function holdSlot(owner: object, kernel: Kernel<unknown>, slot: number): object {

@@ -1,0 +1,77 @@
+// `npm run test:hermes`: the library under Hermes (React Native's engine) — the Linux binary of
+// the pinned hermes-engine-cli (Hermes 0.12: no WebAssembly, no class syntax, no private fields).
+// smoke.ts is bundled by esbuild and transpiled to ES5 by Babel's preset-env (as React Native's
+// toolchain does, and as its users ship), run under `hermes`, and each output line compared with
+// the value OpenSSL (node:crypto) computes for the same input; Poly1305, which node:crypto lacks,
+// with the reference model of RFC 8439 (src/ref/poly1305.ts). Exits non-zero on any difference.
+
+import { spawnSync } from 'node:child_process';
+import { createCipheriv, createHash, createHmac, hkdfSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { transformAsync } from '@babel/core';
+import { SMOKE_LENGTHS, pattern } from './inputs.js';
+import { poly1305Ref } from '../../src/ref/poly1305.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const hermes = join(root, 'node_modules', 'hermes-engine-cli', 'linux64-bin', 'hermes');
+
+function expected(): string[] {
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  const key = pattern(32, 1), nonce = pattern(12, 2), aad = pattern(13, 3);
+  const lines = ['backend js'];
+  for (const n of SMOKE_LENGTHS) {
+    const msg = pattern(n, 4);
+    const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+    c.setAAD(aad, { plaintextLength: n });
+    lines.push(`chacha20-poly1305/${n} ${hex(Buffer.concat([c.update(msg), c.final(), c.getAuthTag()]))}`);
+    lines.push(`chacha20-poly1305-open/${n} ok`, `chacha20-poly1305-forgery/${n} rejected`);
+    const iv = Buffer.concat([Buffer.from([1, 0, 0, 0]), nonce]); // counter 1 ‖ nonce
+    const s = createCipheriv('chacha20', key, iv);
+    lines.push(`chacha20/${n} ${hex(Buffer.concat([s.update(msg), s.final()]))}`);
+    lines.push(`poly1305/${n} ${hex(poly1305Ref(key, msg))}`);
+    for (const h of ['sha224', 'sha256', 'sha384', 'sha512']) lines.push(`${h}/${n} ${createHash(h).update(msg).digest('hex')}`);
+    lines.push(`hmac-sha256/${n} ${createHmac('sha256', key).update(msg).digest('hex')}`);
+    lines.push(`hmac-sha512/${n} ${createHmac('sha512', key).update(msg).digest('hex')}`);
+    lines.push(`hkdf-sha256/${n} ${hex(new Uint8Array(hkdfSync('sha256', msg, aad, key, 42)))}`);
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ctkit-hermes-'));
+  const bundled = await build({
+    entryPoints: [join(root, 'test', 'hermes', 'smoke.ts')], bundle: true, write: false, format: 'iife', platform: 'neutral', target: 'es2020', logLevel: 'silent',
+  });
+  const es5 = await transformAsync(bundled.outputFiles[0].text, {
+    babelrc: false, configFile: false, sourceType: 'script', compact: false,
+    presets: [['@babel/preset-env', { targets: { ie: '11' }, modules: false }]],
+  });
+  if (!es5?.code) throw new Error('babel produced nothing');
+  if (/\bclass\s+[\w$]+\s*(extends\b|\{)|\.#[\w$]/.test(es5.code)) throw new Error('the transpiled bundle still has class syntax or private fields');
+  const file = join(dir, 'smoke.js');
+  writeFileSync(file, es5.code);
+  const r = spawnSync(hermes, [file], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (r.status !== 0) throw new Error(`hermes exited ${r.status}: ${r.stderr}`);
+  const got = r.stdout.trim().split('\n');
+  const want = expected();
+  let bad = 0;
+  for (let i = 0; i < Math.max(got.length, want.length); i++) {
+    if (got[i] !== want[i]) {
+      bad++;
+      if (bad <= 10) console.error(`line ${i + 1}:\n  hermes:  ${got[i]}\n  openssl: ${want[i]}`);
+    }
+  }
+  const version = spawnSync(hermes, ['-version'], { encoding: 'utf8' }).stdout.match(/Hermes release version: (\S+)/)?.[1] ?? '?';
+  console.log(`test:hermes: Hermes ${version}, ${(es5.code.length / 1024).toFixed(0)} KiB ES5 bundle, ${want.length} lines compared`);
+  if (bad) {
+    console.error(`${bad} passed, ${bad} failed`.replace(/^\d+/, String(want.length - bad)));
+    process.exit(1);
+  }
+  console.log(`${want.length} passed, 0 failed`);
+}
+
+await main();

@@ -1,0 +1,45 @@
+// The smoke program of `npm run test:hermes` (test/hermes/run.ts bundles it, transpiles it to ES5
+// the way React Native's toolchain does, and runs it under the Hermes binary of
+// hermes-engine-cli, which has no WebAssembly). Every family with a JavaScript backend, over
+// fixed inputs of several lengths; one `name hex` line each, which run.ts compares with OpenSSL.
+
+import { backend } from '../../src/engine/backend.js';
+import { chacha20, chacha20Poly1305 } from '../../src/aead/chacha20-poly1305.js';
+import { poly1305 } from '../../src/mac/poly1305.js';
+import { sha224, sha256, sha384, sha512 } from '../../src/hash/sha2.js';
+import { hmac } from '../../src/hash/hmac.js';
+import { hkdf } from '../../src/hash/hkdf.js';
+import { AuthenticationError } from '../../src/errors.js';
+import { SMOKE_LENGTHS, pattern } from './inputs.js';
+
+declare const print: ((s: string) => void) | undefined;
+const out = (s: string) => (typeof print === 'function' ? print(s) : console.log(s));
+const hex = (b: Uint8Array) => Array.from(b, (x) => (x < 16 ? '0' : '') + x.toString(16)).join('');
+
+out(`backend ${backend()}`);
+const key = pattern(32, 1), nonce = pattern(12, 2), aad = pattern(13, 3);
+for (const n of SMOKE_LENGTHS) {
+  const msg = pattern(n, 4);
+  const sealed = chacha20Poly1305(key).seal(nonce, msg, aad);
+  out(`chacha20-poly1305/${n} ${hex(sealed)}`);
+  const opened = chacha20Poly1305(key).open(nonce, sealed, aad);
+  out(`chacha20-poly1305-open/${n} ${hex(opened) === hex(msg) ? 'ok' : 'WRONG'}`);
+  const bad = sealed.slice();
+  bad[bad.length - 1] ^= 1;
+  let rejected = false;
+  try {
+    chacha20Poly1305(key).open(nonce, bad, aad);
+  } catch (e) {
+    rejected = e instanceof AuthenticationError;
+  }
+  out(`chacha20-poly1305-forgery/${n} ${rejected ? 'rejected' : 'ACCEPTED'}`);
+  out(`chacha20/${n} ${hex(chacha20(key, nonce, msg, 1))}`);
+  out(`poly1305/${n} ${hex(poly1305(key, msg))}`);
+  out(`sha224/${n} ${hex(sha224(msg))}`);
+  out(`sha256/${n} ${hex(sha256(msg))}`);
+  out(`sha384/${n} ${hex(sha384(msg))}`);
+  out(`sha512/${n} ${hex(sha512(msg))}`);
+  out(`hmac-sha256/${n} ${hex(hmac(sha256, key, msg))}`);
+  out(`hmac-sha512/${n} ${hex(hmac(sha512, key, msg))}`);
+  out(`hkdf-sha256/${n} ${hex(hkdf(sha256, msg, aad, key, 42))}`);
+}
