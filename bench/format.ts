@@ -65,7 +65,9 @@ function distinct<T>(xs: T[], key: (x: T) => string): string[] {
 export function familyTable(title: string, results: Result[]): string {
   const impls = distinct(results, (r) => r.impl).sort((a, b) => Number(b === SELF) - Number(a === SELF));
   const peers = impls.includes(SELF) ? impls.filter((i) => i !== SELF) : [];
-  const header = ['case', ...impls, ...peers.map((p) => `${SELF} vs ${p}`)];
+  // with the other backends beside it, ctkit's own column is its simd backend
+  const label = (i: string) => (i === SELF && impls.some((x) => x.startsWith(`${SELF} (`)) ? `${SELF} (simd)` : i);
+  const header = ['case', ...impls.map(label), ...peers.map((p) => `${label(SELF)} vs ${p}`)];
   const rows = distinct(results, (r) => r.case).map((name) => {
     const byImpl = new Map(results.filter((r) => r.case === name).map((r) => [r.impl, r]));
     const cell = (impl: string): string => {

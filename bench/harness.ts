@@ -3,6 +3,8 @@
 // the same machine conditions, and report the median ns per operation. Nothing here asserts
 // anything about timing.
 
+import { type Backend, setBackend } from '../src/engine/backend.js';
+
 /** The operation to time. It returns its result so the work cannot be optimized away. */
 export type Op = () => unknown;
 
@@ -36,7 +38,15 @@ export interface Result {
 export interface MeasureOptions {
   /** Total time budget per (case, impl) in ms, warm-up and calibration included. */
   timeMs: number;
+  /**
+   * The backends ctkit's impl runs on (src/engine/backend.ts): `ctkit` is simd, the others are
+   * columns `ctkit (wasm)` and `ctkit (js)`. Default: all three.
+   */
+  backends?: readonly Backend[];
 }
+
+/** The impl name of ctkit on backend b. */
+export const ctkitImpl = (b: Backend): string => (b === 'simd' ? 'ctkit' : `ctkit (${b})`);
 
 const BATCH_TARGET_NS = 3e6; // one batch ~3 ms (calibrated into 2–5 ms)
 const BATCH_MIN_NS = 2e6;
@@ -74,6 +84,7 @@ function makeLoop(): Loop {
 
 /** Runs `r.fn` n times and returns the elapsed ns. */
 function batch(r: Runner, n: number): number {
+  if (r.backend) setBackend(r.backend); // one-shot calls run on the backend in use
   const t0 = process.hrtime.bigint();
   r.loop(r.fn, n, keep);
   const t1 = process.hrtime.bigint();
@@ -98,6 +109,7 @@ interface Runner {
   n: number; // calls per batch
   spentNs: number; // all time spent on this impl so far
   samples: number[]; // ns per op, one per timed batch
+  backend?: Backend; // ctkit's runners: the backend their setup and batches run on
   error?: string;
 }
 
@@ -130,15 +142,23 @@ function warmAndCalibrate(r: Runner, ms: number): void {
  */
 export async function measureCase(c: Case, opts: MeasureOptions, impls?: string[]): Promise<Result[]> {
   const runners: Runner[] = [];
-  for (const [impl, setup] of Object.entries(c.impls)) {
+  const backends = opts.backends ?? ['simd', 'wasm', 'js'];
+  const entries = Object.entries(c.impls).flatMap(([impl, setup]): [string, Setup, Backend | undefined][] =>
+    impl === 'ctkit' ? backends.map((b) => [ctkitImpl(b), setup, b]) : [[impl, setup, undefined]]);
+  for (const [impl, setup, backend] of entries) {
     if (impls && !impls.includes(impl)) continue;
-    const r: Runner = { impl, fn: () => undefined, loop: makeLoop(), n: 1, spentNs: 0, samples: [] };
+    const r: Runner = { impl, fn: () => undefined, loop: makeLoop(), n: 1, spentNs: 0, samples: [], backend };
     try {
+      if (backend) setBackend(backend);
       r.fn = await setup();
       consume(r.fn()); // a first call, so an operation that throws is reported, not timed
     } catch (e) {
       r.error = message(e);
+    } finally {
+      if (backend) setBackend('simd');
     }
+    // a family whose module has no such backend yet: no cell, not an error
+    if (r.error && /has no (wasm|js) backend/.test(r.error)) continue;
     runners.push(r);
   }
   const live = runners.filter((r) => r.error === undefined);
@@ -161,6 +181,7 @@ export async function measureCase(c: Case, opts: MeasureOptions, impls?: string[
     }
   }
 
+  setBackend('simd');
   return runners.map((r) => {
     const out: Result = { case: c.name, impl: r.impl, ns: r.error === undefined ? median(r.samples) : NaN };
     if (c.bytes !== undefined) out.bytes = c.bytes;

@@ -1,4 +1,4 @@
-// npm run bench [filter] [--json] [--impl name]… [--time ms] [--base <git-ref> [--copies N]]
+// npm run bench [filter] [--json] [--impl name]… [--time ms] [--backends simd,wasm,js] [--base <git-ref> [--copies N]]
 //
 // Runs the benchmark families below and prints a markdown table per family (or, with --json,
 // only `[{ "case", "impl", "ns" }]`, median ns per operation). With --base, compares this checkout
@@ -21,7 +21,7 @@ const FAMILIES: Record<string, () => Promise<{ default: Family }>> = {
   stream: () => import('./stream.js'),
 };
 
-const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--base <git-ref>] [--copies N]`;
+const USAGE = `usage: npm run bench -- [filter] [--json] [--impl name]... [--time ms] [--backends simd,wasm,js] [--base <git-ref>] [--copies N]`;
 
 function parse() {
   return parseArgs({
@@ -32,6 +32,7 @@ function parse() {
       time: { type: 'string' },
       base: { type: 'string' },
       copies: { type: 'string' },
+      backends: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -65,6 +66,8 @@ async function main(): Promise<number> {
     });
   }
 
+  const backends = (opts.backends ?? 'simd,wasm,js').split(',').map((b) => b.trim());
+  for (const b of backends) if (b !== 'simd' && b !== 'wasm' && b !== 'js') throw new Error(`--backends: ${b} is not simd, wasm or js\n${USAGE}`);
   const matches = caseMatcher(filter);
   const all: Result[] = [];
   let failed = 0;
@@ -83,7 +86,7 @@ async function main(): Promise<number> {
     const results: Result[] = [];
     for (const c of cases) {
       if (!opts.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[K  ${c.name} …`);
-      results.push(...(await measureCase(c, { timeMs }, opts.impl)));
+      results.push(...(await measureCase(c, { timeMs, backends: backends as ('simd' | 'wasm' | 'js')[] }, opts.impl)));
     }
     if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
     for (const r of results) if (r.error !== undefined) console.error(`bench: ${r.case} ${r.impl}: ${r.error}`);
