@@ -112,7 +112,9 @@ export class ChaCha20Poly1305 implements Aead {
         return out;
       }
       const maxg = this.#begin(nonce, aad, n);
-      const src = inPlaceSource(plaintext, out); // after the nonce and AAD were read
+      // after the nonce and AAD were read; a message of one chunk is all in scratch before the
+      // first write, so an overlapping output (a sealed stream's segment in place) needs no move
+      const src = n <= SCRATCH_SIZE ? plaintext : inPlaceSource(plaintext, out);
       for (let off = 0; off < n; off += SCRATCH_SIZE) {
         const len = Math.min(SCRATCH_SIZE, n - off);
         used = Math.max(used, len);
@@ -159,7 +161,7 @@ export class ChaCha20Poly1305 implements Aead {
       } else {
         const tag = sealed.slice(n); // before any write: output may overlap sealed
         const maxg = this.#begin(nonce, aad, n);
-        const src = inPlaceSource(sealed.subarray(0, n), out);
+        const src = n <= SCRATCH_SIZE ? sealed.subarray(0, n) : inPlaceSource(sealed.subarray(0, n), out);
         for (let off = 0; off < n; off += SCRATCH_SIZE) {
           const len = Math.min(SCRATCH_SIZE, n - off);
           used = Math.max(used, len);

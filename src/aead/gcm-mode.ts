@@ -150,7 +150,9 @@ function gcmSeal(g: GcmKey, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8
       return out;
     }
     used = begin(g, nonce, aad);
-    const src = inPlaceSource(plaintext, out); // after the nonce and AAD were read
+    // after the nonce and AAD were read; a text of one chunk is all in scratch before the first
+    // write, so an overlapping output (a sealed stream's segment in place) needs no move
+    const src = n <= SCRATCH_SIZE ? plaintext : inPlaceSource(plaintext, out);
     if (n === 0) e.gcm_seal_x(g.rk, g.gf, g.nr, SCRATCH_PTR, 0, 1, MAX_POWERS);
     for (let off = 0; off < n; off += SCRATCH_SIZE) {
       const len = Math.min(SCRATCH_SIZE, n - off);
@@ -186,7 +188,7 @@ function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Arr
       used = oneshot(g, nonce, sealed.subarray(0, n), aad, 1);
     } else {
       used = begin(g, nonce, aad);
-      const src = inPlaceSource(sealed.subarray(0, n), out);
+      const src = n <= SCRATCH_SIZE ? sealed.subarray(0, n) : inPlaceSource(sealed.subarray(0, n), out);
       for (let off = 0; off < n; off += SCRATCH_SIZE) {
         const len = Math.min(SCRATCH_SIZE, n - off);
         k.u8.set(src.subarray(off, off + len), SCRATCH_PTR);
