@@ -17,6 +17,8 @@ import * as chachaModule from '../../src/engine/wasm/chacha.js';
 import { gcmSivSealRef } from '../../src/ref/gcm-siv.js';
 import { sm4GcmSealRef } from '../../src/ref/sm4.js';
 import { xchacha20Poly1305SealRef } from '../../src/ref/chacha20-poly1305.js';
+import { ghashRef, gfMulGcm } from '../../src/ref/ghash.js';
+import { dotRef, polyvalRef } from '../../src/ref/polyval.js';
 
 export const W = SCRATCH_SIZE;
 export const pad16 = (n: number): number => 16 * Math.ceil(n / 16);
@@ -228,3 +230,31 @@ export function flips(n: number, tagLength: number, nonceLength: number, aadLeng
     ...allBits(aadLength, full, 1).map((bit): Flip => ({ target: 'aad', bit })),
   ];
 }
+
+// ---- GHASH / POLYVAL of long, mostly zero inputs, cheaply from the reference ------------------
+
+/** x^e by square-and-multiply with `mul`. */
+function power(x: Uint8Array, e: number, mul: (a: Uint8Array, b: Uint8Array) => Uint8Array): Uint8Array {
+  let r: Uint8Array | undefined;
+  let b = x;
+  for (let k = e; k > 0; k = Math.floor(k / 2)) {
+    if (k % 2 === 1) r = r ? mul(r, b) : b;
+    b = mul(b, b);
+  }
+  return r!;
+}
+
+/**
+ * GHASH / POLYVAL of head(48 bytes) ‖ zeros ‖ tail, where head ‖ zeros is `zeroBlocks + 3`
+ * blocks: the state after the head, then `zeroBlocks` steps of "times H" (GHASH: X·H each;
+ * POLYVAL: dot(X, H) each, and dot(X, P) with P = H^k·x^(−128(k−1)) does k of them), then the tail.
+ */
+export function expectedHash(kind: 'ghash' | 'polyval', h: Uint8Array, head: Uint8Array, zeroBlocks: number, tail: Uint8Array): Uint8Array {
+  if (kind === 'ghash') {
+    const x = ghashRef(h, head);
+    return ghashRef(h, tail, zeroBlocks === 0 ? x : gfMulGcm(x, power(h, zeroBlocks, gfMulGcm)));
+  }
+  const x = polyvalRef(h, head);
+  return polyvalRef(h, tail, zeroBlocks === 0 ? x : dotRef(x, power(h, zeroBlocks, dotRef)));
+}
+
