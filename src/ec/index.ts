@@ -14,3 +14,5 @@ export { ScalarField, type EcKernel } from './kernel.js';
 export { CURVES, type CurveParams, type CurveName } from '../curves/params.js';
 export { EncodingError, InvalidKeyError } from '../errors.js';
 export type { Ecdsa, EcdsaCurve, SignOptions, VerifyOptions, SignatureFormat } from './ecdsa.js';
+export { x25519, type X25519 } from './x25519.js';
+export type { OkpJwk, OkpPrivateKeyFormat, OkpPublicKeyFormat, OkpExportOptions } from './okp.js';
