@@ -6,7 +6,11 @@
 //
 // The key reaches each worker once, at creation (structured clone; the caller's copy is not
 // touched, the workers wipe theirs after expanding it) and is wiped there on dispose().
-// Batches travel as transferred buffers: no copy back and forth beyond the one postMessage makes.
+// Batches travel as transferred buffers and are sealed or opened in place when their buffer has
+// room (sealBatch / openBatch in segments.ts): the buffer that went out comes back holding the
+// result, so a caller that reuses it (the CLI) allocates nothing per batch. (A fresh 4 MiB
+// buffer costs more than the copy into it: its pages fault in zero-filled, the collector unmaps
+// them.)
 
 import { AuthenticationError, StateError } from '../errors.js';
 import { streamAlgorithm } from './sealer.js';
@@ -200,21 +204,27 @@ export class WorkerPool implements BatchCipher {
     }
     this.#next = (this.#members.indexOf(best) + 1) % this.size;
     const id = this.#id++;
+    // the input moves to the worker: its own buffer when it starts that buffer (the caller gave
+    // it up: BatchCipher), else a copy of just the view (a clone would copy the whole buffer)
+    const own = data.byteOffset === 0 && data.buffer instanceof ArrayBuffer && data.buffer.byteLength > 0;
+    const input = own ? data : new Uint8Array(data);
     return new Promise<Uint8Array>((resolve, reject) => {
       best.jobs.set(id, { resolve, reject });
-      // a view of a larger buffer is sent as a copy; a whole buffer moves
-      const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
-      best.w.postMessage(
-        { t, id, data, algorithm: p.alg.name, prefix: p.prefix, aad: p.aad, segmentSize: p.segmentSize, first, lastFinal },
-        whole ? [data.buffer as ArrayBuffer] : [],
-      );
+      best.w.postMessage({ t, id, data: input, algorithm: p.alg.name, prefix: p.prefix, aad: p.aad, segmentSize: p.segmentSize, first, lastFinal }, [input.buffer as ArrayBuffer]);
     });
   }
 
+  /**
+   * Seals a batch on the least busy worker. `plain` moves there: when it starts at offset 0 of
+   * its buffer, that whole buffer is transferred (detached here), and the batch is sealed in it
+   * when it has room for the tags (the result is then a view of that buffer, back); otherwise
+   * the view is copied. Either way the plaintext that went out is overwritten or wiped there.
+   */
   sealBatch(p: SegmentParams, plain: Uint8Array, first: number, lastFinal: boolean): Promise<Uint8Array> {
     return this.#run('seal', p, plain, first, lastFinal);
   }
 
+  /** Opens a batch on the least busy worker; `sealed` moves there as `plain` does for sealBatch. */
   openBatch(p: SegmentParams, sealed: Uint8Array, first: number, lastFinal: boolean): Promise<Uint8Array> {
     return this.#run('open', p, sealed, first, lastFinal);
   }

@@ -48,27 +48,42 @@ export function openedLength(n: number, p: SegmentParams, lastFinal: boolean): n
   return whole * p.segmentSize + rest - p.alg.tagLength;
 }
 
-/** Seals the segments of `plain` (indexes first, first+1, …) into `out`, which must not overlap it. */
+/** Do views a and b share bytes? */
+function overlaps(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteOffset < b.byteOffset + b.length && b.byteOffset < a.byteOffset + a.length;
+}
+
+/**
+ * Seals the segments of `plain` (indexes first, first+1, …) into `out`: a buffer apart from
+ * plain, or in place: plain's own bytes from its start on (out.byteOffset = plain.byteOffset,
+ * room for the tags after it), which are then sealed from the last segment back to the first,
+ * so each segment's output lands only on plaintext already sealed. Every plaintext byte is
+ * overwritten by ciphertext.
+ */
 export function sealBatch(aead: Aead, p: SegmentParams, plain: Uint8Array, first: number, lastFinal: boolean, out?: Uint8Array): Uint8Array {
   const S = p.segmentSize;
   const T = p.alg.tagLength;
   const count = sealedSegments(plain.length, S, lastFinal);
   const total = plain.length + count * T;
   const dst = out ? out.subarray(0, total) : new Uint8Array(total);
+  let src = plain;
+  if (overlaps(dst, plain) && dst.byteOffset < plain.byteOffset) src = plain.slice(); // below: not in place
   const nonce = new Uint8Array(p.alg.nonceLength);
-  let o = 0;
-  for (let i = 0; i < count; i++) {
-    const seg = plain.subarray(i * S, Math.min(plain.length, (i + 1) * S));
+  for (let i = count - 1; i >= 0; i--) {
+    const seg = src.subarray(i * S, Math.min(src.length, (i + 1) * S));
     segmentNonce(p.alg, p.prefix, first + i, lastFinal && i === count - 1, nonce);
+    const o = i * (S + T);
     aead.seal(nonce, seg, p.aad, dst.subarray(o, o + seg.length + T));
-    o += seg.length + T;
   }
+  if (src !== plain) src.fill(0);
   return dst;
 }
 
 /**
- * Opens the segments of `sealed` (indexes first, …) into `out`. All or nothing: when any segment
- * fails, every byte written for this batch is wiped and SegmentAuthenticationError names it.
+ * Opens the segments of `sealed` (indexes first, …) into `out`: a buffer apart from sealed, or in
+ * place (out.byteOffset ≤ sealed.byteOffset in sealed's buffer: each segment's plaintext lands
+ * only on sealed bytes already read). All or nothing: when any segment fails, every byte
+ * written for this batch is wiped and SegmentAuthenticationError names it.
  */
 export function openBatch(aead: Aead, p: SegmentParams, sealed: Uint8Array, first: number, lastFinal: boolean, out?: Uint8Array): Uint8Array {
   const S = p.segmentSize;
@@ -80,6 +95,7 @@ export function openBatch(aead: Aead, p: SegmentParams, sealed: Uint8Array, firs
     throw new SegmentAuthenticationError(at, `truncated: segment ${at} is shorter than its tag (the stream was cut, or is not a ctkit sealed stream)`);
   }
   const dst = out ? out.subarray(0, n) : new Uint8Array(n);
+  if (overlaps(dst, sealed) && dst.byteOffset > sealed.byteOffset) sealed = sealed.slice(); // above: not in place
   const count = lastFinal ? Math.max(1, Math.ceil(sealed.length / unit)) : sealed.length / unit;
   const nonce = new Uint8Array(p.alg.nonceLength);
   let o = 0;

@@ -15,7 +15,7 @@ import type { Aead } from '../aead/types.js';
 import { StateError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
 import { type AlgorithmInfo, StreamFormatError } from './format.js';
-import { Framer, type SegmentParams, openBatch, sealBatch } from './segments.js';
+import { Framer, type SegmentParams, openBatch, sealBatch, sealedLength } from './segments.js';
 import { BATCH_BYTES, HeaderReader, type OpenerOptions, type SealerOptions, checkAead, newStreamParams, streamAlgorithm } from './sealer.js';
 
 /** Seals and opens batches elsewhere (a worker pool); results in any order, each one awaited. */
@@ -159,7 +159,12 @@ class SealPump implements Pump {
     const first = this.#index;
     this.#index += lastFinal ? 0 : batch.length / this.#params.segmentSize;
     if (this.#aead) emit(sealBatch(this.#aead, this.#params, batch, first, lastFinal));
-    else this.#inflight.push(handled(this.#pool!.sealBatch(this.#params, batch.slice(), first, lastFinal)));
+    else {
+      // a copy of its own that moves to the worker, with room for the tags: sealed in place there
+      const copy = new Uint8Array(sealedLength(batch.length, this.#params, lastFinal));
+      copy.set(batch);
+      this.#inflight.push(handled(this.#pool!.sealBatch(this.#params, copy.subarray(0, batch.length), first, lastFinal)));
+    }
   }
 
   async #drain(emit: Emit, keep: number): Promise<void> {
@@ -243,7 +248,8 @@ class OpenPump implements Pump {
     const first = this.#index;
     this.#index += lastFinal ? 0 : batch.length / this.#framer!.unit;
     if (this.#aead) emit(openBatch(this.#aead, this.#params!, batch, first, lastFinal));
-    else this.#inflight.push(handled(this.#pool!.openBatch(this.#params!, batch.slice(), first, lastFinal)));
+    // a copy of its own that moves to the worker (not batch.slice(): a Node Buffer's is a view)
+    else this.#inflight.push(handled(this.#pool!.openBatch(this.#params!, new Uint8Array(batch), first, lastFinal)));
   }
 
   async #drain(emit: Emit, keep: number): Promise<void> {

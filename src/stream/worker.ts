@@ -5,12 +5,15 @@
 //
 // Messages in:  { t: 'init', algorithm, key } · { t: 'seal' | 'open', id, data, params, first, lastFinal } · { t: 'dispose' }
 // Messages out: { t: 'loaded' } · { t: 'ready' } · { t: 'done', id, data } · { t: 'fail', id, … } · { t: 'disposed', wiped }
+//
+// A batch at the start of a buffer with room for the result is sealed or opened in place, and
+// the result goes back in that same buffer.
 
 import type { Aead } from '../aead/types.js';
 import { StateError } from '../errors.js';
 import { aesGcm, aesGcmSiv, chacha20Poly1305, sm4Gcm, xchacha20Poly1305 } from '../aead/index.js';
 import { algorithmByName } from './format.js';
-import { SegmentAuthenticationError, openBatch, sealBatch, type SegmentParams } from './segments.js';
+import { SegmentAuthenticationError, openBatch, openedLength, sealBatch, sealedLength, type SegmentParams } from './segments.js';
 
 const FACTORIES: Record<string, (key: Uint8Array) => Aead> = {
   'aes-256-gcm': aesGcm,
@@ -50,8 +53,12 @@ scope.onmessage = (e) => {
       case 'open': {
         if (!aead) throw new StateError('worker: no key');
         const data = m.data as Uint8Array;
-        const out = m.t === 'seal' ? sealBatch(aead, paramsOf(m), data, m.first, m.lastFinal) : openBatch(aead, paramsOf(m), data, m.first, m.lastFinal);
-        if (m.t === 'seal') data.fill(0); // plaintext that came in
+        const p = paramsOf(m);
+        const seal = m.t === 'seal';
+        const need = seal ? sealedLength(data.length, p, m.lastFinal) : openedLength(data.length, p, m.lastFinal);
+        const room = data.byteOffset === 0 && need >= 0 && data.buffer.byteLength >= need ? new Uint8Array(data.buffer) : undefined;
+        const out = seal ? sealBatch(aead, p, data, m.first, m.lastFinal, room) : openBatch(aead, p, data, m.first, m.lastFinal, room);
+        if (seal && !room) data.fill(0); // plaintext that came in (in place, ciphertext covers it)
         scope.postMessage({ t: 'done', id: m.id, data: out }, [out.buffer as ArrayBuffer]);
         return;
       }
