@@ -1,30 +1,41 @@
 // `ctkit keygen --aead`, `ctkit seal`, `ctkit open`: symmetric key files, and the sealed-file
 // format of ctkit/stream (format 1, docs/stream-format.md) over files, stdin and stdout.
 //
-// The file path is the library's stream pump fed with large reads: CHUNK bytes per read into two
-// buffers used in turn, so the next read runs (in libuv's thread pool) while this one is sealed
-// or opened, and each batch goes out in one write. With --jobs N > 1 the segments are sealed and
-// opened on a pool of N workers, and the output is byte for byte the same.
+// The file path runs ctkit/stream's batches (sealBatch / openBatch on this thread, or a worker
+// pool with --jobs N > 1: the output is byte for byte the same) on whole reads: each read is
+// CHUNK bytes of segments, read ahead in libuv's thread pool while the one before is sealed or
+// opened, and goes out in one write. Each batch is sealed or opened in place in its read
+// buffer, on this thread or in a worker (the buffer moves there and comes back with the result),
+// and a buffer once written is read into again: nothing is allocated per batch (a fresh 4 MiB
+// buffer costs more than the copy into it), concatenated or held back. A read that is followed
+// by more data holds only segments that are not the last; the last read ends with the final one.
 //
 // What `open` promises: with -o, the file appears only when every segment authenticated (it is
 // written under a temporary name and renamed). To stdout, plaintext goes out a batch at a time,
-// each batch only after all of its segments authenticated; a stream that is damaged or cut short
-// later is exit status 1 with a message saying how many authenticated bytes were already written,
-// so a consumer that must not act on a prefix checks the exit status (or uses -o).
+// each batch only after all of its segments authenticated (the last segment alone: a stream cut
+// after segment i releases segments up to i − 1); a stream that is damaged or cut short later
+// is exit status 1 with a message saying how many authenticated bytes were already written, so
+// a consumer that must not act on a prefix checks the exit status (or uses -o).
 
 import { availableParallelism } from 'node:os';
 import type { Aead } from '../aead/types.js';
-import { unbase64url } from '../ec/der.js';
 import { AuthenticationError } from '../errors.js';
-import { ALGORITHMS, type AlgorithmInfo, algorithmByName } from '../stream/format.js';
-import { SegmentAuthenticationError } from '../stream/segments.js';
-import { type BatchCipher, type Pump, createOpenPump, createSealPump } from '../stream/web.js';
+import { ALGORITHMS, type AlgorithmInfo, HEADER_FIXED, StreamFormatError, algorithmById, algorithmByName, headerLength } from '../stream/format.js';
+import { HeaderReader, newStreamParams } from '../stream/sealer.js';
+import { SegmentAuthenticationError, type SegmentParams, openBatch, sealBatch } from '../stream/segments.js';
+import type { BatchCipher } from '../stream/web.js';
 import { Failure, FileError, UsageError } from './errors.js';
 import { Input, type Output, Progress, createSecretFile, openOutput, reason } from './io.js';
 import { promises as fsp } from 'node:fs';
 
-/** Bytes per read: 64 segments of 64 KiB. */
+/** Bytes of plaintext per read, per batch and per write: 64 segments of 64 KiB (at least one segment). */
 export const CHUNK = 4 << 20;
+/** Batches in flight per pool worker: enough that no worker waits for the next. */
+const INFLIGHT_PER_WORKER = 3;
+/** Reads queued beyond the batch at hand (the next one also says whether this one is the last). */
+const READ_AHEAD = 2;
+/** Writes queued before the next batch waits for the oldest. */
+const WRITES_QUEUED = 2;
 
 const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 const algNames = () => ALGORITHMS.map((a) => a.name).join(', ');
@@ -65,14 +76,8 @@ async function readKeyFile(path: string): Promise<KeyFile> {
   }
   const alg = algorithmByName(jwk.alg);
   if (!alg) throw new Failure(`invalid key: ${path} names the unknown algorithm '${jwk.alg}' (ctkit has ${algNames()})`);
-  // the library's strict base64url: Buffer's decoder would also take unused bits that are not
-  // zero (one key, several files) and stray padding
-  let key: Uint8Array;
-  try {
-    key = unbase64url(jwk.k, `in ${path}, "k"`);
-  } catch (e) {
-    throw new Failure(`invalid key: ${(e as Error).message}`);
-  }
+  if (!/^[A-Za-z0-9_-]*$/.test(jwk.k)) throw new Failure(`invalid key: in ${path}, "k" is not base64url`);
+  const key = new Uint8Array(Buffer.from(jwk.k, 'base64url'));
   if (key.length !== alg.keyLength) {
     key.fill(0);
     throw new Failure(`invalid key: a ${alg.name} key is ${alg.keyLength} bytes, the one in ${path} is ${key.length}`);
@@ -123,45 +128,162 @@ async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: number): Pr
   }
 }
 
-/** Feeds `input` through `pump` into `out`: two read buffers in turn, one write per read. */
-async function run(input: Input, pump: Pump, out: Output, progress: Progress): Promise<void> {
-  let cur = Buffer.allocUnsafeSlow(CHUNK);
-  let next = Buffer.allocUnsafeSlow(CHUNK);
-  const pending: Uint8Array[] = [];
-  const emit = (b: Uint8Array) => {
-    pending.push(b);
+/** Buffers of one capacity (a batch and its tags), reused; what they held is wiped by wipe() at the end. */
+class Buffers {
+  readonly #free: Uint8Array[] = [];
+  constructor(readonly capacity: number) {}
+  take(): Uint8Array {
+    return this.#free.pop() ?? new Uint8Array(this.capacity);
+  }
+  /** b's whole buffer is free again (a view of it, or a buffer that came back from a worker); one too small is wiped and dropped. */
+  give(b: Uint8Array): void {
+    if (b.buffer.byteLength < this.capacity || !(b.buffer instanceof ArrayBuffer)) return void b.fill(0);
+    this.#free.push(b.byteOffset === 0 && b.length === b.buffer.byteLength ? b : new Uint8Array(b.buffer));
+  }
+  wipe(): void {
+    for (const b of this.#free) b.fill(0);
+  }
+}
+
+interface Chunk {
+  buf: Uint8Array;
+  n: number;
+}
+
+/**
+ * Seals (or opens) everything `input` has left into `out`, after the header: reads of `units`
+ * whole units (plaintext segments, or sealed segments), each known not to be the last once the
+ * next read has returned data; results written in order.
+ */
+async function pipeline(dir: 'seal' | 'open', input: Input, out: Output, cipher: Aead | BatchCipher, p: SegmentParams, progress: Progress): Promise<void> {
+  const S = p.segmentSize;
+  const T = p.alg.tagLength;
+  const unit = dir === 'seal' ? S : S + T;
+  const units = Math.max(1, Math.floor(CHUNK / S));
+  const R = units * unit; // bytes per read
+  const bufs = new Buffers(units * (S + T));
+  const pool = typeof (cipher as BatchCipher).sealBatch === 'function' ? (cipher as BatchCipher) : undefined;
+  const aead = pool ? undefined : (cipher as Aead);
+  const limit = pool ? Math.max(1, pool.concurrency) * INFLIGHT_PER_WORKER : 0;
+
+  // reads, one after the other (one file position), queued ahead
+  let chain: Promise<unknown> = Promise.resolve();
+  const reads: Promise<Chunk>[] = [];
+  const readNext = () => {
+    const buf = bufs.take();
+    const r = chain.then(() => input.readFull(buf, 0, R)).then(
+      (n) => ({ buf, n }),
+      (e) => {
+        buf.fill(0);
+        throw e;
+      },
+    );
+    chain = r;
+    r.catch(() => undefined);
+    reads.push(r);
   };
-  const flush = async () => {
-    if (pending.length) await out.write(pending.splice(0));
+  // writes, one after the other, each buffer reused once it is written
+  let wchain: Promise<void> = Promise.resolve();
+  const writes: Promise<void>[] = [];
+  const write = async (b: Uint8Array) => {
+    const w = wchain.then(() => out.write([b])).finally(() => bufs.give(b));
+    wchain = w;
+    w.catch(() => undefined);
+    writes.push(w);
+    while (writes.length > WRITES_QUEUED) await writes.shift();
   };
+  // results in order: this thread's at once, the pool's as they come
+  const results: Promise<Uint8Array>[] = [];
+  const drain = async (keep: number) => {
+    while (results.length > keep) await write(await results.shift()!);
+  };
+  let index = 0;
+  /** Seals or opens `data`, a view at the start of a buffer of ours, in place; its result goes out. */
+  const batch = async (data: Uint8Array, final: boolean) => {
+    const first = index;
+    index += final ? 0 : data.length / unit;
+    if (pool) {
+      // the buffer moves to a worker and comes back with the result in it
+      const r = dir === 'seal' ? pool.sealBatch(p, data, first, final) : pool.openBatch(p, data, first, final);
+      r.catch(() => undefined);
+      results.push(r);
+      await drain(limit);
+      return;
+    }
+    const room = new Uint8Array(data.buffer, 0, bufs.capacity);
+    let r: Uint8Array;
+    try {
+      r = dir === 'seal' ? sealBatch(aead!, p, data, first, final, room) : openBatch(aead!, p, data, first, final, room);
+    } catch (e) {
+      bufs.give(room);
+      throw e;
+    }
+    await write(r);
+  };
+
   try {
-    let n = await input.readFull(cur);
-    while (n > 0) {
-      const ahead = n === CHUNK ? input.readFull(next) : Promise.resolve(0);
+    for (let i = 0; i <= READ_AHEAD; i++) readNext();
+    for (;;) {
+      const cur = await reads.shift()!;
+      readNext();
+      let last: boolean;
       try {
-        await pump.write(cur.subarray(0, n), emit);
-        await flush();
+        last = cur.n < R || (await reads[0]).n === 0;
       } catch (e) {
-        await ahead.catch(() => undefined);
+        bufs.give(cur.buf);
         throw e;
       }
+      if (!last) {
+        await batch(cur.buf.subarray(0, cur.n), false);
+      } else {
+        // whole units but the last, then the last alone as the final segment (the framing of
+        // ctkit/stream: a full last unit is the final one; opening releases the ones before it)
+        const split = cur.n > 0 ? Math.floor((cur.n - 1) / unit) * unit : 0;
+        // the final unit gets a buffer of its own first: the batch before it may move to a worker
+        const tail = bufs.take();
+        tail.set(cur.buf.subarray(split, cur.n));
+        try {
+          if (split > 0) await batch(cur.buf.subarray(0, split), false);
+          else bufs.give(cur.buf);
+        } catch (e) {
+          bufs.give(tail);
+          throw e;
+        }
+        await batch(tail.subarray(0, cur.n - split), true);
+        break;
+      }
       progress.update(input.bytesRead);
-      n = await ahead;
-      [cur, next] = [next, cur];
     }
-    await pump.close(emit);
-    await flush();
+    await drain(0);
+    while (writes.length) await writes.shift();
+    progress.update(input.bytesRead);
   } catch (e) {
-    pump.cancel();
-    // what the pump emitted is complete (opening: authenticated) output; it goes out in order
-    // before the error is reported, whatever the number of workers
-    await flush().catch(() => undefined);
-    for (const p of pending) p.fill(0);
+    // what authenticated before the failure goes out, in order, before the error is reported;
+    // results still to come are wiped when they arrive
+    for (const r of results.splice(0)) void r.then((b) => b.fill(0), () => undefined);
+    await wchain.catch(() => undefined);
     throw e;
   } finally {
-    cur.fill(0);
-    next.fill(0);
+    // reads still running (past the end, or after an error): their buffers come back to be wiped
+    for (const r of await Promise.allSettled(reads.splice(0))) if (r.status === 'fulfilled') bufs.give(r.value.buf);
+    bufs.wipe();
   }
+}
+
+/** Reads the header of a sealed input: the parameters, or a StreamFormatError. */
+async function readHeader(input: Input, alg: AlgorithmInfo): Promise<SegmentParams> {
+  const hb = new Uint8Array(HEADER_FIXED + 32);
+  const reader = new HeaderReader(alg, undefined);
+  const n = await input.readFull(hb, 0, HEADER_FIXED);
+  let h = reader.feed(hb.subarray(0, n));
+  if (!h && n === HEADER_FIXED) {
+    // feed() checked the fixed part: the id names an algorithm
+    const len = headerLength(algorithmById(hb[5])!);
+    const m = await input.readFull(hb, HEADER_FIXED, len - HEADER_FIXED);
+    h = reader.feed(hb.subarray(HEADER_FIXED, HEADER_FIXED + m));
+  }
+  if (!h) throw new StreamFormatError(n > 0 ? 'truncated: the stream ends inside its header' : 'empty input: not a ctkit sealed stream');
+  return h.params;
 }
 
 export interface SealOptions {
@@ -195,7 +317,9 @@ export async function sealFile(o: SealOptions): Promise<void> {
   try {
     out = await openOutput(o.output, { force: o.force, binary: true, command: 'seal' });
     c = await makeCipher(kf.alg, kf.key, o.jobs ?? autoJobs(input.size));
-    await run(input, createSealPump(c.cipher, { yieldEvery: 0 }), out, progress);
+    const { header, params } = newStreamParams(kf.alg);
+    await out.write([header]);
+    await pipeline('seal', input, out, c.cipher, params, progress);
     await out.commit();
   } catch (e) {
     await out?.abort();
@@ -228,7 +352,8 @@ export async function openFile(o: OpenOptions): Promise<void> {
   try {
     out = await openOutput(o.output, { force: o.force, command: 'open' });
     c = await makeCipher(kf.alg, kf.key, o.jobs ?? autoJobs(input.size));
-    await run(input, createOpenPump(c.cipher, { yieldEvery: 0 }), out, progress);
+    const params = await readHeader(input, kf.alg);
+    await pipeline('open', input, out, c.cipher, params, progress);
     await out.commit();
   } catch (e) {
     await out?.abort();

@@ -171,7 +171,7 @@ export class Input {
 // ---- outputs ---------------------------------------------------------------------------------
 
 export interface Output {
-  /** Appends the chunks, in order. */
+  /** Appends the chunks, in order; resolves once their buffers may be reused. */
   write(chunks: readonly Uint8Array[]): Promise<void>;
   /** Makes the output visible (a file: renamed into place). */
   commit(): Promise<void>;
@@ -214,23 +214,16 @@ class StdoutOutput implements Output {
     process.stdout.on('error', this.#onError);
   }
 
+  /** Resolves when every chunk has been handed to the system (its buffer may be reused). */
   async write(chunks: readonly Uint8Array[]): Promise<void> {
     const out = process.stdout;
     for (const c of chunks) {
       if (this.#error) throw this.#error;
       if (c.length === 0) continue;
       this.written += c.length;
-      if (!out.write(c)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            out.off('drain', done);
-            out.off('error', done);
-            resolve();
-          };
-          out.on('drain', done);
-          out.on('error', done);
-        });
-      }
+      await new Promise<void>((resolve, reject) => {
+        out.write(c, (e) => (e ? reject(this.#error ?? e) : resolve()));
+      });
     }
     if (this.#error) throw this.#error;
   }
