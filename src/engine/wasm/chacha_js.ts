@@ -631,6 +631,7 @@ export function instantiate() {
   }
 
   function f_poly1305_powers(p_p: number): void {
+    void p_p;
     // radix 2^13: one block per step, no powers of r to compute
   }
 
@@ -640,6 +641,8 @@ export function instantiate() {
     let s_s3 = 0, s_s4 = 0, s_s5 = 0, s_s6 = 0, s_s7 = 0, s_s8 = 0, s_s9 = 0, s_m0 = 0, s_m1 = 0, s_m2 = 0, s_m3 = 0, s_m4 = 0;
     let s_m5 = 0, s_m6 = 0, s_m7 = 0, s_m8 = 0, s_m9 = 0, s_d0 = 0, s_d1 = 0, s_d2 = 0, s_d3 = 0, s_d4 = 0, s_d5 = 0, s_d6 = 0;
     let s_d7 = 0, s_d8 = 0, s_d9 = 0, s_w0 = 0, s_w1 = 0, s_w2 = 0, s_w3 = 0, s_c = 0;
+    void p_maxg;
+    void s_s0;
     p_hib = (p_hibit << 11);
     s_h0 = DV.getInt32(p_p, true);
     s_h1 = DV.getInt32(p_p + 4, true);
@@ -761,11 +764,8 @@ export function instantiate() {
   }
 
   function f_poly1305_finish(p_p: number, p_out: number): void {
-    let s_h0 = 0, s_h1 = 0, s_h2 = 0, s_h3 = 0, s_h4 = 0, s_h5 = 0, s_h6 = 0, s_h7 = 0, s_h8 = 0, s_h9 = 0, p_r0 = 0, p_r1 = 0;
-    let p_r2 = 0, p_r3 = 0, p_r4 = 0, p_r5 = 0, p_r6 = 0, p_r7 = 0, p_r8 = 0, p_r9 = 0, p_s0 = 0, p_s1 = 0, p_s2 = 0, p_s3 = 0;
-    let p_s4 = 0, p_s5 = 0, p_s6 = 0, p_s7 = 0, p_s8 = 0, p_s9 = 0, p_m0 = 0, p_m1 = 0, p_m2 = 0, p_m3 = 0, p_m4 = 0, p_m5 = 0;
-    let p_m6 = 0, p_m7 = 0, p_m8 = 0, p_m9 = 0, s_d0 = 0, s_d1 = 0, s_d2 = 0, s_d3 = 0, s_d4 = 0, s_d5 = 0, s_d6 = 0, s_d7 = 0;
-    let s_d8 = 0, s_d9 = 0, p_w0 = 0, p_w1 = 0, p_w2 = 0, p_w3 = 0, s_c = 0, s_sum = 0;
+    let s_h0 = 0, s_h1 = 0, s_h2 = 0, s_h3 = 0, s_h4 = 0, s_h5 = 0, s_h6 = 0, s_h7 = 0, s_h8 = 0, s_h9 = 0, s_d0 = 0, s_d1 = 0;
+    let s_d2 = 0, s_d3 = 0, s_d4 = 0, s_d5 = 0, s_d6 = 0, s_d7 = 0, s_d8 = 0, s_d9 = 0, s_c = 0, s_sum = 0;
     s_h0 = DV.getInt32(p_p, true);
     s_h1 = DV.getInt32(p_p + 4, true);
     s_h2 = DV.getInt32(p_p + 8, true);

@@ -668,8 +668,8 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
   lines.push(`import { JsMemory } from '../js-memory.js';`, '');
   lines.push(`/** A fresh instance: its own memory (${m.memoryPages} pages) and functions. */`);
   lines.push(`export function instantiate()${opts.exportsType ? `: ${opts.exportsType}` : ''} {`);
-  lines.push(`  const memory = new JsMemory(${m.memoryPages}, (b) => { M = new Uint8Array(b); DV = new DataView(b); });`);
-  lines.push(`  let M = new Uint8Array(memory.buffer);`, `  let DV = new DataView(memory.buffer);`);
+  const views: string[] = []; // M and DV, where some function reads them (filled in below)
+  const viewsAt = lines.length;
   for (const d of m.data) lines.push(`  M.set([${d.bytes.join(',')}], ${d.offset});`);
   // the result registers of functions returning i64 or several values, by taint
   const regs = new Set<string>();
@@ -679,6 +679,7 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
     if (f.results.length > 1) f.results.forEach((t, i) => (t === 'i64' ? [`${pre}_R${i}_h`, `${pre}_R${i}_l`] : [`${pre}_R${i}`]).forEach((r) => regs.add(r)));
   }
   if (regs.size) lines.push(`  let ${[...regs].map((r) => `${r} = 0`).join(', ')};`);
+  const all: string[] = lines.slice(viewsAt); // what reads M or DV: data segments, function bodies
   for (const f of funcs) {
     const p = new FnPrinter(f, taint, fnName);
     p.body(f.body);
@@ -689,11 +690,22 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
     const ret = f.results.length === 1 && f.results[0] !== 'i64' ? 'number' : f.results.length === 1 ? 'number' : 'void';
     lines.push('', ...f.doc.map((d) => `  // ${d}`));
     lines.push(`  function ${fnName(f)}(${params.map((x) => `${x}: number`).join(', ')}): ${ret} {`);
-    const vars = [...f.declared.flatMap((l) => (l.type === 'i64' ? [`${p.name(l)}_h`, `${p.name(l)}_l`] : [p.name(l)])), ...p.temps];
+    // tsc's noUnusedLocals / noUnusedParameters: a local the body never names is not declared; a
+    // parameter or local that it only assigns to is read once by `void` (no effect)
+    const body = p.out.join('\n');
+    const declared = [...f.declared.flatMap((l) => (l.type === 'i64' ? [`${p.name(l)}_h`, `${p.name(l)}_l`] : [p.name(l)])), ...p.temps];
+    const vars = declared.filter((v) => mentions(body, v));
     for (let i = 0; i < vars.length; i += 12) lines.push(`    let ${vars.slice(i, i + 12).map((v) => `${v} = 0`).join(', ')};`);
+    for (const v of [...params, ...vars]) if (!reads(body, v)) lines.push(`    void ${v};`);
     lines.push(...p.out.map((l) => '  ' + l));
+    all.push(body);
     lines.push('  }');
   }
+  const text = all.join('\n');
+  for (const [v, make] of [['M', 'new Uint8Array'], ['DV', 'new DataView']]) if (mentions(text, v)) views.push(v, make);
+  const setViews = views.length ? ` ${views.flatMap((v, i) => (i % 2 ? [] : [`${v} = ${views[i + 1]}(b);`])).join(' ')} ` : ' ';
+  lines.splice(viewsAt, 0, `  const memory = new JsMemory(${m.memoryPages}, (${views.length ? 'b' : '_b'}) => {${setViews}});`,
+    ...views.flatMap((v, i) => (i % 2 ? [] : [`  let ${v} = ${views[i + 1]}(memory.buffer);`])));
   // exports: the WebAssembly signatures (i64 as BigInt at the boundary)
   const exp: string[] = [];
   const exportOf = (name: string, f: Func) => {
@@ -722,6 +734,12 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
   }
   return lines.join('\n');
 }
+
+const named = (v: string) => `(?<![\\w$])${v.replace(/\$/g, '\\$')}(?![\\w$])`;
+/** Whether the text names variable v. */
+const mentions = (text: string, v: string) => new RegExp(named(v)).test(text);
+/** Whether the text reads v somewhere (names it other than as the target of a plain assignment). */
+const reads = (text: string, v: string) => new RegExp(`${named(v)}(?!\\s*=(?!=))`).test(text);
 
 /** Bytes of memory a JS instance starts with. */
 export const JS_PAGE = PAGE;
