@@ -18,6 +18,12 @@ export interface Case {
   bytes?: number;
   /** Implementation name (`ctkit`, `noble`, `node:crypto`, …) to its setup. */
   impls: Record<string, Setup>;
+  /**
+   * For operations of a second or more (a 1 GiB file): each is timed alone (no warm-up past the
+   * first, untimed call; no calibration), and this many timed calls per implementation suffice
+   * (instead of 5, or the time budget).
+   */
+  minRuns?: number;
 }
 
 export interface Family {
@@ -164,13 +170,14 @@ export async function measureCase(c: Case, opts: MeasureOptions, impls?: string[
   const live = runners.filter((r) => r.error === undefined);
 
   const warmMs = Math.min(WARMUP_MAX_MS, opts.timeMs / 2);
-  for (const r of live) warmAndCalibrate(r, warmMs);
+  if (c.minRuns === undefined) for (const r of live) warmAndCalibrate(r, warmMs);
+  const minSamples = c.minRuns ?? MIN_SAMPLES;
 
   // Timed batches, round-robin; the starting impl rotates so no impl always goes first.
   const budgetNs = opts.timeMs * 1e6;
   for (let round = 0; ; round++) {
     const pending = live.filter(
-      (r) => r.samples.length < MAX_SAMPLES && (r.samples.length < MIN_SAMPLES || r.spentNs < budgetNs),
+      (r) => r.samples.length < MAX_SAMPLES && (r.samples.length < minSamples || (c.minRuns === undefined && r.spentNs < budgetNs)),
     );
     if (pending.length === 0) break;
     for (let i = 0; i < pending.length; i++) {
