@@ -243,7 +243,7 @@ test('AES-GCM (128, 192, 256) and AES-GCM-SIV (128, 256) objects and one-shot fu
         w.check(`aes-${kl * 8}-gcm constructed`, s.slot, [slot(w.k, 0)], s.everywhere);
         const sealed = a.seal(nonce, rng.bytes(n), aad);
         // E(K, J0) masks the tag: for a 12-byte nonce J0 = nonce ‖ 0^31 ‖ 1
-        const ek = nl === 12 ? { 'E(K, J0)': aesEncryptBlockRef(key, cat(nonce, Uint8Array.of(0, 0, 0, 1))) } : {};
+        const ek: Record<string, Uint8Array> = nl === 12 ? { 'E(K, J0)': aesEncryptBlockRef(key, cat(nonce, Uint8Array.of(0, 0, 0, 1))) } : {};
         const live = [slot(w.k, 0)] as [number, number][];
         w.check(`aes-${kl * 8}-gcm ${n} nonce ${nl} seal`, { ...s.slot, ...ek }, live, s.everywhere);
         a.open(nonce, sealed, aad);
@@ -295,7 +295,7 @@ test('SM4-GCM objects, the SM4 block cipher (ECB, CTR): nothing of a key outside
     for (const nl of [12, 9]) {
       const key = rng.bytes(16), nonce = rng.bytes(nl), aad = rng.bytes(5);
       const s = sm4Secrets(key);
-      const ek = nl === 12 ? { 'E(K, J0)': sm4EncryptBlockRef(key, cat(nonce, Uint8Array.of(0, 0, 0, 1))) } : {};
+      const ek: Record<string, Uint8Array> = nl === 12 ? { 'E(K, J0)': sm4EncryptBlockRef(key, cat(nonce, Uint8Array.of(0, 0, 0, 1))) } : {};
       const a = new Sm4Gcm(key, { kernel: w.k });
       const live = [slot(w.k, 0)] as [number, number][];
       w.check('sm4-gcm constructed', s.slot, live, s.everywhere);
