@@ -79,6 +79,9 @@ function moduleFile(k: KernelEntry, bytes: Uint8Array, t: 'simd' | 'wasm' = 'sim
 }
 
 const TS_TYPE: Record<string, string> = { i32: 'number', i64: 'bigint', v128: 'never' };
+/** A parameter name as TypeScript allows it (a WAT local may be called `in`, `var`, …). */
+const RESERVED = new Set('break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with'.split(' '));
+const param = (n: string) => (RESERVED.has(n) ? `${n}_` : n);
 const pascal = (name: string) => name.split(/[_-]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 
 /** A TypeScript literal of a plain value (objects, numbers, strings), indented. */
@@ -95,9 +98,9 @@ function literal(v: unknown, ind = ''): string {
 function memberLines(g: GeneratedKernel, sigs: Signature[]): string[] {
   const globals = Object.keys(g.globals ?? {}).map((n) => `  ${n}: WebAssembly.Global;`);
   const members = sigs.flatMap((s) => {
-    const ps = s.params.map(([n, t]) => `${n}: ${TS_TYPE[t]}`).join(', ');
+    const ps = s.params.map(([n, t]) => `${param(n)}: ${TS_TYPE[t]}`).join(', ');
     const res = s.results.length === 0 ? 'void' : s.results.length === 1 ? TS_TYPE[s.results[0]] : `[${s.results.map((r) => TS_TYPE[r]).join(', ')}]`;
-    const secret = s.params.filter((_, i) => !g.publicParams[s.name]?.includes(i)).map(([n]) => n);
+    const secret = s.params.filter((_, i) => !g.publicParams[s.name]?.includes(i)).map(([n]) => param(n));
     return [...(secret.length ? [`  /** secret: ${secret.join(', ')} */`] : []), `  ${s.name}(${ps}): ${res};`];
   });
   return [`  memory: WebAssembly.Memory;`, ...globals, ...members];
