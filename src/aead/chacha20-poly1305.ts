@@ -85,7 +85,7 @@ export class ChaCha20Poly1305 implements Aead {
     checkLength('key', key, [KEY]);
     this.nonceLength = extendedNonce ? 24 : 12;
     this.#x = extendedNonce ? 1 : 0;
-    const k = (this.#k = checkOptions(options).kernel ?? chachaKernel());
+    this.#k = checkOptions(options).kernel ?? chachaKernel();
     this.#key = key.slice();
   }
 

@@ -195,9 +195,6 @@ export const derBits = (b: Uint8Array): Uint8Array => der(TAG.BIT_STRING, Uint8A
 // ---------------------------------------------------------------------------------------------
 // base64, base64url, PEM
 
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
 // Private keys pass through here (PKCS#8 / SEC 1 PEM, JWK "d"), so the 6-bit values and the
 // characters are mapped by arithmetic on masks, never by indexing an alphabet or by indexOf,
 // and no regular expression or string search runs over key text: no memory address and no

@@ -144,7 +144,7 @@ export function fuseProducts(steps: Step[]): Step[] {
     return i !== undefined && ssa[i].op === 'mul' && uses.get(v) === 1 && !OUTPUTS.includes(v) ? i : undefined;
   };
   const drop = new Set<number>();
-  const out = ssa.map((s, i) => {
+  const out = ssa.map((s) => {
     if ((s.op !== 'add' && s.op !== 'sub') || s.x === s.y) return s;
     const px = product(s.x), py = product(s.y);
     if (px === undefined || py === undefined) return s;

@@ -21,7 +21,7 @@
 // inversions (~1 µs each); measurements: docs/kernels/ec.md.
 // Negative-control flag (tests only): nonceInvModP (k "inverted" as k^(p−2) mod n).
 
-import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, callv, comment, drop, i32, i64, if_, ifv, label, loop, memory, ret, select } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, callv, comment, drop, i32, if_, ifv, label, loop, memory, ret, select } from './builder/index.js';
 import { type EcContext, type EcFlags, at, round16 } from './ec_context.js';
 import { parseFormula, planBounds, type CurveShape, type Step } from './ec_formulas.js';
 import type { FieldGen } from './fe_mont29.js';
@@ -163,7 +163,7 @@ interface Env {
 
 /** The Jacobian group law (variable time where it branches) and the coordinates' bound B. */
 function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: number; out: Func[] } {
-  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const { c, fp, need, shape, PT } = env;
   const out: Func[] = [];
   // ---- Jacobian group law (variable time where it branches) ----------------------------------
   // The accumulator's coordinates carry a bound B (value < B·p) chosen here per curve: the one
@@ -234,7 +234,7 @@ function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: 
 
 /** ecdsa_wnaf: the scalar in width-w NAF (variable time). */
 function wnafFunction(env: Env): Func {
-  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const { need, Ls, N } = env;
   const out: Func[] = [];
   // ---- wNAF recoding (variable time) ---------------------------------------------------------
   // ecdsa_wnaf(dst, k, w): the big-endian scalar at k (Ls bytes, below n) → bits(n) + 1 signed
@@ -274,7 +274,7 @@ function wnafFunction(env: Env): Func {
 
 /** ecdsa_gtable: the affine odd multiples of G for verification. */
 function gtableFunction(env: Env, jac: { jdbl: Func; jadd: Func }): Func {
-  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const { fp, PTS, need, twist, FE, PT } = env;
   const out: Func[] = [];
   const { jdbl, jadd } = jac;
   // ---- the G table: ecdsa_gtable(tab, ws) ----------------------------------------------------
@@ -342,7 +342,7 @@ function gtableFunction(env: Env, jac: { jdbl: Func; jadd: Func }): Func {
 
 /** ecdsa_sign (and the negative control's wrong inversion before it). */
 function signFunctions(env: Env, deps: EcdsaDeps): Func[] {
-  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const { c, fn, PTS, flags, need, FE, Lb, Ls } = env;
   const out: Func[] = [];
   // ---- signing: ecdsa_sign(out, k, d, z, tab, ws) ---------------------------------------------
   {
@@ -383,7 +383,7 @@ function signFunctions(env: Env, deps: EcdsaDeps): Func[] {
 
 /** ecdsa_verify (variable time). */
 function verifyFunction(env: Env, deps: EcdsaDeps, jac: { jdbl: Func; jadd: Func; jmadd: Func; B: number }, wnaf: Func): Func {
-  const { c, fp, fn, PTS, flags, need, twist, shape, FE, PT, Lb, Ls, N } = env;
+  const { c, fp, fn, PTS, need, twist, FE, PT, Ls, N } = env;
   const out: Func[] = [];
   const { jdbl, jadd, jmadd, B } = jac;
   // ---- verification: ecdsa_verify(rs, z, xy, gtab, ws, alt) (variable time) -------------------
