@@ -19,6 +19,7 @@
 
 import { availableParallelism } from 'node:os';
 import type { Aead } from '../aead/types.js';
+import { unbase64url } from '../ec/der.js';
 import { AuthenticationError } from '../errors.js';
 import { ALGORITHMS, type AlgorithmInfo, HEADER_FIXED, StreamFormatError, algorithmById, algorithmByName, headerLength } from '../stream/format.js';
 import { HeaderReader, newStreamParams } from '../stream/sealer.js';
@@ -76,8 +77,14 @@ async function readKeyFile(path: string): Promise<KeyFile> {
   }
   const alg = algorithmByName(jwk.alg);
   if (!alg) throw new Failure(`invalid key: ${path} names the unknown algorithm '${jwk.alg}' (ctkit has ${algNames()})`);
-  if (!/^[A-Za-z0-9_-]*$/.test(jwk.k)) throw new Failure(`invalid key: in ${path}, "k" is not base64url`);
-  const key = new Uint8Array(Buffer.from(jwk.k, 'base64url'));
+  // the library's strict base64url: Buffer's decoder would also take unused bits that are not
+  // zero (one key, several files) and stray padding
+  let key: Uint8Array;
+  try {
+    key = unbase64url(jwk.k, `in ${path}, "k"`);
+  } catch (e) {
+    throw new Failure(`invalid key: ${(e as Error).message}`);
+  }
   if (key.length !== alg.keyLength) {
     key.fill(0);
     throw new Failure(`invalid key: a ${alg.name} key is ${alg.keyLength} bytes, the one in ${path} is ${key.length}`);
