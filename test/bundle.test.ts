@@ -1,19 +1,20 @@
 // One module per family, measured: bundling one entry point with tree shaking carries that
 // family's kernel module and no other (DESIGN.md: an application that imports
-// ChaCha20-Poly1305 carries no AES or curve kernel).
+// ChaCha20-Poly1305 carries no AES or curve kernel). A family with scalar backends carries its
+// SIMD module, its scalar module (`<name>_wasm`) and its JavaScript kernel (not recognised here).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENTRIES, measure } from '../bench/bundle-size.js';
 
 const EXPECTED: Record<string, string[]> = {
   'ghash (ctkit/mac)': ['gf128'],
-  'poly1305 (ctkit/mac)': ['chacha'],
-  'chacha20Poly1305 (ctkit/aead)': ['chacha'],
+  'poly1305 (ctkit/mac)': ['chacha', 'chacha_wasm'],
+  'chacha20Poly1305 (ctkit/aead)': ['chacha', 'chacha_wasm'],
   'aesGcm (ctkit/aead)': ['aes'],
   'sm4Gcm (ctkit/aead)': ['sm4'],
-  'sha256 + hmac (ctkit/hash)': ['sha2'],
-  'p256 (ctkit/ec)': ['ec_p256', 'sha2'],
-  'secp256k1 (ctkit/ec)': ['ec_secp256k1', 'sha2'],
+  'sha256 + hmac (ctkit/hash)': ['sha2', 'sha2_wasm'],
+  'p256 (ctkit/ec)': ['ec_p256', 'sha2', 'sha2_wasm'],
+  'secp256k1 (ctkit/ec)': ['ec_secp256k1', 'sha2', 'sha2_wasm'],
 };
 
 for (const [entry, modules] of Object.entries(EXPECTED)) {
