@@ -25,6 +25,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The family test files of the modules that have all three backends. */
 const FAMILY_TESTS: Record<string, string[]> = {
+  gf128: ['test/gf128.test.ts', 'test/gf128-kat.test.ts'],
   chacha: ['test/chacha.test.ts'],
   sha2: ['test/sha2.test.ts'],
 };

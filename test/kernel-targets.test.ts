@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Func, Module, block, br_if, i32, i64, if_, kernel, label, printJsModule, select, v128, withTarget, type Expr,
+  Func, Module, block, br_if, call, i32, i64, if_, kernel, label, printJsModule, select, setMany, v128, withTarget, type Expr,
 } from '../src/kernels/builder/index.js';
 import { checkJs } from '../src/kernels/builder/check_js.js';
 import { compileKernel } from '../src/kernels/build.js';
@@ -177,5 +177,31 @@ test('check_js flags a secret branch, address, comparison, flow and call in prin
   for (const [rule, text] of broken) {
     const v = checkJs(src.replace(line, text));
     assert.ok(v.some((x) => x.rule === rule), `${rule} not flagged in ${text.split('\n')[1]}: ${JSON.stringify(v)}`);
+  }
+});
+
+test('the printer\'s temporaries and result registers never collide with a local of the same name', async () => {
+  // locals named like the printer's own variables (R0 and H, t0 and t1): a function returning two
+  // i64 and one returning one, called and stored; found by the gf128 suite (a local R0 shadowed
+  // the result register)
+  const build = () => {
+    const two = new Func('two', { a: 'i64' }, { results: ['i64', 'i64'] });
+    const [R0, R1, t0] = two.locals('i64', ['R0', 'R1', 't0']);
+    two.emit(R0.set(i64.mul(two.p.a, 3)), R1.set(i64.add(two.p.a, 1)), t0.set(R0), R0.set(0), t0.get(), R1.get());
+    const one = new Func('one', { a: 'i64' }, { results: ['i64'] });
+    const H = one.i64('H');
+    one.emit(H.set(i64.xor(one.p.a, -1)), i64.add(H, 7));
+    const f = new Func('go', { p: 'i32' }, { export: true, public: ['p'] });
+    const [x, y, t1] = f.locals('i64', ['x', 'y', 't1']);
+    f.emit(setMany(call(two, i64.load(f.p.p)), [x, y]), t1.set(call(one, x) as Expr<'i64'>), i64.store(f.p.p, x, 8), i64.store(f.p.p, y, 16), i64.store(f.p.p, t1, 24));
+    return new Module('m').memory(1).add(two, one, f);
+  };
+  const wasm = new WebAssembly.Instance(new WebAssembly.Module((await compileKernel(kernel(withTarget('wasm', build)))) as BufferSource), {}).exports as Record<string, any>;
+  const js = await loadJs(withTarget('js', () => printJsModule(build())));
+  for (const v of [0n, 1n, 0xffffffffffffffffn, 0x123456789abcdef0n]) {
+    const dw = new DataView((wasm.memory as WebAssembly.Memory).buffer), dj = new DataView(js.memory.buffer);
+    dw.setBigUint64(0, v, true); dj.setBigUint64(0, v, true);
+    wasm.go(0); js.go(0);
+    for (const o of [8, 16, 24]) assert.equal(dj.getBigUint64(o, true), dw.getBigUint64(o, true), `offset ${o} for ${v}`);
   }
 });

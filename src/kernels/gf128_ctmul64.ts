@@ -24,7 +24,7 @@
 
 import {
   type Code, type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,
-  block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, v128,
+  block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, target, v128,
 } from './builder/index.js';
 import { BSWAP64 as LANE_REV } from './builder/lanes.js';
 
@@ -279,6 +279,7 @@ export interface Gf128Functions {
  * i16x8 one (the gf128 module).
  */
 export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w16?: boolean } = {}): Gf128Functions {
+  if (target() !== 'simd') return gf128FunctionsScalar(flags, prefix);
   const pub = { public: 'all' as const };
 
   // $table(x0, x1, dst): write the 24 masked words of the multiplier x = (x0, x1).
@@ -425,9 +426,9 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
 export function generateGf128(flags: Gf128Flags = {}): GeneratedKernel {
   const gf = gf128Functions(flags, '', { w16: true });
   const m = new Module('gf128').memory(4).add(gf.functions);
-  m.header.push(
-    'GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes, constant time.',
-  );
+  m.header.push(target() === 'simd'
+    ? 'GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes, constant time.'
+    : `GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes on i64 alone; target ${target()}.`);
   return kernel(m);
 }
 
@@ -701,4 +702,205 @@ function w16Blocks(name: string, ghash: boolean, one: Func, flags: Gf128Flags): 
     v128.store(st, toDomain(s.get())),
   );
   return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scalar targets (wasm, js): the same multiplication with holes and Montgomery reduction on
+// i64 alone; a block is two i64 words, the bit reversal six mask-and-shift steps per word
+// (BearSSL's rev64), GHASH's 16-byte reversal two byte swaps of words.
+
+const K = (v: bigint) => i64.const(v, true);
+/** x with the bit groups of width w (at masks m) swapped: ((x >> w) & m) | ((x & m) << w). */
+const swapBits = (x: Val<'i64'>, w: number, m: bigint): Expr<'i64'> => i64.or(i64.and(i64.shr_u(x, BigInt(w)), K(m)), i64.shl(i64.and(x, K(m)), BigInt(w)));
+
+/** The bytes of x reversed, in the local t (three statements). */
+function bswap64(t: Local<'i64'>, x: Val<'i64'>): Stmt[] {
+  return [
+    t.set(swapBits(x, 8, 0x00ff00ff00ff00ffn)),
+    t.set(swapBits(t, 16, 0x0000ffff0000ffffn)),
+    t.set(i64.rotl(t, 32n)),
+  ];
+}
+
+/** The bits of x reversed, in the local t. */
+function rev64(t: Local<'i64'>, x: Val<'i64'>): Stmt[] {
+  return [
+    t.set(swapBits(x, 1, 0x5555555555555555n)),
+    t.set(swapBits(t, 2, 0x3333333333333333n)),
+    t.set(swapBits(t, 4, 0x0f0f0f0f0f0f0f0fn)),
+    ...bswap64(t, t),
+  ];
+}
+
+/**
+ * GHASH's 16-byte block at addr in POLYVAL's order: (lo, hi) = (bswap(hi word), bswap(lo word));
+ * byteSlip (the negative control) swaps the two low bytes, as the SIMD reversal does.
+ */
+function domainWords(lo: Local<'i64'>, hi: Local<'i64'>, x0: Val<'i64'>, x1: Val<'i64'>, flags: Gf128Flags): Stmt[] {
+  const slip = flags.byteSlip ? [lo.set(i64.or(i64.and(lo, K(~0xffffn)), i64.shl(i64.and(lo, 0xff), 8n), i64.and(i64.shr_u(lo, 8n), 0xff)))] : [];
+  return [...bswap64(hi, x0), ...bswap64(lo, x1), ...slip];
+}
+
+/** Gf128Mul's scalar counterpart: the block in (v0, v1), the result in (r0, r1). */
+export class Gf128MulScalar {
+  readonly v0: Local<'i64'>;
+  readonly v1: Local<'i64'>;
+  readonly r0: Local<'i64'>;
+  readonly r1: Local<'i64'>;
+  readonly pinAt: Local<'i32'>;
+
+  constructor(readonly f: Func, readonly flags: Gf128Flags) {
+    [this.v0, this.v1] = f.locals('i64', ['v0', 'v1']);
+    f.locals('i64', ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3']);
+    f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'r0', 'r1', 'pin']);
+    this.pinAt = f.i32('pinAt');
+    this.r0 = f.i64('r0');
+    this.r1 = f.i64('r1');
+  }
+
+  zero(): Stmt[] {
+    return ['L0', 'L1', 'L2', 'R0', 'R1', 'R2'].map((n) => this.f.i64(n).set(0));
+  }
+
+  /** One block's six products into the accumulators, for the table at p. */
+  accumulate(p: Local<'i32'>): Stmt[] {
+    const f = this.f;
+    const [a0, a1, a2, ar0, ar1, ar2] = ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2'].map((n) => f.i64(n));
+    const pin = f.i64('pin');
+    const out: Stmt[] = [
+      a0.set(this.v0), a1.set(this.v1), a2.set(i64.xor(a0, a1)),
+      ...rev64(ar0, a0), ...rev64(ar1, a1), ar2.set(i64.xor(ar0, ar1)),
+    ];
+    const words: [Local<'i64'>, string][] = [[a0, 'L0'], [a1, 'L1'], [a2, 'L2'], [ar0, 'R0'], [ar1, 'R1'], [ar2, 'R2']];
+    words.forEach(([w, acc], k) => {
+      const [code, value] = clmulLo64(f, w, f.i64(acc), p, k * 32);
+      out.push(...code, pin.set(value), i64.store(this.pinAt, pin, 48));
+    });
+    return out;
+  }
+
+  reduce(): Stmt[] {
+    const f = this.f;
+    const [R0, R1, R2] = ['R0', 'R1', 'R2'].map((n) => f.i64(n));
+    return [
+      comment('high halves: rev64 of the accumulated reversed products, shifted right by one'),
+      ...[R0, R1, R2].flatMap((r) => [...rev64(r, r), r.set(i64.shr_u(r, 1n))]),
+      ...recombineReduce(f, this.flags),
+      this.r0.set(f.i64('c2')),
+      this.r1.set(f.i64('c3')),
+    ];
+  }
+}
+
+function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions {
+  const pub = { public: 'all' as const };
+
+  const table = new Func(`${prefix}table`, { x0: 'i64', x1: 'i64', dst: 'i32' });
+  {
+    const f = table, { x0, x1, dst } = f.p;
+    const [w, r0, r1] = f.locals('i64', ['w', 'r0', 'r1']);
+    f.emit(rev64(r0, x0), rev64(r1, x1));
+    const parts: Expr<'i64'>[] = [x0.get(), x1.get(), i64.xor(x0, x1), r0.get(), r1.get(), i64.xor(r0, r1)];
+    parts.forEach((e, k) => f.emit(w.set(e), M.map((_, i) => i64.store(dst, i64.and(w, mask(i)), k * 32 + 8 * i))));
+  }
+
+  const mul = new Func(`${prefix}mul`, { m0: 'i64', m1: 'i64', p: 'i32' }, { results: ['i64', 'i64'] });
+  {
+    const f = mul, { m0, m1, p } = f.p;
+    const g = new Gf128MulScalar(f, flags);
+    f.emit(
+      g.pinAt.set(i32.sub(p, GF128_TABLE_OFFSET)),
+      g.zero(), g.v0.set(m0), g.v1.set(m1),
+      g.accumulate(p), g.reduce(),
+      g.r0.get(), g.r1.get(),
+    );
+  }
+
+  const init = new Func(`${prefix}gf128_init`, { slot: 'i32', ghash: 'i32' }, { export: true, ...pub });
+  {
+    const f = init, { slot, ghash } = f.p;
+    const [h0, h1, m, t] = f.locals('i64', ['h0', 'h1', 'm', 't']);
+    f.emit(
+      h0.set(i64.load(slot, 0)),
+      h1.set(i64.load(slot, 8)),
+      if_(ghash, [
+        comment('GHASH key: H_polyval = mulX(rev16(H)); mulX masks the reduction, no branch on the key'),
+        ...domainWords(m, t, h0, h1, flags),
+        h0.set(m),
+        h1.set(t),
+        m.set(i64.sub(0, i64.shr_u(h1, 63n))),
+        h1.set(i64.xor(i64.or(i64.shl(h1, 1n), i64.shr_u(h0, 63n)), i64.and(m, K(0xc200000000000000n)))),
+        h0.set(i64.xor(i64.shl(h0, 1n), i64.and(m, 1))),
+      ]),
+      i64.store(slot, h0, 0),
+      i64.store(slot, h1, 8),
+      call(table, h0, h1, i32.add(slot, GF128_TABLE_OFFSET)),
+    );
+  }
+
+  const powers = new Func(`${prefix}gf128_powers`, { slot: 'i32' }, { export: true, ...pub });
+  {
+    const f = powers, { slot } = f.p;
+    const [x0, x1] = f.locals('i64', ['x0', 'x1']);
+    const k = f.i32('k');
+    const next = label('next');
+    f.emit(
+      x0.set(i64.load(slot, 0)),
+      x1.set(i64.load(slot, 8)),
+      k.set(1),
+      loop(next,
+        comment('H_{k+1} = dot(H_k, H_1)'),
+        setMany(call(mul, x0, x1, i32.add(slot, GF128_TABLE_OFFSET)), [x0, x1]),
+        call(table, x0, x1, i32.add(i32.add(slot, i32.mul(k, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET)),
+        br_if(next, i32.lt_u(k.tee(i32.add(k, 1)), GF128_MAX_POWERS)),
+      ),
+    );
+  }
+
+  const blocks = (name: string, ghash: boolean): Func => {
+    const f = new Func(name, { slot: 'i32', st: 'i32', src: 'i32', n: 'i32', maxg: 'i32' }, { export: true, ...pub });
+    const { slot, st, src, n, maxg } = f.p;
+    const [s0, s1, t0, t1] = f.locals('i64', ['s0', 's1', 't0', 't1']);
+    const [gg, j, p] = f.locals('i32', ['g', 'j', 'p']);
+    const g = new Gf128MulScalar(f, flags);
+    // (lo, hi) = the 16 bytes at addr in the POLYVAL domain
+    const load = (lo: Local<'i64'>, hi: Local<'i64'>, addr: Val<'i32'>): Stmt[] =>
+      ghash ? [t0.set(i64.load(addr, 0)), t1.set(i64.load(addr, 8)), ...domainWords(lo, hi, t0, t1, flags)] : [lo.set(i64.load(addr, 0)), hi.set(i64.load(addr, 8))];
+    const [done, group, blk] = [label('done'), label('group'), label('block')];
+    f.emit(
+      g.pinAt.set(slot),
+      comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
+      load(s0, s1, st),
+      block(done,
+        br_if(done, i32.eqz(n)),
+        loop(group,
+          comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
+          gg.set(select(n, maxg, i32.lt_u(n, maxg))),
+          flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
+          g.zero(),
+          p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
+          j.set(0),
+          loop(blk,
+            comment('the state enters with the first block of the group, then is zero'),
+            load(g.v0, g.v1, src),
+            g.v0.set(i64.xor(g.v0, s0)),
+            g.v1.set(i64.xor(g.v1, s1)),
+            s0.set(0), s1.set(0),
+            g.accumulate(p),
+            src.set(i32.add(src, 16)),
+            flags.wrongPower ? p.set(i32.sub(p, i32.mul(GF128_TABLE_SIZE, i32.ne(j, 0)))) : p.set(i32.sub(p, GF128_TABLE_SIZE)),
+            br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
+          ),
+          g.reduce(),
+          s0.set(g.r0), s1.set(g.r1),
+          br_if(group, n.tee(i32.sub(n, gg))),
+        ),
+      ),
+      ghash ? [...domainWords(t0, t1, s0, s1, flags), i64.store(st, t0, 0), i64.store(st, t1, 8)] : [i64.store(st, s0, 0), i64.store(st, s1, 8)],
+    );
+    return f;
+  };
+  const polyval = blocks(`${prefix}polyval_blocks`, false);
+  const ghash = blocks(`${prefix}ghash_blocks`, true);
+  return { functions: [table, mul, init, powers, polyval, ghash], init, powers, polyval, ghash, exports: [init, powers, polyval, ghash] };
 }

@@ -3,6 +3,7 @@
 // Used by the constant-time checker (src/ct/run.ts) and the tests; library code imports
 // the per-family module files directly so that a bundle carries only what it uses.
 import { bytes as gf128 } from './gf128.js';
+import { bytes as gf128_wasm } from './gf128_wasm.js';
 import { bytes as chacha } from './chacha.js';
 import { bytes as chacha_wasm } from './chacha_wasm.js';
 import { bytes as sha2 } from './sha2.js';
@@ -19,4 +20,4 @@ import { bytes as ec_brainpoolp384r1 } from './ec_brainpoolp384r1.js';
 import { bytes as ec_brainpoolp512r1 } from './ec_brainpoolp512r1.js';
 import { bytes as x25519 } from './x25519.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, chacha, chacha_wasm, sha2, sha2_wasm, aes, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1, x25519 };
+export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1, x25519 };

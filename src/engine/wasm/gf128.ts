@@ -3,8 +3,12 @@
 // The shipped binary of the 'gf128' kernel module; its text is src/kernels/generated/gf128.wat.
 // 16665 bytes, sha256 fb5c7cd16219dd03d14be82586312feacbc415e0432a2fa0d5473b9287b9b28f
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './gf128_wasm.js';
+import { instantiate } from './gf128_js.js';
 
 export const name = 'gf128';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+export const variants = { wasm: wasmBytes, js: instantiate };
 const base64 = [
   'AGFzbQEAAAABIAVgA35+fwBgA35+fwJ+fmACf38AYAF/AGAFf39/f38AAwoJAAABAgMEBAQEBQMBAAQHRgUGbWVtb3J5AgAK',
   'Z2YxMjhfaW5pdAADDGdmMTI4X3Bvd2VycwAEDnBvbHl2YWxfYmxvY2tzAAcMZ2hhc2hfYmxvY2tzAAgKoX8JhAUCAX4He/0M',

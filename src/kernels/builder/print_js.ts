@@ -70,7 +70,7 @@ class FnPrinter {
   readonly #temps = new Set<string>();
 
   temp(sec: boolean): string {
-    const t = `${sec ? 's' : 'p'}_t${this.#n++}`;
+    const t = `${sec ? 's' : 'p'}_$${this.#n++}`; // `$`: no local's name can start so
     this.temps.push(t);
     this.#temps.add(t);
     return t;
@@ -181,7 +181,7 @@ class FnPrinter {
       this.line(`${call};`);
       const sec = this.calleeSecret(callee);
       callee.results.forEach((t, i) => {
-        const g = `${sec ? 's' : 'p'}_R${i}`;
+        const g = `${sec ? 's' : 'p'}_$R${i}`;
         if (t === 'i32') this.stack.push(this.hold32({ t: 'i32', c: g, sec }));
         else {
           const th = this.temp(sec), tl = this.temp(sec);
@@ -226,12 +226,12 @@ class FnPrinter {
     if (f.results.length === 1) {
       const v = vals[0];
       if (v.t === 'i32') this.line(`return ${v.c};`);
-      else this.line(`${pre}_H = ${v.h}; return ${v.l};`);
+      else this.line(`${pre}_$H = ${v.h}; return ${v.l};`);
       return;
     }
     vals.forEach((v, i) => {
-      if (v.t === 'i32') this.line(`${pre}_R${i} = ${v.c};`);
-      else this.line(`${pre}_R${i}_h = ${v.h}; ${pre}_R${i}_l = ${v.l};`);
+      if (v.t === 'i32') this.line(`${pre}_$R${i} = ${v.c};`);
+      else this.line(`${pre}_$R${i}_h = ${v.h}; ${pre}_$R${i}_l = ${v.l};`);
     });
     this.line('return;');
   }
@@ -366,7 +366,7 @@ class FnPrinter {
         if (e.type === 'i32') return this.hold32({ t: 'i32', c: code, sec: csec });
         if (e.type === 'i64') {
           const tl = this.temp(csec), th = this.temp(csec);
-          this.line(`${tl} = ${code}; ${th} = ${csec ? 's' : 'p'}_H;`);
+          this.line(`${tl} = ${code}; ${th} = ${csec ? 's' : 'p'}_$H;`);
           return { t: 'i64', h: th, l: tl, sec: csec };
         }
         throw new Error(`JS printer: ${this.f.name}: call $${c.name} as a value of type ${e.type}`);
@@ -675,8 +675,8 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
   const regs = new Set<string>();
   for (const f of funcs) {
     const pre = taint.result(f) ? 's' : 'p';
-    if (f.results.length === 1 && f.results[0] === 'i64') regs.add(`${pre}_H`);
-    if (f.results.length > 1) f.results.forEach((t, i) => (t === 'i64' ? [`${pre}_R${i}_h`, `${pre}_R${i}_l`] : [`${pre}_R${i}`]).forEach((r) => regs.add(r)));
+    if (f.results.length === 1 && f.results[0] === 'i64') regs.add(`${pre}_$H`);
+    if (f.results.length > 1) f.results.forEach((t, i) => (t === 'i64' ? [`${pre}_$R${i}_h`, `${pre}_$R${i}_l`] : [`${pre}_$R${i}`]).forEach((r) => regs.add(r)));
   }
   if (regs.size) lines.push(`  let ${[...regs].map((r) => `${r} = 0`).join(', ')};`);
   const all: string[] = lines.slice(viewsAt); // what reads M or DV: data segments, function bodies
@@ -717,7 +717,7 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
     const call = `${fnName(f)}(${args.join(', ')})`;
     if (f.results[0] === 'i64') {
       const pre = taint.result(f) ? 's' : 'p';
-      return `    ${name}: (${ps.join(', ')}): bigint => { const l = ${call}; return (BigInt(${pre}_H) << BigInt(32)) | BigInt(l >>> 0); },`;
+      return `    ${name}: (${ps.join(', ')}): bigint => { const l = ${call}; return (BigInt(${pre}_$H) << BigInt(32)) | BigInt(l >>> 0); },`;
     }
     return `    ${name}: (${ps.join(', ')}) => ${call},`;
   };
