@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aesKernel, aesKernelFrom } from '../src/aead/aes-gcm.js';
 import { AesGcmSiv, aesGcmSiv } from '../src/aead/aes-gcm-siv.js';
-import { AuthenticationError, StateError } from '../src/errors.js';
+import { StateError } from '../src/errors.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { type AesGcmFlags, generateAesGcm } from '../src/kernels/aes_gcm.js';
 import { AES_SLOT } from '../src/kernels/aes_layout.js';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AesGcm, aesGcm, aesKernel, aesKernelFrom, expandAesKey } from '../src/aead/aes-gcm.js';
-import { AuthenticationError, StateError } from '../src/errors.js';
+import { StateError } from '../src/errors.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { type AesGcmFlags, generateAesGcm } from '../src/kernels/aes_gcm.js';
 import { AES_IO, AES_SLOT } from '../src/kernels/aes_layout.js';
@@ -13,7 +13,7 @@ import * as aesModule from '../src/engine/wasm/aes.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import { aesEncryptBlockRef } from '../src/ref/aes.js';
 import { FIPS197_CIPHER } from './support/aes-vectors.js';
-import { DIFF_GCM_CASES, GCM_NONCE_LENGTHS, GCM_TAG_LENGTHS, LENGTHS, at, cases, checkInPlace, suite } from './support/aes-suite.js';
+import { DIFF_GCM_CASES, GCM_NONCE_LENGTHS, GCM_TAG_LENGTHS, LENGTHS, cases, checkInPlace, suite } from './support/aes-suite.js';
 import { Rng, hex, unhex } from './support/rng.js';
 import { assertTamperingRejected } from './support/tamper.js';
 

@@ -14,7 +14,7 @@ import { bits2int, withEcdsa, type EcdsaCurve, type EcdsaTestFlags } from '../sr
 import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { CURVES, type CurveName } from '../src/curves/params.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
-import { sha224, sha256, sha384, sha512 } from '../src/hash/index.js';
+import { sha256, sha384, sha512 } from '../src/hash/index.js';
 import { generateEc } from '../src/kernels/ec_rcb_window.js';
 import { ECDSA_VARTIME } from '../src/kernels/ecdsa_straus_wnaf.js';
 import { compileKernel } from '../src/kernels/build.js';
