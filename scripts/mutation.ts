@@ -1,0 +1,384 @@
+// Mutation testing of the glue with Stryker (issue 18): `npm run test:mutation [-- <folder>…]`.
+//
+// Stryker's TAP runner runs node:test files through tsx, one process per test file, with every
+// mutant of a folder compiled in (mutation switching) and one switched on per run; the TypeScript
+// checker drops mutants that do not type-check before any test runs. Each folder of the glue has
+// the test files that exercise it (FOLDERS below); coverage per test file then picks, for each
+// mutant, only the files that reach it, and the first failing file ends its run.
+//
+// Every survivor (a mutant no test killed, or one no test reached) must be listed in
+// test/mutation-equivalents.json with the reason it cannot be observed; the run fails on a
+// survivor that is not listed, and on a listed one that is no longer a survivor (stale). An
+// entry matches a survivor by file, mutator, the original source text and the replacement; its
+// line only tells identical-looking mutants of one file apart (the nearest wins), so the list
+// survives edits elsewhere in the file.
+//
+// Output, per folder: reports/mutation/<folder>.json (Stryker's JSON report, the mutation-testing
+// report schema) and reports/mutation/<folder>.md; reports/mutation/summary.md has one row per
+// folder of the last run. Not part of `npm test`: a whole run takes about an hour on 2 cores.
+//
+// Options: --files <glob> (mutate only these files of the folder; stale entries are then judged
+// only for them), --incremental (reuse the previous run's results for unchanged code and tests),
+// --concurrency <n> (default 1), --list (print the folders and their test files).
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+const reportDir = join(root, 'reports', 'mutation');
+const equivalentsFile = join(root, 'test', 'mutation-equivalents.json');
+
+interface Folder {
+  /** globs of the files to mutate (relative to the repository) */
+  mutate: string[];
+  /** test files that exercise them, fastest and most pointed first (a killed mutant stops at its first failing file) */
+  tests: string[];
+}
+
+const t = (...names: string[]) => names.map((n) => `test/${n}.test.ts`);
+
+/** The glue, folder by folder, and the tests that reach it. Kernels and generated modules are not mutated. */
+export const FOLDERS: Record<string, Folder> = {
+  'src/util': {
+    mutate: ['src/util/**/*.ts'],
+    tests: t('lengths', 'overlap', 'api-errors', 'mutation-util', 'key-cache', 'teeth-engine', 'gf128-kat'),
+  },
+  'src/hash': {
+    mutate: ['src/hash/**/*.ts'],
+    tests: t('hkdf', 'api-errors', 'error-names', 'mutation-hash', 'sha2', 'teeth-wipe'),
+  },
+  'src/mac': {
+    mutate: ['src/mac/**/*.ts'],
+    tests: t('gf128-kat', 'api-errors', 'error-names', 'mutation-mac', 'teeth-limits', 'teeth-wipe', 'gf128', 'chacha'),
+  },
+  'src/aead': {
+    mutate: ['src/aead/**/*.ts'],
+    tests: t('api-errors', 'lengths', 'overlap', 'mutation-aead', 'aes-gcm', 'aes-gcm-siv', 'chacha', 'sm4', 'teeth-limits', 'teeth-large', 'teeth-wipe', 'key-cache'),
+  },
+  'src/ec': {
+    mutate: ['src/ec/**/*.ts'],
+    tests: t('der-base64', 'ec-keys', 'api-errors', 'teeth-base64', 'mutation-ec', 'x25519', 'ecdsa', 'ec-field', 'ec-scalar', 'teeth-wipe'),
+  },
+  'src/engine': {
+    mutate: ['src/engine/*.ts'],
+    tests: t('engine', 'teeth-engine', 'mutation-engine', 'key-cache', 'backends', 'teeth-wipe', 'teeth-limits'),
+  },
+  'src/cli': {
+    mutate: ['src/cli/**/*.ts'],
+    tests: t('cli-keys', 'cli-files', 'teeth-base64', 'mutation-cli', 'cli'),
+  },
+  'src/stream': {
+    mutate: ['src/stream/**/*.ts'],
+    tests: t('stream-spec', 'stream', 'teeth-stream', 'mutation-stream', 'stream-batches', 'stream-pool'),
+  },
+};
+
+export interface Equivalent {
+  file: string;
+  line: number;
+  mutator: string;
+  original: string;
+  replacement: string;
+  reason: string;
+}
+
+export interface Survivor {
+  file: string;
+  line: number;
+  column: number;
+  mutator: string;
+  original: string;
+  replacement: string;
+  status: string;
+}
+
+// The mutation-testing report schema (what Stryker's JSON reporter writes): 1-based lines and columns.
+interface ReportMutant {
+  id: string;
+  mutatorName: string;
+  replacement?: string;
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
+  status: string;
+  coveredBy?: string[];
+  killedBy?: string[];
+  static?: boolean;
+}
+interface Report {
+  files: Record<string, { source: string; mutants: ReportMutant[] }>;
+}
+
+/** The source text a mutant replaces (its location in the report's copy of the file). */
+export function originalText(source: string, loc: ReportMutant['location']): string {
+  const lines = source.split('\n');
+  const offset = (p: { line: number; column: number }) => {
+    let o = 0;
+    for (let i = 0; i < p.line - 1; i++) o += lines[i].length + 1;
+    return o + p.column - 1;
+  };
+  return source.slice(offset(loc.start), offset(loc.end));
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+const key = (m: { file: string; mutator: string; original: string; replacement: string }) =>
+  JSON.stringify([m.file, m.mutator, oneLine(m.original), oneLine(m.replacement)]);
+
+/**
+ * Pairs survivors with listed equivalents: same file, mutator, original and replacement (white
+ * space folded), nearest line first. Returns the survivors nobody listed and the entries that
+ * match no survivor.
+ */
+export function matchEquivalents(survivors: Survivor[], listed: Equivalent[]): { unlisted: Survivor[]; stale: Equivalent[]; matched: number } {
+  const byKey = new Map<string, Equivalent[]>();
+  for (const e of listed) {
+    const k = key(e);
+    byKey.set(k, [...(byKey.get(k) ?? []), e]);
+  }
+  const unlisted: Survivor[] = [];
+  let matched = 0;
+  for (const s of survivors) {
+    const candidates = byKey.get(key(s)) ?? [];
+    if (candidates.length === 0) {
+      unlisted.push(s);
+      continue;
+    }
+    let best = 0;
+    for (let i = 1; i < candidates.length; i++) {
+      if (Math.abs(candidates[i].line - s.line) < Math.abs(candidates[best].line - s.line)) best = i;
+    }
+    candidates.splice(best, 1);
+    matched++;
+  }
+  return { unlisted, stale: [...byKey.values()].flat(), matched };
+}
+
+export function readEquivalents(): Equivalent[] {
+  const json = JSON.parse(readFileSync(equivalentsFile, 'utf8')) as { equivalents: Equivalent[] };
+  for (const e of json.equivalents) {
+    for (const f of ['file', 'mutator', 'original', 'replacement', 'reason'] as const) {
+      if (typeof e[f] !== 'string') throw new Error(`test/mutation-equivalents.json: an entry without "${f}": ${JSON.stringify(e)}`);
+    }
+    if (typeof e.line !== 'number') throw new Error(`test/mutation-equivalents.json: an entry without "line": ${JSON.stringify(e)}`);
+    if (e.reason.trim().length < 20) throw new Error(`test/mutation-equivalents.json: ${e.file}:${e.line}: say why it cannot be observed`);
+  }
+  return json.equivalents;
+}
+
+interface Counts {
+  total: number;
+  Killed: number;
+  Timeout: number;
+  Survived: number;
+  NoCoverage: number;
+  CompileError: number;
+  RuntimeError: number;
+  Ignored: number;
+}
+
+function count(mutants: ReportMutant[]): Counts {
+  const c: Counts = { total: 0, Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, CompileError: 0, RuntimeError: 0, Ignored: 0 };
+  for (const m of mutants) {
+    c.total++;
+    if (m.status in c) c[m.status as keyof Counts]++;
+  }
+  return c;
+}
+
+/** Stryker's mutation score: detected (killed, timed out) over valid (detected and survivors). */
+const score = (c: Counts) => {
+  const valid = c.Killed + c.Timeout + c.Survived + c.NoCoverage;
+  return valid === 0 ? 100 : (100 * (c.Killed + c.Timeout)) / valid;
+};
+
+const slug = (folder: string) => folder.replace(/^src\//, '').replace(/[\\/]/g, '-');
+
+interface FolderResult {
+  folder: string;
+  counts: Counts;
+  listed: number;
+  unlisted: Survivor[];
+  stale: Equivalent[];
+  seconds: number;
+  command: string;
+}
+
+function survivorsOf(report: Report): Survivor[] {
+  const out: Survivor[] = [];
+  for (const [path, f] of Object.entries(report.files)) {
+    const file = relative(root, join(root, path)).replace(/\\/g, '/');
+    for (const m of f.mutants) {
+      if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
+      out.push({
+        file,
+        line: m.location.start.line,
+        column: m.location.start.column,
+        mutator: m.mutatorName,
+        original: originalText(f.source, m.location),
+        replacement: m.replacement ?? '',
+        status: m.status,
+      });
+    }
+  }
+  return out.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
+}
+
+const clip = (s: string, n = 60) => {
+  const o = oneLine(s);
+  return o.length > n ? `${o.slice(0, n - 1)}…` : o;
+};
+const md = (s: string) => `\`${clip(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+
+function writeFolderMarkdown(r: FolderResult, report: Report): void {
+  const rows: string[] = [];
+  for (const [path, f] of Object.entries(report.files).sort()) {
+    const c = count(f.mutants);
+    rows.push(`| ${path} | ${c.total} | ${c.Killed} | ${c.Timeout} | ${c.Survived} | ${c.NoCoverage} | ${c.CompileError} | ${c.RuntimeError} | ${score(c).toFixed(1)} % |`);
+  }
+  const c = r.counts;
+  const lines = [
+    `# Mutation testing: ${r.folder}`,
+    '',
+    `\`${r.command}\` — ${(r.seconds / 60).toFixed(1)} min, ${new Date().toISOString()}`,
+    '',
+    `Score ${score(c).toFixed(1)} % (${c.Killed + c.Timeout} detected of ${c.Killed + c.Timeout + c.Survived + c.NoCoverage} valid mutants; ${c.CompileError} rejected by the type checker, ${c.RuntimeError} runtime errors); ${r.listed} survivors listed as equivalent, ${r.unlisted.length} unlisted, ${r.stale.length} stale entries.`,
+    '',
+    '| file | mutants | killed | timeout | survived | no coverage | compile error | runtime error | score |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+  ];
+  if (r.unlisted.length > 0) {
+    lines.push('## Survivors not listed in test/mutation-equivalents.json', '', '| where | mutator | original | replacement | status |', '| --- | --- | --- | --- | --- |');
+    for (const s of r.unlisted) lines.push(`| ${s.file}:${s.line}:${s.column} | ${s.mutator} | ${md(s.original)} | ${md(s.replacement)} | ${s.status} |`);
+    lines.push('');
+  }
+  if (r.stale.length > 0) {
+    lines.push('## Stale entries (no longer survivors)', '');
+    for (const e of r.stale) lines.push(`- ${e.file}:${e.line} ${e.mutator} ${md(e.original)} → ${md(e.replacement)}`);
+    lines.push('');
+  }
+  writeFileSync(join(reportDir, `${slug(r.folder)}.md`), lines.join('\n'));
+}
+
+/** summary.md: the last result of every folder run so far (kept in summary.json between runs). */
+function writeSummary(latest: FolderResult[]): void {
+  const kept = join(reportDir, 'summary.json');
+  const byFolder = new Map<string, FolderResult>();
+  if (existsSync(kept)) for (const r of JSON.parse(readFileSync(kept, 'utf8')) as FolderResult[]) byFolder.set(r.folder, r);
+  for (const r of latest) byFolder.set(r.folder, r);
+  const results = Object.keys(FOLDERS).flatMap((f) => (byFolder.has(f) ? [byFolder.get(f)!] : []));
+  writeFileSync(kept, JSON.stringify(results, null, 1));
+  const lines = [
+    '# Mutation testing summary',
+    '',
+    '| folder | mutants | killed | timeout | survived | no coverage | compile error | score | listed | unlisted | stale | minutes |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of results) {
+    const c = r.counts;
+    lines.push(`| ${r.folder} | ${c.total} | ${c.Killed} | ${c.Timeout} | ${c.Survived} | ${c.NoCoverage} | ${c.CompileError} | ${score(c).toFixed(1)} % | ${r.listed} | ${r.unlisted.length} | ${r.stale.length} | ${(r.seconds / 60).toFixed(1)} |`);
+  }
+  lines.push('', 'Commands:', '', ...results.map((r) => `- \`${r.command}\``));
+  writeFileSync(join(reportDir, 'summary.md'), lines.join('\n') + '\n');
+}
+
+function strykerOptions(folder: string, f: Folder, opts: { files?: string; incremental: boolean; concurrency: number }) {
+  const s = slug(folder);
+  return {
+    mutate: opts.files ? [opts.files] : f.mutate,
+    testRunner: 'tap',
+    checkers: ['typescript'],
+    tsconfigFile: 'tsconfig.json',
+    typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+    plugins: ['@stryker-mutator/tap-runner', '@stryker-mutator/typescript-checker'],
+    tap: {
+      testFiles: f.tests.filter((p) => existsSync(join(root, p))),
+      nodeArgs: ['--import', 'tsx', '--test-reporter=tap', '-r', '{{hookFile}}', '{{testFile}}'],
+      forceBail: true,
+    },
+    coverageAnalysis: 'perTest',
+    concurrency: opts.concurrency,
+    reporters: ['json', 'progress-append-only'],
+    jsonReporter: { fileName: join('reports', 'mutation', `${s}.json`) },
+    incremental: opts.incremental,
+    incrementalFile: join('reports', 'mutation', `${s}.incremental.json`),
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: true,
+    // the sandbox needs the sources, the tests and their vectors, and the configuration; not the rest
+    ignorePatterns: ['/dist', '/reports', '/docs', '/ci', '/bench', '/scratch-*', '/.bench-base', '*.log', '*.tgz'],
+    timeoutMS: 10000,
+    logLevel: 'info',
+    fileLogLevel: 'off',
+  };
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const flag = (name: string) => {
+    const i = args.indexOf(name);
+    if (i < 0) return undefined;
+    const v = args[i + 1];
+    args.splice(i, 2);
+    return v;
+  };
+  const files = flag('--files');
+  const concurrency = Number(flag('--concurrency') ?? '1');
+  const incremental = args.includes('--incremental');
+  const list = args.includes('--list');
+  const folders = args.filter((a) => !a.startsWith('--')).map((a) => a.replace(/\/+$/, ''));
+  if (list) {
+    for (const [k, f] of Object.entries(FOLDERS)) console.log(`${k}: ${f.mutate.join(' ')}\n  ${f.tests.join(' ')}`);
+    return 0;
+  }
+  for (const f of folders) if (!(f in FOLDERS)) throw new Error(`unknown folder ${f} (one of ${Object.keys(FOLDERS).join(', ')})`);
+  try {
+    setPriority(10); // a guest on a shared machine
+  } catch {}
+  mkdirSync(reportDir, { recursive: true });
+  const equivalents = readEquivalents();
+  const { Stryker } = await import('@stryker-mutator/core');
+  const results: FolderResult[] = [];
+  for (const folder of folders.length > 0 ? folders : Object.keys(FOLDERS)) {
+    const f = FOLDERS[folder];
+    const started = Date.now();
+    const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}`;
+    console.log(`\n=== ${folder}: ${f.tests.join(' ')}`);
+    const options = strykerOptions(folder, f, { files, incremental, concurrency });
+    // Stryker takes the options as a plain object; its types are looser than this literal's
+    await new Stryker(options as unknown as ConstructorParameters<typeof Stryker>[0]).runMutationTest();
+    const report = JSON.parse(readFileSync(join(root, options.jsonReporter.fileName), 'utf8')) as Report;
+    const mutated = new Set(Object.keys(report.files));
+    const survivors = survivorsOf(report);
+    const mine = equivalents.filter((e) => mutated.has(e.file) || (!files && e.file.startsWith(`${folder}/`)));
+    const { unlisted, stale, matched } = matchEquivalents(survivors, mine);
+    const r: FolderResult = {
+      folder,
+      counts: count(Object.values(report.files).flatMap((x) => x.mutants)),
+      listed: matched,
+      unlisted,
+      stale,
+      seconds: (Date.now() - started) / 1000,
+      command,
+    };
+    results.push(r);
+    writeFolderMarkdown(r, report);
+    writeSummary(results);
+    console.log(`${folder}: score ${score(r.counts).toFixed(1)} %, ${r.listed} listed, ${unlisted.length} unlisted, ${stale.length} stale, ${(r.seconds / 60).toFixed(1)} min → reports/mutation/${slug(folder)}.md`);
+    for (const s of unlisted) console.log(`  unlisted ${s.status} ${s.file}:${s.line}:${s.column} ${s.mutator} ${clip(s.original)} → ${clip(s.replacement)}`);
+    for (const e of stale) console.log(`  stale ${e.file}:${e.line} ${e.mutator} ${clip(e.original)} → ${clip(e.replacement)}`);
+  }
+  const bad = results.some((r) => r.unlisted.length > 0 || r.stale.length > 0);
+  if (bad) console.log('\nFAIL: every survivor must be killed by a test or listed (with its reason) in test/mutation-equivalents.json, and no entry may be stale.');
+  return bad ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(2);
+    },
+  );
+}
