@@ -110,18 +110,18 @@ export function parseJobs(v: string | undefined): number | undefined {
 export const WORKERS_FROM = 16 << 20;
 
 /** Without --jobs: every core, except for a file known to be small. */
-function autoJobs(size: number | undefined): number {
+export function autoJobs(size: number | undefined): number {
   if (size !== undefined && size < WORKERS_FROM) return 1;
   return Math.max(1, availableParallelism());
 }
 
-interface Cipher {
+export interface Cipher {
   cipher: Aead | BatchCipher;
   dispose(): Promise<void>;
 }
 
 /** jobs = 1: an AEAD object on this thread; more: a worker pool holding the key. Wipes `key`. */
-async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: number): Promise<Cipher> {
+export async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: number): Promise<Cipher> {
   try {
     if (jobs > 1) {
       const { createNodeWorkerPool } = await import('./workers.js');
@@ -162,7 +162,7 @@ interface Chunk {
  * whole units (plaintext segments, or sealed segments), each known not to be the last once the
  * next read has returned data; results written in order.
  */
-async function pipeline(dir: 'seal' | 'open', input: Input, out: Output, cipher: Aead | BatchCipher, p: SegmentParams, progress: Progress): Promise<void> {
+export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFull' | 'bytesRead'>, out: Output, cipher: Aead | BatchCipher, p: SegmentParams, progress: Progress): Promise<void> {
   const S = p.segmentSize;
   const T = p.alg.tagLength;
   const unit = dir === 'seal' ? S : S + T;
