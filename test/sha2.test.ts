@@ -6,9 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sha224, sha256, sha384, sha512, hmac, Hmac, Sha2, type Hash } from '../src/hash/index.js';
 import * as root from '../src/index.js';
 import { SLOT_SIZE, sha2Family, sha2KernelFrom, type Sha2Exports } from '../src/hash/sha2.js';
@@ -22,7 +19,6 @@ import { H224, H256, H384, H512, K256, K512, hmacRef, refHashes } from '../src/r
 import { BLOCK, NAMES, keyLengths, suite, type HashName } from './support/sha2-suite.js';
 import { Rng, hex, unhex } from './support/rng.js';
 
-const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const shipped = { sha224, sha256, sha384, sha512 };
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 

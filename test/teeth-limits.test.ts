@@ -18,7 +18,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { AesGcm, aesGcm } from '../src/aead/aes-gcm.js';
 import { AesGcmSiv } from '../src/aead/aes-gcm-siv.js';
 import { Sm4Gcm, sm4Gcm } from '../src/aead/sm4-gcm.js';
-import { ChaCha20Poly1305, chacha20 } from '../src/aead/chacha20-poly1305.js';
+import { chacha20 } from '../src/aead/chacha20-poly1305.js';
 import { Poly1305, poly1305OneShot } from '../src/mac/poly1305.js';
 import { UniversalHash, gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
 import { CHUNK, sha2Family, sha2KernelFrom } from '../src/hash/sha2.js';

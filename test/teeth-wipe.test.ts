@@ -49,7 +49,6 @@ import { RFC6979 } from './support/ecdsa-rfc6979.js';
 import { Rng, unhex } from './support/rng.js';
 
 const rng = new Rng(0x51bead);
-const EMPTY = new Uint8Array(0);
 const cat = (...p: Uint8Array[]) => Uint8Array.from(p.flatMap((x) => [...x]));
 const rev = (b: Uint8Array) => b.slice().reverse();
 

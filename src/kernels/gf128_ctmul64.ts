@@ -23,7 +23,7 @@
 // Negative-control flags (tests only) produce deliberately broken variants.
 
 import {
-  type Code, type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,
+  type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,
   block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, target, v128,
 } from './builder/index.js';
 import { BSWAP64 as LANE_REV } from './builder/lanes.js';
