@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Func, Module, kernel } from '../src/kernels/builder/index.js';
 import { compileKernel } from '../src/kernels/build.js';
-import { Fe25519, P25519, limbs25519 } from '../src/kernels/fe25519_radix25.js';
+import { Fe25519, LOOSE, P25519, limbs25519 } from '../src/kernels/fe25519_radix25.js';
 import { FePair25519, PAIR } from '../src/kernels/fe25519_pair_simd128.js';
 import { checkModule, formatViolation } from '../src/ct/check.js';
 import { Rng } from './support/rng.js';
@@ -86,6 +86,12 @@ function suite(x: Fx, seed: number): string[] {
     f.call('fe_add', R, A, B); f.call('fe_sub', R + 40, A, B);
     f.call('fe_mul', R + 80, R, R + 40); eq(`(a+b)(a−b) for ${a}, ${b}`, f.get(R + 80), (a + b) * (a - b));
     f.call('fe_sqr', R + 80, R + 40); eq(`(a−b)² for ${a}, ${b}`, f.get(R + 80), (a - b) * (a - b));
+    // three tight values summed (LOOSE = 3, what the Ed25519 formulas feed the products)
+    f.set(R + 120, c);
+    f.call('fe_add', R + 160, R, R + 120); f.call('fe_sub', R + 200, R + 40, R + 120);
+    f.call('fe_mul', R + 80, R + 160, R + 200); eq(`(a+b+c)(a−b−c) for ${a}, ${b}, ${c}`, f.get(R + 80), (a + b + c) * (a - b - c));
+    f.call('fe_sqr', R + 80, R + 200); eq(`(a−b−c)² for ${a}, ${b}, ${c}`, f.get(R + 80), (a - b - c) * (a - b - c));
+    f.call('fe_to_bytes', BYTES, R + 200); if (f.bytesOut(BYTES) !== mod(a - b - c)) fails.push(`to_bytes ${a} − ${b} − ${c}`);
     f.call('fe_neg', R, A); eq(`neg ${a}`, f.get(R), -a);
     f.call('fe_carry', R + 80, R + 40); eq(`carry ${a} − ${b}`, f.get(R + 80), a - b);
     // canonical bytes, from a loose value
@@ -121,7 +127,7 @@ function suite(x: Fx, seed: number): string[] {
     if (f.call('fe_bytes_canonical', BYTES) !== ((v & ((1n << 255n) - 1n)) < P ? 1 : 0)) fails.push(`bytes_canonical ${v}`);
   }
   // limbs at their extremes (tight bounds, negative limbs 1 and 5) through to_bytes
-  for (const limbs of [[67108863, 33554431, 67108863, 33554431, 67108863, 33554431, 67108863, 33554431, 67108863, 33554431], [0, -761, 0, 0, 0, -473, 0, 0, 0, 0], [1, -761, 0, 0, 0, -473, 0, 0, 0, 33554431]]) {
+  for (const limbs of [[67108863, 33554431, 67108863, 33554431, 67108863, 33554431, 67108863, 33554431, 67108863, 33554431], [0, -1712, 0, 0, 0, -1712, 0, 0, 0, 0], [1, -1712, 0, 0, 0, -1712, 0, 0, 0, 33554431]]) {
     f.setLimbs(A, limbs.map(BigInt));
     f.call('fe_to_bytes', BYTES, A);
     if (f.bytesOut(BYTES) !== mod(f.get(A))) fails.push(`to_bytes of limbs ${limbs}`);
@@ -151,7 +157,22 @@ test('negative control: a carry dropped in the products is caught', async () => 
 
 test('the generator proves its bounds: tight and loose limbs, every column below 2^63', () => {
   const fe = new Fe25519('fe');
-  assert.ok(fe.tight.every(([lo, hi], i) => lo >= -1024n && hi < 1n << BigInt(i % 2 ? 25 : 26) + 1n), JSON.stringify(fe.tight.map((t) => t.map(String))));
+  // Loose = a sum or difference of three tight values: |f_i| ≤ 3·2^26 (even i), 3·2^25 (odd i),
+  // up to a few units of carry slack. Column 9 of a product sums ten terms f_i·g_(9−i), each an
+  // even and an odd limb (no factor 2, no ×19 fold): |h9| ≤ 10·(3·2^26)·(3·2^25) = 90·2^51. Its
+  // carry c9 = ⌊h9/2^25⌋ ≥ −90·2^26 enters limb 0 times 19, so the last carry c0 into limb 1 is
+  // at least −1710 (plus one for the slack): the most negative a tight limb can be. Every other
+  // carry that lands after a limb's mask is smaller. The upper bounds stay below 2^b + 2^12.
+  assert.equal(LOOSE, 3n);
+  const neg = 10n * (3n * 3n) * 19n; // 1710
+  assert.ok(fe.tight.every(([lo, hi], i) => lo >= -(neg + 2n) && hi < (1n << BigInt(i % 2 ? 25 : 26)) + 4096n), JSON.stringify(fe.tight.map((t) => t.map(String))));
+  // the bound is attained up to the slack: limb 1 does go that negative (the analysis is not loose by 2×)
+  assert.ok(fe.tight[1][0] <= -neg, String(fe.tight[1][0]));
+  // loose: three times the tight magnitude, either sign
+  fe.loose.forEach(([lo, hi], i) => {
+    const m = fe.tight[i][1] > -fe.tight[i][0] ? fe.tight[i][1] : -fe.tight[i][0];
+    assert.deepEqual([lo, hi], [-3n * m, 3n * m]);
+  });
   assert.equal(PAIR, 80);
   assert.equal(fe.FE, 40);
 });

@@ -3,8 +3,9 @@
 //
 // Representation: x = Σ x_i·2^⌈25.5·i⌉, limb i of 26 bits (i even) or 25 bits (i odd), each an
 // i32 in memory (40 bytes per element), signed. "Tight" limbs are what a carry chain leaves
-// (about 2^26 / 2^25); additions and subtractions are limbwise, without carries ("loose", up to
-// twice tight); products and squares accept loose inputs and return tight ones. Values are not
+// (about 2^26 / 2^25); additions and subtractions are limbwise, without carries ("loose": a sum
+// or difference of up to three tight values); products and squares accept loose inputs and
+// return tight ones. Values are not
 // reduced: only to_bytes and the tests built on it (eq, is_zero, is_negative) make them canonical.
 //
 // Product: all 100 limb products f_i·g_j in i64 (55 for a square), a factor 2 where both limb
@@ -30,6 +31,8 @@ export const P25519 = (1n << 255n) - 19n;
 export const NL = 10;
 /** bytes of an element in memory: ten i32 limbs (the shipped layout) */
 export const FE25519 = 4 * NL;
+/** A loose value: up to this many tight values added or subtracted (the products accept it). */
+export const LOOSE = 3n;
 const BITS = Array.from({ length: NL }, (_, i) => (i % 2 === 0 ? 26 : 25));
 const POS = Array.from({ length: NL }, (_, i) => 25 * i + Math.ceil(i / 2));
 
@@ -76,7 +79,7 @@ export class Fe25519 {
   readonly flags: Fe25519Flags;
   /** limb intervals a carry chain guarantees */
   readonly tight: Iv[];
-  /** limb intervals the products accept: twice the tight magnitude, either sign */
+  /** limb intervals the products accept: LOOSE times the tight magnitude, either sign */
   readonly loose: Iv[];
   readonly consts = new Map<string, bigint>();
   readonly #funcs = new Map<string, Func>();
@@ -90,7 +93,7 @@ export class Fe25519 {
     // tight: the fixed point of "carry the columns of a product of loose inputs"
     let tight: Iv[] = BITS.map((b) => [0n, (1n << BigInt(b)) - 1n]);
     for (let it = 0; it < 8; it++) {
-      const loose = tight.map((t): Iv => [-2n * mag(t), 2n * mag(t)]);
+      const loose = tight.map((t): Iv => [-LOOSE * mag(t), LOOSE * mag(t)]);
       const next = this.#carryBounds(this.#columnBounds(loose, loose, false));
       const sq = this.#carryBounds(this.#columnBounds(loose, loose, true));
       const merged = next.map((iv, i): Iv => [iv[0] < sq[i][0] ? iv[0] : sq[i][0], iv[1] > sq[i][1] ? iv[1] : sq[i][1]]);
@@ -99,7 +102,7 @@ export class Fe25519 {
       tight = widened;
     }
     this.tight = tight;
-    this.loose = tight.map((t): Iv => [-2n * mag(t), 2n * mag(t)]);
+    this.loose = tight.map((t): Iv => [-LOOSE * mag(t), LOOSE * mag(t)]);
     this.addConst('one', 1n);
     this.addConst('zero', 0n);
   }

@@ -8,10 +8,10 @@
   (memory (export "memory") 2)
   (global (export "WS_SIZE") i32 (i32.const 1136))
   ;; r = a·b mod p: 100 limb products in 19 columns, the top nine folded ×19, then the carry chains.
-  ;; Inputs: limb i within ±2^27.00 2^26.00 2^27.00 2^26.00 2^27.00 2^26.00 2^27.00 2^26.00 2^27.00 2^26.00 (loose).
-  ;; Proven at generation time: |column k| < 2^b_k, b = 61 61 61 60 61 60 60 59 59 57; all < 2^63.
-  ;; Output (tight): limb i in [0, 2^26.000] [-761, 2^25.000] [0, 2^26.000] [0, 2^25.000] [0, 2^26.000] [-473, 2^25.000]
-  ;;   [0, 2^26.000] [0, 2^25.000] [0, 2^26.000] [0, 2^25.000].
+  ;; Inputs: limb i within ±2^27.58 2^26.59 2^27.58 2^26.58 2^27.58 2^26.59 2^27.58 2^26.58 2^27.58 2^26.58 (loose).
+  ;; Proven at generation time: |column k| < 2^b_k, b = 63 62 62 62 62 61 61 60 60 58; all < 2^63.
+  ;; Output (tight): limb i in [0, 2^26.000] [-1711, 2^25.000] [0, 2^26.000] [0, 2^25.000] [0, 2^26.000] [-1063,
+  ;;   2^25.000] [0, 2^26.000] [0, 2^25.000] [0, 2^26.000] [0, 2^25.000].
   (func $fe_mul (param $r i32) (param $a i32) (param $b i32)
     (local $f0 i64) (local $f1 i64) (local $f2 i64) (local $f3 i64) (local $f4 i64) (local $f5 i64) (local $f6 i64)
     (local $f7 i64) (local $f8 i64) (local $f9 i64) (local $g0 i64) (local $g1 i64) (local $g2 i64) (local $g3 i64)
