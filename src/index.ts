@@ -8,4 +8,4 @@ export { sm4Gcm, Sm4Gcm } from './aead/index.js';
 export { ready } from './engine/kernel.js';
 export { backend, setBackend, type Backend } from './engine/backend.js';
 export { AuthenticationError, CtkitError, CtkitRangeError, CtkitTypeError, StateError } from './errors.js';
-export { p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1, x25519, EncodingError, InvalidKeyError, type Curve } from './ec/index.js';
+export { p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1, x25519, ed25519, EncodingError, InvalidKeyError, type Curve } from './ec/index.js';

@@ -23,7 +23,9 @@ export interface VarTimeDecl {
 // fp_inv_vt_raw) is exempt only because no other export reaches it, except ecdsa_jadd_vt through
 // the G-table builder, a helper; ecdsa_sign, ecdh, pubkey and to_affine must not reach any of it
 // (the tests patch them to, and the checker must say so).
-const EC_MODULES = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1'];
+// (each with its scalar wasm module and its JavaScript one's IR: <name>_wasm, <name>_js)
+const EC_MODULES = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1']
+  .flatMap((m) => [m, `${m}_wasm`, `${m}_js`]);
 const ECDSA_VERIFY =
   'ECDSA verification: its inputs are the signature, the message digest and the public key, all public. ' +
   'Branches on the wNAF digits of u1 = z/s and u2 = r/s and on the point at infinity, reads the G and Q tables at ' +
@@ -34,7 +36,17 @@ const ECDSA_GTABLE =
   'builds the verification table of the odd multiples G, 3G, …, 127G of the curve\'s fixed generator: its only ' +
   'input is the constant G, so the exceptional-case branches of ecdsa_jadd_vt it takes depend on public constants alone';
 
-export const varTime: VarTimeDecl[] = EC_MODULES.flatMap((module): VarTimeDecl[] => [
-  { module, kind: 'export', func: 'ecdsa_verify', reason: ECDSA_VERIFY },
-  { module, kind: 'helper', func: 'ecdsa_gtable', reason: ECDSA_GTABLE },
-]);
+// Ed25519 verification (src/kernels/ed25519_verify.ts): the violations are in ed25519_verify
+// itself; the group and field code it calls is shared with signing and must stay clean.
+const ED25519_VERIFY =
+  'Ed25519 verification: its inputs are the signature (R, S), the public key A and k = SHA-512(R ‖ A ‖ M) mod L, ' +
+  'all public. Returns early when S ≥ L or A (or, with ZIP-215, R) does not decode, skips the additions of zero ' +
+  'digits of S and k, and copies the table entries 1·B … 8·B and 1·(−A) … 8·(−A) from digit-chosen addresses';
+
+export const varTime: VarTimeDecl[] = [
+  ...EC_MODULES.flatMap((module): VarTimeDecl[] => [
+    { module, kind: 'export', func: 'ecdsa_verify', reason: ECDSA_VERIFY },
+    { module, kind: 'helper', func: 'ecdsa_gtable', reason: ECDSA_GTABLE },
+  ]),
+  { module: 'ed25519', kind: 'export', func: 'ed25519_verify', reason: ED25519_VERIFY },
+];

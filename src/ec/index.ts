@@ -1,6 +1,7 @@
 // ctkit/ec: elliptic curves — key generation, public keys, ECDH and key formats on P-256, P-224,
 // brainpoolP256r1, P-384, P-521, secp256k1, brainpoolP384r1 and brainpoolP512r1, each on its
-// own generated kernel module (Montgomery field arithmetic, complete formulas, constant time).
+// own generated kernel module (Montgomery field arithmetic, complete formulas, constant time);
+// X25519 (RFC 7748) and Ed25519 (RFC 8032) on the field mod 2^255 − 19.
 export { p256 } from './p256.js';
 export { p224 } from './p224.js';
 export { brainpoolP256r1 } from './brainpoolP256r1.js';
@@ -15,4 +16,5 @@ export { CURVES, type CurveParams, type CurveName } from '../curves/params.js';
 export { EncodingError, InvalidKeyError } from '../errors.js';
 export type { Ecdsa, EcdsaCurve, SignOptions, VerifyOptions, SignatureFormat } from './ecdsa.js';
 export { x25519, type X25519 } from './x25519.js';
+export { ed25519, type Ed25519, type Ed25519VerifyOptions } from './ed25519.js';
 export type { OkpJwk, OkpPrivateKeyFormat, OkpPublicKeyFormat, OkpExportOptions } from './okp.js';

@@ -6,6 +6,7 @@ import { generateGf128 } from './gf128_ctmul64.js';
 import { generateSha2 } from './sha2_vsched.js';
 import { generateSm4Gcm } from './sm4_gcm.js';
 import { generateX25519 } from './x25519_ladder.js';
+import { generateEd25519 } from './ed25519_module.js';
 import type { GeneratedKernel } from './builder/index.js';
 import { AES_IO, AES_SLOT } from './aes_layout.js';
 import { CHACHA_POLY_STATE_SIZE, FUSED_MIN, KS_PTR, PIN, POLY, ST } from './chacha20_simd128.js';
@@ -40,4 +41,5 @@ export const kernels: KernelEntry[] = [
   { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', call: 'generateSm4Gcm()', layout: { IO: AES_IO, RK: SM4_RK, SLOT: SM4_SLOT, GCM_BLOCKS: SM4_GCM_BLOCKS, GF128: GF128_LAYOUT }, generate: () => generateSm4Gcm() },
   ...EC_MODULES, // ec_p256, ec_p224, …: one module per curve
   { name: 'x25519', source: 'src/kernels/x25519_ladder.ts', call: 'generateX25519()', generate: () => generateX25519() },
+  { name: 'ed25519', source: 'src/kernels/ed25519_module.ts', call: 'generateEd25519()', generate: () => generateEd25519() },
 ];

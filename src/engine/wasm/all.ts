@@ -19,5 +19,6 @@ import { bytes as ec_secp256k1 } from './ec_secp256k1.js';
 import { bytes as ec_brainpoolp384r1 } from './ec_brainpoolp384r1.js';
 import { bytes as ec_brainpoolp512r1 } from './ec_brainpoolp512r1.js';
 import { bytes as x25519 } from './x25519.js';
+import { bytes as ed25519 } from './ed25519.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1, x25519 };
+export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1, x25519, ed25519 };

@@ -1,0 +1,188 @@
+// Ed25519 (RFC 8032 section 5.1): key generation, public keys, deterministic signatures and
+// verification, on the ed25519 kernel module (src/kernels/ed25519_module.ts) and ctkit's
+// SHA-512, with the key formats of okp.ts.
+//
+// Keys: a private key is the 32-byte seed of RFC 8032 (what OpenSSL's raw private key is); the
+// public key is the 32-byte point encoding. sign(msg, privateKey) is section 5.1.6:
+// h = SHA-512(seed), s = h[0..32) clamped, A = s·B, r = SHA-512(h[32..64) ‖ M) mod L,
+// R = r·B, k = SHA-512(R ‖ A ‖ M) mod L, S = (r + k·s) mod L.
+//
+// verify(signature, msg, publicKey, { zip215 }) is section 5.1.7, strict by default: S must be
+// below L, A and R canonical encodings, and [S]B = R + [k]A checked by comparing the encoding of
+// [S]B − [k]A with R. With zip215: true, the rules of ZIP 215 instead (A and R may be
+// non-canonical, the equation is cofactored: [8]([S]B − R − [k]A) = O), as Zcash and
+// consensus code need. A signature or key of the wrong length is a CtkitRangeError, a public key
+// that is not a point an InvalidKeyError (whatever the signature: the key is decoded first); a
+// well-formed signature that does not verify is false.
+//
+// Constant time (signing, public keys): the seed, h, s and r move by position only (copies into
+// WebAssembly memory, SHA-512 inputs; the clamping masks two bytes); every operation on their
+// values runs in the kernels (SHA-512 in the sha2 module, s·B, r·B and S in ed25519's). The
+// buffers that held them are wiped. Verification handles public data only and runs
+// variable-time kernel code (ed25519_verify), declared in src/ct/vartime.ts.
+
+import * as ed25519Module from '../engine/wasm/ed25519.js';
+import type { Ed25519Exports } from '../engine/wasm/ed25519.contract.js';
+import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel, registerModule } from '../engine/kernel.js';
+import { CtkitTypeError, InvalidKeyError } from '../errors.js';
+import { sha512 } from '../hash/sha2.js';
+import { checkBytes, checkLength, checkOptions } from '../util/check.js';
+import { type OkpFormats, okpFormats } from './okp.js';
+
+/** IO-area offsets. */
+const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, END: 320 } as const;
+/** the comb's table: one engine slot */
+const TABLE_SLOT = 32 * 1024;
+
+export interface Ed25519VerifyOptions {
+  /** ZIP 215's rules instead of RFC 8032's strict ones (default false) */
+  zip215?: boolean;
+}
+
+export interface Ed25519 extends OkpFormats {
+  readonly privateKeyBytes: 32;
+  readonly publicKeyBytes: 32;
+  readonly signatureBytes: 64;
+  /** 32 random bytes from crypto.getRandomValues (the RFC 8032 seed). */
+  generatePrivateKey(): Uint8Array<ArrayBuffer>;
+  /** The public key A of a 32-byte private key (seed). */
+  getPublicKey(privateKey: Uint8Array): Uint8Array<ArrayBuffer>;
+  /** The deterministic signature R ‖ S of msg (RFC 8032 section 5.1.6). */
+  sign(msg: Uint8Array, privateKey: Uint8Array): Uint8Array<ArrayBuffer>;
+  /** Whether signature is valid for msg under publicKey (section 5.1.7, or ZIP 215's rules). */
+  verify(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array, options?: Ed25519VerifyOptions): boolean;
+}
+
+/** The Ed25519 object over a build of the ed25519 module (internal: the tests pass broken builds). */
+export function makeEd25519(src: ModuleSource, fresh = false): Ed25519 {
+  registerModule(src);
+  let kern: Kernel<Ed25519Exports> | undefined;
+  let table = -1;
+  const k = (): Kernel<Ed25519Exports> => (kern ??= fresh ? new Kernel<Ed25519Exports>(src, TABLE_SLOT) : getKernel<Ed25519Exports>(src, TABLE_SLOT));
+  const wsSize = () => k().exports.WS_SIZE.value as number;
+  /** the comb's table (public data: multiples of B), built on first use */
+  const tab = (): number => {
+    if (table < 0) {
+      const e = k();
+      if ((e.exports.TABLE_BYTES.value as number) > TABLE_SLOT) throw new Error('ed25519: the table exceeds its slot');
+      const slot = e.allocSlot();
+      e.exports.base_table(slot, SCRATCH_PTR);
+      e.wipe(SCRATCH_PTR, wsSize());
+      table = slot;
+    }
+    return table;
+  };
+  const wipe = () => {
+    const e = k();
+    e.wipe(0, IO.END);
+    e.wipe(SCRATCH_PTR, wsSize());
+  };
+
+  /** h = SHA-512(seed); s = clamp(h[0..32)) in the IO area at S; returns h (the caller wipes it) */
+  const expand = (seed: Uint8Array): Uint8Array => {
+    const h = sha512(seed);
+    const u8 = k().u8;
+    u8.set(h.subarray(0, 32), IO.S);
+    u8[IO.S] &= 248;
+    u8[IO.S + 31] = (u8[IO.S + 31] & 127) | 64;
+    return h;
+  };
+  /** encode(s·B) for the 32 bytes at `at` into OUT; returns a copy */
+  const base = (at: number): Uint8Array<ArrayBuffer> => {
+    const e = k();
+    e.exports.ed25519_base(IO.OUT, at, tab(), SCRATCH_PTR);
+    return e.u8.slice(IO.OUT, IO.OUT + 32);
+  };
+  /** the 64-byte digest reduced mod L into the IO area at `to` */
+  const reduce = (digest: Uint8Array, to: number): void => {
+    const e = k();
+    e.u8.set(digest, IO.H);
+    e.exports.sc_reduce512(to, IO.H, SCRATCH_PTR);
+  };
+
+  function checkKey(name: string, v: unknown): asserts v is Uint8Array {
+    checkBytes(name, v);
+    checkLength(name, v, [32]);
+  }
+
+  const publicKey = (seed: Uint8Array): Uint8Array<ArrayBuffer> => {
+    const h = expand(seed);
+    try {
+      return base(IO.S);
+    } finally {
+      h.fill(0);
+      wipe();
+    }
+  };
+
+  const checkPublic = (pk: Uint8Array, what: string): void => {
+    const e = k();
+    e.u8.set(pk, IO.PK);
+    const ok = e.exports.ed25519_check(IO.PK, SCRATCH_PTR) === 1;
+    e.wipe(IO.PK, 32);
+    if (!ok) throw new InvalidKeyError(`${what} is not the canonical encoding of an Ed25519 point`);
+  };
+
+  const formats = okpFormats({ name: 'Ed25519', oid: '1.3.101.112', publicKey, checkPublic });
+
+  return {
+    privateKeyBytes: 32,
+    publicKeyBytes: 32,
+    signatureBytes: 64,
+    ...formats,
+
+    generatePrivateKey() {
+      return globalThis.crypto.getRandomValues(new Uint8Array(32));
+    },
+
+    getPublicKey(privateKey) {
+      checkKey('privateKey', privateKey);
+      return publicKey(privateKey);
+    },
+
+    sign(msg, privateKey) {
+      checkBytes('msg', msg);
+      checkKey('privateKey', privateKey);
+      const e = k();
+      const h = expand(privateKey);
+      let rd: Uint8Array | undefined;
+      try {
+        const A = base(IO.S);
+        // r = SHA-512(prefix ‖ M) mod L; R = r·B
+        rd = sha512.create().update(h.subarray(32)).update(msg).digest();
+        reduce(rd, IO.R);
+        const R = base(IO.R);
+        // k = SHA-512(R ‖ A ‖ M) mod L; S = (r + k·s) mod L
+        reduce(sha512.create().update(R).update(A).update(msg).digest(), IO.K);
+        e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
+        const sig = new Uint8Array(64);
+        sig.set(R);
+        sig.set(e.u8.subarray(IO.OUT, IO.OUT + 32), 32);
+        return sig;
+      } finally {
+        h.fill(0);
+        rd?.fill(0);
+        wipe();
+      }
+    },
+
+    verify(signature, msg, publicKey, options) {
+      const o = checkOptions(options);
+      if (o.zip215 !== undefined && typeof o.zip215 !== 'boolean') throw new CtkitTypeError(`options.zip215 must be a boolean, got ${typeof o.zip215}`);
+      checkBytes('signature', signature);
+      checkLength('signature', signature, [64]);
+      checkBytes('msg', msg);
+      checkKey('publicKey', publicKey);
+      const e = k();
+      reduce(sha512.create().update(signature.subarray(0, 32)).update(publicKey).update(msg).digest(), IO.K);
+      e.u8.set(signature, IO.SIG);
+      e.u8.set(publicKey, IO.PK);
+      const r = e.exports.ed25519_verify(IO.SIG, IO.PK, IO.K, tab(), SCRATCH_PTR, o.zip215 === true ? 1 : 0);
+      if (r === 2) throw new InvalidKeyError(`publicKey is not ${o.zip215 === true ? 'an' : 'the canonical'} encoding of an Ed25519 point`);
+      return r === 1;
+    },
+  };
+}
+
+/** Ed25519 (RFC 8032). */
+export const ed25519: Ed25519 = makeEd25519(ed25519Module);

@@ -1,0 +1,86 @@
+// Ed25519 (RFC 8032 section 5.1) in a module of its own: the field (fe25519_radix25.ts), the
+// group and the encodings (ed25519_group.ts), the fixed-base comb (ed25519_comb.ts), the scalars
+// mod L (ed25519_scalar.ts) and verification (ed25519_verify.ts); this file assembles them. The
+// glue (src/ec/ed25519.ts) hashes with the sha2 module and calls, for a signature:
+//   ed25519_base(A, a)        the public key A = encode(a·B), a the clamped secret scalar
+//   sc_reduce512(r, h)        r = SHA-512(prefix ‖ M) mod L
+//   ed25519_base(R, r)        R = encode(r·B)
+//   sc_reduce512(k, h′)       k = SHA-512(R ‖ A ‖ M) mod L
+//   sc_muladd(S, k, a, r)     S = (r + k·a) mod L
+// and ed25519_verify for a verification, ed25519_check to validate a public key.
+//
+// Why constant time: everything but ed25519_verify is straight-line field and scalar code with
+// masked choices and public loop counters (see each file); ed25519_verify is variable time on
+// public inputs and declared so in src/ct/vartime.ts.
+//
+// Work space: every function takes ws, scratch it may use; the exported global WS_SIZE bounds
+// the tree, and the glue wipes it after a call on secrets. The comb's table (TABLE_BYTES) lives
+// in an engine slot, built by base_table on first use.
+// Negative-control flags (tests only): Ed25519Flags.
+
+import { Func, type GeneratedKernel, Module, call, callv, i32, kernel } from './builder/index.js';
+import { Fe25519 } from './fe25519_radix25.js';
+import { PT, groupFunctions } from './ed25519_group.js';
+import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
+import { scalarFunctions } from './ed25519_scalar.js';
+import { verifyFunction } from './ed25519_verify.js';
+
+export interface Ed25519Flags {
+  /** a carry lost in the field's products */
+  dropCarry?: boolean;
+  /** entry 6 of every comb row holds 5·256^k·B */
+  wrongEntry?: boolean;
+  /** verification accepts S ≥ L */
+  skipSCheck?: boolean;
+  /** the reduction of a 64-byte hash drops its high half */
+  skipReduceHigh?: boolean;
+}
+
+export interface Ed25519Layout {
+  wsSize: number;
+  tableBytes: number;
+}
+
+export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { layout: Ed25519Layout } {
+  const fe = new Fe25519('fe', { dropCarry: flags.dropCarry });
+  const g = groupFunctions(fe);
+  const comb = combFunctions(fe, g, flags);
+  const sc = scalarFunctions(flags);
+  const { verify, ws: verifyWs } = verifyFunction(fe, g, comb, sc, flags);
+
+  // ed25519_base(out, s, tab, ws): out = encode(s·B) for the 32-byte little-endian s < 2^255
+  const base = new Func('ed25519_base', { out: 'i32', s: 'i32', tab: 'i32', ws: 'i32' });
+  {
+    const { out, s, tab, ws } = base.p;
+    base.emit(call(comb.mulBase, ws, s, tab, i32.add(ws, PT)), call(g.encode, out, ws, i32.add(ws, PT)));
+    base.doc.push('out = the encoding of s·B (s: 32 little-endian bytes below 2^255), by the comb at tab.');
+  }
+  // ed25519_check(pk, ws) → 1 iff pk is the canonical encoding of a point (RFC 8032 5.1.3)
+  const check = new Func('ed25519_check', { pk: 'i32', ws: 'i32' }, { results: ['i32'] });
+  check.emit(callv('i32', g.decode, check.p.ws, check.p.pk, i32.add(check.p.ws, PT), i32.const(1)));
+  check.doc.push('→ 1 iff the 32 bytes at pk are the canonical encoding of a point of edwards25519 (strict decoding).');
+
+  const need = [
+    comb.ws.get(comb.baseTable)!,
+    PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!),
+    PT + g.ws.get(g.decode)!,
+    verifyWs,
+    sc.ws,
+  ];
+  const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
+  if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
+
+  const m = new Module('ed25519').memory(2);
+  m.global('WS_SIZE', 'i32', wsSize);
+  m.global('TABLE_BYTES', 'i32', TABLE_BYTES);
+  const groupFuncs: Func[] = [g.dbl, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.decode];
+  const combFuncs: Func[] = [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
+  m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, base, check);
+  const all = (f: Func) => f.params.map((_, i) => i);
+  for (const f of [base, comb.baseTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
+  m.header.push(
+    'Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.',
+    `layout ${JSON.stringify({ wsSize, tableBytes: TABLE_BYTES })}`,
+  );
+  return { ...kernel(m), layout: { wsSize, tableBytes: TABLE_BYTES } as Ed25519Layout & Record<string, unknown> };
+}
