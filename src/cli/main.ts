@@ -9,6 +9,7 @@ import { UsageError, Failure, FileError } from './errors.js';
 import { installCleanup } from './io.js';
 import { runBench } from './bench.js';
 import { ctCheckCommand } from './ct-check.js';
+import { ageCommand, ageKeygenCommand } from './age.js';
 import { infoLines } from './info.js';
 import { CURVE_NAMES, ecdh, keygenCurve, pubkey } from './keys.js';
 import { signFile, verifyFile } from './sign.js';
@@ -157,6 +158,8 @@ const COMMANDS: Record<string, Command> = {
       await openFile({ keyPath: v.key, input: p[0], output: v.out as string | undefined, force: v.force === true, jobs });
     },
   },
+  age: ageCommand,
+  'age-keygen': ageKeygenCommand,
   sign: {
     summary: 'ECDSA-sign a file (or stdin) with an EC private key',
     usage: 'ctkit sign --key <private> [--format der|p1363] [--hash sha256|…] [file] [-o sig]',
