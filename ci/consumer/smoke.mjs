@@ -70,7 +70,7 @@ export async function smoke(m, cases) {
       aead.dispose();
     });
   }
-  throws('aesGcm(15-byte key) throws RangeError', () => m.aead.aesGcm(new Uint8Array(15)), 'RangeError', RangeError);
+  throws('aesGcm(15-byte key) throws CtkitRangeError, a RangeError', () => m.aead.aesGcm(new Uint8Array(15)), 'CtkitRangeError', RangeError);
 
   // ---- ChaCha20 / XChaCha20 / HChaCha20 --------------------------------------------------------
   for (const c of cases.stream) {
