@@ -25,7 +25,7 @@ import * as ed25519Module from '../engine/wasm/ed25519.js';
 import type { Ed25519Exports } from '../engine/wasm/ed25519.contract.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel, registerModule } from '../engine/kernel.js';
 import { CtkitTypeError, InvalidKeyError } from '../errors.js';
-import { sha512 } from '../hash/sha2.js';
+import { type Hash, sha512 as shippedSha512 } from '../hash/sha2.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { type OkpFormats, okpFormats } from './okp.js';
 
@@ -53,8 +53,20 @@ export interface Ed25519 extends OkpFormats {
   verify(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array, options?: Ed25519VerifyOptions): boolean;
 }
 
-/** The Ed25519 object over a build of the ed25519 module (internal: the tests pass broken builds). */
-export function makeEd25519(src: ModuleSource, fresh = false): Ed25519 {
+const kernels = new WeakMap<Ed25519, () => Kernel<Ed25519Exports>>();
+
+/** The kernel instance an Ed25519 object runs on (internal: tests watch its memory). */
+export function ed25519Kernel(ed: Ed25519): Kernel<Ed25519Exports> {
+  const k = kernels.get(ed);
+  if (!k) throw new TypeError('not an Ed25519 object');
+  return k();
+}
+
+/**
+ * The Ed25519 object over a build of the ed25519 module (internal: the tests pass broken builds,
+ * fresh instances and a SHA-512 on a watched sha2 instance).
+ */
+export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shippedSha512): Ed25519 {
   registerModule(src);
   let kern: Kernel<Ed25519Exports> | undefined;
   let table = -1;
@@ -125,7 +137,7 @@ export function makeEd25519(src: ModuleSource, fresh = false): Ed25519 {
 
   const formats = okpFormats({ name: 'Ed25519', oid: '1.3.101.112', publicKey, checkPublic });
 
-  return {
+  const ed: Ed25519 = {
     privateKeyBytes: 32,
     publicKeyBytes: 32,
     signatureBytes: 64,
@@ -174,14 +186,21 @@ export function makeEd25519(src: ModuleSource, fresh = false): Ed25519 {
       checkBytes('msg', msg);
       checkKey('publicKey', publicKey);
       const e = k();
-      reduce(sha512.create().update(signature.subarray(0, 32)).update(publicKey).update(msg).digest(), IO.K);
-      e.u8.set(signature, IO.SIG);
-      e.u8.set(publicKey, IO.PK);
-      const r = e.exports.ed25519_verify(IO.SIG, IO.PK, IO.K, tab(), SCRATCH_PTR, o.zip215 === true ? 1 : 0);
+      let r: number;
+      try {
+        reduce(sha512.create().update(signature.subarray(0, 32)).update(publicKey).update(msg).digest(), IO.K);
+        e.u8.set(signature, IO.SIG);
+        e.u8.set(publicKey, IO.PK);
+        r = e.exports.ed25519_verify(IO.SIG, IO.PK, IO.K, tab(), SCRATCH_PTR, o.zip215 === true ? 1 : 0);
+      } finally {
+        wipe(); // public data only, but the module is left as it was
+      }
       if (r === 2) throw new InvalidKeyError(`publicKey is not ${o.zip215 === true ? 'an' : 'the canonical'} encoding of an Ed25519 point`);
       return r === 1;
     },
   };
+  kernels.set(ed, k);
+  return ed;
 }
 
 /** Ed25519 (RFC 8032). */
