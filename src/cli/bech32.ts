@@ -93,8 +93,8 @@ export function bech32Encode(hrp: string, data: Uint8Array): string {
   return hrp === lower ? s : s.toUpperCase();
 }
 
-/** The human-readable part (in the string's own case) and the data of a Bech32 string. */
-export function bech32Decode(s: string): { hrp: string; data: Uint8Array } {
+/** The human-readable part (in the string's own case) and the 5-bit values before the checksum. */
+export function bech32Values(s: string): { hrp: string; values: number[] } {
   const lower = s.toLowerCase();
   if (s !== lower && s !== s.toUpperCase()) throw new Bech32Error('it mixes upper and lower case');
   const sep = s.lastIndexOf('1');
@@ -109,5 +109,11 @@ export function bech32Decode(s: string): { hrp: string; data: Uint8Array } {
     values.push(v);
   }
   if (polymod(values, polymod(expandHrp(hrp.toLowerCase()))) !== 1) throw new Bech32Error('its checksum does not match (a typo, or a truncated key)');
-  return { hrp, data: fromFive(values.slice(0, -6)) };
+  return { hrp, values: values.slice(0, -6) };
+}
+
+/** The human-readable part (in the string's own case) and the data bytes of a Bech32 string. */
+export function bech32Decode(s: string): { hrp: string; data: Uint8Array } {
+  const { hrp, values } = bech32Values(s);
+  return { hrp, data: fromFive(values) };
 }
