@@ -88,3 +88,19 @@ test('pool arguments: typed errors; no Web Worker in Node without spawn', async 
   await assert.rejects(createWorkerPool({ algorithm: 'chacha20-poly1305', key: new Uint8Array(32), workers: 0 }), RangeError);
   await assert.rejects(createWorkerPool({ algorithm: 'chacha20-poly1305', key: new Uint8Array(32) }), /no Web Worker; pass spawn/);
 });
+
+test("the caller may wipe its key as soon as createWorkerPool returns: the workers still get it", async () => {
+  const key = rng.bytes(32);
+  const expected = rng.bytes(200_000);
+  const aead = chacha20Poly1305(key);
+  const sealed = await sealStreamAsync(aead, expected);
+  aead.dispose();
+  const starting = createWorkerPool({ algorithm: 'chacha20-poly1305', key, workers: 2, spawn: nodeWorkers(Worker as never, { preload }) });
+  key.fill(0); // before any worker has started
+  const pool = await starting;
+  try {
+    assert.deepEqual(await openStreamAsync(pool, sealed), expected);
+  } finally {
+    assert.equal(await pool.dispose(), true);
+  }
+});

@@ -28,7 +28,7 @@ export interface WorkerLike {
 export interface WorkerPoolOptions {
   /** the format-1 algorithm of the key ('chacha20-poly1305', 'aes-256-gcm', …) */
   algorithm: string;
-  /** the raw key (keyLength bytes); the pool does not keep or wipe the caller's array */
+  /** the raw key (keyLength bytes); copied at once: the pool does not keep or wipe the caller's array */
   key: Uint8Array;
   /** number of workers (default: navigator.hardwareConcurrency, else 2) */
   workers?: number;
@@ -182,13 +182,18 @@ export class WorkerPool implements BatchCipher {
       if (typeof W !== 'function') throw new TypeError('this runtime has no Web Worker; pass spawn (Node.js: nodeWorkers(Worker) with Worker from node:worker_threads)');
       spawn = (url) => new W(url, { type: 'module' });
     }
+    // a copy of the key until every worker has its own: the caller may wipe its array as soon
+    // as this call returns, while the workers are still starting
+    const key = o.key.slice();
     const members: Member[] = [];
     try {
-      for (let i = 0; i < n; i++) members.push(new Member(spawn(WORKER_URL), alg.name, o.key));
+      for (let i = 0; i < n; i++) members.push(new Member(spawn(WORKER_URL), alg.name, key));
       await Promise.all(members.map((m) => m.ready));
     } catch (e) {
       for (const m of members) m.w.terminate();
       throw e;
+    } finally {
+      key.fill(0);
     }
     return new WorkerPool(alg.name, members);
   }
