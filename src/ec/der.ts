@@ -301,28 +301,38 @@ export function hex(b: Uint8Array): string {
 }
 
 export function unhex(s: string, what: string): Uint8Array {
-  if (s.length % 2 !== 0) throw new EncodingError(`${what}: hex length is odd`);
+  return unhexCodes((i) => s.charCodeAt(i), s.length, what);
+}
+
+/** unhex over the character codes code(0) … code(len − 1). */
+function unhexCodes(code: (i: number) => number, len: number, what: string): Uint8Array {
+  if (len % 2 !== 0) throw new EncodingError(`${what}: hex length is odd`);
   const nibble = (c: number) => -1 + (inRange(c, 48, 57) & (c - 47)) + (inRange(c, 97, 102) & (c - 86)) + (inRange(c, 65, 70) & (c - 54));
-  const out = new Uint8Array(s.length / 2);
+  const out = new Uint8Array(len / 2);
   let bad = 0;
   for (let i = 0; i < out.length; i++) {
-    const hi = nibble(s.charCodeAt(2 * i)), lo = nibble(s.charCodeAt(2 * i + 1));
+    const hi = nibble(code(2 * i)), lo = nibble(code(2 * i + 1));
     bad |= hi | lo;
     out[i] = ((hi << 4) | lo) & 0xff;
   }
   if (bad < 0) {
     out.fill(0);
     let at = 0;
-    while (at < s.length && nibble(s.charCodeAt(at)) >= 0) at++;
+    while (at < len && nibble(code(at)) >= 0) at++;
     throw new EncodingError(`${what}: invalid hex character at position ${at}`);
   }
   return out;
 }
 
+/** unhex over ASCII bytes (a key file's text, never made into a string). */
+export const unhexBytes = (b: Uint8Array, what: string): Uint8Array => unhexCodes((i) => b[i], b.length, what);
+
 export const base64 = (b: Uint8Array): string => encode64(b, false);
 export const unbase64 = (s: string, what: string): Uint8Array => decode64(s, false, what);
 export const base64url = (b: Uint8Array): string => encode64(b, true);
 export const unbase64url = (s: string, what: string): Uint8Array => decode64(s, true, what);
+/** unbase64url over ASCII bytes (a JWK member's text, never made into a string). */
+export const unbase64urlBytes = (b: Uint8Array, what: string): Uint8Array => decodeCodes((i) => b[i], b.length, true, what);
 
 /** PEM with 64-character lines, as OpenSSL writes it. */
 export function pem(label: string, der: Uint8Array): string {
