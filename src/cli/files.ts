@@ -19,7 +19,6 @@
 
 import { availableParallelism } from 'node:os';
 import type { Aead } from '../aead/types.js';
-import { unbase64url } from '../ec/der.js';
 import { AuthenticationError } from '../errors.js';
 import { ALGORITHMS, type AlgorithmInfo, HEADER_FIXED, StreamFormatError, algorithmById, algorithmByName, headerLength } from '../stream/format.js';
 import { HeaderReader, newStreamParams } from '../stream/sealer.js';
@@ -27,6 +26,7 @@ import { SegmentAuthenticationError, type SegmentParams, openBatch, sealBatch } 
 import type { BatchCipher } from '../stream/web.js';
 import { Failure, FileError, UsageError } from './errors.js';
 import { Input, type Output, Progress, createSecretFile, openOutput, reason } from './io.js';
+import { parseAeadKeyFile } from './keys.js';
 import { promises as fsp } from 'node:fs';
 
 /** Bytes of plaintext per read, per batch and per write: 64 segments of 64 KiB (at least one segment). */
@@ -60,36 +60,19 @@ export async function keygenAead(algName: string, out: string): Promise<void> {
 }
 
 async function readKeyFile(path: string): Promise<KeyFile> {
-  let text: string;
+  let buf: Uint8Array;
   try {
-    text = await fsp.readFile(path, 'utf8');
+    buf = await fsp.readFile(path);
   } catch (e) {
     throw new FileError(`cannot read key file ${path}: ${reason(e)}`);
   }
-  let jwk: { kty?: unknown; alg?: unknown; k?: unknown };
+  // keys.ts: the JSON's structure scanned, "k" from the file's bytes to der.ts's strict
+  // constant-time base64url (no JSON.parse, no JavaScript string of the key), then wiped
   try {
-    jwk = JSON.parse(text);
-  } catch {
-    throw new Failure(`invalid key: ${path} is not a ctkit key file (expected a JSON Web Key from \`ctkit keygen --aead\`)`);
+    return parseAeadKeyFile(buf, path);
+  } finally {
+    buf.fill(0);
   }
-  if (jwk === null || typeof jwk !== 'object' || jwk.kty !== 'oct' || typeof jwk.k !== 'string' || typeof jwk.alg !== 'string') {
-    throw new Failure(`invalid key: ${path} is not a symmetric key file (need "kty": "oct", "alg" and "k")`);
-  }
-  const alg = algorithmByName(jwk.alg);
-  if (!alg) throw new Failure(`invalid key: ${path} names the unknown algorithm '${jwk.alg}' (ctkit has ${algNames()})`);
-  // the library's strict base64url: Buffer's decoder would also take unused bits that are not
-  // zero (one key, several files) and stray padding
-  let key: Uint8Array;
-  try {
-    key = unbase64url(jwk.k, `in ${path}, "k"`);
-  } catch (e) {
-    throw new Failure(`invalid key: ${(e as Error).message}`);
-  }
-  if (key.length !== alg.keyLength) {
-    key.fill(0);
-    throw new Failure(`invalid key: a ${alg.name} key is ${alg.keyLength} bytes, the one in ${path} is ${key.length}`);
-  }
-  return { alg, key };
 }
 
 async function makeAead(alg: AlgorithmInfo, key: Uint8Array): Promise<Aead> {

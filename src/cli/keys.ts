@@ -1,16 +1,33 @@
 // `ctkit keygen --curve`, `ctkit pubkey`, `ctkit ecdh` (and the key loading that `sign` and
-// `verify` share): EC key files in the formats OpenSSL and WebCrypto use.
+// `verify` share): EC key files in the formats OpenSSL and WebCrypto use; and the reader of
+// `ctkit keygen --aead`'s symmetric key files (for seal and open).
 //
 // A key file's curve comes from the file itself (the OID in PKCS#8, SEC 1 and SPKI, "crv" in a
 // JWK); only raw scalars and raw SEC 1 points need --curve.
+//
+// Constant time (issue 14 point 7): a private key file is secret text, so nothing here runs a
+// regular expression, a string search, JSON.parse, TextDecoder or Buffer over it, nor makes a
+// JavaScript string of it. Whether a file is text is computed over every byte with masks and
+// branched on once. PEM blocks are framed by their BEGIN and END lines: the scan branches on
+// line feeds (the layout) and, per line, once on a mask that says the line starts with
+// "-----", which no base64 line does; the block's bytes go to the library's mask-based PEM
+// decoder (der.ts). JWKs go through src/util/json-ct.ts (structure only; "d" and "k" as bytes
+// to der.ts's base64url decoder), hex through der.ts's hex decoder, binary DER or raw scalars
+// are told apart by a mask over the DER framing. Errors, taken only for input that is not a
+// valid key, may look as they like.
 
 import { promises as fsp } from 'node:fs';
 import * as ec from '../ec/index.js';
 import type { Curve, EcJwk } from '../ec/index.js';
+import { hex, unbase64urlBytes, unhexBytes } from '../ec/der.js';
+import { ALGORITHMS, type AlgorithmInfo, algorithmByName } from '../stream/format.js';
+import { type JsonObject, scanJsonObject } from '../util/json-ct.js';
 import { Failure, FileError, UsageError } from './errors.js';
 import { createSecretFile, reason } from './io.js';
 
 const CURVES: Curve[] = [ec.p256, ec.p224, ec.brainpoolP256r1, ec.p384, ec.p521, ec.secp256k1, ec.brainpoolP384r1, ec.brainpoolP512r1];
+/** Byte lengths of the curves' raw scalars. */
+const SCALAR_LENGTHS = new Set(CURVES.map((c) => c.privateKeyBytes));
 
 /** ctkit's names and the usual aliases (OpenSSL, SEC 2, JWK). */
 const ALIASES: Record<string, string> = {
@@ -31,51 +48,157 @@ export function curveByName(name: string): Curve {
   return c;
 }
 
+/** A file's bytes (a copy: the buffer Node.js read into is wiped). */
 export async function readFileOrUsage(path: string, what: string): Promise<Uint8Array> {
+  let buf: Uint8Array;
   try {
-    return new Uint8Array(await fsp.readFile(path));
+    buf = await fsp.readFile(path);
   } catch (e) {
     throw new FileError(`cannot read ${what} ${path}: ${reason(e)}`);
   }
-}
-
-/** The PEM blocks of a text, by label (OpenSSL's `ecparam -genkey` writes EC PARAMETERS first). */
-function pemBlocks(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const re = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
-  for (const m of text.matchAll(re)) if (!out.has(m[1])) out.set(m[1], m[0]);
+  const out = new Uint8Array(buf);
+  buf.fill(0);
   return out;
 }
 
-/** A JWK if the text is a JSON object, undefined if it is not JSON at all. */
-function parseJwk(text: string, what: string): EcJwk | undefined {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{')) return undefined;
+// ---- text, lines, PEM framing ------------------------------------------------------------------
+
+/** −1 when c = x, else 0 (both in [0, 2^16)), without a branch. */
+const eq = (c: number, x: number): number => ((c ^ x) - 1) >> 31;
+/** −1 when lo ≤ c ≤ hi, else 0, without a branch. */
+const inRange = (c: number, lo: number, hi: number): number => ((lo - 1 - c) & (c - hi - 1)) >> 31;
+const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
+
+/** Printable ASCII, tab, CR and LF only: every byte is looked at, the answer is one mask. */
+export function isText(b: Uint8Array): boolean {
+  let ok = -1;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    ok &= eq(c, 9) | eq(c, 10) | eq(c, 13) | inRange(c, 32, 126);
+  }
+  return ok !== 0;
+}
+
+/** [start, end) of b without the whitespace around it (key characters are never whitespace). */
+function trim(b: Uint8Array): [number, number] {
+  let s = 0, e = b.length;
+  while (s < e && isWs(b[s])) s++;
+  while (e > s && isWs(b[e - 1])) e--;
+  return [s, e];
+}
+
+/** One PEM block of a text: its label and where it is, from its BEGIN line to the end of its END line. */
+export interface PemBlock {
+  label: string;
+  start: number;
+  end: number;
+  /** the line of its BEGIN line, from 1 */
+  line: number;
+}
+
+/** An armor line's label: `-----BEGIN <label>-----` (or END), label of A–Z, 0–9 and inner spaces. */
+function armorLabel(s: string, word: 'BEGIN' | 'END'): string | undefined {
+  const head = `-----${word} `;
+  if (!s.startsWith(head) || !s.endsWith('-----') || s.length < head.length + 6) return undefined;
+  const label = s.slice(head.length, s.length - 5);
+  for (let i = 0; i < label.length; i++) {
+    const c = label.charCodeAt(i);
+    if (!((c >= 65 && c <= 90) || (c >= 48 && c <= 57) || (c === 32 && i > 0 && i < label.length - 1))) return undefined;
+  }
+  return label;
+}
+
+/**
+ * The PEM blocks of a text (RFC 7468: BEGIN and END lines at the start of a line, LF or CRLF;
+ * text between blocks is allowed and ignored). A line that starts with "-----" and is not a
+ * BEGIN or END line, a BEGIN inside a block, an END without its BEGIN or with another label,
+ * and a block without its END line are errors (Failure) saying which line.
+ */
+export function pemBlocks(b: Uint8Array, what: string): PemBlock[] {
+  const blocks: PemBlock[] = [];
+  let open: { label: string; start: number; line: number } | undefined;
+  let line = 0;
+  for (let i = 0; i < b.length; ) {
+    line++;
+    let e = i;
+    while (e < b.length && b[e] !== 10) e++; // line feeds are the layout, never a key character
+    const le = e > i ? e + eq(b[e - 1], 13) : e; // without the CR of a CRLF
+    // five dashes at the start of the line, as a mask: a base64 line never starts with '-'
+    let dashes = le - i >= 5 ? -1 : 0;
+    for (let k = 0; k < 5; k++) dashes &= eq(b[i + k] ?? 0, 45);
+    if (dashes) {
+      const s = ascii(b, i, le); // an armor line: public
+      const begin = armorLabel(s, 'BEGIN'), end = armorLabel(s, 'END');
+      if (begin !== undefined) {
+        if (open) throw new Failure(`invalid key: ${what}: PEM block ${open.label} (line ${open.line}) has no END line before the BEGIN line at line ${line}`);
+        open = { label: begin, start: i, line };
+      } else if (end !== undefined) {
+        if (!open) throw new Failure(`invalid key: ${what}: line ${line} is an END line without its BEGIN line`);
+        if (end !== open.label) throw new Failure(`invalid key: ${what}: PEM block ${open.label} (line ${open.line}) ends with an END line for ${end} (line ${line})`);
+        blocks.push({ label: open.label, start: open.start, end: le, line: open.line });
+        open = undefined;
+      } else {
+        throw new Failure(`invalid key: ${what}: line ${line} starts with "-----" but is not a PEM BEGIN or END line`);
+      }
+    }
+    i = e + 1;
+  }
+  if (open) throw new Failure(`invalid key: ${what}: PEM block ${open.label} (line ${open.line}) has no END line`);
+  return blocks;
+}
+
+/** The bytes of a block, after the EC PARAMETERS block when there is one (a new array; wipe it). */
+function blockBytes(b: Uint8Array, key: PemBlock, params: PemBlock | undefined): Uint8Array {
+  const body = b.subarray(key.start, key.end);
+  if (!params) return body.slice();
+  const p = b.subarray(params.start, params.end);
+  const out = new Uint8Array(p.length + 1 + body.length);
+  out.set(p);
+  out[p.length] = 10;
+  out.set(body, p.length + 1);
+  return out;
+}
+
+/** Whether the text's first non-whitespace character is '{' (a JWK). */
+function looksLikeJson(b: Uint8Array): boolean {
+  const [s, e] = trim(b);
+  return s < e && eq(b[s], 0x7b) !== 0;
+}
+
+/** Hex-encoded raw key bytes (der.ts's hex decoder over the bytes). */
+function parseHex(b: Uint8Array, what: string): Uint8Array {
+  const [s, e] = trim(b);
+  if (s === e) throw new Failure(`invalid key: ${what} is empty`);
   try {
-    return JSON.parse(trimmed) as EcJwk;
-  } catch {
-    throw new Failure(`invalid key: ${what} is not valid JSON`);
+    return unhexBytes(b.subarray(s, e), 'hex');
+  } catch (e) {
+    throw new Failure(`invalid key: ${what} is not a PEM, JWK or hex key (${(e as Error).message})`);
   }
 }
 
-/** Hex-encoded raw key bytes. */
-function parseHex(text: string, what: string): Uint8Array {
-  const trimmed = text.trim();
-  if (!/^([0-9a-fA-F]{2})+$/.test(trimmed)) throw new Failure(`invalid key: ${what} is not a PEM, JWK or hex key`);
-  return Uint8Array.from(Buffer.from(trimmed, 'hex'));
-}
-
-function isText(b: Uint8Array): boolean {
-  return b.every((x) => x === 9 || x === 10 || x === 13 || (x >= 32 && x < 127));
+/**
+ * Whether b is exactly one DER SEQUENCE (30, a definite length in its shortest form, that many
+ * bytes): a mask over the first four bytes, branched on once. A raw scalar looks like one with
+ * probability about 2^−16 and is then still read as a raw scalar (after the DER fails).
+ */
+function derFramed(b: Uint8Array): boolean {
+  const n = b.length;
+  if (n < 2) return false;
+  const short = n - 2 < 0x80 ? eq(b[1], n - 2) : 0;
+  const l81 = n - 3 >= 0x80 && n - 3 < 0x100 ? eq(b[1], 0x81) & eq(b[2], n - 3) : 0;
+  const l82 = n - 4 >= 0x100 && n - 4 < 0x10000 ? eq(b[1], 0x82) & eq(b[2], (n - 4) >> 8) & eq(b[3], (n - 4) & 0xff) : 0;
+  return (eq(b[0], 0x30) & (short | l81 | l82)) !== 0;
 }
 
 /** Run `f` on each candidate curve; the first that accepts wins; otherwise the most telling error. */
-function firstCurve(candidates: Curve[], f: (c: Curve) => Uint8Array, what: string): { curve: Curve; key: Uint8Array } {
+function firstCurve<T = Uint8Array>(candidates: Curve[], f: (c: Curve) => T, what: string): { curve: Curve; key: T } {
   const errors: string[] = [];
   for (const c of candidates) {
     try {
       return { curve: c, key: f(c) };
     } catch (e) {
+      if (e instanceof Failure || e instanceof UsageError) throw e;
       errors.push((e as Error).message);
     }
   }
@@ -87,39 +210,144 @@ function firstCurve(candidates: Curve[], f: (c: Curve) => Uint8Array, what: stri
   throw new Failure(`invalid key: ${what}: ${telling ?? errors[0]}`);
 }
 
+// ---- JWK ----------------------------------------------------------------------------------------
+
+/** The top-level members of a JSON key file, or a Failure naming what is wrong with the JSON. */
+function scanJwk(b: Uint8Array, what: string): JsonObject {
+  try {
+    return scanJsonObject(b, `${what}: JSON`);
+  } catch (e) {
+    throw new Failure(`invalid key: ${(e as Error).message}`);
+  }
+}
+
+/** `f`, with the library's errors (and the scanner's) as Failures about `what`. */
+function keyError<T>(what: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof Failure || e instanceof UsageError) throw e;
+    throw new Failure(`invalid key: ${what}: ${(e as Error).message}`);
+  }
+}
+
+/** The curve a JWK's "kty" and "crv" name, among the candidates. */
+function jwkCurve(j: JsonObject, candidates: Curve[], what: string): { curve: Curve; crv: string } {
+  const kty = keyError(what, () => j.text('kty'));
+  if (kty !== 'EC') throw new Failure(`invalid key: ${what}: JWK "kty" is ${JSON.stringify(kty) ?? 'missing'}, expected "EC"`);
+  const crv = keyError(what, () => j.text('crv'));
+  if (crv === undefined) throw new Failure(`invalid key: ${what}: JWK member "crv" is missing`);
+  const curve = candidates.find((c) => c.params.jwk === crv);
+  if (curve) return { curve, crv };
+  if (candidates.length === 1) {
+    const c = candidates[0];
+    if (c.params.jwk === undefined) throw new Failure(`invalid key: ${what}: JWK: there is no registered JWK curve name for ${c.name}`);
+    throw new Failure(`invalid key: ${what}: JWK "crv" is ${JSON.stringify(crv)}, expected "${c.params.jwk}" (${c.name})`);
+  }
+  const names = CURVES.map((c) => c.params.jwk).filter(Boolean).join(', ');
+  throw new Failure(`invalid key: ${what}: unsupported JWK curve ${JSON.stringify(crv)} (ctkit has ${names})`);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+  return d === 0;
+}
+
+/** An EC private JWK: "d" decoded from its bytes, checked against "x" and "y". */
+function parseJwkPrivate(b: Uint8Array, candidates: Curve[], what: string): LoadedPrivateKey {
+  const j = scanJwk(b, what);
+  const { curve, crv } = jwkCurve(j, candidates, what);
+  const dText = keyError(what, () => j.secret('d'));
+  if (dText === undefined) throw new Failure(`invalid key: ${what}: JWK member "d" is missing (not a private key)`);
+  const d = keyError(what, () => unbase64urlBytes(dText, 'JWK "d"'));
+  try {
+    if (d.length !== curve.privateKeyBytes) throw new Failure(`invalid key: ${what}: JWK "d" is ${d.length} bytes, expected ${curve.privateKeyBytes}`);
+    const key = keyError(what, () => curve.importPrivateKey(d, 'raw'));
+    try {
+      const pub = keyError(what, () => curve.importPublicKey({ kty: 'EC', crv, x: j.text('x'), y: j.text('y') } as EcJwk, 'jwk'));
+      if (!sameBytes(pub, curve.getPublicKey(key))) throw new Failure(`invalid key: ${what}: JWK "x" and "y" do not belong to "d"`);
+      return { curve, key };
+    } catch (e) {
+      key.fill(0);
+      throw e;
+    }
+  } finally {
+    d.fill(0);
+  }
+}
+
+// ---- private and public keys ---------------------------------------------------------------------
+
 export interface LoadedPrivateKey {
   curve: Curve;
   key: Uint8Array;
 }
 
-export async function loadPrivateKey(path: string, curveName?: string): Promise<LoadedPrivateKey> {
-  const bytes = await readFileOrUsage(path, 'private key');
+/**
+ * A private key from a key file's bytes: PKCS#8 or SEC 1 (PEM, with an EC PARAMETERS block
+ * before it or not, or DER), JWK, or with a curve name a raw scalar (hex text or binary).
+ * `bytes` is left as it was (the caller wipes it).
+ */
+export function parsePrivateKey(bytes: Uint8Array, what: string, curveName?: string): LoadedPrivateKey {
   const candidates = curveName ? [curveByName(curveName)] : CURVES;
-  const what = `private key ${path}`;
   if (isText(bytes)) {
-    const text = new TextDecoder().decode(bytes);
-    const blocks = pemBlocks(text);
-    // the key block, after the EC PARAMETERS block `openssl ecparam -genkey` writes (the library checks it)
-    const params = blocks.get('EC PARAMETERS') ?? '';
-    if (blocks.has('PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(params + '\n' + blocks.get('PRIVATE KEY')!, 'pkcs8-pem'), what);
-    if (blocks.has('EC PRIVATE KEY')) return firstCurve(candidates, (c) => c.importPrivateKey(params + '\n' + blocks.get('EC PRIVATE KEY')!, 'sec1-pem'), what);
-    if (blocks.has('ENCRYPTED PRIVATE KEY')) throw new Failure(`invalid key: ${what} is encrypted; decrypt it first (openssl pkcs8 -in ${path})`);
-    if (blocks.size) throw new Failure(`invalid key: ${what}: PEM block ${[...blocks.keys()][0]} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
-    const jwk = parseJwk(text, what);
-    if (jwk) return firstCurve(candidates, (c) => c.importPrivateKey(jwk, 'jwk'), what);
-    const raw = parseHex(text, what);
-    if (!curveName) throw new UsageError(`${what} is a raw scalar: say which curve with --curve`);
-    return firstCurve(candidates, (c) => c.importPrivateKey(raw, 'raw'), what);
+    const blocks = pemBlocks(bytes, what);
+    const keys = blocks.filter((x) => x.label === 'PRIVATE KEY' || x.label === 'EC PRIVATE KEY');
+    if (keys.length > 1) throw new Failure(`invalid key: ${what} holds ${keys.length} private keys (at lines ${keys.map((k) => k.line).join(', ')}); keep one`);
+    if (keys.length === 1) {
+      // the key block, after the EC PARAMETERS block `openssl ecparam -genkey` writes (the library checks it)
+      const data = blockBytes(bytes, keys[0], blocks.find((x) => x.label === 'EC PARAMETERS'));
+      const format = keys[0].label === 'PRIVATE KEY' ? 'pkcs8-pem' : 'sec1-pem';
+      try {
+        return firstCurve(candidates, (c) => c.importPrivateKey(data, format), what);
+      } finally {
+        data.fill(0);
+      }
+    }
+    if (blocks.some((x) => x.label === 'ENCRYPTED PRIVATE KEY')) throw new Failure(`invalid key: ${what} is encrypted; decrypt it first (openssl pkcs8 -in <file>)`);
+    if (blocks.length) throw new Failure(`invalid key: ${what}: PEM block ${blocks[0].label} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
+    if (looksLikeJson(bytes)) return parseJwkPrivate(bytes, candidates, what);
+    const raw = parseHex(bytes, what);
+    try {
+      if (!curveName) throw new UsageError(`${what} is a raw scalar: say which curve with --curve`);
+      return firstCurve(candidates, (c) => c.importPrivateKey(raw, 'raw'), what);
+    } finally {
+      raw.fill(0);
+    }
   }
-  if (bytes[0] === 0x30) {
+  const der = () => {
     try {
       return firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'pkcs8-der'), what);
     } catch {
       return firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'sec1-der'), what);
     }
+  };
+  const raw = () => firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'raw'), what);
+  const rawLength = curveName ? candidates[0].privateKeyBytes : -1;
+  if (derFramed(bytes)) {
+    try {
+      return der();
+    } catch (e) {
+      if (bytes.length !== rawLength) throw e;
+      return raw(); // a raw scalar that looks like DER framing
+    }
   }
+  if (bytes.length === rawLength) return raw();
+  if (!curveName && SCALAR_LENGTHS.has(bytes.length)) throw new UsageError(`${what} looks like a raw scalar: say which curve with --curve`);
+  if (bytes[0] === 0x30) return der(); // not a raw scalar's length: damaged DER, say how
   if (!curveName) throw new UsageError(`${what} looks like a raw scalar: say which curve with --curve`);
-  return firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'raw'), what);
+  return raw(); // the library says what the length should be
+}
+
+export async function loadPrivateKey(path: string, curveName?: string): Promise<LoadedPrivateKey> {
+  const bytes = await readFileOrUsage(path, 'private key');
+  try {
+    return parsePrivateKey(bytes, `private key ${path}`, curveName);
+  } finally {
+    bytes.fill(0);
+  }
 }
 
 export interface LoadedPublicKey {
@@ -128,45 +356,90 @@ export interface LoadedPublicKey {
   key: Uint8Array;
 }
 
-/** A public key file (SPKI PEM/DER, JWK, raw SEC 1 with --curve), or a private key file's public key. */
-export async function loadPublicKey(path: string, curveName?: string): Promise<LoadedPublicKey> {
-  const bytes = await readFileOrUsage(path, 'public key');
+/** A public key from a file's bytes (SPKI PEM/DER, JWK, raw SEC 1 with a curve), or a private key file's public key. */
+export function parsePublicKey(bytes: Uint8Array, what: string, curveName?: string): LoadedPublicKey {
   const candidates = curveName ? [curveByName(curveName)] : CURVES;
-  const what = `public key ${path}`;
-  if (isText(bytes)) {
-    const text = new TextDecoder().decode(bytes);
-    const blocks = pemBlocks(text);
-    if (blocks.has('PUBLIC KEY')) return firstCurve(candidates, (c) => c.importPublicKey(blocks.get('PUBLIC KEY')!, 'spki-pem'), what);
-    if (blocks.has('PRIVATE KEY') || blocks.has('EC PRIVATE KEY')) {
-      const { curve, key } = await loadPrivateKey(path, curveName);
-      try {
-        return { curve, key: curve.getPublicKey(key) };
-      } finally {
-        key.fill(0);
-      }
+  const fromPrivate = ({ curve, key }: LoadedPrivateKey): LoadedPublicKey => {
+    try {
+      return { curve, key: curve.getPublicKey(key) };
+    } finally {
+      key.fill(0);
     }
-    if (blocks.size) throw new Failure(`invalid key: ${what}: PEM block ${[...blocks.keys()][0]} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
-    const jwk = parseJwk(text, what);
-    if (jwk) {
-      const pub: EcJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  };
+  if (isText(bytes)) {
+    const blocks = pemBlocks(bytes, what);
+    const spki = blocks.find((x) => x.label === 'PUBLIC KEY');
+    if (spki) return firstCurve(candidates, (c) => c.importPublicKey(bytes.subarray(spki.start, spki.end), 'spki-pem'), what);
+    if (blocks.some((x) => x.label === 'PRIVATE KEY' || x.label === 'EC PRIVATE KEY')) return fromPrivate(parsePrivateKey(bytes, what, curveName));
+    if (blocks.length) throw new Failure(`invalid key: ${what}: PEM block ${blocks[0].label} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
+    if (looksLikeJson(bytes)) {
+      // the public members only: "d", if there is one, is not looked at
+      const j = scanJwk(bytes, what);
+      const pub = keyError(what, () => ({ kty: j.text('kty'), crv: j.text('crv'), x: j.text('x'), y: j.text('y') }) as EcJwk);
       return firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what);
     }
-    const raw = parseHex(text, what);
-    if (!curveName) throw new UsageError(`${what} is a raw (hex) key: say which curve with --curve`);
-    // a raw scalar (from `keygen --format raw`) is a private key: its length says so
-    if (curveName && raw.length === candidates[0].privateKeyBytes) {
-      const sk = candidates[0].importPrivateKey(raw, 'raw');
+    const raw = parseHex(bytes, what);
+    try {
+      if (!curveName) throw new UsageError(`${what} is a raw (hex) key: say which curve with --curve`);
+      // a raw scalar (from `keygen --format raw`) is a private key: its length says so
+      if (raw.length === candidates[0].privateKeyBytes) return fromPrivate(firstCurve(candidates, (c) => c.importPrivateKey(raw, 'raw'), what));
+      return firstCurve(candidates, (c) => c.importPublicKey(raw, 'raw'), what);
+    } finally {
       raw.fill(0);
-      try {
-        return { curve: candidates[0], key: candidates[0].getPublicKey(sk) };
-      } finally {
-        sk.fill(0);
-      }
     }
-    return firstCurve(candidates, (c) => c.importPublicKey(raw, 'raw'), what);
   }
   if (bytes[0] === 0x30) return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what);
   return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'raw'), what);
+}
+
+/** A public key file (SPKI PEM/DER, JWK, raw SEC 1 with --curve), or a private key file's public key. */
+export async function loadPublicKey(path: string, curveName?: string): Promise<LoadedPublicKey> {
+  const bytes = await readFileOrUsage(path, 'public key');
+  try {
+    return parsePublicKey(bytes, `public key ${path}`, curveName);
+  } finally {
+    bytes.fill(0);
+  }
+}
+
+// ---- symmetric key files --------------------------------------------------------------------------
+
+const algNames = () => ALGORITHMS.map((a) => a.name).join(', ');
+
+/**
+ * A symmetric key file (`ctkit keygen --aead`: a JWK, RFC 7517, of kty "oct" naming its
+ * algorithm in "alg", the key in "k") from its bytes; "k" goes from the file's bytes to der.ts's
+ * strict base64url decoder (non-canonical unused bits and padding refused).
+ */
+export function parseAeadKeyFile(bytes: Uint8Array, path: string): { alg: AlgorithmInfo; key: Uint8Array } {
+  let j: JsonObject;
+  try {
+    j = scanJsonObject(bytes, 'JSON');
+  } catch (e) {
+    throw new Failure(`invalid key: ${path} is not a ctkit key file (expected a JSON Web Key from \`ctkit keygen --aead\`): ${(e as Error).message}`);
+  }
+  const notSymmetric = `invalid key: ${path} is not a symmetric key file (need "kty": "oct", "alg" and "k")`;
+  let kty: string | undefined, algName: string | undefined;
+  try {
+    kty = j.text('kty');
+    algName = j.text('alg');
+  } catch (e) {
+    throw new Failure(`${notSymmetric}: ${(e as Error).message}`);
+  }
+  if (kty !== 'oct' || algName === undefined || j.kind('k') !== 'string') throw new Failure(notSymmetric);
+  const alg = algorithmByName(algName);
+  if (!alg) throw new Failure(`invalid key: ${path} names the unknown algorithm '${algName}' (ctkit has ${algNames()})`);
+  let key: Uint8Array;
+  try {
+    key = unbase64urlBytes(j.secret('k')!, `in ${path}, "k"`);
+  } catch (e) {
+    throw new Failure(`invalid key: ${(e as Error).message.replace(/^JSON: /, `in ${path}, `)}`);
+  }
+  if (key.length !== alg.keyLength) {
+    key.fill(0);
+    throw new Failure(`invalid key: a ${alg.name} key is ${alg.keyLength} bytes, the one in ${path} is ${key.length}`);
+  }
+  return { alg, key };
 }
 
 /** --format jwk on a curve without a registered JWK name is a usage error (the format cannot be had). */
@@ -193,7 +466,7 @@ export async function keygenCurve(curveName: string, format: string | undefined,
       case 'pkcs8': data = curve.exportPrivateKey(sk, 'pkcs8-pem'); break;
       case 'sec1': data = curve.exportPrivateKey(sk, 'sec1-pem'); break;
       case 'jwk': data = JSON.stringify(jwkOrUsage(() => curve.exportPrivateKey(sk, 'jwk'))) + '\n'; break;
-      case 'raw': data = Buffer.from(sk).toString('hex') + '\n'; break;
+      case 'raw': data = hex(sk) + '\n'; break; // der.ts: no table indexed by the key's nibbles
       default: throw new UsageError(`unknown private-key format '${fmt}' (pkcs8, sec1, jwk or raw)`);
     }
     await writeSecretFile(out, data);
@@ -225,7 +498,7 @@ export async function ecdh(keyPath: string, peerPath: string, out: string | unde
     if (peer.curve !== mine.curve) throw new Failure(`invalid peer key: the peer key is on ${peer.curve.name}, the private key on ${mine.curve.name}`);
     const secret = mine.curve.ecdh(mine.key, peer.key);
     try {
-      if (out === undefined || out === '-') process.stdout.write(Buffer.from(secret).toString('hex') + '\n');
+      if (out === undefined || out === '-') process.stdout.write(hex(secret) + '\n');
       else await writeSecretFile(out, secret);
     } finally {
       secret.fill(0);
