@@ -28,6 +28,7 @@ const FAMILY_TESTS: Record<string, string[]> = {
   gf128: ['test/gf128.test.ts', 'test/gf128-kat.test.ts'],
   chacha: ['test/chacha.test.ts'],
   sha2: ['test/sha2.test.ts'],
+  aes: ['test/aes-gcm.test.ts', 'test/aes-gcm-siv.test.ts'],
 };
 
 const withBoth = kernels.filter((k) => k.targets?.includes('wasm') && k.targets.includes('js'));

@@ -10,11 +10,11 @@ const EXPECTED: Record<string, string[]> = {
   'ghash (ctkit/mac)': ['gf128', 'gf128_wasm'],
   'poly1305 (ctkit/mac)': ['chacha', 'chacha_wasm'],
   'chacha20Poly1305 (ctkit/aead)': ['chacha', 'chacha_wasm'],
-  'aesGcm (ctkit/aead)': ['aes'],
+  'aesGcm (ctkit/aead)': ['aes', 'aes_wasm'],
   'sm4Gcm (ctkit/aead)': ['sm4'],
   'sha256 + hmac (ctkit/hash)': ['sha2', 'sha2_wasm'],
-  'p256 (ctkit/ec)': ['ec_p256', 'sha2', 'sha2_wasm'],
-  'secp256k1 (ctkit/ec)': ['ec_secp256k1', 'sha2', 'sha2_wasm'],
+  'p256 (ctkit/ec)': ['ec_p256', 'ec_p256_wasm', 'sha2', 'sha2_wasm'],
+  'secp256k1 (ctkit/ec)': ['ec_secp256k1', 'ec_secp256k1_wasm', 'sha2', 'sha2_wasm'],
 };
 
 for (const [entry, modules] of Object.entries(EXPECTED)) {

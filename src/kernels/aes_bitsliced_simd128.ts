@@ -55,12 +55,13 @@ L18=M58^L8 L19=M63^L4 L20=L0^L1 L21=L1^L7 L22=L3^L12 L23=L18^L2 L24=L15^L9 L25=L
 L27=L8^L10 L28=L11^L14 L29=L11^L17
 S0=L6^L24 S1=L16^L26 S2=L19^L28 S3=L6^L21 S4=L20^L22 S5=L25^L29 S6=L13^L27 S7=L6^L23`;
 
-const GATES = CIRCUIT.trim().split(/\s+/).map((g) => {
+/** The circuit's gates in order (shared with the scalar generator, aes_ct64.ts). */
+export const GATES = CIRCUIT.trim().split(/\s+/).map((g) => {
   const m = /^(\w+)=(\w+)([&^])(\w+)$/.exec(g);
   if (!m) throw new Error(`bad gate ${g}`);
   return { out: m[1], a: m[2], and: m[3] === '&', b: m[4] };
 });
-const TEMPS = GATES.map((g) => g.out).filter((n) => !/^S\d$/.test(n));
+export const TEMPS = GATES.map((g) => g.out).filter((n) => !/^S\d$/.test(n));
 
 /** The circuit's temporaries as locals of f, named `${p}T1`, …, then `${p}S0` … `${p}S7`. */
 export function sboxLocals(f: Func, p: string): Map<string, Local<'v128'>> {
@@ -248,7 +249,7 @@ export function sub16Func(): Func {
   return f;
 }
 
-const RCON = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
+export const RCON = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
 
 /**
  * `$expandN(rk, key, tmp)` for N = 4, 6, 8 key words: FIPS 197 KeyExpansion, unrolled, words at

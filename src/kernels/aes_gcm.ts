@@ -15,11 +15,15 @@
 // Cost (8 KiB calls, AES-128): AES alone ~580 MB/s, GHASH alone ~690 MB/s, stitched ~340 MB/s;
 // docs/kernels/aes.md.
 //
+// Scalar targets (wasm, js): AES bitsliced on i64 (aes_ct64.ts), eight blocks per call as two
+// passes of four, the mode loops and GF(2^128) on scalar words, nothing stitched.
+//
 // Memory: the IO area GCM_IO (gcm_layout.ts, as AES_IO); the key slot AES_SLOT (aes_layout.ts):
 // GHASH key and tables at 0, bitsliced round keys at 2048, GCM-SIV's per-nonce round keys at
 // 4096 and POLYVAL key and tables at 6144 (wiped after each message).
 
-import { type Expr, Func, type Local, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64, i64x2, i8x16, if_, kernel, memory, v128, block, br, br_if, label, loop, ret, select } from './builder/index.js';
+import { type Expr, Func, type Local, type GeneratedKernel, Module, type Stmt, type Val, call, comment, i32, i64, i64x2, i8x16, if_, kernel, memory, v128, block, br, br_if, label, loop, ret, select, target } from './builder/index.js';
+import { aes8ScalarFunc, expandScalarFunc, sub4Func } from './aes_ct64.js';
 import { type AesFlags, AES_MAX_RK_BYTES, type Aes8Stitch, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
 import { type Gf128Flags, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, Gf128Mul, gf128Functions } from './gf128_ctmul64.js';
 import { type GcmCipher, type GcmFlags, ctrLoop, gcmFunctions, lengthBlock } from './gcm_mode.js';
@@ -105,12 +109,13 @@ function ecbExport(aes8: Func): Func {
   const f = new Func('aes_ecb', { rk: 'i32', nr: 'i32', src: 'i32', dst: 'i32', n: 'i32' }, { export: true, public: 'all' });
   const { rk, nr, src, dst, n } = f.p;
   const [j, bytes, ks] = f.locals('i32', ['j', 'bytes', 'ks']);
+  const scalar = target() !== 'simd';
   const copy = (from: typeof src, to: typeof src) => {
     const c = label('c');
     return [
       j.set(0),
       loop(c,
-        v128.store(i32.add(to, j), v128.load(i32.add(from, j))),
+        scalar ? copy16(i32.add(to, j), i32.add(from, j)) : v128.store(i32.add(to, j), v128.load(i32.add(from, j))),
         br_if(c, i32.lt_u(j.tee(i32.add(j, 16)), bytes)),
       ),
     ];
@@ -193,6 +198,94 @@ function sivTagExport(aes8: Func, polyval: Func, flags: AesGcmFlags): Func {
   return f;
 }
 
+/** 16 bytes from src to dst as two i64 (scalar targets). */
+function copy16(dst: Val<'i32'>, src: Val<'i32'>): Stmt[] {
+  return [i64.store(dst, i64.load(src)), i64.store(dst, i64.load(src, 8), 8)];
+}
+
+/** siv_init for the scalar targets (sivInitExport's steps on words). */
+function sivInitScalar(aes8: Func, gfInit: Func, expand4: Func, expand8: Func): Func {
+  const f = new Func('siv_init', { slot: 'i32', nr: 'i32' }, { export: true, public: 'all' });
+  const { slot, nr } = f.p;
+  const [n0] = f.locals('i32', ['n0']);
+  const [n1] = f.locals('i64', ['n1']);
+  const take = (i: number) => i64.load(IO.ks, 16 * i);
+  f.emit(
+    n0.set(i32.load(IO.nonce)),
+    n1.set(i64.load(IO.nonce, 4)),
+    comment('block i = LE32(i) ‖ nonce'),
+    Array.from({ length: 6 }, (_, i) => [i32.store(IO.ks, i, 16 * i), i32.store(IO.ks, n0, 16 * i + 4), i64.store(IO.ks, n1, 16 * i + 8)]).flat(),
+    call(aes8, i32.add(slot, AES_SLOT.rk), nr, IO.ks),
+    comment('the POLYVAL key: first halves of blocks 0, 1'),
+    i64.store(slot, take(0), AES_SLOT.sivGf),
+    i64.store(slot, take(1), AES_SLOT.sivGf + 8),
+    call(gfInit, i32.add(slot, AES_SLOT.sivGf), 0),
+    comment('the encryption key: first halves of blocks 2, 3 (and 4, 5)'),
+    [2, 3, 4, 5].map((i) => i64.store(IO.keys, take(i), 8 * (i - 2))),
+    if_(i32.eq(nr, 10),
+      [call(expand4, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)],
+      [call(expand8, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)]),
+    memory.fill(IO.keys, 0, 32),
+    memory.fill(IO.ks, 0, 128),
+    n0.set(0),
+    n1.set(0),
+  );
+  return f;
+}
+
+/** siv_tag for the scalar targets (sivTagExport's steps on words). */
+function sivTagScalar(aes8: Func, polyval: Func, flags: AesGcmFlags): Func {
+  const f = new Func('siv_tag', { slot: 'i32', nr: 'i32', a: 'i64', b: 'i64' }, { export: true, public: 'all' });
+  const { slot, nr, a, b } = f.p;
+  const [s0, s1] = f.locals('i64', ['s0', 's1']);
+  f.emit(
+    lengthBlock(a, b, false, false),
+    call(polyval, i32.add(slot, AES_SLOT.sivGf), IO.state, IO.lengths, 1, 1),
+    s0.set(i64.load(IO.state)),
+    s1.set(i64.load(IO.state, 8)),
+    flags.sivSkipNonceXor ? [] : [
+      comment('S ⊕ (nonce ‖ 0^32)'),
+      s0.set(i64.xor(s0, i64.load(IO.nonce))),
+      s1.set(i64.xor(s1, i64.load32_u(IO.nonce, 8))),
+    ],
+    comment('clear the most significant bit of the last byte'),
+    i64.store(IO.ks, s0),
+    i64.store(IO.ks, i64.and(s1, i64.const(0x7fffffffffffffffn, true)), 8),
+    call(aes8, i32.add(slot, AES_SLOT.sivRk), nr, IO.ks),
+    copy16(IO.tag, IO.ks),
+    i64.store(IO.ctr, i64.load(IO.ks)),
+    i64.store(IO.ctr, i64.or(i64.load(IO.ks, 8), i64.const(0x8000000000000000n, true)), 8),
+    memory.fill(IO.ks, 0, 128),
+    s0.set(0),
+    s1.set(0),
+  );
+  return f;
+}
+
+/** The module for the scalar targets (wasm, js): the same exports, on aes_ct64.ts. */
+function generateAesGcmScalar(flags: AesGcmFlags): GeneratedKernel {
+  const gf = gf128Functions(flags, GF_PREFIX);
+  const sub4 = sub4Func();
+  const expand = { 4: expandScalarFunc(4, sub4, flags), 6: expandScalarFunc(6, sub4, flags), 8: expandScalarFunc(8, sub4, flags) };
+  const aes8 = aes8ScalarFunc();
+  const cipher: GcmCipher = { call: aes8, blocks: 8 };
+  const gcm = gcmFunctions(cipher, gf, flags);
+  const sivCtr = ctrLoop('siv_ctr_x', 'siv', undefined, cipher);
+  const sivOpen = ctrLoop('siv_open_x', 'siv', { fn: gf.polyval, order: 'after' }, cipher);
+  /** the SIMD module's stitched siv_open_s: here the same loop as siv_open_x */
+  const sivOpenS = ctrLoop('siv_open_s', 'siv', { fn: gf.polyval, order: 'after' }, cipher);
+  const m = new Module('aes').memory(2).add(
+    sub4, expand[4], expand[6], expand[8], aes8,
+    expandExport(expand), ecbExport(aes8),
+    gcm.seal, gcm.open, sivCtr, sivOpen, sivOpenS, gcm.lengths, gcm.finish, gcm.oneshot,
+    sivInitScalar(aes8, gf.init, expand[4], expand[8]), sivTagScalar(aes8, gf.polyval, flags),
+    gf.functions,
+  );
+  if (flags.leakyTagCompare) m.add(tagEqVt());
+  m.header.push(`AES (bitsliced on i64, four blocks in eight words), GCM and GCM-SIV mode loops, GF(2^128) (multiplication with holes on i64), constant time; target ${target()}.`);
+  return kernel(m);
+}
+
 function tagEqVt(): Func {
   const f = new Func('gcm_tag_eq_vt', { a: 'i32', b: 'i32', n: 'i32' }, { export: true, public: ['a', 'b', 'n'], results: ['i32'] });
   const { a, b, n } = f.p;
@@ -210,6 +303,7 @@ function tagEqVt(): Func {
 }
 
 export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
+  if (target() !== 'simd') return generateAesGcmScalar(flags);
   const gf = gf128Functions(flags, GF_PREFIX);
   const sub16 = sub16Func();
   const expand = { 4: expandFunc(4, sub16, flags), 6: expandFunc(6, sub16, flags), 8: expandFunc(8, sub16, flags) };

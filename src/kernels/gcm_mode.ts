@@ -10,9 +10,12 @@
 // Cost: the cipher's and the hash's; the loop adds per group of B blocks B counter stores, one
 // call and B 16-byte XORs.
 //
+// Scalar targets (wasm, js): the same loops on i32/i64 words (counters byte-swapped with rotations
+// and masks), never stitched; the cipher's and the hash's scalar functions.
+//
 // Memory: the IO area GCM_IO (gcm_layout.ts); the GF(2^128) slot at `gf`.
 
-import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, label, loop, memory, select, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, type Val, block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, label, loop, memory, select, target, v128 } from './builder/index.js';
 import type { Gf128Functions } from './gf128_ctmul64.js';
 import { GCM_IO as IO } from './gcm_layout.js';
 import { BSWAP64 as LANE_REV } from './builder/lanes.js';
@@ -69,18 +72,63 @@ function counter(f: Func, mode: Mode) {
   };
 }
 
+/** x's bytes reversed (i32), x read twice. */
+const bswap32 = (x: Local<'i32'>): Expr<'i32'> => i32.or(i32.and(i32.rotr(x, 8), i32.const(0xff00ff00, true)), i32.and(i32.rotl(x, 8), 0x00ff00ff));
+
+/** t = x's bytes reversed (i64). */
+function bswap64(t: Local<'i64'>, x: Val<'i64'>): Stmt[] {
+  const swap = (v: Val<'i64'>, w: bigint, m: bigint) => i64.or(i64.and(i64.shr_u(v, w), i64.const(m, true)), i64.shl(i64.and(v, i64.const(m, true)), w));
+  return [t.set(swap(x, 8n, 0x00ff00ff00ff00ffn)), t.set(swap(t, 16n, 0x0000ffff0000ffffn)), t.set(i64.rotl(t, 32n))];
+}
+
+/** The scalar counter of a mode in f (the wasm and js targets): the same blocks as counter()'s, in words. */
+function counterScalar(f: Func, mode: Mode) {
+  const c = f.i32('c');
+  const c64 = f.i64('c64');
+  const [w0, w1, bs] = f.locals('i64', ['cw0', 'cw1', 'bs']);
+  const [cw, x] = f.locals('i32', ['cw', 'cx']);
+  /** the counter block for counter + j at addr + off */
+  const storeBlock = (addr: Val<'i32'>, off: number, j: number): Stmt[] => {
+    if (mode === 'gcm') return [i64.store(addr, w0, off), i32.store(addr, cw, off + 8), x.set(i32.add(c, j)), i32.store(addr, bswap32(x), off + 12)];
+    if (mode === 'gcm-carry') return [i64.store(addr, w0, off), ...bswap64(bs, i64.add(c64, j)), i64.store(addr, bs, off + 8)];
+    return [i32.store(addr, i32.add(c, j), off), i32.store(addr, cw, off + 4), i64.store(addr, w1, off + 8)];
+  };
+  return {
+    init: [] as Stmt[],
+    load: mode === 'siv'
+      ? [c.set(i32.load(IO.ctr)), cw.set(i32.load(IO.ctr, 4)), w1.set(i64.load(IO.ctr, 8))]
+      : mode === 'gcm'
+        ? [w0.set(i64.load(IO.ctr)), cw.set(i32.load(IO.ctr, 8)), x.set(i32.load(IO.ctr, 12)), c.set(bswap32(x))]
+        : [w0.set(i64.load(IO.ctr)), ...bswap64(c64, i64.load(IO.ctr, 8))],
+    blocks: (B: number): Stmt[] => Array.from({ length: B }, (_, k) => storeBlock(IO.ks, 16 * k, k)).flat(),
+    advance: (by: Expr<'i32'>): Stmt => (mode === 'gcm-carry' ? c64.set(i64.add(c64, i64.extend_i32_u(by))) : c.set(i32.add(c, by))),
+    store: storeBlock(IO.ctr, 0, 0),
+  };
+}
+
+/** 16 bytes from src to dst as two i64 (the scalar targets' v128.store(dst, v128.load(src))). */
+const copy16 = (dst: Val<'i32'>, src: Val<'i32'>): Stmt[] => [i64.store(dst, i64.load(src)), i64.store(dst, i64.load(src, 8), 8)];
+
 const CRYPT_PARAMS = { rk: 'i32', gf: 'i32', nr: 'i32', buf: 'i32', len: 'i32', mask: 'i32', maxg: 'i32' } as const;
 
 /** buf[j] ^= keystream block (j + skip) for j < g. */
 function xorGroup(j: Local<'i32'>, g: Local<'i32'>, buf: Local<'i32'>, skip: Local<'i32'>): Stmt[] {
   const [xd, x] = [label('xd'), label('x')];
   const at = i32.add(buf, i32.shl(j, 4));
+  const scalar = target() !== 'simd';
+  const f = j.scope as Func;
+  const xorBlock = (): Stmt[] => {
+    const [p, k] = [f.i32('xp'), f.i32('xk')];
+    return [p.set(at), k.set(i32.add(IO.ks, i32.shl(i32.add(j, skip), 4))), ...[0, 8].map((o) => i64.store(p, i64.xor(i64.load(p, o), i64.load(k, o)), o))];
+  };
   return [
     j.set(0),
     block(xd,
       loop(x,
         br_if(xd, i32.ge_u(j, g)),
-        v128.store(at, v128.xor(v128.load(i32.add(buf, i32.shl(j, 4))), v128.load(i32.add(IO.ks, i32.shl(i32.add(j, skip), 4))))),
+        scalar
+          ? xorBlock()
+          : v128.store(at, v128.xor(v128.load(i32.add(buf, i32.shl(j, 4))), v128.load(i32.add(IO.ks, i32.shl(i32.add(j, skip), 4))))),
         j.set(i32.add(j, 1)),
         br(x),
       ),
@@ -103,7 +151,11 @@ export function ctrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'befo
   const f = new Func(name, CRYPT_PARAMS, { export: true, public: 'all' });
   const { rk, gf, nr, buf, len, mask, maxg } = f.p;
   const [n, g, j, skip, pad, end] = f.locals('i32', ['n', 'g', 'j', 'skip', 'pad', 'end']);
-  const ctr = counter(f, mode);
+  const scalar = target() !== 'simd';
+  const sc = scalar ? counterScalar(f, mode) : undefined;
+  const vc = scalar ? undefined : counter(f, mode);
+  const ctr = (sc ?? vc)!;
+  const blocks = (B: number): Stmt[] => (sc ? sc.blocks(B) : Array.from({ length: B }, (_, k) => v128.store(IO.ks, vc!.block(k), 16 * k)));
   const B = cipher.blocks;
   const count = cipher.counted ? [select(i32.add(n, skip), B, i32.lt_u(i32.add(n, skip), B))] : [];
   const callHash = hash ? [call(hash.fn, gf, IO.state, buf, g, maxg)] : [];
@@ -121,11 +173,12 @@ export function ctrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'befo
       loop(group,
         br_if(done, i32.eqz(i32.or(n, skip))),
         comment(`${B === 8 ? 'eight' : B} counter blocks, encrypted in place`),
-        Array.from({ length: B }, (_, k) => v128.store(IO.ks, ctr.block(k), 16 * k)),
+        blocks(B),
         call(cipher.call, rk, nr, IO.ks, ...count),
-        if_(skip, [v128.store(IO.mask, v128.load(IO.ks))]),
+        if_(skip, scalar ? copy16(IO.mask, IO.ks) : [v128.store(IO.mask, v128.load(IO.ks))]),
         comment(`g = min(n, ${B} - skip) data blocks in this group`),
-        g.set(select(n, g.tee(i32.sub(B, skip)), i32.lt_u(n, g))),
+        // (scalar: the tee apart, as print_js.ts evaluates a select's condition before a tee in its operands)
+        scalar ? [g.set(i32.sub(B, skip)), g.set(select(n, g, i32.lt_u(n, g)))] : g.set(select(n, g.tee(i32.sub(B, skip)), i32.lt_u(n, g))),
         hash?.order === 'before' ? callHash : [],
         xorGroup(j, g, buf, skip),
         hash?.order === 'after'
@@ -205,8 +258,13 @@ function stitchedCtrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'bef
 }
 
 /** The length block of a and b byte counts as bit counts, big-endian (GCM) or little-endian (SIV), at IO.lengths. */
-export function lengthBlock(a: Local<'i64'>, b: Local<'i64'>, bigEndian: boolean, swap: boolean): Stmt {
+export function lengthBlock(a: Local<'i64'>, b: Local<'i64'>, bigEndian: boolean, swap: boolean): Stmt | Stmt[] {
   const [x, y] = swap ? [b, a] : [a, b];
+  if (target() !== 'simd') {
+    if (!bigEndian) return [i64.store(IO.lengths, i64.shl(x, 3n)), i64.store(IO.lengths, i64.shl(y, 3n), 8)];
+    const t = (a.scope as Func).i64('lb');
+    return [...bswap64(t, i64.shl(x, 3n)), i64.store(IO.lengths, t), ...bswap64(t, i64.shl(y, 3n)), i64.store(IO.lengths, t, 8)];
+  }
   const v = i64x2.replace_lane(i64x2.splat(i64.shl(x, 3)), 1, i64.shl(y, 3));
   return v128.store(IO.lengths, bigEndian ? i8x16.swizzle(v, v128.bytes(LANE_REV)) : v);
 }
@@ -241,7 +299,9 @@ export function gcmFunctions(cipher: GcmCipher, gf: Gf128Functions, flags: GcmFl
   const finish = new Func('gcm_finish', { gf: 'i32', a: 'i64', b: 'i64' }, { export: true, public: 'all' });
   finish.emit(
     call(lengths, finish.p.gf, finish.p.a, finish.p.b),
-    v128.store(IO.tag, v128.xor(v128.load(IO.state), v128.load(IO.mask))),
+    target() === 'simd'
+      ? v128.store(IO.tag, v128.xor(v128.load(IO.state), v128.load(IO.mask)))
+      : [0, 8].map((o) => i64.store(IO.tag, i64.xor(i64.load(IO.state, o), i64.load(IO.mask, o)), o)),
   );
 
   // gcm_oneshot(rk, gf, nr, buf, len, aad, aadLen, decrypt): a whole GCM message that fits the
@@ -254,7 +314,7 @@ export function gcmFunctions(cipher: GcmCipher, gf: Gf128Functions, flags: GcmFl
     const { rk, gf: g, nr, buf, len, aad, aadLen, decrypt } = oneshot.p;
     const args = [rk, g, nr, buf, len, 1, 8] as const;
     oneshot.emit(
-      v128.store(IO.state, v128.zero()),
+      target() === 'simd' ? v128.store(IO.state, v128.zero()) : [i64.store(IO.state, 0), i64.store(IO.state, 0, 8)],
       call(gf.ghash, g, IO.state, aad, i32.shr_u(i32.add(aadLen, 15), 4), 8),
       if_(decrypt, [call(open, ...args)], [call(seal, ...args)]),
       call(finish, g, i64.extend_i32_u(aadLen), i64.extend_i32_u(len)),

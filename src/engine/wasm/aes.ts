@@ -3,8 +3,12 @@
 // The shipped binary of the 'aes' kernel module; its text is src/kernels/generated/aes.wat.
 // 41028 bytes, sha256 8b1ea7876302fd76b15e6ff8d25af377b784b7467bdd867779bab8d2a1094455
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './aes_wasm.js';
+import { instantiate } from './aes_js.js';
 
 export const name = 'aes';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+export const variants = { wasm: wasmBytes, js: instantiate };
 const base64 = [
   'AGFzbQEAAAABXQ1gAXsBe2ADf39/AGAGf39/f39/AGAEf39/fwBgBX9/f39/AGAHf39/f39/fwBgA39+fgBgCH9/f39/f39/',
   'AGACf38AYAR/f35+AGADfn5/AGADfn5/An5+YAF/AAMaGQABAQEBAgIDBAUFBQUFBgYHCAkKCwgMBAQFAwEAAgfnAREGbWVt',

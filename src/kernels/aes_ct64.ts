@@ -1,0 +1,223 @@
+// AES-128/192/256 encryption for the scalar targets (wasm, js), bitsliced on i64, four blocks in
+// eight words: the technique of BearSSL's aes_ct64 (Pornin), with Boyar and Peralta's 113-gate
+// S-box circuit (ePrint 2009/191, shared with aes_bitsliced_simd128.ts); FIPS 197 for the cipher
+// and the key schedule.
+//
+// Technique: word i holds bit i of all 64 bytes of four blocks, bit position 16r + 8b0 + 2c + b1
+// for row r, column c, block b = 2b1 + b0 (the words are built from the blocks' 32-bit columns,
+// then two in-word delta swaps and three rounds of swapmoves between words). SubBytes is the
+// circuit on the eight words; ShiftRows rotates each byte of row r right by 2r bits (masks and
+// shifts); MixColumns' rotations by one and two rows are 64-bit rotations by 16 and 32; xtime is
+// a renaming of words plus three XORs. The affine constant 0x63 is folded into round keys
+// 1 … Nr. The key schedule runs the circuit byte-sliced on one i32 (SubWord), then bitslices each
+// round key with the data's own transposition (the key in all four block positions).
+//
+// Why constant time: there is no table and no data-dependent address or branch; the loops count
+// public rounds and blocks.
+//
+// Cost per four blocks and round: 113 gates, 19 operations of ShiftRows and 8 of MixColumns and
+// AddRoundKey per word: ~330 i64 operations, ~5 per byte (the JavaScript printer writes each as
+// one to four int32 operations).
+//
+// Round-key layout at rk: round r at rk + 64·r, word i at + 8·i; (Nr + 1)·64 bytes (within the
+// SIMD layout's (Nr + 1)·128, so the slot layout and its wipes are the same on every target).
+
+import { type Expr, Func, type Local, type Stmt, br_if, callv, comment, i32, i64, label, loop, memory } from './builder/index.js';
+import { type AesFlags, GATES, RCON, TEMPS } from './aes_bitsliced_simd128.js';
+
+const K = (v: bigint) => i64.const(BigInt.asUintN(64, v), true);
+
+/** The circuit on i64 or i32 locals: inputs[j] holds U_j, outputs[j] receives S_j (may alias inputs). */
+function circuit<T extends 'i32' | 'i64'>(t: T, inputs: Local<T>[], outputs: Local<T>[], tmp: Map<string, Local<T>>): Stmt[] {
+  const ops = (t === 'i64' ? i64 : i32) as unknown as { and(a: Local<T>, b: Local<T>): Expr<T>; xor(a: Local<T>, b: Local<T>): Expr<T> };
+  const loc = (n: string) => (/^U\d$/.test(n) ? inputs[+n[1]] : tmp.get(n)!);
+  return [
+    ...GATES.map((g) => loc(g.out).set(g.and ? ops.and(loc(g.a), loc(g.b)) : ops.xor(loc(g.a), loc(g.b)))),
+    ...outputs.map((o, j) => o.set(tmp.get(`S${j}`)!)),
+  ];
+}
+
+function circuitLocals<T extends 'i32' | 'i64'>(f: Func, t: T, p: string): Map<string, Local<T>> {
+  return new Map([...TEMPS, ...Array.from({ length: 8 }, (_, i) => `S${i}`)].map((n) => [n, f.local(t, `${p}${n}`)]));
+}
+
+/** x with the bits at m and at m << s exchanged (an in-word delta swap), via the local t. */
+function deltaSwap(x: Local<'i64'>, t: Local<'i64'>, s: bigint, m: bigint): Stmt[] {
+  return [
+    t.set(i64.and(i64.xor(i64.shr_u(x, s), x), K(m))),
+    x.set(i64.xor(x, t, i64.shl(t, s))),
+  ];
+}
+
+/** swapmove: bits of a at ~m << s exchanged with the bits of b at m (m the zero positions of bit s). */
+function swapMove(a: Local<'i64'>, b: Local<'i64'>, t: Local<'i64'>, s: bigint, m: bigint): Stmt[] {
+  return [
+    t.set(i64.and(i64.xor(i64.shr_u(a, s), b), K(m))),
+    b.set(i64.xor(b, t)),
+    a.set(i64.xor(a, i64.shl(t, s))),
+  ];
+}
+
+// In-word: [b0 r1 r0 i] → [r1 b0 r0 i] → [r1 r0 b0 i] (bit-address fields, high to low).
+const DS1 = [16n, 0x00000000ffff0000n] as const;
+const DS2 = [8n, 0x0000ff000000ff00n] as const;
+const SWAPS = [[1n, 0x5555555555555555n], [2n, 0x3333333333333333n], [4n, 0x0f0f0f0f0f0f0f0fn]] as const;
+
+/**
+ * Columns → planes: w[4c1 + 2c0 + b1] = column c of block 2b1 (low half) ‖ of block 2b1 + 1
+ * (high half) enters; word i leaves holding bit i of every byte (layout in the opening comment).
+ */
+function toPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
+  const out: Stmt[] = [];
+  for (const x of w) out.push(...deltaSwap(x, t, ...DS1), ...deltaSwap(x, t, ...DS2));
+  SWAPS.forEach(([s, m], k) => {
+    for (let x = 0; x < 8; x++) if (!(x & (1 << k))) out.push(...swapMove(w[x], w[x | (1 << k)], t, s, m));
+  });
+  return out;
+}
+
+/** The inverse of toPlanes. */
+function fromPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
+  const out: Stmt[] = [];
+  SWAPS.forEach(([s, m], k) => {
+    for (let x = 0; x < 8; x++) if (!(x & (1 << k))) out.push(...swapMove(w[x], w[x | (1 << k)], t, s, m));
+  });
+  for (const x of w) out.push(...deltaSwap(x, t, ...DS2), ...deltaSwap(x, t, ...DS1));
+  return out;
+}
+
+/** The word index of column c of blocks 2b1, 2b1 + 1. */
+const wordOf = (c: number, b1: number) => 4 * (c >> 1) + 2 * (c & 1) + b1;
+
+/** ShiftRows on one plane: row r's bytes rotated right by 2r bits. */
+function shiftRows(x: Local<'i64'>): Expr<'i64'> {
+  return i64.or(
+    i64.and(x, 0xffff),
+    i64.and(i64.shr_u(x, 2n), K(0x3f3f0000n)), i64.and(i64.shl(x, 6n), K(0xc0c00000n)),
+    i64.and(i64.shr_u(x, 4n), K(0x0f0f00000000n)), i64.and(i64.shl(x, 4n), K(0xf0f000000000n)),
+    i64.and(i64.shr_u(x, 6n), K(0x0303000000000000n)), i64.and(i64.shl(x, 2n), K(0xfcfc000000000000n)),
+  );
+}
+
+/**
+ * `$aes8(rk, nr, buf)`: encrypt the eight blocks at buf (128 bytes) in place with the bitsliced
+ * round keys at rk, as two passes of four; nr rounds (10, 12, 14). All parameters public.
+ */
+export function aes8ScalarFunc(): Func {
+  const f = new Func('aes8', { rk: 'i32', nr: 'i32', buf: 'i32' });
+  const { rk, nr, buf } = f.p;
+  const s = f.locals('i64', Array.from({ length: 8 }, (_, i) => `s${i}`));
+  const t = f.i64('t');
+  const br = f.locals('i64', Array.from({ length: 8 }, (_, i) => `br${i}`));
+  const bt = f.locals('i64', Array.from({ length: 8 }, (_, i) => `bt${i}`));
+  const q = circuitLocals(f, 'i64', 'q');
+  const [i, p, h, src] = f.locals('i32', ['i', 'p', 'h', 'src']);
+  const U = s.map((_, j) => s[7 - j]);
+  const ark = (at: Local<'i32'>) => s.map((x, j) => x.set(i64.xor(x, i64.load(at, 8 * j))));
+  const [half, round] = [label('half'), label('round')];
+  const col = (c: number, b: number) => i64.load32_u(src, 16 * b + 4 * c);
+  f.emit(
+    h.set(0),
+    loop(half,
+      src.set(i32.add(buf, i32.shl(h, 6))),
+      comment('four blocks -> eight planes'),
+      [0, 1, 2, 3].flatMap((c) => [0, 1].map((b1) => s[wordOf(c, b1)].set(i64.or(col(c, 2 * b1), i64.shl(col(c, 2 * b1 + 1), 32n))))),
+      toPlanes(s, t),
+      p.set(rk),
+      ark(p),
+      i.set(1),
+      loop(round,
+        p.set(i32.add(p, 64)),
+        comment('SubBytes'),
+        circuit('i64', U, U, q),
+        comment('ShiftRows; MixColumns: xtime(y ⊕ rot1 y) ⊕ rot1 y ⊕ rot2(y ⊕ rot1 y)'),
+        s.flatMap((x, j) => [br[j].set(i64.rotr(bt[j].tee(shiftRows(x)), 16n)), bt[j].set(i64.xor(bt[j], br[j]))]),
+        s.map((x, j) => {
+          const xt: Expr<'i64'> = j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get();
+          return x.set(i64.xor(xt, br[j], i64.rotr(bt[j], 32n), i64.load(p, 8 * j)));
+        }),
+        br_if(round, i32.lt_u(i.tee(i32.add(i, 1)), nr)),
+      ),
+      comment('final round: no MixColumns'),
+      p.set(i32.add(p, 64)),
+      circuit('i64', U, U, q),
+      s.map((x) => x.set(shiftRows(x))),
+      ark(p),
+      comment('planes -> blocks'),
+      fromPlanes(s, t),
+      [0, 1, 2, 3].flatMap((c) => [0, 1].flatMap((b1) => {
+        const w = s[wordOf(c, b1)];
+        return [i64.store32(src, w, 16 * (2 * b1) + 4 * c), i64.store32(src, i64.shr_u(w, 32n), 16 * (2 * b1 + 1) + 4 * c)];
+      })),
+      br_if(half, i32.lt_u(h.tee(i32.add(h, 1)), 2)),
+    ),
+  );
+  return f;
+}
+
+/** `$sub4(x) -> S(x)`: the AES S-box on each byte of an i32, byte-sliced (the key schedule's SubWord). */
+export function sub4Func(): Func {
+  const f = new Func('sub4', { x: 'i32' }, { results: ['i32'] });
+  const x = f.p.x;
+  const u = f.locals('i32', Array.from({ length: 8 }, (_, i) => `u${i}`));
+  const k = circuitLocals(f, 'i32', 'k');
+  f.emit(
+    comment('U_j = bit 7 - j of each byte, in bit 0 of the byte'),
+    u.map((n, j) => n.set(i32.and(i32.shr_u(x, 7 - j), 0x01010101))),
+    circuit('i32', u, u, k),
+    comment('pack the bits back and add the affine constant 0x63'),
+    i32.xor(0x63636363, ...(u.map((n, j) => i32.shl(n, 7 - j)) as [Expr<'i32'>])),
+  );
+  return f;
+}
+
+/**
+ * `$expandN(rk, key, tmp)` for N = 4, 6, 8 key words: FIPS 197 KeyExpansion, unrolled, words at
+ * tmp (little-endian i32), then each round key bitsliced into rk with 0x63 folded into rounds
+ * 1 … Nr (words 0, 1, 5, 6 inverted). tmp is wiped before returning.
+ */
+export function expandScalarFunc(nk: 4 | 6 | 8, sub4: Func, flags: AesFlags = {}): Func {
+  const f = new Func(`expand${nk}`, { rk: 'i32', key: 'i32', tmp: 'i32' });
+  const { rk, key, tmp } = f.p;
+  const w = f.i32('w');
+  const s = f.locals('i64', Array.from({ length: 8 }, (_, i) => `s${i}`));
+  const [t, inv] = f.locals('i64', ['t', 'inv']);
+  const [r, src, dst] = f.locals('i32', ['r', 'src', 'dst']);
+  const nr = nk + 6;
+  const words = 4 * (nr + 1);
+  const rcon = RCON.slice();
+  if (flags.wrongRcon) rcon[3] = 0x09;
+  const sub = (e: Expr<'i32'>) => callv('i32', sub4, e);
+  for (let i = 0; i < nk; i++) f.emit(i32.store(tmp, i32.load(key, 4 * i), 4 * i));
+  if (flags.leakyKeyLookup) {
+    const leak = f.i32('leak');
+    for (let i = 0; i < 4 * nk; i++) f.emit(leak.set(i32.xor(leak, i32.load8_u(i32.shl(i32.load8_u(key, i), 16), 4096))));
+    f.emit(i32.store(tmp, leak, 240));
+  }
+  for (let i = nk; i < words; i++) {
+    f.emit(comment(`w[${i}]`), w.set(i32.load(tmp, 4 * (i - 1))));
+    if (i % nk === 0) f.emit(comment('SubWord(RotWord(w)) ^ Rcon'), w.set(i32.xor(sub(i32.rotr(w, 8)), rcon[i / nk - 1])));
+    else if (nk === 8 && i % nk === 4) f.emit(comment('SubWord(w)'), w.set(sub(w.get())));
+    f.emit(i32.store(tmp, i32.xor(i32.load(tmp, 4 * (i - nk)), w), 4 * i));
+  }
+  const next = label('next');
+  const col = (c: number) => i64.load32_u(src, 4 * c);
+  f.emit(
+    comment('bitslice each round key: the same key in all four block positions'),
+    r.set(0), src.set(tmp), dst.set(rk),
+    loop(next,
+      [0, 1, 2, 3].flatMap((c) => [0, 1].map((b1) => s[wordOf(c, b1)].set(i64.or(col(c), i64.shl(col(c), 32n))))),
+      toPlanes(s, t),
+      comment('0x63 = bits 0, 1, 5, 6: those words inverted from round 1 on'),
+      s.map((x, j) => i64.store(dst, [0, 1, 5, 6].includes(j) ? i64.xor(x, inv) : x.get(), 8 * j)),
+      inv.set(-1),
+      src.set(i32.add(src, 16)),
+      dst.set(i32.add(dst, 64)),
+      br_if(next, i32.le_u(r.tee(i32.add(r, 1)), nr)),
+    ),
+    memory.fill(tmp, 0, 4 * words),
+    s.map((x) => x.set(0)),
+    t.set(0),
+  );
+  return f;
+}
