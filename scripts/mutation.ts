@@ -59,7 +59,7 @@ export const FOLDERS: Record<string, Folder> = {
   },
   'src/hash': {
     dir: 'src/hash',
-    tests: t('hkdf', 'api-errors', 'error-names', 'mutation-hash', 'sha2', 'teeth-wipe'),
+    tests: t('mutation-hash', 'hkdf', 'api-errors', 'error-names', 'teeth-limits', 'sha2', 'teeth-wipe'),
   },
   'src/mac': {
     dir: 'src/mac',
