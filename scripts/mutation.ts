@@ -19,17 +19,22 @@
 //
 // Options: --files <glob> (mutate only these files of the folder; stale entries are then judged
 // only for them), --incremental (reuse the previous run's results for unchanged code and tests),
-// --concurrency <n> (default 1), --list (print the folders and their test files).
+// --head (run on a copy of the committed HEAD instead of the working tree: on a tree shared
+// with others' work in progress), --no-check (without the TypeScript checker: quicker to start,
+// but mutants that do not compile then run as tests), --concurrency <n> (default 1), --list
+// (print the folders, their files and their test files).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
-const reportDir = join(root, 'reports', 'mutation');
-const equivalentsFile = join(root, 'test', 'mutation-equivalents.json');
+const repo = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+/** where Stryker runs: the working tree, or (--head) a copy of HEAD */
+let root = repo;
+const reportDir = join(repo, 'reports', 'mutation');
+const equivalentsFile = () => join(root, 'test', 'mutation-equivalents.json');
 
 interface Folder {
   /** the committed .ts files under this folder are mutated (work in progress of others is not) … */
@@ -170,7 +175,7 @@ export function matchEquivalents(survivors: Survivor[], listed: Equivalent[]): {
 }
 
 export function readEquivalents(): Equivalent[] {
-  const json = JSON.parse(readFileSync(equivalentsFile, 'utf8')) as { equivalents: Equivalent[] };
+  const json = JSON.parse(readFileSync(equivalentsFile(), 'utf8')) as { equivalents: Equivalent[] };
   for (const e of json.equivalents) {
     for (const f of ['file', 'mutator', 'original', 'replacement', 'reason'] as const) {
       if (typeof e[f] !== 'string') throw new Error(`test/mutation-equivalents.json: an entry without "${f}": ${JSON.stringify(e)}`);
@@ -301,16 +306,17 @@ function writeSummary(latest: FolderResult[]): void {
 
 /** The committed TypeScript files of a folder, less its exclusions. */
 function tracked(f: Folder): string[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--', f.dir], { cwd: root, encoding: 'utf8' });
+  const git = root === repo ? ['ls-files', '-z', '--', f.dir] : ['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', f.dir];
+  const out = execFileSync('git', git, { cwd: repo, encoding: 'utf8' });
   return [...out.split('\0').filter((p) => p.endsWith('.ts') && !(f.exclude?.test(p) ?? false)), ...(f.extra ?? [])];
 }
 
-function strykerOptions(folder: string, f: Folder, opts: { files?: string; incremental: boolean; concurrency: number }) {
+function strykerOptions(folder: string, f: Folder, opts: { files?: string; incremental: boolean; concurrency: number; check: boolean }) {
   const s = slug(folder);
   return {
     mutate: opts.files ? [opts.files] : tracked(f),
     testRunner: 'tap',
-    checkers: ['typescript'],
+    checkers: opts.check ? ['typescript'] : [],
     tsconfigFile: 'tsconfig.json',
     typescriptChecker: { prioritizePerformanceOverAccuracy: true },
     plugins: ['@stryker-mutator/tap-runner', '@stryker-mutator/typescript-checker'],
@@ -322,9 +328,9 @@ function strykerOptions(folder: string, f: Folder, opts: { files?: string; incre
     coverageAnalysis: f.coverage ?? 'perTest',
     concurrency: opts.concurrency,
     reporters: ['json', 'progress-append-only'],
-    jsonReporter: { fileName: join('reports', 'mutation', `${s}.json`) },
+    jsonReporter: { fileName: join(reportDir, `${s}.json`) },
     incremental: opts.incremental,
-    incrementalFile: join('reports', 'mutation', `${s}.incremental.json`),
+    incrementalFile: join(reportDir, `${s}.incremental.json`),
     tempDirName: '.stryker-tmp',
     cleanTempDir: true,
     // the sandbox needs the sources, the tests and their vectors, and the configuration; not the rest
@@ -347,6 +353,8 @@ async function main(): Promise<number> {
   const files = flag('--files');
   const concurrency = Number(flag('--concurrency') ?? '1');
   const incremental = args.includes('--incremental');
+  const head = args.includes('--head');
+  const check = !args.includes('--no-check');
   const list = args.includes('--list');
   const folders = args.filter((a) => !a.startsWith('--')).map((a) => a.replace(/\/+$/, ''));
   if (list) {
@@ -358,21 +366,30 @@ async function main(): Promise<number> {
     setPriority(10); // a guest on a shared machine
   } catch {}
   mkdirSync(reportDir, { recursive: true });
+  if (head) {
+    // a copy of the committed tree, with the working tree's node_modules
+    root = mkdtempSync(join(tmpdir(), 'ctkit-mutation-'));
+    execFileSync('bash', ['-c', `git archive HEAD | tar -x -C '${root}'`], { cwd: repo, stdio: 'inherit' });
+    symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
+    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+    process.chdir(root);
+    console.log(`on a copy of HEAD (${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()}) in ${root}`);
+  }
   const equivalents = readEquivalents();
   const { Stryker } = await import('@stryker-mutator/core');
   const results: FolderResult[] = [];
   for (const folder of folders.length > 0 ? folders : Object.keys(FOLDERS)) {
     const f = FOLDERS[folder];
     const started = Date.now();
-    const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}`;
+    const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}${head ? ' --head' : ''}${check ? '' : ' --no-check'}`;
     console.log(`\n=== ${folder}: ${f.tests.join(' ')}`);
-    const options = strykerOptions(folder, f, { files, incremental, concurrency });
+    const options = strykerOptions(folder, f, { files, incremental, concurrency, check });
     // Stryker takes the options as a plain object; its types are looser than this literal's
     await new Stryker(options as unknown as ConstructorParameters<typeof Stryker>[0]).runMutationTest();
-    const reportText = readFileSync(join(root, options.jsonReporter.fileName), 'utf8');
+    const reportText = readFileSync(options.jsonReporter.fileName, 'utf8');
     const report = JSON.parse(reportText) as Report;
     // the baseline of a later --incremental run (Stryker writes it itself only in incremental runs)
-    if (!files) writeFileSync(join(root, options.incrementalFile), reportText);
+    if (!files) writeFileSync(options.incrementalFile, reportText);
     const mutated = new Set(Object.keys(report.files));
     const survivors = survivorsOf(report);
     const mine = equivalents.filter((e) => mutated.has(e.file) || (!files && tracked(f).includes(e.file)));
