@@ -37,11 +37,13 @@ const ECDSA_GTABLE =
   'input is the constant G, so the exceptional-case branches of ecdsa_jadd_vt it takes depend on public constants alone';
 
 // Ed25519 verification (src/kernels/ed25519_verify.ts): the violations are in ed25519_verify
-// itself; the group and field code it calls is shared with signing and must stay clean.
+// itself and in the variable-time inversion only it reaches (pt_encode_vt → fe_inv_vt); the
+// group and field code it shares with signing must stay clean.
 const ED25519_VERIFY =
   'Ed25519 verification: its inputs are the signature (R, S), the public key A and k = SHA-512(R ‖ A ‖ M) mod L, ' +
-  'all public. Returns early when S ≥ L or A (or, with ZIP-215, R) does not decode, skips the additions of zero ' +
-  'digits of S and k, and copies the table entries 1·B … 8·B and 1·(−A) … 8·(−A) from digit-chosen addresses';
+  'all public. Returns early when A (or, with ZIP-215, R) does not decode or S ≥ L, doubles without T before a doubling, skips the additions of zero ' +
+  'NAF digits of S and k, copies the table entries B, 3B, …, 127B and −A, −3A, …, −15A from digit-chosen addresses, ' +
+  'and encodes the result with the variable-time inversion';
 
 export const varTime: VarTimeDecl[] = [
   ...EC_MODULES.flatMap((module): VarTimeDecl[] => [

@@ -29,10 +29,35 @@ import { type Hash, sha512 as shippedSha512 } from '../hash/sha2.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { type OkpFormats, okpFormats } from './okp.js';
 
-/** IO-area offsets. */
-const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, END: 320 } as const;
-/** the comb's table: one engine slot */
-const TABLE_SLOT = 32 * 1024;
+/** IO-area offsets (DG: verification's digits, 256 signed bytes for S, then 256 for k). */
+const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, END: 832 } as const;
+/** one engine slot: the comb's table (32 KB), then verification's odd multiples of B (8 KB) */
+const TABLE_SLOT = 40 * 1024;
+/** NAF widths of S and k in verification (ed25519_verify.ts: W_S, W_K) */
+const W_S = 8, W_K = 5;
+
+/**
+ * The width-w NAF of the 32 little-endian bytes b into u8[at … at + 256) as signed bytes: b = Σ d_i·2^i,
+ * each d_i zero or odd with |d_i| < 2^(w−1), a nonzero digit followed by w − 1 zeros. For
+ * values below 2^253 (S < L, k < L: the carry out of position 255 is then zero). Variable
+ * time: verification's public scalars only.
+ */
+function naf(b: Uint8Array, w: number, u8: Uint8Array, at: number): void {
+  u8.fill(0, at, at + 256);
+  const bit = (i: number) => (i < 256 ? (b[i >> 3] >> (i & 7)) & 1 : 0);
+  let carry = 0;
+  for (let i = 0; i < 256; ) {
+    if (bit(i) === carry) {
+      i++; // digit 0, the carry moves on
+      continue;
+    }
+    let v = carry; // odd: bit i + carry = 1
+    for (let j = 0; j < w; j++) v += bit(i + j) << j;
+    carry = v >> (w - 1) & 1; // v ≥ 2^(w−1): take v − 2^w and carry 2^w
+    u8[at + i] = (v - (carry << w)) & 0xff;
+    i += w;
+  }
+}
 
 export interface Ed25519VerifyOptions {
   /** ZIP 215's rules instead of RFC 8032's strict ones (default false) */
@@ -70,6 +95,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
   registerModule(src);
   let kern: Kernel<Ed25519Exports> | undefined;
   let table = -1;
+  let oddTable = -1;
   const k = (): Kernel<Ed25519Exports> => (kern ??= fresh ? new Kernel<Ed25519Exports>(src, TABLE_SLOT) : getKernel<Ed25519Exports>(src, TABLE_SLOT));
   const wsSize = () => k().exports.WS_SIZE.value as number;
   /** the comb's table (public data: multiples of B), built on first use */
@@ -83,6 +109,18 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       table = slot;
     }
     return table;
+  };
+  /** verification's table of odd multiples of B (public), built on first use after the comb's */
+  const otab = (): number => {
+    if (oddTable < 0) {
+      const e = k();
+      const at = tab() + (e.exports.TABLE_BYTES.value as number);
+      if ((e.exports.TABLE_BYTES.value as number) + (e.exports.ODD_TABLE_BYTES.value as number) > TABLE_SLOT) throw new Error('ed25519: the tables exceed their slot');
+      e.exports.base_odd_table(at, SCRATCH_PTR);
+      e.wipe(SCRATCH_PTR, wsSize());
+      oddTable = at;
+    }
+    return oddTable;
   };
   const wipe = () => {
     const e = k();
@@ -188,10 +226,14 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       const e = k();
       let r: number;
       try {
+        const ot = otab();
         reduce(sha512.create().update(signature.subarray(0, 32)).update(publicKey).update(msg).digest(), IO.K);
-        e.u8.set(signature, IO.SIG);
-        e.u8.set(publicKey, IO.PK);
-        r = e.exports.ed25519_verify(IO.SIG, IO.PK, IO.K, tab(), SCRATCH_PTR, o.zip215 === true ? 1 : 0);
+        const u8 = e.u8;
+        u8.set(signature, IO.SIG);
+        u8.set(publicKey, IO.PK);
+        naf(signature.subarray(32), W_S, u8, IO.DG);
+        naf(u8.subarray(IO.K, IO.K + 32), W_K, u8, IO.DG + 256);
+        r = e.exports.ed25519_verify(IO.SIG, IO.PK, IO.DG, ot, SCRATCH_PTR, o.zip215 === true ? 1 : 0);
       } finally {
         wipe(); // public data only, but the module is left as it was
       }

@@ -2,8 +2,9 @@
 // s = Σ e_i·16^i with e_i ∈ [−8, 8) (e_63 ∈ [0, 8]), and a table of 32 rows, row k holding
 // j·256^k·B for j = 1 … 8 in niels form; then
 //   s·B = 16·Σ_(i odd) e_i·16^(i−1)·B + Σ_(i even) e_i·16^i·B,
-// 64 additions of a table entry (7M each), 4 doublings, and 64 lookups of 8 entries. The table
-// (32 KB, public: it depends only on B) is built on first use into an engine slot.
+// 64 additions of a table entry (7M each), 4 doublings (the first three without T), and 64
+// lookups of 8 entries. The table (32 KB, public: it depends only on B) is built on first use
+// into an engine slot.
 //
 // Why constant time: the digits come from the scalar's nibbles by arithmetic (the carry is a
 // shift of a sum); a lookup reads all 8 entries of its row and keeps the wanted one under a mask
@@ -152,11 +153,12 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
       call(recode, at(w, DIG), s),
       call(g.identity, r),
       ...pass(true),
-      ...Array.from({ length: 4 }, () => call(g.dbl, r, r, rest)),
+      ...Array.from({ length: 3 }, () => call(g.dblXyz, r, r, rest)),
+      call(g.dbl, r, r, rest),
       ...pass(false),
     );
     mulBase.doc.push('r = s·B for the 32-byte little-endian s < 2^255: 64 lookups and additions of niels points, 4 doublings.');
-    ws.set(mulBase, REST + Math.max(wsOf(lookup), wsOf(g.madd), wsOf(g.dbl)));
+    ws.set(mulBase, REST + Math.max(wsOf(lookup), wsOf(g.madd), wsOf(g.dbl), wsOf(g.dblXyz)));
   }
   return { baseTable, recode, lookup, mulBase, setBase, ws };
 }

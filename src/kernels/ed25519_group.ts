@@ -124,11 +124,15 @@ export class Fx {
 
 export interface GroupFunctions {
   dbl: Func;
+  /** the doubling without T (for a doubling followed by another) */
+  dblXyz: Func;
   madd: Func;
   add: Func;
   toCached: Func;
   identity: Func;
   encode: Func;
+  /** encode with the variable-time inversion (verification only) */
+  encodeVt: Func;
   decode: Func;
   pow22523: Func;
   /** bytes of work space each needs, callees included */
@@ -145,10 +149,11 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
 
   // r ← 2p: dbl-2008-hwcd with every intermediate negated (a = −1):
   // A = X², B = Y², C = 2Z², H = A + B, E = H − (X + Y)², G = A − B, F = G + C;
-  // X3 = E·F, Y3 = G·H, T3 = E·H, Z3 = F·G
-  const dbl = new Func('pt_dbl', { r: 'i32', p: 'i32', ws: 'i32' });
-  {
-    const { r, p: P, ws: w } = dbl.p;
+  // X3 = E·F, Y3 = G·H, T3 = E·H, Z3 = F·G (T3 left out when the next operation is a doubling,
+  // which reads X, Y, Z only: verification's chain)
+  const dblLike = (name: string, withT: boolean): Func => {
+    const f = new Func(name, { r: 'i32', p: 'i32', ws: 'i32' });
+    const { r, p: P, ws: w } = f.p;
     const x = new Fx(fe, w);
     const [X1, Y1, Z1] = [fv(P, X), fv(P, Y), fv(P, Z)];
     const A = x.sqr(X1), B = x.sqr(Y1), C0 = x.sqr(Z1);
@@ -160,12 +165,17 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const F = x.add(G, C);
     x.mul(E, F, fv(r, X));
     x.mul(G, H, fv(r, Y));
-    x.mul(E, H, fv(r, T));
+    if (withT) x.mul(E, H, fv(r, T));
     x.mul(F, G, fv(r, Z));
-    dbl.doc.push('r = 2p (extended coordinates; r may be p): 4S + 4M and one carry (dbl-2008-hwcd, a = −1).');
-    dbl.emit(x.code);
-    ws.set(dbl, x.used);
-  }
+    f.doc.push(withT
+      ? 'r = 2p (extended coordinates; r may be p): 4S + 4M and one carry (dbl-2008-hwcd, a = −1).'
+      : 'r = 2p in X, Y, Z only (T of r not written: the next operation must be a doubling): 4S + 3M.');
+    f.emit(x.code);
+    ws.set(f, x.used);
+    return f;
+  };
+  const dbl = dblLike('pt_dbl', true);
+  const dblXyz = dblLike('pt_dbl_xyz', false);
 
   // r ← p + q, q cached (y + x, y − x, Z, 2d·T) or niels (Z = 1): add-2008-hwcd-3
   const addLike = (name: string, niels: boolean): Func => {
@@ -248,23 +258,27 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     ws.set(pow22523, x.used);
   }
 
-  // out ← encode(p): y = Y/Z with the sign of x = X/Z in bit 255
-  const encode = new Func('pt_encode', { out: 'i32', p: 'i32', ws: 'i32' });
-  {
-    const { out, p: P, ws: w } = encode.p;
+  // out ← encode(p): y = Y/Z with the sign of x = X/Z in bit 255 (the variable-time inversion
+  // for verification's public result, pt_encode_vt)
+  const encodeLike = (name: string, vt: boolean): Func => {
+    const f = new Func(name, { out: 'i32', p: 'i32', ws: 'i32' });
+    const { out, p: P, ws: w } = f.p;
     const x = new Fx(fe, w);
     const zi = x.tmp(), xa = x.tmp(), ya = x.tmp();
-    x.stmt(call(fe.inv, zi.at(), at(P, Z), x.rest));
+    x.stmt(call(vt ? fe.invVt : fe.inv, zi.at(), at(P, Z), x.rest));
     x.mul(fv(P, X), zi, xa);
     x.mul(fv(P, Y), zi, ya);
     x.stmt(
       call(fe.toBytes, out, ya.at()),
       i32.store8(out, i32.or(i32.load8_u(out, 31), i32.shl(callv('i32', fe.isNegative, xa.at(), x.rest), 7)), 31),
     );
-    encode.doc.push('out = the 32-byte encoding of p (RFC 8032 section 5.1.2): y = Y/Z, bit 255 the low bit of x = X/Z.');
-    encode.emit(x.code);
-    ws.set(encode, x.used + fieldWs);
-  }
+    f.doc.push(`out = the 32-byte encoding of p (RFC 8032 section 5.1.2): y = Y/Z, bit 255 the low bit of x = X/Z${vt ? ' (VARIABLE-TIME inversion: public points only)' : ''}.`);
+    f.emit(x.code);
+    ws.set(f, x.used + fieldWs);
+    return f;
+  };
+  const encode = encodeLike('pt_encode', false);
+  const encodeVt = encodeLike('pt_encode_vt', true);
 
   // decode(p, src, ws, strict) → 1 and p = the point, or 0 (p then meaningless)
   const decode = new Func('pt_decode', { p: 'i32', src: 'i32', ws: 'i32', strict: 'i32' }, { results: ['i32'] });
@@ -309,7 +323,7 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     decode.emit(x.code);
     ws.set(decode, x.used + Math.max(fieldWs, ws.get(pow22523)!));
   }
-  return { dbl, madd, add, toCached, identity, encode, decode, pow22523, ws };
+  return { dbl, dblXyz, madd, add, toCached, identity, encode, encodeVt, decode, pow22523, ws };
 }
 
 /** The base point B's affine coordinates and x·y (for its setter). */

@@ -7,7 +7,8 @@
 //   ed25519_base(R, r)        R = encode(r·B)
 //   sc_reduce512(k, h′)       k = SHA-512(R ‖ A ‖ M) mod L
 //   sc_muladd(S, k, a, r)     S = (r + k·a) mod L
-// and ed25519_verify for a verification, ed25519_check to validate a public key.
+// and ed25519_verify for a verification (base_odd_table builds its table once), ed25519_check
+// to validate a public key.
 //
 // Why constant time: everything but ed25519_verify is straight-line field and scalar code with
 // masked choices and public loop counters (see each file); ed25519_verify is variable time on
@@ -23,7 +24,7 @@ import { Fe25519 } from './fe25519_radix25.js';
 import { PT, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
-import { verifyFunction } from './ed25519_verify.js';
+import { ODD_TABLE_BYTES, verifyFunction } from './ed25519_verify.js';
 
 export interface Ed25519Flags {
   /** a carry lost in the field's products */
@@ -39,6 +40,7 @@ export interface Ed25519Flags {
 export interface Ed25519Layout {
   wsSize: number;
   tableBytes: number;
+  oddTableBytes: number;
 }
 
 export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { layout: Ed25519Layout } {
@@ -46,7 +48,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const g = groupFunctions(fe);
   const comb = combFunctions(fe, g, flags);
   const sc = scalarFunctions(flags);
-  const { verify, ws: verifyWs } = verifyFunction(fe, g, comb, sc, flags);
+  const { verify, oddTable, ws: verifyWs, oddWs } = verifyFunction(fe, g, comb, sc, flags);
 
   // ed25519_base(out, s, tab, ws): out = encode(s·B) for the 32-byte little-endian s < 2^255
   const base = new Func('ed25519_base', { out: 'i32', s: 'i32', tab: 'i32', ws: 'i32' });
@@ -65,6 +67,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
     PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!),
     PT + g.ws.get(g.decode)!,
     verifyWs,
+    oddWs,
     sc.ws,
   ];
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
@@ -73,14 +76,15 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const m = new Module('ed25519').memory(2);
   m.global('WS_SIZE', 'i32', wsSize);
   m.global('TABLE_BYTES', 'i32', TABLE_BYTES);
-  const groupFuncs: Func[] = [g.dbl, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.decode];
+  m.global('ODD_TABLE_BYTES', 'i32', ODD_TABLE_BYTES);
+  const groupFuncs: Func[] = [g.dbl, g.dblXyz, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.encodeVt, g.decode];
   const combFuncs: Func[] = [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
-  m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, base, check);
+  m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, check);
   const all = (f: Func) => f.params.map((_, i) => i);
-  for (const f of [base, comb.baseTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
+  for (const f of [base, comb.baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
   m.header.push(
     'Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.',
-    `layout ${JSON.stringify({ wsSize, tableBytes: TABLE_BYTES })}`,
+    `layout ${JSON.stringify({ wsSize, tableBytes: TABLE_BYTES, oddTableBytes: ODD_TABLE_BYTES })}`,
   );
-  return { ...kernel(m), layout: { wsSize, tableBytes: TABLE_BYTES } as Ed25519Layout & Record<string, unknown> };
+  return { ...kernel(m), layout: { wsSize, tableBytes: TABLE_BYTES, oddTableBytes: ODD_TABLE_BYTES } as Ed25519Layout & Record<string, unknown> };
 }

@@ -7,16 +7,19 @@ export interface Ed25519Exports {
   memory: WebAssembly.Memory;
   WS_SIZE: WebAssembly.Global;
   TABLE_BYTES: WebAssembly.Global;
+  ODD_TABLE_BYTES: WebAssembly.Global;
   ed25519_base(out: number, s: number, tab: number, ws: number): void;
   base_table(tab: number, ws: number): void;
+  base_odd_table(otab: number, ws: number): void;
   sc_reduce512(out: number, src: number, ws: number): void;
   sc_muladd(out: number, k: number, s: number, r: number, ws: number): void;
-  ed25519_verify(sig: number, pk: number, k: number, tab: number, ws: number, zip215: number): number;
+  ed25519_verify(sig: number, pk: number, dg: number, otab: number, ws: number, zip215: number): number;
   ed25519_check(pk: number, ws: number): number;
 }
 
 /** The memory layout the module and its glue share. */
 export const layout = {
-  wsSize: 3424,
+  wsSize: 3072,
   tableBytes: 32768,
+  oddTableBytes: 8192,
 } as const;
