@@ -151,7 +151,7 @@ export function pemBlocks(b: Uint8Array, what: string): PemBlock[] {
 /** The bytes of a block, after the EC PARAMETERS block when there is one (a new array; wipe it). */
 function blockBytes(b: Uint8Array, key: PemBlock, params: PemBlock | undefined): Uint8Array {
   const body = b.subarray(key.start, key.end);
-  if (!params) return body.slice();
+  if (!params) return new Uint8Array(body); // a copy (Buffer's slice would be a view)
   const p = b.subarray(params.start, params.end);
   const out = new Uint8Array(p.length + 1 + body.length);
   out.set(p);
@@ -221,7 +221,16 @@ function scanJwk(b: Uint8Array, what: string): JsonObject {
   }
 }
 
-/** `f`, with the library's errors (and the scanner's) as Failures about `what`. */
+/** `f` (a JsonObject's accessor, whose messages name the file), its errors as Failures. */
+function member<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new Failure(`invalid key: ${(e as Error).message}`);
+  }
+}
+
+/** `f`, with the library's errors as Failures about `what`. */
 function keyError<T>(what: string, f: () => T): T {
   try {
     return f();
@@ -233,9 +242,9 @@ function keyError<T>(what: string, f: () => T): T {
 
 /** The curve a JWK's "kty" and "crv" name, among the candidates. */
 function jwkCurve(j: JsonObject, candidates: Curve[], what: string): { curve: Curve; crv: string } {
-  const kty = keyError(what, () => j.text('kty'));
+  const kty = member(() => j.text('kty'));
   if (kty !== 'EC') throw new Failure(`invalid key: ${what}: JWK "kty" is ${JSON.stringify(kty) ?? 'missing'}, expected "EC"`);
-  const crv = keyError(what, () => j.text('crv'));
+  const crv = member(() => j.text('crv'));
   if (crv === undefined) throw new Failure(`invalid key: ${what}: JWK member "crv" is missing`);
   const curve = candidates.find((c) => c.params.jwk === crv);
   if (curve) return { curve, crv };
@@ -259,14 +268,14 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 function parseJwkPrivate(b: Uint8Array, candidates: Curve[], what: string): LoadedPrivateKey {
   const j = scanJwk(b, what);
   const { curve, crv } = jwkCurve(j, candidates, what);
-  const dText = keyError(what, () => j.secret('d'));
+  const dText = member(() => j.secret('d'));
   if (dText === undefined) throw new Failure(`invalid key: ${what}: JWK member "d" is missing (not a private key)`);
   const d = keyError(what, () => unbase64urlBytes(dText, 'JWK "d"'));
   try {
     if (d.length !== curve.privateKeyBytes) throw new Failure(`invalid key: ${what}: JWK "d" is ${d.length} bytes, expected ${curve.privateKeyBytes}`);
     const key = keyError(what, () => curve.importPrivateKey(d, 'raw'));
     try {
-      const pub = keyError(what, () => curve.importPublicKey({ kty: 'EC', crv, x: j.text('x'), y: j.text('y') } as EcJwk, 'jwk'));
+      const pub = keyError(what, () => curve.importPublicKey({ kty: 'EC', crv, x: member(() => j.text('x')), y: member(() => j.text('y')) } as EcJwk, 'jwk'));
       if (!sameBytes(pub, curve.getPublicKey(key))) throw new Failure(`invalid key: ${what}: JWK "x" and "y" do not belong to "d"`);
       return { curve, key };
     } catch (e) {
@@ -375,7 +384,7 @@ export function parsePublicKey(bytes: Uint8Array, what: string, curveName?: stri
     if (looksLikeJson(bytes)) {
       // the public members only: "d", if there is one, is not looked at
       const j = scanJwk(bytes, what);
-      const pub = keyError(what, () => ({ kty: j.text('kty'), crv: j.text('crv'), x: j.text('x'), y: j.text('y') }) as EcJwk);
+      const pub = member(() => ({ kty: j.text('kty'), crv: j.text('crv'), x: j.text('x'), y: j.text('y') }) as EcJwk);
       return firstCurve(candidates, (c) => c.importPublicKey(pub, 'jwk'), what);
     }
     const raw = parseHex(bytes, what);
@@ -388,7 +397,20 @@ export function parsePublicKey(bytes: Uint8Array, what: string, curveName?: stri
       raw.fill(0);
     }
   }
-  if (bytes[0] === 0x30) return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what);
+  // binary: a raw scalar (its length says so, as for hex) or a DER private key gives its public key
+  if (curveName && bytes.length === candidates[0].privateKeyBytes) return fromPrivate(parsePrivateKey(bytes, what, curveName));
+  if (bytes[0] === 0x30) {
+    try {
+      return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what);
+    } catch (e) {
+      if (!derFramed(bytes)) throw e;
+      try {
+        return fromPrivate(parsePrivateKey(bytes, what, curveName));
+      } catch {
+        throw e; // neither: the SPKI's error
+      }
+    }
+  }
   return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'raw'), what);
 }
 

@@ -99,7 +99,7 @@ function decodeString(b: Uint8Array, start: number, end: number, what: string): 
       try {
         out += utf8.decode(b.subarray(run, to));
       } catch {
-        throw new EncodingError(`${what}: a string at byte ${start - 1} is not UTF-8`);
+        throw new EncodingError(`${what}: a string that is not UTF-8 at byte ${start - 1}`);
       }
     }
   };
