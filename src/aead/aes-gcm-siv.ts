@@ -26,8 +26,8 @@ import { inPlaceSource } from '../util/overlap.js';
 import { type Aead, type AeadOneShot, oneShot } from './types.js';
 
 /** RFC 8452 section 6: P_MAX = A_MAX = 2^36 bytes. */
-export const GCM_SIV_MAX_PLAINTEXT = 2 ** 36;
-export const GCM_SIV_MAX_AAD = 2 ** 36;
+const GCM_SIV_MAX_PLAINTEXT = 2 ** 36;
+const GCM_SIV_MAX_AAD = 2 ** 36;
 const TAG = 16;
 const NONCE = 12;
 const AES_IO = layout.IO;

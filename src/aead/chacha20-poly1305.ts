@@ -21,7 +21,7 @@ import { type Aead, type AeadOneShot, oneShot } from './types.js';
 const TAG = 16;
 const KEY = 32;
 /** RFC 8439 §2.8: the plaintext is at most 2^38 − 64 bytes ((2^32 − 1) blocks of 64 bytes after block 0). */
-export const CHACHA20_POLY1305_MAX_PLAINTEXT = 2 ** 38 - 64;
+const CHACHA20_POLY1305_MAX_PLAINTEXT = 2 ** 38 - 64;
 const EMPTY = new Uint8Array(0);
 const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
 

@@ -34,11 +34,11 @@ import type { Aead } from './types.js';
 const IO = { ctr: layout.IO.ctr, state: layout.IO.state, tag: layout.IO.tag, wipe: layout.IO.keys + 48 } as const;
 
 /** SP 800-38D section 5.2.1.1: len(P) ≤ 2^39 − 256 bits. */
-export const GCM_MAX_PLAINTEXT = 2 ** 36 - 32;
+const GCM_MAX_PLAINTEXT = 2 ** 36 - 32;
 /** SP 800-38D: len(A) ≤ 2^64 − 1 bits (beyond any JavaScript buffer; checked for completeness). */
-export const GCM_MAX_AAD = 2 ** 61 - 1;
+const GCM_MAX_AAD = 2 ** 61 - 1;
 /** Tag lengths SP 800-38D section 5.2.1.2 allows (in bytes): 128, 120, 112, 104, 96 bits, and 64 or 32 for special applications. */
-export const GCM_TAG_LENGTHS = [4, 8, 12, 13, 14, 15, 16] as const;
+const GCM_TAG_LENGTHS = [4, 8, 12, 13, 14, 15, 16] as const;
 
 const MAX_POWERS = layout.GF128.MAX_POWERS;
 

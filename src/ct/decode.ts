@@ -8,26 +8,26 @@
 // is an error naming its offset: nothing is skipped silently.
 // Opcode numbers and names follow the WebAssembly specification's binary and text formats.
 
-export type ValType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
-export interface FuncType { params: ValType[]; results: ValType[] }
-export interface Limits { min: number; max: number | null; shared: boolean }
-export interface TableType { ref: ValType; limits: Limits }
-export interface GlobalType { type: ValType; mutable: boolean }
+type ValType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
+interface FuncType { params: ValType[]; results: ValType[] }
+interface Limits { min: number; max: number | null; shared: boolean }
+interface TableType { ref: ValType; limits: Limits }
+interface GlobalType { type: ValType; mutable: boolean }
 
-export type ExternKind = 'func' | 'table' | 'memory' | 'global';
-export interface Import {
+type ExternKind = 'func' | 'table' | 'memory' | 'global';
+interface Import {
   module: string; name: string; kind: ExternKind; offset: number;
   type?: number; table?: TableType; memory?: Limits; global?: GlobalType;
 }
-export interface Export { name: string; kind: ExternKind; index: number; offset: number }
-export interface Global extends GlobalType { init: Instr[] }
-export interface Element {
+interface Export { name: string; kind: ExternKind; index: number; offset: number }
+interface Global extends GlobalType { init: Instr[] }
+interface Element {
   mode: 'active' | 'passive' | 'declarative'; table: number; offset: Instr[] | null;
   ref: ValType; funcs: number[]; exprs: Instr[][];
 }
-export interface Data { mode: 'active' | 'passive'; memory: number; offset: Instr[] | null; size: number }
-export interface Code { offset: number; end: number; locals: ValType[]; body: Instr[] }
-export interface Custom { name: string; offset: number; payload: Uint8Array }
+interface Data { mode: 'active' | 'passive'; memory: number; offset: Instr[] | null; size: number }
+interface Code { offset: number; end: number; locals: ValType[]; body: Instr[] }
+interface Custom { name: string; offset: number; payload: Uint8Array }
 
 export interface Module {
   types: FuncType[];
@@ -54,7 +54,7 @@ export interface Module {
 // ---- instructions ----
 
 /** Immediate layout of an opcode. */
-export type Imm =
+type Imm =
   | 'none' | 'blocktype' | 'label' | 'br_table' | 'func' | 'call_indirect' | 'local' | 'global'
   | 'table' | 'table2' | 'memory' | 'memory2' | 'data' | 'memory_init' | 'elem' | 'table_init'
   | 'memarg' | 'memarg_lane' | 'lane' | 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'shuffle'
@@ -63,7 +63,7 @@ export type Imm =
 /** An opcode: its text-format name, immediates, and operand/result counts (-1: depends on immediates). */
 export interface Op { name: string; imm: Imm; pop: number; push: number }
 
-export interface MemArg { align: number; offset: number; memory: number }
+interface MemArg { align: number; offset: number; memory: number }
 export type BlockType = null | ValType | number; // empty, one result, or a type index
 
 export interface Instr {

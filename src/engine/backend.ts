@@ -23,7 +23,7 @@
 import { CtkitError, CtkitRangeError } from '../errors.js';
 
 export type Backend = 'simd' | 'wasm' | 'js';
-export const BACKENDS: readonly Backend[] = ['simd', 'wasm', 'js'];
+const BACKENDS: readonly Backend[] = ['simd', 'wasm', 'js'];
 
 // (module (func (result v128) (v128.const i64x2 0 0)))
 const SIMD_PROBE = new Uint8Array([
@@ -73,7 +73,7 @@ function check(name: unknown, where: string): Backend {
 }
 
 /** Whether this engine can run backend b (js always; wasm needs WebAssembly; simd also SIMD128). */
-export function canRun(b: Backend): boolean {
+function canRun(b: Backend): boolean {
   const have = probeBackend();
   return b === 'js' || have === 'simd' || (b === 'wasm' && have === 'wasm');
 }

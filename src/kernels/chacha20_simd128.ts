@@ -171,7 +171,7 @@ const DIAGS = [[0, 5, 10, 15], [1, 6, 11, 12], [2, 7, 8, 13], [3, 4, 9, 14]];
  * evenly over a, so that the integer multiplier (Poly1305) and the vector units (ChaCha20) are
  * busy at the same time ("stitching").
  */
-export function stitch(a: readonly Stmt[], b: readonly Stmt[]): Stmt[] {
+function stitch(a: readonly Stmt[], b: readonly Stmt[]): Stmt[] {
   const out: Stmt[] = [];
   let j = 0;
   for (let i = 0; i < a.length; i++) {

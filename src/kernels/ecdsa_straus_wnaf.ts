@@ -22,19 +22,17 @@
 // Negative-control flag (tests only): nonceInvModP (k "inverted" as k^(p−2) mod n).
 
 import { type Expr, Func, type Local, type Stmt, block, br, br_if, call, callv, comment, drop, i32, if_, ifv, label, loop, memory, ret, select } from './builder/index.js';
-import { type EcContext, type EcFlags, at, round16 } from './ec_context.js';
+import { type EcContext, at, round16 } from './ec_context.js';
 import { parseFormula, planBounds, type CurveShape, type Step } from './ec_formulas.js';
 import type { FieldGen } from './fe_mont29.js';
 import { bitLength } from './fe_limbs.js';
 import { powLines, powWorkspace } from './fe_pow.js';
 
-export type EcdsaFlags = Pick<EcFlags, 'nonceInvModP'>;
-
 /** wNAF widths: G against a precomputed affine table, Q against a per-call Jacobian table. */
-export const ECDSA_G_WINDOW = 8;
-export const ECDSA_Q_WINDOW = 5;
+const ECDSA_G_WINDOW = 8;
+const ECDSA_Q_WINDOW = 5;
 /** Entries of the G table (odd multiples 1 … 2^(W−1) − 1). */
-export const ECDSA_G_ENTRIES = 1 << (ECDSA_G_WINDOW - 2);
+const ECDSA_G_ENTRIES = 1 << (ECDSA_G_WINDOW - 2);
 const Q_ENTRIES = 1 << (ECDSA_Q_WINDOW - 2);
 /** Entries normalised per inversion when the G table is built. */
 const GT_CHUNK = 16;

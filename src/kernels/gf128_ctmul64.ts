@@ -742,7 +742,7 @@ function domainWords(lo: Local<'i64'>, hi: Local<'i64'>, x0: Val<'i64'>, x1: Val
 }
 
 /** Gf128Mul's scalar counterpart: the block in (v0, v1), the result in (r0, r1). */
-export class Gf128MulScalar {
+class Gf128MulScalar {
   readonly v0: Local<'i64'>;
   readonly v1: Local<'i64'>;
   readonly r0: Local<'i64'>;

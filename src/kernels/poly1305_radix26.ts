@@ -25,9 +25,9 @@ import { Func, type Local, type Stmt, type Val, block, br, br_if, call, comment,
 import { PolySimd, buildLaneTables } from './poly1305_simd128.js';
 
 export const POLY_STATE_SIZE = 448;
-export const POLY_R = [1, 2, 3, 4, 5, 6, 7, 8].map((k) => 32 * k); // offsets of r^1 … r^8
+const POLY_R = [1, 2, 3, 4, 5, 6, 7, 8].map((k) => 32 * k); // offsets of r^1 … r^8
 export const POLY_S = 288;
-export const POLY_V = 304;
+const POLY_V = 304;
 
 export interface PolyFlags {
   /** the four-block step applies the powers in the wrong order (m1·r, …, m4·r^4) */

@@ -31,7 +31,7 @@ const SIMD_LOCALS = [
 ];
 
 /** Offsets (from the state) of the lane tables: R_i = (r^4_i, r^3_i, r^2_i, r_i), S_i = 5·R_i. */
-export function laneTableOffsets(base: number): { R: number[]; S: number[] } {
+function laneTableOffsets(base: number): { R: number[]; S: number[] } {
   return { R: [0, 1, 2, 3, 4].map((i) => base + 16 * i), S: [0, 1, 2, 3, 4].map((i) => base + 80 + 16 * (i - 1)) };
 }
 

@@ -87,7 +87,7 @@ export function absorbPartial(k: ChachaKernel, p: number, tail: Uint8Array, mac:
 }
 
 /** Whole 16-byte blocks of data (data.length a multiple of 16) into Poly1305, through scratch. */
-export function absorbBlocks(k: ChachaKernel, p: number, data: Uint8Array, maxg: number): void {
+function absorbBlocks(k: ChachaKernel, p: number, data: Uint8Array, maxg: number): void {
   let used = 0;
   for (let off = 0; off < data.length; off += SCRATCH_SIZE) {
     const chunk = data.subarray(off, Math.min(off + SCRATCH_SIZE, data.length));

@@ -43,7 +43,7 @@ const written = (powers: boolean) => (powers ? W16_OFFSET + W16_SIZE * MAX_POWER
  *
  * (Before the i16x8 loop, with the i64.mul loop for both, break-even was at 768 bytes.)
  */
-export const POWERS_THRESHOLD = 512;
+const POWERS_THRESHOLD = 512;
 
 function kernel(): Kernel<Gf128Exports> {
   return getKernel<Gf128Exports>(gf128Module, SLOT_SIZE);

@@ -11,7 +11,7 @@
 // constant-time; a specification model for tests only. It imports no kernel.
 
 /** a · b in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1 (FIPS 197 section 4.2). */
-export function gfMul8(a: number, b: number): number {
+function gfMul8(a: number, b: number): number {
   let r = 0;
   for (let i = 0; i < 8; i++) {
     if (b & 1) r ^= a;
@@ -56,7 +56,7 @@ export function sbox(): Uint8Array {
 }
 
 /** Number of rounds for a key of 16, 24 or 32 bytes (FIPS 197 Table 3). */
-export function aesRounds(keyLength: number): number {
+function aesRounds(keyLength: number): number {
   if (keyLength !== 16 && keyLength !== 24 && keyLength !== 32) throw new RangeError(`AES key must be 16, 24 or 32 bytes, got ${keyLength}`);
   return keyLength / 4 + 6;
 }

@@ -35,7 +35,7 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /** RFC 8439 §2.8: the tag over aad ‖ pad16 ‖ ciphertext ‖ pad16 ‖ le64(|aad|) ‖ le64(|ct|). */
-export function aeadTagRef(otk: Uint8Array, aad: Uint8Array, ct: Uint8Array): Uint8Array {
+function aeadTagRef(otk: Uint8Array, aad: Uint8Array, ct: Uint8Array): Uint8Array {
   return poly1305Ref(otk, concat([aad, pad16(aad.length), ct, pad16(ct.length), le64(aad.length), le64(ct.length)]));
 }
 

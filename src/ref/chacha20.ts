@@ -41,7 +41,7 @@ function rounds(input: number[]): number[] {
 }
 
 /** RFC 8439 §2.3: the initial state from key (32 bytes), counter (32 bits) and nonce (12 bytes). */
-export function initialState(key: Uint8Array, counter: number, nonce: Uint8Array): number[] {
+function initialState(key: Uint8Array, counter: number, nonce: Uint8Array): number[] {
   if (key.length !== 32 || nonce.length !== 12) throw new RangeError('chacha20 ref: key 32, nonce 12 bytes');
   const s = SIGMA.slice();
   for (let i = 0; i < 8; i++) s.push(le32(key, 4 * i));

@@ -167,7 +167,7 @@ export function toAffine(c: RefCurve, P: Proj): Affine {
 }
 
 /** Algorithm 1: complete addition for any a. */
-export function projAdd(c: RefCurve, P: Proj, Q: Proj): Proj {
+function projAdd(c: RefCurve, P: Proj, Q: Proj): Proj {
   const m = (v: bigint) => mod(v, c.p);
   const { a } = c;
   const b3 = m(3n * c.b);
@@ -191,7 +191,7 @@ export function projAdd(c: RefCurve, P: Proj, Q: Proj): Proj {
 }
 
 /** Algorithm 3: doubling for any a. */
-export function projDouble(c: RefCurve, P: Proj): Proj {
+function projDouble(c: RefCurve, P: Proj): Proj {
   const m = (v: bigint) => mod(v, c.p);
   const { a } = c;
   const b3 = m(3n * c.b);
@@ -246,32 +246,4 @@ export function encodePoint(c: RefCurve, P: Affine, compressed = false): Uint8Ar
   out.set(bigToBytes(P.x, L), 1);
   out.set(bigToBytes(P.y, L), 1 + L);
   return out;
-}
-
-/** SEC 1 section 2.3.4 with the checks of 3.2.2.1: undefined for anything invalid (or O). */
-export function decodePoint(c: RefCurve, bytes: Uint8Array): Affine | undefined {
-  const L = byteLen(c.p);
-  if (bytes.length === 1 + L && (bytes[0] === 2 || bytes[0] === 3)) {
-    const x = bytesToBig(bytes.subarray(1));
-    if (x >= c.p) return undefined;
-    const y = sqrtMod(x * x * x + c.a * x + c.b, c.p);
-    if (y === undefined) return undefined;
-    const want = BigInt(bytes[0] & 1);
-    const yy = (y & 1n) === want ? y : mod(-y, c.p);
-    return { x, y: yy };
-  }
-  if (bytes.length === 1 + 2 * L && bytes[0] === 4) {
-    const P = { x: bytesToBig(bytes.subarray(1, 1 + L)), y: bytesToBig(bytes.subarray(1 + L)) };
-    return onCurve(c, P) ? P : undefined;
-  }
-  return undefined;
-}
-
-/** SEC 1 section 3.3.1 with the public key validated (3.2.2.1); undefined when invalid. */
-export function ecdh(c: RefCurve, d: bigint, peer: Uint8Array): Uint8Array | undefined {
-  const Q = decodePoint(c, peer);
-  if (Q === undefined || Q === null) return undefined;
-  const S = mul(c, d, Q);
-  if (S === null) return undefined;
-  return bigToBytes(S.x, byteLen(c.p));
 }

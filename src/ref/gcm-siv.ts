@@ -50,7 +50,7 @@ export function sivDeriveKeysRef(key: Uint8Array, nonce: Uint8Array): { authKey:
 }
 
 /** AES-CTR with a 32-bit little-endian counter in the first four bytes (RFC 8452 section 4). */
-export function sivCtrRef(encRks: Uint8Array[], initialCounter: Uint8Array, x: Uint8Array): Uint8Array {
+function sivCtrRef(encRks: Uint8Array[], initialCounter: Uint8Array, x: Uint8Array): Uint8Array {
   const out = new Uint8Array(x.length);
   const cb = initialCounter.slice();
   for (let off = 0; off < x.length; off += 16) {

@@ -31,7 +31,7 @@ export function inc32(block: Uint8Array): Uint8Array {
 }
 
 /** GCTR_K(ICB, X) (section 6.5, Algorithm 3). */
-export function gctrRef(rks: Uint8Array[], icb: Uint8Array, x: Uint8Array): Uint8Array {
+function gctrRef(rks: Uint8Array[], icb: Uint8Array, x: Uint8Array): Uint8Array {
   const y = new Uint8Array(x.length);
   let cb: Uint8Array = icb.slice();
   for (let off = 0; off < x.length; off += 16) {

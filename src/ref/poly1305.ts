@@ -15,7 +15,7 @@ function leToBig(b: Uint8Array): bigint {
 }
 
 /** RFC 8439 §2.5.1: clear the top four bits of bytes 3, 7, 11, 15 and the low two bits of 4, 8, 12. */
-export function clampR(r16: Uint8Array): bigint {
+function clampR(r16: Uint8Array): bigint {
   const r = r16.slice(0, 16);
   r[3] &= 15; r[7] &= 15; r[11] &= 15; r[15] &= 15;
   r[4] &= 252; r[8] &= 252; r[12] &= 252;
@@ -23,7 +23,7 @@ export function clampR(r16: Uint8Array): bigint {
 }
 
 /** The accumulator after absorbing msg, starting from `a` (tests use it to reach edge states). */
-export function poly1305Accumulate(r: bigint, msg: Uint8Array, a = 0n): bigint {
+function poly1305Accumulate(r: bigint, msg: Uint8Array, a = 0n): bigint {
   for (let i = 0; i < msg.length; i += 16) {
     const block = msg.subarray(i, Math.min(i + 16, msg.length));
     const n = leToBig(block) + (1n << BigInt(8 * block.length)); // the 0x01 byte after the block
@@ -33,7 +33,7 @@ export function poly1305Accumulate(r: bigint, msg: Uint8Array, a = 0n): bigint {
 }
 
 /** The 16-byte tag for accumulator a and key half s: (a + s) mod 2^128, little-endian. */
-export function poly1305Tag(a: bigint, s: bigint): Uint8Array {
+function poly1305Tag(a: bigint, s: bigint): Uint8Array {
   let t = (a + s) & ((1n << 128n) - 1n);
   const out = new Uint8Array(16);
   for (let i = 0; i < 16; i++) {

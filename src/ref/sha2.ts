@@ -167,13 +167,13 @@ function sha512Core(msg: Uint8Array, iv: readonly bigint[], outBytes: number): U
 }
 
 /** SHA-224 (section 6.3): SHA-256 with its own initial value, truncated to 224 bits. */
-export const sha224Ref = (msg: Uint8Array): Uint8Array => sha256Core(msg, H224, 7);
+const sha224Ref = (msg: Uint8Array): Uint8Array => sha256Core(msg, H224, 7);
 /** SHA-256 (section 6.2). */
-export const sha256Ref = (msg: Uint8Array): Uint8Array => sha256Core(msg, H256, 8);
+const sha256Ref = (msg: Uint8Array): Uint8Array => sha256Core(msg, H256, 8);
 /** SHA-384 (section 6.5): SHA-512 with its own initial value, truncated to 384 bits. */
-export const sha384Ref = (msg: Uint8Array): Uint8Array => sha512Core(msg, H384, 48);
+const sha384Ref = (msg: Uint8Array): Uint8Array => sha512Core(msg, H384, 48);
 /** SHA-512 (section 6.4). */
-export const sha512Ref = (msg: Uint8Array): Uint8Array => sha512Core(msg, H512, 64);
+const sha512Ref = (msg: Uint8Array): Uint8Array => sha512Core(msg, H512, 64);
 
 export interface RefHash {
   (msg: Uint8Array): Uint8Array;

@@ -44,10 +44,10 @@ export const SM4_SBOX: readonly number[] = [
 ];
 
 /** The system parameters FK0…FK3 (section 7.3). */
-export const SM4_FK: readonly number[] = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
+const SM4_FK: readonly number[] = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
 
 /** CK_i, i = 0…31: the bytes ck_{i,j} = (4i + j)·7 mod 256, big-endian in the word (section 7.3). */
-export function sm4Ck(i: number): number {
+function sm4Ck(i: number): number {
   let w = 0;
   for (let j = 0; j < 4; j++) w = (w << 8) | (((4 * i + j) * 7) & 0xff);
   return w >>> 0;
@@ -56,16 +56,16 @@ export function sm4Ck(i: number): number {
 const rotl = (x: number, n: number): number => ((x << n) | (x >>> (32 - n))) >>> 0;
 
 /** τ: the S-box applied to each byte of a word. */
-export function tau(a: number): number {
+function tau(a: number): number {
   const s = SM4_SBOX;
   return ((s[a >>> 24] << 24) | (s[(a >>> 16) & 0xff] << 16) | (s[(a >>> 8) & 0xff] << 8) | s[a & 0xff]) >>> 0;
 }
 
 /** L, the linear transform of the round function. */
-export const sm4L = (b: number): number => (b ^ rotl(b, 2) ^ rotl(b, 10) ^ rotl(b, 18) ^ rotl(b, 24)) >>> 0;
+const sm4L = (b: number): number => (b ^ rotl(b, 2) ^ rotl(b, 10) ^ rotl(b, 18) ^ rotl(b, 24)) >>> 0;
 
 /** L', the linear transform of the key expansion. */
-export const sm4Lk = (b: number): number => (b ^ rotl(b, 13) ^ rotl(b, 23)) >>> 0;
+const sm4Lk = (b: number): number => (b ^ rotl(b, 13) ^ rotl(b, 23)) >>> 0;
 
 function words(block: Uint8Array): number[] {
   const w: number[] = [];
@@ -99,7 +99,7 @@ export function sm4ExpandKeyRef(key: Uint8Array): number[] {
 }
 
 /** The 32 rounds and the reversal (sections 7.1 and 7.2) with round keys in the order given. */
-export function sm4Rounds(rk: readonly number[], block: Uint8Array): Uint8Array {
+function sm4Rounds(rk: readonly number[], block: Uint8Array): Uint8Array {
   if (block.length !== 16) throw new RangeError(`block must be 16 bytes, got ${block.length}`);
   const x = words(block);
   for (let i = 0; i < 32; i++) x.push((x[i] ^ sm4L(tau((x[i + 1] ^ x[i + 2] ^ x[i + 3] ^ rk[i]) >>> 0))) >>> 0);
@@ -114,30 +114,6 @@ export function sm4EncryptBlockRef(key: Uint8Array, block: Uint8Array): Uint8Arr
 /** Decryption of one block (section 7.2): the round keys in reverse order. */
 export function sm4DecryptBlockRef(key: Uint8Array, block: Uint8Array): Uint8Array {
   return sm4Rounds(sm4ExpandKeyRef(key).reverse(), block);
-}
-
-/** ECB over whole blocks, encryption or decryption. */
-export function sm4EcbRef(key: Uint8Array, data: Uint8Array, decrypt = false): Uint8Array {
-  if (data.length % 16 !== 0) throw new RangeError(`ECB data must be whole blocks, got ${data.length} bytes`);
-  const rk = sm4ExpandKeyRef(key);
-  if (decrypt) rk.reverse();
-  const out = new Uint8Array(data.length);
-  for (let off = 0; off < data.length; off += 16) out.set(sm4Rounds(rk, data.subarray(off, off + 16)), off);
-  return out;
-}
-
-/** Counter mode with the whole 16-byte block as a big-endian counter (SP 800-38A, OpenSSL's sm4-ctr). */
-export function sm4CtrRef(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-  if (iv.length !== 16) throw new RangeError(`CTR IV must be 16 bytes, got ${iv.length}`);
-  const rk = sm4ExpandKeyRef(key);
-  const out = new Uint8Array(data.length);
-  const cb = Uint8Array.from(iv); // a copy even when iv is a Node.js Buffer (whose slice() is a view)
-  for (let off = 0; off < data.length; off += 16) {
-    const ks = sm4Rounds(rk, cb);
-    for (let j = off; j < Math.min(off + 16, data.length); j++) out[j] = data[j] ^ ks[j - off];
-    for (let i = 15; i >= 0; i--) if (++cb[i] <= 0xff) break; else cb[i] = 0;
-  }
-  return out;
 }
 
 // ---- SM4-GCM (RFC 8998 section 3.1: SP 800-38D GCM with SM4 as CIPH_K) ----

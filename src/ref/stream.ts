@@ -22,7 +22,7 @@ interface RefAead {
 const joinTag = (r: { ciphertext: Uint8Array; tag: Uint8Array }): Uint8Array => cat(r.ciphertext, r.tag);
 const splitTag = (c: Uint8Array): [Uint8Array, Uint8Array] => [c.subarray(0, c.length - 16), c.subarray(c.length - 16)];
 
-export const REF_STREAM_AEADS: Record<string, RefAead> = {
+const REF_STREAM_AEADS: Record<string, RefAead> = {
   'aes-256-gcm': {
     id: 1,
     nonceLength: 12,
@@ -68,14 +68,14 @@ export interface RefStreamParams {
   aad?: Uint8Array;
 }
 
-export function refHeader(p: RefStreamParams): Uint8Array {
+function refHeader(p: RefStreamParams): Uint8Array {
   const a = REF_STREAM_AEADS[p.algorithm];
   if (p.prefix.length !== a.nonceLength - 5) throw new Error('prefix length');
   return cat(Uint8Array.of(0x43, 0x54, 0x4b, 0x31, 1, a.id), u32be(p.segmentSize), p.prefix);
 }
 
 /** The plaintext cut into segments: full ones, then the last (possibly empty, possibly full). */
-export function refSegments(plaintext: Uint8Array, segmentSize: number): Uint8Array[] {
+function refSegments(plaintext: Uint8Array, segmentSize: number): Uint8Array[] {
   const segs: Uint8Array[] = [];
   let off = 0;
   while (plaintext.length - off > segmentSize) {

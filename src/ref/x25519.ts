@@ -12,7 +12,7 @@ function pow(b: bigint, e: bigint): bigint {
   return r;
 }
 
-export function decodeLittleEndian(b: Uint8Array): bigint {
+function decodeLittleEndian(b: Uint8Array): bigint {
   let v = 0n;
   for (let i = b.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(b[i]);
   return v;
@@ -24,7 +24,7 @@ export function encodeLittleEndian(v: bigint, n = 32): Uint8Array {
   return out;
 }
 
-export function decodeScalar25519(k: Uint8Array): bigint {
+function decodeScalar25519(k: Uint8Array): bigint {
   const b = Uint8Array.from(k);
   b[0] &= 248;
   b[31] &= 127;
@@ -32,7 +32,7 @@ export function decodeScalar25519(k: Uint8Array): bigint {
   return decodeLittleEndian(b);
 }
 
-export function decodeUCoordinate(u: Uint8Array): bigint {
+function decodeUCoordinate(u: Uint8Array): bigint {
   const b = Uint8Array.from(u);
   b[31] &= 127;
   return decodeLittleEndian(b);

@@ -12,8 +12,8 @@
 
 import { AuthenticationError } from '../errors.js';
 
-export const MAGIC = Uint8Array.of(0x43, 0x54, 0x4b, 0x31); // "CTK1"
-export const VERSION = 1;
+const MAGIC = Uint8Array.of(0x43, 0x54, 0x4b, 0x31); // "CTK1"
+const VERSION = 1;
 /** The CLI's segment size and the library's default. */
 export const SEGMENT_SIZE = 65536;
 /** The largest segment size a header may declare (16 MiB). */
@@ -21,7 +21,7 @@ export const MAX_SEGMENT_SIZE = 1 << 24;
 /** Bytes of the header before the nonce prefix. */
 export const HEADER_FIXED = 10;
 /** At most 2^32 segments: the counter is 32 bits. */
-export const MAX_SEGMENTS = 2 ** 32;
+const MAX_SEGMENTS = 2 ** 32;
 
 export interface AlgorithmInfo {
   /** the id byte in the header */

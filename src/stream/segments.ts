@@ -27,7 +27,7 @@ export class SegmentAuthenticationError extends AuthenticationError {
 }
 
 /** Number of segments a batch of `n` plaintext bytes has (the last one final or not). */
-export function sealedSegments(n: number, segmentSize: number, lastFinal: boolean): number {
+function sealedSegments(n: number, segmentSize: number, lastFinal: boolean): number {
   if (!lastFinal && n % segmentSize !== 0) throw new RangeError('a batch that is not the last must hold whole segments');
   return lastFinal ? Math.max(1, Math.ceil(n / segmentSize)) : n / segmentSize;
 }

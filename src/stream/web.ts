@@ -116,7 +116,7 @@ function handled<T>(p: Promise<T>): Promise<T> {
 }
 
 /** Sealing or opening, chunk by chunk, on an AEAD or a pool; the shared engine of every async form. */
-export interface Pump {
+interface Pump {
   write(chunk: Uint8Array, emit: Emit): Promise<void>;
   close(emit: Emit): Promise<void>;
   /** wipes what is held (after an error or an abort) */
@@ -306,14 +306,6 @@ class OpenPump implements Pump {
     // batches in flight that authenticate later are wiped, never released
     for (const p of this.#inflight.splice(0)) p.then((b) => b.fill(0), () => undefined);
   }
-}
-
-export function createSealPump(cipher: Aead | BatchCipher, options: SealStreamOptions = {}): Pump {
-  return new SealPump(cipher, options);
-}
-
-export function createOpenPump(cipher: Aead | BatchCipher, options: OpenStreamOptions = {}): Pump {
-  return new OpenPump(cipher, options);
 }
 
 function transformOf(pump: Pump): TransformStream<Uint8Array, Uint8Array> {

@@ -121,7 +121,7 @@ export class Func<P extends Params = Params> implements Callee, LocalScope {
 }
 
 /** A function given as text (a generator not yet written in the builder): callable by name. */
-export interface RawFunc extends Callee {
+interface RawFunc extends Callee {
   readonly raw: string;
 }
 
@@ -202,9 +202,4 @@ export class Module {
       ...this.exports.map((e) => sig(e.name, e.func)),
     ];
   }
-}
-
-/** A function given as WAT text, with its signature for calls. */
-export function rawFunc(name: string, raw: string, paramTypes: readonly ValType[], results: readonly ValType[] = []): RawFunc {
-  return { name, raw, paramTypes, results };
 }

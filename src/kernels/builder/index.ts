@@ -12,8 +12,7 @@ export * from './ops.js';
 export * from './func.js';
 export * from './target.js';
 export { printJsModule } from './print_js.js';
-export { analyse } from './taint.js';
-export { printModule, printFunc, printCode, WIDTH } from './print.js';
+export { printModule, printFunc } from './print.js';
 
 /** A generated module: its text, and what build.ts and gen.ts need beside it. */
 export interface GeneratedKernel {

@@ -8,14 +8,12 @@ import { Expr, Label, Local, type Stmt } from './ir.js';
 import { Func, type Module, type ModuleItem } from './func.js';
 
 /** Lines longer than this are broken at their operands. */
-export const WIDTH = 120;
+const WIDTH = 120;
 
 interface Ctx {
   func: Func;
   labels: Label[];
   callees: ReadonlySet<ModuleItem>;
-  /** a fragment (printCode): branches and calls may leave it */
-  fragment?: boolean;
 }
 
 function check(e: Expr, c: Ctx): void {
@@ -23,8 +21,8 @@ function check(e: Expr, c: Ctx): void {
   if (r instanceof Local) {
     if (r.scope !== c.func) throw new Error(`${c.func.name}: local $${r.name} belongs to ${r.scope.name}`);
   } else if (r instanceof Label) {
-    if (e.kind === 'op' && !c.fragment && !c.labels.includes(r)) throw new Error(`${c.func.name}: branch to $${r.name} outside its block`);
-  } else if (r && e.op === 'call' && !c.fragment && !c.callees.has(r as ModuleItem)) {
+    if (e.kind === 'op' && !c.labels.includes(r)) throw new Error(`${c.func.name}: branch to $${r.name} outside its block`);
+  } else if (r && e.op === 'call' && !c.callees.has(r as ModuleItem)) {
     throw new Error(`${c.func.name}: calls $${r.name}, which is not in the module`);
   }
 }
@@ -147,14 +145,6 @@ export function printFunc(f: Func, ind: string, callees: ReadonlySet<ModuleItem>
   const c: Ctx = { func: f, labels: [], callees };
   for (const s of f.body) lines(s, inner, c, out);
   out.push(`${ind})`);
-  return out;
-}
-
-/** The statements alone, as lines (for a generator that embeds them in text). */
-export function printCode(f: Func, code: readonly Stmt[], ind = ''): string[] {
-  const out: string[] = [];
-  const c: Ctx = { func: f, labels: [], callees: new Set(), fragment: true };
-  for (const s of code) lines(s, ind, c, out);
   return out;
 }
 

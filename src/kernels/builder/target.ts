@@ -5,7 +5,6 @@
 // backend; gen.ts runs each generator once per target with `withTarget`.
 
 export type Target = 'simd' | 'wasm' | 'js';
-export const TARGETS: readonly Target[] = ['simd', 'wasm', 'js'];
 
 let current: Target = 'simd';
 
