@@ -8,7 +8,9 @@
 // Welch's t statistic compares the two classes' mean times over all samples and over the
 // samples below several percentiles of the time distribution (cropping removes the long upper
 // tail of interrupts and garbage collections, where a small difference drowns); the table shows
-// the largest |t|. |t| > 10 means the time depends on the class: a leak. |t| < 4.5 over 10^6
+// the largest |t|. Key import is timed through the library's importPrivateKey and through the
+// CLI's key-file readers (src/cli/keys.ts: PEM, DER, JWK, hex, raw, AEAD key files), as the
+// bytes of a file. |t| > 10 means the time depends on the class: a leak. |t| < 4.5 over 10^6
 // samples is no evidence of one (dudect's thresholds). The positive controls run in the same
 // harness and must show |t| > 10: an early-exit compare in JavaScript, and leaky kernel variants
 // the generators produce from a flag (a key-indexed table lookup in the AES key schedule, an
@@ -32,6 +34,8 @@ import { withEcdsa } from '../src/ec/ecdsa.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { generateAesGcm } from '../src/kernels/aes_gcm.js';
 import { generateEc } from '../src/kernels/ec_rcb_window.js';
+import { base64url, hex } from '../src/ec/der.js';
+import { parseAeadKeyFile, parsePrivateKey } from '../src/cli/keys.js';
 
 // ---- statistics ----------------------------------------------------------------------------------
 
@@ -221,6 +225,53 @@ function importTests(): TimingTest[] {
   return out;
 }
 
+/** X25519 and Ed25519: a fixed key (for X25519 a low-weight scalar, bits 3 and 254) vs random keys. */
+function okpTests(): TimingTest[] {
+  const x = ec.x25519, ed = ec.ed25519;
+  const lowX = new Uint8Array(32);
+  lowX[0] = 8;
+  lowX[31] = 0x40;
+  const peer = x.getPublicKey(x.generatePrivateKey());
+  const fixedSeed = random(32);
+  return [
+    test({ name: 'x25519/ecdh: low-weight vs random key', control: false, prepare: (c) => pick(c, lowX), run: (k) => x.ecdh(k, peer) }),
+    test({ name: 'x25519/public key: low-weight vs random key', control: false, prepare: (c) => pick(c, lowX), run: (k) => x.getPublicKey(k) }),
+    test({ name: 'ed25519/public key: fixed vs random key', control: false, prepare: (c) => pick(c, fixedSeed), run: (k) => ed.getPublicKey(k) }),
+    test({ name: 'ed25519/sign: fixed vs random key (random messages)', control: false,
+      prepare: (c) => ({ k: pick(c, fixedSeed), m: random(100) }), run: ({ k, m }) => ed.sign(m, k) }),
+  ];
+}
+
+/** The CLI's key-file readers (src/cli/keys.ts) over each format's bytes, as read from a file. */
+function cliImportTests(): TimingTest[] {
+  const c = ec.p256;
+  const low = lowWeightKey(c);
+  const text = (s: string) => new TextEncoder().encode(s);
+  // `openssl ecparam -name prime256v1 -genkey` writes this block before the key
+  const params = '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n';
+  const forms: [string, (k: Uint8Array) => Uint8Array, string?][] = [
+    ['PKCS#8 PEM', (k) => text(c.exportPrivateKey(k, 'pkcs8-pem'))],
+    ['SEC 1 PEM after EC PARAMETERS', (k) => text(params + c.exportPrivateKey(k, 'sec1-pem'))],
+    ['PKCS#8 DER', (k) => c.exportPrivateKey(k, 'pkcs8-der')],
+    ['SEC 1 DER', (k) => c.exportPrivateKey(k, 'sec1-der')],
+    ['JWK', (k) => text(JSON.stringify(c.exportPrivateKey(k, 'jwk')) + '\n')],
+    ['hex', (k) => text(hex(k) + '\n'), 'p256'],
+    ['raw', (k) => k.slice(), 'p256'],
+  ];
+  const out: TimingTest[] = forms.map(([form, enc, curve]) => test({ name: `cli/p256 key file, ${form}: low-weight vs random key`, control: false,
+    prepare: (cls) => {
+      const k = c.generatePrivateKey();
+      if (cls === 0) k.set(low);
+      return enc(k); // encoded afresh in both classes, same length in both
+    },
+    run: (b) => parsePrivateKey(b, 'ct-timing', curve).key }));
+  const fixed = random(32);
+  out.push(test({ name: 'cli/aead key file (chacha20-poly1305): fixed vs random key', control: false,
+    prepare: (cls) => text(`{"kty":"oct","alg":"chacha20-poly1305","k":"${base64url(pick(cls, fixed))}","key_ops":["encrypt","decrypt"]}\n`),
+    run: (b) => parseAeadKeyFile(b, 'ct-timing').key }));
+  return out;
+}
+
 async function controls(): Promise<TimingTest[]> {
   // JavaScript: the compare every review warns about
   const a = random(256);
@@ -273,6 +324,8 @@ async function allTests(): Promise<TimingTest[]> {
     ...macTests(),
     ...CURVE_LIST.flatMap(([n, c]) => curveTests(n, c)),
     ...importTests(),
+    ...okpTests(),
+    ...cliImportTests(),
   ];
 }
 
