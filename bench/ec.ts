@@ -4,7 +4,7 @@
 // beside node:crypto (OpenSSL), @noble/curves, elliptic (P-224, which noble lacks) and
 // tiny-secp256k1 (libsecp256k1 compiled to WebAssembly: pointMultiply / pointFromScalar, which
 // do the same work: validate the point, multiply, encode). Kernel rows `ec_<curve>_fp_mul`, …
-// time single field and group operations (ctkit only).
+// time single field and group operations (ctkit only). X25519 and Ed25519 rows: ec25519-cases.ts.
 
 import crypto from 'node:crypto';
 import elliptic from 'elliptic';
@@ -18,6 +18,7 @@ import { curveKernel } from '../src/ec/curve.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import type { Case, Family, Setup } from './harness.js';
 import { ecdsaCases, fixedKey } from './ecdsa-cases.js';
+import { ec25519Cases } from './ec25519-cases.js';
 
 interface NobleLike {
   getPublicKey(sk: Uint8Array, compressed?: boolean): Uint8Array;
@@ -107,7 +108,7 @@ function kernelCases(c: Curve): Case[] {
 
 const family: Family = {
   title: 'Elliptic curves (ECDH, public-key derivation, ECDSA)',
-  cases: [...CURVES.flatMap(([c, noble, ell]) => cases(c, noble, ell)), ...ecdsaCases(), ...CURVES.flatMap(([c]) => kernelCases(c))],
+  cases: [...CURVES.flatMap(([c, noble, ell]) => cases(c, noble, ell)), ...ecdsaCases(), ...ec25519Cases(), ...CURVES.flatMap(([c]) => kernelCases(c))],
 };
 
 export default family;
