@@ -33,6 +33,8 @@ import { type OkpFormats, okpFormats } from './okp.js';
 const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, END: 832 } as const;
 /** one engine slot: the comb's table (32 KB), then verification's odd multiples of B (8 KB) */
 const TABLE_SLOT = 40 * 1024;
+/** messages up to this length are hashed from a joined copy (one call), longer ones incrementally */
+const SHORT = 1024;
 /** NAF widths of S and k in verification (ed25519_verify.ts: W_S, W_K) */
 const W_S = 8, W_K = 5;
 
@@ -128,6 +130,29 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     e.wipe(SCRATCH_PTR, wsSize());
   };
 
+  /**
+   * SHA-512(a ‖ b ‖ msg) for 32-byte a and b (or none): one call on a joined copy for short
+   * messages (the incremental hash costs a slot), incremental for long ones. The copy may hold a
+   * secret (the prefix): wiped before it is dropped.
+   */
+  const hash3 = (a: Uint8Array, b: Uint8Array | undefined, msg: Uint8Array): Uint8Array => {
+    if (msg.length > SHORT) {
+      const st = sha512.create().update(a);
+      if (b) st.update(b);
+      return st.update(msg).digest();
+    }
+    const n = b ? 64 : 32;
+    const buf = new Uint8Array(n + msg.length);
+    buf.set(a);
+    if (b) buf.set(b, 32);
+    buf.set(msg, n);
+    try {
+      return sha512(buf);
+    } finally {
+      buf.fill(0);
+    }
+  };
+
   /** h = SHA-512(seed); s = clamp(h[0..32)) in the IO area at S; returns h (the caller wipes it) */
   const expand = (seed: Uint8Array): Uint8Array => {
     const h = sha512(seed);
@@ -199,11 +224,11 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       try {
         const A = base(IO.S);
         // r = SHA-512(prefix ‖ M) mod L; R = r·B
-        rd = sha512.create().update(h.subarray(32)).update(msg).digest();
+        rd = hash3(h.subarray(32), undefined, msg);
         reduce(rd, IO.R);
         const R = base(IO.R);
         // k = SHA-512(R ‖ A ‖ M) mod L; S = (r + k·s) mod L
-        reduce(sha512.create().update(R).update(A).update(msg).digest(), IO.K);
+        reduce(hash3(R, A, msg), IO.K);
         e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
         const sig = new Uint8Array(64);
         sig.set(R);
@@ -227,7 +252,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       let r: number;
       try {
         const ot = otab();
-        reduce(sha512.create().update(signature.subarray(0, 32)).update(publicKey).update(msg).digest(), IO.K);
+        reduce(hash3(signature.subarray(0, 32), publicKey, msg), IO.K);
         const u8 = e.u8;
         u8.set(signature, IO.SIG);
         u8.set(publicKey, IO.PK);
