@@ -29,6 +29,7 @@ const FAMILY_TESTS: Record<string, string[]> = {
   chacha: ['test/chacha.test.ts'],
   sha2: ['test/sha2.test.ts'],
   aes: ['test/aes-gcm.test.ts', 'test/aes-gcm-siv.test.ts'],
+  sm4: ['test/sm4.test.ts'],
 };
 
 const withBoth = kernels.filter((k) => k.targets?.includes('wasm') && k.targets.includes('js'));

@@ -11,7 +11,7 @@ const EXPECTED: Record<string, string[]> = {
   'poly1305 (ctkit/mac)': ['chacha', 'chacha_wasm'],
   'chacha20Poly1305 (ctkit/aead)': ['chacha', 'chacha_wasm'],
   'aesGcm (ctkit/aead)': ['aes', 'aes_wasm'],
-  'sm4Gcm (ctkit/aead)': ['sm4'],
+  'sm4Gcm (ctkit/aead)': ['sm4', 'sm4_wasm'],
   'sha256 + hmac (ctkit/hash)': ['sha2', 'sha2_wasm'],
   'p256 (ctkit/ec)': ['ec_p256', 'ec_p256_wasm', 'sha2', 'sha2_wasm'],
   'secp256k1 (ctkit/ec)': ['ec_secp256k1', 'ec_secp256k1_wasm', 'sha2', 'sha2_wasm'],

@@ -28,7 +28,7 @@ import { type AesFlags, GATES, RCON, TEMPS } from './aes_bitsliced_simd128.js';
 const K = (v: bigint) => i64.const(BigInt.asUintN(64, v), true);
 
 /** The circuit on i64 or i32 locals: inputs[j] holds U_j, outputs[j] receives S_j (may alias inputs). */
-function circuit<T extends 'i32' | 'i64'>(t: T, inputs: Local<T>[], outputs: Local<T>[], tmp: Map<string, Local<T>>): Stmt[] {
+export function circuit<T extends 'i32' | 'i64'>(t: T, inputs: Local<T>[], outputs: Local<T>[], tmp: Map<string, Local<T>>): Stmt[] {
   const ops = (t === 'i64' ? i64 : i32) as unknown as { and(a: Local<T>, b: Local<T>): Expr<T>; xor(a: Local<T>, b: Local<T>): Expr<T> };
   const loc = (n: string) => (/^U\d$/.test(n) ? inputs[+n[1]] : tmp.get(n)!);
   return [
@@ -37,7 +37,7 @@ function circuit<T extends 'i32' | 'i64'>(t: T, inputs: Local<T>[], outputs: Loc
   ];
 }
 
-function circuitLocals<T extends 'i32' | 'i64'>(f: Func, t: T, p: string): Map<string, Local<T>> {
+export function circuitLocals<T extends 'i32' | 'i64'>(f: Func, t: T, p: string): Map<string, Local<T>> {
   return new Map([...TEMPS, ...Array.from({ length: 8 }, (_, i) => `S${i}`)].map((n) => [n, f.local(t, `${p}${n}`)]));
 }
 
@@ -67,7 +67,7 @@ const SWAPS = [[1n, 0x5555555555555555n], [2n, 0x3333333333333333n], [4n, 0x0f0f
  * Columns → planes: w[4c1 + 2c0 + b1] = column c of block 2b1 (low half) ‖ of block 2b1 + 1
  * (high half) enters; word i leaves holding bit i of every byte (layout in the opening comment).
  */
-function toPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
+export function toPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
   const out: Stmt[] = [];
   for (const x of w) out.push(...deltaSwap(x, t, ...DS1), ...deltaSwap(x, t, ...DS2));
   SWAPS.forEach(([s, m], k) => {
@@ -77,7 +77,7 @@ function toPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
 }
 
 /** The inverse of toPlanes. */
-function fromPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
+export function fromPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
   const out: Stmt[] = [];
   SWAPS.forEach(([s, m], k) => {
     for (let x = 0; x < 8; x++) if (!(x & (1 << k))) out.push(...swapMove(w[x], w[x | (1 << k)], t, s, m));

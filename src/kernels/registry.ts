@@ -38,7 +38,7 @@ export const kernels: KernelEntry[] = [
   { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', call: 'generateChacha()', layout: { ST, KS_PTR, POLY, PIN, FUSED_MIN, POLY_STATE_SIZE: CHACHA_POLY_STATE_SIZE }, targets: ['wasm', 'js'], generate: () => generateChacha() },
   { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', call: 'generateSha2()', targets: ['wasm', 'js'], layout: { K256_PTR: SHA2_K256_PTR, K512_PTR: SHA2_K512_PTR, WORK_PTR: SHA2_WORK_PTR, PAD_PTR: SHA2_PAD_PTR, IO_GLUE_END: SHA2_IO_GLUE_END }, generate: () => generateSha2() },
   { name: 'aes', source: 'src/kernels/aes_gcm.ts', call: 'generateAesGcm()', layout: { IO: AES_IO, SLOT: AES_SLOT, GF128: GF128_LAYOUT }, targets: ['wasm', 'js'], generate: () => generateAesGcm() },
-  { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', call: 'generateSm4Gcm()', layout: { IO: AES_IO, RK: SM4_RK, SLOT: SM4_SLOT, GCM_BLOCKS: SM4_GCM_BLOCKS, GF128: GF128_LAYOUT }, generate: () => generateSm4Gcm() },
+  { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', call: 'generateSm4Gcm()', layout: { IO: AES_IO, RK: SM4_RK, SLOT: SM4_SLOT, GCM_BLOCKS: SM4_GCM_BLOCKS, GF128: GF128_LAYOUT }, targets: ['wasm', 'js'], generate: () => generateSm4Gcm() },
   ...EC_MODULES, // ec_p256, ec_p224, …: one module per curve
   { name: 'x25519', source: 'src/kernels/x25519_ladder.ts', call: 'generateX25519()', generate: () => generateX25519() },
   { name: 'ed25519', source: 'src/kernels/ed25519_module.ts', call: 'generateEd25519()', generate: () => generateEd25519() },

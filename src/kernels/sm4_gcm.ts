@@ -23,7 +23,8 @@
 //
 // Memory: the IO area as AES_IO (aes_layout.ts); key slot SM4_SLOT (sm4_layout.ts): GHASH key and
 // tables at 0, SM4 round keys at 2048.
-import { type Expr, Func, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64x2, if_, kernel, ret, select, v128 } from './builder/index.js';
+import { type Expr, Func, type GeneratedKernel, Module, type Stmt, call, comment, i32, i64x2, if_, kernel, ret, select, target, v128 } from './builder/index.js';
+import { sm4ScalarFunctions } from './sm4_bitsliced64.js';
 import { type Gf128Flags, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, Gf128Mul, gf128Functions } from './gf128_ctmul64.js';
 import { gcmFunctions } from './gcm_mode.js';
 import { GCM_IO } from './gcm_layout.js';
@@ -95,7 +96,20 @@ function ghashStitch(flags: Gf128Flags): Sm4Stitch {
   };
 }
 
+/** The module for the scalar targets (wasm, js): the same exports on sm4_bitsliced64.ts, nothing stitched. */
+function generateSm4GcmScalar(flags: Sm4GcmFlags): GeneratedKernel {
+  const sm4 = sm4ScalarFunctions(flags);
+  const gf = gf128Functions(flags, GF_PREFIX);
+  const ks = new Func('sm4_ks', { rk: 'i32', nr: 'i32', ks: 'i32', count: 'i32' });
+  ks.emit(call(sm4.ecb, ks.p.rk, ks.p.ks, ks.p.ks, ks.p.count));
+  const gcm = gcmFunctions({ call: ks, blocks: SM4_GCM_BLOCKS, counted: true }, gf);
+  const m = new Module('sm4').memory(2).add(sm4.functions, ks, gcm.functions, gf.functions);
+  m.header.push(`SM4 (bitsliced on i64, sixteen blocks per pass, the S-box as a circuit), the GCM mode loops, GF(2^128) (multiplication with holes on i64), constant time; target ${target()}.`);
+  return kernel(m);
+}
+
 export function generateSm4Gcm(flags: Sm4GcmFlags = {}, options: Sm4GcmOptions = {}): GeneratedKernel {
+  if (target() !== 'simd') return generateSm4GcmScalar(flags);
   const stitch = options.stitch ?? true;
   const sm4 = sm4Functions(flags, options);
   const gf = gf128Functions(flags, GF_PREFIX);

@@ -55,10 +55,10 @@ export const SM4_DEFAULT_GROUPS = 4;
 // ---------------------------------------------------------------------------------------------
 // Field arithmetic at generation time.
 
-const POLY_SM4 = 0x1f5; // α^8 + α^7 + α^6 + α^5 + α^4 + α^2 + 1
+export const POLY_SM4 = 0x1f5; // α^8 + α^7 + α^6 + α^5 + α^4 + α^2 + 1
 const SM4_A_ROW = 0xa7;
-const SM4_C = 0xd3;
-const FK = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
+export const SM4_C = 0xd3;
+export const FK = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
 
 function gf16Mul(a: number, b: number): number {
   let r = 0;
@@ -124,7 +124,7 @@ function polyInv(x: number): number {
 }
 
 /** The S-box from its algebraic definition (the generator's self-check). */
-const sboxAlgebraic = (x: number): number => sm4A(polyInv(sm4A(x) ^ SM4_C)) ^ SM4_C;
+export const sboxAlgebraic = (x: number): number => sm4A(polyInv(sm4A(x) ^ SM4_C)) ^ SM4_C;
 
 /** φ: GF(2^8)/POLY_SM4 → tower, α ↦ β (a root of POLY_SM4 in the tower); as a 256-entry map. */
 function isomorphism(): { phi: number[]; phiInv: number[] } {
@@ -213,7 +213,7 @@ function rkAdjust(i: number): number {
   const d = (j: number): number => (Math.floor(j / 4) % 2 === 1 ? L(C4) : 0);
   return (d(i + 1) ^ d(i + 2) ^ d(i + 3)) >>> 0;
 }
-function ck(i: number, flags: Sm4Flags): number {
+export function ck(i: number, flags: Sm4Flags): number {
   let w = 0;
   for (let j = 0; j < 4; j++) w = (w << 8) | (((4 * i + j) * 7) & 0xff);
   if (flags.wrongCk && i === 5) w ^= 1;

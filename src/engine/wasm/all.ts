@@ -11,6 +11,7 @@ import { bytes as sha2_wasm } from './sha2_wasm.js';
 import { bytes as aes } from './aes.js';
 import { bytes as aes_wasm } from './aes_wasm.js';
 import { bytes as sm4 } from './sm4.js';
+import { bytes as sm4_wasm } from './sm4_wasm.js';
 import { bytes as ec_p256 } from './ec_p256.js';
 import { bytes as ec_p224 } from './ec_p224.js';
 import { bytes as ec_brainpoolp256r1 } from './ec_brainpoolp256r1.js';
@@ -22,4 +23,4 @@ import { bytes as ec_brainpoolp512r1 } from './ec_brainpoolp512r1.js';
 import { bytes as x25519 } from './x25519.js';
 import { bytes as ed25519 } from './ed25519.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, aes_wasm, sm4, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1, x25519, ed25519 };
+export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, aes_wasm, sm4, sm4_wasm, ec_p256, ec_p224, ec_brainpoolp256r1, ec_p384, ec_p521, ec_secp256k1, ec_brainpoolp384r1, ec_brainpoolp512r1, x25519, ed25519 };

@@ -3,8 +3,12 @@
 // The shipped binary of the 'sm4' kernel module; its text is src/kernels/generated/sm4.wat.
 // 35342 bytes, sha256 83f1cf17e7e1d2d58b6057e7a9888d3e8785bec40e4212ab5e9fd111b258f62d
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './sm4_wasm.js';
+import { instantiate } from './sm4_js.js';
 
 export const name = 'sm4';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+export const variants = { wasm: wasmBytes, js: instantiate };
 const base64 = [
   'AGFzbQEAAAABSwpgAX8AYAZ/f39/f38AYAR/f39/AGAHf39/f39/fwBgBX9/f39/AGADf35+AGAIf39/f39/f38AYAN+fn8A',
   'YAN+fn8Cfn5gAn9/AAMSEQABAgIDBAMDBQUGBwgJAAQEBQMBAAIHuAENBm1lbW9yeQIACnNtNF9leHBhbmQAAAlzbTRfY3Ry',
