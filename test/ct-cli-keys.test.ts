@@ -24,8 +24,9 @@ process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const enc = new TextEncoder();
 const text = (s: string) => enc.encode(s);
 
+const OPENSSL = 'openssl'; // the external peer (test/cli-keys.test.ts checks it is there)
 function openssl(args: string[], input?: Uint8Array): Buffer {
-  const r = spawnSync('openssl', args, { cwd: dir, input });
+  const r = spawnSync(OPENSSL, args, { cwd: dir, input });
   assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }

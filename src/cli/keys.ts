@@ -41,7 +41,7 @@ const ALIASES: Record<string, string> = {
 
 export const CURVE_NAMES = CURVES.map((c) => c.name).join(', ');
 
-export function curveByName(name: string): Curve {
+function curveByName(name: string): Curve {
   const canonical = ALIASES[name.toLowerCase()];
   const c = CURVES.find((x) => x.name === canonical);
   if (!c) throw new UsageError(`unknown curve '${name}' (choose one of ${CURVE_NAMES})`);
@@ -89,7 +89,7 @@ function trim(b: Uint8Array): [number, number] {
 }
 
 /** One PEM block of a text: its label and where it is, from its BEGIN line to the end of its END line. */
-export interface PemBlock {
+interface PemBlock {
   label: string;
   start: number;
   end: number;
@@ -115,7 +115,7 @@ function armorLabel(s: string, word: 'BEGIN' | 'END'): string | undefined {
  * BEGIN or END line, a BEGIN inside a block, an END without its BEGIN or with another label,
  * and a block without its END line are errors (Failure) saying which line.
  */
-export function pemBlocks(b: Uint8Array, what: string): PemBlock[] {
+function pemBlocks(b: Uint8Array, what: string): PemBlock[] {
   const blocks: PemBlock[] = [];
   let open: { label: string; start: number; line: number } | undefined;
   let line = 0;
