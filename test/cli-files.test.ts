@@ -10,7 +10,14 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chacha20Poly1305 } from '../src/aead/index.js';
-import { createSealer } from '../src/stream/index.js';
+import type { Aead } from '../src/aead/types.js';
+import { CHUNK, pipeline } from '../src/cli/files.js';
+import { type Output, Progress } from '../src/cli/io.js';
+import { ALGORITHMS } from '../src/stream/format.js';
+import { newStreamParams } from '../src/stream/sealer.js';
+import { openBatch, sealBatch } from '../src/stream/segments.js';
+import type { BatchCipher } from '../src/stream/web.js';
+import { createSealer, SegmentAuthenticationError } from '../src/stream/index.js';
 import { refOpenStream } from '../src/ref/stream.js';
 import { Rng } from './support/rng.js';
 import { ctkitArgv, ctkitSpawn, ctkitSync } from './support/cli.js';
@@ -227,4 +234,117 @@ test('files sealed by ctkit 0.1 open with the CLI; --jobs 2 and --jobs 1 give st
   assert.equal(o.status, 1);
   assert.match(o.stderr, /^ctkit open: segment 47 failed authentication: .*nothing was written\n$/);
   assert.ok(!ls(dir).some((f) => f.startsWith('bad.out') || f.includes('ctkit-tmp')));
+});
+
+// ---- the pipeline of seal/open with this thread and workers sharing the batches ----------------
+
+/** A BatchCipher that seals or opens in place like a pool worker, after delay() ms (results come back out of order). */
+function slowPool(aead: Aead, concurrency: number, delay: () => number) {
+  const stats = { batches: 0 };
+  const later = <T>(f: () => T) => new Promise<T>((resolve, reject) => setTimeout(() => { try { resolve(f()); } catch (e) { reject(e); } }, delay()));
+  const pool: BatchCipher = {
+    algorithm: aead.algorithm,
+    concurrency,
+    sealBatch: (p, plain, first, final) => (stats.batches++, later(() => sealBatch(aead, p, plain, first, final, new Uint8Array(plain.buffer)))),
+    openBatch: (p, sealed, first, final) => (stats.batches++, later(() => openBatch(aead, p, sealed, first, final, new Uint8Array(sealed.buffer)))),
+  };
+  return { pool, stats };
+}
+
+/** An input of `data` whose reads take a while; an output that keeps copies of what it was given. */
+function memoryInput(data: Uint8Array, delays: Rng) {
+  let at = 0;
+  const input = {
+    bytesRead: 0,
+    async readFull(buf: Uint8Array, off = 0, len = buf.length - off): Promise<number> {
+      await new Promise((r) => setTimeout(r, delays.int(2)));
+      const n = Math.min(len, data.length - at);
+      buf.set(data.subarray(at, at + n), off);
+      at += n;
+      input.bytesRead += n;
+      return n;
+    },
+  };
+  return input;
+}
+function memoryOutput(): Output & { parts: Uint8Array[] } {
+  const parts: Uint8Array[] = [];
+  const o = { parts, streaming: true, written: 0, commit: async () => undefined, abort: async () => undefined,
+    async write(chunks: readonly Uint8Array[]) {
+      for (const c of chunks) { parts.push(c.slice()); o.written += c.length; }
+      await new Promise((r) => setImmediate(r));
+    } };
+  return o;
+}
+
+/** `n` bytes, different in every MiB (random bytes repeat only after 1 MiB). */
+function tiled(n: number, seed: number): Uint8Array {
+  const block = new Rng(seed).bytes(1 << 20);
+  const out = new Uint8Array(n);
+  for (let o = 0, i = 0; o < n; o += block.length, i++) {
+    out.set(block.subarray(0, Math.min(block.length, n - o)), o);
+    out[o] ^= i + 1;
+  }
+  return out;
+}
+
+test('seal/open pipeline, this thread and workers sharing batches: the bytes of one thread, released in order', async () => {
+  const rng = new Rng(0x5ea1);
+  const key = rng.bytes(32);
+  const aead = chacha20Poly1305(key);
+  const prefix = rng.bytes(7);
+  const S = 65536;
+  const perBatch = CHUNK; // 64 segments
+  try {
+    for (const size of [0, 1, perBatch, perBatch + 1, 9 * perBatch + 3 * S - 5]) {
+      const plain = tiled(size, size);
+      const one = createSealer(aead, { noncePrefix: prefix });
+      const expected = Buffer.concat([...one.push(plain), ...one.finish()]);
+      const H = one.header.length;
+      const { params } = newStreamParams(ALGORITHMS[1], { noncePrefix: prefix });
+      for (const readyAfter of [0, 3]) {
+        // the workers join after `readyAfter` batches, as real ones do once they have started
+        const { pool, stats } = slowPool(aead, 1, () => 5 + rng.int(10));
+        let asked = 0;
+        let here = 0; // segments sealed or opened on this thread
+        const counting = Object.assign(Object.create(aead) as Aead, {
+          seal: (...a: Parameters<Aead['seal']>) => (here++, aead.seal(...a)),
+          open: (...a: Parameters<Aead['open']>) => (here++, aead.open(...a)),
+        });
+        const ciphers = { aead: counting, pool: () => (asked++ >= readyAfter ? pool : undefined) };
+        const sealedOut = memoryOutput();
+        await pipeline('seal', memoryInput(plain, rng), sealedOut, ciphers, params, new Progress(undefined, 'test'));
+        const what = `size ${size}, workers after ${readyAfter}`;
+        assert.ok(Buffer.concat(sealedOut.parts).equals(expected.subarray(H)), `${what}: sealed bytes differ from one thread's`);
+        if (size > 8 * perBatch) assert.ok(stats.batches > 0 && here > 0, `${what}: both sides sealed (${stats.batches} batches in workers, ${here} segments here)`);
+        const openedOut = memoryOutput();
+        await pipeline('open', memoryInput(expected.subarray(H), rng), openedOut, ciphers, params, new Progress(undefined, 'test'));
+        assert.ok(Buffer.concat(openedOut.parts).equals(plain), `${what}: opened bytes`);
+      }
+    }
+    // a damaged segment: everything before its batch goes out, in order, and nothing after; the
+    // workers take 50 ms a batch, so batches 2-4 fail on this thread with 0 and 1 still out there
+    const plain = tiled(9 * perBatch + 100, 7);
+    const one = createSealer(aead, { noncePrefix: prefix });
+    const sealed = Buffer.concat([...one.push(plain), ...one.finish()]).subarray(one.header.length);
+    const { params } = newStreamParams(ALGORITHMS[1], { noncePrefix: prefix });
+    for (const seg of [0, 63, 64 + 5, 128 + 5, 192 + 5, 256 + 5, 320 + 5, 384 + 5, 448 + 5, 512 + 5, 576]) {
+      const bad = Buffer.from(sealed);
+      bad[seg * (S + 16) + 5] ^= 0x10;
+      const { pool } = slowPool(aead, 1, () => 50);
+      const out = memoryOutput();
+      await assert.rejects(
+        pipeline('open', memoryInput(bad, rng), out, { aead, pool: () => pool }, params, new Progress(undefined, 'test')),
+        (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg,
+        `segment ${seg}`,
+      );
+      const released = Buffer.concat(out.parts);
+      // (segment 576, the final one, is a batch of its own: the framing of ctkit/stream)
+      const before = Math.floor(seg / 64) * perBatch;
+      assert.equal(released.length, before, `segment ${seg}: released ${released.length} bytes`);
+      assert.ok(released.equals(plain.subarray(0, before)), `segment ${seg}: released bytes`);
+    }
+  } finally {
+    aead.dispose();
+  }
 });

@@ -1,14 +1,16 @@
 // `ctkit keygen --aead`, `ctkit seal`, `ctkit open`: symmetric key files, and the sealed-file
 // format of ctkit/stream (format 1, docs/stream-format.md) over files, stdin and stdout.
 //
-// The file path runs ctkit/stream's batches (sealBatch / openBatch on this thread, or a worker
-// pool with --jobs N > 1: the output is byte for byte the same) on whole reads: each read is
+// The file path runs ctkit/stream's batches (sealBatch / openBatch) on whole reads: each read is
 // CHUNK bytes of segments, read ahead in libuv's thread pool while the one before is sealed or
-// opened, and goes out in one write. Each batch is sealed or opened in place in its read
-// buffer, on this thread or in a worker (the buffer moves there and comes back with the result),
-// and a buffer once written is read into again: nothing is allocated per batch (a fresh 4 MiB
-// buffer costs more than the copy into it), concatenated or held back. A read that is followed
-// by more data holds only segments that are not the last; the last read ends with the final one.
+// opened, and goes out in one write. With --jobs N, this thread and N − 1 pool workers share the
+// batches (the output is byte for byte the same): this thread starts at once, the workers join
+// when they have started, and this thread takes a batch whenever the workers have enough in
+// flight. Each batch is sealed or opened in place in its read buffer, on this thread or in a
+// worker (the buffer moves there and comes back with the result), and a buffer once written is
+// read into again: nothing is allocated per batch (a fresh 4 MiB buffer costs more than the copy
+// into it), concatenated or held back. A read that is followed by more data holds only
+// segments that are not the last; the last read ends with the final one.
 //
 // What `open` promises: with -o, the file appears only when every segment authenticated (it is
 // written under a temporary name and renamed). To stdout, plaintext goes out a batch at a time,
@@ -31,8 +33,10 @@ import { promises as fsp } from 'node:fs';
 
 /** Bytes of plaintext per read, per batch and per write: 64 segments of 64 KiB (at least one segment). */
 export const CHUNK = 4 << 20;
-/** Batches in flight per pool worker: enough that no worker waits for the next. */
-const INFLIGHT_PER_WORKER = 3;
+/** Batches in flight per pool worker: enough that no worker waits for the next while this thread seals one. */
+const INFLIGHT_PER_WORKER = 2;
+/** Results held beyond the workers' batches (this thread's, waiting for an older one from a worker). */
+const RESULTS_AHEAD = 2;
 /** Reads queued beyond the batch at hand (the next one also says whether this one is the last). */
 const READ_AHEAD = 2;
 /** Writes queued before the next batch waits for the oldest. */
@@ -98,24 +102,56 @@ export function autoJobs(size: number | undefined): number {
   return Math.max(1, availableParallelism());
 }
 
+/** Where batches are sealed or opened: this thread's AEAD, and with --jobs N > 1 a pool of N − 1 workers. */
+export interface Ciphers {
+  readonly aead: Aead;
+  /** the workers once they have all started (undefined until then, and with --jobs 1); throws if they could not start */
+  pool(): BatchCipher | undefined;
+}
+
 export interface Cipher {
-  cipher: Aead | BatchCipher;
+  cipher: Ciphers;
   dispose(): Promise<void>;
 }
 
-/** jobs = 1: an AEAD object on this thread; more: a worker pool holding the key. Wipes `key`. */
+/**
+ * An AEAD object on this thread and, for jobs > 1, jobs − 1 workers holding the key, started in
+ * the background (this thread does not wait for them). Wipes `key`.
+ */
 export async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: number): Promise<Cipher> {
+  let aead: Aead;
   try {
-    if (jobs > 1) {
-      const { createNodeWorkerPool } = await import('./workers.js');
-      const pool = await createNodeWorkerPool(alg.name, key, jobs);
-      return { cipher: pool, dispose: async () => { await pool.dispose(); } };
-    }
-    const aead = await makeAead(alg, key);
-    return { cipher: aead, dispose: async () => aead.dispose() };
-  } finally {
+    aead = await makeAead(alg, key);
+  } catch (e) {
     key.fill(0);
+    throw e;
   }
+  if (jobs <= 1) {
+    key.fill(0);
+    return { cipher: { aead, pool: () => undefined }, dispose: async () => aead.dispose() };
+  }
+  let ready: BatchCipher | undefined;
+  let failed: { error: unknown } | undefined;
+  // the pool copies the key when it is created; this copy lives only until then
+  const copy = key.slice();
+  key.fill(0);
+  const starting = import('./workers.js')
+    .then(({ createNodeWorkerPool }) => createNodeWorkerPool(alg.name, copy, jobs - 1))
+    .finally(() => copy.fill(0));
+  starting.then(
+    (p) => void (ready = p),
+    (error) => void (failed = { error }),
+  );
+  const pool = () => {
+    if (failed) throw failed.error;
+    return ready;
+  };
+  const dispose = async () => {
+    aead.dispose();
+    const p = await starting.catch(() => undefined);
+    await p?.dispose();
+  };
+  return { cipher: { aead, pool }, dispose };
 }
 
 /** Buffers of one capacity (a batch and its tags), reused; what they held is wiped by wipe() at the end. */
@@ -140,21 +176,34 @@ interface Chunk {
   n: number;
 }
 
+/** A batch's result to be written in its turn; settled once it can be written (or has failed). */
+interface Result {
+  promise: Promise<Uint8Array>;
+  settled: boolean;
+}
+
+function result(promise: Promise<Uint8Array>): Result {
+  const r: Result = { promise, settled: false };
+  promise.then(
+    () => void (r.settled = true),
+    () => void (r.settled = true),
+  );
+  return r;
+}
+
 /**
  * Seals (or opens) everything `input` has left into `out`, after the header: reads of `units`
  * whole units (plaintext segments, or sealed segments), each known not to be the last once the
  * next read has returned data; results written in order.
  */
-export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFull' | 'bytesRead'>, out: Output, cipher: Aead | BatchCipher, p: SegmentParams, progress: Progress): Promise<void> {
+export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFull' | 'bytesRead'>, out: Output, cipher: Ciphers, p: SegmentParams, progress: Progress): Promise<void> {
   const S = p.segmentSize;
   const T = p.alg.tagLength;
   const unit = dir === 'seal' ? S : S + T;
   const units = Math.max(1, Math.floor(CHUNK / S));
   const R = units * unit; // bytes per read
   const bufs = new Buffers(units * (S + T));
-  const pool = typeof (cipher as BatchCipher).sealBatch === 'function' ? (cipher as BatchCipher) : undefined;
-  const aead = pool ? undefined : (cipher as Aead);
-  const limit = pool ? Math.max(1, pool.concurrency) * INFLIGHT_PER_WORKER : 0;
+  const aead = cipher.aead;
 
   // reads, one after the other (one file position), queued ahead
   let chain: Promise<unknown> = Promise.resolve();
@@ -182,33 +231,42 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
     writes.push(w);
     while (writes.length > WRITES_QUEUED) await writes.shift();
   };
-  // results in order: this thread's at once, the pool's as they come
-  const results: Promise<Uint8Array>[] = [];
+  // results in order, this thread's and the workers' (a failed batch: a rejection in its place,
+  // so what authenticated before it still goes out first)
+  const results: Result[] = [];
+  /** Writes the results that are ready, in order, and waits for the oldest while more than `keep` are left. */
   const drain = async (keep: number) => {
-    while (results.length > keep) await write(await results.shift()!);
+    while (results.length > keep || (results.length > 0 && results[0].settled)) await write(await results.shift()!.promise);
   };
+  let atPool = 0; // batches sent to the workers and not back yet
   let index = 0;
   /** Seals or opens `data`, a view at the start of a buffer of ours, in place; its result goes out. */
   const batch = async (data: Uint8Array, final: boolean) => {
     const first = index;
     index += final ? 0 : data.length / unit;
-    if (pool) {
+    const pool = cipher.pool();
+    const limit = pool ? Math.max(1, pool.concurrency) * INFLIGHT_PER_WORKER : 0;
+    if (pool && atPool < limit) {
       // the buffer moves to a worker and comes back with the result in it
+      atPool++;
       const r = dir === 'seal' ? pool.sealBatch(p, data, first, final) : pool.openBatch(p, data, first, final);
-      r.catch(() => undefined);
-      results.push(r);
-      await drain(limit);
+      results.push(result(r.finally(() => atPool--)));
+      await drain(limit + RESULTS_AHEAD);
       return;
     }
+    // this thread: there are no workers (yet), or they have enough in flight
     const room = new Uint8Array(data.buffer, 0, bufs.capacity);
-    let r: Uint8Array;
     try {
-      r = dir === 'seal' ? sealBatch(aead!, p, data, first, final, room) : openBatch(aead!, p, data, first, final, room);
+      results.push(result(Promise.resolve(dir === 'seal' ? sealBatch(aead, p, data, first, final, room) : openBatch(aead, p, data, first, final, room))));
     } catch (e) {
       bufs.give(room);
-      throw e;
+      results.push(result(Promise.reject(e)));
+      await drain(0);
     }
-    await write(r);
+    if (!pool) return drain(0);
+    // workers' results and finished reads arrive as events: let them in before the next batch
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await drain(limit + RESULTS_AHEAD);
   };
 
   try {
@@ -250,7 +308,7 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
   } catch (e) {
     // what authenticated before the failure goes out, in order, before the error is reported;
     // results still to come are wiped when they arrive
-    for (const r of results.splice(0)) void r.then((b) => b.fill(0), () => undefined);
+    for (const r of results.splice(0)) void r.promise.then((b) => b.fill(0), () => undefined);
     await wchain.catch(() => undefined);
     throw e;
   } finally {
