@@ -22,7 +22,7 @@
 // variable-time kernel code (ed25519_verify), declared in src/ct/vartime.ts.
 
 import * as ed25519Module from '../engine/wasm/ed25519.js';
-import type { Ed25519Exports } from '../engine/wasm/ed25519.contract.js';
+import { type Ed25519Exports, layout } from '../engine/wasm/ed25519.contract.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel, registerModule } from '../engine/kernel.js';
 import { CtkitTypeError, InvalidKeyError } from '../errors.js';
 import { type Hash, sha512 as shippedSha512 } from '../hash/sha2.js';
@@ -35,8 +35,6 @@ const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, E
 const TABLE_SLOT = 40 * 1024;
 /** messages up to this length are hashed from a joined copy (one call), longer ones incrementally */
 const SHORT = 1024;
-/** NAF widths of S and k in verification (ed25519_verify.ts: W_S, W_K) */
-const W_S = 8, W_K = 5;
 
 /**
  * The width-w NAF of the 32 little-endian bytes b into u8[at … at + 256) as signed bytes: b = Σ d_i·2^i,
@@ -256,8 +254,8 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
         const u8 = e.u8;
         u8.set(signature, IO.SIG);
         u8.set(publicKey, IO.PK);
-        naf(signature.subarray(32), W_S, u8, IO.DG);
-        naf(u8.subarray(IO.K, IO.K + 32), W_K, u8, IO.DG + 256);
+        naf(signature.subarray(32), layout.nafS, u8, IO.DG);
+        naf(u8.subarray(IO.K, IO.K + 32), layout.nafK, u8, IO.DG + 256);
         r = e.exports.ed25519_verify(IO.SIG, IO.PK, IO.DG, ot, SCRATCH_PTR, o.zip215 === true ? 1 : 0);
       } finally {
         wipe(); // public data only, but the module is left as it was

@@ -24,7 +24,7 @@ import { Fe25519 } from './fe25519_radix25.js';
 import { PT, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
-import { ODD_TABLE_BYTES, verifyFunction } from './ed25519_verify.js';
+import { ODD_TABLE_BYTES, W_K, W_S, verifyFunction } from './ed25519_verify.js';
 
 export interface Ed25519Flags {
   /** a carry lost in the field's products */
@@ -41,6 +41,9 @@ export interface Ed25519Layout {
   wsSize: number;
   tableBytes: number;
   oddTableBytes: number;
+  /** the NAF widths of S and k that ed25519_verify's digits must have */
+  nafS: number;
+  nafK: number;
 }
 
 export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { layout: Ed25519Layout } {
@@ -73,6 +76,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
   if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
 
+  const layout: Ed25519Layout = { wsSize, tableBytes: TABLE_BYTES, oddTableBytes: ODD_TABLE_BYTES, nafS: W_S, nafK: W_K };
   const m = new Module('ed25519').memory(2);
   m.global('WS_SIZE', 'i32', wsSize);
   m.global('TABLE_BYTES', 'i32', TABLE_BYTES);
@@ -84,7 +88,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   for (const f of [base, comb.baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
   m.header.push(
     'Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.',
-    `layout ${JSON.stringify({ wsSize, tableBytes: TABLE_BYTES, oddTableBytes: ODD_TABLE_BYTES })}`,
+    `layout ${JSON.stringify(layout)}`,
   );
-  return { ...kernel(m), layout: { wsSize, tableBytes: TABLE_BYTES, oddTableBytes: ODD_TABLE_BYTES } as Ed25519Layout & Record<string, unknown> };
+  return { ...kernel(m), layout: layout as Ed25519Layout & Record<string, unknown> };
 }

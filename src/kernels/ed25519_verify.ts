@@ -26,7 +26,7 @@ const at = (p: Local<'i32'>, off: number): Expr<'i32'> => (off ? i32.add(p, off)
 /** width of the NAF of S (odd multiples of B up to 2^(W_S−1) − 1 in otab) and of k (of −A, per call) */
 export const W_S = 8, W_K = 5;
 /** entries of the odd-multiples table of B, and its bytes (niels entries as in the comb) */
-export const ODD_ENTRIES = 1 << (W_S - 2);
+const ODD_ENTRIES = 1 << (W_S - 2);
 export const ODD_TABLE_BYTES = ODD_ENTRIES * ENTRY;
 const A_ENTRIES = 1 << (W_K - 2);
 

@@ -22,4 +22,6 @@ export const layout = {
   wsSize: 3072,
   tableBytes: 32768,
   oddTableBytes: 8192,
+  nafS: 8,
+  nafK: 5,
 } as const;
