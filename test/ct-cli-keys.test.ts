@@ -154,6 +154,7 @@ function badPrivateKeys(): Bad[] {
     ['a BEGIN line inside a block', text(`${lines[0]}\n${body}\n${pkcs8}`), Failure, /has no END line before the BEGIN line at line \d+/],
     ['an END line without BEGIN', text(`${body}\n${lines.at(-1)}\n`), Failure, /line \d+ is an END line without its BEGIN line/],
     ['a "-----" line that is not armor', text(`${lines[0]}\n-----FOO-----\n${body}\n${lines.at(-1)}\n`), Failure, /line 2 starts with "-----" but is not a PEM BEGIN or END line/],
+    ['a "-----" line of 200000 characters', text(`-----${'A'.repeat(200000)}\n`), Failure, /line 1 starts with "-----" but is not a PEM BEGIN or END line/],
     ['two private keys', text(pkcs8 + pkcs8), Failure, /holds 2 private keys \(at lines 1, \d+\); keep one/],
     ['PEM, non-canonical base64 (unused bits set)', text(spoilPem(sec1)), Failure, /non-canonical base64/],
     ['PEM with a header', text(`${lines[0]}\nProc-Type: 4,ENCRYPTED\n${body}\n${lines.at(-1)}\n`), Failure, /PEM headers/],

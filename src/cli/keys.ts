@@ -128,7 +128,7 @@ function pemBlocks(b: Uint8Array, what: string): PemBlock[] {
     let dashes = le - i >= 5 ? -1 : 0;
     for (let k = 0; k < 5; k++) dashes &= eq(b[i + k] ?? 0, 45);
     if (dashes) {
-      const s = ascii(b, i, le); // an armor line: public
+      const s = le - i <= 128 ? ascii(b, i, le) : ''; // an armor line (public); a longer one is not
       const begin = armorLabel(s, 'BEGIN'), end = armorLabel(s, 'END');
       if (begin !== undefined) {
         if (open) throw new Failure(`invalid key: ${what}: PEM block ${open.label} (line ${open.line}) has no END line before the BEGIN line at line ${line}`);
