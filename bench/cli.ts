@@ -7,6 +7,8 @@
 //     ctkit              the CLI with its default --jobs (every core)
 //     age                `age -r <recipient>` / `age -d -i <identity>` (chacha20-poly1305 rows;
 //                        skipped with a message when age is not installed)
+//     ctkit age          `ctkit age -r` / `ctkit age -d -i` on the same recipient and age file
+//                        (default --jobs, and --jobs 1)
 //     kernel 1MiB×1024   in this process: aead.seal / aead.open of 1 MiB, 1024 times (the
 //                        encrypt/1048576 row's work for 1 GiB), the bound the CLI is held to
 //
@@ -137,6 +139,11 @@ for (const alg of ALGS) {
       prepare();
       return () => run('age', ['-d', '-i', ageKey, agePath], devNull);
     };
+    // `ctkit age` (the age format, issue 17): the same recipient, the same age file
+    seal.impls['ctkit age'] = cli(() => ['age', '-r', ageRecipient, plainPath]);
+    seal.impls['ctkit age --jobs 1'] = cli(() => ['age', '-r', ageRecipient, plainPath, '--jobs', '1']);
+    open.impls['ctkit age'] = cli(() => ['age', '-d', '-i', ageKey, agePath]);
+    open.impls['ctkit age --jobs 1'] = cli(() => ['age', '-d', '-i', ageKey, agePath, '--jobs', '1']);
   }
   cases.push(seal, open);
 }
