@@ -6927,6 +6927,116 @@
     (i64.store offset=176 (local.get $dst) (i64.and (local.get $w) (i64.const 0x4444444444444444)))
     (i64.store offset=184 (local.get $dst) (i64.and (local.get $w) (i64.const 0x8888888888888888)))
   )
+  (func $gf_reduce (param $L0 i64) (param $L1 i64) (param $L2 i64) (param $R0 i64) (param $R1 i64) (param $R2 i64)
+      (result i64 i64)
+    (local $v0 i64) (local $v1 i64) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64)
+    (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64)
+    (local $y2 i64) (local $y3 i64) (local $c0 i64) (local $c1 i64) (local $c2 i64) (local $c3 i64) (local $r0 i64)
+    (local $r1 i64) (local $pin i64) (local $pinAt i32)
+    ;; high halves: rev64 of the accumulated reversed products, shifted right by one
+    (local.set $R0
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R0) (i64.const 1)) (i64.const 0x5555555555555555))
+        (i64.shl (i64.and (local.get $R0) (i64.const 0x5555555555555555)) (i64.const 1))))
+    (local.set $R0
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R0) (i64.const 2)) (i64.const 0x3333333333333333))
+        (i64.shl (i64.and (local.get $R0) (i64.const 0x3333333333333333)) (i64.const 2))))
+    (local.set $R0
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R0) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+        (i64.shl (i64.and (local.get $R0) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
+    (local.set $R0
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R0) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
+        (i64.shl (i64.and (local.get $R0) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
+    (local.set $R0
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R0) (i64.const 16)) (i64.const 0xffff0000ffff))
+        (i64.shl (i64.and (local.get $R0) (i64.const 0xffff0000ffff)) (i64.const 16))))
+    (local.set $R0 (i64.rotl (local.get $R0) (i64.const 32)))
+    (local.set $R0 (i64.shr_u (local.get $R0) (i64.const 1)))
+    (local.set $R1
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R1) (i64.const 1)) (i64.const 0x5555555555555555))
+        (i64.shl (i64.and (local.get $R1) (i64.const 0x5555555555555555)) (i64.const 1))))
+    (local.set $R1
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R1) (i64.const 2)) (i64.const 0x3333333333333333))
+        (i64.shl (i64.and (local.get $R1) (i64.const 0x3333333333333333)) (i64.const 2))))
+    (local.set $R1
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R1) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+        (i64.shl (i64.and (local.get $R1) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
+    (local.set $R1
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R1) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
+        (i64.shl (i64.and (local.get $R1) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
+    (local.set $R1
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R1) (i64.const 16)) (i64.const 0xffff0000ffff))
+        (i64.shl (i64.and (local.get $R1) (i64.const 0xffff0000ffff)) (i64.const 16))))
+    (local.set $R1 (i64.rotl (local.get $R1) (i64.const 32)))
+    (local.set $R1 (i64.shr_u (local.get $R1) (i64.const 1)))
+    (local.set $R2
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R2) (i64.const 1)) (i64.const 0x5555555555555555))
+        (i64.shl (i64.and (local.get $R2) (i64.const 0x5555555555555555)) (i64.const 1))))
+    (local.set $R2
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R2) (i64.const 2)) (i64.const 0x3333333333333333))
+        (i64.shl (i64.and (local.get $R2) (i64.const 0x3333333333333333)) (i64.const 2))))
+    (local.set $R2
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R2) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+        (i64.shl (i64.and (local.get $R2) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
+    (local.set $R2
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R2) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
+        (i64.shl (i64.and (local.get $R2) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
+    (local.set $R2
+      (i64.or
+        (i64.and (i64.shr_u (local.get $R2) (i64.const 16)) (i64.const 0xffff0000ffff))
+        (i64.shl (i64.and (local.get $R2) (i64.const 0xffff0000ffff)) (i64.const 16))))
+    (local.set $R2 (i64.rotl (local.get $R2) (i64.const 32)))
+    (local.set $R2 (i64.shr_u (local.get $R2) (i64.const 1)))
+    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
+    (local.set $c0 (local.get $L0))
+    (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
+    (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
+    (local.set $c3 (local.get $R1))
+    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
+    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
+    (local.set $c1
+      (i64.xor
+        (i64.xor
+          (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
+          (i64.shl (local.get $c0) (i64.const 62)))
+        (i64.shl (local.get $c0) (i64.const 63))))
+    (local.set $c2
+      (i64.xor
+        (i64.xor
+          (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
+          (i64.shr_u (local.get $c0) (i64.const 2)))
+        (i64.shr_u (local.get $c0) (i64.const 7))))
+    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
+    (local.set $c2
+      (i64.xor
+        (i64.xor
+          (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
+          (i64.shl (local.get $c1) (i64.const 62)))
+        (i64.shl (local.get $c1) (i64.const 63))))
+    (local.set $c3
+      (i64.xor
+        (i64.xor
+          (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
+          (i64.shr_u (local.get $c1) (i64.const 2)))
+        (i64.shr_u (local.get $c1) (i64.const 7))))
+    (local.set $r0 (local.get $c2))
+    (local.set $r1 (local.get $c3))
+    (local.get $r0)
+    (local.get $r1)
+  )
   (func $gf_mul (param $m0 i64) (param $m1 i64) (param $p i32) (result i64 i64)
     (local $v0 i64) (local $v1 i64) (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $ar0 i64) (local $ar1 i64)
     (local $ar2 i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64) (local $y0 i64) (local $y1 i64)
@@ -7258,107 +7368,9 @@
                 (i64.mul (local.get $x3) (local.get $y0)))
               (i64.const 0x8888888888888888))))))
     (i64.store offset=48 (local.get $pinAt) (local.get $pin))
-    ;; high halves: rev64 of the accumulated reversed products, shifted right by one
-    (local.set $R0
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R0) (i64.const 1)) (i64.const 0x5555555555555555))
-        (i64.shl (i64.and (local.get $R0) (i64.const 0x5555555555555555)) (i64.const 1))))
-    (local.set $R0
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R0) (i64.const 2)) (i64.const 0x3333333333333333))
-        (i64.shl (i64.and (local.get $R0) (i64.const 0x3333333333333333)) (i64.const 2))))
-    (local.set $R0
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R0) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-        (i64.shl (i64.and (local.get $R0) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-    (local.set $R0
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R0) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-        (i64.shl (i64.and (local.get $R0) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-    (local.set $R0
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R0) (i64.const 16)) (i64.const 0xffff0000ffff))
-        (i64.shl (i64.and (local.get $R0) (i64.const 0xffff0000ffff)) (i64.const 16))))
-    (local.set $R0 (i64.rotl (local.get $R0) (i64.const 32)))
-    (local.set $R0 (i64.shr_u (local.get $R0) (i64.const 1)))
-    (local.set $R1
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R1) (i64.const 1)) (i64.const 0x5555555555555555))
-        (i64.shl (i64.and (local.get $R1) (i64.const 0x5555555555555555)) (i64.const 1))))
-    (local.set $R1
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R1) (i64.const 2)) (i64.const 0x3333333333333333))
-        (i64.shl (i64.and (local.get $R1) (i64.const 0x3333333333333333)) (i64.const 2))))
-    (local.set $R1
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R1) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-        (i64.shl (i64.and (local.get $R1) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-    (local.set $R1
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R1) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-        (i64.shl (i64.and (local.get $R1) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-    (local.set $R1
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R1) (i64.const 16)) (i64.const 0xffff0000ffff))
-        (i64.shl (i64.and (local.get $R1) (i64.const 0xffff0000ffff)) (i64.const 16))))
-    (local.set $R1 (i64.rotl (local.get $R1) (i64.const 32)))
-    (local.set $R1 (i64.shr_u (local.get $R1) (i64.const 1)))
-    (local.set $R2
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R2) (i64.const 1)) (i64.const 0x5555555555555555))
-        (i64.shl (i64.and (local.get $R2) (i64.const 0x5555555555555555)) (i64.const 1))))
-    (local.set $R2
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R2) (i64.const 2)) (i64.const 0x3333333333333333))
-        (i64.shl (i64.and (local.get $R2) (i64.const 0x3333333333333333)) (i64.const 2))))
-    (local.set $R2
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R2) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-        (i64.shl (i64.and (local.get $R2) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-    (local.set $R2
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R2) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-        (i64.shl (i64.and (local.get $R2) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-    (local.set $R2
-      (i64.or
-        (i64.and (i64.shr_u (local.get $R2) (i64.const 16)) (i64.const 0xffff0000ffff))
-        (i64.shl (i64.and (local.get $R2) (i64.const 0xffff0000ffff)) (i64.const 16))))
-    (local.set $R2 (i64.rotl (local.get $R2) (i64.const 32)))
-    (local.set $R2 (i64.shr_u (local.get $R2) (i64.const 1)))
-    ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-    (local.set $c0 (local.get $L0))
-    (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
-    (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
-    (local.set $c3 (local.get $R1))
-    ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-    ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-    (local.set $c1
-      (i64.xor
-        (i64.xor
-          (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
-          (i64.shl (local.get $c0) (i64.const 62)))
-        (i64.shl (local.get $c0) (i64.const 63))))
-    (local.set $c2
-      (i64.xor
-        (i64.xor
-          (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
-          (i64.shr_u (local.get $c0) (i64.const 2)))
-        (i64.shr_u (local.get $c0) (i64.const 7))))
-    ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-    (local.set $c2
-      (i64.xor
-        (i64.xor
-          (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
-          (i64.shl (local.get $c1) (i64.const 62)))
-        (i64.shl (local.get $c1) (i64.const 63))))
-    (local.set $c3
-      (i64.xor
-        (i64.xor
-          (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
-          (i64.shr_u (local.get $c1) (i64.const 2)))
-        (i64.shr_u (local.get $c1) (i64.const 7))))
-    (local.set $r0 (local.get $c2))
-    (local.set $r1 (local.get $c3))
+    (call $gf_reduce (local.get $L0) (local.get $L1) (local.get $L2) (local.get $R0) (local.get $R1) (local.get $R2))
+    (local.set $r1)
+    (local.set $r0)
     (local.get $r0)
     (local.get $r1)
   )
@@ -7793,109 +7805,15 @@
           (local.set $p (i32.sub (local.get $p) (i32.const 192)))
           (br_if $block (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $g)))
         )
-        ;; high halves: rev64 of the accumulated reversed products, shifted right by one
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 1)) (i64.const 0x5555555555555555))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0x5555555555555555)) (i64.const 1))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 2)) (i64.const 0x3333333333333333))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0x3333333333333333)) (i64.const 2))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 16)) (i64.const 0xffff0000ffff))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0xffff0000ffff)) (i64.const 16))))
-        (local.set $R0 (i64.rotl (local.get $R0) (i64.const 32)))
-        (local.set $R0 (i64.shr_u (local.get $R0) (i64.const 1)))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 1)) (i64.const 0x5555555555555555))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0x5555555555555555)) (i64.const 1))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 2)) (i64.const 0x3333333333333333))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0x3333333333333333)) (i64.const 2))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 16)) (i64.const 0xffff0000ffff))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0xffff0000ffff)) (i64.const 16))))
-        (local.set $R1 (i64.rotl (local.get $R1) (i64.const 32)))
-        (local.set $R1 (i64.shr_u (local.get $R1) (i64.const 1)))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 1)) (i64.const 0x5555555555555555))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0x5555555555555555)) (i64.const 1))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 2)) (i64.const 0x3333333333333333))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0x3333333333333333)) (i64.const 2))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 16)) (i64.const 0xffff0000ffff))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0xffff0000ffff)) (i64.const 16))))
-        (local.set $R2 (i64.rotl (local.get $R2) (i64.const 32)))
-        (local.set $R2 (i64.shr_u (local.get $R2) (i64.const 1)))
-        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-        (local.set $c0 (local.get $L0))
-        (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
-        (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
-        (local.set $c3 (local.get $R1))
-        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-        (local.set $c1
-          (i64.xor
-            (i64.xor
-              (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
-              (i64.shl (local.get $c0) (i64.const 62)))
-            (i64.shl (local.get $c0) (i64.const 63))))
-        (local.set $c2
-          (i64.xor
-            (i64.xor
-              (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
-              (i64.shr_u (local.get $c0) (i64.const 2)))
-            (i64.shr_u (local.get $c0) (i64.const 7))))
-        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-        (local.set $c2
-          (i64.xor
-            (i64.xor
-              (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
-              (i64.shl (local.get $c1) (i64.const 62)))
-            (i64.shl (local.get $c1) (i64.const 63))))
-        (local.set $c3
-          (i64.xor
-            (i64.xor
-              (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
-              (i64.shr_u (local.get $c1) (i64.const 2)))
-            (i64.shr_u (local.get $c1) (i64.const 7))))
-        (local.set $r0 (local.get $c2))
-        (local.set $r1 (local.get $c3))
-        (local.set $s0 (local.get $r0))
-        (local.set $s1 (local.get $r1))
+        (call $gf_reduce
+          (local.get $L0)
+          (local.get $L1)
+          (local.get $L2)
+          (local.get $R0)
+          (local.get $R1)
+          (local.get $R2))
+        (local.set $s1)
+        (local.set $s0)
         (br_if $group (local.tee $n (i32.sub (local.get $n) (local.get $g))))
       )
     )
@@ -8315,109 +8233,15 @@
           (local.set $p (i32.sub (local.get $p) (i32.const 192)))
           (br_if $block (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $g)))
         )
-        ;; high halves: rev64 of the accumulated reversed products, shifted right by one
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 1)) (i64.const 0x5555555555555555))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0x5555555555555555)) (i64.const 1))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 2)) (i64.const 0x3333333333333333))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0x3333333333333333)) (i64.const 2))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-        (local.set $R0
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R0) (i64.const 16)) (i64.const 0xffff0000ffff))
-            (i64.shl (i64.and (local.get $R0) (i64.const 0xffff0000ffff)) (i64.const 16))))
-        (local.set $R0 (i64.rotl (local.get $R0) (i64.const 32)))
-        (local.set $R0 (i64.shr_u (local.get $R0) (i64.const 1)))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 1)) (i64.const 0x5555555555555555))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0x5555555555555555)) (i64.const 1))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 2)) (i64.const 0x3333333333333333))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0x3333333333333333)) (i64.const 2))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-        (local.set $R1
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R1) (i64.const 16)) (i64.const 0xffff0000ffff))
-            (i64.shl (i64.and (local.get $R1) (i64.const 0xffff0000ffff)) (i64.const 16))))
-        (local.set $R1 (i64.rotl (local.get $R1) (i64.const 32)))
-        (local.set $R1 (i64.shr_u (local.get $R1) (i64.const 1)))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 1)) (i64.const 0x5555555555555555))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0x5555555555555555)) (i64.const 1))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 2)) (i64.const 0x3333333333333333))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0x3333333333333333)) (i64.const 2))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0xf0f0f0f0f0f0f0f)) (i64.const 4))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 8)) (i64.const 0xff00ff00ff00ff))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0xff00ff00ff00ff)) (i64.const 8))))
-        (local.set $R2
-          (i64.or
-            (i64.and (i64.shr_u (local.get $R2) (i64.const 16)) (i64.const 0xffff0000ffff))
-            (i64.shl (i64.and (local.get $R2) (i64.const 0xffff0000ffff)) (i64.const 16))))
-        (local.set $R2 (i64.rotl (local.get $R2) (i64.const 32)))
-        (local.set $R2 (i64.shr_u (local.get $R2) (i64.const 1)))
-        ;; 256-bit product c0..c3 = z0 + (z2 ^ z0 ^ z1)·x^64 + z1·x^128
-        (local.set $c0 (local.get $L0))
-        (local.set $c1 (i64.xor (i64.xor (i64.xor (local.get $R0) (local.get $L2)) (local.get $L0)) (local.get $L1)))
-        (local.set $c2 (i64.xor (i64.xor (i64.xor (local.get $L1) (local.get $R2)) (local.get $R0)) (local.get $R1)))
-        (local.set $c3 (local.get $R1))
-        ;; Montgomery reduction by x^128 modulo x^128 + x^127 + x^126 + x^121 + 1
-        ;; fold c0: c1 ^= c0<<57 ^ c0<<62 ^ c0<<63; c2 ^= c0 ^ c0>>1 ^ c0>>2 ^ c0>>7
-        (local.set $c1
-          (i64.xor
-            (i64.xor
-              (i64.xor (local.get $c1) (i64.shl (local.get $c0) (i64.const 57)))
-              (i64.shl (local.get $c0) (i64.const 62)))
-            (i64.shl (local.get $c0) (i64.const 63))))
-        (local.set $c2
-          (i64.xor
-            (i64.xor
-              (i64.xor (i64.xor (local.get $c2) (local.get $c0)) (i64.shr_u (local.get $c0) (i64.const 1)))
-              (i64.shr_u (local.get $c0) (i64.const 2)))
-            (i64.shr_u (local.get $c0) (i64.const 7))))
-        ;; fold c1: c2 ^= c1<<57 ^ c1<<62 ^ c1<<63; c3 ^= c1 ^ c1>>1 ^ c1>>2 ^ c1>>7
-        (local.set $c2
-          (i64.xor
-            (i64.xor
-              (i64.xor (local.get $c2) (i64.shl (local.get $c1) (i64.const 57)))
-              (i64.shl (local.get $c1) (i64.const 62)))
-            (i64.shl (local.get $c1) (i64.const 63))))
-        (local.set $c3
-          (i64.xor
-            (i64.xor
-              (i64.xor (i64.xor (local.get $c3) (local.get $c1)) (i64.shr_u (local.get $c1) (i64.const 1)))
-              (i64.shr_u (local.get $c1) (i64.const 2)))
-            (i64.shr_u (local.get $c1) (i64.const 7))))
-        (local.set $r0 (local.get $c2))
-        (local.set $r1 (local.get $c3))
-        (local.set $s0 (local.get $r0))
-        (local.set $s1 (local.get $r1))
+        (call $gf_reduce
+          (local.get $L0)
+          (local.get $L1)
+          (local.get $L2)
+          (local.get $R0)
+          (local.get $R1)
+          (local.get $R2))
+        (local.set $s1)
+        (local.set $s0)
         (br_if $group (local.tee $n (i32.sub (local.get $n) (local.get $g))))
       )
     )
