@@ -20,7 +20,7 @@ import { BASE, FE, Fx, type GroupFunctions, NT2D, PT, T, X, Y, YMX, YPX, Z } fro
 
 /** bytes of a table entry (a niels point, padded to a multiple of 16) and of the table */
 export const ENTRY = 128;
-export const ROWS = 32;
+const ROWS = 32;
 export const TABLE_BYTES = ROWS * 8 * ENTRY;
 
 export interface CombFunctions {

@@ -22,11 +22,11 @@ import { Fe25519, LOOSE, P25519 } from './fe25519_radix25.js';
 import { modInv, powMod } from './fe_limbs.js';
 
 const p = P25519;
-export const D = (-121665n * modInv(121666n, p)) % p + p;
-export const SQRT_M1 = powMod(2n, (p - 1n) / 4n, p);
-export const BY = (4n * modInv(5n, p)) % p;
+const D = (-121665n * modInv(121666n, p)) % p + p;
+const SQRT_M1 = powMod(2n, (p - 1n) / 4n, p);
+const BY = (4n * modInv(5n, p)) % p;
 /** the base point's x: the even root of (y² − 1)/(d·y² + 1) */
-export const BX = (() => {
+const BX = (() => {
   const u = (BY * BY - 1n + p) % p, v = (D * BY * BY + 1n) % p;
   const x2 = (u * modInv(v, p)) % p;
   let x = powMod(x2, (p + 3n) / 8n, p);
@@ -47,7 +47,7 @@ export interface Fv {
 }
 
 const at = (p: Local<'i32'>, off: number): Expr<'i32'> => (off ? i32.add(p, off) : p.get());
-export const fv = (p: Local<'i32'>, off: number, k = 1): Fv => ({ at: () => at(p, off), k });
+const fv = (p: Local<'i32'>, off: number, k = 1): Fv => ({ at: () => at(p, off), k });
 
 /**
  * A formula inside one function: temporaries of 40 bytes in the work space from `base`, field

@@ -13,7 +13,7 @@ import { Func, type Local, type Stmt, call, callv, i32 } from './builder/index.j
 import { FieldGen, productFunctions } from './fe_mont29.js';
 import { carryChainFunctions } from './fe_ops.js';
 
-export const L = (1n << 252n) + 27742317777372353535851937790883648493n;
+const L = (1n << 252n) + 27742317777372353535851937790883648493n;
 
 /** dst[i] ← src[31 − i] for i < 32 (little-endian ↔ big-endian) */
 function reverseLines(dst: Local<'i32'>, src: Local<'i32'>): Stmt[] {
