@@ -13,12 +13,18 @@
 //                        encrypt/1048576 row's work for 1 GiB), the bound the CLI is held to
 //
 // The CLI runs compiled: src/cli bundled by esbuild once per run (as `npm run build` would ship
-// it; no tsx in the measured process). The 1 GiB input and its sealed forms are made once under
-// $TMPDIR/ctkit-bench-cli and reused.
+// it; no tsx in the measured process). The 1 GiB input and its sealed forms (about 4 GiB in all)
+// are made in a fresh directory under $TMPDIR, removed when the run ends or is interrupted
+// (SIGINT, SIGTERM, SIGHUP); CTKIT_BENCH_CLI_DIR=<dir> makes and keeps them there instead, for
+// the next run. Each command runs CTKIT_BENCH_CLI_RUNS times (default 3) after one untimed run.
+//
+// The machine may be shared: besides the table, the run prints to stderr the CPU time (user+sys,
+// of the child process and its threads, from /proc/self/stat; in this process for the kernel
+// rows) per operation, median, and the load average when each case started and ended.
 
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
@@ -27,13 +33,57 @@ import type { Case, Family, Setup } from './harness.js';
 import { bytes } from './inputs.js';
 
 const GiB = 1 << 30;
+const RUNS = Math.max(1, Number(process.env.CTKIT_BENCH_CLI_RUNS ?? 3) || 3);
 const repo = fileURLToPath(new URL('../', import.meta.url));
-const work = join(tmpdir(), 'ctkit-bench-cli');
-mkdirSync(work, { recursive: true });
+const keptDir = process.env.CTKIT_BENCH_CLI_DIR;
+let work = '';
+
+/** The directory of this run's files: made at the first row, removed at exit and on a signal. */
+function workDir(): string {
+  if (work) return work;
+  if (keptDir) {
+    mkdirSync(keptDir, { recursive: true });
+    return (work = keptDir);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ctkit-bench-cli-'));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', remove);
+  janitor(dir);
+  for (const sig of SIGNALS) {
+    process.on(sig, () => {
+      remove();
+      interrupted(sig);
+    });
+  }
+  return (work = dir);
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * A detached process that removes `dir` once this one is gone however it ended: its stdin is a
+ * pipe from here, closed by the kernel when this process exits or is killed. (Blocked in
+ * spawnSync, this process cannot answer a signal, and tsx, which runs it, sends SIGKILL to a
+ * child that does not report a SIGINT within 60 ms.)
+ */
+function janitor(dir: string): void {
+  const code = `process.stdin.resume(); process.stdin.on('close', () => require('node:fs').rmSync(${JSON.stringify(dir)}, { recursive: true, force: true }));`;
+  const j = spawn(process.execPath, ['-e', code], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+  j.unref();
+  (j.stdin as unknown as { unref(): void }).unref();
+}
+
+/** Ends this process by `sig` (its default action: the parent sees the signal), the files gone. */
+function interrupted(sig: NodeJS.Signals): never {
+  if (!keptDir && work) rmSync(work, { recursive: true, force: true });
+  for (const s of SIGNALS) process.removeAllListeners(s);
+  process.kill(process.pid, sig);
+  process.exit(130);
+}
 
 /** The CLI bundled from the sources, laid out like the package (src/cli/main.js, worker.js beside it). */
 function buildCli(): string {
-  const out = join(work, 'cli');
+  const out = join(workDir(), 'cli');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'src', 'cli'), { recursive: true });
   copyFileSync(join(repo, 'package.json'), join(out, 'package.json'));
@@ -43,18 +93,80 @@ function buildCli(): string {
   return join(out, 'src/cli/main.js');
 }
 
+/** CPU time (user+sys, seconds) of this process's children that have been waited for, from /proc/self/stat; NaN without /proc. */
+function childrenCpu(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+    return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime in clock ticks (USER_HZ = 100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs a command to the end (a command killed by the user's interrupt ends the benchmark too). */
 function run(cmd: string, args: string[], stdout: 'ignore' | number = 'ignore'): void {
   const r = spawnSync(cmd, args, { stdio: ['ignore', stdout, 'pipe'] });
+  if (r.signal === 'SIGINT' || r.signal === 'SIGTERM' || r.signal === 'SIGHUP') interrupted(r.signal);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status} ${r.signal ?? ''} ${String(r.stderr).trim()}`);
 }
 
+// ---- the CPU-time witness --------------------------------------------------------------------
+
+const cpuTimes = new Map<string, Map<string, number[]>>(); // case → impl → seconds per run
+const loads = new Map<string, [number, number]>(); // case → load average (1 min) at its first and last run
+
+/** CPU time so far: this process's and its children's that have been waited for. */
+const spent = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6 + childrenCpu();
+};
+
+/** `op`, its CPU time recorded under (case, impl): a command's (this process waits) or this process's own work. */
+function witnessed(name: string, impl: string, op: () => unknown): () => unknown {
+  return () => {
+    const l = loadavg()[0];
+    const ld = loads.get(name);
+    loads.set(name, [ld ? ld[0] : l, l]);
+    const c0 = spent();
+    const r = op();
+    const row = cpuTimes.get(name) ?? new Map<string, number[]>();
+    cpuTimes.set(name, row);
+    row.set(impl, [...(row.get(impl) ?? []), spent() - c0]);
+    return r;
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+process.on('exit', () => {
+  if (cpuTimes.size === 0) return;
+  const impls = [...new Set([...cpuTimes.values()].flatMap((r) => [...r.keys()]))];
+  const lines = [
+    '',
+    `CPU time per operation (user+sys of this process and the command it ran; median of all runs, the untimed first included), ${cpus()[0]?.model ?? '?'} × ${cpus().length}`,
+    '',
+    `| case | load (1 min) | ${impls.join(' | ')} |`,
+    `| --- | ---: | ${impls.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const [name, row] of cpuTimes) {
+    const [a, b] = loads.get(name)!;
+    lines.push(`| ${name} | ${a.toFixed(1)} → ${b.toFixed(1)} | ${impls.map((i) => (row.has(i) ? `${median(row.get(i)!).toFixed(2)} s` : '')).join(' | ')} |`);
+  }
+  process.stderr.write(lines.join('\n') + '\n');
+});
+
 const hasAge = spawnSync('age', ['--version']).status === 0;
 const ALGS = ['chacha20-poly1305', 'aes-256-gcm'] as const;
-const plainPath = join(work, 'plain-1GiB');
+let plainPath = '';
 const keyFile = (alg: string) => join(work, `${alg}.key`);
 const sealedPath = (alg: string) => join(work, `plain-1GiB.${alg}.ctk`);
-const ageKey = join(work, 'age.key');
-const agePath = join(work, 'plain-1GiB.age');
+let ageKey = '';
+let agePath = '';
 let main = '';
 let ageRecipient = '';
 
@@ -62,6 +174,9 @@ let ageRecipient = '';
 function prepare(): void {
   if (main) return;
   main = buildCli();
+  plainPath = join(work, 'plain-1GiB');
+  ageKey = join(work, 'age.key');
+  agePath = join(work, 'plain-1GiB.age');
   if (!hasAge) console.error('bench cli: `age` is not installed (apt-get install -y age): the age rows are skipped');
   if (!existsSync(plainPath) || statSync(plainPath).size !== GiB) {
     const fd = openSync(plainPath, 'w');
@@ -146,6 +261,12 @@ for (const alg of ALGS) {
     open.impls['ctkit age --jobs 1'] = cli(() => ['age', '-d', '-i', ageKey, agePath, '--jobs', '1']);
   }
   cases.push(seal, open);
+}
+
+// every row: RUNS timed runs (after an untimed one), its CPU time witnessed
+for (const c of cases) {
+  c.minRuns = RUNS;
+  for (const [impl, setup] of Object.entries(c.impls)) c.impls[impl] = async () => witnessed(c.name, impl, await setup());
 }
 
 const family: Family = { title: 'CLI: seal and open a 1 GiB file to /dev/null', cases };
