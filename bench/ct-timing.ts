@@ -36,6 +36,7 @@ import { generateAesGcm } from '../src/kernels/aes_gcm.js';
 import { generateEc } from '../src/kernels/ec_rcb_window.js';
 import { base64url, hex } from '../src/ec/der.js';
 import { parseAeadKeyFile, parsePrivateKey } from '../src/cli/keys.js';
+import { aesGcmWith } from '../src/internal.js';
 
 // ---- statistics ----------------------------------------------------------------------------------
 
@@ -293,7 +294,7 @@ async function controls(): Promise<TimingTest[]> {
   const fixedKey = new Uint8Array(16);
   out.push(test({ name: 'control/aes-128 key setup, key-indexed table (leakyKeyLookup): zero vs random key', control: true,
     prepare: (c) => ({ key: pick(c, fixedKey), obj: undefined as AesGcm | undefined }),
-    run: (x) => (x.obj = new AesGcm(x.key, { kernel: aesLeaky })), cleanup: (x) => x.obj?.dispose() }));
+    run: (x) => (x.obj = aesGcmWith({ kernel: aesLeaky }, x.key)), cleanup: (x) => x.obj?.dispose() }));
 
   // GCM module: an early-exit tag compare (leakyTagCompare), called on two tags in its memory
   const tagLeaky = aesKernelFrom('aes-leaky-tag', await compileKernel(generateAesGcm({ leakyTagCompare: true })));

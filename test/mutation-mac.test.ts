@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UniversalHash, gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
-import { Poly1305, chachaKernelFrom, poly1305OneShot, POWERS_MIN_BLOCKS } from '../src/mac/poly1305.js';
+import { Poly1305, chachaKernelFrom, POWERS_MIN_BLOCKS } from '../src/mac/poly1305.js';
 import { ghash, polyval, poly1305 } from '../src/mac/index.js';
 import * as gf128Module from '../src/engine/wasm/gf128.js';
 import * as chachaModule from '../src/engine/wasm/chacha.js';
@@ -17,6 +17,7 @@ import { polyvalRef } from '../src/ref/polyval.js';
 import { poly1305Ref } from '../src/ref/poly1305.js';
 import { CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
 import { Rng } from './support/rng.js';
+import { poly1305OneShotWith, poly1305With, universalHashWith } from '../src/internal.js';
 
 const rng = new Rng(0x18);
 
@@ -78,7 +79,7 @@ test('UniversalHash: powers once the blocks seen reach 512 bytes (auto), at once
     for (const policy of ['auto', 'always', 'never'] as const) {
       const { k, calls } = gf();
       const key = rng.bytes(16);
-      const h = new UniversalHash(kind, key, { kernel: k, powers: policy });
+      const h = universalHashWith({ kernel: k }, kind, key, { powers: policy });
       const parts = [rng.bytes(496), rng.bytes(15), rng.bytes(1), rng.bytes(16), rng.bytes(100), rng.bytes(600)];
       const groups: number[] = [];
       for (const p of parts) {
@@ -115,7 +116,7 @@ test('UniversalHash: initialState, typed errors with their messages, dispose', (
     h.dispose(); // idempotent
   }
   const { k } = gf();
-  const d = new UniversalHash('ghash', key, { kernel: k, powers: 'always' });
+  const d = universalHashWith({ kernel: k }, 'ghash', key, { powers: 'always' });
   d.update(rng.bytes(32));
   const slot = 69632; // the first slot
   d.dispose();
@@ -132,7 +133,7 @@ test(`Poly1305 one-shot: the powers of r from ${POWERS_MIN_BLOCKS} whole blocks 
       const { k, calls } = cc();
       const key = rng.bytes(32);
       const msg = rng.bytes(n);
-      assert.deepEqual(poly1305OneShot(key, msg, { kernel: k, powers: policy }), poly1305Ref(key, msg), `${n} ${policy}`);
+      assert.deepEqual(poly1305OneShotWith({ kernel: k }, key, msg, { powers: policy }), poly1305Ref(key, msg), `${n} ${policy}`);
       const powers = policy === 'always' || (policy === 'auto' && auto);
       assert.equal(count(calls, 'poly1305_powers'), powers ? 1 : 0, `${n} ${policy}: powers`);
       const blocks = calls.filter(([c]) => c === 'poly1305_blocks');
@@ -152,7 +153,7 @@ test('Poly1305 incremental: powers once 48 whole blocks were seen (auto), at onc
   for (const policy of ['auto', 'always', 'never'] as const) {
     const { k, calls } = cc();
     const key = rng.bytes(32);
-    const p = new Poly1305(key, { kernel: k, powers: policy });
+    const p = poly1305With({ kernel: k }, key, { powers: policy });
     const parts = [rng.bytes(47 * 16), rng.bytes(7), rng.bytes(9), rng.bytes(33), rng.bytes(1000), rng.bytes(3)];
     const groups: number[] = [];
     for (const x of parts) {

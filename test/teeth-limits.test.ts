@@ -16,11 +16,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { AesGcm, aesGcm } from '../src/aead/aes-gcm.js';
-import { AesGcmSiv } from '../src/aead/aes-gcm-siv.js';
 import { Sm4Gcm, sm4Gcm } from '../src/aead/sm4-gcm.js';
-import { chacha20 } from '../src/aead/chacha20-poly1305.js';
-import { Poly1305, poly1305OneShot } from '../src/mac/poly1305.js';
-import { UniversalHash, gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
+import { gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
 import { CHUNK, sha2Family, sha2KernelFrom } from '../src/hash/sha2.js';
 import { hmac } from '../src/hash/hmac.js';
 import { type Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
@@ -32,6 +29,7 @@ import { poly1305Ref } from '../src/ref/poly1305.js';
 import { chacha20Ref } from '../src/ref/chacha20.js';
 import { AEADS, W, expectedHash, opensslSeal, pad16 } from './support/teeth.js';
 import { Rng, hex } from './support/rng.js';
+import { aesGcmSivWith, chacha20With, poly1305OneShotWith, poly1305With, universalHashWith } from '../src/internal.js';
 
 const rng = new Rng(0x11a175);
 
@@ -146,7 +144,7 @@ test('aes-gcm-siv: text and AAD around the window (n, AAD ∈ W − 16 … W + 1
   const nSealed = neighbour.seal(nNonce, nPt);
   const check = guard(k, 'aes-256-gcm-siv');
   const key = rng.bytes(32);
-  const a = new AesGcmSiv(key, { kernel: k });
+  const a = aesGcmSivWith({ kernel: k }, key);
   for (const [n, al] of [...around(W).map((n) => [n, 13]), ...around(W).map((al) => [5, al]), [W, W], [W + 1, W + 1]] as [number, number][]) {
     const nonce = rng.bytes(12), aad = rng.bytes(al), pt = rng.bytes(n);
     const what = `n ${n} aad ${al}`;
@@ -175,7 +173,7 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
     const k = c.fresh(`teeth-limits-${c.name}`);
     // the neighbour: an incremental Poly1305 holding its key and state in the first slot
     const pKey = rng.bytes(32), pMsg = rng.bytes(70);
-    const neighbour = new Poly1305(pKey, { kernel: k });
+    const neighbour = poly1305With({ kernel: k }, pKey);
     neighbour.update(pMsg.subarray(0, 37)); // 2 blocks absorbed, 5 bytes buffered
     const check = guard(k, c.name);
     const key = rng.bytes(32);
@@ -199,14 +197,14 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
     // the MAC's and the raw stream's chunk loops
     for (const n of around(W)) {
       const pk = rng.bytes(32), msg = rng.bytes(n);
-      assert.equal(hex(poly1305OneShot(pk, msg, { kernel: k })), hex(poly1305Ref(pk, msg)), `poly1305 one-shot ${n}`);
+      assert.equal(hex(poly1305OneShotWith({ kernel: k }, pk, msg)), hex(poly1305Ref(pk, msg)), `poly1305 one-shot ${n}`);
       check(`poly1305 one-shot ${n}`);
-      const inc = new Poly1305(pk, { kernel: k });
+      const inc = poly1305With({ kernel: k }, pk);
       inc.update(msg.subarray(0, 7)).update(msg.subarray(7));
       assert.equal(hex(inc.digest()), hex(poly1305Ref(pk, msg)), `poly1305 incremental ${n}`);
       check(`poly1305 incremental ${n}`);
       const nonce = rng.bytes(12);
-      assert.equal(hex(chacha20(key, nonce, msg, 1, undefined, { kernel: k })), hex(chacha20Ref(key, nonce, msg, 1)), `chacha20 ${n}`);
+      assert.equal(hex(chacha20With({ kernel: k }, key, nonce, msg, 1)), hex(chacha20Ref(key, nonce, msg, 1)), `chacha20 ${n}`);
       check(`chacha20 ${n}`);
     }
     neighbour.update(pMsg.subarray(37));
@@ -218,7 +216,7 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
 test('GHASH / POLYVAL: one-shot and incremental around the window (W − 16 … W + 17, 2W): reference values, the first key slot untouched', () => {
   const k = gf128KernelFrom('teeth-limits-gf128', gf128Module.bytes());
   const hKey = rng.bytes(16), hMsg = rng.bytes(600);
-  const neighbour = new UniversalHash('ghash', hKey, { kernel: k });
+  const neighbour = universalHashWith({ kernel: k }, 'ghash', hKey);
   neighbour.update(hMsg.subarray(0, 520)); // past the powers threshold: powers and tables written
   const check = guard(k, 'gf128');
   for (const n of [...around(W), 2 * W, 2 * W + 1]) {
@@ -230,7 +228,7 @@ test('GHASH / POLYVAL: one-shot and incremental around the window (W − 16 … 
       const expected = hex(expectedHash(kind, h, head, (n - tail.length) / 16 - 3, tail));
       assert.equal(hex(hashOneShot(kind, h, data, k)), expected, `${kind} one-shot ${n}`);
       check(`${kind} one-shot ${n}`);
-      const inc = new UniversalHash(kind, h, { kernel: k });
+      const inc = universalHashWith({ kernel: k }, kind, h);
       inc.update(data.subarray(0, 5)).update(data.subarray(5));
       assert.equal(hex(inc.digest()), expected, `${kind} incremental ${n}`);
       check(`${kind} incremental ${n}`);

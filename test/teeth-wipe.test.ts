@@ -13,12 +13,12 @@
 //      a raw AES or SM4 key, the byte-wise schedule and GCM-SIV's per-nonce keys everywhere).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AesGcm, aesGcm, aesKernel, aesKernelFrom } from '../src/aead/aes-gcm.js';
-import { AesGcmSiv, aesGcmSiv } from '../src/aead/aes-gcm-siv.js';
-import { Sm4, Sm4Gcm, sm4Gcm, sm4Kernel, sm4KernelFrom } from '../src/aead/sm4-gcm.js';
-import { ChaCha20Poly1305, chacha20, chacha20Poly1305, xchacha20, xchacha20Poly1305 } from '../src/aead/chacha20-poly1305.js';
-import { Poly1305, chachaKernel, chachaKernelFrom, poly1305OneShot } from '../src/mac/poly1305.js';
-import { UniversalHash, gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
+import { aesGcm, aesKernel, aesKernelFrom } from '../src/aead/aes-gcm.js';
+import { aesGcmSiv } from '../src/aead/aes-gcm-siv.js';
+import { Sm4, sm4Gcm, sm4Kernel, sm4KernelFrom } from '../src/aead/sm4-gcm.js';
+import { chacha20Poly1305, xchacha20Poly1305 } from '../src/aead/chacha20-poly1305.js';
+import { chachaKernel, chachaKernelFrom } from '../src/mac/poly1305.js';
+import { gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
 import { sha2Family, sha2KernelFrom } from '../src/hash/sha2.js';
 import { hmac } from '../src/hash/hmac.js';
 import { hkdf } from '../src/hash/hkdf.js';
@@ -47,6 +47,7 @@ import { bigToBytes, bytesToBig, generator, mul, type RefCurve } from '../src/re
 import { W, findWindows } from './support/teeth.js';
 import { RFC6979 } from './support/ecdsa-rfc6979.js';
 import { Rng, unhex } from './support/rng.js';
+import { aesGcmSivWith, aesGcmWith, chacha20Poly1305With, chacha20With, poly1305OneShotWith, poly1305With, sm4GcmWith, universalHashWith, xchacha20With } from '../src/internal.js';
 
 const rng = new Rng(0x51bead);
 const cat = (...p: Uint8Array[]) => Uint8Array.from(p.flatMap((x) => [...x]));
@@ -129,7 +130,7 @@ test('GHASH / POLYVAL: one-shot with and without powers, incremental (digest, di
     for (const powers of ['auto', 'always', 'never'] as const) {
       for (const end of ['digest', 'dispose'] as const) {
         const h = rng.bytes(16);
-        const u = new UniversalHash(kind, h, { kernel: w.k, powers });
+        const u = universalHashWith({ kernel: w.k }, kind, h, { powers });
         w.check(`${kind} ${powers} constructed`, gfSecrets(kind, h), [slot(w.k, 0)]);
         u.update(rng.bytes(37)).update(rng.bytes(700));
         w.check(`${kind} ${powers} live`, gfSecrets(kind, h), [slot(w.k, 0)]);
@@ -155,14 +156,14 @@ test('Poly1305 one-shot (with and without powers) and incremental; ChaCha20, XCh
   for (const n of [0, 5, 100, 767, 768, 1000, W + 9]) {
     for (const powers of ['auto', 'always', 'never'] as const) {
       const key = rng.bytes(32);
-      poly1305OneShot(key, rng.bytes(n), { kernel: w.k, powers });
+      poly1305OneShotWith({ kernel: w.k }, key, rng.bytes(n), { powers });
       w.check(`poly1305 one-shot ${n} ${powers}`, polySecrets(key));
     }
   }
   for (const powers of ['auto', 'always', 'never'] as const) {
     for (const end of ['digest', 'dispose'] as const) {
       const key = rng.bytes(32);
-      const p = new Poly1305(key, { kernel: w.k, powers });
+      const p = poly1305With({ kernel: w.k }, key, { powers });
       w.check(`poly1305 ${powers} constructed`, polySecrets(key), [slot(w.k, 0)]);
       p.update(rng.bytes(21)).update(rng.bytes(1000));
       w.check(`poly1305 ${powers} live`, polySecrets(key), [slot(w.k, 0)]);
@@ -173,16 +174,16 @@ test('Poly1305 one-shot (with and without powers) and incremental; ChaCha20, XCh
   }
   for (const n of [0, 64, 1000, W + 100]) {
     const key = rng.bytes(32), nonce = rng.bytes(12), xnonce = rng.bytes(24);
-    chacha20(key, nonce, rng.bytes(n), 7, undefined, { kernel: w.k });
+    chacha20With({ kernel: w.k }, key, nonce, rng.bytes(n), 7);
     w.check(`chacha20 ${n}`, { key, 'block 7': chacha20Block(key, 7, nonce) });
-    xchacha20(key, xnonce, rng.bytes(n), 0, undefined, { kernel: w.k });
+    xchacha20With({ kernel: w.k }, key, xnonce, rng.bytes(n), 0);
     const sub = hchacha20Ref(key, xnonce.subarray(0, 16));
     w.check(`xchacha20 ${n}`, { key, subkey: sub });
   }
   for (const x of [false, true]) {
     for (const n of [0, 100, W - 100, W + 100]) {
       const key = rng.bytes(32), nonce = rng.bytes(x ? 24 : 12), aad = rng.bytes(13);
-      const a = new ChaCha20Poly1305(key, x, { kernel: w.k });
+      const a = chacha20Poly1305With({ kernel: w.k }, key, x);
       const sub = x ? hchacha20Ref(key, nonce.subarray(0, 16)) : key;
       const n12 = x ? cat(new Uint8Array(4), nonce.subarray(16)) : nonce;
       const secrets = { key, subkey: sub, otk: poly1305KeyGen(sub, n12), ...polySecrets(poly1305KeyGen(sub, n12)) };
@@ -238,7 +239,7 @@ test('AES-GCM (128, 192, 256) and AES-GCM-SIV (128, 256) objects and one-shot fu
       for (const nl of [12, 7]) {
         const key = rng.bytes(kl), nonce = rng.bytes(nl), aad = rng.bytes(5);
         const s = aesSecrets(key);
-        const a = new AesGcm(key, { kernel: w.k });
+        const a = aesGcmWith({ kernel: w.k }, key);
         w.check(`aes-${kl * 8}-gcm constructed`, s.slot, [slot(w.k, 0)], s.everywhere);
         const sealed = a.seal(nonce, rng.bytes(n), aad);
         // E(K, J0) masks the tag: for a 12-byte nonce J0 = nonce ‖ 0^31 ‖ 1
@@ -261,7 +262,7 @@ test('AES-GCM (128, 192, 256) and AES-GCM-SIV (128, 256) objects and one-shot fu
       const s = aesSecrets(key);
       const { authKey, encKey } = sivDeriveKeysRef(key, nonce);
       const perNonce = { authKey, encKey, 'encKey round keys': cat(...aesExpandKeyRef(encKey)), ...gfSecrets('polyval', authKey) };
-      const a = new AesGcmSiv(key, { kernel: w.k });
+      const a = aesGcmSivWith({ kernel: w.k }, key);
       const live = [slot(w.k, 0)] as [number, number][];
       w.check(`aes-${kl * 8}-gcm-siv constructed`, {}, live, s.everywhere);
       const sealed = a.seal(nonce, rng.bytes(n), aad);
@@ -295,7 +296,7 @@ test('SM4-GCM objects, the SM4 block cipher (ECB, CTR): nothing of a key outside
       const key = rng.bytes(16), nonce = rng.bytes(nl), aad = rng.bytes(5);
       const s = sm4Secrets(key);
       const ek: Record<string, Uint8Array> = nl === 12 ? { 'E(K, J0)': sm4EncryptBlockRef(key, cat(nonce, Uint8Array.of(0, 0, 0, 1))) } : {};
-      const a = new Sm4Gcm(key, { kernel: w.k });
+      const a = sm4GcmWith({ kernel: w.k }, key);
       const live = [slot(w.k, 0)] as [number, number][];
       w.check('sm4-gcm constructed', s.slot, live, s.everywhere);
       const sealed = a.seal(nonce, rng.bytes(n), aad);

@@ -19,8 +19,9 @@ import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { CachedKey } from '../util/key-slot.js';
 import { AuthenticationError, CtkitRangeError } from '../errors.js';
 import { layout } from '../engine/wasm/aes.contract.js';
-import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
-import { type AesKernel, aesKernel, expandAesKey } from './aes-gcm.js';
+import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
+import { type AesKernel, type AesSeams, aesKernel, expandAesKey } from './aes-gcm.js';
 import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import { type Aead, type AeadOneShot, oneShot } from './types.js';
@@ -51,11 +52,6 @@ export const sivHashedBytes = (aadLength: number, n: number): number => pad16(aa
 /** Whether a message's POLYVAL gets the powers of its key (SIV_POWERS_THRESHOLD). */
 export const sivUsesPowers = (aadLength: number, n: number): boolean => sivHashedBytes(aadLength, n) >= SIV_POWERS_THRESHOLD;
 
-export interface AesGcmSivOptions {
-  /** the kernel instance to run on (tests) */
-  kernel?: AesKernel;
-}
-
 /** AES-GCM-SIV with one key. */
 export class AesGcmSiv implements Aead {
   readonly algorithm: string;
@@ -71,12 +67,13 @@ export class AesGcmSiv implements Aead {
   /** whether this message's POLYVAL key has its powers (and tables) written */
   #powers = false;
 
-  constructor(key: Uint8Array, options?: AesGcmSivOptions) {
+  constructor(key: Uint8Array) {
+    const seams = takeSeams<AesSeams>();
     checkBytes('key', key);
     checkLength('key', key, [16, 32]);
     this.keyLength = key.length;
     this.#name = this.algorithm = `aes-${key.length * 8}-gcm-siv`;
-    const k = (this.#k = checkOptions(options).kernel ?? aesKernel());
+    const k = (this.#k = seams.kernel ?? aesKernel());
     const nr = (this.#nr = key.length / 4 + 6);
     // the key-generating key's round keys; the per-nonce keys are written and wiped per message
     this.#key = new CachedKey(k as Kernel<unknown>, key, (slot, raw) => {

@@ -12,6 +12,7 @@ import { Kernel, getKernel, registerModule } from '../engine/kernel.js';
 import * as aesModule from '../engine/wasm/aes.js';
 import { type AesExports, layout } from '../engine/wasm/aes.contract.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
 import { GcmAead } from './gcm-mode.js';
 import { type AeadOneShot, oneShot } from './types.js';
 
@@ -43,18 +44,23 @@ export function expandAesKey(k: AesKernel, rk: number, key: Uint8Array): number 
 export interface AesGcmOptions {
   /** tag length in bytes: 16 (default), 15, 14, 13, 12, 8 or 4 */
   tagLength?: number;
-  /** the kernel instance to run on (tests) */
+}
+
+/** Test seams (src/internal.ts). */
+export interface AesSeams {
+  /** the kernel instance to run on */
   kernel?: AesKernel;
 }
 
 /** AES-GCM with one key. */
 export class AesGcm extends GcmAead<AesExports> {
   constructor(key: Uint8Array, options?: AesGcmOptions) {
+    const seams = takeSeams<AesSeams>();
     const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [16, 24, 32]);
     const nr = key.length / 4 + 6;
-    super(`aes-${key.length * 8}-gcm`, key, o.tagLength, o.kernel ?? aesKernel(), {
+    super(`aes-${key.length * 8}-gcm`, key, o.tagLength, seams.kernel ?? aesKernel(), {
       rk: AES_SLOT.rk,
       gf: AES_SLOT.gf,
       nr,

@@ -13,7 +13,8 @@
 import { SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { AuthenticationError, StateError, CtkitRangeError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
-import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
 import { blocks16, pad16, whole16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
 import { type Aead, type AeadOneShot, oneShot } from './types.js';
@@ -25,8 +26,8 @@ const CHACHA20_POLY1305_MAX_PLAINTEXT = 2 ** 38 - 64;
 const EMPTY = new Uint8Array(0);
 const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
 
-/** Options for tests: the kernel instance to run on. */
-export interface ChachaOptions {
+/** Test seams (src/internal.ts): the kernel instance to run on. */
+export interface ChachaSeams {
   kernel?: ChachaKernel;
 }
 
@@ -79,13 +80,14 @@ export class ChaCha20Poly1305 implements Aead {
   /** the key (32 bytes, copied into the IO area for each call; no slot), undefined once disposed */
   #key: Uint8Array | undefined;
 
-  constructor(key: Uint8Array, extendedNonce: boolean, options?: ChachaOptions) {
+  constructor(key: Uint8Array, extendedNonce: boolean) {
+    const seams = takeSeams<ChachaSeams>();
     this.#name = this.algorithm = extendedNonce ? 'xchacha20-poly1305' : 'chacha20-poly1305';
     checkBytes('key', key);
     checkLength('key', key, [KEY]);
     this.nonceLength = extendedNonce ? 24 : 12;
     this.#x = extendedNonce ? 1 : 0;
-    this.#k = checkOptions(options).kernel ?? chachaKernel();
+    this.#k = seams.kernel ?? chachaKernel();
     this.#key = key.slice();
   }
 
@@ -300,8 +302,8 @@ function writeWord(u8: Uint8Array, at: number, w: number): void {
  * (default 0). Encryption and decryption are the same. Throws RangeError when the data would
  * need a block past 2^32 − 1 rather than wrap the counter.
  */
-export function chacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array<B>, options?: ChachaOptions): Uint8Array<B> {
-  const o = checkOptions(options);
+export function chacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array<B>): Uint8Array<B> {
+  const seams = takeSeams<ChachaSeams>();
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
   checkBytes('nonce', nonce);
@@ -309,7 +311,7 @@ export function chacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Arra
   checkBytes('data', data);
   checkCounter(counter, data.length, 'chacha20');
   const out = checkOutput(output, data.length);
-  const k = o.kernel ?? chachaKernel();
+  const k = seams.kernel ?? chachaKernel();
   const u8 = k.u8;
   SIGMA.forEach((c, i) => writeWord(u8, IO.ST + 4 * i, c));
   u8.set(key, IO.ST + 16);
@@ -322,8 +324,8 @@ export function chacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Arra
  * XChaCha20 (draft-irtf-cfrg-xchacha §2.3): ChaCha20 under the subkey HChaCha20(key, nonce[0..16])
  * with the nonce 0^4 ‖ nonce[16..24], from block `counter` (default 0).
  */
-export function xchacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array<B>, options?: ChachaOptions): Uint8Array<B> {
-  const o = checkOptions(options);
+export function xchacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Array, nonce: Uint8Array, data: Uint8Array, counter = 0, output?: Uint8Array<B>): Uint8Array<B> {
+  const seams = takeSeams<ChachaSeams>();
   checkBytes('key', key);
   checkLength('key', key, [KEY]);
   checkBytes('nonce', nonce);
@@ -331,7 +333,7 @@ export function xchacha20<B extends ArrayBufferLike = ArrayBuffer>(key: Uint8Arr
   checkBytes('data', data);
   checkCounter(counter, data.length, 'xchacha20');
   const out = checkOutput(output, data.length);
-  const k = o.kernel ?? chachaKernel();
+  const k = seams.kernel ?? chachaKernel();
   const u8 = k.u8;
   SIGMA.forEach((c, i) => writeWord(u8, IO.ST + 4 * i, c));
   u8.set(key, IO.KEY);

@@ -24,6 +24,7 @@ import { KeySlot } from '../util/key-slot.js';
 import * as sm4Module from '../engine/wasm/sm4.js';
 import { type Sm4Exports, layout } from '../engine/wasm/sm4.contract.js';
 import { checkBytes, checkLength, checkOutput, checkOptions } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
 import { inPlaceSource } from '../util/overlap.js';
 import { GcmAead } from './gcm-mode.js';
 import { type AeadOneShot, oneShot } from './types.js';
@@ -58,17 +59,22 @@ function expandSm4Key(k: Sm4Kernel, rk: number, key: Uint8Array): void {
 export interface Sm4GcmOptions {
   /** tag length in bytes: 16 (default), 15, 14, 13, 12, 8 or 4 */
   tagLength?: number;
-  /** the kernel instance to run on (tests) */
+}
+
+/** Test seams (src/internal.ts). */
+export interface Sm4Seams {
+  /** the kernel instance to run on */
   kernel?: Sm4Kernel;
 }
 
 /** SM4-GCM with one key. */
 export class Sm4Gcm extends GcmAead<Sm4Exports> {
   constructor(key: Uint8Array, options?: Sm4GcmOptions) {
+    const seams = takeSeams<Sm4Seams>();
     const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [16]);
-    super('sm4-gcm', key, o.tagLength, o.kernel ?? sm4Kernel(), {
+    super('sm4-gcm', key, o.tagLength, seams.kernel ?? sm4Kernel(), {
       rk: SM4_SLOT.rk,
       gf: SM4_SLOT.gf,
       nr: SM4_ROUNDS,

@@ -11,6 +11,7 @@ import { type ChachaExports, layout } from '../engine/wasm/chacha.contract.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
 import { whole16 } from '../util/length.js';
 import { KeySlot } from '../util/key-slot.js';
 
@@ -105,12 +106,16 @@ export function absorbPadded(k: ChachaKernel, p: number, data: Uint8Array, maxg:
   if (whole < data.length) absorbPartial(k, p, data.subarray(whole), false);
 }
 
-/** Options for tests; create(key) uses none of them. */
+/** Options for tests and benchmarks; create(key) uses none of them. */
 export interface Poly1305Options {
-  /** the kernel instance to run on */
-  kernel?: ChachaKernel;
   /** when to compute r^2…r^4: by POWERS_MIN_BLOCKS (default), always, or never */
   powers?: 'auto' | 'always' | 'never';
+}
+
+/** Test seams (src/internal.ts). */
+export interface Poly1305Seams {
+  /** the kernel instance to run on */
+  kernel?: ChachaKernel;
   faults?: GlueFaults;
 }
 
@@ -128,12 +133,13 @@ export class Poly1305 {
   #faults: GlueFaults | undefined;
 
   constructor(key: Uint8Array, options?: Poly1305Options) {
+    const seams = takeSeams<Poly1305Seams>();
     const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [32]);
     this.#policy = o.powers ?? 'auto';
-    this.#faults = o.faults;
-    const k = (this.#k = o.kernel ?? chachaKernel());
+    this.#faults = seams.faults;
+    const k = (this.#k = seams.kernel ?? chachaKernel());
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     this.#slot = this.#key.ptr;
     k.u8.set(key, IO.KEY);
@@ -191,11 +197,12 @@ export interface Poly1305Fn {
  * whole blocks stream through scratch, the partial last block goes through absorbPartial.
  */
 export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly1305Options): Uint8Array<ArrayBuffer> {
+  const seams = takeSeams<Poly1305Seams>();
   const o = checkOptions(options);
   checkBytes('key', key);
   checkLength('key', key, [32]);
   checkBytes('msg', msg);
-  const k = o.kernel ?? chachaKernel();
+  const k = seams.kernel ?? chachaKernel();
   const e = k.exports;
   let done = false;
   try {
@@ -210,7 +217,7 @@ export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly
       maxg = MAXG;
     }
     if (whole > 0) absorbBlocks(k, IO.POLY, msg.subarray(0, whole), maxg);
-    if (whole < len) absorbPartial(k, IO.POLY, msg.subarray(whole), true, o.faults);
+    if (whole < len) absorbPartial(k, IO.POLY, msg.subarray(whole), true, seams.faults);
     e.poly1305_finish(IO.POLY, IO.TAG);
     done = true;
     return k.u8.slice(IO.TAG, IO.TAG + 16);

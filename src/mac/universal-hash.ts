@@ -10,6 +10,7 @@ import { type Gf128Exports, layout } from '../engine/wasm/gf128.contract.js';
 import { StateError } from '../errors.js';
 import { BlockBuffer } from '../util/block-buffer.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
 import { KeySlot } from '../util/key-slot.js';
 
 registerModule(gf128Module);
@@ -60,7 +61,11 @@ export interface UniversalHashOptions {
   initialState?: Uint8Array;
   /** when to precompute H^2…H^8: by the measured threshold (default), always, or never */
   powers?: 'auto' | 'always' | 'never';
-  /** the kernel instance to run on (tests) */
+}
+
+/** Test seams (src/internal.ts). */
+export interface UniversalHashSeams {
+  /** the kernel instance to run on */
   kernel?: Kernel<Gf128Exports>;
 }
 
@@ -116,6 +121,7 @@ export class UniversalHash {
   #policy: 'auto' | 'always' | 'never';
 
   constructor(kind: HashKind, key: Uint8Array, options?: UniversalHashOptions) {
+    const seams = takeSeams<UniversalHashSeams>();
     const o = checkOptions(options);
     checkBytes('key', key);
     checkLength('key', key, [16]);
@@ -126,7 +132,7 @@ export class UniversalHash {
       checkLength('initialState', initialState, [16]);
     }
     this.kind = kind;
-    const k = (this.#k = o.kernel ?? kernel());
+    const k = (this.#k = seams.kernel ?? kernel());
     this.#key = new KeySlot(this, k as Kernel<unknown>);
     this.#slot = this.#key.ptr;
     k.u8.set(key, this.#slot);

@@ -4,10 +4,10 @@
 // may fail) and on deliberately broken kernels and glue (some case must fail).
 
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { ChaCha20Poly1305, chacha20 } from '../../src/aead/chacha20-poly1305.js';
-import { Poly1305, poly1305OneShot, type ChachaKernel, type GlueFaults } from '../../src/mac/poly1305.js';
+import { type ChachaKernel, type GlueFaults } from '../../src/mac/poly1305.js';
 import { poly1305Ref, P1305 } from '../../src/ref/poly1305.js';
 import { Rng, hex } from './rng.js';
+import { chacha20Poly1305With, chacha20With, poly1305OneShotWith, poly1305With } from '../../src/internal.js';
 
 export interface SuiteOptions {
   kernel?: ChachaKernel;
@@ -116,7 +116,7 @@ export function runSuite(opts: SuiteOptions = {}): SuiteResult {
 
   // ChaCha20-Poly1305 against OpenSSL: seal equals, open of OpenSSL's output returns the plaintext
   const keys = Array.from({ length: 8 }, () => rng.bytes(32));
-  const objects = keys.map((k) => new ChaCha20Poly1305(k, false, { kernel }));
+  const objects = keys.map((k) => chacha20Poly1305With({ kernel }, k, false));
   const lengths = aeadLengths(rng);
   for (let i = 0; i < lengths.length; i += stride) {
     const n = lengths[i];
@@ -166,14 +166,14 @@ export function runSuite(opts: SuiteOptions = {}): SuiteResult {
     const counter = i % 3 === 0 ? Math.min(2 ** 32 - 1, 2 ** 32 - blocks) : i % 3 === 1 ? 2 ** 32 - blocks - rng.int(8) : rng.u32() >>> 4;
     if (counter < 0 || counter + blocks > 2 ** 32) continue;
     stream++;
-    const got = chacha20(key, nonce, data, counter, undefined, { kernel });
+    const got = chacha20With({ kernel }, key, nonce, data, counter);
     if (hex(got) !== hex(opensslChacha20(key, nonce, data, counter))) failures.push(`chacha20 n=${n} counter=${counter}`);
   }
 
   // Poly1305 against the BigInt reference: edge cases (one-shot, and split, with and without powers)
   const check = (desc: string, key: Uint8Array, msg: Uint8Array, powers: 'auto' | 'always' | 'never', splits: number[]) => {
     poly++;
-    const p = new Poly1305(key, { kernel, powers, faults: opts.faults });
+    const p = poly1305With({ kernel, faults: opts.faults }, key, { powers });
     let at = 0;
     for (const s of [...splits, msg.length]) {
       p.update(msg.subarray(at, s));
@@ -182,7 +182,7 @@ export function runSuite(opts: SuiteOptions = {}): SuiteResult {
     const got = p.digest();
     const expected = hex(poly1305Ref(key, msg));
     if (hex(got) !== expected) failures.push(`poly1305 ${desc} powers=${powers} splits=${splits.length}`);
-    if (splits.length === 0 && hex(poly1305OneShot(key, msg, { kernel, powers, faults: opts.faults })) !== expected) failures.push(`poly1305 one-shot ${desc} powers=${powers}`);
+    if (splits.length === 0 && hex(poly1305OneShotWith({ kernel, faults: opts.faults }, key, msg, { powers })) !== expected) failures.push(`poly1305 one-shot ${desc} powers=${powers}`);
   };
   const edges = polyEdgeCases();
   for (let i = 0; i < edges.length; i += stride) {

@@ -11,7 +11,7 @@
 //     reference GHASH), over the length classes of the AES-GCM suite.
 
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { Sm4, Sm4Gcm, type Sm4Kernel } from '../../src/aead/sm4-gcm.js';
+import { Sm4, type Sm4Kernel } from '../../src/aead/sm4-gcm.js';
 import { sm4GcmSealRef } from '../../src/ref/sm4.js';
 import { LENGTHS, at, cat, checkAeadCase, loadWycheproof } from './aes-suite.js';
 import { Rng, hex, unhex } from './rng.js';

@@ -4,11 +4,9 @@
 // positions the large-message tamper property flips.
 import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
-import { AesGcmSiv } from '../../src/aead/aes-gcm-siv.js';
 import type { Aead } from '../../src/aead/types.js';
-import { AesGcm, aesKernel, aesKernelFrom } from '../../src/aead/aes-gcm.js';
-import { Sm4Gcm, sm4Kernel, sm4KernelFrom } from '../../src/aead/sm4-gcm.js';
-import { ChaCha20Poly1305 } from '../../src/aead/chacha20-poly1305.js';
+import { aesKernel, aesKernelFrom } from '../../src/aead/aes-gcm.js';
+import { sm4Kernel, sm4KernelFrom } from '../../src/aead/sm4-gcm.js';
 import { chachaKernel, chachaKernelFrom } from '../../src/mac/poly1305.js';
 import { type Kernel, SCRATCH_SIZE, SLOTS_PTR } from '../../src/engine/kernel.js';
 import * as aesModule from '../../src/engine/wasm/aes.js';
@@ -19,6 +17,7 @@ import { sm4GcmSealRef } from '../../src/ref/sm4.js';
 import { xchacha20Poly1305SealRef } from '../../src/ref/chacha20-poly1305.js';
 import { ghashRef, gfMulGcm } from '../../src/ref/ghash.js';
 import { dotRef, polyvalRef } from '../../src/ref/polyval.js';
+import { aesGcmSivWith, aesGcmWith, chacha20Poly1305With, sm4GcmWith } from '../../src/internal.js';
 
 export const W = SCRATCH_SIZE;
 export const pad16 = (n: number): number => 16 * Math.ceil(n / 16);
@@ -66,7 +65,7 @@ export const AEADS: AeadCase[] = [
     name: `aes-${kl * 8}-gcm`,
     keyLength: kl,
     nonceLength: 12,
-    make: (key, kernel) => new AesGcm(key, { kernel }),
+    make: (key, kernel) => aesGcmWith({ kernel }, key),
     kernel: aesKernel,
     fresh: (name) => aesKernelFrom(name, aesModule.bytes()),
     sealRef: (k, n, p, a) => opensslSeal(`aes-${kl * 8}-gcm`, k, n, p, a),
@@ -77,7 +76,7 @@ export const AEADS: AeadCase[] = [
     name: `aes-${kl * 8}-gcm-siv`,
     keyLength: kl,
     nonceLength: 12,
-    make: (key, kernel) => new AesGcmSiv(key, { kernel }),
+    make: (key, kernel) => aesGcmSivWith({ kernel }, key),
     kernel: aesKernel,
     fresh: (name) => aesKernelFrom(name, aesModule.bytes()),
     sealRef: (k, n, p, a) => joined(gcmSivSealRef(k, n, p, a)),
@@ -88,7 +87,7 @@ export const AEADS: AeadCase[] = [
     name: 'sm4-gcm',
     keyLength: 16,
     nonceLength: 12,
-    make: (key, kernel) => new Sm4Gcm(key, { kernel }),
+    make: (key, kernel) => sm4GcmWith({ kernel }, key),
     kernel: sm4Kernel,
     fresh: (name) => sm4KernelFrom(name, sm4Module.bytes()),
     sealRef: (k, n, p, a) => joined(sm4GcmSealRef(k, n, p, a)),
@@ -99,7 +98,7 @@ export const AEADS: AeadCase[] = [
     name: 'chacha20-poly1305',
     keyLength: 32,
     nonceLength: 12,
-    make: (key, kernel) => new ChaCha20Poly1305(key, false, { kernel }),
+    make: (key, kernel) => chacha20Poly1305With({ kernel }, key, false),
     kernel: chachaKernel,
     fresh: (name) => chachaKernelFrom(name, chachaModule.bytes()),
     sealRef: (k, n, p, a) => opensslSeal('chacha20-poly1305', k, n, p, a),
@@ -110,7 +109,7 @@ export const AEADS: AeadCase[] = [
     name: 'xchacha20-poly1305',
     keyLength: 32,
     nonceLength: 24,
-    make: (key, kernel) => new ChaCha20Poly1305(key, true, { kernel }),
+    make: (key, kernel) => chacha20Poly1305With({ kernel }, key, true),
     kernel: chachaKernel,
     fresh: (name) => chachaKernelFrom(name, chachaModule.bytes()),
     sealRef: (k, n, p, a) => xchacha20Poly1305SealRef(k, n, p, a),
