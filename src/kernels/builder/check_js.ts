@@ -12,6 +12,12 @@
 //     a call of a function whose return value is secret assigned to a public name;
 //   - a call of anything but Math.imul, the module's own functions and the memory's methods in
 //     a statement that touches a secret.
+// Variable-time declarations, as the printer writes them at the top (VARTIME_MARK: exports
+// whose callers pass public data, helpers that handle public data), exempt the functions that
+// no other export reaches in the source's own call graph, except through a helper — the
+// checker's rule (src/ct/check.ts); varTimeExempt() lists them.
+
+import { VARTIME_MARK } from './print_js.js';
 
 export interface JsViolation {
   func: string;
@@ -88,8 +94,37 @@ function functions(src: string): Fn[] {
   return out;
 }
 
-export function checkJs(src: string): JsViolation[] {
+const MARK = VARTIME_MARK; // the printer's line (print_js.ts)
+
+/** The functions (f_…) that the source's variable-time declarations exempt (see the header). */
+export function varTimeExempt(src: string): Set<string> {
+  const mark = src.split('\n').find((l) => l.startsWith(MARK));
+  if (!mark) return new Set();
+  const m = /exports (\S.*?); helpers (\S.*)$/.exec(mark.slice(MARK.length));
+  if (!m) throw new Error(`check_js: malformed declaration line: ${mark}`);
+  const names = (x: string) => (x === '-' ? [] : x.trim().split(/\s+/));
+  const [vtExports, helperNames] = [names(m[1]), names(m[2])];
   const fns = functions(src);
+  // the exports block: `name: f_x,` or `name: (…) => … f_x(…) …,`
+  const exportsOf = new Map<string, string>();
+  const at = src.lastIndexOf('\n  return {');
+  for (const l of at < 0 ? [] : src.slice(at).split('\n')) {
+    const e = /^ {4}([\w$]+): .*?\b(f_[\w$]+)\b/.exec(l);
+    if (e) exportsOf.set(e[1], e[2]);
+  }
+  const helpers = new Set(helperNames.map((h) => exportsOf.get(h) ?? `f_${h.replace(/\./g, '$')}`));
+  const calls = new Map(fns.map((f) => [f.name, new Set(f.body.flatMap((b) => [...b.text.matchAll(/\b(f_[\w$]+)\(/g)].map((x) => x[1])))]));
+  const queue = [...exportsOf].filter(([n, f]) => !vtExports.includes(n) && !helpers.has(f)).map(([, f]) => f);
+  const reached = new Set(queue);
+  while (queue.length) {
+    for (const g of calls.get(queue.pop()!) ?? []) if (!reached.has(g) && !helpers.has(g)) { reached.add(g); queue.push(g); }
+  }
+  return new Set(fns.map((f) => f.name).filter((n) => !reached.has(n)));
+}
+
+export function checkJs(src: string): JsViolation[] {
+  const exempt = varTimeExempt(src);
+  const fns = functions(src).filter((f) => !exempt.has(f.name));
   const byName = new Map(fns.map((f) => [f.name, f]));
   // functions whose return value is secret: a return of a secret or a memory read, or of a call of one
   const secretReturn = new Set<string>();

@@ -18,7 +18,8 @@
 
 import { type Callee, Expr, Label, Local, type Stmt, type ValType } from './ir.js';
 import { Func, type Module } from './func.js';
-import { analyse, type Taint } from './taint.js';
+import { type Taint, type VarTimeNames, analyse } from './taint.js';
+import { varTime } from '../../ct/vartime.js';
 
 /** A printed i32: an expression in int32 range. */
 interface J32 {
@@ -576,6 +577,8 @@ class FnPrinter {
         return this.set64(`(${x.h} - ${y.h} - ${borrow}) | 0`, l, sec);
       }
       case 'mul': return this.mul64(x, y, sec);
+      case 'ctz': // public operands only (taint.ts refuses a secret bit count)
+        return this.set64('0', `(${x.l} !== 0 ? 31 - Math.clz32(${x.l} & -${x.l}) : ${x.h} !== 0 ? 63 - Math.clz32(${x.h} & -${x.h}) : 64)`, sec);
       case 'shl': case 'shr_u': case 'shr_s': case 'rotl': case 'rotr': return this.shift64(name, x, y, sec);
     }
     throw new Error(`JS printer: ${this.f.name}: unsupported ${op}`);
@@ -648,6 +651,17 @@ export interface JsModuleOptions {
   exportsType?: string;
   /** import line for that type */
   typeImport?: string;
+  /** the variable-time declarations (default: src/ct/vartime.ts's for the module's name) */
+  varTime?: VarTimeNames;
+}
+
+/** The marker line of the printed source that carries its variable-time declarations (check_js.ts reads it). */
+export const VARTIME_MARK = '// ctkit variable-time declarations (src/ct/vartime.ts):';
+
+/** src/ct/vartime.ts's declarations for the module `name`. */
+export function varTimeOf(name: string): VarTimeNames {
+  const ds = varTime.filter((d) => d.module === name);
+  return { exports: ds.filter((d) => d.kind === 'export').map((d) => d.func), helpers: ds.filter((d) => d.kind === 'helper').map((d) => d.func) };
 }
 
 /**
@@ -655,15 +669,30 @@ export interface JsModuleOptions {
  * WebAssembly signature, i64 parameters as BigInt) and `memory` ({ buffer, grow }).
  */
 export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
-  const taint = analyse(m);
+  const vt = opts.varTime ?? varTimeOf(m.name);
+  const taint = analyse(m, vt);
   if (taint.violations.length) throw new Error(`JS printer: module ${m.name} is not constant-time:\n  ${taint.violations.join('\n  ')}`);
-  const funcs = m.funcs.map((f) => {
+  const defined = m.funcs.map((f) => {
     if (!(f instanceof Func)) throw new Error(`JS printer: module ${m.name}: $${f.name} is raw text, not builder IR`);
     return f;
   });
+  // only what the exports reach: a function nothing calls is dead code (and an unused local to tsc)
+  const live = new Set<Func>([...defined.filter((f) => f.exportName), ...m.exports.map((e) => e.func as Func)]);
+  const calls = (e: Expr): void => {
+    if (e.op === 'call' && e.ref instanceof Func && !live.has(e.ref)) { live.add(e.ref); e.ref.body.forEach(calls); }
+    e.args.forEach(calls);
+    e.body?.forEach(calls);
+    e.orelse?.forEach(calls);
+  };
+  [...live].forEach((f) => f.body.forEach(calls));
+  const funcs = defined.filter((f) => live.has(f));
   const fnName = (c: Callee) => `f_${ident(c.name)}`;
   const lines: string[] = [];
   lines.push(...m.header.map((h) => `// ${h}`.trimEnd()));
+  if (vt.exports.length || vt.helpers.length) {
+    // the functions only these reach handle public data only (taint.ts, check_js.ts)
+    lines.push(`${VARTIME_MARK} exports ${vt.exports.join(' ') || '-'}; helpers ${vt.helpers.join(' ') || '-'}`);
+  }
   if (opts.typeImport) lines.push(opts.typeImport);
   lines.push(`import { JsMemory } from '../js-memory.js';`, '');
   lines.push(`/** A fresh instance: its own memory (${m.memoryPages} pages) and functions. */`);

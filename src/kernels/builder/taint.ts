@@ -7,6 +7,11 @@
 // if any returned value is), iterated to a fixpoint over the module. A secret value reaching a
 // branch or loop condition, a select condition, an address, a length of memory.fill/copy, a
 // divider or a bit count is a violation, as in the checker: the printer refuses such a module.
+//
+// Variable-time declarations (src/ct/vartime.ts) as the checker reads them: the functions that
+// no call path from another export reaches, except through a declared helper, handle public
+// data only; in them every value is public (so they may branch on their data), and they report
+// no violation.
 
 import { Expr, Local, type Stmt } from './ir.js';
 import { Func, type Module } from './func.js';
@@ -25,11 +30,52 @@ export interface Taint {
 const isLoad = (op: string) => /\.load/.test(op);
 const isStore = (op: string) => /\.store/.test(op);
 
-export function analyse(m: Module): Taint {
+/** Variable-time declarations of a module: exports (by export name) whose callers pass public
+ * data only, and helpers (by function name) that handle public data only, whoever calls them. */
+export interface VarTimeNames {
+  exports: readonly string[];
+  helpers: readonly string[];
+}
+
+/** The functions of m's call graph that only variable-time exports reach, or only through helpers. */
+export function varTimeFunctions(m: Module, vt: VarTimeNames): Set<Func> {
+  const funcs = m.funcs.filter((f): f is Func => f instanceof Func);
+  const helpers = new Set(funcs.filter((f) => vt.helpers.includes(f.name) || (f.exportName !== undefined && vt.helpers.includes(f.exportName))));
+  for (const e of m.exports) if (e.func instanceof Func && vt.helpers.includes(e.name)) helpers.add(e.func);
+  const roots: Func[] = [];
+  for (const f of funcs) if (f.exportName && !vt.exports.includes(f.exportName)) roots.push(f);
+  for (const e of m.exports) if (e.func instanceof Func && !vt.exports.includes(e.name)) roots.push(e.func);
+  const callees = (f: Func): Func[] => {
+    const out: Func[] = [];
+    const walk = (e: Expr) => {
+      if (e.op === 'call' && e.ref instanceof Func) out.push(e.ref);
+      for (const a of e.args) walk(a);
+      for (const x of e.body ?? []) walk(x);
+      for (const x of e.orelse ?? []) walk(x);
+    };
+    for (const s of f.body) walk(s);
+    return out;
+  };
+  const reached = new Set<Func>();
+  const queue = roots.filter((f) => !helpers.has(f));
+  for (const f of queue) reached.add(f);
+  while (queue.length) {
+    for (const g of callees(queue.pop()!)) {
+      if (!reached.has(g) && !helpers.has(g)) { reached.add(g); queue.push(g); }
+    }
+  }
+  return new Set(funcs.filter((f) => !reached.has(f)));
+}
+
+export function analyse(m: Module, vt: VarTimeNames = { exports: [], helpers: [] }): Taint {
   const funcs = m.funcs.filter((f): f is Func => f instanceof Func);
   const exported = new Map<Func, readonly number[]>();
   for (const f of funcs) if (f.exportName) exported.set(f, f.publicParams);
   for (const e of m.exports) if (e.func instanceof Func) exported.set(e.func, e.publicParams);
+  // with no declaration, no function is exempt (an unexported function no export reaches is
+  // dead code, and keeps the default rules)
+  const exempt = vt.exports.length || vt.helpers.length ? varTimeFunctions(m, vt) : new Set<Func>();
+  for (const f of exempt) exported.delete(f);
 
   const secretLocal = new Set<Local>();
   const secretResult = new Set<Func>();
@@ -41,7 +87,7 @@ export function analyse(m: Module): Taint {
 
   // the value taint of e (and, for the statements inside it, their effects on the state)
   const val = (e: Expr, f: Func): boolean => {
-    if (e.kind === 'comment') return false;
+    if (e.kind === 'comment' || exempt.has(f)) return false;
     if (e.kind === 'block' || e.kind === 'loop') { body(e.body!, f); return false; }
     if (e.kind === 'if') {
       val(e.args[0], f);
@@ -95,7 +141,16 @@ export function analyse(m: Module): Taint {
 
   // violations, with the final taint
   const violations: string[] = [];
+  const owner = new Map<Expr, Func>();
+  const own = (e: Expr, f: Func): void => {
+    owner.set(e, f);
+    for (const a of e.args) own(a, f);
+    for (const x of e.body ?? []) own(x, f);
+    for (const x of e.orelse ?? []) own(x, f);
+  };
+  for (const f of exempt) for (const s of f.body) own(s, f);
   const expr = (e: Expr): boolean => {
+    if (owner.has(e)) return false; // in a variable-time function: public
     if (e.kind === 'op') {
       if (e.op === 'local.get' || e.op === 'local.tee') return secretLocal.has(e.ref as Local);
       if (e.op === 'call') return e.ref instanceof Func ? secretResult.has(e.ref) : true;
@@ -119,7 +174,7 @@ export function analyse(m: Module): Taint {
     for (const s of e.body ?? []) check(s, f);
     for (const s of e.orelse ?? []) check(s, f);
   };
-  for (const f of funcs) for (const s of f.body) check(s, f);
+  for (const f of funcs) if (!exempt.has(f)) for (const s of f.body) check(s, f);
 
   return {
     local: (l) => secretLocal.has(l),
