@@ -142,8 +142,7 @@ export function originalText(source: string, loc: ReportMutant['location']): str
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-const key = (m: { file: string; mutator: string; original: string; replacement: string }) =>
-  JSON.stringify([m.file, m.mutator, oneLine(m.original), oneLine(m.replacement)]);
+const key = (m: { file: string; mutator: string; original: string; replacement: string }) => JSON.stringify([m.file, m.mutator, oneLine(m.original), oneLine(m.replacement)]);
 
 /**
  * Pairs survivors with listed equivalents: same file, mutator, original and replacement (white
@@ -371,7 +370,9 @@ async function main(): Promise<number> {
     root = mkdtempSync(join(tmpdir(), 'ctkit-mutation-'));
     execFileSync('bash', ['-c', `git archive HEAD | tar -x -C '${root}'`], { cwd: repo, stdio: 'inherit' });
     symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
-    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+    const copy = root;
+    process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
     process.chdir(root);
     console.log(`on a copy of HEAD (${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()}) in ${root}`);
   }
