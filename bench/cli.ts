@@ -18,19 +18,20 @@
 // (SIGINT, SIGTERM, SIGHUP); CTKIT_BENCH_CLI_DIR=<dir> makes and keeps them there instead, for
 // the next run. Each command runs CTKIT_BENCH_CLI_RUNS times (default 3) after one untimed run.
 //
-// The machine may be shared: besides the table, the run prints to stderr the CPU time (user+sys,
-// of the child process and its threads, from /proc/self/stat; in this process for the kernel
-// rows) per operation, median, and the load average when each case started and ended.
+// The machine may be shared: besides the table, the run prints to stderr the CPU time (user+sys)
+// per operation of each row, median (bench/witness.ts: the command's, from /proc/self/stat; this
+// process's for the kernel rows), and the load average when each case started and ended.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { aesGcm, chacha20Poly1305, type Aead } from '../src/aead/index.js';
 import type { Case, Family, Setup } from './harness.js';
 import { bytes } from './inputs.js';
+import { witnessCpu } from './witness.js';
 
 const GiB = 1 << 30;
 const RUNS = Math.max(1, Number(process.env.CTKIT_BENCH_CLI_RUNS ?? 3) || 3);
@@ -93,72 +94,12 @@ function buildCli(): string {
   return join(out, 'src/cli/main.js');
 }
 
-/** CPU time (user+sys, seconds) of this process's children that have been waited for, from /proc/self/stat; NaN without /proc. */
-function childrenCpu(): number {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
-    return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime in clock ticks (USER_HZ = 100)
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** Runs a command to the end (a command killed by the user's interrupt ends the benchmark too). */
 function run(cmd: string, args: string[], stdout: 'ignore' | number = 'ignore'): void {
   const r = spawnSync(cmd, args, { stdio: ['ignore', stdout, 'pipe'] });
   if (r.signal === 'SIGINT' || r.signal === 'SIGTERM' || r.signal === 'SIGHUP') interrupted(r.signal);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status} ${r.signal ?? ''} ${String(r.stderr).trim()}`);
 }
-
-// ---- the CPU-time witness --------------------------------------------------------------------
-
-const cpuTimes = new Map<string, Map<string, number[]>>(); // case → impl → seconds per run
-const loads = new Map<string, [number, number]>(); // case → load average (1 min) at its first and last run
-
-/** CPU time so far: this process's and its children's that have been waited for. */
-const spent = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6 + childrenCpu();
-};
-
-/** `op`, its CPU time recorded under (case, impl): a command's (this process waits) or this process's own work. */
-function witnessed(name: string, impl: string, op: () => unknown): () => unknown {
-  return () => {
-    const l = loadavg()[0];
-    const ld = loads.get(name);
-    loads.set(name, [ld ? ld[0] : l, l]);
-    const c0 = spent();
-    const r = op();
-    const row = cpuTimes.get(name) ?? new Map<string, number[]>();
-    cpuTimes.set(name, row);
-    row.set(impl, [...(row.get(impl) ?? []), spent() - c0]);
-    return r;
-  };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-process.on('exit', () => {
-  if (cpuTimes.size === 0) return;
-  const impls = [...new Set([...cpuTimes.values()].flatMap((r) => [...r.keys()]))];
-  const lines = [
-    '',
-    `CPU time per operation (user+sys of this process and the command it ran; median of all runs, the untimed first included), ${cpus()[0]?.model ?? '?'} × ${cpus().length}`,
-    '',
-    `| case | load (1 min) | ${impls.join(' | ')} |`,
-    `| --- | ---: | ${impls.map(() => '---:').join(' | ')} |`,
-  ];
-  for (const [name, row] of cpuTimes) {
-    const [a, b] = loads.get(name)!;
-    lines.push(`| ${name} | ${a.toFixed(1)} → ${b.toFixed(1)} | ${impls.map((i) => (row.has(i) ? `${median(row.get(i)!).toFixed(2)} s` : '')).join(' | ')} |`);
-  }
-  process.stderr.write(lines.join('\n') + '\n');
-});
 
 const hasAge = spawnSync('age', ['--version']).status === 0;
 const ALGS = ['chacha20-poly1305', 'aes-256-gcm'] as const;
@@ -264,10 +205,8 @@ for (const alg of ALGS) {
 }
 
 // every row: RUNS timed runs (after an untimed one), its CPU time witnessed
-for (const c of cases) {
-  c.minRuns = RUNS;
-  for (const [impl, setup] of Object.entries(c.impls)) c.impls[impl] = async () => witnessed(c.name, impl, await setup());
-}
+for (const c of cases) c.minRuns = RUNS;
+witnessCpu('CLI', cases);
 
 const family: Family = { title: 'CLI: seal and open a 1 GiB file to /dev/null', cases };
 export default family;

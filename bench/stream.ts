@@ -6,9 +6,11 @@
 //   one-shot seal                aead.seal(nonce, the same 256 MiB) once (not a stream: the bound)
 //
 // The streams are asynchronous and the harness times synchronous operations, so each job runs
-// in a worker thread while the benchmark thread blocks on a shared flag (Atomics.wait).
+// in a worker thread while the benchmark thread blocks on a shared flag (Atomics.wait). The CPU
+// time of each job (all threads of the process, pool workers included) goes to stderr at the end.
 import { Worker } from 'node:worker_threads';
 import type { Family, Setup } from './harness.js';
+import { witnessCpu } from './witness.js';
 
 let worker: Worker | undefined;
 const flag = new Int32Array(new SharedArrayBuffer(8));
@@ -47,4 +49,6 @@ const family: Family = {
     },
   ],
 };
+// CPU time beside the wall-clock medians (the jobs run in the worker; this thread waits)
+witnessCpu('Streams', family.cases);
 export default family;
