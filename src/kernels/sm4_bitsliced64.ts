@@ -25,7 +25,8 @@
 // planes' nibbles (byte i: bit m = bit i of byte m of rk in memory order); encryption order at
 // [0, 512), decryption at [512, 1024); the raw key at 1024 (zeroed by sm4_expand).
 
-import { type Expr, Func, type Local, type Stmt, type Val, block, br, br_if, call, callv, comment, i32, i64, if_, label, loop, memory, select } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, type Val, block, br, br_if, call, callv, comment, i32, i64, if_, label, loop, memory, select, setMany } from './builder/index.js';
+import { GCM_IO } from './gcm_layout.js';
 import { circuit, circuitLocals, fromPlanes, toPlanes } from './aes_ct64.js';
 import { GATES } from './aes_bitsliced_simd128.js';
 import { SM4_RK } from './sm4_layout.js';
@@ -106,6 +107,10 @@ function layers(): Layers {
 // Emission.
 
 type W = 'i32' | 'i64';
+
+/** Where a pass keeps its 32 planes between its functions: IO-area bytes after the keystream
+ * buffer (GCM_IO.ks + 16 blocks · 16 bytes), wiped at the end of every pass. */
+const PLANES = GCM_IO.ks + 512;
 const opsOf = <T extends W>(t: T) => (t === 'i64' ? i64 : i32) as unknown as {
   xor(a: Val<T>, b: Val<T>, ...r: Val<T>[]): Expr<T>;
 };
@@ -186,31 +191,47 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
     f.emit(comment('the raw key is no longer needed'), i64.store(slot, 0, SM4_RK.key), i64.store(slot, 0, SM4_RK.key + 8), mk.map((m) => m.set(0)), w.set(0), r.set(0), t.set(0));
   }
 
-  // ---- one pass of up to sixteen blocks: sm4_pass(rk, src, dst, n), n ≤ 16 (public)
-  const pass = new Func('sm4_pass', { rk: 'i32', src: 'i32', dst: 'i32', n: 'i32' });
+  // ---- one pass of up to sixteen blocks: sm4_pass(rk, src, dst, n), n ≤ 16 (public). Four
+  // functions and the planes in the IO area between them (PLANES), so that each stays below V8's
+  // bytecode-size limit for optimisation in its printed JavaScript (106 KB as one function).
+  const ifBlock = (n: Local<'i32'>, b: number, body: Stmt[]): Stmt[] => (b === 0 ? body : [if_(i32.gt_u(n, b), body)]);
+  const planeAt = (j: number, i: number) => PLANES + 64 * j + 8 * i;
+
+  const sbox = new Func('sm4_sbox', Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`b${i}`, 'i64'])) as Record<string, 'i64'>, { results: Array(8).fill('i64') });
   {
-    const f = pass, { rk, src, dst, n } = f.p;
+    const b = Array.from({ length: 8 }, (_, i) => sbox.get('i64', `b${i}`));
+    sbox.emit(sboxPlanes(sbox, 'i64', b, 's', L, -1), b.map((x) => x.get()));
+  }
+
+  const input = new Func('sm4_in', { src: 'i32', n: 'i32' });
+  {
+    const f = input, { src, n } = f.p;
+    const w = f.locals('i64', Array.from({ length: 8 }, (_, i) => `w${i}`));
+    const tt = f.i64('tt');
+    for (let j = 0; j < 4; j++) {
+      f.emit(comment(`word ${j} of blocks k (low half) and k + 8 (high half) -> its eight planes`));
+      for (let k = 0; k < 8; k++) {
+        f.emit(w[k].set(0));
+        f.emit(ifBlock(n, k, [w[k].set(i64.load32_u(src, 16 * k + 4 * j))]));
+        f.emit(ifBlock(n, k + 8, [w[k].set(i64.or(w[k], i64.shl(i64.load32_u(src, 16 * (k + 8) + 4 * j), 32n)))]));
+      }
+      f.emit(toPlanes(w, tt), w.map((x, i) => i64.store(planeAt(j, i), x)));
+    }
+  }
+
+  const rounds = new Func('sm4_rounds', { rk: 'i32' });
+  {
+    const f = rounds, { rk } = f.p;
     const x = [0, 1, 2, 3].map((j) => f.locals('i64', Array.from({ length: 8 }, (_, i) => `x${j}_${i}`)));
     const tp = f.locals('i64', Array.from({ length: 8 }, (_, i) => `t${i}`));
     const e = f.locals('i64', Array.from({ length: 8 }, (_, i) => `e${i}`));
-    const [tt, s] = f.locals('i64', ['tt', 's']);
+    const s = f.i64('s');
     const [rkp, rkEnd] = f.locals('i32', ['rkp', 'rkEnd']);
     const nrot = flags.rotOffByOne ? 3 : 2;
-    const ifBlock = (b: number, body: Stmt[]): Stmt[] => (b === 0 ? body : [if_(i32.gt_u(n, b), body)]);
-    // word j of blocks x (low half) and x + 8 (high half) into x[j][x]
-    const load: Stmt[] = [];
-    for (let j = 0; j < 4; j++) {
-      for (let k = 0; k < 8; k++) {
-        load.push(x[j][k].set(0));
-        load.push(...ifBlock(k, [x[j][k].set(i64.load32_u(src, 16 * k + 4 * j))]));
-        load.push(...ifBlock(k + 8, [x[j][k].set(i64.or(x[j][k], i64.shl(i64.load32_u(src, 16 * (k + 8) + 4 * j), 32n)))]));
-      }
-      load.push(...toPlanes(x[j], tt));
-    }
+    const K = (v: bigint) => i64.const(v, true);
     /** round r of four in an iteration: X_{r+4} = X_r ⊕ L(S(X_{r+1} ⊕ X_{r+2} ⊕ X_{r+3} ⊕ rk_r)) */
     const round = (r: number): Stmt[] => {
       const X = (j: number) => x[(r + j) % 4];
-      const K = (v: bigint) => i64.const(v, true);
       return [
         comment(`round ${r} of the iteration`),
         ...tp.map((t, i) => {
@@ -221,33 +242,45 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
             t.set(i64.xor(X(1)[i], X(2)[i], X(3)[i], i64.sub(i64.shl(s, 16n), s))),
           ];
         }).flat(),
-        ...sboxPlanes(f, 'i64', tp, 's', L, -1),
+        ...setMany(call(sbox, ...tp), tp),
         comment('L: x ⊕ x<<<2 ⊕ x<<<10 ⊕ x<<<18 ⊕ x<<<24, as plane renamings and rotations by 16, 32, 48'),
         ...e.map((v, i) => v.set(i64.xor(tp[i], i64.rotr(tp[i], 16n), i64.rotr(tp[i], 32n)))),
         ...X(0).map((v, o) => v.set(i64.xor(v, tp[o], i64.rotr(tp[o], 48n), o >= nrot ? e[o - nrot].get() : i64.rotr(e[o - nrot + 8], 16n)))),
       ];
     };
     const lp = label('rounds');
-    const outWords = flags.skipReversal ? [0, 1, 2, 3] : [3, 2, 1, 0];
-    const store: Stmt[] = [];
-    for (let pos = 0; pos < 4; pos++) {
-      const w = x[outWords[pos]];
-      store.push(...fromPlanes(w, tt));
-      for (let k = 0; k < 8; k++) {
-        store.push(...ifBlock(k, [i64.store32(dst, w[k], 16 * k + 4 * pos)]));
-        store.push(...ifBlock(k + 8, [i64.store32(dst, i64.shr_u(w[k], 32n), 16 * (k + 8) + 4 * pos)]));
-      }
-    }
     f.emit(
-      comment('sixteen blocks -> four words of eight planes'),
-      load,
+      x.flatMap((w, j) => w.map((v, i) => v.set(i64.load(planeAt(j, i))))),
       rkp.set(rk),
       rkEnd.set(i32.add(rk, 512)),
       loop(lp, round(0), round(1), round(2), round(3), br_if(lp, i32.lt_u(rkp.tee(i32.add(rkp, 64)), rkEnd))),
-      comment('the reversal R = (X35, X34, X33, X32), planes -> blocks'),
-      store,
+      x.flatMap((w, j) => w.map((v, i) => i64.store(planeAt(j, i), v))),
     );
   }
+
+  const output = new Func('sm4_out', { dst: 'i32', n: 'i32' });
+  {
+    const f = output, { dst, n } = f.p;
+    const w = f.locals('i64', Array.from({ length: 8 }, (_, i) => `w${i}`));
+    const tt = f.i64('tt');
+    // after 32 rounds X32 … X35 are words 0 … 3; the reversal R = (X35, X34, X33, X32)
+    const outWords = flags.skipReversal ? [0, 1, 2, 3] : [3, 2, 1, 0];
+    for (let pos = 0; pos < 4; pos++) {
+      f.emit(comment(`block word ${pos} = X${32 + outWords[pos]}: planes -> blocks`), w.map((x, i) => x.set(i64.load(planeAt(outWords[pos], i)))), fromPlanes(w, tt));
+      for (let k = 0; k < 8; k++) {
+        f.emit(ifBlock(n, k, [i64.store32(dst, w[k], 16 * k + 4 * pos)]));
+        f.emit(ifBlock(n, k + 8, [i64.store32(dst, i64.shr_u(w[k], 32n), 16 * (k + 8) + 4 * pos)]));
+      }
+    }
+  }
+
+  const pass = new Func('sm4_pass', { rk: 'i32', src: 'i32', dst: 'i32', n: 'i32' });
+  pass.emit(
+    call(input, pass.p.src, pass.p.n),
+    call(rounds, pass.p.rk),
+    call(output, pass.p.dst, pass.p.n),
+    memory.fill(PLANES, 0, 256),
+  );
 
   // ---- ECB: passes of sixteen blocks
   const ecb = new Func('sm4_ecb', { rk: 'i32', src: 'i32', dst: 'i32', n: 'i32' }, { export: true, public: 'all' });
@@ -304,5 +337,5 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
     );
   }
 
-  return { expand, ctr32, ecb, functions: [tau, expand, pass, ecb, ctr32] };
+  return { expand, ctr32, ecb, functions: [tau, expand, sbox, input, rounds, output, pass, ecb, ctr32] };
 }
