@@ -22,7 +22,8 @@
 // --head (run on a copy of the committed HEAD instead of the working tree: on a tree shared
 // with others' work in progress), --no-check (without the TypeScript checker: quicker to start,
 // but mutants that do not compile then run as tests), --concurrency <n> (default 1), --list
-// (print the folders, their files and their test files).
+// (print the folders, their files and their test files), --recheck (no run: the last report of
+// each folder against the current list, e.g. after editing it).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -354,6 +355,7 @@ async function main(): Promise<number> {
   const incremental = args.includes('--incremental');
   const head = args.includes('--head');
   const check = !args.includes('--no-check');
+  const recheck = args.includes('--recheck');
   const list = args.includes('--list');
   const folders = args.filter((a) => !a.startsWith('--')).map((a) => a.replace(/\/+$/, ''));
   if (list) {
@@ -385,8 +387,11 @@ async function main(): Promise<number> {
     const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}${head ? ' --head' : ''}${check ? '' : ' --no-check'}`;
     console.log(`\n=== ${folder}: ${f.tests.join(' ')}`);
     const options = strykerOptions(folder, f, { files, incremental, concurrency, check });
-    // Stryker takes the options as a plain object; its types are looser than this literal's
-    await new Stryker(options as unknown as ConstructorParameters<typeof Stryker>[0]).runMutationTest();
+    if (recheck && !existsSync(options.jsonReporter.fileName)) continue;
+    if (!recheck) {
+      // Stryker takes the options as a plain object; its types are looser than this literal's
+      await new Stryker(options as unknown as ConstructorParameters<typeof Stryker>[0]).runMutationTest();
+    }
     const reportText = readFileSync(options.jsonReporter.fileName, 'utf8');
     const report = JSON.parse(reportText) as Report;
     // the baseline of a later --incremental run (Stryker writes it itself only in incremental runs)
@@ -395,14 +400,15 @@ async function main(): Promise<number> {
     const survivors = survivorsOf(report);
     const mine = equivalents.filter((e) => mutated.has(e.file) || (!files && tracked(f).includes(e.file)));
     const { unlisted, stale, matched } = matchEquivalents(survivors, mine);
+    const previous = recheck && existsSync(join(reportDir, 'summary.json')) ? (JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as FolderResult[]).find((x) => x.folder === folder) : undefined;
     const r: FolderResult = {
       folder,
       counts: count(Object.values(report.files).flatMap((x) => x.mutants)),
       listed: matched,
       unlisted,
       stale,
-      seconds: (Date.now() - started) / 1000,
-      command,
+      seconds: previous ? previous.seconds : (Date.now() - started) / 1000,
+      command: previous ? previous.command : command,
     };
     results.push(r);
     writeFolderMarkdown(r, report);

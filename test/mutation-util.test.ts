@@ -166,6 +166,11 @@ test('inPlaceSource: src itself unless out starts above src inside it; then src 
   fill();
   const src = view(10, 20);
   assert.equal(inPlaceSource(src, new Uint8Array(20)), src, 'another buffer');
+  // another buffer, at a position that would overlap were it the same one: src itself, neither buffer written
+  const other = new Uint8Array(64).fill(0xee);
+  assert.equal(inPlaceSource(src, new Uint8Array(other.buffer, 15, 24)), src, 'another buffer, overlapping positions');
+  assert.ok(other.every((x) => x === 0xee), 'another buffer, overlapping positions: it was written');
+  assert.ok(u.every((x, i) => x === i), 'another buffer, overlapping positions: src was written');
   // overlapping above, by one byte and by many
   for (const o of [11, 17, 29]) {
     fill();
