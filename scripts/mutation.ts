@@ -279,7 +279,7 @@ function writeFolderMarkdown(r: FolderResult, report: Report): void {
     for (const e of r.stale) lines.push(`- ${e.file}:${e.line} ${e.mutator} ${md(e.original)} → ${md(e.replacement)}`);
     lines.push('');
   }
-  writeFileSync(join(reportDir, `${slug(r.folder)}.md`), lines.join('\n'));
+  writeFileSync(join(reportDir, `${slug(r.folder)}${r.command.includes(' --files ') ? '.files' : ''}.md`), lines.join('\n'));
 }
 
 /** summary.md: the last result of every folder run so far (kept in summary.json between runs). */
@@ -328,7 +328,8 @@ function strykerOptions(folder: string, f: Folder, opts: { files?: string; incre
     coverageAnalysis: f.coverage ?? 'perTest',
     concurrency: opts.concurrency,
     reporters: ['json', 'progress-append-only'],
-    jsonReporter: { fileName: join(reportDir, `${s}.json`) },
+    // a partial run (--files) does not replace the folder's report
+    jsonReporter: { fileName: join(reportDir, `${s}${opts.files ? '.files' : ''}.json`) },
     incremental: opts.incremental,
     incrementalFile: join(reportDir, `${s}.incremental.json`),
     tempDirName: '.stryker-tmp',
@@ -412,8 +413,8 @@ async function main(): Promise<number> {
     };
     results.push(r);
     writeFolderMarkdown(r, report);
-    writeSummary(results);
-    console.log(`${folder}: score ${score(r.counts).toFixed(1)} %, ${r.listed} listed, ${unlisted.length} unlisted, ${stale.length} stale, ${(r.seconds / 60).toFixed(1)} min → reports/mutation/${slug(folder)}.md`);
+    if (!files) writeSummary(results);
+    console.log(`${folder}: score ${score(r.counts).toFixed(1)} %, ${r.listed} listed, ${unlisted.length} unlisted, ${stale.length} stale, ${(r.seconds / 60).toFixed(1)} min → reports/mutation/${slug(folder)}${files ? '.files' : ''}.md`);
     for (const s of unlisted) console.log(`  unlisted ${s.status} ${s.file}:${s.line}:${s.column} ${s.mutator} ${clip(s.original)} → ${clip(s.replacement)}`);
     for (const e of stale) console.log(`  stale ${e.file}:${e.line} ${e.mutator} ${clip(e.original)} → ${clip(e.replacement)}`);
   }
