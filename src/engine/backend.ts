@@ -26,10 +26,7 @@ export type Backend = 'simd' | 'wasm' | 'js';
 const BACKENDS: readonly Backend[] = ['simd', 'wasm', 'js'];
 
 // (module (func (result v128) (v128.const i64x2 0 0)))
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
-]);
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]);
 // (module (func))
 const SCALAR_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 4, 1, 2, 0, 11]);
 
@@ -53,6 +50,7 @@ export function probeBackend(): Backend {
 
 /** CTKIT_BACKEND from the environment, where there is one and reading it needs no prompt. */
 function fromEnvironment(): string | undefined {
+  // biome-ignore lint/suspicious/noExplicitAny: Deno's namespace is probed, not typed (no Deno types in the build)
   const g = globalThis as { Deno?: any; process?: { env?: Record<string, string | undefined> } };
   try {
     if (g.Deno) {

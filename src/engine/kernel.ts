@@ -61,6 +61,7 @@ export const CACHE_SLOTS = 256;
 
 const sources = new Map<string, ModuleSource>();
 const compiled = new Map<string, WebAssembly.Module>();
+// biome-ignore lint/suspicious/noExplicitAny: the cache holds every module's kernel; getKernel gives each caller its own exports type
 const kernels = new Map<string, Partial<Record<Backend, Kernel<any>>>>();
 
 /** Families call this at import time so that ready() knows which modules to compile. */
@@ -251,10 +252,7 @@ interface Held {
 // is collected. dispose() is the documented way; this only bounds the damage of forgetting it.
 // Engines without FinalizationRegistry (Hermes 0.12, React Native's engine before 0.74) have no
 // such last resort: there a forgotten key's slot stays allocated (and unwiped) until dispose().
-const finalizer: Pick<FinalizationRegistry<Held>, 'register' | 'unregister'> =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<Held>((h) => h.kernel.freeSlot(h.slot))
-    : { register: () => undefined, unregister: () => false };
+const finalizer: Pick<FinalizationRegistry<Held>, 'register' | 'unregister'> = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<Held>((h) => h.kernel.freeSlot(h.slot)) : { register: () => undefined, unregister: () => false };
 
 /** Tie a slot's lifetime to an owner object; returns the token for release(). */
 export function holdSlot(owner: object, kernel: Kernel<unknown>, slot: number): object {

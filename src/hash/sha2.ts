@@ -70,7 +70,7 @@ const infos = new WeakMap<object, Sha2Info>();
 /** The description of one of ctkit's hash functions; a TypeError for anything else. */
 export function hashInfo(hash: unknown): Sha2Info {
   const info = typeof hash === 'function' ? infos.get(hash) : undefined;
-  if (!info) throw new CtkitTypeError('hash must be one of ctkit\'s sha224, sha256, sha384 or sha512');
+  if (!info) throw new CtkitTypeError("hash must be one of ctkit's sha224, sha256, sha384 or sha512");
   return info;
 }
 

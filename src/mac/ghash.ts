@@ -8,7 +8,4 @@ export interface GHash {
   create(key: Uint8Array): UniversalHash;
 }
 
-export const ghash: GHash = Object.assign(
-  (key: Uint8Array, data: Uint8Array): Uint8Array<ArrayBuffer> => hashOneShot('ghash', key, data),
-  { create: (key: Uint8Array) => new UniversalHash('ghash', key) },
-);
+export const ghash: GHash = Object.assign((key: Uint8Array, data: Uint8Array): Uint8Array<ArrayBuffer> => hashOneShot('ghash', key, data), { create: (key: Uint8Array) => new UniversalHash('ghash', key) });

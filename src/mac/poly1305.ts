@@ -227,7 +227,4 @@ export function poly1305OneShot(key: Uint8Array, msg: Uint8Array, options?: Poly
   }
 }
 
-export const poly1305: Poly1305Fn = Object.assign(
-  (key: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer> => poly1305OneShot(key, msg),
-  { create: (key: Uint8Array) => new Poly1305(key) },
-);
+export const poly1305: Poly1305Fn = Object.assign((key: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer> => poly1305OneShot(key, msg), { create: (key: Uint8Array) => new Poly1305(key) });

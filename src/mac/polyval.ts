@@ -8,7 +8,4 @@ export interface Polyval {
   create(key: Uint8Array): UniversalHash;
 }
 
-export const polyval: Polyval = Object.assign(
-  (key: Uint8Array, data: Uint8Array): Uint8Array<ArrayBuffer> => hashOneShot('polyval', key, data),
-  { create: (key: Uint8Array) => new UniversalHash('polyval', key) },
-);
+export const polyval: Polyval = Object.assign((key: Uint8Array, data: Uint8Array): Uint8Array<ArrayBuffer> => hashOneShot('polyval', key, data), { create: (key: Uint8Array) => new UniversalHash('polyval', key) });

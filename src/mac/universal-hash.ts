@@ -189,4 +189,3 @@ export class UniversalHash {
     k.wipe(SCRATCH_PTR, used);
   }
 }
-

@@ -18,10 +18,14 @@ function le32(b: Uint8Array, off: number): number {
 
 /** RFC 8439 §2.1: the quarter round on four words of the state, in place. */
 export function quarterRound(s: number[], a: number, b: number, c: number, d: number): void {
-  s[a] = (s[a] + s[b]) >>> 0; s[d] = rotl(s[d] ^ s[a], 16);
-  s[c] = (s[c] + s[d]) >>> 0; s[b] = rotl(s[b] ^ s[c], 12);
-  s[a] = (s[a] + s[b]) >>> 0; s[d] = rotl(s[d] ^ s[a], 8);
-  s[c] = (s[c] + s[d]) >>> 0; s[b] = rotl(s[b] ^ s[c], 7);
+  s[a] = (s[a] + s[b]) >>> 0;
+  s[d] = rotl(s[d] ^ s[a], 16);
+  s[c] = (s[c] + s[d]) >>> 0;
+  s[b] = rotl(s[b] ^ s[c], 12);
+  s[a] = (s[a] + s[b]) >>> 0;
+  s[d] = rotl(s[d] ^ s[a], 8);
+  s[c] = (s[c] + s[d]) >>> 0;
+  s[b] = rotl(s[b] ^ s[c], 7);
 }
 
 /** Twenty rounds (ten column rounds, ten diagonal rounds) over a copy of the state. */

@@ -173,20 +173,46 @@ function projAdd(c: RefCurve, P: Proj, Q: Proj): Proj {
   const b3 = m(3n * c.b);
   const { X: X1, Y: Y1, Z: Z1 } = P;
   const { X: X2, Y: Y2, Z: Z2 } = Q;
-  let t0 = m(X1 * X2), t1 = m(Y1 * Y2), t2 = m(Z1 * Z2);
-  let t3 = m(X1 + Y1), t4 = m(X2 + Y2);
-  t3 = m(t3 * t4); t4 = m(t0 + t1); t3 = m(t3 - t4);
-  t4 = m(X1 + Z1); let t5 = m(X2 + Z2); t4 = m(t4 * t5);
-  t5 = m(t0 + t2); t4 = m(t4 - t5); t5 = m(Y1 + Z1);
-  let X3 = m(Y2 + Z2); t5 = m(t5 * X3); X3 = m(t1 + t2);
-  t5 = m(t5 - X3); let Z3 = m(a * t4); X3 = m(b3 * t2);
-  Z3 = m(X3 + Z3); X3 = m(t1 - Z3); Z3 = m(t1 + Z3);
-  let Y3 = m(X3 * Z3); t1 = m(t0 + t0); t1 = m(t1 + t0);
-  t2 = m(a * t2); t4 = m(b3 * t4); t1 = m(t1 + t2);
-  t2 = m(t0 - t2); t2 = m(a * t2); t4 = m(t4 + t2);
-  t0 = m(t1 * t4); Y3 = m(Y3 + t0); t0 = m(t5 * t4);
-  X3 = m(t3 * X3); X3 = m(X3 - t0); t0 = m(t3 * t1);
-  Z3 = m(t5 * Z3); Z3 = m(Z3 + t0);
+  let t0 = m(X1 * X2),
+    t1 = m(Y1 * Y2),
+    t2 = m(Z1 * Z2);
+  let t3 = m(X1 + Y1),
+    t4 = m(X2 + Y2);
+  t3 = m(t3 * t4);
+  t4 = m(t0 + t1);
+  t3 = m(t3 - t4);
+  t4 = m(X1 + Z1);
+  let t5 = m(X2 + Z2);
+  t4 = m(t4 * t5);
+  t5 = m(t0 + t2);
+  t4 = m(t4 - t5);
+  t5 = m(Y1 + Z1);
+  let X3 = m(Y2 + Z2);
+  t5 = m(t5 * X3);
+  X3 = m(t1 + t2);
+  t5 = m(t5 - X3);
+  let Z3 = m(a * t4);
+  X3 = m(b3 * t2);
+  Z3 = m(X3 + Z3);
+  X3 = m(t1 - Z3);
+  Z3 = m(t1 + Z3);
+  let Y3 = m(X3 * Z3);
+  t1 = m(t0 + t0);
+  t1 = m(t1 + t0);
+  t2 = m(a * t2);
+  t4 = m(b3 * t4);
+  t1 = m(t1 + t2);
+  t2 = m(t0 - t2);
+  t2 = m(a * t2);
+  t4 = m(t4 + t2);
+  t0 = m(t1 * t4);
+  Y3 = m(Y3 + t0);
+  t0 = m(t5 * t4);
+  X3 = m(t3 * X3);
+  X3 = m(X3 - t0);
+  t0 = m(t3 * t1);
+  Z3 = m(t5 * Z3);
+  Z3 = m(Z3 + t0);
   return { X: X3, Y: Y3, Z: Z3 };
 }
 
@@ -196,16 +222,36 @@ function projDouble(c: RefCurve, P: Proj): Proj {
   const { a } = c;
   const b3 = m(3n * c.b);
   const { X, Y, Z } = P;
-  let t0 = m(X * X), t1 = m(Y * Y), t2 = m(Z * Z);
-  let t3 = m(X * Y); t3 = m(t3 + t3); let Z3 = m(X * Z);
-  Z3 = m(Z3 + Z3); let X3 = m(a * Z3); let Y3 = m(b3 * t2);
-  Y3 = m(X3 + Y3); X3 = m(t1 - Y3); Y3 = m(t1 + Y3);
-  Y3 = m(X3 * Y3); X3 = m(t3 * X3); Z3 = m(b3 * Z3);
-  t2 = m(a * t2); t3 = m(t0 - t2); t3 = m(a * t3);
-  t3 = m(t3 + Z3); Z3 = m(t0 + t0); t0 = m(Z3 + t0);
-  t0 = m(t0 + t2); t0 = m(t0 * t3); Y3 = m(Y3 + t0);
-  t2 = m(Y * Z); t2 = m(t2 + t2); t0 = m(t2 * t3);
-  X3 = m(X3 - t0); Z3 = m(t2 * t1); Z3 = m(Z3 + Z3);
+  let t0 = m(X * X),
+    t1 = m(Y * Y),
+    t2 = m(Z * Z);
+  let t3 = m(X * Y);
+  t3 = m(t3 + t3);
+  let Z3 = m(X * Z);
+  Z3 = m(Z3 + Z3);
+  let X3 = m(a * Z3);
+  let Y3 = m(b3 * t2);
+  Y3 = m(X3 + Y3);
+  X3 = m(t1 - Y3);
+  Y3 = m(t1 + Y3);
+  Y3 = m(X3 * Y3);
+  X3 = m(t3 * X3);
+  Z3 = m(b3 * Z3);
+  t2 = m(a * t2);
+  t3 = m(t0 - t2);
+  t3 = m(a * t3);
+  t3 = m(t3 + Z3);
+  Z3 = m(t0 + t0);
+  t0 = m(Z3 + t0);
+  t0 = m(t0 + t2);
+  t0 = m(t0 * t3);
+  Y3 = m(Y3 + t0);
+  t2 = m(Y * Z);
+  t2 = m(t2 + t2);
+  t0 = m(t2 * t3);
+  X3 = m(X3 - t0);
+  Z3 = m(t2 * t1);
+  Z3 = m(Z3 + Z3);
   Z3 = m(Z3 + Z3);
   return { X: X3, Y: Y3, Z: Z3 };
 }

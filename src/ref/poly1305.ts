@@ -17,8 +17,13 @@ function leToBig(b: Uint8Array): bigint {
 /** RFC 8439 §2.5.1: clear the top four bits of bytes 3, 7, 11, 15 and the low two bits of 4, 8, 12. */
 function clampR(r16: Uint8Array): bigint {
   const r = r16.slice(0, 16);
-  r[3] &= 15; r[7] &= 15; r[11] &= 15; r[15] &= 15;
-  r[4] &= 252; r[8] &= 252; r[12] &= 252;
+  r[3] &= 15;
+  r[7] &= 15;
+  r[11] &= 15;
+  r[15] &= 15;
+  r[4] &= 252;
+  r[8] &= 252;
+  r[12] &= 252;
   return leToBig(r);
 }
 

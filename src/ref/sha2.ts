@@ -181,8 +181,7 @@ export interface RefHash {
   outputLen: number;
 }
 
-const withLens = (f: (m: Uint8Array) => Uint8Array, blockLen: number, outputLen: number): RefHash =>
-  Object.assign((m: Uint8Array) => f(m), { blockLen, outputLen });
+const withLens = (f: (m: Uint8Array) => Uint8Array, blockLen: number, outputLen: number): RefHash => Object.assign((m: Uint8Array) => f(m), { blockLen, outputLen });
 
 /** The four references by name, with their block and output lengths in bytes. */
 export const refHashes: Record<'sha224' | 'sha256' | 'sha384' | 'sha512', RefHash> = {

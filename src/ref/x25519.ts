@@ -48,8 +48,15 @@ export function x25519Ref(k: Uint8Array, u: Uint8Array): Uint8Array {
     swap ^= kt;
     if (swap) [x2, x3, z2, z3] = [x3, x2, z3, z2];
     swap = kt;
-    const A = mod(x2 + z2), AA = (A * A) % P, B = mod(x2 - z2), BB = (B * B) % P, E = mod(AA - BB);
-    const C = mod(x3 + z3), D = mod(x3 - z3), DA = (D * A) % P, CB = (C * B) % P;
+    const A = mod(x2 + z2),
+      AA = (A * A) % P,
+      B = mod(x2 - z2),
+      BB = (B * B) % P,
+      E = mod(AA - BB);
+    const C = mod(x3 + z3),
+      D = mod(x3 - z3),
+      DA = (D * A) % P,
+      CB = (C * B) % P;
     x3 = mod((DA + CB) ** 2n);
     z3 = mod(x1 * mod((DA - CB) ** 2n));
     x2 = (AA * BB) % P;

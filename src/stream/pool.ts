@@ -20,6 +20,7 @@ import type { BatchCipher } from './web.js';
 /** The part of the Web Worker interface the pool uses. */
 export interface WorkerLike {
   postMessage(message: unknown, transfer?: Transferable[]): void;
+  // biome-ignore lint/suspicious/noExplicitAny: a message from a worker is untyped until #message reads its tag
   addEventListener(type: 'message', listener: (e: { data: any }) => void): void;
   addEventListener(type: 'error', listener: (e: unknown) => void): void;
   terminate(): unknown;
@@ -57,6 +58,7 @@ export function nodeWorkers(NodeWorker: new (code: string, options: object) => N
     const w = new NodeWorker(bootstrap, { eval: true, workerData: { url: url.href, preload: options.preload } });
     return {
       postMessage: (m, t) => w.postMessage(m, t),
+      // biome-ignore lint/suspicious/noExplicitAny: a message from a worker is untyped until #message reads its tag
       addEventListener: (type: 'message' | 'error', f: (e: any) => void) => {
         if (type === 'message') w.on('message', (data: unknown) => f({ data }));
         else w.on('error', f);
@@ -77,6 +79,7 @@ export interface NodeWorkersOptions {
 /** The part of node:worker_threads' Worker that nodeWorkers uses. */
 export interface NodeWorkerLike {
   postMessage(m: unknown, transfer?: readonly unknown[]): void;
+  // biome-ignore lint/suspicious/noExplicitAny: node:worker_threads passes messages and errors untyped
   on(event: string, f: (x: any) => void): unknown;
   terminate(): unknown;
 }
@@ -92,7 +95,11 @@ class Member {
   #onReady!: () => void;
   #onFail!: (e: Error) => void;
   #disposed: ((wiped: boolean) => void) | undefined;
-  constructor(readonly w: WorkerLike, algorithm: string, key: Uint8Array) {
+  constructor(
+    readonly w: WorkerLike,
+    algorithm: string,
+    key: Uint8Array,
+  ) {
     this.ready = new Promise<void>((res, rej) => {
       this.#onReady = res;
       this.#onFail = rej;
@@ -101,6 +108,7 @@ class Member {
     w.addEventListener('error', (e) => this.#crash(new Error(`stream worker failed: ${(e as { message?: string })?.message ?? String(e)}`)));
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: the worker protocol is checked field by field (m.t) below
   #message(m: any, algorithm: string, key: Uint8Array): void {
     switch (m.t) {
       case 'loaded':
@@ -121,7 +129,10 @@ class Member {
         if (m.segment !== undefined) err = new SegmentAuthenticationError(m.segment);
         else if (m.name === 'AuthenticationError') err = new AuthenticationError(m.message);
         else err = new Error(m.message);
-        if (m.id === undefined) return this.#crash(err);
+        if (m.id === undefined) {
+          this.#crash(err);
+          return;
+        }
         const j = this.jobs.get(m.id);
         this.jobs.delete(m.id);
         j?.reject(err);

@@ -11,19 +11,7 @@
 import type { Aead } from '../aead/types.js';
 import { StateError } from '../errors.js';
 import { checkBytes } from '../util/check.js';
-import {
-  type AlgorithmInfo,
-  HEADER_FIXED,
-  SEGMENT_SIZE,
-  StreamFormatError,
-  algorithmByName,
-  checkSegmentSize,
-  encodeHeader,
-  headerLength,
-  parseHeaderStart,
-  prefixLength,
-  segmentAad,
-} from './format.js';
+import { type AlgorithmInfo, HEADER_FIXED, SEGMENT_SIZE, StreamFormatError, algorithmByName, checkSegmentSize, encodeHeader, headerLength, parseHeaderStart, prefixLength, segmentAad } from './format.js';
 import { Framer, type SegmentParams, openBatch, sealBatch } from './segments.js';
 
 /** Bytes of plaintext (or sealed data) handed to one AEAD batch at most. */
@@ -92,7 +80,10 @@ export class HeaderReader {
   #need = HEADER_FIXED;
   #alg: AlgorithmInfo | undefined;
   #segmentSize = 0;
-  constructor(readonly expected: AlgorithmInfo | undefined, readonly aad: Uint8Array | undefined) {}
+  constructor(
+    readonly expected: AlgorithmInfo | undefined,
+    readonly aad: Uint8Array | undefined,
+  ) {}
 
   get started(): boolean {
     return this.#have > 0;
@@ -282,4 +273,3 @@ export function createSealer(aead: Aead, options?: SealerOptions): StreamSealer 
 export function createOpener(aead: Aead, options?: OpenerOptions): StreamOpener {
   return new StreamOpener(aead, options);
 }
-

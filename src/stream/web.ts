@@ -304,7 +304,11 @@ class OpenPump implements Pump {
     this.#dead = true;
     this.#framer?.clear();
     // batches in flight that authenticate later are wiped, never released
-    for (const p of this.#inflight.splice(0)) p.then((b) => b.fill(0), () => undefined);
+    for (const p of this.#inflight.splice(0))
+      p.then(
+        (b) => b.fill(0),
+        () => undefined,
+      );
   }
 }
 

@@ -25,6 +25,7 @@ const FACTORIES: Record<string, (key: Uint8Array) => Aead> = {
 
 interface Scope {
   postMessage(message: unknown, transfer?: Transferable[]): void;
+  // biome-ignore lint/suspicious/noExplicitAny: a message from the pool is untyped until its tag is read
   onmessage: ((e: { data: any }) => void) | null;
 }
 const scope = globalThis as unknown as Scope;

@@ -7,7 +7,7 @@
 import { CtkitRangeError, CtkitTypeError } from '../errors.js';
 
 const NOTHING = new Uint8Array(0);
-const toString = Object.prototype.toString;
+const objectToString = Object.prototype.toString;
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
@@ -21,7 +21,7 @@ function describe(v: unknown): string {
 
 /** A real Uint8Array (this realm's or another's), not an object that only inherits its prototype. */
 function genuine(v: unknown): v is Uint8Array {
-  return ArrayBuffer.isView(v) && (v instanceof Uint8Array || toString.call(v) === '[object Uint8Array]');
+  return ArrayBuffer.isView(v) && (v instanceof Uint8Array || objectToString.call(v) === '[object Uint8Array]');
 }
 
 /** Whether v is a genuine Uint8Array (of this realm or another) whose buffer can be read. */

@@ -124,7 +124,8 @@ function decodeString(b: Uint8Array, start: number, end: number, what: string): 
 
 /** Scans a JSON text whose value is an object; returns its members (nested values are validated, not kept). */
 export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
-  const b = bytes, n = bytes.length;
+  const b = bytes,
+    n = bytes.length;
   const fail = (msg: string, at: number): never => {
     throw new EncodingError(`${what}: ${msg} at byte ${at}`);
   };
@@ -140,7 +141,10 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
   /** A string at b[i] = '"': its contents [start, end), whether it has an escape, the index after it. */
   const string = (i: number): { start: number; end: number; escaped: boolean; next: number } => {
     const start = i + 1;
-    let j = start, escaped = false, ctrl = 0, high = 0;
+    let j = start,
+      escaped = false,
+      ctrl = 0,
+      high = 0;
     for (;;) {
       if (j >= n) fail('unterminated string', i);
       const c = b[j];
