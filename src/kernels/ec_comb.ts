@@ -8,7 +8,7 @@
 // masks, as in ec_window.ts; a zero digit selects nothing and its (meaningless) sum is
 // discarded by a masked move, so every digit costs the same.
 
-import { Func, type Stmt, br, br_if, call, i32, i64, i64x2, if_, label, loop, memory, ret, v128 } from './builder/index.js';
+import { Func, type Local, type Stmt, br, br_if, call, i32, i64, i64x2, if_, label, loop, memory, ret, v128 } from './builder/index.js';
 import { type EcContext, at, round16 } from './ec_context.js';
 import type { GroupFunctions } from './ec_group.js';
 import { conditionalNegate, digitLines, lookupLocals, scanTable } from './ec_window.js';
@@ -39,10 +39,16 @@ export function combLookup(ctx: EcContext, shape: ReturnType<typeof combShape>):
   lookupLocals(f, shape.Eb);
   f.emit(
     digitLines(f),
-    scanTable(f, shape.Eb, shape.ESa, 1, false, (ci, v) => [
-      v128.store(dst, i64x2.extend_low_i32x4_u(v), 32 * ci),
-      v128.store(dst, i64x2.extend_high_i32x4_u(v), 32 * ci + 16),
-    ], shape.ESa),
+    scanTable(f, shape.Eb, shape.ESa, 1, false, (ci, v) => v.type === 'v128'
+      ? [
+          v128.store(dst, i64x2.extend_low_i32x4_u(v as Local<'v128'>), 32 * ci),
+          v128.store(dst, i64x2.extend_high_i32x4_u(v as Local<'v128'>), 32 * ci + 16),
+        ]
+      : [
+          // two i32 limbs per i64 chunk (the scalar targets)
+          i64.store(dst, i64.extend_i32_u(i32.wrap_i64(v as Local<'i64'>)), 16 * ci),
+          i64.store(dst, i64.shr_u(v as Local<'i64'>, 32), 16 * ci + 8),
+        ], shape.ESa),
     conditionalNegate(ctx, f),
   );
   ctx.ws.need(f, ctx.FE);

@@ -98,7 +98,7 @@ export function groupFunctions(ctx: EcContext): GroupFunctions {
 
   // pt_cmov(r, a, mask): r ← mask ? a : r for a whole projective point
   const ptCmov = new Func('pt_cmov', { r: 'i32', a: 'i32', mask: 'i64' });
-  ptCmov.emit(cmovLines(ptCmov.p.r, ptCmov.p.a, ptCmov.p.mask, ptCmov.v128('v'), 3 * L));
+  ptCmov.emit(cmovLines(ptCmov, ptCmov.p.r, ptCmov.p.a, ptCmov.p.mask, 3 * L));
   // pt_identity(r): (0 : 1 : 0)
   const ptIdentity = new Func('pt_identity', { r: 'i32' });
   ptIdentity.emit(memory.fill(ptIdentity.p.r, 0, PT), call(ctx.fp.setc('one'), at(ptIdentity.p.r, FE)));

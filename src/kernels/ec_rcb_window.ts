@@ -171,5 +171,6 @@ export const EC_MODULES = Object.entries(CURVES).map(([key, c]) => ({
   name: ecModuleName(c),
   source: 'src/kernels/ec_rcb_window.ts',
   call: `generateEc(CURVES.${key})`,
+  targets: ['wasm', 'js'] as const,
   generate: () => generateEc(c),
 }));

@@ -8,20 +8,25 @@
 // v128.or); the negation for a negative digit is computed always and kept by a mask; the loop
 // counter and every address are public.
 
-import { type Expr, Func, type Local, type Stmt, br_if, call, i32, i64, i64x2, if_, label, loop, memory, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, br_if, call, i32, i64, i64x2, if_, label, loop, memory, target, v128 } from './builder/index.js';
 import { type EcContext, at, round16 } from './ec_context.js';
 import type { GroupFunctions } from './ec_group.js';
 
 /** Variable-base window width. */
 export const WINDOW = 5;
 
-/** The lookup's locals in f: the digit d, its sign s, the mask vector, one mask per entry, 12 chunks. */
+/** The lookup's locals in f: the digit d, its sign s, the mask vector, one mask per entry, 12
+ * chunks (v128 on the simd target; on the scalar ones no mask vector and i64 chunks). */
 function lookupLocals(f: Func, entries: number): void {
+  const simd = target() === 'simd';
   f.locals('i64', ['d', 's']);
-  f.v128('vm');
+  if (simd) f.v128('vm');
   f.locals('i64', Array.from({ length: entries }, (_, e) => `m${e}`));
-  f.locals('v128', Array.from({ length: 12 }, (_, i) => `x${i}`));
+  f.locals(simd ? 'v128' : 'i64', Array.from({ length: 12 }, (_, i) => `x${i}`));
 }
+
+/** Bytes per chunk of a table scan: a v128 on the simd target, an i64 on the scalar ones. */
+export const chunkBytes = () => (target() === 'simd' ? 16 : 8);
 
 /** |d| and the sign mask of the digit at dp. */
 function digitLines(f: Func): Stmt[] {
@@ -30,32 +35,48 @@ function digitLines(f: Func): Stmt[] {
 }
 
 /**
- * OR of (entry_e & mask_e) over all entries of the table at tab, 16 bytes at a time (twelve
- * chunks per pass); each chunk's result to `store`. Entry e holds digit e + firstIndex.
+ * OR of (entry_e & mask_e) over all entries of the table at tab, a chunk at a time (16 bytes on
+ * the simd target, 8 on the scalar ones: chunkBytes(); twelve chunks per pass); each chunk's
+ * result to `store` (a v128 local, or an i64 one on the scalar targets). Entry e holds digit
+ * e + firstIndex.
  */
 export function scanTable(f: Func, entries: number, entryBytes: number, firstIndex: number, swap12: boolean,
-  store: (chunk: number, v: Local<'v128'>) => Stmt[], chunkBytes: number): Stmt[] {
-  const [d, vm, tab] = [f.i64('d'), f.v128('vm'), f.i32('tab')];
+  store: (chunk: number, v: Local<'v128'> | Local<'i64'>) => Stmt[], scanBytes: number): Stmt[] {
+  const simd = target() === 'simd';
+  const CB = chunkBytes();
+  const [d, tab] = [f.i64('d'), f.i32('tab')];
   const m = (e: number) => f.i64(`m${e}`);
-  const x = (i: number) => f.v128(`x${i}`);
   const out: Stmt[] = [];
   for (let e = 0; e < entries; e++) {
     let j = e + firstIndex;
     if (swap12 && (j === 1 || j === 2)) j = 3 - j;
     out.push(m(e).set(i64.shr_s(i64.sub(i64.xor(d, j), 1), 63)));
   }
-  const chunks = Math.ceil(chunkBytes / 16);
+  const chunks = Math.ceil(scanBytes / CB);
   const GROUP = 12;
   for (let g = 0; g < chunks; g += GROUP) {
     const cs = Array.from({ length: Math.min(GROUP, chunks - g) }, (_, i) => g + i);
-    for (let e = 0; e < entries; e++) {
-      out.push(vm.set(i64x2.splat(m(e))));
-      for (const ci of cs) {
-        const ld = v128.and(v128.load(tab, e * entryBytes + 16 * ci), vm);
-        out.push(x(ci - g).set(e === 0 ? ld : v128.or(x(ci - g), ld)));
+    if (simd) {
+      const vm = f.v128('vm');
+      const x = (i: number) => f.v128(`x${i}`);
+      for (let e = 0; e < entries; e++) {
+        out.push(vm.set(i64x2.splat(m(e))));
+        for (const ci of cs) {
+          const ld = v128.and(v128.load(tab, e * entryBytes + 16 * ci), vm);
+          out.push(x(ci - g).set(e === 0 ? ld : v128.or(x(ci - g), ld)));
+        }
       }
+      for (const ci of cs) out.push(...store(ci, x(ci - g)));
+    } else {
+      const x = (i: number) => f.i64(`x${i}`);
+      for (let e = 0; e < entries; e++) {
+        for (const ci of cs) {
+          const ld = i64.and(i64.load(tab, e * entryBytes + 8 * ci), m(e));
+          out.push(x(ci - g).set(e === 0 ? ld : i64.or(x(ci - g), ld)));
+        }
+      }
+      for (const ci of cs) out.push(...store(ci, x(ci - g)));
     }
-    for (const ci of cs) out.push(...store(ci, x(ci - g)));
   }
   return out;
 }
@@ -79,7 +100,7 @@ export function windowFunctions(ctx: EcContext, g: GroupFunctions, recode: Func,
   lookupLocals(lookup, E);
   lookup.emit(
     digitLines(lookup),
-    scanTable(lookup, E, PTS, 0, !!flags.wrongLookup, (ci, v) => [v128.store(lookup.p.dst, v, 16 * ci)], PTS),
+    scanTable(lookup, E, PTS, 0, !!flags.wrongLookup, (ci, v) => [v.type === 'v128' ? v128.store(lookup.p.dst, v as Local<'v128'>, 16 * ci) : i64.store(lookup.p.dst, v as Local<'i64'>, 8 * ci)], PTS),
     conditionalNegate(ctx, lookup),
   );
   ctx.ws.need(lookup, FE);

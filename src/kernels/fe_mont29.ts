@@ -24,7 +24,7 @@
 // flags (tests only): dropCarry (a column's carry lost), skipCorrection (the addition's masked
 // correction skipped), fusedSignSlip (x·y − u·v computed as x·y + u·v).
 
-import { type Expr, Func, type Local, type Stmt, comment, i32, i32x4, i64, i64x2, i8x16, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, comment, i32, i32x4, i64, i64x2, i8x16, target, v128 } from './builder/index.js';
 import { LIMB_BITS, LIMB_MASK, bitLength, isDense, limbsFor, modInv, signedDigits, toLimbs } from './fe_limbs.js';
 
 export { LIMB_BITS, limbsFor, modInv, toLimbs };
@@ -163,6 +163,8 @@ export class FieldGen {
     const simdProducts = flags.simdProducts ?? this.L >= SIMD_FROM_LIMBS;
     this.dense = isDense(this.digits);
     this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && this.dense ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
+    // the scalar targets (wasm, js): every product and reduction term on i64.mul
+    if (target() !== 'simd') this.flags = { ...this.flags, simdProducts: false, simdReduce: 0 };
     this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
     this.addConst({ name: 'one', value: 1n });
     this.addConst({ name: 'raw1', value: 1n, raw: true });

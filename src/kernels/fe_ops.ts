@@ -10,7 +10,7 @@
 // Bounds: inputs are below 2m with 29-bit limbs (as the chains leave them); a chain's true
 // value lies in (−2^(29L), 2^(29L)), so its final carry c is the sign, 0 or −1.
 
-import { type Expr, type Func, type Local, type Stmt, call, i32, i64, i64x2, v128 } from './builder/index.js';
+import { type Expr, type Func, type Local, type Stmt, call, i32, i64, i64x2, target, v128 } from './builder/index.js';
 import { type FieldGen, andM } from './fe_mont29.js';
 import { LIMB_BITS as W, toLimbs } from './fe_limbs.js';
 
@@ -94,8 +94,16 @@ function toBytesLines(fg: FieldGen, f: Func, dst: Local<'i32'>, src: string): St
   return out;
 }
 
-/** r ← mask ? a : r over L limbs (8·L bytes), by v128.bitselect and a scalar tail; v a v128 local. */
-export function cmovLines(r: Local<'i32'>, a: Local<'i32'>, mask: Local<'i64'>, v: Local<'v128'>, L: number): Stmt[] {
+/**
+ * r ← mask ? a : r over L limbs (8·L bytes) in f: by v128.bitselect (the local v) and a scalar
+ * tail on the simd target, limb by limb as r ⊕ ((r ⊕ a) & mask) on the scalar ones.
+ */
+export function cmovLines(f: Func, r: Local<'i32'>, a: Local<'i32'>, mask: Local<'i64'>, L: number): Stmt[] {
+  if (target() !== 'simd') {
+    const t = f.i64('cm');
+    return Array.from({ length: L }, (_, i) => [t.set(i64.load(r, 8 * i)), i64.store(r, i64.xor(t, i64.and(i64.xor(t, i64.load(a, 8 * i)), mask)), 8 * i)]).flat();
+  }
+  const v = f.v128('v');
   const out: Stmt[] = [v.set(i64x2.splat(mask))];
   for (let i = 0; i + 1 < L; i += 2) out.push(v128.store(r, v128.bitselect(v128.load(a, 8 * i), v128.load(r, 8 * i), v), 8 * i));
   if (L % 2) {
@@ -187,7 +195,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   // cmov(r, a, mask): r ← mask ? a : r
   {
     const f = fg.cmov;
-    f.emit(cmovLines(f.i32('r'), f.i32('a'), f.i64('mask'), f.v128('v'), L));
+    f.emit(cmovLines(f, f.i32('r'), f.i32('a'), f.i64('mask'), L));
     out.push(f);
   }
   // from_bytes(r, src): big-endian bytes (fg.bytes of them) → Montgomery form (any value below
