@@ -15,8 +15,7 @@ function gen(N: number): string {
   const C = ['mcf', 'mcb', 'sr'];
   const rnd = () => Array.from({ length: 16 }, () => (Math.random() * 16) | 0).join(' ');
   const L: string[] = [];
-  const loc = [...T, ...C, 'm0f'].map((n) => `(local $${n} v128)`).join(' ') + ' ' +
-    Array.from({ length: N }, (_, b) => ['x', 'lo', 'hi', 'j', 'ak', 'io', 'jo', 'iak', 'jak', 'su', 's2'].map((n) => `(local $${n}${b} v128)`).join(' ')).join(' ');
+  const loc = [...T, ...C, 'm0f'].map((n) => `(local $${n} v128)`).join(' ') + ' ' + Array.from({ length: N }, (_, b) => ['x', 'lo', 'hi', 'j', 'ak', 'io', 'jo', 'iak', 'jak', 'su', 's2'].map((n) => `(local $${n}${b} v128)`).join(' ')).join(' ');
   for (const t of T) L.push(`v128.const i8x16 ${rnd()}`, `local.set $${t}`);
   L.push(`v128.const i8x16 1 2 3 0 5 6 7 4 9 10 11 8 13 14 15 12`, 'local.set $mcf', `v128.const i8x16 3 0 1 2 7 4 5 6 11 8 9 10 15 12 13 14`, 'local.set $mcb', `v128.const i8x16 0 5 10 15 4 9 14 3 8 13 2 7 12 1 6 11`, 'local.set $sr');
   L.push('v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15', 'local.set $m0f');
@@ -49,20 +48,33 @@ for (const N of [1, 2, 4, 8]) {
   const m = wabt.parseWat('p.wat', gen(N), { simd: true });
   ex[N] = new WebAssembly.Instance(new WebAssembly.Module(m.toBinary({}).buffer as BufferSource), {}).exports as unknown as (typeof ex)[string];
 }
-for (let rep = 0; rep < 12; rep++) for (const N of [1, 2, 4, 8]) {
-  const t0 = performance.now();
-  for (let i = 0; i < 100; i++) ex[N].run(4096, 512, 65536);
-  (res[N] ??= []).push(100 * 8192 / (performance.now() - t0) / 1e3);
+for (let rep = 0; rep < 12; rep++)
+  for (const N of [1, 2, 4, 8]) {
+    const t0 = performance.now();
+    for (let i = 0; i < 100; i++) ex[N].run(4096, 512, 65536);
+    (res[N] ??= []).push((100 * 8192) / (performance.now() - t0) / 1e3);
+  }
+for (const [N, xs] of Object.entries(res)) {
+  xs.sort((a, b) => b - a);
+  console.log(`vperm shape, ${N} block(s) interleaved: median ${xs[xs.length >> 1].toFixed(0)} MB/s, best ${xs[0].toFixed(0)}`);
 }
-for (const [N, xs] of Object.entries(res)) { xs.sort((a, b) => b - a); console.log(`vperm shape, ${N} block(s) interleaved: median ${xs[xs.length >> 1].toFixed(0)} MB/s, best ${xs[0].toFixed(0)}`); }
-const k = aesKernel(); const slot = k.allocSlot();
-k.u8.set(new Uint8Array(16).fill(3), 96); k.exports.aes_expand(slot + 2048, 96, 4, 256);
+const k = aesKernel();
+const slot = k.allocSlot();
+k.u8.set(new Uint8Array(16).fill(3), 96);
+k.exports.aes_expand(slot + 2048, 96, 4, 256);
 const side: Record<string, number[]> = {};
 for (let rep = 0; rep < 15; rep++) {
-  for (const [name, f] of [['bitsliced ecb', () => k.exports.aes_ecb(slot + 2048, 10, 4096, 4096, 512)], ['vperm shape x4', () => ex[4].run(4096, 512, 65536)], ['vperm shape x2', () => ex[2].run(4096, 512, 65536)]] as const) {
+  for (const [name, f] of [
+    ['bitsliced ecb', () => k.exports.aes_ecb(slot + 2048, 10, 4096, 4096, 512)],
+    ['vperm shape x4', () => ex[4].run(4096, 512, 65536)],
+    ['vperm shape x2', () => ex[2].run(4096, 512, 65536)],
+  ] as const) {
     const t0 = performance.now();
     for (let i = 0; i < 100; i++) (f as () => void)();
-    (side[name] ??= []).push(100 * 8192 / (performance.now() - t0) / 1e3);
+    (side[name] ??= []).push((100 * 8192) / (performance.now() - t0) / 1e3);
   }
 }
-for (const [N, xs] of Object.entries(side)) { xs.sort((a, b) => b - a); console.log(`${N}: median ${xs[xs.length >> 1].toFixed(0)} MB/s, best ${xs[0].toFixed(0)}`); }
+for (const [N, xs] of Object.entries(side)) {
+  xs.sort((a, b) => b - a);
+  console.log(`${N}: median ${xs[xs.length >> 1].toFixed(0)} MB/s, best ${xs[0].toFixed(0)}`);
+}

@@ -46,19 +46,17 @@ function runChild(dir: string, opts: BaseOptions): Promise<Row[]> {
     child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const lines = err.trim().split('\n').map((l) => l.trim());
+      const lines = err
+        .trim()
+        .split('\n')
+        .map((l) => l.trim());
       const tail = [...lines].reverse().find((l) => /^(\w*Error\b|bench:)/.test(l)) ?? lines.at(-1) ?? '';
       if (err.trim()) process.stderr.write(err.replace(/^(?=.)/gm, '    '));
       if (code !== 0) return reject(new Error(`exited with ${signal ?? code}${tail ? `: ${tail}` : ''}`));
       try {
         const rows: unknown = JSON.parse(out);
         if (!Array.isArray(rows)) throw new Error('not an array');
-        resolve(
-          rows.filter(
-            (r): r is Row =>
-              typeof r?.case === 'string' && typeof r?.impl === 'string' && typeof r?.ns === 'number',
-          ),
-        );
+        resolve(rows.filter((r): r is Row => typeof r?.case === 'string' && typeof r?.impl === 'string' && typeof r?.ns === 'number'));
       } catch (e) {
         reject(new Error(`printed no JSON rows (${e instanceof Error ? e.message : String(e)})`));
       }
@@ -159,10 +157,7 @@ export async function compareWithBase(opts: BaseOptions): Promise<number> {
     console.log(`[\n${rows.map((r) => JSON.stringify(r)).join(',\n')}\n]`);
   } else {
     console.log(`${environment()}\n`);
-    console.log(
-      `Base: ${opts.ref} (${short}) · Head: this checkout (${headSha}${dirty ? ' + uncommitted changes' : ''}) · ` +
-        `impl ${opts.impls.join(', ')} · fastest of ${opts.copies} ${opts.copies === 1 ? 'copy' : 'copies'}\n`,
-    );
+    console.log(`Base: ${opts.ref} (${short}) · Head: this checkout (${headSha}${dirty ? ' + uncommitted changes' : ''}) · ` + `impl ${opts.impls.join(', ')} · fastest of ${opts.copies} ${opts.copies === 1 ? 'copy' : 'copies'}\n`);
     console.log(compareTable(base, head));
     for (const s of [base, head]) {
       if (s.errors.length && s.ns.size > 0) console.log(`\n${s.label}: ${s.errors.length} copies failed: ${s.errors[0]}`);

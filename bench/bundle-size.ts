@@ -20,7 +20,7 @@ function fingerprints(): [string, string][] {
     const text = readFileSync(join(dir, f), 'utf8');
     const name = /^export const name = '([a-z0-9_]+)';$/m.exec(text)?.[1];
     if (!name) continue;
-    const lines = [...text.matchAll(/^  '([A-Za-z0-9+/=]{40,})',?$/gm)].map((m) => m[1]);
+    const lines = [...text.matchAll(/^ {2}'([A-Za-z0-9+/=]{40,})',?$/gm)].map((m) => m[1]);
     if (lines.length < 3) throw new Error(`${f}: too few base64 lines to fingerprint`);
     out.push([name, lines[Math.floor(lines.length / 2)]]);
   }
@@ -57,7 +57,10 @@ export async function measure(entry: string, code: string): Promise<BundleSize> 
     logLevel: 'silent',
   });
   const text = r.outputFiles[0].text;
-  const modules = fingerprints().filter(([, line]) => text.includes(line)).map(([name]) => name).sort();
+  const modules = fingerprints()
+    .filter(([, line]) => text.includes(line))
+    .map(([name]) => name)
+    .sort();
   return { entry, bytes: text.length, gzip: gzipSync(text).length, modules };
 }
 

@@ -22,7 +22,7 @@
 
 import { webcrypto } from 'node:crypto';
 import os from 'node:os';
-import { aesGcm, aesGcmSiv, AesGcm, sm4Gcm, chacha20Poly1305, xchacha20Poly1305, type Aead } from '../src/aead/index.js';
+import { aesGcm, aesGcmSiv, type AesGcm, sm4Gcm, chacha20Poly1305, xchacha20Poly1305, type Aead } from '../src/aead/index.js';
 import { aesKernelFrom } from '../src/aead/aes-gcm.js';
 import { ghash, polyval, poly1305 } from '../src/mac/index.js';
 import { hmac, sha256, sha384, sha512, type Hash } from '../src/hash/index.js';
@@ -123,7 +123,12 @@ const swallow = (f: () => unknown) => {
   }
 };
 
-interface AeadDef { name: string; key: number; nonce: number; make(key: Uint8Array): Aead & { dispose(): void } }
+interface AeadDef {
+  name: string;
+  key: number;
+  nonce: number;
+  make(key: Uint8Array): Aead & { dispose(): void };
+}
 const AEADS: AeadDef[] = [
   { name: 'aes-128-gcm', key: 16, nonce: 12, make: (k) => aesGcm(k) },
   { name: 'aes-192-gcm', key: 24, nonce: 12, make: (k) => aesGcm(k) },
@@ -134,39 +139,54 @@ const AEADS: AeadDef[] = [
   { name: 'chacha20-poly1305', key: 32, nonce: 12, make: (k) => chacha20Poly1305(k) },
   { name: 'xchacha20-poly1305', key: 32, nonce: 24, make: (k) => xchacha20Poly1305(k) },
 ];
-const MSG = 64;       // seal: one short record
+const MSG = 64; // seal: one short record
 const OPEN_MSG = 1024; // open: a wrong byte early vs late in 1 KiB
 
 function aeadTests(d: AeadDef): TimingTest[] {
-  const fixedKey = random(d.key), nonce = random(d.nonce), aad = random(13), pt = random(MSG);
+  const fixedKey = random(d.key),
+    nonce = random(d.nonce),
+    aad = random(13),
+    pt = random(MSG);
   const zero = new Uint8Array(MSG);
   const a = d.make(fixedKey);
   const sealed = a.seal(nonce, random(OPEN_MSG), aad);
-  const flip = (at: number) => { const s = copy(sealed); s[at] ^= 1; return s; };
-  const tag0 = sealed.length - 16, ct0 = 0, ctLast = sealed.length - 17;
+  const flip = (at: number) => {
+    const s = copy(sealed);
+    s[at] ^= 1;
+    return s;
+  };
+  const tag0 = sealed.length - 16,
+    ct0 = 0,
+    ctLast = sealed.length - 17;
   return [
-    test({ name: `${d.name}/seal: fixed vs random plaintext`, control: false,
-      prepare: (c) => pick(c, zero), run: (p) => a.seal(nonce, p, aad) }),
-    test({ name: `${d.name}/seal: fixed vs random key`, control: false,
-      prepare: (c) => d.make(pick(c, fixedKey)), run: (k) => k.seal(nonce, pt, aad), cleanup: (k) => k.dispose() }),
-    test({ name: `${d.name}/key setup: fixed vs random key`, control: false,
+    test({ name: `${d.name}/seal: fixed vs random plaintext`, control: false, prepare: (c) => pick(c, zero), run: (p) => a.seal(nonce, p, aad) }),
+    test({ name: `${d.name}/seal: fixed vs random key`, control: false, prepare: (c) => d.make(pick(c, fixedKey)), run: (k) => k.seal(nonce, pt, aad), cleanup: (k) => k.dispose() }),
+    test({
+      name: `${d.name}/key setup: fixed vs random key`,
+      control: false,
       prepare: (c) => ({ key: pick(c, fixedKey), obj: undefined as (Aead & { dispose(): void }) | undefined }),
-      run: (x) => (x.obj = d.make(x.key)), cleanup: (x) => x.obj?.dispose() }),
-    test({ name: `${d.name}/open: wrong tag, first vs last byte`, control: false,
-      prepare: (c) => flip(c ? sealed.length - 1 : tag0), run: (s) => swallow(() => a.open(nonce, s, aad)) }),
-    test({ name: `${d.name}/open: wrong ciphertext byte, first vs last`, control: false,
-      prepare: (c) => flip(c ? ctLast : ct0), run: (s) => swallow(() => a.open(nonce, s, aad)) }),
+      run: (x) => (x.obj = d.make(x.key)),
+      cleanup: (x) => x.obj?.dispose(),
+    }),
+    test({ name: `${d.name}/open: wrong tag, first vs last byte`, control: false, prepare: (c) => flip(c ? sealed.length - 1 : tag0), run: (s) => swallow(() => a.open(nonce, s, aad)) }),
+    test({ name: `${d.name}/open: wrong ciphertext byte, first vs last`, control: false, prepare: (c) => flip(c ? ctLast : ct0), run: (s) => swallow(() => a.open(nonce, s, aad)) }),
   ];
 }
 
 function macTests(): TimingTest[] {
-  const msg = random(256), fixed16 = random(16), fixed32 = random(32);
+  const msg = random(256),
+    fixed16 = random(16),
+    fixed32 = random(32);
   const out: TimingTest[] = [
     test({ name: 'ghash: fixed vs random key', control: false, prepare: (c) => pick(c, fixed16), run: (k) => ghash(k, msg) }),
     test({ name: 'polyval: fixed vs random key', control: false, prepare: (c) => pick(c, fixed16), run: (k) => polyval(k, msg) }),
     test({ name: 'poly1305: fixed vs random key', control: false, prepare: (c) => pick(c, fixed32), run: (k) => poly1305(k, msg) }),
   ];
-  for (const [name, h] of [['sha256', sha256], ['sha384', sha384], ['sha512', sha512]] as [string, Hash][]) {
+  for (const [name, h] of [
+    ['sha256', sha256],
+    ['sha384', sha384],
+    ['sha512', sha512],
+  ] as [string, Hash][]) {
     out.push(test({ name: `hmac-${name}: fixed vs random key`, control: false, prepare: (c) => pick(c, fixed32), run: (k) => hmac(h, k, msg) }));
   }
   return out;
@@ -184,8 +204,14 @@ function lowWeightKey(c: Curve): Uint8Array {
 
 type EcdsaCurve = Curve & { sign(msg: Uint8Array, sk: Uint8Array): Uint8Array };
 const CURVE_LIST: [CurveName, EcdsaCurve][] = [
-  ['p256', ec.p256], ['p224', ec.p224], ['brainpoolP256r1', ec.brainpoolP256r1], ['p384', ec.p384],
-  ['p521', ec.p521], ['secp256k1', ec.secp256k1], ['brainpoolP384r1', ec.brainpoolP384r1], ['brainpoolP512r1', ec.brainpoolP512r1],
+  ['p256', ec.p256],
+  ['p224', ec.p224],
+  ['brainpoolP256r1', ec.brainpoolP256r1],
+  ['p384', ec.p384],
+  ['p521', ec.p521],
+  ['secp256k1', ec.secp256k1],
+  ['brainpoolP384r1', ec.brainpoolP384r1],
+  ['brainpoolP512r1', ec.brainpoolP512r1],
 ] as [CurveName, EcdsaCurve][];
 
 function curveTests(name: string, c: EcdsaCurve): TimingTest[] {
@@ -204,8 +230,7 @@ function curveTests(name: string, c: EcdsaCurve): TimingTest[] {
     // redrawn), so with one fixed message the fixed class would always take the same number of
     // rounds while random keys take a varying one — a difference of the message-key pair's
     // HMAC outputs, not of the key's bits.
-    test({ name: `${name}/sign: low-weight vs random key (random messages)`, control: false,
-      prepare: (cls) => ({ k: key(cls), m: random(100) }), run: ({ k, m }) => c.sign(m, k) }),
+    test({ name: `${name}/sign: low-weight vs random key (random messages)`, control: false, prepare: (cls) => ({ k: key(cls), m: random(100) }), run: ({ k, m }) => c.sign(m, k) }),
   ];
 }
 
@@ -215,20 +240,26 @@ function importTests(): TimingTest[] {
   const out: TimingTest[] = [];
   for (const format of ['pkcs8-pem', 'sec1-pem', 'pkcs8-der', 'jwk'] as const) {
     const enc = (k: Uint8Array) => c.exportPrivateKey(k, format);
-    out.push(test({ name: `p256/import ${format}: low-weight vs random key`, control: false,
-      prepare: (cls) => {
-        const k = c.generatePrivateKey();
-        if (cls === 0) k.set(low);
-        return enc(k); // encoded afresh in both classes
-      },
-      run: (e) => c.importPrivateKey(e as Parameters<Curve['importPrivateKey']>[0], format) }));
+    out.push(
+      test({
+        name: `p256/import ${format}: low-weight vs random key`,
+        control: false,
+        prepare: (cls) => {
+          const k = c.generatePrivateKey();
+          if (cls === 0) k.set(low);
+          return enc(k); // encoded afresh in both classes
+        },
+        run: (e) => c.importPrivateKey(e as Parameters<Curve['importPrivateKey']>[0], format),
+      }),
+    );
   }
   return out;
 }
 
 /** X25519 and Ed25519: a fixed key (for X25519 a low-weight scalar, bits 3 and 254) vs random keys. */
 function okpTests(): TimingTest[] {
-  const x = ec.x25519, ed = ec.ed25519;
+  const x = ec.x25519,
+    ed = ec.ed25519;
   const lowX = new Uint8Array(32);
   lowX[0] = 8;
   lowX[31] = 0x40;
@@ -238,8 +269,7 @@ function okpTests(): TimingTest[] {
     test({ name: 'x25519/ecdh: low-weight vs random key', control: false, prepare: (c) => pick(c, lowX), run: (k) => x.ecdh(k, peer) }),
     test({ name: 'x25519/public key: low-weight vs random key', control: false, prepare: (c) => pick(c, lowX), run: (k) => x.getPublicKey(k) }),
     test({ name: 'ed25519/public key: fixed vs random key', control: false, prepare: (c) => pick(c, fixedSeed), run: (k) => ed.getPublicKey(k) }),
-    test({ name: 'ed25519/sign: fixed vs random key (random messages)', control: false,
-      prepare: (c) => ({ k: pick(c, fixedSeed), m: random(100) }), run: ({ k, m }) => ed.sign(m, k) }),
+    test({ name: 'ed25519/sign: fixed vs random key (random messages)', control: false, prepare: (c) => ({ k: pick(c, fixedSeed), m: random(100) }), run: ({ k, m }) => ed.sign(m, k) }),
   ];
 }
 
@@ -259,17 +289,27 @@ function cliImportTests(): TimingTest[] {
     ['hex', (k) => text(hex(k) + '\n'), 'p256'],
     ['raw', (k) => k.slice(), 'p256'],
   ];
-  const out: TimingTest[] = forms.map(([form, enc, curve]) => test({ name: `cli/p256 key file, ${form}: low-weight vs random key`, control: false,
-    prepare: (cls) => {
-      const k = c.generatePrivateKey();
-      if (cls === 0) k.set(low);
-      return enc(k); // encoded afresh in both classes, same length in both
-    },
-    run: (b) => parsePrivateKey(b, 'ct-timing', curve).key }));
+  const out: TimingTest[] = forms.map(([form, enc, curve]) =>
+    test({
+      name: `cli/p256 key file, ${form}: low-weight vs random key`,
+      control: false,
+      prepare: (cls) => {
+        const k = c.generatePrivateKey();
+        if (cls === 0) k.set(low);
+        return enc(k); // encoded afresh in both classes, same length in both
+      },
+      run: (b) => parsePrivateKey(b, 'ct-timing', curve).key,
+    }),
+  );
   const fixed = random(32);
-  out.push(test({ name: 'cli/aead key file (chacha20-poly1305): fixed vs random key', control: false,
-    prepare: (cls) => text(`{"kty":"oct","alg":"chacha20-poly1305","k":"${base64url(pick(cls, fixed))}","key_ops":["encrypt","decrypt"]}\n`),
-    run: (b) => parseAeadKeyFile(b, 'ct-timing').key }));
+  out.push(
+    test({
+      name: 'cli/aead key file (chacha20-poly1305): fixed vs random key',
+      control: false,
+      prepare: (cls) => text(`{"kty":"oct","alg":"chacha20-poly1305","k":"${base64url(pick(cls, fixed))}","key_ops":["encrypt","decrypt"]}\n`),
+      run: (b) => parseAeadKeyFile(b, 'ct-timing').key,
+    }),
+  );
   return out;
 }
 
@@ -280,11 +320,12 @@ async function controls(): Promise<TimingTest[]> {
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
     return true;
   };
-  const diffAt = (i: number) => { const b = pick(0, a); b[i] ^= 1; return b; };
-  const out: TimingTest[] = [
-    test({ name: 'control/js early-exit compare: first vs last byte differs', control: true,
-      prepare: (c) => diffAt(c ? a.length - 1 : 0), run: (b) => earlyExit(a, b) }),
-  ];
+  const diffAt = (i: number) => {
+    const b = pick(0, a);
+    b[i] ^= 1;
+    return b;
+  };
+  const out: TimingTest[] = [test({ name: 'control/js early-exit compare: first vs last byte differs', control: true, prepare: (c) => diffAt(c ? a.length - 1 : 0), run: (b) => earlyExit(a, b) })];
 
   // AES: the key schedule looks a table up at every key byte (leakyKeyLookup); the table spans
   // 16.7 MiB of the instance's memory, grown here. Fixed class: the all-zero key (one line).
@@ -292,42 +333,61 @@ async function controls(): Promise<TimingTest[]> {
   const mem = (aesLeaky.exports as unknown as { memory: WebAssembly.Memory }).memory;
   mem.grow(Math.max(0, 17 * 16 - mem.buffer.byteLength / 65536));
   const fixedKey = new Uint8Array(16);
-  out.push(test({ name: 'control/aes-128 key setup, key-indexed table (leakyKeyLookup): zero vs random key', control: true,
-    prepare: (c) => ({ key: pick(c, fixedKey), obj: undefined as AesGcm | undefined }),
-    run: (x) => (x.obj = aesGcmWith({ kernel: aesLeaky }, x.key)), cleanup: (x) => x.obj?.dispose() }));
+  out.push(
+    test({
+      name: 'control/aes-128 key setup, key-indexed table (leakyKeyLookup): zero vs random key',
+      control: true,
+      prepare: (c) => ({ key: pick(c, fixedKey), obj: undefined as AesGcm | undefined }),
+      run: (x) => (x.obj = aesGcmWith({ kernel: aesLeaky }, x.key)),
+      cleanup: (x) => x.obj?.dispose(),
+    }),
+  );
 
   // GCM module: an early-exit tag compare (leakyTagCompare), called on two tags in its memory
   const tagLeaky = aesKernelFrom('aes-leaky-tag', await compileKernel(generateAesGcm({ leakyTagCompare: true })));
   const tagEq = (tagLeaky.exports as unknown as { gcm_tag_eq_vt(a: number, b: number, n: number): number }).gcm_tag_eq_vt;
-  const A = 4096, B = 4096 + 64, tag = random(16);
-  out.push(test({ name: 'control/kernel early-exit tag compare (leakyTagCompare): first vs last byte wrong', control: true,
-    prepare: (c) => { const t = pick(0, tag); t[c ? 15 : 0] ^= 1; return t; },
-    run: (t) => { tagLeaky.u8.set(tag, A); tagLeaky.u8.set(t, B); return tagEq(A, B, 16); } }));
+  const A = 4096,
+    B = 4096 + 64,
+    tag = random(16);
+  out.push(
+    test({
+      name: 'control/kernel early-exit tag compare (leakyTagCompare): first vs last byte wrong',
+      control: true,
+      prepare: (c) => {
+        const t = pick(0, tag);
+        t[c ? 15 : 0] ^= 1;
+        return t;
+      },
+      run: (t) => {
+        tagLeaky.u8.set(tag, A);
+        tagLeaky.u8.set(t, B);
+        return tagEq(A, B, 16);
+      },
+    }),
+  );
 
   // P-256: ECDH whose ladder skips the addition of a zero digit (skipZeroDigits)
   const ecBytes = await compileKernel(generateEc(CURVES.p256, { skipZeroDigits: true }));
   const leakyP256 = withEcdsa(makeCurve(CURVES.p256, { name: 'ec_p256-leaky-branch', bytes: () => ecBytes }), sha256);
-  const low = lowWeightKey(leakyP256), peer = leakyP256.getPublicKey(leakyP256.generatePrivateKey());
-  out.push(test({ name: 'control/p256 ecdh, branch on zero digits (skipZeroDigits): low-weight vs random key', control: true,
-    prepare: (c) => {
-      const k = leakyP256.generatePrivateKey();
-      if (c === 0) k.set(low);
-      return k;
-    },
-    run: (k) => leakyP256.ecdh(k, peer) }));
+  const low = lowWeightKey(leakyP256),
+    peer = leakyP256.getPublicKey(leakyP256.generatePrivateKey());
+  out.push(
+    test({
+      name: 'control/p256 ecdh, branch on zero digits (skipZeroDigits): low-weight vs random key',
+      control: true,
+      prepare: (c) => {
+        const k = leakyP256.generatePrivateKey();
+        if (c === 0) k.set(low);
+        return k;
+      },
+      run: (k) => leakyP256.ecdh(k, peer),
+    }),
+  );
   return out;
 }
 
 async function allTests(): Promise<TimingTest[]> {
-  return [
-    ...(await controls()),
-    ...AEADS.flatMap(aeadTests),
-    ...macTests(),
-    ...CURVE_LIST.flatMap(([n, c]) => curveTests(n, c)),
-    ...importTests(),
-    ...okpTests(),
-    ...cliImportTests(),
-  ];
+  return [...(await controls()), ...AEADS.flatMap(aeadTests), ...macTests(), ...CURVE_LIST.flatMap(([n, c]) => curveTests(n, c)), ...importTests(), ...okpTests(), ...cliImportTests()];
 }
 
 // ---- measurement ----------------------------------------------------------------------------------
@@ -345,24 +405,40 @@ class Coin {
   #buf = new Uint8Array(4096);
   #i = this.#buf.length * 8;
   flip(): 0 | 1 {
-    if (this.#i >= this.#buf.length * 8) { webcrypto.getRandomValues(this.#buf); this.#i = 0; }
+    if (this.#i >= this.#buf.length * 8) {
+      webcrypto.getRandomValues(this.#buf);
+      this.#i = 0;
+    }
     const bit = (this.#buf[this.#i >> 3] >> (this.#i & 7)) & 1;
     this.#i++;
     return bit as 0 | 1;
   }
 }
 
-export interface TimingResult { test: string; samples: number; t: number; control: boolean; crop: number; perCrop: number[]; nsMedian: number }
+export interface TimingResult {
+  test: string;
+  samples: number;
+  t: number;
+  control: boolean;
+  crop: number;
+  perCrop: number[];
+  nsMedian: number;
+}
 
 /** Samples per batch: inputs are prepared for a whole batch, then timed one call at a time. */
 const BATCH = 64;
 
 /** Times `n` samples of random classes; calls `add(cls, ns)` for each. */
 function batches(t: TimingTest, coin: Coin, n: number, add: (cls: 0 | 1, ns: number) => void): void {
-  const cls: (0 | 1)[] = Array(BATCH), xs: unknown[] = Array(BATCH), ns: number[] = Array(BATCH);
+  const cls: (0 | 1)[] = Array(BATCH),
+    xs: unknown[] = Array(BATCH),
+    ns: number[] = Array(BATCH);
   for (let done = 0; done < n; done += BATCH) {
     const m = Math.min(BATCH, n - done);
-    for (let i = 0; i < m; i++) { cls[i] = coin.flip(); xs[i] = t.prepare(cls[i]); }
+    for (let i = 0; i < m; i++) {
+      cls[i] = coin.flip();
+      xs[i] = t.prepare(cls[i]);
+    }
     for (let i = 0; i < m; i++) {
       const t0 = process.hrtime.bigint();
       const r = t.run(xs[i]);
@@ -370,7 +446,11 @@ function batches(t: TimingTest, coin: Coin, n: number, add: (cls: 0 | 1, ns: num
       ns[i] = Number(t1 - t0);
       consume(r);
     }
-    for (let i = 0; i < m; i++) { t.cleanup?.(xs[i]); xs[i] = undefined; add(cls[i], ns[i]); }
+    for (let i = 0; i < m; i++) {
+      t.cleanup?.(xs[i]);
+      xs[i] = undefined;
+      add(cls[i], ns[i]);
+    }
   }
 }
 
@@ -386,7 +466,9 @@ export function measure(t: TimingTest, samples: number): TimingResult {
   batches(t, coin, samples - calN, (c, x) => stats.add(c, x));
   const per = stats.ts();
   let best = 0;
-  per.forEach((v, i) => { if (v > per[best]) best = i; });
+  per.forEach((v, i) => {
+    if (v > per[best]) best = i;
+  });
   const sorted = cal.map(([, x]) => x).sort((x, y) => x - y);
   return { test: t.name, samples: stats.samples, t: per[best], control: t.control, crop: CROPS[best], perCrop: per, nsMedian: sorted[sorted.length >> 1] };
 }
@@ -409,7 +491,10 @@ export function table(results: TimingResult[]): string {
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const usage = 'usage: npm run ct:timing -- [--quick] [--samples <n>] [--filter <regex>] [--json] [--list]';
-  let samples = 1_000_000, json = false, list = false, filter: RegExp | undefined;
+  let samples = 1_000_000,
+    json = false,
+    list = false,
+    filter: RegExp | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--quick') samples = 20_000;
@@ -417,16 +502,37 @@ async function main(): Promise<number> {
     else if (a === '--list') list = true;
     else if (a === '--samples' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) >= 2000) samples = Number(args[++i]);
     else if (a === '--filter' && args[i + 1] !== undefined) {
-      try { filter = new RegExp(args[++i]); } catch (e) { console.error(`ct:timing: bad --filter: ${(e as Error).message}\n${usage}`); return 2; }
-    } else if (a === '--help' || a === '-h') { console.log(usage); return 0; }
-    else { console.error(`ct:timing: unknown argument '${a}' (--samples takes a count ≥ 2000)\n${usage}`); return 2; }
+      try {
+        filter = new RegExp(args[++i]);
+      } catch (e) {
+        console.error(`ct:timing: bad --filter: ${(e as Error).message}\n${usage}`);
+        return 2;
+      }
+    } else if (a === '--help' || a === '-h') {
+      console.log(usage);
+      return 0;
+    } else {
+      console.error(`ct:timing: unknown argument '${a}' (--samples takes a count ≥ 2000)\n${usage}`);
+      return 2;
+    }
   }
   const tests = (await allTests()).filter((t) => !filter || filter.test(t.name));
-  if (list) { for (const t of tests) console.log(t.name); return 0; }
-  if (tests.length === 0) { console.error('ct:timing: no test matches the filter'); return 2; }
+  if (list) {
+    for (const t of tests) console.log(t.name);
+    return 0;
+  }
+  if (tests.length === 0) {
+    console.error('ct:timing: no test matches the filter');
+    return 2;
+  }
   const started = new Date();
   if (!json) {
-    console.error(`ct:timing: ${tests.length} tests × ${samples} samples; ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node.js ${process.version}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; ${started.toISOString()}`);
+    console.error(
+      `ct:timing: ${tests.length} tests × ${samples} samples; ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node.js ${process.version}, load ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}; ${started.toISOString()}`,
+    );
   }
   const results: TimingResult[] = [];
   for (const t of tests) {
@@ -435,10 +541,22 @@ async function main(): Promise<number> {
     results.push(r);
     if (!json) console.error(`  ${r.t.toFixed(2).padStart(8)}  ${t.name}  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   }
-  if (json) console.log(JSON.stringify(results.map((r) => ({ test: r.test, samples: r.samples, t: Number(r.t.toFixed(3)), control: r.control })), null, 2));
+  if (json)
+    console.log(
+      JSON.stringify(
+        results.map((r) => ({ test: r.test, samples: r.samples, t: Number(r.t.toFixed(3)), control: r.control })),
+        null,
+        2,
+      ),
+    );
   else {
     console.log(table(results));
-    console.log(`\n${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} CPUs, Node.js ${process.version}; ${started.toISOString()} – ${new Date().toISOString()}; load at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (sink ${sink & 1})`);
+    console.log(
+      `\n${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} CPUs, Node.js ${process.version}; ${started.toISOString()} – ${new Date().toISOString()}; load at the end ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')} (sink ${sink & 1})`,
+    );
   }
   // The claim is about full runs: fewer samples may leave a weak control below 10 on a busy machine.
   const bad = results.filter((r) => (r.control ? r.t <= 10 : r.t > 10));

@@ -122,7 +122,10 @@ function run(name: string, mode: Mode, cycles: number): Row | string {
 
 function main(): void {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') return child(args[1]!, args[2] as Mode, Number(args[3]));
+  if (args[0] === '--child') {
+    child(args[1]!, args[2] as Mode, Number(args[3]));
+    return;
+  }
   const cycles = args[0] !== undefined ? Number(args[0]) : 1_000_000;
   const filter = args[1] !== undefined && args[1] !== '' ? new RegExp(args[1]) : undefined;
   const nobleCycles = args[2] !== undefined ? Number(args[2]) : Math.min(cycles, 100_000);

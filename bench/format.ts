@@ -44,11 +44,7 @@ export function formatChange(baseNs: number, headNs: number): string {
 export function environment(): string {
   const cpus = os.cpus();
   const cpu = cpus[0]?.model.trim() ?? 'unknown CPU';
-  return [
-    `Node ${process.version} (${process.platform}-${process.arch}, V8 ${process.versions.v8})`,
-    `CPU: ${cpu} × ${cpus.length}`,
-    `Date: ${new Date().toISOString()}`,
-  ].join('  \n');
+  return [`Node ${process.version} (${process.platform}-${process.arch}, V8 ${process.versions.v8})`, `CPU: ${cpu} × ${cpus.length}`, `Date: ${new Date().toISOString()}`].join('  \n');
 }
 
 function table(header: string[], rows: string[][], rightFrom = 1): string {
@@ -98,12 +94,7 @@ export function compareTable(base: Side, head: Side): string {
     const b = base.ns.get(name);
     const h = head.ns.get(name);
     const missing = (s: Side): string => (s.unavailable ? `— (${s.unavailable})` : `missing on ${s.label.toLowerCase()}`);
-    return [
-      name,
-      b === undefined ? missing(base) : formatTime(b),
-      h === undefined ? missing(head) : formatTime(h),
-      b === undefined || h === undefined ? '—' : formatChange(b, h),
-    ];
+    return [name, b === undefined ? missing(base) : formatTime(b), h === undefined ? missing(head) : formatTime(h), b === undefined || h === undefined ? '—' : formatChange(b, h)];
   });
   if (rows.length === 0) {
     const why = [base, head].filter((s) => s.unavailable).map((s) => `${s.label}: ${s.unavailable}`);

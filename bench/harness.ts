@@ -149,8 +149,7 @@ function warmAndCalibrate(r: Runner, ms: number): void {
 export async function measureCase(c: Case, opts: MeasureOptions, impls?: string[]): Promise<Result[]> {
   const runners: Runner[] = [];
   const backends = opts.backends ?? ['simd', 'wasm', 'js'];
-  const entries = Object.entries(c.impls).flatMap(([impl, setup]): [string, Setup, Backend | undefined][] =>
-    impl === 'ctkit' ? backends.map((b) => [ctkitImpl(b), setup, b]) : [[impl, setup, undefined]]);
+  const entries = Object.entries(c.impls).flatMap(([impl, setup]): [string, Setup, Backend | undefined][] => (impl === 'ctkit' ? backends.map((b) => [ctkitImpl(b), setup, b]) : [[impl, setup, undefined]]));
   for (const [impl, setup, backend] of entries) {
     if (impls && !impls.includes(impl)) continue;
     const r: Runner = { impl, fn: () => undefined, loop: makeLoop(), n: 1, spentNs: 0, samples: [], backend };
@@ -176,9 +175,7 @@ export async function measureCase(c: Case, opts: MeasureOptions, impls?: string[
   // Timed batches, round-robin; the starting impl rotates so no impl always goes first.
   const budgetNs = opts.timeMs * 1e6;
   for (let round = 0; ; round++) {
-    const pending = live.filter(
-      (r) => r.samples.length < MAX_SAMPLES && (r.samples.length < minSamples || (c.minRuns === undefined && r.spentNs < budgetNs)),
-    );
+    const pending = live.filter((r) => r.samples.length < MAX_SAMPLES && (r.samples.length < minSamples || (c.minRuns === undefined && r.spentNs < budgetNs)));
     if (pending.length === 0) break;
     for (let i = 0; i < pending.length; i++) {
       const r = pending[(i + round) % pending.length]!;

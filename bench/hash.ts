@@ -15,7 +15,6 @@ import { bytes } from './inputs.js';
 
 const SIZES = [64, 1024, 16384];
 
-
 function oneShot(name: 'sha256' | 'sha512', n: number): Case {
   const [own, noble] = name === 'sha256' ? [sha256, nobleSha256] : [sha512, nobleSha512];
   const data = bytes(n, n);
@@ -72,14 +71,7 @@ function kernelCase(fn: 'sha256_blocks' | 'sha512_blocks'): Case {
 
 const family: Family = {
   title: 'Hashes (SHA-256, SHA-512, HMAC-SHA-256)',
-  cases: [
-    ...SIZES.map((n) => oneShot('sha256', n)),
-    ...SIZES.map((n) => oneShot('sha512', n)),
-    hmacCase(32),
-    hmacCase(1024),
-    kernelCase('sha256_blocks'),
-    kernelCase('sha512_blocks'),
-  ],
+  cases: [...SIZES.map((n) => oneShot('sha256', n)), ...SIZES.map((n) => oneShot('sha512', n)), hmacCase(32), hmacCase(1024), kernelCase('sha256_blocks'), kernelCase('sha512_blocks')],
 };
 
 export default family;

@@ -9,7 +9,6 @@ const SIZES = [16, 64, 256, 1024, 16384];
 const STREAM_SIZE = 16384;
 const STREAM_CHUNK = 1024;
 
-
 const KEY = bytes(16, 0x9e3779b9);
 
 function oneShot(name: 'ghash' | 'polyval', n: number): Case {
@@ -52,11 +51,7 @@ function stream(n: number): Case {
 
 const family: Family = {
   title: 'MAC (GHASH, POLYVAL)',
-  cases: [
-    ...SIZES.map((n) => oneShot('ghash', n)),
-    ...SIZES.map((n) => oneShot('polyval', n)),
-    ...(ghashCreate ? [stream(STREAM_SIZE)] : []),
-  ],
+  cases: [...SIZES.map((n) => oneShot('ghash', n)), ...SIZES.map((n) => oneShot('polyval', n)), ...(ghashCreate ? [stream(STREAM_SIZE)] : [])],
 };
 
 export default family;
