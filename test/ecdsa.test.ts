@@ -15,14 +15,12 @@ import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { CURVES, type CurveName } from '../src/curves/params.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
 import { sha256, sha384, sha512 } from '../src/hash/index.js';
-import { generateEc } from '../src/kernels/ec_rcb_window.js';
 import { ECDSA_VARTIME } from '../src/kernels/ecdsa_straus_wnaf.js';
-import { compileKernel } from '../src/kernels/build.js';
 import { checkModule } from '../src/ct/check.js';
 import { shipped } from '../src/engine/wasm/all.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import { bigToBytes, bytesToBig } from '../src/ref/ec.js';
-import { MODULES } from './support/ec-curves.js';
+import { MODULES, brokenSource, controlHere, runsHere } from './support/ec-curves.js';
 import { ecdsaSuite, edgePart, edgeVectors, rfc6979Part, seededKey } from './support/ecdsa-suite.js';
 import { Rng, hex } from './support/rng.js';
 
@@ -30,12 +28,12 @@ const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
   p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
   secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
 };
-const NAMES = Object.keys(CURVE_OBJECTS) as CurveName[];
+const NAMES = (Object.keys(CURVE_OBJECTS) as CurveName[]).filter(runsHere); // on js: JS_CURVES (support/ec-curves.ts)
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 // ---- known answers and edge cases ----------------------------------------------------------------
 
-for (const name of ['p224', 'p256', 'p384', 'p521'] as const) {
+for (const name of (['p224', 'p256', 'p384', 'p521'] as const).filter(runsHere)) {
   test(`RFC 6979 A.2 (${name}): the public key, every SHA-2 case, "sample" and "test", signature and verification`, () => {
     const { total, failures } = rfc6979Part(CURVE_OBJECTS[name], name);
     assert.deepEqual(failures, []);
@@ -258,17 +256,19 @@ test('wiping: after sign and verify the curve module\'s IO area and work space h
 
 test('constant time: ecdsa_sign and ecdsa_gtable pass the checker; the exemptions are exactly the verification functions', () => {
   for (const [name, src] of Object.entries(MODULES)) {
-    const report = checkModule(src.name, shipped[src.name]());
-    assert.deepEqual(report.violations, [], name);
-    assert.deepEqual(report.exempt.map((x) => x.func).sort(), [...ECDSA_VARTIME].sort(), name);
+    for (const module of [src.name, `${src.name}_wasm`]) { // the SIMD module and the scalar one
+      const report = checkModule(module, shipped[module]());
+      assert.deepEqual(report.violations, [], module);
+      assert.deepEqual(report.exempt.map((x) => x.func).sort(), [...ECDSA_VARTIME].sort(), `${name}: ${module}`);
+    }
   }
 });
 
 // ---- negative controls ------------------------------------------------------------------------------
 
 async function brokenKernelCurve(name: CurveName): Promise<EcdsaCurve> {
-  const bytes = await compileKernel(generateEc(CURVES[name], { nonceInvModP: true }));
-  return withEcdsa(makeCurve(CURVES[name], { name: `broken-nonceinv-${name}`, bytes: () => bytes }), CURVE_OBJECTS[name].ecdsaHash);
+  const src = await brokenSource(name, { nonceInvModP: true }, `broken-nonceinv-${name}`); // for the backend under test
+  return withEcdsa(makeCurve(CURVES[name], src), CURVE_OBJECTS[name].ecdsaHash);
 }
 const brokenGlueCurve = (name: CurveName, flags: EcdsaTestFlags): EcdsaCurve =>
   withEcdsa(makeCurve(CURVES[name], MODULES[name]), CURVE_OBJECTS[name].ecdsaHash, flags);
@@ -276,7 +276,7 @@ const brokenGlueCurve = (name: CurveName, flags: EcdsaTestFlags): EcdsaCurve =>
 const suiteOpts = { openssl: 4, wycheproofEvery: 3 };
 
 test('negative control: the suite passes the shipped curves at the sizes the controls use', () => {
-  for (const name of ['p256', 'p224', 'secp256k1'] as const) {
+  for (const name of (['p256', 'p224', 'secp256k1'] as const).filter(runsHere)) {
     const { total, failures } = ecdsaSuite(CURVE_OBJECTS[name], name, suiteOpts);
     assert.deepEqual(failures.slice(0, 3), [], name);
     // the controls below mean something only if this suite runs cases: at least the OpenSSL ones
@@ -284,7 +284,8 @@ test('negative control: the suite passes the shipped curves at the sizes the con
   }
 });
 
-for (const name of ['p256', 'secp256k1'] as const) {
+for (const [i, name] of (['p256', 'secp256k1'] as const).entries()) {
+  if (!controlHere(i, name)) continue; // on js: P-256 only (support/ec-curves.ts)
   test(`negative control (${name}): the nonce inverted mod p instead of n (kernel flag) fails the suite`, async () => {
     const c = await brokenKernelCurve(name);
     const { failures } = ecdsaSuite(c, name, suiteOpts);
@@ -294,14 +295,14 @@ for (const name of ['p256', 'secp256k1'] as const) {
   });
 }
 
-for (const name of ['p256', 'p224'] as const) {
+for (const name of (['p256', 'p224'] as const).filter(runsHere)) {
   test(`negative control (${name}): bits2int without truncation (glue flag) fails the suite`, () => {
     const { failures } = ecdsaSuite(brokenGlueCurve(name, { noTruncation: true }), name, suiteOpts);
     assert.ok(failures.length > 0, 'bits2int without truncation passed');
   });
 }
 
-for (const name of ['p224', 'p384', 'brainpoolP384r1'] as const) {
+for (const name of (['p224', 'p384', 'brainpoolP384r1'] as const).filter(runsHere)) {
   test(`negative control (${name}): an r-check off by one (refuses r = n − 1; glue flag) fails the suite`, () => {
     const { failures } = ecdsaSuite(brokenGlueCurve(name, { rCheckOffByOne: true }), name, { openssl: 2, wycheproofEvery: 5 });
     assert.ok(failures.some((f) => f.includes('the largest r < n')), `the off-by-one r check passed: ${failures.slice(0, 3).join('\n')}`);

@@ -7,7 +7,7 @@ import { type GeneratedKernel, printJsModule, withTarget } from '../../src/kerne
 import { checkJs } from '../../src/kernels/builder/check_js.js';
 import { compileKernel } from '../../src/kernels/build.js';
 import { JsMemory } from '../../src/engine/js-memory.js';
-import { Kernel } from '../../src/engine/kernel.js';
+import { Kernel, type ModuleSource } from '../../src/engine/kernel.js';
 import type { Backend } from '../../src/engine/backend.js';
 
 /** The printed module's instance (types stripped by esbuild, JsMemory passed in). */
@@ -18,18 +18,23 @@ export async function loadJsModule(src: string): Promise<unknown> {
   return mod.instantiate;
 }
 
-/** A kernel of backend b ('wasm' or 'js') from generate(), run under that target. */
-export async function kernelFor<E>(b: Exclude<Backend, 'simd'>, name: string, generate: () => GeneratedKernel, slotSize: number): Promise<Kernel<E>> {
+/** A module source of backend b ('wasm' or 'js') from generate(), run under that target, pinned to b. */
+export async function sourceFor(b: Exclude<Backend, 'simd'>, name: string, generate: () => GeneratedKernel): Promise<ModuleSource> {
   const g = withTarget(b, generate);
   if (b === 'wasm') {
     const bytes = await compileKernel(g);
-    return new Kernel<E>({ name, bytes: () => bytes, variants: { wasm: () => bytes }, backend: 'wasm' }, slotSize);
+    return { name, bytes: () => bytes, variants: { wasm: () => bytes }, backend: 'wasm' };
   }
   const src = printJsModule(g.ir!);
   const bad = checkJs(src);
   if (bad.length) throw new Error(`${name}: check_js: ${bad.map((v) => v.text).join('; ')}`);
   const instantiate = (await loadJsModule(src)) as () => unknown;
-  return new Kernel<E>({ name, bytes: () => new Uint8Array(0), variants: { js: instantiate }, backend: 'js' }, slotSize);
+  return { name, bytes: () => new Uint8Array(0), variants: { js: instantiate }, backend: 'js' };
+}
+
+/** A kernel of backend b ('wasm' or 'js') from generate(), run under that target. */
+export async function kernelFor<E>(b: Exclude<Backend, 'simd'>, name: string, generate: () => GeneratedKernel, slotSize: number): Promise<Kernel<E>> {
+  return new Kernel<E>(await sourceFor(b, name, generate), slotSize);
 }
 
 /** The backend this test process runs the library on (CTKIT_BACKEND; test/backends.test.ts sets it). */

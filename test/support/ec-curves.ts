@@ -1,4 +1,5 @@
-// Every curve's parameters with its shipped kernel module, for the curve tests.
+// Every curve's parameters with its shipped kernel module, for the curve tests; broken builds
+// (negative controls) for the backend under test (CTKIT_BACKEND, test/backends.test.ts).
 import * as ec_p256 from '../../src/engine/wasm/ec_p256.js';
 import * as ec_p224 from '../../src/engine/wasm/ec_p224.js';
 import * as ec_brainpoolp256r1 from '../../src/engine/wasm/ec_brainpoolp256r1.js';
@@ -8,8 +9,12 @@ import * as ec_secp256k1 from '../../src/engine/wasm/ec_secp256k1.js';
 import * as ec_brainpoolp384r1 from '../../src/engine/wasm/ec_brainpoolp384r1.js';
 import * as ec_brainpoolp512r1 from '../../src/engine/wasm/ec_brainpoolp512r1.js';
 import { CURVES, type CurveName } from '../../src/curves/params.js';
-import { ecKernel, type EcKernel } from '../../src/ec/kernel.js';
-import type { ModuleSource } from '../../src/engine/kernel.js';
+import { EcKernel, ecKernel } from '../../src/ec/kernel.js';
+import { Kernel, type ModuleSource } from '../../src/engine/kernel.js';
+import type { EcExports } from '../../src/engine/wasm/ec.contract.js';
+import { type EcFlags, generateEc } from '../../src/kernels/ec_rcb_window.js';
+import { compileKernel } from '../../src/kernels/build.js';
+import { sourceFor, testBackend } from './backends.js';
 
 export const MODULES: Record<CurveName, ModuleSource> = {
   p256: ec_p256,
@@ -22,8 +27,47 @@ export const MODULES: Record<CurveName, ModuleSource> = {
   brainpoolP512r1: ec_brainpoolp512r1,
 };
 
-export const CURVE_NAMES = Object.keys(CURVES) as CurveName[];
+export const ALL_CURVES = Object.keys(CURVES) as CurveName[];
+
+/**
+ * The curves whose suites run on the js backend (test/backends.test.ts: CI time): the two with
+ * the speed bars, P-256 and secp256k1, and one of each other shape — P-384 (a = −3, the largest
+ * sparse NIST prime below P-521's 19 limbs) and brainpoolP256r1 (generic a, run on its twist).
+ * Every curve runs on simd and wasm.
+ */
+export const JS_CURVES: readonly CurveName[] = ['p256', 'secp256k1', 'p384', 'brainpoolP256r1'];
+
+/** Whether the suites of curve `name` run on the backend under test. */
+export const runsHere = (name: CurveName): boolean => testBackend() !== 'js' || JS_CURVES.includes(name);
+
+/** The curves whose suites run on the backend under test (all but on js: JS_CURVES). */
+export const CURVE_NAMES = ALL_CURVES.filter(runsHere);
 
 export function kernelOf(name: CurveName): EcKernel {
   return ecKernel(CURVES[name], MODULES[name]);
 }
+
+/** A broken build of a curve module (negative controls) for the backend under test, as a module source. */
+export async function brokenSource(name: CurveName, flags: EcFlags, label: string): Promise<ModuleSource> {
+  const b = testBackend();
+  const generate = () => generateEc(CURVES[name], flags);
+  if (b !== 'simd') return sourceFor(b, label, generate);
+  const bytes = await compileKernel(generate());
+  return { name: label, bytes: () => bytes };
+}
+
+/** A broken build of a curve module as an EcKernel of its own, on the backend under test. */
+export async function brokenKernel(name: CurveName, flags: EcFlags): Promise<EcKernel> {
+  const src = await brokenSource(name, flags, `broken-${name}-${Object.keys(flags)[0]}`);
+  return new EcKernel(CURVES[name], new Kernel<EcExports>(src, 32 * 1024));
+}
+
+/** n on the simd backend, else the count for the scalar backends (wasm, js: slower; CI time). */
+export const perBackend = (simd: number, wasm: number, js: number): number => ({ simd, wasm, js })[testBackend()];
+
+/**
+ * Whether negative control number `i` (of a file's list) on curve `name` runs on the backend
+ * under test: all of them on simd and wasm; on js (each broken build is printed and loaded as a
+ * JavaScript module of megabytes: CI time) the first one, on P-256.
+ */
+export const controlHere = (i: number, name: CurveName): boolean => testBackend() !== 'js' || (i === 0 && name === 'p256');
