@@ -12,8 +12,8 @@ import { generator, mul, mulProj, onCurve } from '../src/ref/ec.js';
 
 // random scalars per curve, and every STRIDE-th of all (structured and random; 3 is coprime to
 // the four base points' cycle): fewer on the scalar backends (test/backends.test.ts)
-const RANDOM = perBackend(30, 10, 6);
-const STRIDE = perBackend(1, 1, 3);
+const RANDOM = perBackend(30, 6, 6);
+const STRIDE = perBackend(1, 3, 3);
 
 for (const name of CURVE_NAMES) {
   test(`${name}: k·G and k·P equal the reference for structured and random scalars${STRIDE > 1 ? ` (every ${STRIDE}rd)` : ''}; group law on special points`, () => {
