@@ -112,6 +112,7 @@ test('HKDF: lengths 0, 1, HashLen ± 1, 255·HashLen equal OpenSSL; 255·HashLen
     assert.throws(() => hkdf(h, ikm, salt, info, '3' as unknown as number), message(CtkitTypeError, 'length must be a number, got string'));
     assert.throws(() => hkdf(h, ikm, 'salt' as unknown as Uint8Array, info, 3), message(CtkitTypeError, 'salt must be a Uint8Array, got string'));
     assert.throws(() => hkdf.extract(h, ikm, null as unknown as Uint8Array), message(CtkitTypeError, 'salt must be a Uint8Array, got null'));
+    assert.throws(() => hkdf.extract(h, 'ikm' as unknown as Uint8Array), message(CtkitTypeError, 'ikm must be a Uint8Array, got string'));
     assert.throws(() => hkdf.expand(h, ikm, 5 as unknown as Uint8Array, 3), message(CtkitTypeError, 'info must be a Uint8Array, got number'));
     clean(`hkdf ${name}`);
   }
