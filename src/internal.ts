@@ -7,6 +7,9 @@ import { AesGcm, type AesGcmOptions, type AesSeams } from './aead/aes-gcm.js';
 import { AesGcmSiv } from './aead/aes-gcm-siv.js';
 import { ChaCha20Poly1305, type ChachaSeams, chacha20, xchacha20 } from './aead/chacha20-poly1305.js';
 import { Sm4Gcm, type Sm4GcmOptions, type Sm4Seams } from './aead/sm4-gcm.js';
+import type { Curve } from './ec/curve.js';
+import { type Ecdsa, type EcdsaTestFlags, withEcdsa } from './ec/ecdsa.js';
+import type { Hash } from './hash/sha2.js';
 import { Poly1305, type Poly1305Options, type Poly1305Seams, poly1305OneShot } from './mac/poly1305.js';
 import { type HashKind, UniversalHash, type UniversalHashOptions, type UniversalHashSeams } from './mac/universal-hash.js';
 import { withSeams } from './util/seam.js';
@@ -30,3 +33,5 @@ export const poly1305With = (seams: Poly1305Seams, key: Uint8Array, options?: Po
 export const poly1305OneShotWith = (seams: Poly1305Seams, key: Uint8Array, msg: Uint8Array, options?: Poly1305Options): Uint8Array<ArrayBuffer> => withSeams(seams, () => poly1305OneShot(key, msg, options));
 
 export const universalHashWith = (seams: UniversalHashSeams, kind: HashKind, key: Uint8Array, options?: UniversalHashOptions): UniversalHash => withSeams(seams, () => new UniversalHash(kind, key, options));
+
+export const withEcdsaFlags = <C extends Curve>(flags: EcdsaTestFlags, curve: C, defaultHash: Hash): C & Ecdsa => withSeams(flags, () => withEcdsa(curve, defaultHash));

@@ -11,6 +11,7 @@ import { secp256k1 as nobleK256 } from '@noble/curves/secp256k1.js';
 import { brainpoolP256r1 as nobleBp256, brainpoolP384r1 as nobleBp384, brainpoolP512r1 as nobleBp512 } from '@noble/curves/misc.js';
 import * as ec from '../src/ec/index.js';
 import { bits2int, withEcdsa, type EcdsaCurve, type EcdsaTestFlags } from '../src/ec/ecdsa.js';
+import { withEcdsaFlags } from '../src/internal.js';
 import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { CURVES, type CurveName } from '../src/curves/params.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
@@ -271,7 +272,7 @@ async function brokenKernelCurve(name: CurveName): Promise<EcdsaCurve> {
   return withEcdsa(makeCurve(CURVES[name], src), CURVE_OBJECTS[name].ecdsaHash);
 }
 const brokenGlueCurve = (name: CurveName, flags: EcdsaTestFlags): EcdsaCurve =>
-  withEcdsa(makeCurve(CURVES[name], MODULES[name]), CURVE_OBJECTS[name].ecdsaHash, flags);
+  withEcdsaFlags(flags, makeCurve(CURVES[name], MODULES[name]), CURVE_OBJECTS[name].ecdsaHash);
 
 const suiteOpts = { openssl: 4, wycheproofEvery: 3 };
 

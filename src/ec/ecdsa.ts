@@ -36,6 +36,7 @@ import { CtkitError, EncodingError, InvalidKeyError, CtkitTypeError, CtkitRangeE
 import { hmac } from '../hash/hmac.js';
 import { type Hash, hashInfo } from '../hash/sha2.js';
 import { checkBytes, checkLength, isBytes } from '../util/check.js';
+import { takeSeams } from '../util/seam.js';
 import { type Curve, curveKernel } from './curve.js';
 import { DerReader, TAG, concat, der } from './der.js';
 import type { EcKernel } from './kernel.js';
@@ -77,7 +78,7 @@ export interface Ecdsa {
 
 export type EcdsaCurve = Curve & Ecdsa;
 
-/** Deliberately broken variants, for the negative controls of the tests only. */
+/** Deliberately broken variants, for the negative controls of the tests only (src/internal.ts). */
 export interface EcdsaTestFlags {
   /** bits2int takes the whole hash as an integer (reduced mod n) instead of its leftmost bits(n) bits */
   noTruncation?: boolean;
@@ -179,7 +180,8 @@ function parseDer(sig: Uint8Array, len: number): { r: Uint8Array; s: Uint8Array 
 }
 
 /** Adds sign() and verify() to a curve object (and returns it). */
-export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash, testFlags: EcdsaTestFlags = {}): C & Ecdsa {
+export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash): C & Ecdsa {
+  const testFlags = takeSeams<EcdsaTestFlags>();
   const params = curve.params;
   const name = curve.name;
   const Ls = scalarBytes(params);
