@@ -41,11 +41,13 @@ const FAMILY_TESTS: Record<string, string[]> = {
   ]])),
 };
 
-const withBoth = kernels.filter((k) => k.targets?.includes('wasm') && k.targets.includes('js'));
+/** The modules with a variant for backend b (the curves have wasm but no js: issue 16 note). */
+const withTarget_ = (b: 'wasm' | 'js') => kernels.filter((k) => k.targets?.includes(b));
 
-test('every module with the wasm and js variants has its family tests run on them here', () => {
-  assert.ok(withBoth.length >= 2);
-  for (const k of withBoth) assert.ok(FAMILY_TESTS[k.name], `no family test file listed for ${k.name}`);
+test('every module with a wasm or js variant has its family tests run on them here', () => {
+  assert.ok(withTarget_('js').length >= 2);
+  for (const k of withTarget_('wasm')) assert.ok(FAMILY_TESTS[k.name], `no family test file listed for ${k.name}`);
+  for (const k of withTarget_('js')) assert.ok(FAMILY_TESTS[k.name], `no family test file listed for ${k.name}`);
 });
 
 /** Files that run on wasm but not on js (CI time: the curves' key formats and OpenSSL key
@@ -54,7 +56,7 @@ test('every module with the wasm and js variants has its family tests run on the
 const NOT_ON_JS = new Set(['test/ec-openssl.test.ts', 'test/ec-keys.test.ts']);
 
 for (const b of ['wasm', 'js'] as const) {
-  for (const file of [...new Set(withBoth.flatMap((k) => FAMILY_TESTS[k.name] ?? []))]) {
+  for (const file of [...new Set(withTarget_(b).flatMap((k) => FAMILY_TESTS[k.name] ?? []))]) {
     if (b === 'js' && NOT_ON_JS.has(file)) continue;
     test(`${file} passes on the ${b} backend`, () => {
       const env: NodeJS.ProcessEnv = { ...process.env, CTKIT_BACKEND: b };
@@ -145,7 +147,7 @@ test('the curve modules\' js IR assembles to the shipped scalar wasm binary (P-2
   assert.ok(Buffer.from(bytes).equals(Buffer.from(shipped.ec_p256_wasm())));
 });
 
-for (const k of withBoth) {
+for (const k of withTarget_('js')) {
   test(`${k.name}_js: its IR assembled passes the checker, its printed source passes check_js`, async () => {
     const bytes = EC_NAMES.has(k.name) ? shipped[`${k.name}_wasm`]() : await compileKernel(withTarget('js', () => k.generate()));
     const report = checkModule(`${k.name}_js`, bytes);

@@ -4,11 +4,10 @@
 // 113173 bytes, sha256 62af3b308a95161bde18aa16a7c9423dd00cfcac353b11a08e9bada9bde789d4
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_brainpoolp256r1_wasm.js';
-import { instantiate } from './ec_brainpoolp256r1_js.js';
 
 export const name = 'ec_brainpoolp256r1';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgBH9/f38AYAJ/fwBgAX8AYAJ/fwF/YAF/AX9gA39/fgBgA39/fwF/YAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A2ppAAEAAAIDAwIDAgMDAwIDAwMCAwIDAgMCAwMDAgMDAAAAAAACAgQFBQUFBgICAgUFAAAAAAcAAgMD',

@@ -4,11 +4,10 @@
 // 179994 bytes, sha256 fe064b4354c7f23a03df8fdf6d785301194e99b9c90f935d7add5abbed5a04a5
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_brainpoolp384r1_wasm.js';
-import { instantiate } from './ec_brainpoolp384r1_js.js';
 
 export const name = 'ec_brainpoolp384r1';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgAn9/AGABfwBgAn9/AX9gAX8Bf2ADf39+AGADf39/AX9gBH9/f38AYAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A21sAAECAgECAQICAgECAgIBAgECAQIBAgICAQICAAAAAAAAAAAAAAABAQMEBAQEBQEBAQQEAAAAAAYA',

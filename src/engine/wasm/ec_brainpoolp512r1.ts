@@ -4,11 +4,10 @@
 // 245910 bytes, sha256 05fbb8140b52e6320bbf3946f0ccacff5b7e2133d3f1726defcd01ebae54a73f
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_brainpoolp512r1_wasm.js';
-import { instantiate } from './ec_brainpoolp512r1_js.js';
 
 export const name = 'ec_brainpoolp512r1';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgAn9/AGABfwBgAn9/AX9gAX8Bf2ADf39+AGADf39/AX9gBH9/f38AYAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A21sAAECAgECAQICAgECAgIBAgECAQIBAgICAQICAAAAAAAAAAAAAAABAQMEBAQEBQEBAQQEAAAAAAYA',

@@ -4,11 +4,10 @@
 // 83873 bytes, sha256 7719997c525106ab633e0d28684f50dc21f1394a188000387beaa956cecfa225
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_p224_wasm.js';
-import { instantiate } from './ec_p224_js.js';
 
 export const name = 'ec_p224';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgBH9/f38AYAJ/fwBgAX8AYAJ/fwF/YAF/AX9gA39/fgBgA39/fwF/YAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A2BfAAEAAAIDAwIDAgMCAwMDAwMDAwAAAAAAAAICBAUFBQUGAgICBQUAAAAABwACAwMCAwIDAAAAAgIE',

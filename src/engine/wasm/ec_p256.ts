@@ -4,11 +4,10 @@
 // 93562 bytes, sha256 d5bee276df9d1562277e256cefb810b78100612353074e7bf3f7c584abfaa177
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_p256_wasm.js';
-import { instantiate } from './ec_p256_js.js';
 
 export const name = 'ec_p256';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgBH9/f38AYAJ/fwBgAX8AYAJ/fwF/YAF/AX9gA39/fgBgA39/fwF/YAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A11cAAEAAAIDAwIDAgMCAwMDAwMDAAAAAAACAgQFBQUGAgICBQUAAAAABwACAwMCAwIDAAAAAgIEBQUG',

@@ -4,11 +4,10 @@
 // 138990 bytes, sha256 f5ce1cea8216df06464a1620ca1ee985a157b1f79bf6814d39fd5252cf1c2c81
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_p384_wasm.js';
-import { instantiate } from './ec_p384_js.js';
 
 export const name = 'ec_p384';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgAn9/AGABfwBgAn9/AX9gAX8Bf2ADf39+AGADf39/AX9gBH9/f38AYAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A2FgAAECAgECAQIBAgICAgICAAAAAAAAAAAAAAABAQMEBAQEBQEBAQQEAAAAAAYAAQICAQIBAgAAAAEB',

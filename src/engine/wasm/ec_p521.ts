@@ -4,11 +4,10 @@
 // 181494 bytes, sha256 22271c3e6266be77ae5bc23a3aafb942020e94ba3085a41b9725d679f294f04a
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_p521_wasm.js';
-import { instantiate } from './ec_p521_js.js';
 
 export const name = 'ec_p521';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgAn9/AGABfwBgAn9/AX9gAX8Bf2ADf39+AGADf39/AX9gBH9/f38AYAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A2FgAAECAgECAQIBAgICAgICAAAAAAAAAAAAAAABAQMEBAQEBQEBAQQEAAAAAAYAAQICAQIBAgAAAAEB',

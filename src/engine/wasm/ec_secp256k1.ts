@@ -4,11 +4,10 @@
 // 92845 bytes, sha256 43edf2edf3ac258c6cde509a40f5ec3fa84e7cc6673b056b4130579bdfc2a72d
 import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_secp256k1_wasm.js';
-import { instantiate } from './ec_secp256k1_js.js';
 
 export const name = 'ec_secp256k1';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
-export const variants = { wasm: wasmBytes, js: instantiate };
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgBH9/f38AYAJ/fwBgAX8AYAJ/fwF/YAF/AX9gA39/fgBgA39/fwF/YAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A11cAAEAAAIDAwIDAgMDAgMDAwMDAAAAAAACAgQFBQUGAgICBQUAAAAABwACAwMCAwIDAAAAAgIEBQUG',
