@@ -13,7 +13,7 @@
 import { SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { AuthenticationError, StateError, CtkitRangeError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
-import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput, copyBytes } from '../util/check.js';
 import { takeSeams } from '../util/seam.js';
 import { blocks16, pad16, whole16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
@@ -88,7 +88,7 @@ export class ChaCha20Poly1305 implements Aead {
     this.nonceLength = extendedNonce ? 24 : 12;
     this.#x = extendedNonce ? 1 : 0;
     this.#k = seams.kernel ?? chachaKernel();
-    this.#key = key.slice();
+    this.#key = copyBytes(key);
   }
 
   seal<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {

@@ -25,7 +25,7 @@
 
 import { CtkitError, EncodingError, InvalidKeyError, CtkitTypeError, CtkitRangeError } from '../errors.js';
 import { type ModuleSource, registerModule } from '../engine/kernel.js';
-import { checkBytes, checkLength, checkOptions, isBytes } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions, copyBytes, isBytes } from '../util/check.js';
 import { DerReader, TAG, base64url, der, derBits, derInt, derOid, derTop, pem, unbase64url, unpem } from './der.js';
 import { type EcKernel, ScalarField, ecKernel } from './kernel.js';
 import { type CurveParams, fieldBytes, scalarBytes } from '../curves/params.js';
@@ -212,7 +212,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       p.end('publicKey');
     }
     r.end('ECPrivateKey');
-    const sk = d.slice();
+    const sk = copyBytes(d);
     checkPrivate(sk, `${what}: the private key`);
     if (pub !== undefined) {
       const xy = parsePoint(pub, `${what}: the public key`);
@@ -335,7 +335,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       const withPublic = o.publicKey !== false;
       let out: Uint8Array | string | EcJwk;
       switch (format) {
-        case 'raw': out = privateKey.slice(); break;
+        case 'raw': out = copyBytes(privateKey); break;
         case 'pkcs8-der':
         case 'pkcs8-pem': {
           const d = der(TAG.SEQUENCE, derInt(0), algorithmId, der(TAG.OCTET_STRING, ecPrivateKeyDer(privateKey, false, withPublic)));
@@ -363,7 +363,7 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       switch (format) {
         case 'raw': {
           checkBytes('data', data);
-          const sk = data.slice();
+          const sk = copyBytes(data);
           checkPrivate(sk, 'data');
           return sk;
         }

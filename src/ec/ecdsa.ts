@@ -35,7 +35,7 @@ import { SCRATCH_PTR } from '../engine/kernel.js';
 import { CtkitError, EncodingError, InvalidKeyError, CtkitTypeError, CtkitRangeError } from '../errors.js';
 import { hmac } from '../hash/hmac.js';
 import { type Hash, hashInfo } from '../hash/sha2.js';
-import { checkBytes, checkLength, isBytes } from '../util/check.js';
+import { checkBytes, checkLength, copyBytes, isBytes } from '../util/check.js';
 import { takeSeams } from '../util/seam.js';
 import { type Curve, curveKernel } from './curve.js';
 import { DerReader, TAG, concat, der } from './der.js';
@@ -225,7 +225,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash): C & Ecd
     let added: Uint8Array;
     if (extra === undefined || extra === false) added = new Uint8Array(0);
     else if (extra === true) added = globalThis.crypto.getRandomValues(new Uint8Array(32));
-    else if (isBytes(extra)) added = extra.slice();
+    else if (isBytes(extra)) added = copyBytes(extra);
     else throw new CtkitTypeError('extraEntropy must be a boolean or a Uint8Array');
     checkBytes('privateKey', privateKey);
     checkLength('privateKey', privateKey, [Ls]);
@@ -241,7 +241,7 @@ export function withEcdsa<C extends Curve>(curve: C, defaultHash: Hash): C & Ecd
       return t;
     };
     // RFC 6979 section 3.2 (with 3.6's additional data)
-    const x = privateKey.slice(); // int2octets(x): the key is already Ls big-endian bytes
+    const x = copyBytes(privateKey); // int2octets(x): the key is already Ls big-endian bytes
     const h1o = curve.scalarField.reduce(z); // bits2octets(h1) = int2octets(bits2int(h1) mod q)
     let V: Uint8Array = new Uint8Array(hlen).fill(1);
     let K: Uint8Array = new Uint8Array(hlen);

@@ -10,7 +10,7 @@
 // length; PEM and JWK through der.ts's constant-time base64).
 
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../errors.js';
-import { checkBytes, checkLength, checkOptions } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions, copyBytes } from '../util/check.js';
 import { DerReader, TAG, base64url, der, derBits, derInt, derOid, derTop, pem, unbase64url, unpem } from './der.js';
 
 export type OkpPrivateKeyFormat = 'raw' | 'pkcs8-der' | 'pkcs8-pem' | 'jwk';
@@ -71,7 +71,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
 
   const rawKey = (b: Uint8Array, what: string): Uint8Array<ArrayBuffer> => {
     if (b.length !== KEY) throw new EncodingError(`${what} is ${b.length} bytes, ${name} keys are ${KEY}`);
-    return b.slice();
+    return copyBytes(b);
   };
 
   const parsePkcs8 = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => {
@@ -145,7 +145,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
       checkPrivate(privateKey, 'privateKey');
       let out: Uint8Array | string | OkpJwk;
       switch (format) {
-        case 'raw': out = privateKey.slice(); break;
+        case 'raw': out = copyBytes(privateKey); break;
         case 'pkcs8-der':
         case 'pkcs8-pem': {
           const inner = der(TAG.OCTET_STRING, der(TAG.OCTET_STRING, privateKey));
@@ -163,7 +163,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
 
     importPrivateKey(data, format) {
       switch (format) {
-        case 'raw': checkPrivate(data, 'data'); return data.slice();
+        case 'raw': checkPrivate(data, 'data'); return copyBytes(data);
         case 'pkcs8-der': checkBytes('data', data); return parsePkcs8(data);
         case 'pkcs8-pem': return parsePkcs8(unpem(data as string | Uint8Array, 'PRIVATE KEY', 'PKCS#8 PEM'));
         case 'jwk': return parseJwk(data, true).d!;
@@ -175,7 +175,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
       checkPublic(publicKey, 'publicKey');
       let out: Uint8Array | string | OkpJwk;
       switch (format) {
-        case 'raw': out = publicKey.slice(); break;
+        case 'raw': out = copyBytes(publicKey); break;
         case 'spki-der':
         case 'spki-pem': {
           const d = der(TAG.SEQUENCE, algorithm, derBits(publicKey));
@@ -190,7 +190,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
 
     importPublicKey(data, format) {
       switch (format) {
-        case 'raw': checkPublic(data, 'data'); return data.slice();
+        case 'raw': checkPublic(data, 'data'); return copyBytes(data);
         case 'spki-der': checkBytes('data', data); return parseSpki(data);
         case 'spki-pem': return parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM'));
         case 'jwk': return parseJwk(data, false).x;

@@ -13,6 +13,7 @@
 // them.)
 
 import { AuthenticationError, StateError } from '../errors.js';
+import { copyBytes } from '../util/check.js';
 import { streamAlgorithm } from './sealer.js';
 import { SegmentAuthenticationError, type SegmentParams } from './segments.js';
 import type { BatchCipher } from './web.js';
@@ -113,7 +114,7 @@ class Member {
     switch (m.t) {
       case 'loaded':
         // the key goes out once, now (a copy: the caller's array stays the caller's)
-        this.w.postMessage({ t: 'init', algorithm, key: key.slice() });
+        this.w.postMessage({ t: 'init', algorithm, key: copyBytes(key) });
         return;
       case 'ready':
         this.#onReady();
@@ -195,7 +196,7 @@ export class WorkerPool implements BatchCipher {
     }
     // a copy of the key until every worker has its own: the caller may wipe its array as soon
     // as this call returns, while the workers are still starting
-    const key = o.key.slice();
+    const key = copyBytes(o.key);
     const members: Member[] = [];
     try {
       for (let i = 0; i < n; i++) members.push(new Member(spawn(WORKER_URL), alg.name, key));

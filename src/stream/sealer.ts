@@ -10,7 +10,7 @@
 
 import type { Aead } from '../aead/types.js';
 import { StateError } from '../errors.js';
-import { checkBytes } from '../util/check.js';
+import { checkBytes, copyBytes } from '../util/check.js';
 import { type AlgorithmInfo, HEADER_FIXED, SEGMENT_SIZE, StreamFormatError, algorithmByName, checkSegmentSize, encodeHeader, headerLength, parseHeaderStart, prefixLength, segmentAad } from './format.js';
 import { Framer, type SegmentParams, openBatch, sealBatch } from './segments.js';
 
@@ -62,7 +62,7 @@ export function newStreamParams(alg: AlgorithmInfo, o: SealerOptions = {}): { he
   if (o.noncePrefix !== undefined) {
     checkBytes('noncePrefix', o.noncePrefix);
     if (o.noncePrefix.length !== prefixLength(alg)) throw new RangeError(`noncePrefix must be ${prefixLength(alg)} bytes for ${alg.name}, got ${o.noncePrefix.length}`);
-    prefix = o.noncePrefix.slice();
+    prefix = copyBytes(o.noncePrefix);
   } else {
     prefix = crypto.getRandomValues(new Uint8Array(prefixLength(alg)));
   }

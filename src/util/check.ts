@@ -72,3 +72,9 @@ export function checkOptions<T extends object>(v: T | undefined, name = 'options
   if (typeof v !== 'object' || v === null) throw new CtkitTypeError(`${name} must be an object, got ${describe(v)}`);
   return v;
 }
+
+/**
+ * A copy of b in a fresh ArrayBuffer. Not `b.slice()`: on a Node.js Buffer, `slice` returns a
+ * view, so a "copy" of a caller's Buffer key would alias it and a wipe of either wipes both.
+ */
+export const copyBytes = (b: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(b);

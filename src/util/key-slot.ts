@@ -3,6 +3,7 @@
 // garbage collected — and the one place that says "used after dispose()".
 import { type Kernel, holdSlot, releaseSlot } from '../engine/kernel.js';
 import { StateError } from '../errors.js';
+import { copyBytes } from './check.js';
 
 export class KeySlot {
   readonly ptr: number;
@@ -55,7 +56,7 @@ export class CachedKey {
     this.#kernel = kernel;
     this.#id = kernel.cacheId();
     this.#expand = expand;
-    this.#raw = raw.slice();
+    this.#raw = copyBytes(raw);
     this.#load(this.#raw);
   }
 
