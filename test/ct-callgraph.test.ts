@@ -29,7 +29,8 @@ test('shipped curve modules: clean; verification and the G-table builder cover e
     const byDecl = Object.fromEntries(r.declared.map((d) => [`${d.kind} ${d.func}`, [...d.covers].sort()]));
     assert.deepEqual(byDecl, { 'export ecdsa_verify': [...VT_FUNCS].sort(), 'helper ecdsa_gtable': ['ecdsa_jadd_vt'] }, name);
   }
-  assert.deepEqual([...new Set(varTime.map((d) => d.module))].sort(), [...EC, 'ed25519'].sort()); // ed25519: test/ed25519.test.ts
+  // each curve module, its scalar wasm module and its js IR (src/ct/vartime.ts); ed25519: test/ed25519.test.ts
+  assert.deepEqual([...new Set(varTime.map((d) => d.module))].sort(), [...EC.flatMap((m) => [m, `${m}_wasm`, `${m}_js`]), 'ed25519'].sort());
 });
 
 // ---- the patched ec_p256 ---------------------------------------------------------------------
