@@ -373,8 +373,12 @@ class FnPrinter {
         throw new Error(`JS printer: ${this.f.name}: call $${c.name} as a value of type ${e.type}`);
       }
       case 'select': {
-        const [a, b, c] = this.operands(e.args);
-        const cc = c as J32;
+        // the mask line below reads c before the result expression evaluates a and b: a and b are
+        // held before c when either has effects (a tee, a call), so that a, b, c run in order
+        const held = this.#ordered(e.args[1]) || this.#ordered(e.args[2]);
+        const a = held ? this.pin(this.ex(e.args[0])) : this.ex(e.args[0]);
+        const b = held ? this.pin(this.ex(e.args[1])) : this.ex(e.args[1]);
+        const cc = this.ex(e.args[2]) as J32;
         // m = all ones when c ≠ 0: the sign of c | −c
         const m = this.temp(cc.sec);
         this.line(`${m} = (${cc.c} | ((0 - ${cc.c}) | 0)) >> 31;`);
