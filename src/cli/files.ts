@@ -28,7 +28,7 @@ import { SegmentAuthenticationError, type SegmentParams, openBatch, sealBatch } 
 import type { BatchCipher } from '../stream/web.js';
 import { Failure, FileError, UsageError } from './errors.js';
 import { Input, type Output, Progress, createSecretFile, openOutput, reason } from './io.js';
-import { parseAeadKeyFile } from './keys.js';
+import { parseAeadKeyFile } from './aead-key-file.js';
 import { promises as fsp } from 'node:fs';
 
 /** Bytes of plaintext per read, per batch and per write: 64 segments of 64 KiB (at least one segment). */
