@@ -50,14 +50,8 @@ test('every module with a wasm or js variant has its family tests run on them he
   for (const k of withTarget_('js')) assert.ok(FAMILY_TESTS[k.name], `no family test file listed for ${k.name}`);
 });
 
-/** Files that run on wasm but not on js (CI time: the curves' key formats and OpenSSL key
- * differentials exercise the glue, which is the same on every backend; their kernel calls run
- * on js through the other curve files). */
-const NOT_ON_JS = new Set(['test/ec-openssl.test.ts', 'test/ec-keys.test.ts']);
-
 for (const b of ['wasm', 'js'] as const) {
   for (const file of [...new Set(withTarget_(b).flatMap((k) => FAMILY_TESTS[k.name] ?? []))]) {
-    if (b === 'js' && NOT_ON_JS.has(file)) continue;
     test(`${file} passes on the ${b} backend`, () => {
       const env: NodeJS.ProcessEnv = { ...process.env, CTKIT_BACKEND: b };
       delete env.NODE_TEST_CONTEXT; // a test file of its own, not a subtest of this one

@@ -21,7 +21,7 @@ import { checkModule } from '../src/ct/check.js';
 import { shipped } from '../src/engine/wasm/all.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import { bigToBytes, bytesToBig } from '../src/ref/ec.js';
-import { MODULES, brokenSource, controlHere, runsHere } from './support/ec-curves.js';
+import { MODULES, brokenSource, controlHere } from './support/ec-curves.js';
 import { ecdsaSuite, edgePart, edgeVectors, rfc6979Part, seededKey } from './support/ecdsa-suite.js';
 import { Rng, hex } from './support/rng.js';
 
@@ -29,12 +29,12 @@ const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
   p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
   secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
 };
-const NAMES = (Object.keys(CURVE_OBJECTS) as CurveName[]).filter(runsHere); // on js: JS_CURVES (support/ec-curves.ts)
+const NAMES = Object.keys(CURVE_OBJECTS) as CurveName[];
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 // ---- known answers and edge cases ----------------------------------------------------------------
 
-for (const name of (['p224', 'p256', 'p384', 'p521'] as const).filter(runsHere)) {
+for (const name of ['p224', 'p256', 'p384', 'p521'] as const) {
   test(`RFC 6979 A.2 (${name}): the public key, every SHA-2 case, "sample" and "test", signature and verification`, () => {
     const { total, failures } = rfc6979Part(CURVE_OBJECTS[name], name);
     assert.deepEqual(failures, []);
@@ -277,7 +277,7 @@ const brokenGlueCurve = (name: CurveName, flags: EcdsaTestFlags): EcdsaCurve =>
 const suiteOpts = { openssl: 4, wycheproofEvery: 3 };
 
 test('negative control: the suite passes the shipped curves at the sizes the controls use', () => {
-  for (const name of (['p256', 'p224', 'secp256k1'] as const).filter(runsHere)) {
+  for (const name of ['p256', 'p224', 'secp256k1'] as const) {
     const { total, failures } = ecdsaSuite(CURVE_OBJECTS[name], name, suiteOpts);
     assert.deepEqual(failures.slice(0, 3), [], name);
     // the controls below mean something only if this suite runs cases: at least the OpenSSL ones
@@ -286,7 +286,7 @@ test('negative control: the suite passes the shipped curves at the sizes the con
 });
 
 for (const [i, name] of (['p256', 'secp256k1'] as const).entries()) {
-  if (!controlHere(i, name)) continue; // on js: P-256 only (support/ec-curves.ts)
+  if (!controlHere(i, name)) continue; // on wasm: P-256 only (support/ec-curves.ts)
   test(`negative control (${name}): the nonce inverted mod p instead of n (kernel flag) fails the suite`, async () => {
     const c = await brokenKernelCurve(name);
     const { failures } = ecdsaSuite(c, name, suiteOpts);
@@ -296,14 +296,14 @@ for (const [i, name] of (['p256', 'secp256k1'] as const).entries()) {
   });
 }
 
-for (const name of (['p256', 'p224'] as const).filter(runsHere)) {
+for (const name of ['p256', 'p224'] as const) {
   test(`negative control (${name}): bits2int without truncation (glue flag) fails the suite`, () => {
     const { failures } = ecdsaSuite(brokenGlueCurve(name, { noTruncation: true }), name, suiteOpts);
     assert.ok(failures.length > 0, 'bits2int without truncation passed');
   });
 }
 
-for (const name of (['p224', 'p384', 'brainpoolP384r1'] as const).filter(runsHere)) {
+for (const name of ['p224', 'p384', 'brainpoolP384r1'] as const) {
   test(`negative control (${name}): an r-check off by one (refuses r = n − 1; glue flag) fails the suite`, () => {
     const { failures } = ecdsaSuite(brokenGlueCurve(name, { rCheckOffByOne: true }), name, { openssl: 2, wycheproofEvery: 5 });
     assert.ok(failures.some((f) => f.includes('the largest r < n')), `the off-by-one r check passed: ${failures.slice(0, 3).join('\n')}`);

@@ -29,19 +29,8 @@ export const MODULES: Record<CurveName, ModuleSource> = {
 
 export const ALL_CURVES = Object.keys(CURVES) as CurveName[];
 
-/**
- * The curves whose suites run on the js backend (test/backends.test.ts: CI time): the two with
- * the speed bars, P-256 (a = −3) and secp256k1 (a = 0), and brainpoolP256r1 (generic a, run on
- * its twist). P-384 was dropped: its 14-limb JavaScript runs unoptimised (TurboFan's bytecode
- * limit), and the scalar suite on js took 63 CPU seconds with it. Every curve runs on simd and wasm.
- */
-export const JS_CURVES: readonly CurveName[] = ['p256', 'secp256k1', 'brainpoolP256r1'];
-
-/** Whether the suites of curve `name` run on the backend under test. */
-export const runsHere = (name: CurveName): boolean => testBackend() !== 'js' || JS_CURVES.includes(name);
-
-/** The curves whose suites run on the backend under test (all but on js: JS_CURVES). */
-export const CURVE_NAMES = ALL_CURVES.filter(runsHere);
+/** Every curve: the curve modules run on simd and wasm (no js backend: 83952c9). */
+export const CURVE_NAMES = ALL_CURVES;
 
 export function kernelOf(name: CurveName): EcKernel {
   return ecKernel(CURVES[name], MODULES[name]);
@@ -62,16 +51,12 @@ export async function brokenKernel(name: CurveName, flags: EcFlags): Promise<EcK
   return new EcKernel(CURVES[name], new Kernel<EcExports>(src, 32 * 1024));
 }
 
-/** n on the simd backend, else the count for the scalar backends (wasm, js: slower; CI time). */
-export const perBackend = (simd: number, wasm: number, js: number): number => ({ simd, wasm, js })[testBackend()];
+/** n on the simd backend, else the count for the scalar wasm backend (slower; CI time). */
+export const perBackend = (simd: number, wasm: number): number => (testBackend() === 'simd' ? simd : wasm);
 
 /**
  * Whether negative control number `i` (of a file's list) on curve `name` runs on the backend
  * under test (each broken build is generated for it: CI time): all of them on simd; on wasm
- * every control on P-256; on js (the broken module printed and loaded as megabytes of
- * JavaScript) the first one, on P-256.
+ * every control on P-256.
  */
-export const controlHere = (i: number, name: CurveName): boolean => {
-  const b = testBackend();
-  return b === 'simd' || (name === 'p256' && (b === 'wasm' || i === 0));
-};
+export const controlHere = (_i: number, name: CurveName): boolean => testBackend() === 'simd' || name === 'p256';
