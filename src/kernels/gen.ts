@@ -62,7 +62,7 @@ function moduleFile(k: KernelEntry, bytes: Uint8Array, t: 'simd' | 'wasm' = 'sim
     `export const name = '${t === 'simd' ? k.name : file}';`,
     ...(variants.length
       ? [
-          `/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */`,
+          `/** The module for the other backends (src/engine/backend.ts): ${variants.map((v) => (v === 'wasm' ? 'scalar WebAssembly' : 'JavaScript')).join(', ')}. */`,
           `export const variants = { ${[variants.includes('wasm') ? 'wasm: wasmBytes' : '', variants.includes('js') ? 'js: instantiate' : ''].filter(Boolean).join(', ')} };`,
         ]
       : []),

@@ -6,7 +6,7 @@ import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_p224_wasm.js';
 
 export const name = 'ec_p224';
-/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
 export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgBH9/f38AYAJ/fwBgAX8AYAJ/fwF/YAF/AX9gA39/fgBgA39/fwF/YAV/f39/fwF/YAR/f39/',

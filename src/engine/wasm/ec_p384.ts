@@ -6,7 +6,7 @@ import { fromBase64 } from '../base64.js';
 import { bytes as wasmBytes } from './ec_p384_wasm.js';
 
 export const name = 'ec_p384';
-/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly, JavaScript. */
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
 export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgAn9/AGABfwBgAn9/AX9gAX8Bf2ADf39+AGADf39/AX9gBH9/f38AYAV/f39/fwF/YAR/f39/',
