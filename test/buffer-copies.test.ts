@@ -58,3 +58,20 @@ test('signing with a Buffer private key leaves it intact', () => {
   p256.sign(new Uint8Array(32).fill(1), sk);
   assert.deepEqual(sk, want, 'sign wiped the caller\'s key');
 });
+
+test('a stream batch whose Buffer output lies below its Buffer input seals as from a separate buffer', async () => {
+  const { ALGORITHMS } = await import('../src/stream/index.js');
+  const { newStreamParams } = await import('../src/stream/sealer.js');
+  const { sealBatch } = await import('../src/stream/segments.js');
+  const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
+  const { params } = newStreamParams(info, { segmentSize: 64 });
+  const aead = chacha20Poly1305(fill(32, 5));
+  const plain = Buffer.from(Array.from({ length: 200 }, (_, i) => i));
+  const want = Buffer.from(sealBatch(aead, params, new Uint8Array(plain), 0, true));
+  const buf = Buffer.alloc(1024);
+  plain.copy(buf, 40);
+  // output at offset 8, input at 40 in the same Buffer: the input must be copied first
+  const got = sealBatch(aead, params, buf.subarray(40, 240), 0, true, buf.subarray(8));
+  assert.deepEqual(Buffer.from(got), want);
+  aead.dispose();
+});

@@ -67,7 +67,7 @@ export function newStreamParams(alg: AlgorithmInfo, o: SealerOptions = {}): { he
     prefix = crypto.getRandomValues(new Uint8Array(prefixLength(alg)));
   }
   const header = encodeHeader(alg, prefix, segmentSize);
-  return { header, params: { alg, prefix, segmentSize, aad: segmentAad(header, o.aad?.slice()) } };
+  return { header, params: { alg, prefix, segmentSize, aad: segmentAad(header, o.aad && copyBytes(o.aad)) } };
 }
 
 /**
@@ -204,7 +204,7 @@ export class StreamOpener {
     if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
     if (options.aad !== undefined) checkBytes('aad', options.aad);
     this.#aead = aead;
-    this.#reader = new HeaderReader(alg, options.aad?.slice());
+    this.#reader = new HeaderReader(alg, options.aad && copyBytes(options.aad));
   }
 
   /** The segment size the header declares (once the header has been read). */

@@ -5,6 +5,7 @@
 
 import type { Aead } from '../aead/types.js';
 import { AuthenticationError } from '../errors.js';
+import { copyBytes } from '../util/check.js';
 import { type AlgorithmInfo, segmentNonce } from './format.js';
 
 /** What a batch needs besides its bytes: the key's AEAD, the stream's nonce prefix and AAD. */
@@ -67,7 +68,7 @@ export function sealBatch(aead: Aead, p: SegmentParams, plain: Uint8Array, first
   const total = plain.length + count * T;
   const dst = out ? out.subarray(0, total) : new Uint8Array(total);
   let src = plain;
-  if (overlaps(dst, plain) && dst.byteOffset < plain.byteOffset) src = plain.slice(); // below: not in place
+  if (overlaps(dst, plain) && dst.byteOffset < plain.byteOffset) src = copyBytes(plain); // below: not in place
   const nonce = new Uint8Array(p.alg.nonceLength);
   for (let i = count - 1; i >= 0; i--) {
     const seg = src.subarray(i * S, Math.min(src.length, (i + 1) * S));
@@ -95,7 +96,7 @@ export function openBatch(aead: Aead, p: SegmentParams, sealed: Uint8Array, firs
     throw new SegmentAuthenticationError(at, `truncated: segment ${at} is shorter than its tag (the stream was cut, or is not a ctkit sealed stream)`);
   }
   const dst = out ? out.subarray(0, n) : new Uint8Array(n);
-  if (overlaps(dst, sealed) && dst.byteOffset > sealed.byteOffset) sealed = sealed.slice(); // above: not in place
+  if (overlaps(dst, sealed) && dst.byteOffset > sealed.byteOffset) sealed = copyBytes(sealed); // above: not in place
   const count = lastFinal ? Math.max(1, Math.ceil(sealed.length / unit)) : sealed.length / unit;
   const nonce = new Uint8Array(p.alg.nonceLength);
   let o = 0;

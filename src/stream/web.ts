@@ -13,7 +13,7 @@
 
 import type { Aead } from '../aead/types.js';
 import { StateError } from '../errors.js';
-import { checkBytes } from '../util/check.js';
+import { checkBytes, copyBytes } from '../util/check.js';
 import { type AlgorithmInfo, StreamFormatError } from './format.js';
 import { Framer, type SegmentParams, openBatch, sealBatch, sealedLength } from './segments.js';
 import { BATCH_BYTES, HeaderReader, type OpenerOptions, type SealerOptions, checkAead, newStreamParams, streamAlgorithm } from './sealer.js';
@@ -240,7 +240,7 @@ class OpenPump implements Pump {
       this.#aead = cipher;
     }
     if (o.aad !== undefined) checkBytes('aad', o.aad);
-    this.#reader = new HeaderReader(alg, o.aad?.slice());
+    this.#reader = new HeaderReader(alg, o.aad && copyBytes(o.aad));
     this.#pace = new Pacer(o);
   }
 
@@ -248,8 +248,7 @@ class OpenPump implements Pump {
     const first = this.#index;
     this.#index += lastFinal ? 0 : batch.length / this.#framer!.unit;
     if (this.#aead) emit(openBatch(this.#aead, this.#params!, batch, first, lastFinal));
-    // a copy of its own that moves to the worker (not batch.slice(): a Node Buffer's is a view)
-    else this.#inflight.push(handled(this.#pool!.openBatch(this.#params!, new Uint8Array(batch), first, lastFinal)));
+    else this.#inflight.push(handled(this.#pool!.openBatch(this.#params!, copyBytes(batch), first, lastFinal))); // a copy that moves to the worker
   }
 
   async #drain(emit: Emit, keep: number): Promise<void> {
