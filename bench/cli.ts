@@ -142,11 +142,13 @@ function prepare(): void {
 }
 
 const devNull = openSync('/dev/null', 'w');
-const cli = (args: () => string[]): Setup => () => {
-  prepare();
-  const a = args();
-  return () => run(process.execPath, [main, ...a], devNull);
-};
+const cli =
+  (args: () => string[]): Setup =>
+  () => {
+    prepare();
+    const a = args();
+    return () => run(process.execPath, [main, ...a], devNull);
+  };
 
 /** The kernel's encrypt/1 MiB (or decrypt) work for 1 GiB, in this process. */
 function kernel(alg: string, open: boolean): Setup {

@@ -87,16 +87,21 @@ function cases(c: Curve, noble: NobleLike | undefined, ellipticName: string | un
  */
 function kernelCases(c: Curve): Case[] {
   const rowName = c.name.toLowerCase();
-  const setup = (op: (x: EcKernel['x'], ws: number, p: number, q: number) => unknown): Setup => () => {
-    const e = curveKernel(c);
-    const x = e.x, FE = e.FE;
-    const ws = SCRATCH_PTR, p = SCRATCH_PTR + 16 * FE, q = SCRATCH_PTR + 20 * FE;
-    e.k.u8.set(c.getPublicKey(fixedKey(c, 'p')).subarray(1), 1024);
-    x.point_from_bytes(p, 1024);
-    e.k.u8.set(c.getPublicKey(fixedKey(c, 'q')).subarray(1), 1024);
-    x.point_from_bytes(q, 1024);
-    return () => op(x, ws, p, q);
-  };
+  const setup =
+    (op: (x: EcKernel['x'], ws: number, p: number, q: number) => unknown): Setup =>
+    () => {
+      const e = curveKernel(c);
+      const x = e.x,
+        FE = e.FE;
+      const ws = SCRATCH_PTR,
+        p = SCRATCH_PTR + 16 * FE,
+        q = SCRATCH_PTR + 20 * FE;
+      e.k.u8.set(c.getPublicKey(fixedKey(c, 'p')).subarray(1), 1024);
+      x.point_from_bytes(p, 1024);
+      e.k.u8.set(c.getPublicKey(fixedKey(c, 'q')).subarray(1), 1024);
+      x.point_from_bytes(q, 1024);
+      return () => op(x, ws, p, q);
+    };
   return [
     { name: `ec_${rowName}_fp_mul`, impls: { ctkit: setup((x, ws, p, q) => x.fp_mul(ws, p, q)) } },
     { name: `ec_${rowName}_fp_sqr`, impls: { ctkit: setup((x, ws, p) => x.fp_sqr(ws, p)) } },

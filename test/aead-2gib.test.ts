@@ -60,8 +60,12 @@ test(`a ${N}-byte message seals with AES-GCM and ChaCha20-Poly1305 as OpenSSL do
   // bystanders, keyed before the big calls
   const small = rng.bytes(100);
   const nonce = rng.bytes(12);
-  const kA = rng.bytes(16), kS = rng.bytes(32), kC = rng.bytes(32);
-  const a = aesGcm(kA), s = aesGcmSiv(kS), c = chacha20Poly1305(kC);
+  const kA = rng.bytes(16),
+    kS = rng.bytes(32),
+    kC = rng.bytes(32);
+  const a = aesGcm(kA),
+    s = aesGcmSiv(kS),
+    c = chacha20Poly1305(kC);
   const sivBefore = Buffer.from(s.seal(nonce, small)).toString('hex');
 
   const msg = message(N);

@@ -69,8 +69,14 @@ test('AES key expansion wipes its scratch and the raw key', () => {
   const k = aesKernel();
   const slot = k.allocSlot();
   expandAesKey(k, slot + AES_SLOT.rk, new Uint8Array(32).fill(0x77));
-  assert.ok(k.u8.subarray(AES_IO.keys, AES_IO.keys + 32).every((b) => b === 0), 'raw key left in the IO area');
-  assert.ok(k.u8.subarray(AES_IO.tmp, AES_IO.tmp + 240).every((b) => b === 0), 'byte-wise key schedule left in the IO area');
+  assert.ok(
+    k.u8.subarray(AES_IO.keys, AES_IO.keys + 32).every((b) => b === 0),
+    'raw key left in the IO area',
+  );
+  assert.ok(
+    k.u8.subarray(AES_IO.tmp, AES_IO.tmp + 240).every((b) => b === 0),
+    'byte-wise key schedule left in the IO area',
+  );
   k.freeSlot(slot);
 });
 
@@ -93,14 +99,36 @@ test(`AES-GCM: ${DIFF_GCM_CASES}+ differential cases against OpenSSL (node:crypt
   const all = cases('gcm', 'differential');
   assert.ok(all.length >= DIFF_GCM_CASES, `only ${all.length} cases`);
   // coverage of the classes the issue names
-  for (const kl of [16, 24, 32]) assert.ok(all.some((c) => c.key.length === kl), `key ${kl}`);
-  for (const nl of GCM_NONCE_LENGTHS) assert.ok(all.some((c) => c.nonce.length === nl), `nonce ${nl}`);
-  for (const tl of GCM_TAG_LENGTHS) assert.ok(all.some((c) => c.tagLength === tl), `tag ${tl}`);
+  for (const kl of [16, 24, 32])
+    assert.ok(
+      all.some((c) => c.key.length === kl),
+      `key ${kl}`,
+    );
+  for (const nl of GCM_NONCE_LENGTHS)
+    assert.ok(
+      all.some((c) => c.nonce.length === nl),
+      `nonce ${nl}`,
+    );
+  for (const tl of GCM_TAG_LENGTHS)
+    assert.ok(
+      all.some((c) => c.tagLength === tl),
+      `tag ${tl}`,
+    );
   for (let r = 0; r < 16; r++) {
-    assert.ok(all.some((c) => c.pt.length % 16 === r && c.pt.length > 16), `plaintext remainder ${r}`);
-    assert.ok(all.some((c) => c.aad.length % 16 === r && c.aad.length > 16), `aad remainder ${r}`);
+    assert.ok(
+      all.some((c) => c.pt.length % 16 === r && c.pt.length > 16),
+      `plaintext remainder ${r}`,
+    );
+    assert.ok(
+      all.some((c) => c.aad.length % 16 === r && c.aad.length > 16),
+      `aad remainder ${r}`,
+    );
   }
-  for (const n of [127, 128, 129, 255, 256, 257, 1023, 1024, 1025]) assert.ok(all.some((c) => c.pt.length === n), `plaintext ${n}`);
+  for (const n of [127, 128, 129, 255, 256, 257, 1023, 1024, 1025])
+    assert.ok(
+      all.some((c) => c.pt.length === n),
+      `plaintext ${n}`,
+    );
   assert.ok(LENGTHS.includes(0) && LENGTHS.includes(1100));
   const { total, failures } = suite('gcm', ['differential']);
   assert.equal(total, all.length, 'every case ran');
@@ -110,8 +138,16 @@ test(`AES-GCM: ${DIFF_GCM_CASES}+ differential cases against OpenSSL (node:crypt
 
 test('AES-GCM tampering: every flipped bit of tag, ciphertext, nonce and AAD is rejected, output wiped', () => {
   const rng = new Rng(0x3c6ef372);
-  for (const [kl, nl, tl] of [[16, 12, 16], [32, 12, 12], [24, 7, 8], [16, 16, 4]] as const) {
-    const key = rng.bytes(kl), nonce = rng.bytes(nl), pt = rng.bytes(21), aad = rng.bytes(13);
+  for (const [kl, nl, tl] of [
+    [16, 12, 16],
+    [32, 12, 12],
+    [24, 7, 8],
+    [16, 16, 4],
+  ] as const) {
+    const key = rng.bytes(kl),
+      nonce = rng.bytes(nl),
+      pt = rng.bytes(21),
+      aad = rng.bytes(13);
     const a = aesGcm(key, { tagLength: tl });
     assertTamperingRejected(a, nonce, pt, aad);
     a.dispose();
@@ -129,9 +165,7 @@ const B = testBackend();
 for (const [what, flags] of broken) {
   test(`negative control (${B}): ${what} fails the AES-GCM suite`, async () => {
     const name = `aes-broken-${Object.keys(flags)[0]}`;
-    const kernel = B === 'simd'
-      ? aesKernelFrom(name, await compileKernel(generateAesGcm(flags)))
-      : await kernelFor<AesExports>(B, name, () => generateAesGcm(flags), AES_SLOT.size);
+    const kernel = B === 'simd' ? aesKernelFrom(name, await compileKernel(generateAesGcm(flags))) : await kernelFor<AesExports>(B, name, () => generateAesGcm(flags), AES_SLOT.size);
     const { failures } = suite('gcm', ['kat', 'wycheproof', 'differential'], kernel, 1);
     assert.ok(failures.length > 0, `broken kernel (${what}) passed the whole suite`);
     console.log(`# caught: ${failures[0].slice(0, 120)}`);
@@ -140,27 +174,42 @@ for (const [what, flags] of broken) {
 
 test('AES-GCM API: lengths, types, tag lengths, state', () => {
   for (const n of [0, 15, 17, 20, 31, 33]) {
-    assert.throws(() => aesGcm(new Uint8Array(n)), (e: unknown) => e instanceof RangeError && /^key must be 16, 24 or 32 bytes long, got/.test(e.message));
+    assert.throws(
+      () => aesGcm(new Uint8Array(n)),
+      (e: unknown) => e instanceof RangeError && /^key must be 16, 24 or 32 bytes long, got/.test(e.message),
+    );
   }
   assert.throws(() => aesGcm('k' as unknown as Uint8Array), TypeError);
   for (const t of [0, 1, 3, 5, 9, 11, 17, 32, 12.5]) {
-    assert.throws(() => aesGcm(new Uint8Array(16), { tagLength: t }), (e: unknown) => e instanceof RangeError && /tagLength must be 4, 8, 12, 13, 14, 15 or 16/.test(e.message));
+    assert.throws(
+      () => aesGcm(new Uint8Array(16), { tagLength: t }),
+      (e: unknown) => e instanceof RangeError && /tagLength must be 4, 8, 12, 13, 14, 15 or 16/.test(e.message),
+    );
   }
   const a = aesGcm(new Uint8Array(16));
   assert.equal(a.tagLength, 16);
   assert.equal(a.keyLength, 16);
-  assert.throws(() => a.seal(new Uint8Array(0), new Uint8Array(1)), (e: unknown) => e instanceof RangeError && /nonce must be at least 1 byte/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(0), new Uint8Array(1)),
+    (e: unknown) => e instanceof RangeError && /nonce must be at least 1 byte/.test(e.message),
+  );
   assert.throws(() => a.open(new Uint8Array(0), new Uint8Array(16)), RangeError);
   assert.throws(() => a.seal(new Uint8Array(12), [1] as unknown as Uint8Array), TypeError);
   assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(1), 'x' as unknown as Uint8Array), TypeError);
-  assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(4), undefined, new Uint8Array(19)), (e: unknown) => e instanceof RangeError && /output must be at least 20 bytes/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(12), new Uint8Array(4), undefined, new Uint8Array(19)),
+    (e: unknown) => e instanceof RangeError && /output must be at least 20 bytes/.test(e.message),
+  );
   // the plaintext limit of SP 800-38D, without allocating 64 GiB
   class Huge extends Uint8Array {
     override get length(): number {
       return 2 ** 36 - 31;
     }
   }
-  assert.throws(() => a.seal(new Uint8Array(12), new Huge(1)), (e: unknown) => e instanceof RangeError && /plaintext must be at most 2\^36 - 32 bytes/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(12), new Huge(1)),
+    (e: unknown) => e instanceof RangeError && /plaintext must be at most 2\^36 - 32 bytes/.test(e.message),
+  );
   a.dispose();
   a.dispose();
   assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(1)), StateError);
@@ -169,7 +218,9 @@ test('AES-GCM API: lengths, types, tag lengths, state', () => {
 
 test('AES-GCM in place, views at offsets, a reused key object', () => {
   const rng = new Rng(0xa54ff53a);
-  const key = rng.bytes(32), nonce = rng.bytes(12), aad = rng.bytes(13);
+  const key = rng.bytes(32),
+    nonce = rng.bytes(12),
+    aad = rng.bytes(13);
   const a = aesGcm(key);
   checkInPlace(a, rng, nonce, aad, [0, 1, 16, 239, 1400, 70000]);
   a.dispose();
@@ -185,10 +236,16 @@ test('AES-GCM: slots and scratch are wiped; memory stays bounded for large input
   const sealed = a.seal(new Uint8Array(12), big);
   assert.equal(a.open(new Uint8Array(12), sealed).length, big.length);
   assert.ok(k.u8.buffer.byteLength <= 1 << 20, `memory grew to ${k.u8.buffer.byteLength}`);
-  assert.ok(k.u8.subarray(0, 4096 + 65536).every((b) => b === 0), 'IO area or scratch not wiped');
+  assert.ok(
+    k.u8.subarray(0, 4096 + 65536).every((b) => b === 0),
+    'IO area or scratch not wiped',
+  );
   a.dispose();
   assert.equal(k.slotsInUse, before);
   const slot = k.allocSlot();
-  assert.ok(k.u8.subarray(slot, slot + AES_SLOT.size).every((b) => b === 0), 'slot not wiped');
+  assert.ok(
+    k.u8.subarray(slot, slot + AES_SLOT.size).every((b) => b === 0),
+    'slot not wiped',
+  );
   k.freeSlot(slot);
 });

@@ -50,8 +50,10 @@ function assertTyped(fn: () => unknown, param: string, what: string): void {
   });
 }
 
-const k16 = new Uint8Array(16).fill(1), k32 = new Uint8Array(32).fill(2);
-const n12 = new Uint8Array(12).fill(3), n24 = new Uint8Array(24).fill(4);
+const k16 = new Uint8Array(16).fill(1),
+  k32 = new Uint8Array(32).fill(2);
+const n12 = new Uint8Array(12).fill(3),
+  n24 = new Uint8Array(24).fill(4);
 const msg = new Uint8Array(40).fill(5);
 
 test('not-a-Uint8Array arguments and detached views: CtkitTypeError naming the parameter, in every family', () => {
@@ -136,10 +138,23 @@ test('one-shot hmac(): the key block never stays in the sha2 module when the mes
   }
   const u8 = () => getKernel(sha2Module, SLOT_SIZE).u8; // the shared instance hmac() runs on
   for (const key of [new Uint8Array(20).fill(0x0b), new Uint8Array(200).fill(0x0c)]) {
-    for (const [label, bad] of [['detached', detached(64)], ['a length getter that throws', new Throwing(64)]] as const) {
+    for (const [label, bad] of [
+      ['detached', detached(64)],
+      ['a length getter that throws', new Throwing(64)],
+    ] as const) {
       assert.throws(() => hmac(sha256, key, bad));
-      assert.ok(u8().subarray(0, IO_USED).every((b) => b === 0), `${key.length}-byte key, message ${label}: the IO area holds key material`);
-      assert.ok(u8().subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0), `${key.length}-byte key, message ${label}: scratch not wiped`);
+      assert.ok(
+        u8()
+          .subarray(0, IO_USED)
+          .every((b) => b === 0),
+        `${key.length}-byte key, message ${label}: the IO area holds key material`,
+      );
+      assert.ok(
+        u8()
+          .subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE)
+          .every((b) => b === 0),
+        `${key.length}-byte key, message ${label}: scratch not wiped`,
+      );
     }
     // and the function still works, with OpenSSL's answer
     assert.equal(hex(hmac(sha256, key, msg)), createHmac('sha256', key).update(msg).digest('hex'));
@@ -149,7 +164,11 @@ test('one-shot hmac(): the key block never stays in the sha2 module when the mes
 test('Curve.kernel() is gone: no unvalidated ecdh/mul on the curve objects or their type', () => {
   for (const c of CURVES) {
     assert.equal('kernel' in c, false, c.name);
-    assert.equal(Object.values(c).some((v) => typeof v === 'object' && v !== null && 'mul' in v && 'ecdh' in v), false, c.name);
+    assert.equal(
+      Object.values(c).some((v) => typeof v === 'object' && v !== null && 'mul' in v && 'ecdh' in v),
+      false,
+      c.name,
+    );
   }
   // @ts-expect-error -- not part of the Curve type any more (this line fails to compile if it is)
   assert.equal(p256.kernel, undefined);
@@ -176,7 +195,10 @@ test('scalarField checks its operands: type, then length', () => {
   assertTyped(() => f.inv(detached(32)), 'scalar operand', 'detached');
   assert.throws(() => f.mul(a, a.subarray(1)), CtkitRangeError);
   assert.throws(() => f.mulAdd(a, a, new Uint8Array(33)), CtkitRangeError);
-  assert.equal(f.add(a, f.neg(a)).every((b) => b === 0), true);
+  assert.equal(
+    f.add(a, f.neg(a)).every((b) => b === 0),
+    true,
+  );
 });
 
 test('the ctkit error classes: typed errors are TypeError/RangeError, the others CtkitError', () => {
@@ -189,4 +211,3 @@ test('the ctkit error classes: typed errors are TypeError/RangeError, the others
   assert.throws(() => aesGcm(new Uint8Array(15)), CtkitRangeError);
   assert.throws(() => hmac((() => new Uint8Array(32)) as never, k16, msg), CtkitTypeError);
 });
-

@@ -35,10 +35,12 @@ const FAMILY_TESTS: Record<string, string[]> = {
   // every curve module: the field and scalar suites, Wycheproof ECDH and ECDSA, the OpenSSL
   // differentials, ECDSA's known answers and the key formats, each with its negative controls
   // (smaller counts on wasm and js: perBackend() in test/support/ec-curves.ts)
-  ...Object.fromEntries(EC_MODULES.map((m) => [m.name, [
-    'test/ec-field.test.ts', 'test/ec-scalar.test.ts', 'test/ec-wycheproof.test.ts', 'test/ecdsa-wycheproof.test.ts',
-    'test/ec-openssl.test.ts', 'test/ecdsa-openssl.test.ts', 'test/ecdsa.test.ts', 'test/ec-keys.test.ts',
-  ]])),
+  ...Object.fromEntries(
+    EC_MODULES.map((m) => [
+      m.name,
+      ['test/ec-field.test.ts', 'test/ec-scalar.test.ts', 'test/ec-wycheproof.test.ts', 'test/ecdsa-wycheproof.test.ts', 'test/ec-openssl.test.ts', 'test/ecdsa-openssl.test.ts', 'test/ecdsa.test.ts', 'test/ec-keys.test.ts'],
+    ]),
+  ),
 };
 
 /** The modules with a variant for backend b (the curves have wasm but no js: issue 16 note). */
@@ -57,7 +59,15 @@ for (const b of ['wasm', 'js'] as const) {
       delete env.NODE_TEST_CONTEXT; // a test file of its own, not a subtest of this one
       const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', file], { cwd: root, env, encoding: 'utf8', maxBuffer: 64 << 20 });
       const out = r.stdout + r.stderr;
-      assert.equal(r.status, 0, `${file} on ${b}:\n${out.split('\n').filter((l) => /^not ok|error|Error/.test(l)).slice(0, 20).join('\n')}`);
+      assert.equal(
+        r.status,
+        0,
+        `${file} on ${b}:\n${out
+          .split('\n')
+          .filter((l) => /^not ok|error|Error/.test(l))
+          .slice(0, 20)
+          .join('\n')}`,
+      );
       assert.match(out, /^# fail 0$/m);
       assert.doesNotMatch(out, /^# pass 0$/m);
     });
@@ -96,11 +106,11 @@ const got = Buffer.from(ctkit.chacha20Poly1305(key).seal(nonce, msg)).toString('
 const h = Buffer.from(ctkit.sha512(msg)).toString('hex') === createHash('sha512').update(msg).digest('hex');
 console.log(ctkit.backend(), got === want && h ? 'same' : 'DIFFERENT');`;
 
-test('a Node.js without globalThis.WebAssembly picks js, and its results are OpenSSL\'s', async () => {
+test("a Node.js without globalThis.WebAssembly picks js, and its results are OpenSSL's", async () => {
   assert.equal(await run('delete globalThis.WebAssembly;', SAME), 'js same');
 });
 
-test('a WebAssembly that refuses SIMD128 picks wasm, and its results are OpenSSL\'s', async () => {
+test("a WebAssembly that refuses SIMD128 picks wasm, and its results are OpenSSL's", async () => {
   assert.equal(await run('WebAssembly.validate = () => false;', SAME), 'wasm same');
 });
 
@@ -121,11 +131,15 @@ test('CTKIT_BACKEND and setBackend override the probe; a bad name is a typed err
     setBackend(before);
   }
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const c = await import(${JSON.stringify(join(root, 'src/index.ts'))}); console.log(c.backend());`], {
-    cwd: root, env: { ...process.env, CTKIT_BACKEND: 'wasm' }, encoding: 'utf8',
+    cwd: root,
+    env: { ...process.env, CTKIT_BACKEND: 'wasm' },
+    encoding: 'utf8',
   });
   assert.equal(r.stdout.trim(), 'wasm');
   const bad = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const c = await import(${JSON.stringify(join(root, 'src/index.ts'))}); c.backend();`], {
-    cwd: root, env: { ...process.env, CTKIT_BACKEND: 'neon' }, encoding: 'utf8',
+    cwd: root,
+    env: { ...process.env, CTKIT_BACKEND: 'neon' },
+    encoding: 'utf8',
   });
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /CtkitRangeError: CTKIT_BACKEND: backend must be one of simd, wasm, js/);
@@ -135,7 +149,7 @@ test('CTKIT_BACKEND and setBackend override the probe; a bad name is a typed err
 // simd): the js IR assembled is the shipped <curve>_wasm binary, shown here for P-256 (the other
 // seven are not regenerated: CI time); the checker then runs on the shipped scalar binaries.
 const EC_NAMES = new Set(EC_MODULES.map((m) => m.name));
-test('the curve modules\' js IR assembles to the shipped scalar wasm binary (P-256)', async () => {
+test("the curve modules' js IR assembles to the shipped scalar wasm binary (P-256)", async () => {
   const k = EC_MODULES.find((m) => m.name === 'ec_p256')!;
   const bytes = await compileKernel(withTarget('js', () => k.generate()));
   assert.ok(Buffer.from(bytes).equals(Buffer.from(shipped.ec_p256_wasm())));
@@ -149,7 +163,10 @@ for (const k of withTarget_('js')) {
     const src = readFileSync(join(root, 'src/engine/wasm', `${k.name}_js.ts`), 'utf8');
     assert.deepEqual(checkJs(src), []);
     // no BigInt inside the kernel functions (only an export's i64 parameters convert)
-    const bodies = src.split(/^ {2}function f_/m).slice(1).map((b) => b.slice(0, b.search(/^ {2}\}$/m)));
+    const bodies = src
+      .split(/^ {2}function f_/m)
+      .slice(1)
+      .map((b) => b.slice(0, b.search(/^ {2}\}$/m)));
     assert.ok(bodies.length > 3 && bodies.every((b) => !/BigInt|bigint/.test(b)));
   });
 }

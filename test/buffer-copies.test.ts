@@ -18,17 +18,19 @@ test('copyBytes copies a Buffer (slice() would not)', () => {
   assert.ok(!(c instanceof Buffer));
 });
 
-test('a disposed AEAD key object leaves the caller\'s Buffer key alone', () => {
+test("a disposed AEAD key object leaves the caller's Buffer key alone", () => {
   for (const make of [() => aesGcm, () => chacha20Poly1305]) {
     const key = fill(32, 0x42);
     const a = make()(key);
     a.dispose();
-    assert.deepEqual([...key], new Array(32).fill(0x42), 'dispose wiped the caller\'s key');
+    assert.deepEqual([...key], new Array(32).fill(0x42), "dispose wiped the caller's key");
   }
 });
 
-test('wiping the caller\'s Buffer key after construction does not change the key in use', () => {
-  const key = fill(32, 0x11), nonce = fill(12, 3), msg = fill(40, 9);
+test("wiping the caller's Buffer key after construction does not change the key in use", () => {
+  const key = fill(32, 0x11),
+    nonce = fill(12, 3),
+    msg = fill(40, 9);
   const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
   const want = Buffer.concat([c.update(msg), c.final(), c.getAuthTag()]);
   const a = chacha20Poly1305(key);
@@ -56,7 +58,7 @@ test('signing with a Buffer private key leaves it intact', () => {
   const sk = Buffer.from(p256.generatePrivateKey());
   const want = Buffer.from(sk);
   p256.sign(new Uint8Array(32).fill(1), sk);
-  assert.deepEqual(sk, want, 'sign wiped the caller\'s key');
+  assert.deepEqual(sk, want, "sign wiped the caller's key");
 });
 
 test('a stream batch whose Buffer output lies below its Buffer input seals as from a separate buffer', async () => {

@@ -99,7 +99,10 @@ function loadWycheproof(file: string): WycheproofAead {
   return JSON.parse(readFileSync(path, 'utf8')) as WycheproofAead;
 }
 
-for (const [file, extended, expectedCount] of [['chacha20_poly1305_test.json', false, 325], ['xchacha20_poly1305_test.json', true, 315]] as const) {
+for (const [file, extended, expectedCount] of [
+  ['chacha20_poly1305_test.json', false, 325],
+  ['xchacha20_poly1305_test.json', true, 315],
+] as const) {
   test(`Wycheproof ${file}: every case, result honoured`, () => {
     const data = loadWycheproof(file);
     const nonceLength = extended ? 24 : 12;
@@ -120,7 +123,11 @@ for (const [file, extended, expectedCount] of [['chacha20_poly1305_test.json', f
         try {
           if (iv.length !== nonceLength) {
             assert.equal(t.result, 'invalid', id);
-            assert.throws(() => a.seal(iv, msg, aad), (e: unknown) => e instanceof RangeError && /nonce/.test(e.message), id);
+            assert.throws(
+              () => a.seal(iv, msg, aad),
+              (e: unknown) => e instanceof RangeError && /nonce/.test(e.message),
+              id,
+            );
             assert.throws(() => a.open(iv, new Uint8Array([...ct, ...tag]), aad), RangeError, id);
             continue;
           }
@@ -131,7 +138,10 @@ for (const [file, extended, expectedCount] of [['chacha20_poly1305_test.json', f
           } else {
             const out = new Uint8Array(ct.length).fill(0xaa);
             assert.throws(() => a.open(iv, sealed, aad, out), AuthenticationError, id);
-            assert.ok(out.every((b) => b === 0), `${id}: output not wiped`);
+            assert.ok(
+              out.every((b) => b === 0),
+              `${id}: output not wiped`,
+            );
           }
         } finally {
           a.dispose();
@@ -139,7 +149,11 @@ for (const [file, extended, expectedCount] of [['chacha20_poly1305_test.json', f
       }
     }
     assert.equal(count, expectedCount);
-    console.log(`# wycheproof ${file}: ${count} cases (${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')})`);
+    console.log(
+      `# wycheproof ${file}: ${count} cases (${Object.entries(counts)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')})`,
+    );
   });
 }
 
@@ -184,9 +198,7 @@ const B = testBackend();
 for (const [what, flags] of broken.filter(([, f]) => !(B === 'js' && f.powersReversed))) {
   test(`negative control (${B}): ${what} fails the differential suite`, async () => {
     const name = `chacha-broken-${Object.keys(flags)[0]}`;
-    const kernel = B === 'simd'
-      ? chachaKernelFrom(name, await compileKernel(generateChacha(flags)))
-      : await kernelFor<ChachaExports>(B, name, () => generateChacha(flags), CHACHA_SLOT_SIZE);
+    const kernel = B === 'simd' ? chachaKernelFrom(name, await compileKernel(generateChacha(flags))) : await kernelFor<ChachaExports>(B, name, () => generateChacha(flags), CHACHA_SLOT_SIZE);
     const r = runSuite({ kernel, stride: 3 });
     assert.ok(r.failures.length > 0, `broken kernel (${what}) passed the whole suite`);
   });
@@ -195,7 +207,10 @@ for (const [what, flags] of broken.filter(([, f]) => !(B === 'js' && f.powersRev
 test('negative control: the 0x01 pad byte of a partial block missing fails the differential suite', () => {
   const r = runSuite({ faults: { omitPadByte: true }, stride: 3 });
   assert.ok(r.failures.length > 0, 'glue without the pad byte passed the whole suite');
-  assert.ok(r.failures.every((f) => f.startsWith('poly1305')), 'only the MAC uses the pad byte');
+  assert.ok(
+    r.failures.every((f) => f.startsWith('poly1305')),
+    'only the MAC uses the pad byte',
+  );
 });
 
 test('the generator without flags reproduces the shipped binary; layout constants agree', async () => {
@@ -208,19 +223,33 @@ test('the generator without flags reproduces the shipped binary; layout constant
 
 test('typed errors: key, nonce, counter, output lengths; types; use after dispose', () => {
   for (const n of [0, 16, 31, 33]) {
-    assert.throws(() => chacha20Poly1305(new Uint8Array(n)), (e: unknown) => e instanceof RangeError && /^key must be 32 bytes long, got/.test(e.message));
+    assert.throws(
+      () => chacha20Poly1305(new Uint8Array(n)),
+      (e: unknown) => e instanceof RangeError && /^key must be 32 bytes long, got/.test(e.message),
+    );
     assert.throws(() => xchacha20Poly1305(new Uint8Array(n)), RangeError);
     assert.throws(() => poly1305(new Uint8Array(n), new Uint8Array(0)), RangeError);
     assert.throws(() => chacha20(new Uint8Array(n), new Uint8Array(12), new Uint8Array(1)), RangeError);
   }
   const a = chacha20Poly1305(new Uint8Array(32));
   const x = xchacha20Poly1305(new Uint8Array(32));
-  for (const n of [0, 8, 11, 13, 16, 24]) assert.throws(() => a.seal(new Uint8Array(n), new Uint8Array(1)), (e: unknown) => e instanceof RangeError && /^nonce must be 12 bytes long, got/.test(e.message));
-  for (const n of [0, 12, 23, 25]) assert.throws(() => x.open(new Uint8Array(n), new Uint8Array(20)), (e: unknown) => e instanceof RangeError && /^nonce must be 24 bytes long/.test(e.message));
+  for (const n of [0, 8, 11, 13, 16, 24])
+    assert.throws(
+      () => a.seal(new Uint8Array(n), new Uint8Array(1)),
+      (e: unknown) => e instanceof RangeError && /^nonce must be 12 bytes long, got/.test(e.message),
+    );
+  for (const n of [0, 12, 23, 25])
+    assert.throws(
+      () => x.open(new Uint8Array(n), new Uint8Array(20)),
+      (e: unknown) => e instanceof RangeError && /^nonce must be 24 bytes long/.test(e.message),
+    );
   assert.throws(() => a.seal('nonce' as unknown as Uint8Array, new Uint8Array(1)), TypeError);
   assert.throws(() => a.seal(new Uint8Array(12), [1, 2] as unknown as Uint8Array), TypeError);
   assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(1), {} as Uint8Array), TypeError);
-  assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(10), undefined, new Uint8Array(25)), (e: unknown) => e instanceof RangeError && /^output must be at least 26 bytes/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(12), new Uint8Array(10), undefined, new Uint8Array(25)),
+    (e: unknown) => e instanceof RangeError && /^output must be at least 26 bytes/.test(e.message),
+  );
   assert.throws(() => a.open(new Uint8Array(12), new Uint8Array(15)), AuthenticationError);
   assert.equal(a.keyLength, 32);
   assert.equal(a.nonceLength, 12);
@@ -238,9 +267,16 @@ test('typed errors: key, nonce, counter, output lengths; types; use after dispos
   // counter: range, and exhaustion is an error, not a wrap
   const key = new Uint8Array(32);
   const nonce = new Uint8Array(12);
-  for (const c of [-1, 1.5, 2 ** 32, NaN]) assert.throws(() => chacha20(key, nonce, new Uint8Array(1), c), (e: unknown) => e instanceof RangeError && /^counter/.test(e.message));
+  for (const c of [-1, 1.5, 2 ** 32, NaN])
+    assert.throws(
+      () => chacha20(key, nonce, new Uint8Array(1), c),
+      (e: unknown) => e instanceof RangeError && /^counter/.test(e.message),
+    );
   assert.equal(chacha20(key, nonce, new Uint8Array(64), 2 ** 32 - 1).length, 64);
-  assert.throws(() => chacha20(key, nonce, new Uint8Array(65), 2 ** 32 - 1), (e: unknown) => e instanceof RangeError && /exhausted/.test(e.message));
+  assert.throws(
+    () => chacha20(key, nonce, new Uint8Array(65), 2 ** 32 - 1),
+    (e: unknown) => e instanceof RangeError && /exhausted/.test(e.message),
+  );
   assert.throws(() => chacha20(key, nonce, new Uint8Array(64 * 5 + 1), 2 ** 32 - 5), /exhausted/);
   assert.throws(() => xchacha20(key, new Uint8Array(24), new Uint8Array(129), 2 ** 32 - 2), /exhausted/);
 });
@@ -252,7 +288,10 @@ test('the message-length limit (2^38 − 64 bytes) is enforced', () => {
     }
   }
   const a = chacha20Poly1305(new Uint8Array(32));
-  assert.throws(() => a.seal(new Uint8Array(12), new Huge(1)), (e: unknown) => e instanceof RangeError && /^plaintext must be at most 2\^38 - 64 bytes/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(12), new Huge(1)),
+    (e: unknown) => e instanceof RangeError && /^plaintext must be at most 2\^38 - 64 bytes/.test(e.message),
+  );
   a.dispose();
 });
 
@@ -285,7 +324,7 @@ test('caller-supplied output buffers, in place, any view offset', () => {
   }
 });
 
-test('tampering: every bit of a short message\'s tag, ciphertext, nonce and AAD is rejected, output wiped', () => {
+test("tampering: every bit of a short message's tag, ciphertext, nonce and AAD is rejected, output wiped", () => {
   const rng = new Rng(5);
   for (const extended of [false, true]) {
     const key = rng.bytes(32);
@@ -307,12 +346,18 @@ test('slots are wiped and returned; IO area and scratch are wiped after each cal
   a.open(new Uint8Array(12), a.seal(new Uint8Array(12), new Uint8Array(70000).fill(3))); // streamed: the fused passes
   h.update(new Uint8Array(1000).fill(2));
   const u8 = k.u8;
-  assert.ok(u8.subarray(0, 4096 + 65536).every((b) => b === 0), 'IO area or scratch not wiped');
+  assert.ok(
+    u8.subarray(0, 4096 + 65536).every((b) => b === 0),
+    'IO area or scratch not wiped',
+  );
   a.dispose();
   h.digest();
   assert.equal(k.slotsInUse, before);
   const slot = k.allocSlot();
-  assert.ok(k.u8.subarray(slot, slot + CHACHA_SLOT_SIZE).every((b) => b === 0), 'slot not wiped');
+  assert.ok(
+    k.u8.subarray(slot, slot + CHACHA_SLOT_SIZE).every((b) => b === 0),
+    'slot not wiped',
+  );
   k.freeSlot(slot);
 });
 

@@ -75,15 +75,16 @@ function spawnRun(cmd: string, argv: string[], input?: Uint8Array, cwd?: string)
     c.stdin.end(input ?? new Uint8Array(0));
   });
 }
-const ctkitA = (args: string[], o: { main?: Main; input?: Uint8Array; cwd?: string } = {}) =>
-  spawnRun(process.execPath, o.main ? [o.main, ...oneJob(args)] : ctkitArgv(oneJob(args)), o.input, o.cwd);
+const ctkitA = (args: string[], o: { main?: Main; input?: Uint8Array; cwd?: string } = {}) => spawnRun(process.execPath, o.main ? [o.main, ...oneJob(args)] : ctkitArgv(oneJob(args)), o.input, o.cwd);
 const ageA = (args: string[], input?: Uint8Array) => spawnRun('age', args, input);
 /** f over items, `n` at a time */
 async function inParallel<T>(items: readonly T[], f: (t: T) => Promise<void>, n = 4): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) await f(items[i++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (i < items.length) await f(items[i++]);
+    }),
+  );
 }
 const ok = (r: Run, what: string) => assert.equal(r.status, 0, `${what}: exit ${r.status}: ${r.stderr}`);
 
@@ -154,7 +155,9 @@ const stanzaText = (p: StanzaParts) => `-> X25519 ${b64(p.share)}\n${wrap64(b64(
 /** header text (without "---") → the whole header, MAC line included */
 function withMac(fileKey: Uint8Array, text: string): Buffer {
   const macked = text + '---';
-  const mac = createHmac('sha256', hkdf(fileKey, new Uint8Array(0), 'header')).update(macked, 'latin1').digest();
+  const mac = createHmac('sha256', hkdf(fileKey, new Uint8Array(0), 'header'))
+    .update(macked, 'latin1')
+    .digest();
   return Buffer.from(`${macked} ${b64(mac)}\n`, 'latin1');
 }
 
@@ -220,12 +223,18 @@ test('identity files: ctkit age-keygen writes what age reads (mode 0600, the com
   assert.equal(again.stderr, `ctkit age-keygen: ${bob.file} already exists; ctkit never overwrites a key\n`);
 });
 
-test('Bech32: BIP 173 vectors, age\'s example identity and recipient, canonical padding', () => {
-  for (const s of ['A12UEL5L', 'a12uel5l', 'an83characterlonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1tt5tgs',
-    'abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw', '11qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqc8247j',
-    'split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w', '?1ezyfcl',
+test("Bech32: BIP 173 vectors, age's example identity and recipient, canonical padding", () => {
+  for (const s of [
+    'A12UEL5L',
+    'a12uel5l',
+    'an83characterlonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1tt5tgs',
+    'abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw',
+    '11qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqc8247j',
+    'split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w',
+    '?1ezyfcl',
     // invalid in BIP 173 only for its 90-character limit, which age does not have
-    'an84characterslonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1569pvx']) {
+    'an84characterslonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1569pvx',
+  ]) {
     assert.doesNotThrow(() => bech32Values(s), s);
   }
   for (const s of ['\x201nwldj5', '\x7f1axkwrx', '\x801eym55h', 'pzry9x0s0muk', '1pzry9x0s0muk', 'x1b4n0q5v', 'li1dgmt3', 'de1lg7wt\xff', 'A1G7SGD8', '10a06t8', '1qzzfhee', 'a12UEL5L']) {
@@ -452,15 +461,71 @@ const CASES: Case[] = [
   { name: 'truncated inside the last chunk', file: goodFile.subarray(0, goodFile.length - 1), why: /chunk 0 failed authentication/ },
   { name: 'the final chunk cut off at a chunk boundary', file: hdr(v1 + goodStanza, payload(fk, ageChunks(plain2)).subarray(0, 16 + 65552)), why: /chunk 0 failed authentication/ },
   { name: 'one byte appended', file: Buffer.concat([goodFile, Buffer.of(0)]), why: /failed authentication/ },
-  { name: 'a tag\'s worth appended', file: Buffer.concat([goodFile, Buffer.alloc(16)]), why: /failed authentication/ },
-  { name: 'a chunk appended after the final one', file: hdr(v1 + goodStanza, payload(fk, chunks([[65536, true], [1000, true]]))), why: /chunk 0 failed authentication/ },
-  { name: 'an empty final chunk after a full one', file: hdr(v1 + goodStanza, payload(fk, chunks([[65536, false], [0, true]]))), why: /empty final chunk/ },
-  { name: 'no final chunk (the last one not flagged)', file: hdr(v1 + goodStanza, payload(fk, chunks([[65536, false], [1000, false]]))), why: /chunk 1 failed authentication/ },
-  { name: 'a short chunk before the last', file: hdr(v1 + goodStanza, payload(fk, chunks([[1000, false], [1000, true]]))), why: /failed authentication/ },
-  { name: 'chunks swapped', file: (() => {
-    const p = payload(fk, ageChunks(plain2));
-    return hdr(v1 + goodStanza, Buffer.concat([p.subarray(0, 16), p.subarray(16 + 65552), p.subarray(16, 16 + 65552)]));
-  })(), why: /failed authentication/ },
+  { name: "a tag's worth appended", file: Buffer.concat([goodFile, Buffer.alloc(16)]), why: /failed authentication/ },
+  {
+    name: 'a chunk appended after the final one',
+    file: hdr(
+      v1 + goodStanza,
+      payload(
+        fk,
+        chunks([
+          [65536, true],
+          [1000, true],
+        ]),
+      ),
+    ),
+    why: /chunk 0 failed authentication/,
+  },
+  {
+    name: 'an empty final chunk after a full one',
+    file: hdr(
+      v1 + goodStanza,
+      payload(
+        fk,
+        chunks([
+          [65536, false],
+          [0, true],
+        ]),
+      ),
+    ),
+    why: /empty final chunk/,
+  },
+  {
+    name: 'no final chunk (the last one not flagged)',
+    file: hdr(
+      v1 + goodStanza,
+      payload(
+        fk,
+        chunks([
+          [65536, false],
+          [1000, false],
+        ]),
+      ),
+    ),
+    why: /chunk 1 failed authentication/,
+  },
+  {
+    name: 'a short chunk before the last',
+    file: hdr(
+      v1 + goodStanza,
+      payload(
+        fk,
+        chunks([
+          [1000, false],
+          [1000, true],
+        ]),
+      ),
+    ),
+    why: /failed authentication/,
+  },
+  {
+    name: 'chunks swapped',
+    file: (() => {
+      const p = payload(fk, ageChunks(plain2));
+      return hdr(v1 + goodStanza, Buffer.concat([p.subarray(0, 16), p.subarray(16 + 65552), p.subarray(16, 16 + 65552)]));
+    })(),
+    why: /failed authentication/,
+  },
   { name: 'a payload from another file key', file: hdr(v1 + goodStanza, payload(randomBytes(16), ageChunks(plainS))), why: /chunk 0 failed authentication/ },
   // armor
   { name: 'armor: the well-formed armor (writer check)', file: Buffer.from(armor(goodFile)), why: /^$/, accept: plainS },
@@ -540,7 +605,9 @@ test('command-line errors: usage (exit 2), bad recipients and identities (exit 1
   const ssh = ctkit(['age', '-r', 'ssh-ed25519 AAAA'], { input: plainS });
   assert.equal(ssh.status, 1);
   assert.match(ssh.stderr, /is not an age X25519 recipient/);
-  const secret = readFileSync(alice.file, 'utf8').split('\n').find((l) => l.startsWith('AGE-'))!;
+  const secret = readFileSync(alice.file, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('AGE-'))!;
   const lower = join(dir, 'lower.txt');
   writeFileSync(lower, secret.toLowerCase() + '\n');
   const lc = ctkit(['age', '-d', '-i', lower], { input: goodFile });
@@ -595,17 +662,26 @@ async function mutant(from: string, to: string): Promise<string> {
   mkdirSync(join(out, 'src', 'cli'), { recursive: true });
   copyFileSync(join(repo, 'package.json'), join(out, 'package.json'));
   await build({
-    entryPoints: [join(repo, 'src/cli/main.ts')], outfile: join(out, 'src/cli/main.js'), bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error', external: ['esbuild', 'tsx'],
-    plugins: [{
-      name: 'mutate',
-      setup(b) {
-        b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]age\.ts$/ }, (a) => {
-          const src = readFileSync(a.path, 'utf8');
-          assert.equal(src.split(from).length, 2, `the mutation's text occurs once in age.ts: ${from}`);
-          return { contents: src.replace(from, to), loader: 'ts' };
-        });
+    entryPoints: [join(repo, 'src/cli/main.ts')],
+    outfile: join(out, 'src/cli/main.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
+    external: ['esbuild', 'tsx'],
+    plugins: [
+      {
+        name: 'mutate',
+        setup(b) {
+          b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]age\.ts$/ }, (a) => {
+            const src = readFileSync(a.path, 'utf8');
+            assert.equal(src.split(from).length, 2, `the mutation's text occurs once in age.ts: ${from}`);
+            return { contents: src.replace(from, to), loader: 'ts' };
+          });
+        },
       },
-    }],
+    ],
   });
   return join(out, 'src/cli/main.js');
 }
@@ -615,19 +691,23 @@ test('negative controls: each check patched out of age.ts lets its case through,
   const controls: [string, string, string[]][] = [
     ['if (diff !== 0) throw', 'if (diff !== 0 && false) throw', ['a wrong MAC', 'a header changed after its MAC']],
     ['if (len > TAG && len % (AGE_CHUNK + TAG) === TAG)', 'if (false)', ['an empty final chunk after a full one']],
-    ["return b64encode(b) === s ? b : undefined;", 'return b;', ['an X25519 share in non-canonical base64', 'an X25519 body in non-canonical base64']],
-    ["if (!share || share.length !== 32)", 'if (!share)', ['an X25519 share of 31 bytes']],
-    ["if (s.body.length !== 32)", 'if (false)', ['an X25519 body of 33 bytes']],
-    ["if (line.endsWith('\\r')) line = line.slice(0, -1);", "line = line.trim();", ['armor: a space at the end of a line']],
+    ['return b64encode(b) === s ? b : undefined;', 'return b;', ['an X25519 share in non-canonical base64', 'an X25519 body in non-canonical base64']],
+    ['if (!share || share.length !== 32)', 'if (!share)', ['an X25519 share of 31 bytes']],
+    ['if (s.body.length !== 32)', 'if (false)', ['an X25519 body of 33 bytes']],
+    ["if (line.endsWith('\\r')) line = line.slice(0, -1);", 'line = line.trim();', ['armor: a space at the end of a line']],
   ];
-  await inParallel(controls, async ([from, to, names]) => {
-    const main = await mutant(from, to);
-    for (const n of names) {
-      await assert.rejects(checkCase(caseNamed(n), main), assert.AssertionError, `the mutant '${to}' passes the case '${n}'`);
-    }
-    // and the mutant still decrypts the well-formed file: the control breaks one check, not everything
-    await checkCase(caseNamed('the well-formed file (writer check)'), main);
-  }, 2);
+  await inParallel(
+    controls,
+    async ([from, to, names]) => {
+      const main = await mutant(from, to);
+      for (const n of names) {
+        await assert.rejects(checkCase(caseNamed(n), main), assert.AssertionError, `the mutant '${to}' passes the case '${n}'`);
+      }
+      // and the mutant still decrypts the well-formed file: the control breaks one check, not everything
+      await checkCase(caseNamed('the well-formed file (writer check)'), main);
+    },
+    2,
+  );
   // an encoder with a wrong label: age refuses its files, as the interoperability tests would see
   const main = await mutant("ascii('payload')", "ascii('Payload')");
   const enc = ctkit(['age', '-r', alice.recipient], { main, input: plainS });

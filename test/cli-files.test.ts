@@ -45,7 +45,10 @@ test('a missing or unreadable input: exit 2, one line, no file created, nothing 
   const { dir, key, tmp } = workdir();
   mkdirSync(join(dir, 'adir'));
   for (const cmd of ['seal', 'open']) {
-    for (const [input, why] of [['nope.bin', /no such file \(ENOENT\)/], ['adir', /is a directory/]] as const) {
+    for (const [input, why] of [
+      ['nope.bin', /no such file \(ENOENT\)/],
+      ['adir', /is a directory/],
+    ] as const) {
       for (const out of [['-o', 'out.bin'], []]) {
         const before = ls(dir);
         const r = ctkitSync([cmd, '-k', key, input, ...out], { cwd: dir, env: { ...process.env, TMPDIR: tmp } });
@@ -74,8 +77,7 @@ function waitFor(cond: () => boolean, what: string, ms = 30000): Promise<void> {
   });
 }
 
-const exited = (c: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => c.on('exit', (code, signal) => resolve({ code, signal })));
+const exited = (c: ChildProcess) => new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => c.on('exit', (code, signal) => resolve({ code, signal })));
 
 /** A sealed stream of `size` random bytes under the key file's key. */
 function sealedBytes(key: string, size: number): { plain: Uint8Array; sealed: Uint8Array } {
@@ -188,9 +190,15 @@ test('-o never overwrites without --force; a missing directory, a directory as o
   const r6 = ctkitSync(['seal', '-k', key, plain, '-o', 'sub'], { cwd: dir });
   assert.equal(r6.status, 2);
   assert.match(r6.stderr, /cannot write sub: it is a directory/);
-  assert.deepEqual(ls(dir).filter((f) => f.includes('ctkit-tmp')), []);
+  assert.deepEqual(
+    ls(dir).filter((f) => f.includes('ctkit-tmp')),
+    [],
+  );
   // `script` (util-linux) runs the command on a pseudo-terminal: seal refuses, open writes text
-  const shell = (args: string[]) => `"${process.execPath}" ${ctkitArgv(args).map((a) => `"${a}"`).join(' ')}`;
+  const shell = (args: string[]) =>
+    `"${process.execPath}" ${ctkitArgv(args)
+      .map((a) => `"${a}"`)
+      .join(' ')}`;
   const tty = spawnSync('script', ['-q', '-e', '-c', shell(['seal', '-k', key, plain]), '/dev/null'], { cwd: dir });
   assert.equal(tty.status, 2, tty.stdout.toString());
   assert.match(tty.stdout.toString(), /ctkit seal: refusing to write sealed \(binary\) data to a terminal; redirect stdout or use -o <file>/);
@@ -241,7 +249,16 @@ test('files sealed by ctkit 0.1 open with the CLI; --jobs 2 and --jobs 1 give st
 /** A BatchCipher that seals or opens in place like a pool worker, after delay() ms (results come back out of order). */
 function slowPool(aead: Aead, concurrency: number, delay: () => number) {
   const stats = { batches: 0 };
-  const later = <T>(f: () => T) => new Promise<T>((resolve, reject) => setTimeout(() => { try { resolve(f()); } catch (e) { reject(e); } }, delay()));
+  const later = <T>(f: () => T) =>
+    new Promise<T>((resolve, reject) =>
+      setTimeout(() => {
+        try {
+          resolve(f());
+        } catch (e) {
+          reject(e);
+        }
+      }, delay()),
+    );
   const pool: BatchCipher = {
     algorithm: aead.algorithm,
     concurrency,
@@ -269,11 +286,20 @@ function memoryInput(data: Uint8Array, delays: Rng) {
 }
 function memoryOutput(): Output & { parts: Uint8Array[] } {
   const parts: Uint8Array[] = [];
-  const o = { parts, streaming: true, written: 0, commit: async () => undefined, abort: async () => undefined,
+  const o = {
+    parts,
+    streaming: true,
+    written: 0,
+    commit: async () => undefined,
+    abort: async () => undefined,
     async write(chunks: readonly Uint8Array[]) {
-      for (const c of chunks) { parts.push(c.slice()); o.written += c.length; }
+      for (const c of chunks) {
+        parts.push(c.slice());
+        o.written += c.length;
+      }
       await new Promise((r) => setImmediate(r));
-    } };
+    },
+  };
   return o;
 }
 
@@ -333,11 +359,7 @@ test('seal/open pipeline, this thread and workers sharing batches: the bytes of 
       bad[seg * (S + 16) + 5] ^= 0x10;
       const { pool } = slowPool(aead, 1, () => 50);
       const out = memoryOutput();
-      await assert.rejects(
-        pipeline('open', memoryInput(bad, rng), out, { aead, pool: () => pool }, params, new Progress(undefined, 'test')),
-        (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg,
-        `segment ${seg}`,
-      );
+      await assert.rejects(pipeline('open', memoryInput(bad, rng), out, { aead, pool: () => pool }, params, new Progress(undefined, 'test')), (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg, `segment ${seg}`);
       const released = Buffer.concat(out.parts);
       // (segment 576, the final one, is a batch of its own: the framing of ctkit/stream)
       const before = Math.floor(seg / 64) * perBatch;

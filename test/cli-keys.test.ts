@@ -158,7 +158,11 @@ test("the help's examples of sign and verify work as printed, with the real open
   const bin = ctkitShim();
   const examples = (cmd: string) => {
     const help = ctkit([cmd, '--help']).stdout;
-    return help.slice(help.indexOf('examples:') + 9).split('\n').map((l) => l.trim()).filter(Boolean);
+    return help
+      .slice(help.indexOf('examples:') + 9)
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
   };
   const lines = [...examples('sign'), ...examples('verify')];
   assert.equal(lines.length, 4);
@@ -191,8 +195,14 @@ test('importPrivateKey reads `openssl ecparam -genkey` output and PEM given as b
   const ec = await import('../src/ec/index.js');
   const { InvalidKeyError, EncodingError } = await import('../src/errors.js');
   const byName: Record<string, import('../src/ec/index.js').Curve> = {
-    p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
-    secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
+    p256: ec.p256,
+    p224: ec.p224,
+    brainpoolP256r1: ec.brainpoolP256r1,
+    p384: ec.p384,
+    p521: ec.p521,
+    secp256k1: ec.secp256k1,
+    brainpoolP384r1: ec.brainpoolP384r1,
+    brainpoolP512r1: ec.brainpoolP512r1,
   };
   const enc = new TextEncoder();
   for (const [name, osslName] of CURVES) {
@@ -214,11 +224,17 @@ test('importPrivateKey reads `openssl ecparam -genkey` output and PEM given as b
   const p256Key = openssl(['ecparam', '-name', 'prime256v1', '-genkey']).stdout;
   const p384Params = openssl(['ecparam', '-name', 'secp384r1']).stdout;
   const mixed = p384Params + p256Key.slice(p256Key.indexOf('-----BEGIN EC PRIVATE KEY-----'));
-  assert.throws(() => ec.p256.importPrivateKey(mixed, 'sec1-pem'), (e: Error) => e instanceof InvalidKeyError && /EC PARAMETERS block names the curve with OID 1\.3\.132\.0\.34/.test(e.message));
+  assert.throws(
+    () => ec.p256.importPrivateKey(mixed, 'sec1-pem'),
+    (e: Error) => e instanceof InvalidKeyError && /EC PARAMETERS block names the curve with OID 1\.3\.132\.0\.34/.test(e.message),
+  );
   // explicit parameters are refused, binary bytes are not PEM
   const explicit = openssl(['ecparam', '-name', 'prime256v1', '-param_enc', 'explicit']).stdout;
   assert.throws(() => ec.p256.importPrivateKey(explicit + p256Key.slice(p256Key.indexOf('-----BEGIN EC PRIVATE KEY-----')), 'sec1-pem'), /explicit curve parameters/);
-  assert.throws(() => ec.p256.importPrivateKey(Uint8Array.of(0x30, 0x82, 0x01), 'sec1-pem'), (e: Error) => e instanceof EncodingError && /not PEM text/.test(e.message));
+  assert.throws(
+    () => ec.p256.importPrivateKey(Uint8Array.of(0x30, 0x82, 0x01), 'sec1-pem'),
+    (e: Error) => e instanceof EncodingError && /not PEM text/.test(e.message),
+  );
   // and the CLI reads the same file through the library
   writeFileSync(join(dir, 'lib-mixed.pem'), mixed);
   const r = ctkit(['pubkey', join(dir, 'lib-mixed.pem')]);

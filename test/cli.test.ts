@@ -120,7 +120,11 @@ test('tampering: header, every segment, tags, truncation, removal, duplication, 
   // header: every byte
   for (let i = 0; i < H; i++) assertRejected(`header byte ${i}`, flip(i));
   // a byte in each segment's ciphertext and in each tag
-  for (const [s, len] of [[0, SEGMENT_SIZE], [1, SEGMENT_SIZE], [2, 1000]] as const) {
+  for (const [s, len] of [
+    [0, SEGMENT_SIZE],
+    [1, SEGMENT_SIZE],
+    [2, 1000],
+  ] as const) {
     const base = H + s * SEG;
     assertRejected(`segment ${s} first byte`, flip(base));
     assertRejected(`segment ${s} middle byte`, flip(base + (len >> 1)));
@@ -219,7 +223,19 @@ test('progress bar on stderr only when stderr is a terminal', () => {
   assert.equal(quiet.status, 0, quiet.stderr);
   assert.equal(quiet.stderr, '', 'output on stderr when it is not a terminal');
   // `script` (util-linux) gives the command a pseudo-terminal
-  const r = spawnSync('script', ['-q', '-e', '-c', `"${process.execPath}" ${ctkitArgv(['seal', '-k', key, big, '-o', `${big}.t.ctk`]).map((a) => `"${a}"`).join(' ')}`, '/dev/null'], { cwd: dir });
+  const r = spawnSync(
+    'script',
+    [
+      '-q',
+      '-e',
+      '-c',
+      `"${process.execPath}" ${ctkitArgv(['seal', '-k', key, big, '-o', `${big}.t.ctk`])
+        .map((a) => `"${a}"`)
+        .join(' ')}`,
+      '/dev/null',
+    ],
+    { cwd: dir },
+  );
   assert.equal(r.status, 0, r.stderr.toString());
   assert.match(r.stdout.toString(), /sealing \[#+\s*\]\s+100%/);
 });

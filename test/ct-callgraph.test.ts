@@ -18,10 +18,18 @@ import { check, expectClean, lines, mod, wat, wabt } from './support/ct-wat.js';
 const EC = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1'];
 const VT_FUNCS = ['ecdsa_verify', 'ecdsa_jadd_vt', 'ecdsa_jmadd_vt', 'ecdsa_wnaf', 'fn_inv_vt_raw', 'fp_inv_vt_raw'];
 
-const paths = (r: Report) => r.violations.filter((v) => v.rule === 'callgraph').map((v) => v.path!.join(' → ')).sort();
+const paths = (r: Report) =>
+  r.violations
+    .filter((v) => v.rule === 'callgraph')
+    .map((v) => v.path!.join(' → '))
+    .sort();
 
 test('shipped curve modules: clean; verification and the G-table builder cover exactly the variable-time functions', () => {
-  assert.deepEqual(EC.filter((n) => !(n in shipped)), [], 'a curve module is missing from shipped');
+  assert.deepEqual(
+    EC.filter((n) => !(n in shipped)),
+    [],
+    'a curve module is missing from shipped',
+  );
   for (const name of EC) {
     const r = checkModule(name, shipped[name]());
     assert.deepEqual(r.violations.map(formatViolation), [], name);
@@ -79,7 +87,10 @@ test('ecdsa_sign inverting k by fn_inv_vt: flagged, with the path ecdsa_sign →
   assert.ok(raw.every((v) => v.path?.join(' → ') === 'ecdsa_sign → fn_inv_vt → fn_inv_vt_raw'));
   const cg = r.violations.find((v) => v.rule === 'callgraph')!;
   assert.equal(cg.func, 'ecdsa_sign');
-  assert.match(formatViolation(cg), /^ec_p256: func ecdsa_sign \(#\d+\) @0x[0-9a-f]+: reaches variable-time fn_inv_vt_raw \(\d+ violations: branch(, bitcount)?; exempt only on paths from ecdsa_verify\), and ecdsa_sign is not declared variable-time: ecdsa_sign → fn_inv_vt → fn_inv_vt_raw \[callgraph\]$/);
+  assert.match(
+    formatViolation(cg),
+    /^ec_p256: func ecdsa_sign \(#\d+\) @0x[0-9a-f]+: reaches variable-time fn_inv_vt_raw \(\d+ violations: branch(, bitcount)?; exempt only on paths from ecdsa_verify\), and ecdsa_sign is not declared variable-time: ecdsa_sign → fn_inv_vt → fn_inv_vt_raw \[callgraph\]$/,
+  );
   // the offset is the call in ecdsa_sign that starts the path
   const m = decode(assemble(patch(P256_WAT, 'ecdsa_sign', 'fn_inv', 'fn_inv_vt')));
   const call = m.codes[cg.index! - m.importedFuncs].body.find((i) => i.offset === cg.offset);
@@ -90,13 +101,12 @@ test('ecdsa_sign inverting k by fn_inv_vt: flagged, with the path ecdsa_sign →
 test('to_affine inverting Z by fp_inv_vt: flagged from every export that converts to affine', () => {
   const r = checkModule('ec_p256', assemble(patch(P256_WAT, 'to_affine', 'fp_inv', 'fp_inv_vt')));
   const p = paths(r);
-  for (const want of [
-    'to_affine → fp_inv_vt → fp_inv_vt_raw',
-    'ecdsa_sign → to_affine → fp_inv_vt → fp_inv_vt_raw',
-    'ecdh → to_affine → fp_inv_vt → fp_inv_vt_raw',
-    'pubkey → to_affine → fp_inv_vt → fp_inv_vt_raw',
-  ]) assert.ok(p.includes(want), `missing ${want} in\n${p.join('\n')}`);
-  assert.ok(p.every((x) => x.endsWith('→ fp_inv_vt → fp_inv_vt_raw')), p.join('\n'));
+  for (const want of ['to_affine → fp_inv_vt → fp_inv_vt_raw', 'ecdsa_sign → to_affine → fp_inv_vt → fp_inv_vt_raw', 'ecdh → to_affine → fp_inv_vt → fp_inv_vt_raw', 'pubkey → to_affine → fp_inv_vt → fp_inv_vt_raw'])
+    assert.ok(p.includes(want), `missing ${want} in\n${p.join('\n')}`);
+  assert.ok(
+    p.every((x) => x.endsWith('→ fp_inv_vt → fp_inv_vt_raw')),
+    p.join('\n'),
+  );
   assert.ok(r.violations.some((v) => v.func === 'fp_inv_vt_raw' && v.rule === 'branch'));
 });
 
@@ -120,20 +130,32 @@ const VT = `(func $vt (param $p i32) (if (i32.load (local.get $p)) (then nop)))`
 const VT_DECL = { vartime: { verify: 'public inputs only' } };
 
 test('a variable-time function reached only from the declared export: exempt, listed under it', () => {
-  const { report } = expectClean(`${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
-    (func (export "sign") (param $p i32) (i32.store (local.get $p) (i32.const 1)))`, { verify: [0], sign: [0] }, VT_DECL);
+  const { report } = expectClean(
+    `${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
+    (func (export "sign") (param $p i32) (i32.store (local.get $p) (i32.const 1)))`,
+    { verify: [0], sign: [0] },
+    VT_DECL,
+  );
   assert.deepEqual(report.exempt, [{ func: 'vt', reason: 'public inputs only', via: ['verify'] }]);
   assert.deepEqual(report.declared, [{ func: 'verify', kind: 'export', reason: 'public inputs only', covers: ['vt'] }]);
 });
 
 test('the same function also reached from another export: its violation and a callgraph violation naming the path', () => {
-  const { report } = check(`${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
+  const { report } = check(
+    `${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
     (func $mid (param $p i32) (call $vt (local.get $p)))
-    (func (export "sign") (param $p i32) (call $mid (local.get $p)))`, { verify: [0], sign: [0] }, VT_DECL);
-  assert.deepEqual(report.violations.map((v) => [v.rule, v.func, v.path?.join(' → ')]), [
-    ['branch', 'vt', 'sign → mid → vt'],
-    ['callgraph', 'sign', 'sign → mid → vt'],
-  ], lines(report));
+    (func (export "sign") (param $p i32) (call $mid (local.get $p)))`,
+    { verify: [0], sign: [0] },
+    VT_DECL,
+  );
+  assert.deepEqual(
+    report.violations.map((v) => [v.rule, v.func, v.path?.join(' → ')]),
+    [
+      ['branch', 'vt', 'sign → mid → vt'],
+      ['callgraph', 'sign', 'sign → mid → vt'],
+    ],
+    lines(report),
+  );
   assert.deepEqual(report.exempt, []);
 });
 
@@ -141,23 +163,33 @@ test('declared in the ctkit.ct section or in the options: the same result', () =
   const text = `${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))`;
   expectClean(text, { verify: [0] }, VT_DECL);
   expectClean(text, { verify: [0] }, { decls: [{ module: 't', kind: 'export', func: 'verify', reason: 'public' }] });
-  assert.deepEqual(check(text, { verify: [0] }).report.violations.map((v) => v.rule), ['branch']);
+  assert.deepEqual(
+    check(text, { verify: [0] }).report.violations.map((v) => v.rule),
+    ['branch'],
+  );
 });
 
 test('entry points that are not exports: a table entry and the start function reaching variable-time code are flagged', () => {
-  const viaTable = check(`${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
+  const viaTable = check(
+    `${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
     (type $t (func (param i32))) (table 1 funcref) (elem (i32.const 0) $w)
     (func $w (param $p i32) (call $vt (i32.const 0)))
-    (func (export "run") (call_indirect (type $t) (i32.const 8) (i32.const 0)))`, { verify: [0], run: [] }, VT_DECL).report;
+    (func (export "run") (call_indirect (type $t) (i32.const 8) (i32.const 0)))`,
+    { verify: [0], run: [] },
+    VT_DECL,
+  ).report;
   assert.deepEqual(paths(viaTable), ['(table) w → vt'], lines(viaTable));
-  const viaStart = check(`${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
-    (func $init (call $vt (i32.const 0))) (start $init)`, { verify: [0] }, VT_DECL).report;
+  const viaStart = check(
+    `${VT} (func (export "verify") (param $p i32) (call $vt (local.get $p)))
+    (func $init (call $vt (i32.const 0))) (start $init)`,
+    { verify: [0] },
+    VT_DECL,
+  ).report;
   assert.deepEqual(paths(viaStart), ['(start) init → vt'], lines(viaStart));
 });
 
 test('one function under two export names, one of them not declared variable-time: flagged', () => {
-  const { report } = check(`(func $v (export "verify") (export "verify_fast") (param $p i32) (if (i32.load (local.get $p)) (then nop)))`,
-    { verify: [0], verify_fast: [0] }, VT_DECL);
+  const { report } = check(`(func $v (export "verify") (export "verify_fast") (param $p i32) (if (i32.load (local.get $p)) (then nop)))`, { verify: [0], verify_fast: [0] }, VT_DECL);
   assert.deepEqual(report.violations.map((v) => v.rule).sort(), ['branch', 'callgraph'], lines(report));
 });
 
@@ -166,25 +198,46 @@ test('a public-input helper: its variable-time callees are exempt whoever calls 
     (func (export "keygen") (param $p i32) (call $table (local.get $p)))`;
   const { report } = expectClean(text, { keygen: [0] }, { helpers: { table: 'multiples of a constant' } });
   assert.deepEqual(report.exempt, [{ func: 'vt', reason: 'multiples of a constant', via: ['table'] }]);
-  assert.deepEqual(check(text, { keygen: [0] }).report.violations.map((v) => [v.rule, v.path?.join(' → ')]), [['branch', 'keygen → table → vt']]);
+  assert.deepEqual(
+    check(text, { keygen: [0] }).report.violations.map((v) => [v.rule, v.path?.join(' → ')]),
+    [['branch', 'keygen → table → vt']],
+  );
   // a helper that names no function is a declaration violation
-  assert.deepEqual(check(text, { keygen: [0] }, { helpers: { nope: 'x' } }).report.violations.map((v) => v.rule), ['declaration', 'branch']);
+  assert.deepEqual(
+    check(text, { keygen: [0] }, { helpers: { nope: 'x' } }).report.violations.map((v) => v.rule),
+    ['declaration', 'branch'],
+  );
 });
 
 test('taint still flows out of variable-time code: a secret it stores in a global reaches a branch in a constant-time export', () => {
-  const { report } = check(`(global $g (mut i32) (i32.const 0))
+  const { report } = check(
+    `(global $g (mut i32) (i32.const 0))
     (func (export "verify") (param $s i32) (global.set $g (local.get $s)) (if (local.get $s) (then nop)))
-    (func (export "sign") (if (global.get $g) (then nop)))`, { verify: [], sign: [] }, VT_DECL);
-  assert.deepEqual(report.violations.map((v) => [v.rule, v.func]), [['branch', 'sign']], lines(report));
+    (func (export "sign") (if (global.get $g) (then nop)))`,
+    { verify: [], sign: [] },
+    VT_DECL,
+  );
+  assert.deepEqual(
+    report.violations.map((v) => [v.rule, v.func]),
+    [['branch', 'sign']],
+    lines(report),
+  );
 });
 
 test('code reached from no entry point is still checked', () => {
   const { report } = check(`${VT} (func (export "f"))`, { f: [] });
-  assert.deepEqual(report.violations.map((v) => [v.rule, v.func, v.path]), [['branch', 'vt', undefined]]);
+  assert.deepEqual(
+    report.violations.map((v) => [v.rule, v.func, v.path]),
+    [['branch', 'vt', undefined]],
+  );
 });
 
 test('a variable-time declaration naming an export of another kind or a missing one is a declaration violation', () => {
   const bytes = withCtSection(wat(mod(`(func (export "f"))`)), { f: [] }, { memory: 'x', g: 'y' });
   const r = checkModule('t', bytes, []);
-  assert.deepEqual(r.violations.map((v) => v.rule), ['declaration', 'declaration'], lines(r));
+  assert.deepEqual(
+    r.violations.map((v) => v.rule),
+    ['declaration', 'declaration'],
+    lines(r),
+  );
 });

@@ -93,17 +93,26 @@ test('a third-party library: each leak reported with function, offset, rule and 
 
 test('without --vartime, verify is a violation too; without --public every parameter is secret (and said so)', async () => {
   const noVt = await run({ files: [libFile], public: LIB_PUBLIC });
-  assert.ok(noVt.out.some((l) => /func inv_vt .*\(path: verify → inv_vt\)/.test(l)), noVt.out.join('\n'));
+  assert.ok(
+    noVt.out.some((l) => /func inv_vt .*\(path: verify → inv_vt\)/.test(l)),
+    noVt.out.join('\n'),
+  );
   const noPub = await run({ files: [libFile], vartime: ['verify'] });
   assert.equal(noPub.code, 1);
   assert.match(noPub.out[1], /no ctkit\.ct section: 5 export\(s\) with parameters and no --public taken with every parameter secret/);
-  assert.ok(noPub.out.some((l) => /func ct_equal .*address/.test(l)), 'secret pointers make even the good compare fail');
+  assert.ok(
+    noPub.out.some((l) => /func ct_equal .*address/.test(l)),
+    'secret pointers make even the good compare fail',
+  );
 });
 
 test('a clean module: exit 0; --json gives the report', async () => {
   const clean = join(dir, 'clean.wasm');
-  writeFileSync(clean, wat(`(module (memory 1) (func (export "xor") (param $p i32) (param $k i64)
-    (i64.store (local.get $p) (i64.xor (i64.load (local.get $p)) (local.get $k)))))`));
+  writeFileSync(
+    clean,
+    wat(`(module (memory 1) (func (export "xor") (param $p i32) (param $k i64)
+    (i64.store (local.get $p) (i64.xor (i64.load (local.get $p)) (local.get $k)))))`),
+  );
   const r = await run({ files: [clean], public: ['xor=0'] });
   assert.deepEqual(r, { code: 0, out: ['clean: 1 functions checked, 0 violations'] });
   const j = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify'], json: true });
@@ -122,10 +131,14 @@ test('a compiler-built module from a dev dependency (AssemblyScript ChaCha20-Pol
   // through them are address violations; the entry points are named in the paths
   const lines = r.out.slice(2);
   assert.ok(lines.length > 5 && lines.every((l) => /^ {2}\S+: (\d+ [a-z_]+(, )?)+, first @0x[0-9a-f]+/.test(l)), r.out.join('\n'));
-  for (const entry of ['chacha20StreamXORUpdate', 'poly1305Init', 'poly1305Update']) assert.ok(r.out.some((l) => l.includes(`(path: ${entry} → `)), entry);
+  for (const entry of ['chacha20StreamXORUpdate', 'poly1305Init', 'poly1305Update'])
+    assert.ok(
+      r.out.some((l) => l.includes(`(path: ${entry} → `)),
+      entry,
+    );
 });
 
-test('ctkit\'s shipped modules: clean with --shipped; a curve module as a file needs its declarations', async () => {
+test("ctkit's shipped modules: clean with --shipped; a curve module as a file needs its declarations", async () => {
   const all = await run({ shipped: true });
   assert.equal(all.code, 0, all.out.join('\n'));
   assert.match(all.out.at(-1)!, new RegExp(`^${Object.keys(shipped).length} module\\(s\\) checked, 0 failing$`));

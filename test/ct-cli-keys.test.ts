@@ -54,7 +54,8 @@ function spoil(s: string): string {
 function spoilPem(pem: string): string {
   const lines = pem.split('\n');
   const i = lines.findIndex((l) => l.startsWith('-----END')) - 1;
-  const l = lines[i], pad = l.length - l.replace(/=+$/, '').length;
+  const l = lines[i],
+    pad = l.length - l.replace(/=+$/, '').length;
   const alpha = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   const at = l.length - pad - 1;
   assert.ok(pad > 0, 'a key whose DER length is not a multiple of 3');
@@ -62,11 +63,21 @@ function spoilPem(pem: string): string {
   return lines.join('\n');
 }
 
-interface Fixture { curve: string; L: number; scalar: Uint8Array; forms: [string, Uint8Array, string?][]; jwk?: Record<string, string> }
+interface Fixture {
+  curve: string;
+  L: number;
+  scalar: Uint8Array;
+  forms: [string, Uint8Array, string?][];
+  jwk?: Record<string, string>;
+}
 const fixtures: Fixture[] = [];
 
 test('fixtures: keys made by openssl for P-256, P-384 and brainpoolP256r1', () => {
-  for (const [curve, ossl, L, jwkCrv] of [['p256', 'prime256v1', 32, 'P-256'], ['p384', 'secp384r1', 48, 'P-384'], ['brainpoolP256r1', 'brainpoolP256r1', 32, undefined]] as const) {
+  for (const [curve, ossl, L, jwkCrv] of [
+    ['p256', 'prime256v1', 32, 'P-256'],
+    ['p384', 'secp384r1', 48, 'P-384'],
+    ['brainpoolP256r1', 'brainpoolP256r1', 32, undefined],
+  ] as const) {
     const f = (s: string) => join(dir, `${curve}-${s}`);
     writeFileSync(f('ec.pem'), openssl(['ecparam', '-name', ossl, '-genkey'])); // EC PARAMETERS + EC PRIVATE KEY
     const scalar = opensslScalar(f('ec.pem'), L);
@@ -95,7 +106,10 @@ test('fixtures: keys made by openssl for P-256, P-384 and brainpoolP256r1', () =
       const pt = spki.subarray(spki.length - 2 * L);
       jwk = { kty: 'EC', crv: jwkCrv, x: b64u(pt.subarray(0, L)), y: b64u(pt.subarray(L)), d: b64u(scalar) };
       forms.push(['JWK', text(JSON.stringify(jwk))]);
-      forms.push(['JWK, pretty, other members, an escape in a public member', text(`\n{\n  "kty" : "EC",\t"crv": "${jwkCrv.replace('-', '\\u002d')}",\r\n  "key_ops": ["sign"], "ext": true, "kid": null, "n": -1.5e+3, "o": {"a": [1, {}, []]},\n  "x": "${jwk.x}", "y": "${jwk.y}", "d": "${jwk.d}"}\n`)]);
+      forms.push([
+        'JWK, pretty, other members, an escape in a public member',
+        text(`\n{\n  "kty" : "EC",\t"crv": "${jwkCrv.replace('-', '\\u002d')}",\r\n  "key_ops": ["sign"], "ext": true, "kid": null, "n": -1.5e+3, "o": {"a": [1, {}, []]},\n  "x": "${jwk.x}", "y": "${jwk.y}", "d": "${jwk.d}"}\n`),
+      ]);
     }
     // plain Uint8Arrays, as the CLI reads files (a Buffer's slice() is a view: the library's
     // importPrivateKey(buffer, 'pkcs8-der') returns a view of a Buffer it is given)
@@ -121,7 +135,10 @@ test('every accepted form loads to the scalar openssl prints, with its curve', (
 test('a raw binary scalar that starts like DER (0x30, and 30 <length>) loads with --curve', () => {
   // before: bytes[0] === 0x30 sent it to the DER parsers, and it never loaded
   const L = 32;
-  for (const head of [[0x30, 0x11], [0x30, L - 2]]) {
+  for (const head of [
+    [0x30, 0x11],
+    [0x30, L - 2],
+  ]) {
     const sk = new Uint8Array(L).fill(0x42);
     sk.set(head);
     const r = parsePrivateKey(sk, `raw ${head}`, 'p256');
@@ -131,7 +148,10 @@ test('a raw binary scalar that starts like DER (0x30, and 30 <length>) loads wit
   for (const b0 of [0x30, 0x42]) {
     const sk = new Uint8Array(32).fill(0x42);
     sk[0] = b0;
-    assert.throws(() => parsePrivateKey(sk, 'raw', undefined), (e: Error) => e instanceof UsageError && /raw scalar: say which curve with --curve/.test(e.message));
+    assert.throws(
+      () => parsePrivateKey(sk, 'raw', undefined),
+      (e: Error) => e instanceof UsageError && /raw scalar: say which curve with --curve/.test(e.message),
+    );
   }
 });
 
@@ -277,38 +297,49 @@ test('error messages name positions and members, never the key text', () => {
 // ---- negative controls: lax readers the cases above must catch ------------------------------------
 
 /** JSON.parse then JSON.stringify before the real reader: duplicates collapse (the last wins), escapes decode. */
-const viaJsonParse = (read: Reader): Reader => (b, w, c) => {
-  const t = new TextDecoder().decode(b);
-  if (!t.trim().startsWith('{')) return read(b, w, c);
-  return read(text(JSON.stringify(JSON.parse(t))), w, c);
-};
+const viaJsonParse =
+  (read: Reader): Reader =>
+  (b, w, c) => {
+    const t = new TextDecoder().decode(b);
+    if (!t.trim().startsWith('{')) return read(b, w, c);
+    return read(text(JSON.stringify(JSON.parse(t))), w, c);
+  };
 /** Buffer's base64url for "d"/"k"/"x"/"y" (which takes unused bits and padding), re-encoded canonically. */
-const viaBufferBase64 = (read: Reader): Reader => (b, w, c) => {
-  const t = new TextDecoder().decode(b);
-  if (!t.trim().startsWith('{')) return read(b, w, c);
-  const o = JSON.parse(t) as Record<string, unknown>;
-  for (const m of ['d', 'k', 'x', 'y']) if (typeof o[m] === 'string') o[m] = b64u(Buffer.from(o[m] as string, 'base64url'));
-  return read(text(JSON.stringify(o)), w, c);
-};
+const viaBufferBase64 =
+  (read: Reader): Reader =>
+  (b, w, c) => {
+    const t = new TextDecoder().decode(b);
+    if (!t.trim().startsWith('{')) return read(b, w, c);
+    const o = JSON.parse(t) as Record<string, unknown>;
+    for (const m of ['d', 'k', 'x', 'y']) if (typeof o[m] === 'string') o[m] = b64u(Buffer.from(o[m] as string, 'base64url'));
+    return read(text(JSON.stringify(o)), w, c);
+  };
 /** The old framing: the first block per label by a regex over the whole text, the rest dropped. */
-const viaPemRegex = (read: Reader): Reader => (b, w, c) => {
-  const t = new TextDecoder().decode(b);
-  const blocks = [...t.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)];
-  if (!blocks.length) return read(b, w, c);
-  const key = blocks.find((m) => m[1] === 'PRIVATE KEY' || m[1] === 'EC PRIVATE KEY') ?? blocks[0];
-  return read(text(key[0] + '\n'), w, c);
-};
+const viaPemRegex =
+  (read: Reader): Reader =>
+  (b, w, c) => {
+    const t = new TextDecoder().decode(b);
+    const blocks = [...t.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)];
+    if (!blocks.length) return read(b, w, c);
+    const key = blocks.find((m) => m[1] === 'PRIVATE KEY' || m[1] === 'EC PRIVATE KEY') ?? blocks[0];
+    return read(text(key[0] + '\n'), w, c);
+  };
 /** A PEM decoder that takes unused bits: the body re-encoded from Buffer's base64. */
-const viaBufferPem = (read: Reader): Reader => (b, w, c) => {
-  const t = new TextDecoder().decode(b);
-  const m = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/.exec(t);
-  if (!m) return read(b, w, c);
-  const der = Buffer.from(m[2].replace(/\s/g, ''), 'base64').toString('base64').replace(/(.{64})/g, '$1\n');
-  return read(text(`-----BEGIN ${m[1]}-----\n${der}\n-----END ${m[1]}-----\n`), w, c);
-};
+const viaBufferPem =
+  (read: Reader): Reader =>
+  (b, w, c) => {
+    const t = new TextDecoder().decode(b);
+    const m = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/.exec(t);
+    if (!m) return read(b, w, c);
+    const der = Buffer.from(m[2].replace(/\s/g, ''), 'base64')
+      .toString('base64')
+      .replace(/(.{64})/g, '$1\n');
+    return read(text(`-----BEGIN ${m[1]}-----\n${der}\n-----END ${m[1]}-----\n`), w, c);
+  };
 
 test('negative controls: each lax reader is caught by the cases above', () => {
-  const priv = badPrivateKeys(), files = badKeyFiles();
+  const priv = badPrivateKeys(),
+    files = badKeyFiles();
   const controls: [string, Reader, Bad[], RegExp][] = [
     ['JSON.parse (private keys)', viaJsonParse(strictPrivate), priv, /duplicate "d": accepted|an escape in "d": accepted/],
     ['JSON.parse (key files)', viaJsonParse(strictKeyFile), files, /duplicate "k": accepted/],
@@ -319,7 +350,10 @@ test('negative controls: each lax reader is caught by the cases above', () => {
   ];
   for (const [name, read, cases, expected] of controls) {
     const m = misses(read, cases);
-    assert.ok(m.some((x) => expected.test(x)), `${name}: the cases did not catch it (misses: ${JSON.stringify(m)})`);
+    assert.ok(
+      m.some((x) => expected.test(x)),
+      `${name}: the cases did not catch it (misses: ${JSON.stringify(m)})`,
+    );
   }
 });
 
@@ -335,11 +369,14 @@ function spy<T>(marker: string, f: () => T): { result: T; calls: string[] } {
     const d = Object.getOwnPropertyDescriptor(obj, name)!;
     saved.push([obj, name, d]);
     const orig = d.value as (...a: unknown[]) => unknown;
-    Object.defineProperty(obj, name, { ...d, value: function (this: unknown, ...a: unknown[]) {
-      const r = orig.apply(this, a);
-      if (check(this, a, r)) calls.push(name);
-      return r;
-    } });
+    Object.defineProperty(obj, name, {
+      ...d,
+      value: function (this: unknown, ...a: unknown[]) {
+        const r = orig.apply(this, a);
+        if (check(this, a, r)) calls.push(name);
+        return r;
+      },
+    });
   };
   const fromCharCode = String.fromCharCode;
   wrap(RegExp.prototype, 'exec', (_s, a) => has(a[0]));
@@ -377,14 +414,21 @@ test('JWK, hex and key files: no regex, search, JSON.parse, TextDecoder, Buffer 
 test('PEM: the CLI runs no regex, search, JSON.parse or Buffer over the key text (the library decodes it)', () => {
   for (const fx of fixtures.slice(0, 2)) {
     for (const [name, bytes] of fx.forms.filter(([n]) => n.includes('PEM') && !n.includes('PARAMETERS'))) {
-      const line = new TextDecoder().decode(bytes).split('\n').find((l) => /^[A-Za-z0-9+/]{40,}/.test(l))!;
+      const line = new TextDecoder()
+        .decode(bytes)
+        .split('\n')
+        .find((l) => /^[A-Za-z0-9+/]{40,}/.test(l))!;
       const { result, calls } = spy(line.slice(4, 36), () => parsePrivateKey(bytes, name));
       assert.deepEqual(result.key, fx.scalar);
       // der.ts makes the PEM text a string for its mask-based decoder (String.fromCharCode) and
       // trims it and checks its BEGIN and END lines (trim, startsWith, endsWith: the armor at
       // either end, never a scan of the body; test/ct-der.test.ts)
       const library = ['fromCharCode', 'trim', 'startsWith', 'endsWith'];
-      assert.deepEqual(calls.filter((c) => !library.includes(c)), [], `${fx.curve} ${name}`);
+      assert.deepEqual(
+        calls.filter((c) => !library.includes(c)),
+        [],
+        `${fx.curve} ${name}`,
+      );
     }
   }
 });
@@ -416,7 +460,10 @@ test('isText: every byte decides, wherever it is', () => {
   }
   for (let i = 0; i < 200; i++) {
     const b = rng.bytes(1 + rng.int(40));
-    assert.equal(isText(b), [...b].every((x) => x === 9 || x === 10 || x === 13 || (x >= 32 && x < 127)));
+    assert.equal(
+      isText(b),
+      [...b].every((x) => x === 9 || x === 10 || x === 13 || (x >= 32 && x < 127)),
+    );
   }
 });
 
@@ -427,18 +474,45 @@ test('json-ct: members, kinds and strings as JSON.parse reads them; errors are E
   assert.deepEqual([...j.members.keys()], Object.keys(ref));
   assert.equal(j.text('a'), ref.a);
   assert.equal(j.text('g'), ref.g);
-  assert.deepEqual(['b', 'c', 'd', 'e', 'f'].map((k) => j.kind(k)), ['array', 'boolean', 'boolean', 'null', 'number']);
+  assert.deepEqual(
+    ['b', 'c', 'd', 'e', 'f'].map((k) => j.kind(k)),
+    ['array', 'boolean', 'boolean', 'null', 'number'],
+  );
   assert.equal(j.text('zz'), undefined);
-  assert.throws(() => j.text('b'), (e: Error) => e instanceof EncodingError && /member "b" is not a string \(it is an array\)/.test(e.message));
-  assert.throws(() => j.secret('a'), (e: Error) => e instanceof EncodingError && /has an escape/.test(e.message));
-  assert.throws(() => j.secret('g'), (e: Error) => e instanceof EncodingError && /outside ASCII/.test(e.message));
+  assert.throws(
+    () => j.text('b'),
+    (e: Error) => e instanceof EncodingError && /member "b" is not a string \(it is an array\)/.test(e.message),
+  );
+  assert.throws(
+    () => j.secret('a'),
+    (e: Error) => e instanceof EncodingError && /has an escape/.test(e.message),
+  );
+  assert.throws(
+    () => j.secret('g'),
+    (e: Error) => e instanceof EncodingError && /outside ASCII/.test(e.message),
+  );
   for (const [bad, re] of [
-    ['', /text is empty/], ['{', /the text ends/], ['{"a":1}x', /unexpected data/], ['{"a" 1}', /expected ":"/], ['{"a":"\\x"}', /unknown escape/],
-    ['{"a":1.}', /no digit after/], ['{"a":1e}', /exponent/], ['{"a":-}', /invalid number/], ['{"a":nul}', /invalid literal/], ['{"a":[1 2]}', /expected "," or "]"/],
-    ['{"a":"\xff"}', /not UTF-8/], ['\ufeff{}', /not a JSON object/], ['{"a":1,"a":1}', /duplicate member "a"/], ['{"a":\'x\'}', /not a JSON value/],
+    ['', /text is empty/],
+    ['{', /the text ends/],
+    ['{"a":1}x', /unexpected data/],
+    ['{"a" 1}', /expected ":"/],
+    ['{"a":"\\x"}', /unknown escape/],
+    ['{"a":1.}', /no digit after/],
+    ['{"a":1e}', /exponent/],
+    ['{"a":-}', /invalid number/],
+    ['{"a":nul}', /invalid literal/],
+    ['{"a":[1 2]}', /expected "," or "]"/],
+    ['{"a":"\xff"}', /not UTF-8/],
+    ['\ufeff{}', /not a JSON object/],
+    ['{"a":1,"a":1}', /duplicate member "a"/],
+    ['{"a":\'x\'}', /not a JSON value/],
   ] as [string, RegExp][]) {
     const bytes = bad.includes('\xff') ? Uint8Array.from([...bad].map((c) => c.charCodeAt(0))) : text(bad);
-    assert.throws(() => scanJsonObject(bytes, 't'), (e: Error) => e instanceof EncodingError && re.test(e.message) && /^t: .* at byte \d+$/.test(e.message), JSON.stringify(bad));
+    assert.throws(
+      () => scanJsonObject(bytes, 't'),
+      (e: Error) => e instanceof EncodingError && re.test(e.message) && /^t: .* at byte \d+$/.test(e.message),
+      JSON.stringify(bad),
+    );
   }
 });
 
@@ -451,7 +525,44 @@ test('ctkit: a raw key starting with 0x30 loads; duplicate members, escapes in "
   const sk = Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 0x30 : i === 1 ? 0x1e : 0x11 * i) & 0xff);
   writeFileSync(join(dir, 'raw30.bin'), sk);
   // openssl's public key of the same scalar, from a PKCS#8 wrapped around it by hand
-  const pkcs8 = Uint8Array.from([0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x04, 0x27, 0x30, 0x25, 0x02, 0x01, 0x01, 0x04, 0x20, ...sk]);
+  const pkcs8 = Uint8Array.from([
+    0x30,
+    0x41,
+    0x02,
+    0x01,
+    0x00,
+    0x30,
+    0x13,
+    0x06,
+    0x07,
+    0x2a,
+    0x86,
+    0x48,
+    0xce,
+    0x3d,
+    0x02,
+    0x01,
+    0x06,
+    0x08,
+    0x2a,
+    0x86,
+    0x48,
+    0xce,
+    0x3d,
+    0x03,
+    0x01,
+    0x07,
+    0x04,
+    0x27,
+    0x30,
+    0x25,
+    0x02,
+    0x01,
+    0x01,
+    0x04,
+    0x20,
+    ...sk,
+  ]);
   writeFileSync(join(dir, 'raw30.p8'), pkcs8);
   writeFileSync(join(dir, 'peer.pub'), openssl(['pkey', '-in', join(dir, 'p256-ec.pem'), '-pubout']));
   const secret = openssl(['pkeyutl', '-derive', '-keyform', 'DER', '-inkey', 'raw30.p8', '-peerkey', 'peer.pub']).toString('hex');

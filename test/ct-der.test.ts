@@ -14,17 +14,22 @@ import { Rng } from './support/rng.js';
 function spy<T>(marker: string, f: () => T): { result: T; calls: string[] } {
   const calls: string[] = [];
   const includes = String.prototype.includes; // the original, before it is wrapped below
-  const hit = (what: string, s: unknown) => { if (typeof s === 'string' && includes.call(s, marker)) calls.push(what); };
+  const hit = (what: string, s: unknown) => {
+    if (typeof s === 'string' && includes.call(s, marker)) calls.push(what);
+  };
   const saved: [object, string, PropertyDescriptor][] = [];
   const wrap = (obj: object, name: string, self: boolean) => {
     const d = Object.getOwnPropertyDescriptor(obj, name)!;
     saved.push([obj, name, d]);
     const orig = d.value as (...a: unknown[]) => unknown;
-    Object.defineProperty(obj, name, { ...d, value: function (this: unknown, ...a: unknown[]) {
-      if (self) hit(`String.prototype.${name}`, this);
-      else hit(`RegExp.prototype.${name}`, a[0]);
-      return orig.apply(this, a);
-    } });
+    Object.defineProperty(obj, name, {
+      ...d,
+      value: function (this: unknown, ...a: unknown[]) {
+        if (self) hit(`String.prototype.${name}`, this);
+        else hit(`RegExp.prototype.${name}`, a[0]);
+        return orig.apply(this, a);
+      },
+    });
   };
   wrap(RegExp.prototype, 'exec', false);
   for (const m of ['includes', 'indexOf', 'lastIndexOf', 'split', 'replace', 'replaceAll', 'match', 'matchAll', 'search']) wrap(String.prototype, m, true);
@@ -55,9 +60,17 @@ test('importing PEM and JWK private keys: no regular expression and no string se
   }
   // the decoders alone, padded and not
   for (const n of [29, 30, 31, 32]) {
-    const b = rng.bytes(n), s = Buffer.from(b).toString('base64'), u = Buffer.from(b).toString('base64url');
-    assert.deepEqual(spy(s.slice(0, 24), () => unbase64(s, 't')), { result: b, calls: [] });
-    assert.deepEqual(spy(u.slice(0, 24), () => unbase64url(u, 't')), { result: b, calls: [] });
+    const b = rng.bytes(n),
+      s = Buffer.from(b).toString('base64'),
+      u = Buffer.from(b).toString('base64url');
+    assert.deepEqual(
+      spy(s.slice(0, 24), () => unbase64(s, 't')),
+      { result: b, calls: [] },
+    );
+    assert.deepEqual(
+      spy(u.slice(0, 24), () => unbase64url(u, 't')),
+      { result: b, calls: [] },
+    );
   }
 });
 
@@ -89,7 +102,7 @@ test('malformed PEM bodies: the same messages as before', () => {
   const lines = text.trim().split('\n');
   const join = (ls: string[]) => ls.join('\n') + '\n';
   const cases: [string, RegExp][] = [
-    [join([lines[0], '', ...lines.slice(1)]), /PEM line 2 is not base64/],                      // an empty line
+    [join([lines[0], '', ...lines.slice(1)]), /PEM line 2 is not base64/], // an empty line
     [join([...lines.slice(0, 2), '', ...lines.slice(2)]), /PEM line 3 is not base64/],
     [text.replace(lines[1], lines[1].slice(0, 10) + '\r' + lines[1].slice(10)), /PEM line 2 is not base64/], // a lone CR
     [text.replace(lines[1], lines[1].slice(0, 10) + '*' + lines[1].slice(11)), /PEM line 2 is not base64/],
@@ -122,12 +135,20 @@ test('hex and unhex: equal to Buffer for every byte and length, every character 
   for (let n = 0; n <= 70; n++) {
     const b = rng.bytes(n);
     assert.equal(hex(b), Buffer.from(b).toString('hex'));
-    assert.deepEqual(spy(hex(b).slice(0, 8) || 'x', () => unhex(hex(b), 't')), { result: b, calls: [] });
+    assert.deepEqual(
+      spy(hex(b).slice(0, 8) || 'x', () => unhex(hex(b), 't')),
+      { result: b, calls: [] },
+    );
   }
   for (let c = 0; c < 384; c++) {
     const ch = String.fromCharCode(c);
     if (/^[0-9a-fA-F]$/.test(ch)) assert.equal(unhex('a' + ch, 't').length, 1);
-    else assert.throws(() => unhex('0a' + ch + '0', 't'), (e: unknown) => e instanceof EncodingError && /invalid hex character at position 2/.test(e.message), `char ${c}`);
+    else
+      assert.throws(
+        () => unhex('0a' + ch + '0', 't'),
+        (e: unknown) => e instanceof EncodingError && /invalid hex character at position 2/.test(e.message),
+        `char ${c}`,
+      );
   }
   assert.throws(() => unhex('abc', 't'), /hex length is odd/);
 });

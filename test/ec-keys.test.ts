@@ -12,10 +12,10 @@ import { hex, unhex } from './support/rng.js';
 
 const sk = unhex('c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721');
 const pk = p256.getPublicKey(sk);
-const n = p256.params.n, p = p256.params.p;
+const n = p256.params.n,
+  p = p256.params.p;
 
-const throwsWith = (f: () => unknown, cls: Function, re: RegExp) =>
-  assert.throws(f, (e: unknown) => e instanceof cls && re.test((e as Error).message), `expected ${cls.name} matching ${re}`);
+const throwsWith = (f: () => unknown, cls: Function, re: RegExp) => assert.throws(f, (e: unknown) => e instanceof cls && re.test((e as Error).message), `expected ${cls.name} matching ${re}`);
 
 test('private keys: types, lengths and the range [1, n − 1]', () => {
   throwsWith(() => p256.getPublicKey(new Uint8Array(31)), RangeError, /privateKey must be 32 bytes long, got 31/);
@@ -32,7 +32,8 @@ test('private keys: types, lengths and the range [1, n − 1]', () => {
 });
 
 test('public keys: every SEC 1 rule (encoding, range, on the curve, not infinity, compressed decoding)', () => {
-  const x = pk.subarray(1, 33), y = pk.subarray(33);
+  const x = pk.subarray(1, 33),
+    y = pk.subarray(33);
   const point = (...parts: (Uint8Array | number[])[]) => Uint8Array.from(parts.flatMap((q) => [...q]));
   throwsWith(() => p256.ecdh(sk, Uint8Array.of(0)), InvalidKeyError, /point at infinity/);
   throwsWith(() => p256.ecdh(sk, point([5], x, y)), EncodingError, /must start with 04/);
@@ -59,7 +60,10 @@ test('public keys: every SEC 1 rule (encoding, range, on the curve, not infinity
   // an x with no point: x³ − 3x + b a non-residue (search a small one)
   let bad = 0n;
   for (let t = 1n; ; t++) {
-    if (!p256.isValidPublicKey(point([2], bigToBytes(t, 32)))) { bad = t; break; }
+    if (!p256.isValidPublicKey(point([2], bigToBytes(t, 32)))) {
+      bad = t;
+      break;
+    }
   }
   throwsWith(() => p256.ecdh(sk, point([3], bigToBytes(bad, 32))), InvalidKeyError, /not the x-coordinate of a point/);
   throwsWith(() => p256.ecdh(sk, point([1], x)), EncodingError, /must start with 02 or 03/);
@@ -202,17 +206,26 @@ test('kernel memory holding secrets is wiped after each operation', () => {
     c.scalarField.inv(k);
     const e = curveKernel(c);
     const u8 = e.k.u8;
-    assert.ok(u8.subarray(0, 2048).every((b) => b === 0), 'IO area not wiped');
-    assert.ok(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + e.wsSize).every((b) => b === 0), 'work space not wiped');
+    assert.ok(
+      u8.subarray(0, 2048).every((b) => b === 0),
+      'IO area not wiped',
+    );
+    assert.ok(
+      u8.subarray(SCRATCH_PTR, SCRATCH_PTR + e.wsSize).every((b) => b === 0),
+      'work space not wiped',
+    );
   }
 });
 
 test('scalarField (mod n, for ECDSA) against BigInt', () => {
   for (const c of [p256, p521, secp256k1]) {
-    const N = c.params.n, L = c.privateKeyBytes;
+    const N = c.params.n,
+      L = c.privateKeyBytes;
     const big = (b: Uint8Array) => BigInt('0x' + hex(b));
     for (let i = 0; i < 20; i++) {
-      const a = c.generatePrivateKey(), b = c.generatePrivateKey(), d = c.generatePrivateKey();
+      const a = c.generatePrivateKey(),
+        b = c.generatePrivateKey(),
+        d = c.generatePrivateKey();
       const [A, B, D] = [big(a), big(b), big(d)];
       assert.equal(big(c.scalarField.mul(a, b)), (A * B) % N);
       assert.equal(big(c.scalarField.add(a, b)), (A + B) % N);
@@ -228,11 +241,16 @@ test('scalarField (mod n, for ECDSA) against BigInt', () => {
 
 test('scalarField.inv (constant-time safegcd, Montgomery factor restored) on every curve: edge values, 0 → 0, inputs ≥ n', () => {
   for (const c of [p224, p256, p384, p521, brainpoolP256r1, secp256k1, brainpoolP384r1, brainpoolP512r1]) {
-    const N = c.params.n, L = c.privateKeyBytes;
+    const N = c.params.n,
+      L = c.privateKeyBytes;
     const big = (b: Uint8Array) => BigInt('0x' + hex(b));
-    const modInv = (a: bigint) => { // extended Euclid, written here
+    const modInv = (a: bigint) => {
+      // extended Euclid, written here
       let [r0, r1, s0, s1] = [a % N, N, 1n, 0n];
-      while (r1 !== 0n) { const q = r0 / r1; [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1]; }
+      while (r1 !== 0n) {
+        const q = r0 / r1;
+        [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+      }
       return ((s0 % N) + N) % N;
     };
     const inputs = [1n, 2n, 3n, N - 1n, N - 2n, (N + 1n) / 2n, 1n << BigInt(8 * L - 9), N + 5n, (1n << BigInt(8 * L)) - 1n];

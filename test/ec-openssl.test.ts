@@ -56,8 +56,7 @@ for (const name of CURVE_NAMES) {
       const pk = c.getPublicKey(sk);
       const ko = crypto.createPrivateKey({ key: buf(c.exportPrivateKey(sk, 'sec1-der')), format: 'der', type: 'sec1' });
       const po = crypto.createPublicKey(ko);
-      const expect = (got: Uint8Array | string, want: Buffer | string, what: string) =>
-        assert.deepEqual(typeof got === 'string' ? got : buf(got), want, `${name} ${what}`);
+      const expect = (got: Uint8Array | string, want: Buffer | string, what: string) => assert.deepEqual(typeof got === 'string' ? got : buf(got), want, `${name} ${what}`);
       expect(c.exportPrivateKey(sk, 'pkcs8-der'), ko.export({ type: 'pkcs8', format: 'der' }), 'PKCS#8 DER');
       expect(c.exportPrivateKey(sk, 'pkcs8-pem'), ko.export({ type: 'pkcs8', format: 'pem' }) as string, 'PKCS#8 PEM');
       expect(c.exportPrivateKey(sk, 'sec1-der'), ko.export({ type: 'sec1', format: 'der' }), 'SEC 1 DER');
@@ -66,8 +65,10 @@ for (const name of CURVE_NAMES) {
       expect(c.exportPublicKey(pk, 'spki-pem'), po.export({ type: 'spki', format: 'pem' }) as string, 'SPKI PEM');
       // imports of OpenSSL's encodings
       for (const [fmt, data] of [
-        ['pkcs8-der', ko.export({ type: 'pkcs8', format: 'der' })], ['pkcs8-pem', ko.export({ type: 'pkcs8', format: 'pem' })],
-        ['sec1-der', ko.export({ type: 'sec1', format: 'der' })], ['sec1-pem', ko.export({ type: 'sec1', format: 'pem' })],
+        ['pkcs8-der', ko.export({ type: 'pkcs8', format: 'der' })],
+        ['pkcs8-pem', ko.export({ type: 'pkcs8', format: 'pem' })],
+        ['sec1-der', ko.export({ type: 'sec1', format: 'der' })],
+        ['sec1-pem', ko.export({ type: 'sec1', format: 'pem' })],
       ] as const) {
         assert.deepEqual(buf(c.importPrivateKey(typeof data === 'string' ? data : new Uint8Array(data), fmt)), buf(sk), fmt);
       }

@@ -12,15 +12,22 @@ import { type Affine, type Proj, add, bigToBytes, encodePoint, generator, mod, m
 function isProbablePrime(n: bigint): boolean {
   if (n < 2n) return false;
   for (const p of [2n, 3n, 5n, 7n, 11n, 13n]) if (n % p === 0n) return n === p;
-  let d = n - 1n, s = 0;
-  while ((d & 1n) === 0n) { d >>= 1n; s++; }
+  let d = n - 1n,
+    s = 0;
+  while ((d & 1n) === 0n) {
+    d >>= 1n;
+    s++;
+  }
   for (const a of [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n]) {
     let x = powMod(a, d, n);
     if (x === 1n || x === n - 1n) continue;
     let comp = true;
     for (let r = 1; r < s; r++) {
       x = (x * x) % n;
-      if (x === n - 1n) { comp = false; break; }
+      if (x === n - 1n) {
+        comp = false;
+        break;
+      }
     }
     if (comp) return false;
   }
@@ -102,7 +109,10 @@ for (const c of Object.values(CURVES)) {
       const steps = parseFormula(text);
       const plan = planReductions(steps, 32);
       assert.equal(plan.length, steps.length);
-      assert.ok(plan.some((p) => p.lazy), 'some sums are left unreduced');
+      assert.ok(
+        plan.some((p) => p.lazy),
+        'some sums are left unreduced',
+      );
     }
   });
 }

@@ -29,7 +29,8 @@ test('reference: projective double-and-add equals the affine group law (every cu
     const c = CURVES[name];
     const G = generator(c);
     for (const k of scalars(c.n, 0, 1).slice(0, 12)) {
-      const a = mul(c, k, G), b = mulProj(c, k, G);
+      const a = mul(c, k, G),
+        b = mulProj(c, k, G);
       assert.equal(a?.x, b?.x, `${name} k=${k}`);
       assert.equal(a?.y, b?.y, `${name} k=${k}`);
       assert.ok(onCurve(c, a));

@@ -15,7 +15,7 @@ import type { CurveName } from '../src/curves/params.js';
 const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(repoRoot, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
 
-const FILES: [string, Curve, CurveName][] = ([
+const FILES: [string, Curve, CurveName][] = [
   ['ecdh_secp256r1_test.json', ec.p256, 'p256'],
   ['ecdh_secp224r1_test.json', ec.p224, 'p224'],
   ['ecdh_brainpoolP256r1_test.json', ec.brainpoolP256r1, 'brainpoolP256r1'],
@@ -24,7 +24,7 @@ const FILES: [string, Curve, CurveName][] = ([
   ['ecdh_secp256k1_test.json', ec.secp256k1, 'secp256k1'],
   ['ecdh_brainpoolP384r1_test.json', ec.brainpoolP384r1, 'brainpoolP384r1'],
   ['ecdh_brainpoolP512r1_test.json', ec.brainpoolP512r1, 'brainpoolP512r1'],
-] as [string, Curve, CurveName][]);
+] as [string, Curve, CurveName][];
 
 /**
  * Our choice for each `acceptable` flag:
@@ -71,7 +71,9 @@ for (const [file, curve] of FILES) {
     const p = path.join(dir, file);
     assert.ok(existsSync(p), `missing Wycheproof file ${p}`);
     const data = JSON.parse(readFileSync(p, 'utf8'));
-    let n = 0, accepted = 0, rejected = 0;
+    let n = 0,
+      accepted = 0,
+      rejected = 0;
     const bad: string[] = [];
     for (const g of data.testGroups) {
       for (const t of g.tests as Vector[]) {

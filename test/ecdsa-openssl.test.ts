@@ -12,13 +12,19 @@ import { opensslPart } from './support/ecdsa-suite.js';
 import { perBackend } from './support/ec-curves.js';
 
 const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
-  p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
-  secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
+  p256: ec.p256,
+  p224: ec.p224,
+  brainpoolP256r1: ec.brainpoolP256r1,
+  p384: ec.p384,
+  p521: ec.p521,
+  secp256k1: ec.secp256k1,
+  brainpoolP384r1: ec.brainpoolP384r1,
+  brainpoolP512r1: ec.brainpoolP512r1,
 };
 
 const COUNT = perBackend(200, 20); // a multiple of 10; fewer on the scalar backends (test/backends.test.ts)
 
-for (const [name, c] of (Object.entries(CURVE_OBJECTS) as [CurveName, EcdsaCurve][])) {
+for (const [name, c] of Object.entries(CURVE_OBJECTS) as [CurveName, EcdsaCurve][]) {
   test(`${name}: ${COUNT} signatures each way in DER and in P1363 agree with OpenSSL; tampered ones rejected by both`, () => {
     const { total, failures } = opensslPart(c, name, COUNT);
     assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${total} checks failed`);

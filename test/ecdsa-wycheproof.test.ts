@@ -12,16 +12,25 @@ import { readdirSync } from 'node:fs';
 import { WYCHEPROOF_DIR, WYCHEPROOF_FILES, loadWycheproof, wycheproofPart } from './support/ecdsa-suite.js';
 
 const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
-  p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
-  secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
+  p256: ec.p256,
+  p224: ec.p224,
+  brainpoolP256r1: ec.brainpoolP256r1,
+  p384: ec.p384,
+  p521: ec.p521,
+  secp256k1: ec.secp256k1,
+  brainpoolP384r1: ec.brainpoolP384r1,
+  brainpoolP512r1: ec.brainpoolP512r1,
 };
 
 test('Wycheproof: every vendored ecdsa_*_test.json is mapped to a curve here', () => {
-  const present = readdirSync(WYCHEPROOF_DIR).filter((f) => /^ecdsa_.*_test\.json$/.test(f)).sort();
+  const present = readdirSync(WYCHEPROOF_DIR)
+    .filter((f) => /^ecdsa_.*_test\.json$/.test(f))
+    .sort();
   assert.deepEqual(present, Object.values(WYCHEPROOF_FILES).flat().sort());
 });
 
-let all = 0, ran = 0;
+let all = 0,
+  ran = 0;
 for (const [name, files] of Object.entries(WYCHEPROOF_FILES) as [CurveName, string[]][]) {
   for (const file of files) {
     ran++;

@@ -26,8 +26,14 @@ import { ecdsaSuite, edgePart, edgeVectors, rfc6979Part, seededKey } from './sup
 import { Rng, hex } from './support/rng.js';
 
 const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
-  p256: ec.p256, p224: ec.p224, brainpoolP256r1: ec.brainpoolP256r1, p384: ec.p384, p521: ec.p521,
-  secp256k1: ec.secp256k1, brainpoolP384r1: ec.brainpoolP384r1, brainpoolP512r1: ec.brainpoolP512r1,
+  p256: ec.p256,
+  p224: ec.p224,
+  brainpoolP256r1: ec.brainpoolP256r1,
+  p384: ec.p384,
+  p521: ec.p521,
+  secp256k1: ec.secp256k1,
+  brainpoolP384r1: ec.brainpoolP384r1,
+  brainpoolP512r1: ec.brainpoolP512r1,
 };
 const NAMES = Object.keys(CURVE_OBJECTS) as CurveName[];
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -63,8 +69,13 @@ interface NobleEcdsa {
   sign(msg: Uint8Array, sk: Uint8Array, opts?: { lowS?: boolean; extraEntropy?: Uint8Array | boolean; prehash?: boolean }): Uint8Array;
 }
 const NOBLE: Partial<Record<CurveName, NobleEcdsa>> = {
-  p256: nobleP256, p384: nobleP384, p521: nobleP521, secp256k1: nobleK256,
-  brainpoolP256r1: nobleBp256, brainpoolP384r1: nobleBp384, brainpoolP512r1: nobleBp512,
+  p256: nobleP256,
+  p384: nobleP384,
+  p521: nobleP521,
+  secp256k1: nobleK256,
+  brainpoolP256r1: nobleBp256,
+  brainpoolP384r1: nobleBp384,
+  brainpoolP512r1: nobleBp512,
 };
 
 for (const name of NAMES) {
@@ -125,8 +136,14 @@ test('bits2int: the leftmost qlen bits, for hashes longer and shorter than the o
 
 test('API: default hash per curve, DER by default, P1363 of 2·ceil(bits(n)/8) bytes, prehashed digests', () => {
   const defaults: Record<CurveName, string> = {
-    p256: 'SHA-256', secp256k1: 'SHA-256', brainpoolP256r1: 'SHA-256', p224: 'SHA-224',
-    p384: 'SHA-384', brainpoolP384r1: 'SHA-384', p521: 'SHA-512', brainpoolP512r1: 'SHA-512',
+    p256: 'SHA-256',
+    secp256k1: 'SHA-256',
+    brainpoolP256r1: 'SHA-256',
+    p224: 'SHA-224',
+    p384: 'SHA-384',
+    brainpoolP384r1: 'SHA-384',
+    p521: 'SHA-512',
+    brainpoolP512r1: 'SHA-512',
   };
   for (const name of NAMES) {
     const c = CURVE_OBJECTS[name];
@@ -162,7 +179,8 @@ test('lowS: sign returns s ≤ (n − 1)/2; verify with lowS refuses the high-s 
     const raw = c.sign(msg, sk, { format: 'p1363' });
     const low = c.sign(msg, sk, { format: 'p1363', lowS: true });
     const L = c.privateKeyBytes;
-    const s = bytesToBig(raw.subarray(L)), sl = bytesToBig(low.subarray(L));
+    const s = bytesToBig(raw.subarray(L)),
+      sl = bytesToBig(low.subarray(L));
     assert.ok(sl <= n >> 1n);
     assert.ok(sl === s || sl === n - s);
     const high = Uint8Array.from([...raw.subarray(0, L), ...bigToBytes(n - sl, L)]);
@@ -201,7 +219,8 @@ test('errors: typed errors for malformed arguments, false for well-formed wrong 
   assert.throws(() => c.verify(p1363, msg, pk), EncodingError); // P1363 where DER was asked
   const ber = Uint8Array.from([0x30, 0x81, sig[1], ...sig.subarray(2)]); // long-form length
   assert.throws(() => c.verify(ber, msg, pk), EncodingError);
-  const rStart = 2, rLen = sig[3];
+  const rStart = 2,
+    rLen = sig[3];
   const padded = Uint8Array.from([0x30, sig[1] + 1, 0x02, rLen + 1, 0x00, ...sig.subarray(4)]); // r padded with 00
   assert.ok(sig[4] < 0x80, 'a DER integer from sign() is positive');
   assert.throws(() => c.verify(padded, msg, pk), EncodingError);
@@ -236,7 +255,7 @@ test('errors: typed errors for malformed arguments, false for well-formed wrong 
   assert.equal(c.verify(sig, msg, pk, { hash: sha384 }), false);
 });
 
-test('wiping: after sign and verify the curve module\'s IO area and work space hold zeros', () => {
+test("wiping: after sign and verify the curve module's IO area and work space hold zeros", () => {
   for (const name of NAMES) {
     const c = CURVE_OBJECTS[name];
     const sk = c.generatePrivateKey();
@@ -244,8 +263,14 @@ test('wiping: after sign and verify the curve module\'s IO area and work space h
     const sig = c.sign(utf8('wipe'), sk);
     const e = curveKernel(c);
     const zero = (what: string) => {
-      assert.ok(e.k.u8.subarray(0, 2048).every((b) => b === 0), `${name}: IO area after ${what}`);
-      assert.ok(e.k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + e.wsSize).every((b) => b === 0), `${name}: work space after ${what}`);
+      assert.ok(
+        e.k.u8.subarray(0, 2048).every((b) => b === 0),
+        `${name}: IO area after ${what}`,
+      );
+      assert.ok(
+        e.k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + e.wsSize).every((b) => b === 0),
+        `${name}: work space after ${what}`,
+      );
     };
     zero('sign');
     c.sign(utf8('wipe'), sk, { extraEntropy: true, format: 'p1363' });
@@ -257,7 +282,8 @@ test('wiping: after sign and verify the curve module\'s IO area and work space h
 
 test('constant time: ecdsa_sign and ecdsa_gtable pass the checker; the exemptions are exactly the verification functions', () => {
   for (const [name, src] of Object.entries(MODULES)) {
-    for (const module of [src.name, `${src.name}_wasm`]) { // the SIMD module and the scalar one
+    for (const module of [src.name, `${src.name}_wasm`]) {
+      // the SIMD module and the scalar one
       const report = checkModule(module, shipped[module]());
       assert.deepEqual(report.violations, [], module);
       assert.deepEqual(report.exempt.map((x) => x.func).sort(), [...ECDSA_VARTIME].sort(), `${name}: ${module}`);
@@ -271,8 +297,7 @@ async function brokenKernelCurve(name: CurveName): Promise<EcdsaCurve> {
   const src = await brokenSource(name, { nonceInvModP: true }, `broken-nonceinv-${name}`); // for the backend under test
   return withEcdsa(makeCurve(CURVES[name], src), CURVE_OBJECTS[name].ecdsaHash);
 }
-const brokenGlueCurve = (name: CurveName, flags: EcdsaTestFlags): EcdsaCurve =>
-  withEcdsaFlags(flags, makeCurve(CURVES[name], MODULES[name]), CURVE_OBJECTS[name].ecdsaHash);
+const brokenGlueCurve = (name: CurveName, flags: EcdsaTestFlags): EcdsaCurve => withEcdsaFlags(flags, makeCurve(CURVES[name], MODULES[name]), CURVE_OBJECTS[name].ecdsaHash);
 
 const suiteOpts = { openssl: 4, wycheproofEvery: 3 };
 
@@ -292,7 +317,10 @@ for (const [i, name] of (['p256', 'secp256k1'] as const).entries()) {
     const { failures } = ecdsaSuite(c, name, suiteOpts);
     assert.ok(failures.length > 0, 'the broken nonce inversion passed');
     // and the signatures are wrong, not merely different: OpenSSL refuses them
-    assert.ok(failures.some((f) => f.includes('OpenSSL rejects')), failures.slice(0, 3).join('\n'));
+    assert.ok(
+      failures.some((f) => f.includes('OpenSSL rejects')),
+      failures.slice(0, 3).join('\n'),
+    );
   });
 }
 
@@ -306,7 +334,10 @@ for (const name of ['p256', 'p224'] as const) {
 for (const name of ['p224', 'p384', 'brainpoolP384r1'] as const) {
   test(`negative control (${name}): an r-check off by one (refuses r = n − 1; glue flag) fails the suite`, () => {
     const { failures } = ecdsaSuite(brokenGlueCurve(name, { rCheckOffByOne: true }), name, { openssl: 2, wycheproofEvery: 5 });
-    assert.ok(failures.some((f) => f.includes('the largest r < n')), `the off-by-one r check passed: ${failures.slice(0, 3).join('\n')}`);
+    assert.ok(
+      failures.some((f) => f.includes('the largest r < n')),
+      `the off-by-one r check passed: ${failures.slice(0, 3).join('\n')}`,
+    );
   });
 }
 

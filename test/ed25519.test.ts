@@ -39,33 +39,62 @@ const L = (1n << 252n) + 27742317777372353535851937790883648493n;
 const le = (b: Uint8Array): bigint => b.reduceRight((v, x) => (v << 8n) | BigInt(x), 0n);
 const toLe = (v: bigint, n = 32): Uint8Array => Uint8Array.from({ length: n }, (_, i) => Number((v >> BigInt(8 * i)) & 0xffn));
 const cat = (...p: Uint8Array[]): Uint8Array => Uint8Array.from(p.flatMap((x) => [...x]));
-const sha512 = (...p: Uint8Array[]): Uint8Array => new Uint8Array(crypto.createHash('sha512').update(cat(...p)).digest());
+const sha512 = (...p: Uint8Array[]): Uint8Array =>
+  new Uint8Array(
+    crypto
+      .createHash('sha512')
+      .update(cat(...p))
+      .digest(),
+  );
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 // RFC 8032 section 7.1 (secret key, public key, message, signature)
 const RFC8032: [string, string, string, string, string][] = [
-  ['TEST 1', '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', '',
-    'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b'],
-  ['TEST 2', '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb', '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c', '72',
-    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00'],
-  ['TEST 3', 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7', 'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025', 'af82',
-    '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a'],
-  ['TEST 1024', 'f5e5767cf153319517630f226876b86c8160cc583bc013744c6bf255f5cc0ee5', '278117fc144c72340f67d0f2316e8386ceffbf2b2428c9c51fef7c597f1d426e',
+  [
+    'TEST 1',
+    '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+    'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+    '',
+    'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+  ],
+  [
+    'TEST 2',
+    '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
+    '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+    '72',
+    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+  ],
+  [
+    'TEST 3',
+    'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7',
+    'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025',
+    'af82',
+    '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a',
+  ],
+  [
+    'TEST 1024',
+    'f5e5767cf153319517630f226876b86c8160cc583bc013744c6bf255f5cc0ee5',
+    '278117fc144c72340f67d0f2316e8386ceffbf2b2428c9c51fef7c597f1d426e',
     '08b8b2b733424243760fe426a4b54908632110a66c2f6591eabd3345e3e4eb98fa6e264bf09efe12ee50f8f54e9f77b1e355f6c50544e23fb1433ddf73be84d879de7c0046dc4996d9e773f4bc9efe5738829adb26c81b37c93a1b270b20329d' +
-    '658675fc6ea534e0810a4432826bf58c941efb65d57a338bbd2e26640f89ffbc1a858efcb8550ee3a5e1998bd177e93a7363c344fe6b199ee5d02e82d522c4feba15452f80288a821a579116ec6dad2b3b310da903401aa62100ab5d1a36553e' +
-    '06203b33890cc9b832f79ef80560ccb9a39ce767967ed628c6ad573cb116dbefefd75499da96bd68a8a97b928a8bbc103b6621fcde2beca1231d206be6cd9ec7aff6f6c94fcd7204ed3455c68c83f4a41da4af2b74ef5c53f1d8ac70bdcb7ed1' +
-    '85ce81bd84359d44254d95629e9855a94a7c1958d1f8ada5d0532ed8a5aa3fb2d17ba70eb6248e594e1a2297acbbb39d502f1a8c6eb6f1ce22b3de1a1f40cc24554119a831a9aad6079cad88425de6bde1a9187ebb6092cf67bf2b13fd65f270' +
-    '88d78b7e883c8759d2c4f5c65adb7553878ad575f9fad878e80a0c9ba63bcbcc2732e69485bbc9c90bfbd62481d9089beccf80cfe2df16a2cf65bd92dd597b0707e0917af48bbb75fed413d238f5555a7a569d80c3414a8d0859dc65a46128ba' +
-    'b27af87a71314f318c782b23ebfe808b82b0ce26401d2e22f04d83d1255dc51addd3b75a2b1ae0784504df543af8969be3ea7082ff7fc9888c144da2af58429ec96031dbcad3dad9af0dcbaaaf268cb8fcffead94f3c7ca495e056a9b47acdb7' +
-    '51fb73e666c6c655ade8297297d07ad1ba5e43f1bca32301651339e22904cc8c42f58c30c04aafdb038dda0847dd988dcda6f3bfd15c4b4c4525004aa06eeff8ca61783aacec57fb3d1f92b0fe2fd1a85f6724517b65e614ad6808d6f6ee34df' +
-    'f7310fdc82aebfd904b01e1dc54b2927094b2db68d6f903b68401adebf5a7e08d78ff4ef5d63653a65040cf9bfd4aca7984a74d37145986780fc0b16ac451649de6188a7dbdf191f64b5fc5e2ab47b57f7f7276cd419c17a3ca8e1b939ae49e4' +
-    '88acba6b965610b5480109c8b17b80e1b7b750dfc7598d5d5011fd2dcc5600a32ef5b52a1ecc820e308aa342721aac0943bf6686b64b2579376504ccc493d97e6aed3fb0f9cd71a43dd497f01f17c0e2cb3797aa2a2f256656168e6c496afc5f' +
-    'b93246f6b1116398a346f1a641f3b041e989f7914f90cc2c7fff357876e506b50d334ba77c225bc307ba537152f3f1610e4eafe595f6d9d90d11faa933a15ef1369546868a7f3a45a96768d40fd9d03412c091c6315cf4fde7cb68606937380d' +
-    'b2eaaa707b4c4185c32eddcdd306705e4dc1ffc872eeee475a64dfac86aba41c0618983f8741c5ef68d3a101e8a3b8cac60c905c15fc910840b94c00a0b9d0',
-    '0aab4c900501b3e24d7cdf4663326a3a87df5e4843b2cbdb67cbf6e460fec350aa5371b1508f9f4528ecea23c436d94b5e8fcd4f681e30a6ac00a9704a188a03'],
-  ['TEST SHA(abc)', '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42', 'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
+      '658675fc6ea534e0810a4432826bf58c941efb65d57a338bbd2e26640f89ffbc1a858efcb8550ee3a5e1998bd177e93a7363c344fe6b199ee5d02e82d522c4feba15452f80288a821a579116ec6dad2b3b310da903401aa62100ab5d1a36553e' +
+      '06203b33890cc9b832f79ef80560ccb9a39ce767967ed628c6ad573cb116dbefefd75499da96bd68a8a97b928a8bbc103b6621fcde2beca1231d206be6cd9ec7aff6f6c94fcd7204ed3455c68c83f4a41da4af2b74ef5c53f1d8ac70bdcb7ed1' +
+      '85ce81bd84359d44254d95629e9855a94a7c1958d1f8ada5d0532ed8a5aa3fb2d17ba70eb6248e594e1a2297acbbb39d502f1a8c6eb6f1ce22b3de1a1f40cc24554119a831a9aad6079cad88425de6bde1a9187ebb6092cf67bf2b13fd65f270' +
+      '88d78b7e883c8759d2c4f5c65adb7553878ad575f9fad878e80a0c9ba63bcbcc2732e69485bbc9c90bfbd62481d9089beccf80cfe2df16a2cf65bd92dd597b0707e0917af48bbb75fed413d238f5555a7a569d80c3414a8d0859dc65a46128ba' +
+      'b27af87a71314f318c782b23ebfe808b82b0ce26401d2e22f04d83d1255dc51addd3b75a2b1ae0784504df543af8969be3ea7082ff7fc9888c144da2af58429ec96031dbcad3dad9af0dcbaaaf268cb8fcffead94f3c7ca495e056a9b47acdb7' +
+      '51fb73e666c6c655ade8297297d07ad1ba5e43f1bca32301651339e22904cc8c42f58c30c04aafdb038dda0847dd988dcda6f3bfd15c4b4c4525004aa06eeff8ca61783aacec57fb3d1f92b0fe2fd1a85f6724517b65e614ad6808d6f6ee34df' +
+      'f7310fdc82aebfd904b01e1dc54b2927094b2db68d6f903b68401adebf5a7e08d78ff4ef5d63653a65040cf9bfd4aca7984a74d37145986780fc0b16ac451649de6188a7dbdf191f64b5fc5e2ab47b57f7f7276cd419c17a3ca8e1b939ae49e4' +
+      '88acba6b965610b5480109c8b17b80e1b7b750dfc7598d5d5011fd2dcc5600a32ef5b52a1ecc820e308aa342721aac0943bf6686b64b2579376504ccc493d97e6aed3fb0f9cd71a43dd497f01f17c0e2cb3797aa2a2f256656168e6c496afc5f' +
+      'b93246f6b1116398a346f1a641f3b041e989f7914f90cc2c7fff357876e506b50d334ba77c225bc307ba537152f3f1610e4eafe595f6d9d90d11faa933a15ef1369546868a7f3a45a96768d40fd9d03412c091c6315cf4fde7cb68606937380d' +
+      'b2eaaa707b4c4185c32eddcdd306705e4dc1ffc872eeee475a64dfac86aba41c0618983f8741c5ef68d3a101e8a3b8cac60c905c15fc910840b94c00a0b9d0',
+    '0aab4c900501b3e24d7cdf4663326a3a87df5e4843b2cbdb67cbf6e460fec350aa5371b1508f9f4528ecea23c436d94b5e8fcd4f681e30a6ac00a9704a188a03',
+  ],
+  [
+    'TEST SHA(abc)',
+    '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42',
+    'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
     'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
-    'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704'],
+    'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704',
+  ],
 ];
 
 /**
@@ -74,13 +103,20 @@ const RFC8032: [string, string, string, string, string][] = [
  * y = −1 with the sign bit set (x = 0), y = p + 1 (≡ 1) and y = p (≡ 0) with either sign bit.
  */
 const SMALL_ORDER = [
-  '0100000000000000000000000000000000000000000000000000000000000000', 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
-  '0000000000000000000000000000000000000000000000000000000000000000', '0000000000000000000000000000000000000000000000000000000000000080',
-  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a', 'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
-  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05', '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
-  '0100000000000000000000000000000000000000000000000000000000000080', 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
-  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
-  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0000000000000000000000000000000000000000000000000000000000000080',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+  '0100000000000000000000000000000000000000000000000000000000000080',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
 ];
 const CANONICAL_SMALL = 8;
 
@@ -144,7 +180,8 @@ function suite(impl: Ed25519, seed: number, randomCases = 24): string[] {
   const rng = new Rng(seed);
   for (let i = 0; i < randomCases; i++) {
     attempt(`random #${i}`, () => {
-      const sk = rng.bytes(32), msg = rng.bytes([0, 1, 31, 32, 33, 64, 111, 112, 127, 128, 129, 1000, 1024, 1025, 3000][i % 15] + (i >> 4));
+      const sk = rng.bytes(32),
+        msg = rng.bytes([0, 1, 31, 32, 33, 64, 111, 112, 127, 128, 129, 1000, 1024, 1025, 3000][i % 15] + (i >> 4));
       const pk = impl.getPublicKey(sk);
       if (hex(pk) !== hex(node.getPublicKey(sk))) fails.push(`random #${i}: public key ≠ OpenSSL's`);
       const sig = impl.sign(msg, sk);
@@ -162,7 +199,10 @@ function suite(impl: Ed25519, seed: number, randomCases = 24): string[] {
 }
 
 test('RFC 8032 section 7.1, every Wycheproof case, OpenSSL on random keys and messages', () => {
-  assert.equal(wycheproof.testGroups.reduce((n, g) => n + g.tests.length, 0), wycheproof.numberOfTests);
+  assert.equal(
+    wycheproof.testGroups.reduce((n, g) => n + g.tests.length, 0),
+    wycheproof.numberOfTests,
+  );
   assert.deepEqual(suite(ed25519, 8032, 96), []);
   assert.equal(root.ed25519, ed25519);
 });
@@ -181,7 +221,8 @@ test('OpenSSL (node:crypto) and @noble/curves both ways: signatures byte for byt
     const theirs = node.sign(msg, sk);
     assert.ok(ed25519.verify(theirs, msg, pk), `#${i}: we verify OpenSSL's`);
     // tampered: a bit of R, of S, of the message, another key
-    const j = rng.int(64), b = 1 << rng.int(8);
+    const j = rng.int(64),
+      b = 1 << rng.int(8);
     const bad = theirs.slice();
     bad[j] ^= b;
     for (const zip215 of [false, true]) {
@@ -205,7 +246,18 @@ test('ZIP 215: every small-order A and R (canonical or not) with S = 0; strict m
   // the set is what it says: small order, the first eight canonical (noble as the judge)
   for (const [i, e] of SMALL_ORDER.entries()) {
     assert.ok(nobleEd.Point.fromBytes(unhex(e), true).isSmallOrder(), `encoding ${i} has small order`);
-    assert.equal((() => { try { nobleEd.Point.fromBytes(unhex(e), false); return true; } catch { return false; } })(), i < CANONICAL_SMALL, `encoding ${i} canonical`);
+    assert.equal(
+      (() => {
+        try {
+          nobleEd.Point.fromBytes(unhex(e), false);
+          return true;
+        } catch {
+          return false;
+        }
+      })(),
+      i < CANONICAL_SMALL,
+      `encoding ${i} canonical`,
+    );
   }
   let strictTrue = 0;
   for (const [ia, A] of SMALL_ORDER.entries()) {
@@ -235,7 +287,8 @@ test('ZIP 215: a torsion component in R or A passes the cofactored equation only
   const B = nobleEd.Point.BASE;
   const torsion = nobleEd.Point.fromBytes(unhex(SMALL_ORDER[4])); // order 8
   for (let i = 0; i < 8; i++) {
-    const seed = rng.bytes(32), msg = rng.bytes(20 + i);
+    const seed = rng.bytes(32),
+      msg = rng.bytes(20 + i);
     const h = sha512(seed);
     const s0 = h.slice(0, 32);
     s0[0] &= 248;
@@ -277,12 +330,17 @@ test('negative controls: S not reduced, a wrong comb entry, a lost carry, a half
     const broken = makeEd25519({ name: 'ed25519_broken', bytes: () => bytes }, true);
     const fails = suite(broken, 99, 4);
     assert.ok(fails.length > 0, `${name}: the suite did not notice`);
-    assert.ok(fails.some((f) => expected.test(f)), `${name}: ${fails.slice(0, 3).join('; ')}`);
+    assert.ok(
+      fails.some((f) => expected.test(f)),
+      `${name}: ${fails.slice(0, 3).join('; ')}`,
+    );
   }
 });
 
 test('typed errors: lengths, types, options, a public key that is not a point', () => {
-  const sk = new Uint8Array(32).fill(3), pk = ed25519.getPublicKey(sk), sig = ed25519.sign(Uint8Array.of(1), sk);
+  const sk = new Uint8Array(32).fill(3),
+    pk = ed25519.getPublicKey(sk),
+    sig = ed25519.sign(Uint8Array.of(1), sk);
   assert.throws(() => ed25519.getPublicKey(new Uint8Array(31)), CtkitRangeError);
   assert.throws(() => ed25519.getPublicKey(new Uint8Array(64)), /privateKey must be 32 bytes long, got 64/);
   assert.throws(() => ed25519.getPublicKey([1, 2] as unknown as Uint8Array), CtkitTypeError);
@@ -309,14 +367,21 @@ test('typed errors: lengths, types, options, a public key that is not a point', 
 });
 
 test('constant-time checker: the shipped module is clean but for ed25519_verify, declared variable time', () => {
-  const report = checkModule('ed25519', edModule.bytes(), varTime.filter((d) => d.module === 'ed25519'));
+  const report = checkModule(
+    'ed25519',
+    edModule.bytes(),
+    varTime.filter((d) => d.module === 'ed25519'),
+  );
   assert.deepEqual(report.violations.map(formatViolation), []);
   // without the declaration the checker does find the verifier's branches, and only there and in
   // the variable-time inversion that only the verifier calls (pt_encode_vt)
   const bare = checkModule('ed25519', edModule.bytes(), []);
   assert.ok(bare.violations.length > 0);
   assert.deepEqual([...new Set(bare.violations.map((v) => v.func))].sort(), ['ed25519_verify', 'fe_inv_vt_raw']);
-  assert.deepEqual(varTime.filter((d) => d.module === 'ed25519').map((d) => d.func), ['ed25519_verify']);
+  assert.deepEqual(
+    varTime.filter((d) => d.module === 'ed25519').map((d) => d.func),
+    ['ed25519_verify'],
+  );
 });
 
 // ---- wiping ---------------------------------------------------------------------------------

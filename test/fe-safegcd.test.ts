@@ -11,7 +11,10 @@ import { safegcdFunction, type SafegcdOptions } from '../src/kernels/fe_safegcd.
 import { compileKernel } from '../src/kernels/build.js';
 import { checkModule, formatViolation } from '../src/ct/check.js';
 
-interface Inv { inv(x: bigint): bigint; bytes: Uint8Array }
+interface Inv {
+  inv(x: bigint): bigint;
+  bytes: Uint8Array;
+}
 
 async function build(m: bigint, opts: SafegcdOptions): Promise<Inv> {
   const { wat, workspace } = safegcdFunction('inv', m, opts);
@@ -21,14 +24,21 @@ async function build(m: bigint, opts: SafegcdOptions): Promise<Inv> {
   const mem = inst.exports.memory as WebAssembly.Memory;
   const fn = inst.exports.inv as (r: number, a: number, ws: number) => void;
   const L = limbsFor(m);
-  const A = 64, R = 1024, WS = 2048;
+  const A = 64,
+    R = 1024,
+    WS = 2048;
   assert.ok(WS + workspace < 65536);
   return {
     bytes,
     inv(x: bigint): bigint {
       const v = new BigInt64Array(mem.buffer);
-      toLimbs(x, L).forEach((l, j) => { v[A / 8 + j] = l; v[R / 8 + j] = -1n; });
-      v[R / 8 + L] = 0x5a5an; v[A / 8 + L] = 0x5a5an; v[WS / 8] = 0x5a5an;
+      toLimbs(x, L).forEach((l, j) => {
+        v[A / 8 + j] = l;
+        v[R / 8 + j] = -1n;
+      });
+      v[R / 8 + L] = 0x5a5an;
+      v[A / 8 + L] = 0x5a5an;
+      v[WS / 8] = 0x5a5an;
       fn(R, A, WS);
       assert.equal(v[R / 8 + L], 0x5a5an, 'wrote past the L output limbs');
       assert.equal(v[WS / 8], 0x5a5an, 'used workspace it did not declare');
@@ -61,8 +71,8 @@ function edgeInputs(m: bigint): bigint[] {
   const xs = [0n, 1n, 2n, 3n, m - 1n, m - 2n, m - 3n, (m - 1n) / 2n, (m + 1n) / 2n];
   for (let k = 1; k < bits; k += 7) xs.push(1n << BigInt(k));
   xs.push(1n << BigInt(bits - 1));
-  for (let k = 1; k <= bits; k += 29) xs.push((1n << BigInt(k)) - 1n);    // runs of ones
-  for (let k = 30; k < bits; k += 61) xs.push((1n << BigInt(k)) + 1n);    // long run of zeros
+  for (let k = 1; k <= bits; k += 29) xs.push((1n << BigInt(k)) - 1n); // runs of ones
+  for (let k = 30; k < bits; k += 61) xs.push((1n << BigInt(k)) + 1n); // long run of zeros
   for (let k = 0; k < bits; k += 53) xs.push(((1n << BigInt(bits - 1)) - 1n) ^ ((1n << BigInt(k)) - 1n));
   xs.push(BigInt('0x' + 'f0'.repeat(Math.ceil(bits / 8))) % m);
   xs.push(BigInt('0x' + '00ff'.repeat(Math.ceil(bits / 16))) % m);

@@ -48,7 +48,10 @@ test('the generator without flags reproduces the shipped binary', async () => {
 
 test('typed errors: key length, types, use after digest', () => {
   for (const n of [0, 15, 17, 32]) {
-    assert.throws(() => ghash(new Uint8Array(n), new Uint8Array(0)), (e: unknown) => e instanceof RangeError && /key must be 16 bytes long, got/.test(e.message));
+    assert.throws(
+      () => ghash(new Uint8Array(n), new Uint8Array(0)),
+      (e: unknown) => e instanceof RangeError && /key must be 16 bytes long, got/.test(e.message),
+    );
     assert.throws(() => polyval.create(new Uint8Array(n)), RangeError);
   }
   assert.throws(() => ghash('0123456789abcdef' as unknown as Uint8Array, new Uint8Array(0)), TypeError);
@@ -71,7 +74,10 @@ test('slots are wiped and returned: digest, dispose', () => {
   assert.equal(k.slotsInUse, before);
   // the freed slot's bytes are zero (the next allocation reuses it)
   const slot = k.allocSlot();
-  assert.ok(k.u8.subarray(slot, slot + 4096).every((b) => b === 0), 'slot not wiped');
+  assert.ok(
+    k.u8.subarray(slot, slot + 4096).every((b) => b === 0),
+    'slot not wiped',
+  );
   k.freeSlot(slot);
   const h2 = ghash.create(key);
   h2.dispose();

@@ -18,7 +18,10 @@ import { Rng, hex, unhex } from './support/rng.js';
 // RFC 5869 appendix A, test cases 1-3 (SHA-256). Cases 4-7 use SHA-1, which ctkit does not have.
 const RFC5869 = [
   {
-    ikm: '0b'.repeat(22), salt: '000102030405060708090a0b0c', info: 'f0f1f2f3f4f5f6f7f8f9', L: 42,
+    ikm: '0b'.repeat(22),
+    salt: '000102030405060708090a0b0c',
+    info: 'f0f1f2f3f4f5f6f7f8f9',
+    L: 42,
     prk: '077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5',
     okm: '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865',
   },
@@ -31,14 +34,20 @@ const RFC5869 = [
     okm: 'b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71cc30c58179ec3e87c14c01d5c1f3434f1d87',
   },
   {
-    ikm: '0b'.repeat(22), salt: '', info: '', L: 42,
+    ikm: '0b'.repeat(22),
+    salt: '',
+    info: '',
+    L: 42,
     prk: '19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04',
     okm: '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8',
   },
 ];
 
 const HASHES: [string, Hash, 'sha224' | 'sha256' | 'sha384' | 'sha512'][] = [
-  ['sha224', sha224, 'sha224'], ['sha256', sha256, 'sha256'], ['sha384', sha384, 'sha384'], ['sha512', sha512, 'sha512'],
+  ['sha224', sha224, 'sha224'],
+  ['sha256', sha256, 'sha256'],
+  ['sha384', sha384, 'sha384'],
+  ['sha512', sha512, 'sha512'],
 ];
 
 test('RFC 5869 appendix A.1-A.3 (HKDF-SHA-256): PRK and OKM', () => {
@@ -61,8 +70,17 @@ test('HKDF-SHA-224/256/384/512 equal OpenSSL and the reference: every length cla
     const H = hash.outputLen;
     const lengths = [0, 1, H - 1, H, H + 1, 2 * H, 2 * H + 1, 3 * H - 1, 100, 254 * H + 1, 255 * H];
     for (const L of lengths) {
-      for (const [il, sl, nl] of [[0, 0, 0], [1, 1, 1], [22, 13, 10], [80, 80, 80], [200, 300, 500], [16, 129, 255]]) {
-        const ikm = rng.bytes(il), salt = rng.bytes(sl), info = rng.bytes(nl);
+      for (const [il, sl, nl] of [
+        [0, 0, 0],
+        [1, 1, 1],
+        [22, 13, 10],
+        [80, 80, 80],
+        [200, 300, 500],
+        [16, 129, 255],
+      ]) {
+        const ikm = rng.bytes(il),
+          salt = rng.bytes(sl),
+          info = rng.bytes(nl);
         const got = hkdf(hash, ikm, salt, info, L);
         const want = new Uint8Array(hkdfSync(name, ikm, salt, info, L));
         assert.equal(hex(got), hex(want), `${name} L=${L} ikm ${il} salt ${sl} info ${nl}`);
@@ -71,7 +89,9 @@ test('HKDF-SHA-224/256/384/512 equal OpenSSL and the reference: every length cla
       }
     }
     // extract and expand apart, against HMAC in OpenSSL and the reference
-    const ikm = rng.bytes(33), salt = rng.bytes(7), info = rng.bytes(5);
+    const ikm = rng.bytes(33),
+      salt = rng.bytes(7),
+      info = rng.bytes(5);
     const prk = hkdf.extract(hash, ikm, salt);
     assert.equal(hex(prk), createHmac(name, salt).update(ikm).digest('hex'), `${name} extract`);
     assert.equal(hex(prk), hex(hkdfExtractRef(refHashes[ref], ikm, salt)), `${name} extract: reference`);
@@ -110,7 +130,9 @@ test('no key material stays in the sha2 kernel or in the buffers after a call', 
   const k = getKernel<Sha2Exports>(sha2Module, SLOT_SIZE);
   const rng = new Rng(17);
   for (const [, hash] of HASHES) {
-    const ikm = rng.bytes(40), salt = rng.bytes(20), info = rng.bytes(30);
+    const ikm = rng.bytes(40),
+      salt = rng.bytes(20),
+      info = rng.bytes(30);
     const okm = hkdf(hash, ikm, salt, info, 3 * hash.outputLen);
     const prk = hkdf.extract(hash, ikm, salt);
     const mem = k.u8;
@@ -124,7 +146,13 @@ test('no key material stays in the sha2 kernel or in the buffers after a call', 
     };
     assert.ok(!contains(prk), 'the PRK is not left in kernel memory');
     for (let off = 0; off < okm.length; off += hash.outputLen) assert.ok(!contains(okm.subarray(off)), `T(${off / hash.outputLen + 1}) not left in kernel memory`);
-    assert.ok(mem.subarray(IO_PTR, IO_PTR + 256).every((b) => b === 0), 'IO area wiped');
-    assert.ok(mem.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0), 'scratch wiped');
+    assert.ok(
+      mem.subarray(IO_PTR, IO_PTR + 256).every((b) => b === 0),
+      'IO area wiped',
+    );
+    assert.ok(
+      mem.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0),
+      'scratch wiped',
+    );
   }
 });

@@ -3,9 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  Func, Module, block, br, br_if, call, comment, i32, i64, i64x2, if_, kernel, label, loop, printModule, setMany, v128,
-} from '../src/kernels/builder/index.js';
+import { Func, Module, block, br, br_if, call, comment, i32, i64, i64x2, if_, kernel, label, loop, printModule, setMany, v128 } from '../src/kernels/builder/index.js';
 import { compileKernel } from '../src/kernels/build.js';
 
 test('operands are type-checked when the tree is built', () => {
@@ -24,7 +22,10 @@ test('locals are declared by use, one name one type', () => {
   assert.equal(f.i32('p'), f.p.p);
   assert.throws(() => f.i32('x'), /\$x is i64, not i32/);
   assert.throws(() => f.local('i32', '9bad'), /not a valid identifier/);
-  assert.deepEqual(f.declared.map((l) => l.name), ['x']);
+  assert.deepEqual(
+    f.declared.map((l) => l.name),
+    ['x'],
+  );
 });
 
 test('a local of another function, a stray branch and an unknown callee are refused', () => {
@@ -53,9 +54,11 @@ test('the printed module assembles, runs, and wraps long lines at their operands
   f.emit(
     comment('acc = Σ (i + 1)·(3i) for i < n, the long way round'),
     acc.set(0),
-    block(done,
+    block(
+      done,
       br_if(done, i32.eqz(f.p.n)),
-      loop(next,
+      loop(
+        next,
         setMany(call(pair, i64.extend_i32_u(i)), [x, y]),
         acc.set(i64.add(acc, i64.mul(x, y), i64.and(i64x2.extract_lane(i64x2.splat(0), 0), i64.const(0x0123456789abcdefn, true)))),
         if_(i32.eq(i, 1000), [br(done)]),
@@ -67,7 +70,10 @@ test('the printed module assembles, runs, and wraps long lines at their operands
   const m = new Module('t').memory(1).add(pair, f);
   const k = kernel(m);
   assert.deepEqual(k.publicParams, { sum: [0] });
-  assert.ok(k.wat.split('\n').every((l) => l.length <= 130), 'a line is far beyond the width');
+  assert.ok(
+    k.wat.split('\n').every((l) => l.length <= 130),
+    'a line is far beyond the width',
+  );
   assert.match(k.wat, /\(local\.set \$acc\n\s+\(i64\.add/);
   const inst = await WebAssembly.instantiate(new WebAssembly.Module((await compileKernel(k)) as Uint8Array<ArrayBuffer>));
   const sum = (inst.exports as { sum: (n: number) => bigint }).sum;

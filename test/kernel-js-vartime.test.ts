@@ -22,22 +22,14 @@ function build(opts: { sharedBranches?: boolean } = {}): Module {
   const shared = new Func('shared', { p: 'i32' });
   {
     const x = shared.i64('x');
-    shared.emit(
-      x.set(i64.load(shared.p.p, 0)),
-      opts.sharedBranches ? if_(i64.eqz(x), [x.set(1)]) : [],
-      i64.store(shared.p.p, i64.mul(x, x), 8),
-    );
+    shared.emit(x.set(i64.load(shared.p.p, 0)), opts.sharedBranches ? if_(i64.eqz(x), [x.set(1)]) : [], i64.store(shared.p.p, i64.mul(x, x), 8));
   }
   const walk = new Func('walk', { p: 'i32' }, { results: ['i32'] });
   {
     const [n, a] = walk.locals('i32', ['n', 'a']);
-    const done = label('done'), again = label('again');
-    walk.emit(
-      n.set(i32.wrap_i64(i64.ctz(i64.load(walk.p.p, 16)))),
-      block(done, br_if(done, i32.eqz(n)), a.set(i32.add(walk.p.p, i32.and(n, 8)))),
-      block(again, br_if(again, i64.eqz(i64.load(a, 0))), n.set(i32.add(n, 100))),
-      n.get(),
-    );
+    const done = label('done'),
+      again = label('again');
+    walk.emit(n.set(i32.wrap_i64(i64.ctz(i64.load(walk.p.p, 16)))), block(done, br_if(done, i32.eqz(n)), a.set(i32.add(walk.p.p, i32.and(n, 8)))), block(again, br_if(again, i64.eqz(i64.load(a, 0))), n.set(i32.add(n, 100))), n.get());
   }
   const vt = new Func('vt_export', { p: 'i32' }, { export: true, public: ['p'], results: ['i32'] });
   vt.emit(call(shared, vt.p.p), call(walk, vt.p.p));
@@ -60,8 +52,14 @@ test('without a declaration a module that branches on memory is refused; with on
   assert.doesNotMatch(src, /f_dead/);
   // the declaration line removed, check_js flags the variable-time function (its memory reads
   // flow into the public names the printer gave it)
-  const bare = src.split('\n').filter((l) => !l.startsWith('// ctkit variable-time')).join('\n');
-  assert.ok(checkJs(bare).some((v) => v.func === 'f_walk' && v.rule === 'flow'), JSON.stringify(checkJs(bare).slice(0, 3)));
+  const bare = src
+    .split('\n')
+    .filter((l) => !l.startsWith('// ctkit variable-time'))
+    .join('\n');
+  assert.ok(
+    checkJs(bare).some((v) => v.func === 'f_walk' && v.rule === 'flow'),
+    JSON.stringify(checkJs(bare).slice(0, 3)),
+  );
   assert.ok(checkJs(bare).every((v) => v.func === 'f_walk' || v.func === 'f_vt_export'));
 });
 
@@ -91,14 +89,18 @@ test('the printed variable-time code computes what the WebAssembly does (i64.ctz
   const words = [0n, 1n, 2n, 8n, 1n << 31n, 1n << 32n, 1n << 40n, 1n << 63n, 0x123456789abcdef0n, 0xffffffffffffffffn];
   for (const w16 of words) {
     for (const w8 of [0n, 5n]) {
-      for (const [mem, run] of [[wasm.memory.buffer, wasm.vt_export], [js.memory.buffer, js.vt_export]] as const) {
+      for (const [mem, run] of [
+        [wasm.memory.buffer, wasm.vt_export],
+        [js.memory.buffer, js.vt_export],
+      ] as const) {
         const dv = new DataView(mem);
         dv.setBigUint64(0, 3n, true);
         dv.setBigUint64(8, w8, true);
         dv.setBigUint64(16, w16, true);
         void run;
       }
-      const a = wasm.vt_export(0), b = js.vt_export(0);
+      const a = wasm.vt_export(0),
+        b = js.vt_export(0);
       assert.equal(b, a, `word ${w16.toString(16)}, ${w8}`);
       assert.equal(new DataView(js.memory.buffer).getBigUint64(8, true), new DataView(wasm.memory.buffer).getBigUint64(8, true));
     }

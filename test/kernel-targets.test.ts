@@ -6,9 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  Func, Module, block, br_if, call, i32, i64, if_, kernel, label, printJsModule, select, setMany, v128, withTarget, type Expr,
-} from '../src/kernels/builder/index.js';
+import { Func, Module, block, br_if, call, i32, i64, if_, kernel, label, printJsModule, select, setMany, v128, withTarget, type Expr } from '../src/kernels/builder/index.js';
 import { checkJs } from '../src/kernels/builder/check_js.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { JsMemory } from '../src/engine/js-memory.js';
@@ -27,20 +25,38 @@ test('outside the simd target a v128 instruction or local is refused when built'
   }
   withTarget('simd', () => assert.equal(v128.zero().type, 'v128'));
   assert.equal(new Module('m').target, 'simd');
-  assert.equal(withTarget('js', () => new Module('m').target), 'js');
+  assert.equal(
+    withTarget('js', () => new Module('m').target),
+    'js',
+  );
 });
 
 // one exported function per operation: out = op(x, y) with x, y, and out in memory (secret), or
 // r = op(a, b) on the public i64 parameters
 type Bin64 = (a: Expr<'i64'>, b: Expr<'i64'>) => Expr<'i64'> | Expr<'i32'>;
 const OPS64: Record<string, Bin64> = {
-  add: (a, b) => i64.add(a, b), sub: (a, b) => i64.sub(a, b), mul: (a, b) => i64.mul(a, b),
-  and: (a, b) => i64.and(a, b), or: (a, b) => i64.or(a, b), xor: (a, b) => i64.xor(a, b),
-  shl: (a, b) => i64.shl(a, b), shr_u: (a, b) => i64.shr_u(a, b), shr_s: (a, b) => i64.shr_s(a, b),
-  rotl: (a, b) => i64.rotl(a, b), rotr: (a, b) => i64.rotr(a, b),
-  eq: (a, b) => i64.eq(a, b), ne: (a, b) => i64.ne(a, b), lt_u: (a, b) => i64.lt_u(a, b), gt_u: (a, b) => i64.gt_u(a, b),
-  le_u: (a, b) => i64.le_u(a, b), ge_u: (a, b) => i64.ge_u(a, b), lt_s: (a, b) => i64.lt_s(a, b), ge_s: (a, b) => i64.ge_s(a, b),
-  eqz: (a) => i64.eqz(a), wrap: (a) => i64.extend_i32_s(i32.wrap_i64(a)), ext32: (a) => i64.extend32_s(a),
+  add: (a, b) => i64.add(a, b),
+  sub: (a, b) => i64.sub(a, b),
+  mul: (a, b) => i64.mul(a, b),
+  and: (a, b) => i64.and(a, b),
+  or: (a, b) => i64.or(a, b),
+  xor: (a, b) => i64.xor(a, b),
+  shl: (a, b) => i64.shl(a, b),
+  shr_u: (a, b) => i64.shr_u(a, b),
+  shr_s: (a, b) => i64.shr_s(a, b),
+  rotl: (a, b) => i64.rotl(a, b),
+  rotr: (a, b) => i64.rotr(a, b),
+  eq: (a, b) => i64.eq(a, b),
+  ne: (a, b) => i64.ne(a, b),
+  lt_u: (a, b) => i64.lt_u(a, b),
+  gt_u: (a, b) => i64.gt_u(a, b),
+  le_u: (a, b) => i64.le_u(a, b),
+  ge_u: (a, b) => i64.ge_u(a, b),
+  lt_s: (a, b) => i64.lt_s(a, b),
+  ge_s: (a, b) => i64.ge_s(a, b),
+  eqz: (a) => i64.eqz(a),
+  wrap: (a) => i64.extend_i32_s(i32.wrap_i64(a)),
+  ext32: (a) => i64.extend32_s(a),
   // the condition public in both (a secret one is refused, as by the checker)
   select: (a, b) => select(a, b, i32.eqz(i32.and(i32.wrap_i64(a.op === 'local.get' ? a : i64.const(1)), 1))),
 };
@@ -68,10 +84,20 @@ function arithmeticModule(): Module {
   }
   // i32: the secret comparisons and rotations against public ones
   const ops32: Record<string, (a: Expr<'i32'>, b: Expr<'i32'>) => Expr<'i32'>> = {
-    lt_u: (a, b) => i32.lt_u(a, b), gt_u: (a, b) => i32.gt_u(a, b), le_u: (a, b) => i32.le_u(a, b), ge_u: (a, b) => i32.ge_u(a, b),
-    lt_s: (a, b) => i32.lt_s(a, b), ge_s: (a, b) => i32.ge_s(a, b), eq: (a, b) => i32.eq(a, b), ne: (a, b) => i32.ne(a, b),
-    eqz: (a) => i32.eqz(a), rotl: (a, b) => i32.rotl(a, b), rotr: (a, b) => i32.rotr(a, b), mul: (a, b) => i32.mul(a, b),
-    shr_u: (a, b) => i32.shr_u(a, b), shr_s: (a, b) => i32.shr_s(a, b),
+    lt_u: (a, b) => i32.lt_u(a, b),
+    gt_u: (a, b) => i32.gt_u(a, b),
+    le_u: (a, b) => i32.le_u(a, b),
+    ge_u: (a, b) => i32.ge_u(a, b),
+    lt_s: (a, b) => i32.lt_s(a, b),
+    ge_s: (a, b) => i32.ge_s(a, b),
+    eq: (a, b) => i32.eq(a, b),
+    ne: (a, b) => i32.ne(a, b),
+    eqz: (a) => i32.eqz(a),
+    rotl: (a, b) => i32.rotl(a, b),
+    rotr: (a, b) => i32.rotr(a, b),
+    mul: (a, b) => i32.mul(a, b),
+    shr_u: (a, b) => i32.shr_u(a, b),
+    shr_s: (a, b) => i32.shr_s(a, b),
   };
   for (const [name, op] of Object.entries(ops32)) {
     const f = new Func(`s32_${name}`, { p: 'i32' }, { export: true, public: ['p'] });
@@ -101,17 +127,22 @@ test('the JavaScript printer computes what WebAssembly computes (i32, i64; secre
     for (const a of vals) {
       for (const b0 of vals.slice(0, 24)) {
         const b = /^(shl|shr|rot)/.test(name) ? b0 & 127n : b0;
-        wm.setBigUint64(0, a, true); wm.setBigUint64(8, b, true);
-        jm().setBigUint64(0, a, true); jm().setBigUint64(8, b, true);
-        wasm[`s_${name}`](0); js[`s_${name}`](0);
+        wm.setBigUint64(0, a, true);
+        wm.setBigUint64(8, b, true);
+        jm().setBigUint64(0, a, true);
+        jm().setBigUint64(8, b, true);
+        wasm[`s_${name}`](0);
+        js[`s_${name}`](0);
         assert.equal(jm().getBigUint64(16, true), wm.getBigUint64(16, true), `s_${name}(${a}, ${b})`);
         assert.equal(BigInt.asUintN(64, js[`p_${name}`](a, b)), BigInt.asUintN(64, wasm[`p_${name}`](BigInt.asIntN(64, a), BigInt.asIntN(64, b))), `p_${name}(${a}, ${b})`);
         checked += 2;
       }
       if (wasm[`c_${name}_0`]) {
         for (const k of SHIFTS) {
-          wm.setBigUint64(0, a, true); jm().setBigUint64(0, a, true);
-          wasm[`c_${name}_${k}`](0); js[`c_${name}_${k}`](0);
+          wm.setBigUint64(0, a, true);
+          jm().setBigUint64(0, a, true);
+          wasm[`c_${name}_${k}`](0);
+          js[`c_${name}_${k}`](0);
           assert.equal(jm().getBigUint64(16, true), wm.getBigUint64(16, true), `${name} ${a} by constant ${k}`);
           checked++;
         }
@@ -120,15 +151,20 @@ test('the JavaScript printer computes what WebAssembly computes (i32, i64; secre
   }
   const v32 = [...EDGES.map((x) => Number(BigInt.asIntN(32, x))), ...Array.from({ length: 20 }, () => rng.u32() | 0)];
   for (const name of Object.keys(wasm).filter((n) => n.startsWith('s32_'))) {
-    for (const a of v32) for (const b0 of v32) {
-      const b = name.includes('rot') || name.includes('sh') ? b0 & 63 : b0;
-      wm.setInt32(0, a, true); wm.setInt32(8, b, true); jm().setInt32(0, a, true); jm().setInt32(8, b, true);
-      wasm[name](0); js[name](0);
-      assert.equal(jm().getInt32(16, true), wm.getInt32(16, true), `${name}(${a}, ${b})`);
-      const p = name.replace('s32_', 'p32_');
-      assert.equal(js[p](a, b) | 0, wasm[p](a, b) | 0, `${p}(${a}, ${b})`);
-      checked += 2;
-    }
+    for (const a of v32)
+      for (const b0 of v32) {
+        const b = name.includes('rot') || name.includes('sh') ? b0 & 63 : b0;
+        wm.setInt32(0, a, true);
+        wm.setInt32(8, b, true);
+        jm().setInt32(0, a, true);
+        jm().setInt32(8, b, true);
+        wasm[name](0);
+        js[name](0);
+        assert.equal(jm().getInt32(16, true), wm.getInt32(16, true), `${name}(${a}, ${b})`);
+        const p = name.replace('s32_', 'p32_');
+        assert.equal(js[p](a, b) | 0, wasm[p](a, b) | 0, `${p}(${a}, ${b})`);
+        checked += 2;
+      }
   }
   assert.ok(checked > 20000);
 });
@@ -176,11 +212,14 @@ test('check_js flags a secret branch, address, comparison, flow and call in prin
   ];
   for (const [rule, text] of broken) {
     const v = checkJs(src.replace(line, text));
-    assert.ok(v.some((x) => x.rule === rule), `${rule} not flagged in ${text.split('\n')[1]}: ${JSON.stringify(v)}`);
+    assert.ok(
+      v.some((x) => x.rule === rule),
+      `${rule} not flagged in ${text.split('\n')[1]}: ${JSON.stringify(v)}`,
+    );
   }
 });
 
-test('the printer\'s temporaries and result registers never collide with a local of the same name', async () => {
+test("the printer's temporaries and result registers never collide with a local of the same name", async () => {
   // locals named like the printer's own variables (R0 and H, t0 and t1): a function returning two
   // i64 and one returning one, called and stored; found by the gf128 suite (a local R0 shadowed
   // the result register)
@@ -199,14 +238,17 @@ test('the printer\'s temporaries and result registers never collide with a local
   const wasm = new WebAssembly.Instance(new WebAssembly.Module((await compileKernel(kernel(withTarget('wasm', build)))) as BufferSource), {}).exports as Record<string, any>;
   const js = await loadJs(withTarget('js', () => printJsModule(build())));
   for (const v of [0n, 1n, 0xffffffffffffffffn, 0x123456789abcdef0n]) {
-    const dw = new DataView((wasm.memory as WebAssembly.Memory).buffer), dj = new DataView(js.memory.buffer);
-    dw.setBigUint64(0, v, true); dj.setBigUint64(0, v, true);
-    wasm.go(0); js.go(0);
+    const dw = new DataView((wasm.memory as WebAssembly.Memory).buffer),
+      dj = new DataView(js.memory.buffer);
+    dw.setBigUint64(0, v, true);
+    dj.setBigUint64(0, v, true);
+    wasm.go(0);
+    js.go(0);
     for (const o of [8, 16, 24]) assert.equal(dj.getBigUint64(o, true), dw.getBigUint64(o, true), `offset ${o} for ${v}`);
   }
 });
 
-test('a select whose operand tees a local its condition reads runs in WebAssembly\'s order in JavaScript', async () => {
+test("a select whose operand tees a local its condition reads runs in WebAssembly's order in JavaScript", async () => {
   // select(n, g := B − s, n < g): WebAssembly evaluates the tee before the condition reads g; the
   // printer once read g for the mask first (found by the AES-GCM suite on js, worked around in
   // gcm_mode.ts)
@@ -214,19 +256,23 @@ test('a select whose operand tees a local its condition reads runs in WebAssembl
     // public inputs (a secret select condition is refused): a length n, a start g, a skip s
     const f = new Func('go', { p: 'i32', n0: 'i32', g0: 'i32', s: 'i32' }, { export: true, public: ['p', 'n0', 'g0', 's'] });
     const [n, g] = f.locals('i32', ['n', 'g']);
-    f.emit(
-      n.set(f.p.n0), g.set(f.p.g0),
-      g.set(select(n, g.tee(i32.sub(64, f.p.s)), i32.lt_u(n, g))),
-      i32.store(f.p.p, g, 12),
-    );
+    f.emit(n.set(f.p.n0), g.set(f.p.g0), g.set(select(n, g.tee(i32.sub(64, f.p.s)), i32.lt_u(n, g))), i32.store(f.p.p, g, 12));
     return new Module('m').memory(1).add(f);
   };
   const wasm = new WebAssembly.Instance(new WebAssembly.Module((await compileKernel(kernel(withTarget('wasm', build)))) as BufferSource), {}).exports as Record<string, any>;
   const js = await loadJs(withTarget('js', () => printJsModule(build())));
-  const cases = [[10, 100, 4], [70, 100, 4], [60, 0, 4], [5, 5, 60], [0, 1, 0]];
+  const cases = [
+    [10, 100, 4],
+    [70, 100, 4],
+    [60, 0, 4],
+    [5, 5, 60],
+    [0, 1, 0],
+  ];
   for (const [n, g, s] of cases) {
-    const dw = new DataView((wasm.memory as WebAssembly.Memory).buffer), dj = new DataView(js.memory.buffer);
-    wasm.go(0, n, g, s); js.go(0, n, g, s);
+    const dw = new DataView((wasm.memory as WebAssembly.Memory).buffer),
+      dj = new DataView(js.memory.buffer);
+    wasm.go(0, n, g, s);
+    js.go(0, n, g, s);
     assert.equal(dj.getInt32(12, true), dw.getInt32(12, true), `n=${n} g=${g} s=${s}`);
     assert.equal(dw.getInt32(12, true), n < 64 - s ? n : 64 - s);
   }

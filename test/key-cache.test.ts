@@ -49,7 +49,8 @@ const isZero = (b: Uint8Array) => b.every((x) => x === 0);
 // first, while no key object of these modules is alive: the one-shot functions leave nothing
 test('one-shot seal and open give the reference bytes and leave no key material in the module memory', () => {
   for (const f of FAMILIES) {
-    const key = rng.bytes(f.keyLength), nonce = rng.bytes(f.nonceLength);
+    const key = rng.bytes(f.keyLength),
+      nonce = rng.bytes(f.nonceLength);
     const expected = f.ref(key, nonce, MSG, AAD);
     const sealed = f.oneShot.seal(key, nonce, MSG, AAD);
     assert.equal(hex(sealed), hex(expected), `${f.name} seal`);
@@ -65,7 +66,8 @@ test('5,000 create-use-forget cycles per AEAD keep module memory within the key 
   for (const f of FAMILIES) {
     const k = f.kernel();
     const before = k.u8.buffer.byteLength;
-    const key = rng.bytes(f.keyLength), nonce = rng.bytes(f.nonceLength);
+    const key = rng.bytes(f.keyLength),
+      nonce = rng.bytes(f.nonceLength);
     const check = new Set([0, 1, 999, 4999]);
     for (let i = 0; i < 5000; i++) {
       key[0] = i;

@@ -50,7 +50,11 @@ test('ctkit pubkey, verify --pub and ecdh --peer: public JWK "x" or "y" and SPKI
     // the canonical files are accepted by each command
     writeFileSync(join(dir, 'good.jwk'), JSON.stringify(jwk));
     writeFileSync(join(dir, 'good.pub'), spki);
-    const uses = (f: string) => [['pubkey', f], ['verify', '--pub', f, '--sig', 'm.sig', 'm'], ['ecdh', '--key', 'me.pem', '--peer', f]];
+    const uses = (f: string) => [
+      ['pubkey', f],
+      ['verify', '--pub', f, '--sig', 'm.sig', 'm'],
+      ['ecdh', '--key', 'me.pem', '--peer', f],
+    ];
     for (const f of ['good.jwk', 'good.pub']) {
       for (const args of uses(f)) {
         const r = ctkit(args);

@@ -14,12 +14,23 @@ import { CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
 import { Rng, hex } from './support/rng.js';
 
 const rng = new Rng(0x1812);
-const HASHES: [Hash, string][] = [[sha224, 'sha224'], [sha256, 'sha256'], [sha384, 'sha384'], [sha512, 'sha512']];
+const HASHES: [Hash, string][] = [
+  [sha224, 'sha224'],
+  [sha256, 'sha256'],
+  [sha384, 'sha384'],
+  [sha512, 'sha512'],
+];
 const k = () => getKernel<Sha2Exports>(sha2Module, SLOT_SIZE);
 const clean = (what: string) => {
   const u8 = k().u8;
-  assert.ok(u8.subarray(IO_PTR, IO_PTR + IO_USED).every((b) => b === 0), `${what}: the IO area holds bytes`);
-  assert.ok(u8.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0), `${what}: scratch holds bytes`);
+  assert.ok(
+    u8.subarray(IO_PTR, IO_PTR + IO_USED).every((b) => b === 0),
+    `${what}: the IO area holds bytes`,
+  );
+  assert.ok(
+    u8.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0),
+    `${what}: scratch holds bytes`,
+  );
 };
 const message = (cls: new (...a: never[]) => Error, text: string) => (e: unknown) => e instanceof cls && (e as Error).message === text;
 
@@ -94,7 +105,9 @@ test('typed errors, with their messages', () => {
 test('HKDF: lengths 0, 1, HashLen ± 1, 255·HashLen equal OpenSSL; 255·HashLen + 1, fractions, NaN and non-numbers are refused by name', () => {
   for (const [h, name] of HASHES) {
     const n = h.outputLen;
-    const ikm = rng.bytes(22), salt = rng.bytes(13), info = rng.bytes(10);
+    const ikm = rng.bytes(22),
+      salt = rng.bytes(13),
+      info = rng.bytes(10);
     for (const L of [0, 1, n - 1, n, n + 1, 2 * n + 3, 255 * n]) {
       const want = L === 0 ? '' : Buffer.from(hkdfSync(name, ikm, salt, info, L)).toString('hex');
       assert.equal(hex(hkdf(h, ikm, salt, info, L)), want, `${name} L=${L}`);

@@ -44,7 +44,15 @@ const count = (calls: [string, number[]][], name: string) => calls.filter(([n]) 
 test('GHASH / POLYVAL one-shot: the powers from 512 bytes on (not at 511), group size 8 with them, 1 without; every value as the reference', () => {
   for (const kind of ['ghash', 'polyval'] as const) {
     const ref = kind === 'ghash' ? ghashRef : polyvalRef;
-    for (const [n, powers] of [[0, false], [15, false], [496, false], [511, false], [512, true], [513, true], [4096, true]] as const) {
+    for (const [n, powers] of [
+      [0, false],
+      [15, false],
+      [496, false],
+      [511, false],
+      [512, true],
+      [513, true],
+      [4096, true],
+    ] as const) {
       const { k, calls } = gf();
       const key = rng.bytes(16);
       const data = rng.bytes(n);
@@ -53,7 +61,11 @@ test('GHASH / POLYVAL one-shot: the powers from 512 bytes on (not at 511), group
       const fn = kind === 'ghash' ? 'ghash_blocks' : 'polyval_blocks';
       const blocks = calls.filter(([c]) => c === fn);
       assert.equal(count(calls, kind === 'ghash' ? 'polyval_blocks' : 'ghash_blocks'), 0, `${kind}: the other hash ran`);
-      assert.equal(blocks.reduce((s, [, a]) => s + a[3], 0), Math.ceil(n / 16), `${kind} ${n}: blocks`);
+      assert.equal(
+        blocks.reduce((s, [, a]) => s + a[3], 0),
+        Math.ceil(n / 16),
+        `${kind} ${n}: blocks`,
+      );
       for (const [, a] of blocks) assert.equal(a[4], powers ? gfLayout.MAX_POWERS : 1, `${kind} ${n}: group size`);
       assert.equal(k.slotsInUse, 0);
     }
@@ -67,8 +79,14 @@ test('GHASH / POLYVAL one-shot above the window: chunks of the window, a partial
     calls.length = 0;
     const data = rng.bytes(n);
     assert.deepEqual(hashOneShot('polyval', key, data, k), polyvalRef(key, data), `${n}`);
-    assert.deepEqual(calls.filter(([c]) => c === 'polyval_blocks').map(([, a]) => a[3]), [SCRATCH_SIZE / 16, Math.ceil((n - SCRATCH_SIZE) / 16)]);
-    assert.ok(k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0), `${n}: scratch not wiped`);
+    assert.deepEqual(
+      calls.filter(([c]) => c === 'polyval_blocks').map(([, a]) => a[3]),
+      [SCRATCH_SIZE / 16, Math.ceil((n - SCRATCH_SIZE) / 16)],
+    );
+    assert.ok(
+      k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0),
+      `${n}: scratch not wiped`,
+    );
   }
 });
 
@@ -104,15 +122,33 @@ test('UniversalHash: initialState, typed errors with their messages, dispose', (
   const data = rng.bytes(40);
   assert.deepEqual(new UniversalHash('ghash', key, { initialState: s0 }).update(data).digest(), ghashRef(key, data, s0));
   assert.deepEqual(new UniversalHash('polyval', key, { initialState: s0 }).update(data).digest(), polyvalRef(key, data, s0));
-  assert.throws(() => new UniversalHash('ghash', key, { initialState: new Uint8Array(15) }), (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'initialState must be 16 bytes long, got 15');
-  assert.throws(() => new UniversalHash('ghash', key, { initialState: [0] as unknown as Uint8Array }), (e: unknown) => e instanceof CtkitTypeError && /^initialState must be a Uint8Array/.test((e as Error).message));
-  assert.throws(() => ghash(new Uint8Array(15), data), (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'key must be 16 bytes long, got 15');
-  assert.throws(() => polyval(key, 'x' as unknown as Uint8Array), (e: unknown) => e instanceof CtkitTypeError && /^data must be a Uint8Array/.test((e as Error).message));
+  assert.throws(
+    () => new UniversalHash('ghash', key, { initialState: new Uint8Array(15) }),
+    (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'initialState must be 16 bytes long, got 15',
+  );
+  assert.throws(
+    () => new UniversalHash('ghash', key, { initialState: [0] as unknown as Uint8Array }),
+    (e: unknown) => e instanceof CtkitTypeError && /^initialState must be a Uint8Array/.test((e as Error).message),
+  );
+  assert.throws(
+    () => ghash(new Uint8Array(15), data),
+    (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'key must be 16 bytes long, got 15',
+  );
+  assert.throws(
+    () => polyval(key, 'x' as unknown as Uint8Array),
+    (e: unknown) => e instanceof CtkitTypeError && /^data must be a Uint8Array/.test((e as Error).message),
+  );
   for (const kind of ['ghash', 'polyval'] as const) {
     const h = new UniversalHash(kind, key);
     h.update(data).digest();
-    assert.throws(() => h.update(data), (e: unknown) => e instanceof StateError && (e as Error).message === `${kind}: update() after digest()`);
-    assert.throws(() => h.digest(), (e: unknown) => e instanceof StateError && (e as Error).message === `${kind}: digest() called twice`);
+    assert.throws(
+      () => h.update(data),
+      (e: unknown) => e instanceof StateError && (e as Error).message === `${kind}: update() after digest()`,
+    );
+    assert.throws(
+      () => h.digest(),
+      (e: unknown) => e instanceof StateError && (e as Error).message === `${kind}: digest() called twice`,
+    );
     h.dispose(); // idempotent
   }
   const { k } = gf();
@@ -122,13 +158,26 @@ test('UniversalHash: initialState, typed errors with their messages, dispose', (
   d.dispose();
   d.dispose();
   assert.equal(k.slotsInUse, 0);
-  assert.ok(k.u8.subarray(slot, slot + gfLayout.SLOT_SIZE).every((b) => b === 0), 'dispose() with powers left bytes in the slot');
+  assert.ok(
+    k.u8.subarray(slot, slot + gfLayout.SLOT_SIZE).every((b) => b === 0),
+    'dispose() with powers left bytes in the slot',
+  );
   assert.equal(ghash.create(key).kind, 'ghash');
   assert.equal(polyval.create(key).kind, 'polyval');
 });
 
 test(`Poly1305 one-shot: the powers of r from ${POWERS_MIN_BLOCKS} whole blocks on, or as the option says; the partial block padded with 0x01`, () => {
-  for (const [n, auto] of [[0, false], [1, false], [15, false], [16, false], [47 * 16 + 15, false], [48 * 16, true], [48 * 16 + 1, true], [200, false], [2000, true]] as const) {
+  for (const [n, auto] of [
+    [0, false],
+    [1, false],
+    [15, false],
+    [16, false],
+    [47 * 16 + 15, false],
+    [48 * 16, true],
+    [48 * 16 + 1, true],
+    [200, false],
+    [2000, true],
+  ] as const) {
     for (const policy of ['auto', 'always', 'never'] as const) {
       const { k, calls } = cc();
       const key = rng.bytes(32);
@@ -137,13 +186,20 @@ test(`Poly1305 one-shot: the powers of r from ${POWERS_MIN_BLOCKS} whole blocks 
       const powers = policy === 'always' || (policy === 'auto' && auto);
       assert.equal(count(calls, 'poly1305_powers'), powers ? 1 : 0, `${n} ${policy}: powers`);
       const blocks = calls.filter(([c]) => c === 'poly1305_blocks');
-      assert.equal(blocks.reduce((s, [, a]) => s + a[2], 0), Math.ceil(n / 16), `${n}: blocks`);
+      assert.equal(
+        blocks.reduce((s, [, a]) => s + a[2], 0),
+        Math.ceil(n / 16),
+        `${n}: blocks`,
+      );
       for (const [, a] of blocks) {
         const partial = a[1] !== SCRATCH_PTR;
         assert.equal(a[3], partial ? 1 : powers ? 8 : 1, `${n} ${policy}: group size`);
         assert.equal(a[4], partial ? 0 : 1, `${n}: the 2^128 bit`);
       }
-      assert.ok(k.u8.subarray(0, 1024).every((b) => b === 0), `${n}: IO area not wiped`);
+      assert.ok(
+        k.u8.subarray(0, 1024).every((b) => b === 0),
+        `${n}: IO area not wiped`,
+      );
     }
   }
   assert.deepEqual(poly1305(new Uint8Array(32).fill(3), new Uint8Array(5)), poly1305Ref(new Uint8Array(32).fill(3), new Uint8Array(5)));
@@ -166,12 +222,24 @@ test('Poly1305 incremental: powers once 48 whole blocks were seen (auto), at onc
     // 47 blocks; 7 + 9 completes the 48th (powers under auto); 33 → 32 + 1; 1 + 15 completes one, 976 more, 9 + 3 buffered
     const want = policy === 'never' ? [1, 1, 1, 1, 1] : policy === 'always' ? [8, 8, 8, 8, 8] : [1, 8, 8, 8, 8];
     assert.deepEqual(groups, want, `${policy}: group sizes`);
-    assert.throws(() => p.update(key), (e: unknown) => e instanceof StateError && (e as Error).message === 'poly1305: update() after digest()');
-    assert.throws(() => p.digest(), (e: unknown) => e instanceof StateError && (e as Error).message === 'poly1305: digest() called twice');
+    assert.throws(
+      () => p.update(key),
+      (e: unknown) => e instanceof StateError && (e as Error).message === 'poly1305: update() after digest()',
+    );
+    assert.throws(
+      () => p.digest(),
+      (e: unknown) => e instanceof StateError && (e as Error).message === 'poly1305: digest() called twice',
+    );
     assert.equal(k.slotsInUse, 0);
-    assert.ok(k.u8.subarray(0, 1024).every((b) => b === 0), `${policy}: IO area not wiped`);
+    assert.ok(
+      k.u8.subarray(0, 1024).every((b) => b === 0),
+      `${policy}: IO area not wiped`,
+    );
   }
-  assert.throws(() => new Poly1305(new Uint8Array(16)), (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'key must be 32 bytes long, got 16');
+  assert.throws(
+    () => new Poly1305(new Uint8Array(16)),
+    (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'key must be 32 bytes long, got 16',
+  );
   const d = poly1305.create(new Uint8Array(32));
   d.dispose();
   d.dispose();

@@ -43,7 +43,17 @@ test('checkBytes / isBytes: genuine Uint8Arrays (this realm, another realm, empt
     [new ArrayBuffer(4), 'ArrayBuffer'],
     [Object.create(Uint8Array.prototype), 'Uint8Array'], // inherits the prototype only
     [Object.create(null), 'object'], // no constructor at all
-    [new Proxy({}, { get() { throw new Error('trap'); } }), 'object'], // its constructor getter throws
+    [
+      new Proxy(
+        {},
+        {
+          get() {
+            throw new Error('trap');
+          },
+        },
+      ),
+      'object',
+    ], // its constructor getter throws
     [new Proxy(new Uint8Array(4), {}), 'Uint8Array'],
     [{ length: 3, 0: 1, 1: 2, 2: 3 }, 'Object'],
   ];
@@ -143,12 +153,18 @@ test('BlockBuffer.feed: every byte passed on in order, in whole blocks, with exa
 
 test('BlockBuffer.wipe zeroes the whole block and the length', () => {
   const b = new BlockBuffer();
-  b.feed(Uint8Array.from({ length: 13 }, (_, i) => i + 1), () => assert.fail('no whole block yet'));
+  b.feed(
+    Uint8Array.from({ length: 13 }, (_, i) => i + 1),
+    () => assert.fail('no whole block yet'),
+  );
   assert.equal(b.partial().length, 13);
   b.wipe();
   assert.equal(b.length, 0);
   assert.equal(b.partial().length, 0);
-  assert.ok(b.block.every((x) => x === 0), 'wipe() left bytes in the block');
+  assert.ok(
+    b.block.every((x) => x === 0),
+    'wipe() left bytes in the block',
+  );
 });
 
 test('inPlaceSource: src itself unless out starts above src inside it; then src moved to out (the rest of the buffer untouched)', () => {
@@ -161,7 +177,10 @@ test('inPlaceSource: src itself unless out starts above src inside it; then src 
     fill();
     const src = view(10, 20);
     assert.equal(inPlaceSource(src, view(o, 20)), src, `out at ${o}`);
-    assert.ok(u.every((x, i) => x === i), `out at ${o}: the buffer was written`);
+    assert.ok(
+      u.every((x, i) => x === i),
+      `out at ${o}: the buffer was written`,
+    );
   }
   fill();
   const src = view(10, 20);
@@ -169,8 +188,14 @@ test('inPlaceSource: src itself unless out starts above src inside it; then src 
   // another buffer, at a position that would overlap were it the same one: src itself, neither buffer written
   const other = new Uint8Array(64).fill(0xee);
   assert.equal(inPlaceSource(src, new Uint8Array(other.buffer, 15, 24)), src, 'another buffer, overlapping positions');
-  assert.ok(other.every((x) => x === 0xee), 'another buffer, overlapping positions: it was written');
-  assert.ok(u.every((x, i) => x === i), 'another buffer, overlapping positions: src was written');
+  assert.ok(
+    other.every((x) => x === 0xee),
+    'another buffer, overlapping positions: it was written',
+  );
+  assert.ok(
+    u.every((x, i) => x === i),
+    'another buffer, overlapping positions: src was written',
+  );
   // overlapping above, by one byte and by many
   for (const o of [11, 17, 29]) {
     fill();
@@ -180,7 +205,11 @@ test('inPlaceSource: src itself unless out starts above src inside it; then src 
     assert.equal(r.buffer, buf);
     assert.equal(r.byteOffset, o);
     assert.equal(r.length, 20);
-    assert.deepEqual([...r], Array.from({ length: 20 }, (_, i) => 10 + i), `out at ${o}: src not moved`);
+    assert.deepEqual(
+      [...r],
+      Array.from({ length: 20 }, (_, i) => 10 + i),
+      `out at ${o}: src not moved`,
+    );
     for (let i = 0; i < 64; i++) if (i < o || i >= o + 20) assert.equal(u[i], i, `out at ${o}: byte ${i} outside the move was written`);
   }
   // an empty src needs no move
@@ -203,9 +232,15 @@ test('KeySlot: a slot of its own, check() until release(), release(used) wipes u
   a.check('a');
   a.release();
   assert.equal(a.released, true);
-  assert.ok(k.u8.subarray(a.ptr, a.ptr + 256).every((x) => x === 0), 'release() with no length wipes the whole slot');
+  assert.ok(
+    k.u8.subarray(a.ptr, a.ptr + 256).every((x) => x === 0),
+    'release() with no length wipes the whole slot',
+  );
   assert.equal(k.slotsInUse, 1);
-  assert.throws(() => a.check('AEAD key'), (e: unknown) => e instanceof StateError && (e as Error).message === 'AEAD key: used after dispose()');
+  assert.throws(
+    () => a.check('AEAD key'),
+    (e: unknown) => e instanceof StateError && (e as Error).message === 'AEAD key: used after dispose()',
+  );
   a.release();
   assert.equal(k.slotsInUse, 1, 'a second release() freed again');
   b.check('b');
@@ -232,9 +267,18 @@ test('CachedKey: expands a copy of the raw key; ptr() until release(); extras re
   k.u8.fill(1, p + 4, p + 30);
   c.release();
   assert.equal(c.released, true);
-  assert.ok(raws[0].every((x) => x === 0), 'release() left the raw copy');
-  assert.ok(k.u8.subarray(p, p + 64).every((x) => x === 0), 'release() left bytes the owner wrote');
-  assert.throws(() => c.ptr('the key'), (e: unknown) => e instanceof StateError && (e as Error).message === 'the key: used after dispose()');
+  assert.ok(
+    raws[0].every((x) => x === 0),
+    'release() left the raw copy',
+  );
+  assert.ok(
+    k.u8.subarray(p, p + 64).every((x) => x === 0),
+    'release() left bytes the owner wrote',
+  );
+  assert.throws(
+    () => c.ptr('the key'),
+    (e: unknown) => e instanceof StateError && (e as Error).message === 'the key: used after dispose()',
+  );
   c.release(); // idempotent
   assert.equal(k.cachedKeys, 0);
   // extras is 0 after every expansion

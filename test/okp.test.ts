@@ -52,7 +52,12 @@ for (const [alg, impl, oid] of ALGS) {
       assert.equal(hex(impl.importPrivateKey(nodeJwk, 'jwk')), hex(sk));
       assert.equal(hex(impl.importPublicKey({ kty: 'OKP', crv: nodeJwk.crv, x: nodeJwk.x }, 'jwk')), hex(pk));
       // the OID written is the algorithm's (RFC 8410 section 3)
-      assert.ok(openssl(['asn1parse', '-inform', 'DER'], der).toString().includes(alg === 'X25519' ? 'X25519' : 'ED25519'), oid);
+      assert.ok(
+        openssl(['asn1parse', '-inform', 'DER'], der)
+          .toString()
+          .includes(alg === 'X25519' ? 'X25519' : 'ED25519'),
+        oid,
+      );
     }
   });
 
@@ -88,9 +93,15 @@ for (const [alg, impl, oid] of ALGS) {
     const der = impl.exportPrivateKey(sk, 'pkcs8-der') as Uint8Array;
     const spki = impl.exportPublicKey(pk, 'spki-der') as Uint8Array;
     // the other algorithm's key: named by its OID
-    assert.throws(() => impl.importPrivateKey(other.exportPrivateKey(sk, 'pkcs8-der'), 'pkcs8-der'), (e: unknown) => e instanceof InvalidKeyError && /OID 1\.3\.101\.11[02]/.test((e as Error).message));
+    assert.throws(
+      () => impl.importPrivateKey(other.exportPrivateKey(sk, 'pkcs8-der'), 'pkcs8-der'),
+      (e: unknown) => e instanceof InvalidKeyError && /OID 1\.3\.101\.11[02]/.test((e as Error).message),
+    );
     assert.throws(() => impl.importPublicKey(other.exportPublicKey(other.getPublicKey(sk), 'spki-der'), 'spki-der'), InvalidKeyError);
-    assert.throws(() => impl.importPrivateKey(other.exportPrivateKey(sk, 'jwk'), 'jwk'), (e: unknown) => e instanceof InvalidKeyError && (e as Error).message.includes(otherName === 'X25519' ? '"X25519"' : '"Ed25519"'));
+    assert.throws(
+      () => impl.importPrivateKey(other.exportPrivateKey(sk, 'jwk'), 'jwk'),
+      (e: unknown) => e instanceof InvalidKeyError && (e as Error).message.includes(otherName === 'X25519' ? '"X25519"' : '"Ed25519"'),
+    );
     // AlgorithmIdentifier with parameters (NULL): RFC 8410 says absent
     const withParams = Uint8Array.from([0x30, 0x30, 0x02, 0x01, 0x00, 0x30, 0x07, ...der.subarray(7, 12), 0x05, 0x00, ...der.subarray(12)]);
     assert.throws(() => impl.importPrivateKey(withParams, 'pkcs8-der'), /must not have parameters/);
@@ -106,7 +117,10 @@ for (const [alg, impl, oid] of ALGS) {
     const jwk = impl.exportPrivateKey(sk, 'jwk') as OkpJwk;
     assert.throws(() => impl.importPrivateKey({ ...jwk, kty: 'EC' } as never, 'jwk'), InvalidKeyError);
     assert.throws(() => impl.importPrivateKey({ ...jwk, d: undefined }, 'jwk'), /"d" is missing/);
-    assert.throws(() => impl.importPrivateKey({ ...jwk, d: `${jwk.d!.slice(0, -1)}A` }, 'jwk'), (e: unknown) => e instanceof EncodingError || e instanceof InvalidKeyError);
+    assert.throws(
+      () => impl.importPrivateKey({ ...jwk, d: `${jwk.d!.slice(0, -1)}A` }, 'jwk'),
+      (e: unknown) => e instanceof EncodingError || e instanceof InvalidKeyError,
+    );
     assert.throws(() => impl.importPrivateKey({ ...jwk, x: impl.exportPublicKey(impl.getPublicKey(new Uint8Array(32).fill(8)), 'jwk').x }, 'jwk'), /does not belong/);
     assert.throws(() => impl.importPublicKey({ ...jwk, x: `${jwk.x}=` }, 'jwk'), EncodingError);
     assert.throws(() => impl.importPublicKey('not a key' as never, 'jwk'), CtkitTypeError);

@@ -27,10 +27,25 @@ const pad16 = (n: number) => Math.ceil(n / 16) * 16;
 /** Lengths around every boundary of the glue, for an AAD of `a` bytes. */
 function boundaries(a: number): number[] {
   return [
-    0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 511, 512, 768, 4096,
+    0,
+    1,
+    15,
+    16,
+    17,
+    63,
+    64,
+    65,
+    255,
+    256,
+    511,
+    512,
+    768,
+    4096,
     W - pad16(a), // GCM: the largest text that fits one call with this AAD
     W - 16 - pad16(a), // ChaCha20-Poly1305: AAD, text and the length block in one call
-    W, 2 * W, 3 * W + 17,
+    W,
+    2 * W,
+    3 * W + 17,
   ];
 }
 
@@ -197,7 +212,10 @@ test('an output larger than needed: only its first bytes are written, the rest i
     buf.set(pt);
     const sealed = aead.seal(c.nonce, buf.subarray(0, n), undefined, buf);
     assert.ok(sameBytes(sealed, expected), c.name);
-    assert.ok(buf.subarray(n + 16).every((b) => b === 0xa5), `${c.name}: bytes past the output were written`);
+    assert.ok(
+      buf.subarray(n + 16).every((b) => b === 0xa5),
+      `${c.name}: bytes past the output were written`,
+    );
     aead.dispose();
   }
 });

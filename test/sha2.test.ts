@@ -28,14 +28,19 @@ test('differential suite: FIPS 180-4 examples, every length 0..300, HMAC keys, s
   assert.ok(counts['length'] >= 4 * 301 * 2 && counts['hmac'] >= 4 * 6 * 301 * 2, JSON.stringify(counts));
   // the other groups the name claims ran too (FIPS 180-4 examples incl. a × 10^6, splits, long messages)
   assert.ok(counts['fips-kat'] >= 16 && counts['split'] >= 2000 && counts['long'] >= 7 * 4 * 5, JSON.stringify(counts));
-  console.log(`# sha2 differential: ${total} cases, 0 failures (${Object.entries(counts).map(([g, n]) => `${g} ${n}`).join(', ')})`);
+  console.log(
+    `# sha2 differential: ${total} cases, 0 failures (${Object.entries(counts)
+      .map(([g, n]) => `${g} ${n}`)
+      .join(', ')})`,
+  );
 });
 
 // RFC 4231 section 4: HMAC-SHA-224/256/384/512 test cases 1-7 (case 5 truncated to 128 bits).
 const aa131 = 'aa'.repeat(131);
 const RFC4231: { key: string; data: string; tags: [string, string, string, string]; truncate?: number }[] = [
   {
-    key: '0b'.repeat(20), data: hex(ascii('Hi There')),
+    key: '0b'.repeat(20),
+    data: hex(ascii('Hi There')),
     tags: [
       '896fb1128abbdf196832107cd49df33f47b4b1169912ba4f53684b22',
       'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7',
@@ -44,7 +49,8 @@ const RFC4231: { key: string; data: string; tags: [string, string, string, strin
     ],
   },
   {
-    key: hex(ascii('Jefe')), data: hex(ascii('what do ya want for nothing?')),
+    key: hex(ascii('Jefe')),
+    data: hex(ascii('what do ya want for nothing?')),
     tags: [
       'a30e01098bc6dbbf45690f3a7e9e6d0f8bbea2a39e6148008fd05e44',
       '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
@@ -53,7 +59,8 @@ const RFC4231: { key: string; data: string; tags: [string, string, string, strin
     ],
   },
   {
-    key: 'aa'.repeat(20), data: 'dd'.repeat(50),
+    key: 'aa'.repeat(20),
+    data: 'dd'.repeat(50),
     tags: [
       '7fb3cb3588c6c1f6ffa9694d7d6ad2649365b0c1f65d69d1ec8333ea',
       '773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe',
@@ -62,7 +69,8 @@ const RFC4231: { key: string; data: string; tags: [string, string, string, strin
     ],
   },
   {
-    key: '0102030405060708090a0b0c0d0e0f10111213141516171819', data: 'cd'.repeat(50),
+    key: '0102030405060708090a0b0c0d0e0f10111213141516171819',
+    data: 'cd'.repeat(50),
     tags: [
       '6c11506874013cac6a2abc1bb382627cec6a90d86efc012de7afec5a',
       '82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b',
@@ -71,11 +79,14 @@ const RFC4231: { key: string; data: string; tags: [string, string, string, strin
     ],
   },
   {
-    key: '0c'.repeat(20), data: hex(ascii('Test With Truncation')), truncate: 16,
+    key: '0c'.repeat(20),
+    data: hex(ascii('Test With Truncation')),
+    truncate: 16,
     tags: ['0e2aea68a90c8d37c988bcdb9fca6fa8', 'a3b6167473100ee06e0c796c2955552b', '3abf34c3503b2a23a46efc619baef897', '415fad6271580a531d4179bc891d87a6'],
   },
   {
-    key: aa131, data: hex(ascii('Test Using Larger Than Block-Size Key - Hash Key First')),
+    key: aa131,
+    data: hex(ascii('Test Using Larger Than Block-Size Key - Hash Key First')),
     tags: [
       '95e9a0db962095adaebe9b2d6f0dbce2d499f112f2d2b7273fa6870e',
       '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
@@ -110,7 +121,6 @@ test('RFC 4231 test cases 1-7, one-shot and incremental', () => {
   assert.equal(n, 7 * NAMES.length * 2, 'all seven RFC 4231 cases, every hash, one-shot and incremental');
   console.log(`# RFC 4231: ${n} tags`);
 });
-
 
 test('reference model: constants computed from their definition; agrees with OpenSSL and the kernel', () => {
   // FIPS 180-4 4.2.2 / 4.2.3 / 5.3: first and last entries as printed in the standard
@@ -154,9 +164,7 @@ const B = testBackend();
 for (const [what, flags] of broken) {
   test(`negative control (${B}): ${what} fails the suite for SHA-256 and for SHA-512`, async () => {
     const name = `sha2-broken-${Object.keys(flags)[0]}`;
-    const kernel = B === 'simd'
-      ? sha2KernelFrom(name, await compileKernel(generateSha2(flags)))
-      : await kernelFor<Sha2Exports>(B, name, () => generateSha2(flags), SLOT_SIZE);
+    const kernel = B === 'simd' ? sha2KernelFrom(name, await compileKernel(generateSha2(flags))) : await kernelFor<Sha2Exports>(B, name, () => generateSha2(flags), SLOT_SIZE);
     const family = sha2Family(() => kernel);
     for (const names of [['sha256'], ['sha512']] as HashName[][]) {
       const { failures } = suite(family, { names, maxFailures: 1, long: false });
@@ -172,7 +180,10 @@ test('the generator reproduces the shipped binary; the variants kept for measure
   assert.deepEqual(await compileKernel(generateSha2()), sha2Module.bytes());
   for (const options of [{ schedule: 'scalar', sigma: 'nested' }, { rolled: false }] as const) {
     const kernel = sha2KernelFrom(`sha2-${JSON.stringify(options)}`, await compileKernel(generateSha2({}, options)));
-    const { failures } = suite(sha2Family(() => kernel), { long: false, maxFailures: 3 });
+    const { failures } = suite(
+      sha2Family(() => kernel),
+      { long: false, maxFailures: 3 },
+    );
     assert.deepEqual(failures, [], JSON.stringify(options));
   }
 });
@@ -184,13 +195,23 @@ test('constant time: the checker passes sha2 with message, key and state secret 
   assert.deepEqual(r.exempt, []);
   // every parameter is a pointer, a count, a length or the variant; no key or state passes by value
   assert.deepEqual(generateSha2().publicParams, {
-    sha2_init: [0, 1], sha256_blocks: [0, 1, 2], sha512_blocks: [0, 1, 2], sha256_last: [0, 1, 2, 3, 4], sha512_last: [0, 1, 2, 3, 4],
-    sha2_hmac_init: [0, 1, 2, 3], sha2_hmac: [0, 1, 2, 3, 4],
+    sha2_init: [0, 1],
+    sha256_blocks: [0, 1, 2],
+    sha512_blocks: [0, 1, 2],
+    sha256_last: [0, 1, 2, 3, 4],
+    sha512_last: [0, 1, 2, 3, 4],
+    sha2_hmac_init: [0, 1, 2, 3],
+    sha2_hmac: [0, 1, 2, 3, 4],
   });
 });
 
 test('API: lengths and names on hashes and instances, root exports, hmac of a foreign hash is a TypeError', () => {
-  const expect: [Hash, string, number, number][] = [[sha224, 'SHA-224', 64, 28], [sha256, 'SHA-256', 64, 32], [sha384, 'SHA-384', 128, 48], [sha512, 'SHA-512', 128, 64]];
+  const expect: [Hash, string, number, number][] = [
+    [sha224, 'SHA-224', 64, 28],
+    [sha256, 'SHA-256', 64, 32],
+    [sha384, 'SHA-384', 128, 48],
+    [sha512, 'SHA-512', 128, 64],
+  ];
   for (const [h, algorithm, blockLen, outputLen] of expect) {
     assert.deepEqual([h.algorithm, h.blockLen, h.outputLen], [algorithm, blockLen, outputLen]);
     const c = h.create();
@@ -205,18 +226,33 @@ test('API: lengths and names on hashes and instances, root exports, hmac of a fo
   assert.equal(root.sha256, sha256);
   assert.equal(root.hmac, hmac);
   const foreign = Object.assign((m: Uint8Array) => createHash('sha256').update(m).digest(), { create: () => null, blockLen: 64, outputLen: 32 });
-  assert.throws(() => hmac(foreign as unknown as Hash, new Uint8Array(1), new Uint8Array(1)), (e: unknown) => e instanceof TypeError && /hash must be one of ctkit/.test(e.message));
+  assert.throws(
+    () => hmac(foreign as unknown as Hash, new Uint8Array(1), new Uint8Array(1)),
+    (e: unknown) => e instanceof TypeError && /hash must be one of ctkit/.test(e.message),
+  );
   assert.throws(() => hmac.create('sha256' as unknown as Hash, new Uint8Array(1)), TypeError);
 });
 
 test('typed errors: wrong types, use after digest or dispose', () => {
-  assert.throws(() => sha256('abc' as unknown as Uint8Array), (e: unknown) => e instanceof TypeError && /msg must be a Uint8Array/.test(e.message));
-  assert.throws(() => sha512.create().update([1, 2] as unknown as Uint8Array), (e: unknown) => e instanceof TypeError && /data must be a Uint8Array/.test(e.message));
-  assert.throws(() => hmac(sha256, 'key' as unknown as Uint8Array, new Uint8Array(0)), (e: unknown) => e instanceof TypeError && /key must be a Uint8Array/.test(e.message));
+  assert.throws(
+    () => sha256('abc' as unknown as Uint8Array),
+    (e: unknown) => e instanceof TypeError && /msg must be a Uint8Array/.test(e.message),
+  );
+  assert.throws(
+    () => sha512.create().update([1, 2] as unknown as Uint8Array),
+    (e: unknown) => e instanceof TypeError && /data must be a Uint8Array/.test(e.message),
+  );
+  assert.throws(
+    () => hmac(sha256, 'key' as unknown as Uint8Array, new Uint8Array(0)),
+    (e: unknown) => e instanceof TypeError && /key must be a Uint8Array/.test(e.message),
+  );
   assert.throws(() => hmac(sha256, new Uint8Array(0), null as unknown as Uint8Array), TypeError);
   const h = sha384.create().update(new Uint8Array(5));
   h.digest();
-  assert.throws(() => h.update(new Uint8Array(1)), (e: unknown) => e instanceof root.StateError && /SHA-384: update\(\) after digest/.test(e.message));
+  assert.throws(
+    () => h.update(new Uint8Array(1)),
+    (e: unknown) => e instanceof root.StateError && /SHA-384: update\(\) after digest/.test(e.message),
+  );
   assert.throws(() => h.digest(), root.StateError);
   const m = hmac.create(sha224, new Uint8Array(8));
   m.dispose();

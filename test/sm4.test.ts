@@ -49,7 +49,7 @@ test('the S-box table is A·inv(A·x ⊕ 0xD3) ⊕ 0xD3 in GF(2^8)/(x^8+x^7+x^6+
   };
   const inv = (x: number) => (x === 0 ? 0 : [...Array(256).keys()].find((b) => mul(x, b) === 1)!);
   const parity = (v: number) => [...Array(8).keys()].reduce((p, i) => p ^ ((v >> i) & 1), 0);
-  const A = (x: number) => [...Array(8).keys()].reduce((o, i) => o | (parity((((0xa7 << i) | (0xa7 >> (8 - i))) & 0xff) & x) << i), 0);
+  const A = (x: number) => [...Array(8).keys()].reduce((o, i) => o | (parity(((0xa7 << i) | (0xa7 >> (8 - i))) & 0xff & x) << i), 0);
   for (let x = 0; x < 256; x++) assert.equal(A(inv(A(x) ^ 0xd3)) ^ 0xd3, SM4_SBOX[x], `S(${x})`);
 });
 
@@ -61,13 +61,16 @@ test('SM4 kernel: GB/T 32907-2016 example 1, and example 2 (1,000,000 encryption
   // A driver module imports the shipped kernel's sm4_ecb and calls it a million times on one
   // block in place: the loop runs in WebAssembly, the block never leaves the kernel's memory.
   const wabt = await wabtInit();
-  const mod = wabt.parseWat('iterate.wat', `(module
+  const mod = wabt.parseWat(
+    'iterate.wat',
+    `(module
     (import "sm4" "ecb" (func $ecb (param i32 i32 i32 i32)))
     (func (export "iterate") (param $rk i32) (param $buf i32) (param $count i32)
       (loop $l
         (call $ecb (local.get $rk) (local.get $buf) (local.get $buf) (i32.const 1))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
-        (br_if $l (local.get $count)))))`);
+        (br_if $l (local.get $count)))))`,
+  );
   const driverBytes = new Uint8Array(mod.toBinary({}).buffer);
   mod.destroy();
   const k = sm4Kernel();
@@ -104,19 +107,37 @@ test('SM4 key expansion zeroes the raw key it read', () => {
   const rk = slot + SM4_SLOT.rk;
   k.u8.set(new Uint8Array(16).fill(0x77), rk + SM4_RK.key);
   k.exports.sm4_expand(rk);
-  assert.ok(k.u8.subarray(rk + SM4_RK.key, rk + SM4_RK.key + 16).every((b) => b === 0), 'raw key left in the slot');
+  assert.ok(
+    k.u8.subarray(rk + SM4_RK.key, rk + SM4_RK.key + 16).every((b) => b === 0),
+    'raw key left in the slot',
+  );
   k.freeSlot(slot);
 });
 
 test(`SM4 ECB (${ECB_CASES}+ cases, both directions) and CTR (${CTR_CASES}+ cases) against OpenSSL sm4-ecb / sm4-ctr`, () => {
   const all = cipherSuiteCases();
-  const ecb = all.filter((c) => c.mode === 'ecb'), ctr = all.filter((c) => c.mode === 'ctr');
+  const ecb = all.filter((c) => c.mode === 'ecb'),
+    ctr = all.filter((c) => c.mode === 'ctr');
   assert.ok(ecb.length >= ECB_CASES && ctr.length >= CTR_CASES, `only ${ecb.length} ECB and ${ctr.length} CTR cases`);
   // every pass size of the kernel and the main loop, every tail remainder, counter wraps
-  for (let n = 1; n <= 17; n++) assert.ok(ecb.some((c) => c.data.length === 16 * n), `ecb ${n} blocks`);
-  for (let r = 0; r < 16; r++) assert.ok(ctr.some((c) => c.data.length % 16 === r && c.data.length > 256), `ctr remainder ${r}`);
-  assert.ok(ctr.some((c) => c.iv!.every((b) => b === 0xff) && c.data.length > 16), 'a 128-bit counter wrap');
-  assert.ok(ctr.some((c) => c.data.length > 65536), 'across the scratch window');
+  for (let n = 1; n <= 17; n++)
+    assert.ok(
+      ecb.some((c) => c.data.length === 16 * n),
+      `ecb ${n} blocks`,
+    );
+  for (let r = 0; r < 16; r++)
+    assert.ok(
+      ctr.some((c) => c.data.length % 16 === r && c.data.length > 256),
+      `ctr remainder ${r}`,
+    );
+  assert.ok(
+    ctr.some((c) => c.iv!.every((b) => b === 0xff) && c.data.length > 16),
+    'a 128-bit counter wrap',
+  );
+  assert.ok(
+    ctr.some((c) => c.data.length > 65536),
+    'across the scratch window',
+  );
   const { total, failures } = cipherSuite();
   assert.equal(total, all.length, 'every case ran');
   assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${total} failed`);
@@ -146,13 +167,31 @@ test('SM4-GCM: every case of Wycheproof sm4_gcm_test.json, result honoured', () 
 test(`SM4-GCM: ${DIFF_GCM_CASES}+ differential cases against the reference built from src/ref`, () => {
   const all = gcmCases('differential');
   assert.ok(all.length >= DIFF_GCM_CASES, `only ${all.length} cases`);
-  for (const nl of GCM_NONCE_LENGTHS) assert.ok(all.some((c) => c.nonce.length === nl), `nonce ${nl}`);
-  for (const tl of GCM_TAG_LENGTHS) assert.ok(all.some((c) => c.tagLength === tl), `tag ${tl}`);
+  for (const nl of GCM_NONCE_LENGTHS)
+    assert.ok(
+      all.some((c) => c.nonce.length === nl),
+      `nonce ${nl}`,
+    );
+  for (const tl of GCM_TAG_LENGTHS)
+    assert.ok(
+      all.some((c) => c.tagLength === tl),
+      `tag ${tl}`,
+    );
   for (let r = 0; r < 16; r++) {
-    assert.ok(all.some((c) => c.pt.length % 16 === r && c.pt.length > 16), `plaintext remainder ${r}`);
-    assert.ok(all.some((c) => c.aad.length % 16 === r && c.aad.length > 16), `aad remainder ${r}`);
+    assert.ok(
+      all.some((c) => c.pt.length % 16 === r && c.pt.length > 16),
+      `plaintext remainder ${r}`,
+    );
+    assert.ok(
+      all.some((c) => c.aad.length % 16 === r && c.aad.length > 16),
+      `aad remainder ${r}`,
+    );
   }
-  for (const n of [0, 1, 15, 16, 17, 255, 256, 257, 1023, 1024, 1025, 1100]) assert.ok(all.some((c) => c.pt.length === n), `plaintext ${n}`);
+  for (const n of [0, 1, 15, 16, 17, 255, 256, 257, 1023, 1024, 1025, 1100])
+    assert.ok(
+      all.some((c) => c.pt.length === n),
+      `plaintext ${n}`,
+    );
   assert.ok(LENGTHS.length > 100);
   const { total, failures } = gcmSuite(['differential']);
   assert.equal(total, all.length, 'every case ran');
@@ -162,8 +201,16 @@ test(`SM4-GCM: ${DIFF_GCM_CASES}+ differential cases against the reference built
 
 test('SM4-GCM tampering: every flipped bit of tag, ciphertext, nonce and AAD is rejected, output wiped', () => {
   const rng = new Rng(0x6a09e667);
-  for (const [nl, tl, n] of [[12, 16, 21], [12, 12, 40], [7, 8, 3], [16, 4, 0]] as const) {
-    const key = rng.bytes(16), nonce = rng.bytes(nl), pt = rng.bytes(n), aad = rng.bytes(13);
+  for (const [nl, tl, n] of [
+    [12, 16, 21],
+    [12, 12, 40],
+    [7, 8, 3],
+    [16, 4, 0],
+  ] as const) {
+    const key = rng.bytes(16),
+      nonce = rng.bytes(nl),
+      pt = rng.bytes(n),
+      aad = rng.bytes(13);
     const a = sm4Gcm(key, { tagLength: tl });
     assertTamperingRejected(a, nonce, pt, aad);
     a.dispose();
@@ -181,9 +228,7 @@ const B = testBackend();
 for (const [what, flags] of broken) {
   test(`negative control (${B}): ${what} fails the SM4 and SM4-GCM suites`, async () => {
     const name = `sm4-broken-${Object.keys(flags)[0]}`;
-    const kernel = B === 'simd'
-      ? sm4KernelFrom(name, await compileKernel(generateSm4Gcm(flags)))
-      : await kernelFor<Sm4Exports>(B, name, () => generateSm4Gcm(flags), SM4_SLOT.size);
+    const kernel = B === 'simd' ? sm4KernelFrom(name, await compileKernel(generateSm4Gcm(flags))) : await kernelFor<Sm4Exports>(B, name, () => generateSm4Gcm(flags), SM4_SLOT.size);
     const cipher = cipherSuite(kernel, 1);
     assert.ok(cipher.failures.length > 0, `broken kernel (${what}) passed the ECB/CTR suite`);
     const gcm = gcmSuite(['kat', 'wycheproof', 'differential'], kernel, 1);
@@ -195,28 +240,43 @@ for (const [what, flags] of broken) {
 test('SM4-GCM API: lengths, types, tag lengths, state; exported from ctkit', () => {
   assert.equal(sm4GcmFromIndex, sm4Gcm);
   for (const n of [0, 15, 17, 24, 32]) {
-    assert.throws(() => sm4Gcm(new Uint8Array(n)), (e: unknown) => e instanceof RangeError && /^key must be 16 bytes long, got/.test(e.message));
+    assert.throws(
+      () => sm4Gcm(new Uint8Array(n)),
+      (e: unknown) => e instanceof RangeError && /^key must be 16 bytes long, got/.test(e.message),
+    );
   }
   assert.throws(() => sm4Gcm('k' as unknown as Uint8Array), TypeError);
   for (const t of [0, 1, 3, 5, 9, 11, 17, 32, 12.5]) {
-    assert.throws(() => sm4Gcm(new Uint8Array(16), { tagLength: t }), (e: unknown) => e instanceof RangeError && /tagLength must be 4, 8, 12, 13, 14, 15 or 16/.test(e.message));
+    assert.throws(
+      () => sm4Gcm(new Uint8Array(16), { tagLength: t }),
+      (e: unknown) => e instanceof RangeError && /tagLength must be 4, 8, 12, 13, 14, 15 or 16/.test(e.message),
+    );
   }
   const a = sm4Gcm(new Uint8Array(16), { tagLength: 12 });
   assert.equal(a.tagLength, 12);
   assert.equal(a.keyLength, 16);
   assert.equal(a.nonceLength, 12);
-  assert.throws(() => a.seal(new Uint8Array(0), new Uint8Array(1)), (e: unknown) => e instanceof RangeError && /nonce must be at least 1 byte/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(0), new Uint8Array(1)),
+    (e: unknown) => e instanceof RangeError && /nonce must be at least 1 byte/.test(e.message),
+  );
   assert.throws(() => a.open(new Uint8Array(0), new Uint8Array(16)), RangeError);
   assert.throws(() => a.seal(new Uint8Array(12), [1] as unknown as Uint8Array), TypeError);
   assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(1), 'x' as unknown as Uint8Array), TypeError);
-  assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(4), undefined, new Uint8Array(15)), (e: unknown) => e instanceof RangeError && /output must be at least 16 bytes/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(12), new Uint8Array(4), undefined, new Uint8Array(15)),
+    (e: unknown) => e instanceof RangeError && /output must be at least 16 bytes/.test(e.message),
+  );
   assert.throws(() => a.open(new Uint8Array(12), new Uint8Array(11)), AuthenticationError);
   class Huge extends Uint8Array {
     override get length(): number {
       return 2 ** 36 - 31;
     }
   }
-  assert.throws(() => a.seal(new Uint8Array(12), new Huge(1)), (e: unknown) => e instanceof RangeError && /plaintext must be at most 2\^36 - 32 bytes/.test(e.message));
+  assert.throws(
+    () => a.seal(new Uint8Array(12), new Huge(1)),
+    (e: unknown) => e instanceof RangeError && /plaintext must be at most 2\^36 - 32 bytes/.test(e.message),
+  );
   a.dispose();
   a.dispose();
   assert.throws(() => a.seal(new Uint8Array(12), new Uint8Array(1)), StateError);
@@ -231,7 +291,9 @@ test('SM4-GCM API: lengths, types, tag lengths, state; exported from ctkit', () 
 
 test('SM4-GCM in place, views at offsets, a reused key object', () => {
   const rng = new Rng(0xbb67ae85);
-  const key = rng.bytes(16), nonce = rng.bytes(12), aad = rng.bytes(13);
+  const key = rng.bytes(16),
+    nonce = rng.bytes(12),
+    aad = rng.bytes(13);
   const a = sm4Gcm(key);
   checkInPlace(a, rng, nonce, aad, [0, 1, 16, 239, 1400, 70000]);
   a.dispose();
@@ -251,10 +313,16 @@ test('SM4-GCM: slots and scratch are wiped; memory stays bounded for large input
   s.encrypt(big.subarray(0, 100000 - (100000 % 16)));
   s.dispose();
   assert.ok(k.u8.buffer.byteLength <= 1 << 20, `memory grew to ${k.u8.buffer.byteLength}`);
-  assert.ok(k.u8.subarray(0, 4096 + 65536).every((b) => b === 0), 'IO area or scratch not wiped');
+  assert.ok(
+    k.u8.subarray(0, 4096 + 65536).every((b) => b === 0),
+    'IO area or scratch not wiped',
+  );
   a.dispose();
   assert.equal(k.slotsInUse, before);
   const slot = k.allocSlot();
-  assert.ok(k.u8.subarray(slot, slot + SM4_SLOT.size).every((b) => b === 0), 'slot not wiped');
+  assert.ok(
+    k.u8.subarray(slot, slot + SM4_SLOT.size).every((b) => b === 0),
+    'slot not wiped',
+  );
   k.freeSlot(slot);
 });

@@ -37,7 +37,13 @@ test('sealBatch / openBatch in place, above and below the input equal the model 
       const prefix = rng.bytes(info.nonceLength - 5);
       const aead = FACTORIES[alg](key);
       const { header, params } = newStreamParams(info, { segmentSize: S, noncePrefix: prefix });
-      for (const [k, rest] of [[0, 0], [0, 1], [1, S], [3, S - 1], [4, 1]] as const) {
+      for (const [k, rest] of [
+        [0, 0],
+        [0, 1],
+        [1, S],
+        [3, S - 1],
+        [4, 1],
+      ] as const) {
         const plain = rng.bytes(k * S + rest);
         const body = refSealStream({ algorithm: alg, key, prefix, segmentSize: S }, plain).subarray(header.length);
         // batch A: the first k segments (not final); batch B: the rest, final (as a stream ends)
@@ -47,7 +53,10 @@ test('sealBatch / openBatch in place, above and below the input equal the model 
         const sealedB = body.subarray(k * (S + T));
         for (const shift of [0, 3, 16, 40, -3, -40]) {
           const what = `${alg} S=${S} k=${k} rest=${rest} shift=${shift}`;
-          for (const [part, first, final, expected] of [[a, 0, false, sealedA], [b, k, true, sealedB]] as const) {
+          for (const [part, first, final, expected] of [
+            [a, 0, false, sealedA],
+            [b, k, true, sealedB],
+          ] as const) {
             if (!final && part.length === 0) continue;
             // seal: the output starts `shift` bytes after the input in the same buffer
             const at = 64;
@@ -86,7 +95,10 @@ test('a batch that fails opening in place leaves none of its plaintext in the bu
       (e: unknown) => e instanceof SegmentAuthenticationError && e.segment === damaged,
     );
     // where the plaintext would have been: zeros; after it, the sealed bytes not yet overwritten
-    assert.ok(buf.subarray(0, plain.length).every((x) => x === 0), `segment ${damaged}: plaintext left in the buffer`);
+    assert.ok(
+      buf.subarray(0, plain.length).every((x) => x === 0),
+      `segment ${damaged}: plaintext left in the buffer`,
+    );
     assert.deepEqual(buf.subarray(plain.length), sealed.subarray(plain.length));
   }
   aead.dispose();

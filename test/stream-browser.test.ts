@@ -81,10 +81,7 @@ test('headless Chromium: the worker pool on Web Workers gives the single-thread 
       page.on('pageerror', (e) => log.push(`pageerror: ${String(e)}`));
       await page.goto(`http://127.0.0.1:${port}/index.html`, { waitUntil: 'load', timeout: 60_000 });
       await page.waitForFunction('window.pageReady === true', { timeout: 60_000 });
-      const r = (await Promise.race([
-        page.evaluate('runPool()'),
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`no result in 180 s\n${log.join('\n')}`)), 180_000)),
-      ])) as Record<string, unknown>;
+      const r = (await Promise.race([page.evaluate('runPool()'), new Promise((_, reject) => setTimeout(() => reject(new Error(`no result in 180 s\n${log.join('\n')}`)), 180_000))])) as Record<string, unknown>;
       assert.equal(r.length, r.expectedLength, JSON.stringify(r));
       assert.equal(r.same, true, 'pool output differs from the single-thread output');
       assert.equal(r.roundTrip, true);

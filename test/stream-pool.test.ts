@@ -17,7 +17,13 @@ const spawnCounting = (posted: unknown[][]) => {
     const w = base(url);
     const log: unknown[] = [];
     posted.push(log);
-    return { ...w, postMessage: (m: unknown, t?: Transferable[]) => { log.push(m); w.postMessage(m, t); } };
+    return {
+      ...w,
+      postMessage: (m: unknown, t?: Transferable[]) => {
+        log.push(m);
+        w.postMessage(m, t);
+      },
+    };
   };
 };
 
@@ -26,12 +32,13 @@ async function collect(rs: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   for await (const c of rs as unknown as AsyncIterable<Uint8Array>) parts.push(c);
   return new Uint8Array(Buffer.concat(parts));
 }
-const source = (data: Uint8Array, piece: number) => new ReadableStream<Uint8Array>({
-  start(ctl) {
-    for (let o = 0; o < data.length; o += piece) ctl.enqueue(data.slice(o, o + piece));
-    ctl.close();
-  },
-});
+const source = (data: Uint8Array, piece: number) =>
+  new ReadableStream<Uint8Array>({
+    start(ctl) {
+      for (let o = 0; o < data.length; o += piece) ctl.enqueue(data.slice(o, o + piece));
+      ctl.close();
+    },
+  });
 
 test('pool output is byte for byte the single-thread output; opening in parallel; damage is AuthenticationError', async () => {
   const key = rng.bytes(32);
@@ -40,7 +47,14 @@ test('pool output is byte for byte the single-thread output; opening in parallel
   assert.equal(pool.size, 3);
   const aead = chacha20Poly1305(key);
   try {
-    for (const [n, S] of [[0, 65536], [1, 65536], [65536, 65536], [(13 << 20) + 5, 65536], [100_000, 1000], [70_000, 7]] as const) {
+    for (const [n, S] of [
+      [0, 65536],
+      [1, 65536],
+      [65536, 65536],
+      [(13 << 20) + 5, 65536],
+      [100_000, 1000],
+      [70_000, 7],
+    ] as const) {
       const prefix = rng.bytes(7);
       const plain = rng.bytes(n);
       const one = createSealer(aead, { noncePrefix: prefix, segmentSize: S });
@@ -56,7 +70,9 @@ test('pool output is byte for byte the single-thread output; opening in parallel
     bad[6 << 20] ^= 1;
     const out: Uint8Array[] = [];
     await assert.rejects(
-      source(bad, 1 << 20).pipeThrough(createOpenStream(pool)).pipeTo(new WritableStream({ write: (c) => void out.push(c) })),
+      source(bad, 1 << 20)
+        .pipeThrough(createOpenStream(pool))
+        .pipeTo(new WritableStream({ write: (c) => void out.push(c) })),
       (e: Error) => e instanceof SegmentAuthenticationError && e.segment === Math.floor(((6 << 20) - 17) / 65552),
     );
     // released before the failure: whole segments of the plaintext, from the start
@@ -78,7 +94,11 @@ test('pool output is byte for byte the single-thread output; opening in parallel
     assert.equal(inits.length, 1);
     assert.ok(log.filter((m) => (m as { t: string }).t !== 'init').every((m) => !('key' in (m as object))));
   }
-  assert.deepEqual(key.some((b) => b !== 0), true, "the caller's key array is left alone");
+  assert.deepEqual(
+    key.some((b) => b !== 0),
+    true,
+    "the caller's key array is left alone",
+  );
   await assert.rejects(sealStreamAsync(pool, new Uint8Array(10)), StateError);
 });
 
@@ -89,7 +109,7 @@ test('pool arguments: typed errors; no Web Worker in Node without spawn', async 
   await assert.rejects(createWorkerPool({ algorithm: 'chacha20-poly1305', key: new Uint8Array(32) }), /no Web Worker; pass spawn/);
 });
 
-test("the caller may wipe its key as soon as createWorkerPool returns: the workers still get it", async () => {
+test('the caller may wipe its key as soon as createWorkerPool returns: the workers still get it', async () => {
   const key = rng.bytes(32);
   const expected = rng.bytes(200_000);
   const aead = chacha20Poly1305(key);

@@ -12,10 +12,17 @@ import { VECTOR_INPUTS } from './support/stream-vectors.js';
 import { hex, unhex } from './support/rng.js';
 
 const FACTORIES: Record<string, (k: Uint8Array) => Aead> = {
-  'aes-256-gcm': aesGcm, 'chacha20-poly1305': chacha20Poly1305, 'xchacha20-poly1305': xchacha20Poly1305, 'aes-256-gcm-siv': aesGcmSiv, 'sm4-gcm': sm4Gcm,
+  'aes-256-gcm': aesGcm,
+  'chacha20-poly1305': chacha20Poly1305,
+  'xchacha20-poly1305': xchacha20Poly1305,
+  'aes-256-gcm-siv': aesGcmSiv,
+  'sm4-gcm': sm4Gcm,
 };
 
-interface DocVector { title: string; fields: Map<string, string> }
+interface DocVector {
+  title: string;
+  fields: Map<string, string>;
+}
 
 function docVectors(): DocVector[] {
   const doc = readFileSync(new URL('../docs/stream-format.md', import.meta.url), 'utf8');

@@ -9,17 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { readFileSync } from 'node:fs';
 import { aesGcm, aesGcmSiv, chacha20Poly1305, sm4Gcm, xchacha20Poly1305, type Aead } from '../src/aead/index.js';
 import { AuthenticationError, StateError } from '../src/errors.js';
-import {
-  ALGORITHMS,
-  StreamFormatError,
-  createOpenStream,
-  createOpener,
-  createSealStream,
-  createSealer,
-  headerLength,
-  openStreamAsync,
-  sealStreamAsync,
-} from '../src/stream/index.js';
+import { ALGORITHMS, StreamFormatError, createOpenStream, createOpener, createSealStream, createSealer, headerLength, openStreamAsync, sealStreamAsync } from '../src/stream/index.js';
 import { refOpenStream, refSealStream } from '../src/ref/stream.js';
 import { Rng, hex } from './support/rng.js';
 
@@ -124,9 +114,40 @@ const mutate = (a: Aead, f: { nonce?: (n: Uint8Array) => Uint8Array; aad?: (x: U
 
 test('negative controls: the differential suite catches a broken final flag, counter, header binding or AAD', () => {
   const controls: [string, (a: Aead) => Aead][] = [
-    ['final flag never set', (a) => mutate(a, { nonce: (n) => { const m = n.slice(); m[m.length - 1] = 0; return m; } })],
-    ['counter stuck at 0', (a) => mutate(a, { nonce: (n) => { const m = n.slice(); m.fill(0, m.length - 5, m.length - 1); return m; } })],
-    ['counter little-endian', (a) => mutate(a, { nonce: (n) => { const m = n.slice(); const L = m.length; [m[L - 5], m[L - 4], m[L - 3], m[L - 2]] = [m[L - 2], m[L - 3], m[L - 4], m[L - 5]]; return m; } })],
+    [
+      'final flag never set',
+      (a) =>
+        mutate(a, {
+          nonce: (n) => {
+            const m = n.slice();
+            m[m.length - 1] = 0;
+            return m;
+          },
+        }),
+    ],
+    [
+      'counter stuck at 0',
+      (a) =>
+        mutate(a, {
+          nonce: (n) => {
+            const m = n.slice();
+            m.fill(0, m.length - 5, m.length - 1);
+            return m;
+          },
+        }),
+    ],
+    [
+      'counter little-endian',
+      (a) =>
+        mutate(a, {
+          nonce: (n) => {
+            const m = n.slice();
+            const L = m.length;
+            [m[L - 5], m[L - 4], m[L - 3], m[L - 2]] = [m[L - 2], m[L - 3], m[L - 4], m[L - 5]];
+            return m;
+          },
+        }),
+    ],
     ['header not in the AAD', (a) => mutate(a, { aad: (x) => x.subarray(headerLength(ALGORITHMS.find((g) => g.name === a.algorithm)!)) })],
     ['stream AAD dropped', (a) => mutate(a, { aad: (x) => x.subarray(0, headerLength(ALGORITHMS.find((g) => g.name === a.algorithm)!)) })],
   ];
@@ -258,14 +279,26 @@ test('TransformStreams produce the same bytes as push/finish and the model; Read
   const parts: Buffer[] = [];
   await pipeline(
     Readable.fromWeb(sourceOf(sealed, rng).pipeThrough(createOpenStream(aead)) as import('node:stream/web').ReadableStream),
-    new Writable({ write(c, _e, cb) { parts.push(c); cb(); } }),
+    new Writable({
+      write(c, _e, cb) {
+        parts.push(c);
+        cb();
+      },
+    }),
   );
   assert.deepEqual(new Uint8Array(Buffer.concat(parts)), plain);
   // a damaged stream errors the pipeline with AuthenticationError
   const bad = sealed.slice();
   bad[bad.length - 3] ^= 1;
   await assert.rejects(
-    pipeline(Readable.fromWeb(sourceOf(bad, rng).pipeThrough(createOpenStream(aead)) as import('node:stream/web').ReadableStream), new Writable({ write(_c, _e, cb) { cb(); } })),
+    pipeline(
+      Readable.fromWeb(sourceOf(bad, rng).pipeThrough(createOpenStream(aead)) as import('node:stream/web').ReadableStream),
+      new Writable({
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+    ),
     AuthenticationError,
   );
   aead.dispose();
@@ -278,20 +311,26 @@ test('backpressure: a slow consumer keeps the producer at most a few batches ahe
   let produced = 0;
   let consumed = 0;
   let maxLead = 0;
-  const src = new ReadableStream<Uint8Array>({
-    pull(ctl) {
-      if (produced >= total) return ctl.close();
-      produced += chunk.length;
-      ctl.enqueue(chunk.slice());
+  const src = new ReadableStream<Uint8Array>(
+    {
+      pull(ctl) {
+        if (produced >= total) return ctl.close();
+        produced += chunk.length;
+        ctl.enqueue(chunk.slice());
+      },
     },
-  }, { highWaterMark: 1 });
-  const sink = new WritableStream<Uint8Array>({
-    async write(c) {
-      consumed += c.length;
-      maxLead = Math.max(maxLead, produced - consumed);
-      if (consumed % (8 << 20) < c.length) await new Promise((r) => setTimeout(r, 5));
+    { highWaterMark: 1 },
+  );
+  const sink = new WritableStream<Uint8Array>(
+    {
+      async write(c) {
+        consumed += c.length;
+        maxLead = Math.max(maxLead, produced - consumed);
+        if (consumed % (8 << 20) < c.length) await new Promise((r) => setTimeout(r, 5));
+      },
     },
-  }, { highWaterMark: 1 });
+    { highWaterMark: 1 },
+  );
   await src.pipeThrough(createSealStream(aead)).pipeThrough(createOpenStream(aead)).pipeTo(sink);
   assert.equal(consumed, total);
   assert.ok(maxLead < 24 << 20, `producer ran ${maxLead} bytes ahead of the consumer`);
@@ -304,7 +343,12 @@ test('async one-shot calls: yield to the event loop (and not with yieldEvery 0),
   const ticksDuring = async (f: () => Promise<unknown>) => {
     let ticks = 0;
     let on = true;
-    const tick = () => { if (on) { ticks++; setTimeout(tick, 0); } };
+    const tick = () => {
+      if (on) {
+        ticks++;
+        setTimeout(tick, 0);
+      }
+    };
     setTimeout(tick, 0);
     await f();
     on = false;
@@ -322,10 +366,7 @@ test('async one-shot calls: yield to the event loop (and not with yieldEvery 0),
   assert.equal(blocking, 0, 'negative control: without yielding no timer can run');
   assert.deepEqual(await openStreamAsync(aead, sealed), data);
   const ac = new AbortController();
-  await assert.rejects(
-    openStreamAsync(aead, sealed, { signal: ac.signal, yieldEvery: 1, onProgress: () => ac.abort(new Error('stop here')) }),
-    /stop here/,
-  );
+  await assert.rejects(openStreamAsync(aead, sealed, { signal: ac.signal, yieldEvery: 1, onProgress: () => ac.abort(new Error('stop here')) }), /stop here/);
   const bad = sealed.slice();
   bad[100] ^= 1;
   await assert.rejects(openStreamAsync(aead, bad), AuthenticationError);
@@ -335,7 +376,11 @@ test('async one-shot calls: yield to the event loop (and not with yieldEvery 0),
 test('files sealed by ctkit 0.1 (format 1, before ctkit/stream) open with the library', () => {
   const dir = new URL('./fixtures/stream-format1/', import.meta.url);
   const plain = new Uint8Array(150000).map((_, i) => (31 * i + 7) & 255);
-  for (const [alg, file] of [['aes-256-gcm', 'aes'], ['chacha20-poly1305', 'chacha'], ['xchacha20-poly1305', 'xchacha']]) {
+  for (const [alg, file] of [
+    ['aes-256-gcm', 'aes'],
+    ['chacha20-poly1305', 'chacha'],
+    ['xchacha20-poly1305', 'xchacha'],
+  ]) {
     const jwk = JSON.parse(readFileSync(new URL(`${file}.key`, dir), 'utf8'));
     assert.equal(jwk.alg, alg);
     const key = new Uint8Array(Buffer.from(jwk.k, 'base64url'));

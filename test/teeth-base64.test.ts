@@ -26,7 +26,10 @@ test('unbase64 / unbase64url: every last character of a 2- and 3-character final
     for (const prefix of ['', 'AAAA', 'QUJD']) {
       for (let v = 0; v < 64; v++) {
         // "Q" + c: 12 bits, one byte, 4 unused bits; "QU" + c: 18 bits, two bytes, 2 unused bits
-        for (const [body, unused] of [['Q', 4], ['QU', 2]] as const) {
+        for (const [body, unused] of [
+          ['Q', 4],
+          ['QU', 2],
+        ] as const) {
           const s = prefix + body + A[v] + (url ? '' : '='.repeat(unused / 2));
           const ok = (v & ((1 << unused) - 1)) === 0;
           if (ok) {
@@ -121,7 +124,10 @@ test('ctkit: AEAD key files ("k"), EC JWK and PEM key files with non-canonical b
       const jwk = JSON.parse(readFileSync(key, 'utf8'));
       const bad = join(dir, `${alg}.bad.jwk`);
       writeFileSync(bad, JSON.stringify({ ...jwk, k: spoilB64url(jwk.k) }));
-      for (const args of [['seal', '-k', bad, 'm', '-o', 'x'], ['open', '-k', bad, `m.${alg}`, '-o', 'y']]) {
+      for (const args of [
+        ['seal', '-k', bad, 'm', '-o', 'x'],
+        ['open', '-k', bad, `m.${alg}`, '-o', 'y'],
+      ]) {
         const r = ctkit(args);
         assert.equal(r.status, 1, `${alg} ${args[0]} with a non-canonical "k": exit ${r.status} ${r.stderr}`);
         assert.match(r.stderr, /invalid key/);

@@ -31,7 +31,9 @@ test('the layout: IO area, scratch window, slots from SLOTS_PTR', () => {
 
 test('allocSlot hands out consecutive zero-filled slots; freeSlot wipes and the freed slots come back last-in first-out', () => {
   const k = tiny(2, 4096);
-  const a = k.allocSlot(), b = k.allocSlot(), c = k.allocSlot();
+  const a = k.allocSlot(),
+    b = k.allocSlot(),
+    c = k.allocSlot();
   assert.deepEqual([a, b, c], [SLOTS_PTR, SLOTS_PTR + 4096, SLOTS_PTR + 8192]);
   assert.equal(k.slotsInUse, 3);
   for (const s of [a, b, c]) assert.ok(zero(k, s, 4096));
@@ -40,11 +42,17 @@ test('allocSlot hands out consecutive zero-filled slots; freeSlot wipes and the 
   k.u8.fill(0x33, c, c + 4096);
   k.freeSlot(a);
   assert.ok(zero(k, a, 4096), 'freed slot not wiped');
-  assert.ok(k.u8.subarray(b, b + 4096).every((x) => x === 0x22), 'a neighbour was touched');
+  assert.ok(
+    k.u8.subarray(b, b + 4096).every((x) => x === 0x22),
+    'a neighbour was touched',
+  );
   // `used` larger than the slot wipes only the slot, not the live one after it
   k.freeSlot(b, 1 << 20);
   assert.ok(zero(k, b, 4096));
-  assert.ok(k.u8.subarray(c, c + 4096).every((x) => x === 0x33), 'freeSlot(used > slotSize) wiped the next slot');
+  assert.ok(
+    k.u8.subarray(c, c + 4096).every((x) => x === 0x33),
+    'freeSlot(used > slotSize) wiped the next slot',
+  );
   // `used`: only the first bytes are wiped (the caller says the rest was never written)
   k.freeSlot(c, 100);
   assert.ok(zero(k, c, 100));
@@ -97,10 +105,14 @@ test('holdSlot/releaseSlot and KeySlot: release wipes and frees once; check() an
   assert.equal(k.u8[s.ptr + 100], 0x5a, 'release(used) wipes the first `used` bytes');
   k.u8.fill(0, s.ptr, s.ptr + 512);
   assert.equal(s.released, true);
-  assert.throws(() => s.check('label'), (e: unknown) => e instanceof StateError && (e as Error).message === 'label: used after dispose()');
+  assert.throws(
+    () => s.check('label'),
+    (e: unknown) => e instanceof StateError && (e as Error).message === 'label: used after dispose()',
+  );
   s.release(); // idempotent: not freed twice
   assert.equal(k.slotsInUse, 0);
-  const a = k.allocSlot(), b = k.allocSlot();
+  const a = k.allocSlot(),
+    b = k.allocSlot();
   assert.notEqual(a, b, 'a slot released twice was handed out twice');
   // the raw functions
   const t = holdSlot(owner, k, a);
@@ -137,7 +149,11 @@ test('the key cache: entries up to CACHE_SLOTS, then the clock evicts the least 
   assert.equal(k.cachedKeys, CACHE_SLOTS);
   assert.equal(k.slotsInUse, CACHE_SLOTS);
   const ptrs = keys.map((c) => c.ptr('k'));
-  assert.deepEqual(ptrs, keys.map((_, i) => SLOTS_PTR + 64 * i), 'entries take consecutive slots');
+  assert.deepEqual(
+    ptrs,
+    keys.map((_, i) => SLOTS_PTR + 64 * i),
+    'entries take consecutive slots',
+  );
   assert.equal(seen.expansions, CACHE_SLOTS, 'a cached key is not expanded again');
   // a new key: every entry was used since the hand started, so the clock clears them all and
   // evicts entry 0 — the least recently used
@@ -175,7 +191,10 @@ test('the key cache: released entries are reused, written() extends what is wipe
   a.release();
   a.release(); // idempotent
   assert.ok(a.released);
-  assert.throws(() => a.ptr('label'), (e: unknown) => e instanceof StateError && (e as Error).message === 'label: used after dispose()');
+  assert.throws(
+    () => a.ptr('label'),
+    (e: unknown) => e instanceof StateError && (e as Error).message === 'label: used after dispose()',
+  );
   assert.equal(k.cachedKeys, 1);
   const c = cachedKey(k, 7, 10, seen);
   assert.equal(c.ptr('c'), pa, 'a released entry and its slot are reused');
@@ -199,7 +218,7 @@ test('the key cache: released entries are reused, written() extends what is wipe
   assert.equal(k.slotsInUse, 0);
 });
 
-test('the key cache: an evicted owner cannot report bytes for, or release, its slot\'s new owner; extras reset on re-expansion', () => {
+test("the key cache: an evicted owner cannot report bytes for, or release, its slot's new owner; extras reset on re-expansion", () => {
   const k = tiny(2, 64);
   const seen = { expansions: 0, dirty: 0 };
   // fill the cache, evict key 0, then the evicted key's written()/release() must not touch the new owner
@@ -215,7 +234,7 @@ test('the key cache: an evicted owner cannot report bytes for, or release, its s
   k.u8.fill(0x99, e0 + 8, e0 + 64); // what the thief did not report
   thief.release();
   assert.ok(zero(k, e0, 8));
-  assert.equal(k.u8[e0 + 8], 0x99, 'the evicted owner\'s written(64) counted for the new owner');
+  assert.equal(k.u8[e0 + 8], 0x99, "the evicted owner's written(64) counted for the new owner");
   k.wipe(e0, 64);
   const a2 = evicted.ptr('again'); // re-expands
   assert.equal(k.u8[a2], 1);
@@ -261,7 +280,10 @@ test('JsMemory: grow copies, wipes the old buffer, reports the new one; grow(0) 
   assert.equal(m.grow(2), 1);
   assert.equal(m.buffer.byteLength, 3 * PAGE);
   assert.deepEqual([...new Uint8Array(m.buffer, 0, 11)], [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0]);
-  assert.ok(new Uint8Array(old).every((b) => b === 0), 'the old buffer still holds the data');
+  assert.ok(
+    new Uint8Array(old).every((b) => b === 0),
+    'the old buffer still holds the data',
+  );
   assert.deepEqual(seen, [m.buffer]);
   assert.equal(m.grow(1), 3);
 });

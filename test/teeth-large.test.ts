@@ -45,10 +45,14 @@ function tampered(sealed: Uint8Array, nonce: Uint8Array, aad: Uint8Array, n: num
     return t;
   };
   switch (f.target) {
-    case 'ct': return { s: flip(sealed, f.bit), nonce, aad };
-    case 'tag': return { s: flip(sealed, 8 * n + f.bit), nonce, aad };
-    case 'nonce': return { s: sealed.slice(), nonce: flip(nonce, f.bit), aad };
-    case 'aad': return { s: sealed.slice(), nonce, aad: flip(aad, f.bit) };
+    case 'ct':
+      return { s: flip(sealed, f.bit), nonce, aad };
+    case 'tag':
+      return { s: flip(sealed, 8 * n + f.bit), nonce, aad };
+    case 'nonce':
+      return { s: sealed.slice(), nonce: flip(nonce, f.bit), aad };
+    case 'aad':
+      return { s: sealed.slice(), nonce, aad: flip(aad, f.bit) };
   }
 }
 
@@ -87,7 +91,9 @@ for (const c of AEADS) {
     const a = c.make(key);
     // seal equals OpenSSL where it has the algorithm (the family suites hold the others to src/ref)
     if (c.fastRef) {
-      const nonce = rng.bytes(c.nonceLength), aad = rng.bytes(AAD), pt = rng.bytes(70_000);
+      const nonce = rng.bytes(c.nonceLength),
+        aad = rng.bytes(AAD),
+        pt = rng.bytes(70_000);
       assert.equal(hex(a.seal(nonce, pt, aad)), hex(c.sealRef(key, nonce, pt, aad)), `${c.name}: seal`);
     }
     const rejected = assertTamperProperty(c, a, 70_000, true);
@@ -112,7 +118,9 @@ test('AES-GCM above 64 KiB: nonces of 1, 8, 13, 16 and 60 bytes with AADs of 0, 
     for (const nl of [1, 8, 13, 16, 60]) {
       for (const al of [0, 1, 5, 15, 16, 17]) {
         for (const n of [W - 16, W + 1, 2 * W + 5]) {
-          const nonce = rng.bytes(nl), aad = rng.bytes(al), pt = rng.bytes(n);
+          const nonce = rng.bytes(nl),
+            aad = rng.bytes(al),
+            pt = rng.bytes(n);
           const c = createCipheriv(`aes-${kl * 8}-gcm` as 'aes-128-gcm', key, nonce);
           c.setAAD(aad);
           const expected = Buffer.concat([c.update(pt), c.final(), c.getAuthTag()]);
@@ -131,7 +139,9 @@ test('SM4-GCM above 64 KiB: a 16-byte and a 5-byte nonce with a 3-byte AAD equal
   const key = rng.bytes(16);
   const a = sm4Gcm(key);
   for (const nl of [16, 5]) {
-    const nonce = rng.bytes(nl), aad = rng.bytes(3), pt = rng.bytes(W + 33);
+    const nonce = rng.bytes(nl),
+      aad = rng.bytes(3),
+      pt = rng.bytes(W + 33);
     const r = sm4GcmSealRef(key, nonce, pt, aad);
     const sealed = a.seal(nonce, pt, aad);
     assert.equal(hex(sealed.subarray(pt.length)), hex(r.tag), `sm4-gcm nonce ${nl}: tag`);
@@ -141,7 +151,9 @@ test('SM4-GCM above 64 KiB: a 16-byte and a 5-byte nonce with a 3-byte AAD equal
 });
 
 test('the expected-value shortcut agrees with the plain reference on a short input', () => {
-  const h = rng.bytes(16), head = rng.bytes(48), tail = rng.bytes(21);
+  const h = rng.bytes(16),
+    head = rng.bytes(48),
+    tail = rng.bytes(21);
   for (const kind of ['ghash', 'polyval'] as const) {
     const data = new Uint8Array(48 + 16 * 13 + 21);
     data.set(head);
@@ -167,7 +179,10 @@ test('one-shot GHASH and POLYVAL above 64 KiB with lengths 64 KiB + 1, 5, 15, 17
       assert.equal(hex(got), hex(expectedHash(kind, h, head, W / 16 - 3, tail)), `${kind} of ${W} + ${r} bytes`);
       // incremental, in pieces that straddle the window, gives the same value
       const inc = (kind === 'ghash' ? ghash : polyval).create(h);
-      inc.update(data.subarray(0, 1000)).update(data.subarray(1000, W + 3)).update(data.subarray(W + 3));
+      inc
+        .update(data.subarray(0, 1000))
+        .update(data.subarray(1000, W + 3))
+        .update(data.subarray(W + 3));
       assert.equal(hex(inc.digest()), hex(got), `${kind} incremental`);
       assertIoScratchZero(k, `${kind} one-shot`);
     }

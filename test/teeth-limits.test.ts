@@ -42,16 +42,25 @@ test('GCM and SM4-GCM: every tag length 0 … 17; the allowed ones equal OpenSSL
     ['aes-128-gcm', 16, (k, t) => aesGcm(k, { tagLength: t as number }), (k, n, p, a, t) => opensslSeal('aes-128-gcm', k, n, p, a, t)],
     ['aes-192-gcm', 24, (k, t) => aesGcm(k, { tagLength: t as number }), (k, n, p, a, t) => opensslSeal('aes-192-gcm', k, n, p, a, t)],
     ['aes-256-gcm', 32, (k, t) => aesGcm(k, { tagLength: t as number }), (k, n, p, a, t) => opensslSeal('aes-256-gcm', k, n, p, a, t)],
-    ['sm4-gcm', 16, (k, t) => sm4Gcm(k, { tagLength: t as number }), (k, n, p, a, t) => {
-      const r = sm4GcmSealRef(k, n, p, a, t);
-      return new Uint8Array([...r.ciphertext, ...r.tag]);
-    }],
+    [
+      'sm4-gcm',
+      16,
+      (k, t) => sm4Gcm(k, { tagLength: t as number }),
+      (k, n, p, a, t) => {
+        const r = sm4GcmSealRef(k, n, p, a, t);
+        return new Uint8Array([...r.ciphertext, ...r.tag]);
+      },
+    ],
   ];
   for (const [name, kl, make, ref] of ciphers) {
     const key = rng.bytes(kl);
     for (let t = 0; t <= 17; t++) {
       if (!ALLOWED.has(t)) {
-        assert.throws(() => make(key, t), (e: unknown) => e instanceof RangeError && /tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got/.test((e as Error).message), `${name} tag ${t}`);
+        assert.throws(
+          () => make(key, t),
+          (e: unknown) => e instanceof RangeError && /tagLength must be 4, 8, 12, 13, 14, 15 or 16 bytes, got/.test((e as Error).message),
+          `${name} tag ${t}`,
+        );
         continue;
       }
       const a = make(key, t);
@@ -59,7 +68,9 @@ test('GCM and SM4-GCM: every tag length 0 … 17; the allowed ones equal OpenSSL
       // the one-call path (short), and the streamed path (above the window; the model is slow, so SM4 streams once)
       const lengths = name === 'sm4-gcm' ? (t === 12 ? [37, W + 3] : [37]) : [0, 37, W + 3];
       for (const n of lengths) {
-        const nonce = rng.bytes(12), aad = rng.bytes(9), pt = rng.bytes(n);
+        const nonce = rng.bytes(12),
+          aad = rng.bytes(9),
+          pt = rng.bytes(n);
         const what = `${name} tag ${t} n ${n}`;
         const sealed = a.seal(nonce, pt, aad);
         assert.equal(sealed.length, n + t, what);
@@ -86,7 +97,10 @@ const around = (fit: number): number[] => [...new Set([fit - 16, fit - 15, fit -
 /** Snapshots the neighbour's slot (the first slot, right after scratch) and checks it later. */
 function guard(k: Kernel<unknown>, what: string): (after: string) => void {
   const before = k.u8.slice(SLOTS_PTR, SLOTS_PTR + k.slotSize);
-  assert.ok(before.some((b) => b !== 0), `${what}: the neighbour's slot holds nothing to guard`);
+  assert.ok(
+    before.some((b) => b !== 0),
+    `${what}: the neighbour's slot holds nothing to guard`,
+  );
   return (after) => {
     const now = k.u8.subarray(SLOTS_PTR, SLOTS_PTR + k.slotSize);
     for (let i = 0; i < before.length; i++) {
@@ -102,7 +116,8 @@ for (const c of AEADS.filter((x) => x.name === 'aes-128-gcm' || x.name === 'aes-
     const k = c.fresh(`teeth-limits-${c.name}`);
     const nKey = rng.bytes(c.keyLength);
     const neighbour = c.make(nKey, k);
-    const nNonce = rng.bytes(12), nPt = rng.bytes(100);
+    const nNonce = rng.bytes(12),
+      nPt = rng.bytes(100);
     const nSealed = neighbour.seal(nNonce, nPt);
     const check = guard(k, c.name);
     const key = rng.bytes(c.keyLength);
@@ -111,7 +126,9 @@ for (const c of AEADS.filter((x) => x.name === 'aes-128-gcm' || x.name === 'aes-
     for (const al of GCM_AADS) {
       const fit = Math.max(0, W - pad16(al));
       for (const n of around(fit)) {
-        const nonce = rng.bytes(12), aad = rng.bytes(al), pt = rng.bytes(n);
+        const nonce = rng.bytes(12),
+          aad = rng.bytes(al),
+          pt = rng.bytes(n);
         const what = `aad ${al} n ${n}`;
         const sealed = a.seal(nonce, pt, aad);
         check(`${what} seal`);
@@ -140,13 +157,16 @@ test('aes-gcm-siv: text and AAD around the window (n, AAD ∈ W − 16 … W + 1
   const g = AEADS.find((x) => x.name === 'aes-256-gcm')!;
   const nKey = rng.bytes(32);
   const neighbour = g.make(nKey, k);
-  const nNonce = rng.bytes(12), nPt = rng.bytes(50);
+  const nNonce = rng.bytes(12),
+    nPt = rng.bytes(50);
   const nSealed = neighbour.seal(nNonce, nPt);
   const check = guard(k, 'aes-256-gcm-siv');
   const key = rng.bytes(32);
   const a = aesGcmSivWith({ kernel: k }, key);
   for (const [n, al] of [...around(W).map((n) => [n, 13]), ...around(W).map((al) => [5, al]), [W, W], [W + 1, W + 1]] as [number, number][]) {
-    const nonce = rng.bytes(12), aad = rng.bytes(al), pt = rng.bytes(n);
+    const nonce = rng.bytes(12),
+      aad = rng.bytes(al),
+      pt = rng.bytes(n);
     const what = `n ${n} aad ${al}`;
     const sealed = a.seal(nonce, pt, aad);
     check(`${what} seal`);
@@ -159,7 +179,9 @@ test('aes-gcm-siv: text and AAD around the window (n, AAD ∈ W − 16 … W + 1
   }
   // the two sides of the text's boundary against the model once (it is slow)
   for (const n of [W, W + 1]) {
-    const nonce = rng.bytes(12), pt = rng.bytes(n), aad = rng.bytes(3);
+    const nonce = rng.bytes(12),
+      pt = rng.bytes(n),
+      aad = rng.bytes(3);
     assert.equal(hex(a.seal(nonce, pt, aad)), hex(c.sealRef(key, nonce, pt, aad)), `model n ${n}`);
   }
   assert.equal(hex(neighbour.seal(nNonce, nPt)), hex(nSealed));
@@ -172,7 +194,8 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
   test(`${c.name}: text and AAD around the one-call fit; Poly1305 and ChaCha20 around the window: the first key slot untouched`, () => {
     const k = c.fresh(`teeth-limits-${c.name}`);
     // the neighbour: an incremental Poly1305 holding its key and state in the first slot
-    const pKey = rng.bytes(32), pMsg = rng.bytes(70);
+    const pKey = rng.bytes(32),
+      pMsg = rng.bytes(70);
     const neighbour = poly1305With({ kernel: k }, pKey);
     neighbour.update(pMsg.subarray(0, 37)); // 2 blocks absorbed, 5 bytes buffered
     const check = guard(k, c.name);
@@ -181,7 +204,9 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
     for (const al of [0, 1, 13, 16, 17, W - 48, W - 32, W - 16, W]) {
       const fit = Math.max(0, W - 16 - pad16(al));
       for (const n of around(fit)) {
-        const nonce = rng.bytes(c.nonceLength), aad = rng.bytes(al), pt = rng.bytes(n);
+        const nonce = rng.bytes(c.nonceLength),
+          aad = rng.bytes(al),
+          pt = rng.bytes(n);
         const what = `aad ${al} n ${n}`;
         const sealed = a.seal(nonce, pt, aad);
         check(`${what} seal`);
@@ -196,7 +221,8 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
     }
     // the MAC's and the raw stream's chunk loops
     for (const n of around(W)) {
-      const pk = rng.bytes(32), msg = rng.bytes(n);
+      const pk = rng.bytes(32),
+        msg = rng.bytes(n);
       assert.equal(hex(poly1305OneShotWith({ kernel: k }, pk, msg)), hex(poly1305Ref(pk, msg)), `poly1305 one-shot ${n}`);
       check(`poly1305 one-shot ${n}`);
       const inc = poly1305With({ kernel: k }, pk);
@@ -215,12 +241,15 @@ for (const c of AEADS.filter((x) => x.name === 'chacha20-poly1305' || x.name ===
 
 test('GHASH / POLYVAL: one-shot and incremental around the window (W − 16 … W + 17, 2W): reference values, the first key slot untouched', () => {
   const k = gf128KernelFrom('teeth-limits-gf128', gf128Module.bytes());
-  const hKey = rng.bytes(16), hMsg = rng.bytes(600);
+  const hKey = rng.bytes(16),
+    hMsg = rng.bytes(600);
   const neighbour = universalHashWith({ kernel: k }, 'ghash', hKey);
   neighbour.update(hMsg.subarray(0, 520)); // past the powers threshold: powers and tables written
   const check = guard(k, 'gf128');
   for (const n of [...around(W), 2 * W, 2 * W + 1]) {
-    const h = rng.bytes(16), head = rng.bytes(48), tail = rng.bytes(n % 16 === 0 ? 16 : n % 16);
+    const h = rng.bytes(16),
+      head = rng.bytes(48),
+      tail = rng.bytes(n % 16 === 0 ? 16 : n % 16);
     const data = new Uint8Array(n);
     data.set(head);
     data.set(tail, n - tail.length);
@@ -246,8 +275,12 @@ test('SHA-2 and HMAC: one-shot and incremental around the chunk (CHUNK − 1 …
   const neighbour = sha256.create().update(nMsg.subarray(0, 100));
   const check = guard(k, 'sha2');
   for (const n of [...around(CHUNK), ...around(W - 128), ...around(W)]) {
-    const msg = rng.bytes(n), key = rng.bytes(n % 3 === 0 ? 200 : 20);
-    for (const [name, h] of [['sha256', sha256], ['sha512', sha512]] as const) {
+    const msg = rng.bytes(n),
+      key = rng.bytes(n % 3 === 0 ? 200 : 20);
+    for (const [name, h] of [
+      ['sha256', sha256],
+      ['sha512', sha512],
+    ] as const) {
       assert.equal(hex(h(msg)), createHash(name).update(msg).digest('hex'), `${name} ${n}`);
       check(`${name} ${n}`);
       assert.equal(hex(h.create().update(msg.subarray(0, 3)).update(msg.subarray(3)).digest()), createHash(name).update(msg).digest('hex'), `${name} incremental ${n}`);

@@ -173,7 +173,9 @@ test('Poly1305 one-shot (with and without powers) and incremental; ChaCha20, XCh
     }
   }
   for (const n of [0, 64, 1000, W + 100]) {
-    const key = rng.bytes(32), nonce = rng.bytes(12), xnonce = rng.bytes(24);
+    const key = rng.bytes(32),
+      nonce = rng.bytes(12),
+      xnonce = rng.bytes(24);
     chacha20With({ kernel: w.k }, key, nonce, rng.bytes(n), 7);
     w.check(`chacha20 ${n}`, { key, 'block 7': chacha20Block(key, 7, nonce) });
     xchacha20With({ kernel: w.k }, key, xnonce, rng.bytes(n), 0);
@@ -182,7 +184,9 @@ test('Poly1305 one-shot (with and without powers) and incremental; ChaCha20, XCh
   }
   for (const x of [false, true]) {
     for (const n of [0, 100, W - 100, W + 100]) {
-      const key = rng.bytes(32), nonce = rng.bytes(x ? 24 : 12), aad = rng.bytes(13);
+      const key = rng.bytes(32),
+        nonce = rng.bytes(x ? 24 : 12),
+        aad = rng.bytes(13);
       const a = chacha20Poly1305With({ kernel: w.k }, key, x);
       const sub = x ? hchacha20Ref(key, nonce.subarray(0, 16)) : key;
       const n12 = x ? cat(new Uint8Array(4), nonce.subarray(16)) : nonce;
@@ -211,7 +215,8 @@ test('the one-shot AEAD functions (every AEAD) leave the shared modules as they 
     ['sm4-gcm', sm4Gcm, 16, 12, sharedSm4],
   ] as const) {
     for (const n of [40, W + 40]) {
-      const key = rng.bytes(kl), nonce = rng.bytes(nl);
+      const key = rng.bytes(kl),
+        nonce = rng.bytes(nl);
       const secrets = name.startsWith('aes') ? { key, ...aesSecrets(key).slot, ...aesSecrets(key).everywhere } : name === 'sm4-gcm' ? { key, ...sm4Secrets(key).slot } : { key };
       const sealed = f.seal(key, nonce, rng.bytes(n));
       w.check(`${name}.seal ${n}`, secrets);
@@ -237,7 +242,9 @@ test('AES-GCM (128, 192, 256) and AES-GCM-SIV (128, 256) objects and one-shot fu
   for (const kl of [16, 24, 32]) {
     for (const n of [0, 33, W - 16, W + 33]) {
       for (const nl of [12, 7]) {
-        const key = rng.bytes(kl), nonce = rng.bytes(nl), aad = rng.bytes(5);
+        const key = rng.bytes(kl),
+          nonce = rng.bytes(nl),
+          aad = rng.bytes(5);
         const s = aesSecrets(key);
         const a = aesGcmWith({ kernel: w.k }, key);
         w.check(`aes-${kl * 8}-gcm constructed`, s.slot, [slot(w.k, 0)], s.everywhere);
@@ -258,7 +265,9 @@ test('AES-GCM (128, 192, 256) and AES-GCM-SIV (128, 256) objects and one-shot fu
   }
   for (const kl of [16, 32]) {
     for (const n of [0, 33, 1000, W, W + 33]) {
-      const key = rng.bytes(kl), nonce = rng.bytes(12), aad = rng.bytes(20);
+      const key = rng.bytes(kl),
+        nonce = rng.bytes(12),
+        aad = rng.bytes(20);
       const s = aesSecrets(key);
       const { authKey, encKey } = sivDeriveKeysRef(key, nonce);
       const perNonce = { authKey, encKey, 'encKey round keys': cat(...aesExpandKeyRef(encKey)), ...gfSecrets('polyval', authKey) };
@@ -280,7 +289,8 @@ test('AES-GCM (128, 192, 256) and AES-GCM-SIV (128, 256) objects and one-shot fu
 
 function sm4Secrets(key: Uint8Array): { slot: Record<string, Uint8Array>; everywhere: Record<string, Uint8Array> } {
   const rk = sm4ExpandKeyRef(key);
-  const be = new Uint8Array(4 * 32), le = new Uint8Array(4 * 32);
+  const be = new Uint8Array(4 * 32),
+    le = new Uint8Array(4 * 32);
   rk.forEach((w, i) => {
     new DataView(be.buffer).setUint32(4 * i, w, false);
     new DataView(le.buffer).setUint32(4 * i, w, true);
@@ -293,7 +303,9 @@ test('SM4-GCM objects, the SM4 block cipher (ECB, CTR): nothing of a key outside
   const w = new Watched(sm4KernelFrom('teeth-wipe-sm4', sm4Module.bytes()));
   for (const n of [0, 33, W - 16, W + 33]) {
     for (const nl of [12, 9]) {
-      const key = rng.bytes(16), nonce = rng.bytes(nl), aad = rng.bytes(5);
+      const key = rng.bytes(16),
+        nonce = rng.bytes(nl),
+        aad = rng.bytes(5);
       const s = sm4Secrets(key);
       const ek: Record<string, Uint8Array> = nl === 12 ? { 'E(K, J0)': sm4EncryptBlockRef(key, cat(nonce, Uint8Array.of(0, 0, 0, 1))) } : {};
       const a = sm4GcmWith({ kernel: w.k }, key);
@@ -326,10 +338,14 @@ test('SM4-GCM objects, the SM4 block cipher (ECB, CTR): nothing of a key outside
 test('HMAC one-shot and incremental (short and long keys and messages), HKDF: nothing of a key or PRK left', () => {
   const w = new Watched(sha2KernelFrom('teeth-wipe-sha2', sha2Module.bytes()));
   const fam = sha2Family(() => w.k);
-  for (const [name, h, B] of [['sha256', fam.sha256, 64], ['sha512', fam.sha512, 128]] as const) {
+  for (const [name, h, B] of [
+    ['sha256', fam.sha256, 64],
+    ['sha512', fam.sha512, 128],
+  ] as const) {
     for (const kl of [16, B, B + 1, 300]) {
       for (const n of [0, 10, 1000, W + 10]) {
-        const key = rng.bytes(kl), msg = rng.bytes(n);
+        const key = rng.bytes(kl),
+          msg = rng.bytes(n);
         const k0 = new Uint8Array(B);
         k0.set(kl > B ? refHashes[name](key) : key);
         const secrets = { key, K0: k0, 'K0 ^ ipad': k0.map((b) => b ^ 0x36), 'K0 ^ opad': k0.map((b) => b ^ 0x5c) };
@@ -345,7 +361,9 @@ test('HMAC one-shot and incremental (short and long keys and messages), HKDF: no
         w.check(`hmac-${name} incremental dispose`, secrets);
       }
     }
-    const ikm = rng.bytes(40), salt = rng.bytes(20), info = rng.bytes(10);
+    const ikm = rng.bytes(40),
+      salt = rng.bytes(20),
+      info = rng.bytes(10);
     const prk = hkdfExtractRef(refHashes[name], ikm, salt);
     const okm = hkdf(h, ikm, salt, info, 100);
     w.check(`hkdf-${name}`, { ikm, prk, okm });
@@ -360,7 +378,10 @@ function refCurve(p: (typeof CURVES)['p256']): RefCurve {
   return p as unknown as RefCurve;
 }
 
-for (const [cname, mod] of [['p256', p256Module], ['p384', p384Module]] as const) {
+for (const [cname, mod] of [
+  ['p256', p256Module],
+  ['p384', p384Module],
+] as const) {
   test(`${cname}: generatePrivateKey, isValidPrivateKey, public keys, ECDH, sign, key formats, scalarField: nothing of a private key or a secret left`, () => {
     const params = CURVES[cname];
     const sw = new Watched(sha2KernelFrom(`teeth-wipe-sha2-${cname}`, sha2Module.bytes()));
@@ -390,7 +411,7 @@ for (const [cname, mod] of [['p256', p256Module], ['p384', p384Module]] as const
       const peer = curve.getPublicKey(peerSk);
       w.check('getPublicKey', skSecrets(peerSk), tables());
       const shared = curve.ecdh(sk, peer);
-      const ref = mul(refCurve(params), bytesToBig(sk) * bytesToBig(peerSk) % params.n, G)!;
+      const ref = mul(refCurve(params), (bytesToBig(sk) * bytesToBig(peerSk)) % params.n, G)!;
       assert.equal(bytesToBig(shared), ref.x);
       w.check('ecdh', { ...skSecrets(sk), ...skSecrets(peerSk), shared, 'shared little-endian': rev(shared) }, tables());
       // the internal variable-base multiplication (EcKernel.mul) wipes its work space too

@@ -43,11 +43,26 @@ const SHARED = '4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742
 
 /** u-coordinates that stress the edges: 0, 1, small order points, p − 1, p, p + 1, 2^255 − 1, bit 255 set. */
 function edgeUs(): Uint8Array[] {
-  const vals = [0n, 1n, 2n, 9n, P - 1n, P, P + 1n, (1n << 255n) - 1n, (1n << 255n) - 20n,
+  const vals = [
+    0n,
+    1n,
+    2n,
+    9n,
+    P - 1n,
+    P,
+    P + 1n,
+    (1n << 255n) - 1n,
+    (1n << 255n) - 20n,
     // points of order 8 (u of the small subgroup, from the Wycheproof notes and RFC 7748's errata)
-    0xe0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800n, 0x57119fd0dd4e22d8868e1c58c45c44045bef839c55b1d0b1248c50a3bc959c5fn];
+    0xe0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800n,
+    0x57119fd0dd4e22d8868e1c58c45c44045bef839c55b1d0b1248c50a3bc959c5fn,
+  ];
   const out = vals.map((v) => encodeLittleEndian(v));
-  for (const v of vals.slice(0, 4)) { const b = encodeLittleEndian(v); b[31] |= 0x80; out.push(b); }
+  for (const v of vals.slice(0, 4)) {
+    const b = encodeLittleEndian(v);
+    b[31] |= 0x80;
+    out.push(b);
+  }
   return out;
 }
 
@@ -63,13 +78,19 @@ function suite(impl: X25519, seed: number, randomCases = 64): string[] {
     }
   };
   for (const [i, [k, u, r]] of RFC_VECTORS.entries()) expect(`RFC 7748 5.2 #${i + 1}`, () => impl.ecdh(unhex(k), unhex(u)), r);
-  let k = encodeLittleEndian(9n), u = encodeLittleEndian(9n);
+  let k = encodeLittleEndian(9n),
+    u = encodeLittleEndian(9n);
   for (let i = 1; i <= 20; i++) [k, u] = [impl.ecdh(k, u), k];
-  expect('RFC 7748 5.2 iterated 20 times (against the reference)', () => k, (() => {
-    let rk = encodeLittleEndian(9n), ru = encodeLittleEndian(9n);
-    for (let i = 1; i <= 20; i++) [rk, ru] = [x25519Ref(rk, ru), rk];
-    return hex(rk);
-  })());
+  expect(
+    'RFC 7748 5.2 iterated 20 times (against the reference)',
+    () => k,
+    (() => {
+      let rk = encodeLittleEndian(9n),
+        ru = encodeLittleEndian(9n);
+      for (let i = 1; i <= 20; i++) [rk, ru] = [x25519Ref(rk, ru), rk];
+      return hex(rk);
+    })(),
+  );
   expect('RFC 7748 6.1 Alice public', () => impl.getPublicKey(unhex(ALICE.sk)), ALICE.pk);
   expect('RFC 7748 6.1 Bob public', () => impl.getPublicKey(unhex(BOB.sk)), BOB.pk);
   expect('RFC 7748 6.1 shared (Alice)', () => impl.ecdh(unhex(ALICE.sk), unhex(BOB.pk)), SHARED);
@@ -78,11 +99,17 @@ function suite(impl: X25519, seed: number, randomCases = 64): string[] {
     const sk = rng.bytes(32);
     const want = hex(x25519Ref(sk, eu));
     if (/^0+$/.test(want)) {
-      try { impl.ecdh(sk, eu); fails.push(`edge u ${hex(eu)}: no error for a zero shared secret`); } catch (e) { if (!(e instanceof InvalidKeyError)) fails.push(`edge u ${hex(eu)}: ${e}`); }
+      try {
+        impl.ecdh(sk, eu);
+        fails.push(`edge u ${hex(eu)}: no error for a zero shared secret`);
+      } catch (e) {
+        if (!(e instanceof InvalidKeyError)) fails.push(`edge u ${hex(eu)}: ${e}`);
+      }
     } else expect(`edge u ${hex(eu)}`, () => impl.ecdh(sk, eu), want);
   }
   for (let i = 0; i < randomCases; i++) {
-    const sk = rng.bytes(32), pk = rng.bytes(32);
+    const sk = rng.bytes(32),
+      pk = rng.bytes(32);
     expect(`random #${i}`, () => impl.ecdh(sk, pk), hex(x25519Ref(sk, pk)));
   }
   return fails;
@@ -90,7 +117,8 @@ function suite(impl: X25519, seed: number, randomCases = 64): string[] {
 
 test('RFC 7748: section 5.2 vectors, the ladder iterated 1 and 1,000 times, section 6.1', () => {
   for (const [k, u, r] of RFC_VECTORS) assert.equal(hex(x25519.ecdh(unhex(k), unhex(u))), r);
-  let k: Uint8Array = encodeLittleEndian(9n), u: Uint8Array = encodeLittleEndian(9n);
+  let k: Uint8Array = encodeLittleEndian(9n),
+    u: Uint8Array = encodeLittleEndian(9n);
   for (let i = 1; i <= 1000; i++) {
     [k, u] = [x25519.ecdh(k, u), k];
     if (i === 1) assert.equal(hex(k), ITERATED[1], 'after 1 iteration');
@@ -105,7 +133,8 @@ test('RFC 7748: section 5.2 vectors, the ladder iterated 1 and 1,000 times, sect
 });
 
 test('Wycheproof x25519_test.json: every case (an all-zero shared secret is an InvalidKeyError)', () => {
-  let n = 0, zero = 0;
+  let n = 0,
+    zero = 0;
   for (const g of wycheproof.testGroups) {
     for (const t of g.tests) {
       n++;
@@ -154,7 +183,8 @@ test('OpenSSL (node:crypto) and @noble/curves agree, both ways', () => {
   for (let i = 0; i < 64; i++) {
     const a = i % 2 ? x25519.generatePrivateKey() : rng.bytes(32);
     const b = rng.bytes(32);
-    const pa = x25519.getPublicKey(a), pb = x25519.getPublicKey(b);
+    const pa = x25519.getPublicKey(a),
+      pb = x25519.getPublicKey(b);
     assert.equal(hex(pa), hex(nodeX25519.publicKey(a)), `public key #${i} (node)`);
     assert.equal(hex(pa), hex(nobleX25519.getPublicKey(a)), `public key #${i} (noble)`);
     const s = hex(x25519.ecdh(a, pb));
@@ -205,19 +235,29 @@ test('no key-derived bytes stay in the IO area, the work space or anywhere in ke
   const ws = kern.exports.WS_SIZE.value as number;
   const rng = new Rng(1);
   for (let i = 0; i < 8; i++) {
-    const sk = x25519.generatePrivateKey(), peer = x25519.getPublicKey(rng.bytes(32));
+    const sk = x25519.generatePrivateKey(),
+      peer = x25519.getPublicKey(rng.bytes(32));
     const pk = x25519.getPublicKey(sk);
     const shared = x25519.ecdh(sk, peer);
     const mem = kern.u8;
-    assert.ok(mem.subarray(IO_PTR, IO_PTR + 4096).every((b) => b === 0), 'IO area wiped');
-    assert.ok(mem.subarray(SCRATCH_PTR, SCRATCH_PTR + ws).every((b) => b === 0), 'work space wiped');
+    assert.ok(
+      mem.subarray(IO_PTR, IO_PTR + 4096).every((b) => b === 0),
+      'IO area wiped',
+    );
+    assert.ok(
+      mem.subarray(SCRATCH_PTR, SCRATCH_PTR + ws).every((b) => b === 0),
+      'work space wiped',
+    );
     const find = (needle: Uint8Array) => Buffer.from(mem.buffer, mem.byteOffset, mem.length).indexOf(Buffer.from(needle.subarray(0, 12))) >= 0;
     assert.ok(!find(sk.subarray(4)) && !find(shared) && !find(pk), 'key, public key and secret gone');
   }
 });
 
 test('constant-time checker: the shipped module and the scalar ladder are clean', async () => {
-  for (const [name, bytes] of [['x25519', x25519Module.bytes()], ['x25519 (scalar)', await scalarBytes()]] as const) {
+  for (const [name, bytes] of [
+    ['x25519', x25519Module.bytes()],
+    ['x25519 (scalar)', await scalarBytes()],
+  ] as const) {
     const report = checkModule(name, bytes);
     assert.deepEqual(report.violations.map(formatViolation), [], name);
   }

@@ -154,7 +154,9 @@ export class Sm4 {
         if (low + blocks === 2 ** 32) {
           // carry into the upper 96 bits
           const v = k.u8;
-          for (let i = ctr + 11; i >= ctr; i--) if (++v[i] <= 0xff) break; else v[i] = 0;
+          for (let i = ctr + 11; i >= ctr; i--)
+            if (++v[i] <= 0xff) break;
+            else v[i] = 0;
         }
       }
       return out;

@@ -394,7 +394,7 @@ class ArmorSource implements ByteSource {
       tail = new Uint8Array(Buffer.from(last, 'base64'));
       if (Buffer.from(tail).toString('base64') !== last) throw badArmor('non-canonical base64 in the last line');
     }
-    this.#out = decoded && tail ? concat(decoded, tail) : decoded ?? tail ?? new Uint8Array(0);
+    this.#out = decoded && tail ? concat(decoded, tail) : (decoded ?? tail ?? new Uint8Array(0));
     if (this.#eof && this.#state !== 'end') throw badArmor(`the input ends before "${ARMOR_END}"`);
   }
 }
@@ -712,7 +712,7 @@ export const ageCommand = {
     '  -j, --jobs <n>               worker threads (default: every core for large files)',
     '  in                           input file (default stdin)',
     '',
-    'The files are the age tool\'s: `age -d` decrypts what ctkit age writes and the reverse.',
+    "The files are the age tool's: `age -d` decrypts what ctkit age writes and the reverse.",
     'With -o a failed decryption leaves no file; to stdout plaintext goes out chunk by chunk as it',
     'authenticates, and a later failure is exit status 1.',
     '',

@@ -15,12 +15,12 @@ import type { VarTimeDecl } from '../ct/vartime.js';
 
 export interface CtCheckArgs {
   files: string[];
-  public: string[];   // "<export>=<i,j,…>"
-  vartime: string[];  // export names
-  helpers: string[];  // function names
+  public: string[]; // "<export>=<i,j,…>"
+  vartime: string[]; // export names
+  helpers: string[]; // function names
   shipped: boolean;
   json: boolean;
-  summary?: boolean;  // one line per function instead of one per violation
+  summary?: boolean; // one line per function instead of one per violation
 }
 
 /** "<export>=<i,j,…>" → [export, indices]; the export name may itself contain '='. */
@@ -34,7 +34,12 @@ export function parsePublic(arg: string): [string, number[]] {
   return [arg.slice(0, at), idx.map(Number)];
 }
 
-interface Checked { name: string; report?: Report; error?: string; undeclared?: number }
+interface Checked {
+  name: string;
+  report?: Report;
+  error?: string;
+  undeclared?: number;
+}
 
 /**
  * Runs the checker as the command does, writing the report through `out`. Returns the exit
@@ -81,7 +86,8 @@ export async function ctCheck(a: CtCheckArgs, out: (line: string) => void): Prom
   const results: Checked[] = [];
   for (const j of jobs) {
     try {
-      let hasSection = false, undeclared = 0;
+      let hasSection = false,
+        undeclared = 0;
       const m = decode(j.bytes);
       hasSection = m.customs.some((c) => c.name === CT_SECTION);
       // A module that carries a ctkit.ct section claims to declare every export: a missing
@@ -89,8 +95,7 @@ export async function ctCheck(a: CtCheckArgs, out: (line: string) => void): Prom
       // parameter secret (the safe reading), and the report says how many.
       const strict = j.strict || hasSection;
       if (!strict) {
-        undeclared = m.exports.filter((e) => e.kind === 'func' && !(e.name in publicDecl) && m.funcTypes[e.index] !== undefined
-          && m.types[m.funcTypes[e.index]].params.length > 0).length;
+        undeclared = m.exports.filter((e) => e.kind === 'func' && !(e.name in publicDecl) && m.funcTypes[e.index] !== undefined && m.types[m.funcTypes[e.index]].params.length > 0).length;
       }
       const report = checkModule(j.name, j.bytes, j.decls, { public: publicDecl, requireDeclarations: strict });
       results.push({ name: j.name, report, undeclared: strict ? undefined : undeclared });
@@ -100,9 +105,13 @@ export async function ctCheck(a: CtCheckArgs, out: (line: string) => void): Prom
   }
 
   if (a.json) {
-    out(JSON.stringify(results.map((r) => r.report
-      ? { module: r.name, functions: r.report.functions, violations: r.report.violations, exempt: r.report.exempt, declared: r.report.declared }
-      : { module: r.name, error: r.error }), null, 2));
+    out(
+      JSON.stringify(
+        results.map((r) => (r.report ? { module: r.name, functions: r.report.functions, violations: r.report.violations, exempt: r.report.exempt, declared: r.report.declared } : { module: r.name, error: r.error })),
+        null,
+        2,
+      ),
+    );
   } else {
     for (const r of results) {
       if (!r.report) {
@@ -140,17 +149,17 @@ export const ctCheckCommand = {
   usage: 'ctkit ct-check <module.wasm> [--public <export>=<i,j,…>]… [--vartime <export>]… [--helper <func>]… [--summary | --json] | --shipped [name…]',
   details: [
     '  module.wasm                  any WebAssembly binary; its ctkit.ct section, when present, declares',
-    '                               each export\'s public parameters (and variable-time exports)',
+    "                               each export's public parameters (and variable-time exports)",
     '  --public <export>=<i,j,…>    parameters of <export> that are public (pointers, lengths, counts),',
     '                               from 0; every other parameter and all of linear memory are secret.',
-    '                               Replaces the section\'s declaration for that export. Exports not',
+    "                               Replaces the section's declaration for that export. Exports not",
     '                               declared have every parameter secret.',
     '  --vartime <export>           an export whose callers pass only public data (signature verification):',
     '                               variable-time code reached ONLY from such exports is exempt; a path',
     '                               from any other export into it is a violation naming the path',
     '  --helper <func>              a function (export or name-section name) that handles only public',
     '                               data whoever calls it (a table of multiples of a fixed point)',
-    '  --shipped [name…]            check ctkit\'s own modules with their declarations (npm run ct)',
+    "  --shipped [name…]            check ctkit's own modules with their declarations (npm run ct)",
     '  --summary                    one line per function (counts per rule) instead of one per violation',
     '  --json                       print the reports as JSON',
     '',
@@ -165,15 +174,27 @@ export const ctCheckCommand = {
     '  ctkit ct-check --shipped ec_p256',
   ].join('\n'),
   options: {
-    public: { type: 'string', multiple: true }, vartime: { type: 'string', multiple: true }, helper: { type: 'string', multiple: true },
-    shipped: { type: 'boolean' }, json: { type: 'boolean' }, summary: { type: 'boolean' },
+    public: { type: 'string', multiple: true },
+    vartime: { type: 'string', multiple: true },
+    helper: { type: 'string', multiple: true },
+    shipped: { type: 'boolean' },
+    json: { type: 'boolean' },
+    summary: { type: 'boolean' },
   } satisfies NonNullable<ParseArgsConfig['options']>,
   maxPositionals: 64,
   async run(v: Record<string, string | boolean | string[] | undefined>, p: string[]): Promise<void> {
-    const code = await ctCheck({
-      files: p, public: (v.public as string[] | undefined) ?? [], vartime: (v.vartime as string[] | undefined) ?? [],
-      helpers: (v.helper as string[] | undefined) ?? [], shipped: v.shipped === true, json: v.json === true, summary: v.summary === true,
-    }, (line) => process.stdout.write(line + '\n'));
+    const code = await ctCheck(
+      {
+        files: p,
+        public: (v.public as string[] | undefined) ?? [],
+        vartime: (v.vartime as string[] | undefined) ?? [],
+        helpers: (v.helper as string[] | undefined) ?? [],
+        shipped: v.shipped === true,
+        json: v.json === true,
+        summary: v.summary === true,
+      },
+      (line) => process.stdout.write(line + '\n'),
+    );
     if (code !== 0) throw new Failure('constant-time violations found (see above)');
   },
 };

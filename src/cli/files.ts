@@ -135,9 +135,7 @@ export async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: numb
   // the pool copies the key when it is created; this copy lives only until then
   const copy = key.slice();
   key.fill(0);
-  const starting = import('./workers.js')
-    .then(({ createNodeWorkerPool }) => createNodeWorkerPool(alg.name, copy, jobs - 1))
-    .finally(() => copy.fill(0));
+  const starting = import('./workers.js').then(({ createNodeWorkerPool }) => createNodeWorkerPool(alg.name, copy, jobs - 1)).finally(() => copy.fill(0));
   starting.then(
     (p) => void (ready = p),
     (error) => void (failed = { error }),
@@ -210,13 +208,15 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
   const reads: Promise<Chunk>[] = [];
   const readNext = () => {
     const buf = bufs.take();
-    const r = chain.then(() => input.readFull(buf, 0, R)).then(
-      (n) => ({ buf, n }),
-      (e) => {
-        buf.fill(0);
-        throw e;
-      },
-    );
+    const r = chain
+      .then(() => input.readFull(buf, 0, R))
+      .then(
+        (n) => ({ buf, n }),
+        (e) => {
+          buf.fill(0);
+          throw e;
+        },
+      );
     chain = r;
     r.catch(() => undefined);
     reads.push(r);
@@ -308,7 +308,11 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
   } catch (e) {
     // what authenticated before the failure goes out, in order, before the error is reported;
     // results still to come are wiped when they arrive
-    for (const r of results.splice(0)) void r.promise.then((b) => b.fill(0), () => undefined);
+    for (const r of results.splice(0))
+      void r.promise.then(
+        (b) => b.fill(0),
+        () => undefined,
+      );
     await wchain.catch(() => undefined);
     throw e;
   } finally {

@@ -6,10 +6,5 @@ import { probeBackend } from '../engine/backend.js';
 
 export function infoLines(version: string): string[] {
   const env = process.env.CTKIT_BACKEND;
-  return [
-    `ctkit: ${version}`,
-    `backend: ${backend()}${env ? ' (CTKIT_BACKEND)' : ''}`,
-    `probe: ${probeBackend()}`,
-    `runtime: Node.js ${process.versions.node}`,
-  ];
+  return [`ctkit: ${version}`, `backend: ${backend()}${env ? ' (CTKIT_BACKEND)' : ''}`, `probe: ${probeBackend()}`, `runtime: Node.js ${process.versions.node}`];
 }

@@ -33,7 +33,11 @@ function removeTempsSync(): void {
   temps.clear();
 }
 
-const SIGNALS: [NodeJS.Signals, number][] = [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]];
+const SIGNALS: [NodeJS.Signals, number][] = [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+];
 
 function onSignal(sig: NodeJS.Signals): void {
   removeTempsSync();
@@ -243,7 +247,12 @@ class FileOutput implements Output {
   #fh: fsp.FileHandle | undefined;
   #done = false;
 
-  private constructor(readonly path: string, readonly tmp: string, readonly force: boolean, fh: fsp.FileHandle) {
+  private constructor(
+    readonly path: string,
+    readonly tmp: string,
+    readonly force: boolean,
+    fh: fsp.FileHandle,
+  ) {
     this.#fh = fh;
   }
 

@@ -30,12 +30,23 @@ const SCALAR_LENGTHS = new Set(CURVES.map((c) => c.privateKeyBytes));
 
 /** ctkit's names and the usual aliases (OpenSSL, SEC 2, JWK). */
 const ALIASES: Record<string, string> = {
-  p256: 'p256', 'p-256': 'p256', prime256v1: 'p256', secp256r1: 'p256',
-  p224: 'p224', 'p-224': 'p224', secp224r1: 'p224',
-  p384: 'p384', 'p-384': 'p384', secp384r1: 'p384',
-  p521: 'p521', 'p-521': 'p521', secp521r1: 'p521',
+  p256: 'p256',
+  'p-256': 'p256',
+  prime256v1: 'p256',
+  secp256r1: 'p256',
+  p224: 'p224',
+  'p-224': 'p224',
+  secp224r1: 'p224',
+  p384: 'p384',
+  'p-384': 'p384',
+  secp384r1: 'p384',
+  p521: 'p521',
+  'p-521': 'p521',
+  secp521r1: 'p521',
   secp256k1: 'secp256k1',
-  brainpoolp256r1: 'brainpoolP256r1', brainpoolp384r1: 'brainpoolP384r1', brainpoolp512r1: 'brainpoolP512r1',
+  brainpoolp256r1: 'brainpoolP256r1',
+  brainpoolp384r1: 'brainpoolP384r1',
+  brainpoolp512r1: 'brainpoolP512r1',
 };
 
 export const CURVE_NAMES = CURVES.map((c) => c.name).join(', ');
@@ -81,7 +92,8 @@ export function isText(b: Uint8Array): boolean {
 
 /** [start, end) of b without the whitespace around it (key characters are never whitespace). */
 function trim(b: Uint8Array): [number, number] {
-  let s = 0, e = b.length;
+  let s = 0,
+    e = b.length;
   while (s < e && isWs(b[s])) s++;
   while (e > s && isWs(b[e - 1])) e--;
   return [s, e];
@@ -128,7 +140,8 @@ function pemBlocks(b: Uint8Array, what: string): PemBlock[] {
     for (let k = 0; k < 5; k++) dashes &= eq(b[i + k] ?? 0, 45);
     if (dashes) {
       const s = le - i <= 128 ? ascii(b, i, le) : ''; // an armor line (public); a longer one is not
-      const begin = armorLabel(s, 'BEGIN'), end = armorLabel(s, 'END');
+      const begin = armorLabel(s, 'BEGIN'),
+        end = armorLabel(s, 'END');
       if (begin !== undefined) {
         if (open) throw new Failure(`invalid key: ${what}: PEM block ${open.label} (line ${open.line}) has no END line before the BEGIN line at line ${line}`);
         open = { label: begin, start: i, line };
@@ -252,7 +265,9 @@ function jwkCurve(j: JsonObject, candidates: Curve[], what: string): { curve: Cu
     if (c.params.jwk === undefined) throw new Failure(`invalid key: ${what}: JWK: there is no registered JWK curve name for ${c.name}`);
     throw new Failure(`invalid key: ${what}: JWK "crv" is ${JSON.stringify(crv)}, expected "${c.params.jwk}" (${c.name})`);
   }
-  const names = CURVES.map((c) => c.params.jwk).filter(Boolean).join(', ');
+  const names = CURVES.map((c) => c.params.jwk)
+    .filter(Boolean)
+    .join(', ');
   throw new Failure(`invalid key: ${what}: unsupported JWK curve ${JSON.stringify(crv)} (ctkit has ${names})`);
 }
 
@@ -306,7 +321,11 @@ export function parsePrivateKey(bytes: Uint8Array, what: string, curveName?: str
     if (keys.length > 1) throw new Failure(`invalid key: ${what} holds ${keys.length} private keys (at lines ${keys.map((k) => k.line).join(', ')}); keep one`);
     if (keys.length === 1) {
       // the key block, after the EC PARAMETERS block `openssl ecparam -genkey` writes (the library checks it)
-      const data = blockBytes(bytes, keys[0], blocks.find((x) => x.label === 'EC PARAMETERS'));
+      const data = blockBytes(
+        bytes,
+        keys[0],
+        blocks.find((x) => x.label === 'EC PARAMETERS'),
+      );
       const format = keys[0].label === 'PRIVATE KEY' ? 'pkcs8-pem' : 'sec1-pem';
       try {
         return firstCurve(candidates, (c) => c.importPrivateKey(data, format), what);
@@ -448,11 +467,20 @@ export async function keygenCurve(curveName: string, format: string | undefined,
   try {
     let data: string | Uint8Array;
     switch (fmt) {
-      case 'pkcs8': data = curve.exportPrivateKey(sk, 'pkcs8-pem'); break;
-      case 'sec1': data = curve.exportPrivateKey(sk, 'sec1-pem'); break;
-      case 'jwk': data = JSON.stringify(jwkOrUsage(() => curve.exportPrivateKey(sk, 'jwk'))) + '\n'; break;
-      case 'raw': data = hex(sk) + '\n'; break; // der.ts: no table indexed by the key's nibbles
-      default: throw new UsageError(`unknown private-key format '${fmt}' (pkcs8, sec1, jwk or raw)`);
+      case 'pkcs8':
+        data = curve.exportPrivateKey(sk, 'pkcs8-pem');
+        break;
+      case 'sec1':
+        data = curve.exportPrivateKey(sk, 'sec1-pem');
+        break;
+      case 'jwk':
+        data = JSON.stringify(jwkOrUsage(() => curve.exportPrivateKey(sk, 'jwk'))) + '\n';
+        break;
+      case 'raw':
+        data = hex(sk) + '\n';
+        break; // der.ts: no table indexed by the key's nibbles
+      default:
+        throw new UsageError(`unknown private-key format '${fmt}' (pkcs8, sec1, jwk or raw)`);
     }
     await writeSecretFile(out, data);
   } finally {
@@ -464,11 +492,20 @@ export async function pubkey(path: string, format: string | undefined, curveName
   const { curve, key } = await loadPublicKey(path, curveName);
   let data: string;
   switch (format ?? 'spki') {
-    case 'spki': data = curve.exportPublicKey(key, 'spki-pem'); break;
-    case 'jwk': data = JSON.stringify(jwkOrUsage(() => curve.exportPublicKey(key, 'jwk'))) + '\n'; break;
-    case 'raw': data = Buffer.from(key).toString('hex') + '\n'; break;
-    case 'compressed': data = Buffer.from(curve.compressPublicKey(key)).toString('hex') + '\n'; break;
-    default: throw new UsageError(`unknown public-key format '${format}' (spki, jwk, raw or compressed)`);
+    case 'spki':
+      data = curve.exportPublicKey(key, 'spki-pem');
+      break;
+    case 'jwk':
+      data = JSON.stringify(jwkOrUsage(() => curve.exportPublicKey(key, 'jwk'))) + '\n';
+      break;
+    case 'raw':
+      data = Buffer.from(key).toString('hex') + '\n';
+      break;
+    case 'compressed':
+      data = Buffer.from(curve.compressPublicKey(key)).toString('hex') + '\n';
+      break;
+    default:
+      throw new UsageError(`unknown public-key format '${format}' (spki, jwk, raw or compressed)`);
   }
   if (out === undefined || out === '-') process.stdout.write(data);
   else await fsp.writeFile(out, data);

@@ -33,7 +33,9 @@ const HEADLINE =
 
 // the curve commands import keys.js and sign.js (every curve module) when they run: seal, open
 // and the rest start without them
-const CURVE_NAMES = Object.values(CURVES).map((c) => c.name).join(', ');
+const CURVE_NAMES = Object.values(CURVES)
+  .map((c) => c.name)
+  .join(', ');
 const keys = () => import('./keys.js');
 const sign = () => import('./sign.js');
 
@@ -121,7 +123,7 @@ const COMMANDS: Record<string, Command> = {
       '',
       'Works in constant memory on inputs of any size: 64 KiB segments, each sealed with its own',
       'nonce (random prefix, counter, final flag), so truncation, reordering and splicing are detected.',
-      'The format is ctkit/stream\'s (docs/stream-format.md): the library opens what the CLI seals.',
+      "The format is ctkit/stream's (docs/stream-format.md): the library opens what the CLI seals.",
       '',
       'examples:',
       '  ctkit seal --key secret.key report.pdf -o report.pdf.ctk',
@@ -173,7 +175,7 @@ const COMMANDS: Record<string, Command> = {
       '  --format <f>       der (ASN.1, default, as openssl dgst writes) or p1363 (r ‖ s, fixed length)',
       "  --hash <h>         sha224, sha256, sha384, sha512 (default: the curve's: SHA-256 for P-256,",
       '                     secp256k1, brainpoolP256r1; SHA-224 P-224; SHA-384 P-384, brainpoolP384r1; SHA-512 P-521, brainpoolP512r1);',
-      "                     openssl dgst hashes with SHA-256 unless told: name the hash on both sides",
+      '                     openssl dgst hashes with SHA-256 unless told: name the hash on both sides',
       '  -o, --out <file>   signature file (default: raw bytes on stdout)',
       '',
       'Deterministic signatures (RFC 6979). The file is hashed as it streams in.',
@@ -264,7 +266,7 @@ function mainHelp(): string {
     'commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
-    'ctkit <command> --help shows a command\'s options and examples.',
+    "ctkit <command> --help shows a command's options and examples.",
     'exit status: 0 success; 1 failure (authentication, verification, a damaged file, an invalid key);',
     '2 usage error, or a file that cannot be read or written or would be overwritten',
   ].join('\n');

@@ -72,18 +72,16 @@ import { decode, type BlockType, type Instr, type Module } from './decode.js';
 import { CT_SECTION, parseCtPayload } from './section.js';
 import { varTime, type VarTimeDecl } from './vartime.js';
 
-export type Rule =
-  | 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'bitcount' | 'atomic' | 'call_indirect' | 'import'
-  | 'callgraph' | 'declaration';
+export type Rule = 'branch' | 'select' | 'address' | 'divrem' | 'float' | 'bitcount' | 'atomic' | 'call_indirect' | 'import' | 'callgraph' | 'declaration';
 
 export interface Violation {
   module: string;
   func: string;
-  offset: number;   // byte offset in the module of the offending instruction (or section entry)
+  offset: number; // byte offset in the module of the offending instruction (or section entry)
   rule: Rule;
   detail: string;
-  index?: number;   // function index, when the violation belongs to a function
-  path?: string[];  // call path from a constant-time entry point to `func` (or, for callgraph, to the variable-time function)
+  index?: number; // function index, when the violation belongs to a function
+  path?: string[]; // call path from a constant-time entry point to `func` (or, for callgraph, to the variable-time function)
 }
 
 export interface Report {
@@ -93,7 +91,7 @@ export interface Report {
   exempt: { func: string; reason: string; via: string[] }[];
   /** the variable-time declarations in force (from the options and the ctkit.ct section), each with the functions with violations it reaches */
   declared: { func: string; kind: 'export' | 'helper'; reason: string; covers: string[] }[];
-  functions: number;  // defined functions checked (exempt ones not counted)
+  functions: number; // defined functions checked (exempt ones not counted)
 }
 
 export interface CheckOptions {
@@ -110,27 +108,30 @@ export function formatViolation(v: Violation): string {
 }
 
 const isDivRem = (name: string) => /^i(32|64)\.(div|rem)_[su]$/.test(name);
-const isFloat = (name: string) =>
-  /^f(32|64)/.test(name) ? !/\.(load|store|const)$/.test(name) : /_f(32|64)/.test(name);
+const isFloat = (name: string) => (/^f(32|64)/.test(name) ? !/\.(load|store|const)$/.test(name) : /_f(32|64)/.test(name));
 const isBitCount = (name: string) => /^i(32|64)\.(clz|ctz|popcnt)$/.test(name) || name === 'i8x16.popcnt';
 
 interface Frame {
   kind: 'block' | 'loop' | 'if' | 'else' | 'func';
-  height: number;       // operand stack height at entry (after the block parameters were popped)
-  params: boolean[];    // taint of the block parameters
+  height: number; // operand stack height at entry (after the block parameters were popped)
+  params: boolean[]; // taint of the block parameters
   results: number;
-  label: boolean[];     // block/if/func: join of values branched to the end; loop: recorded loop parameters
-  dead: boolean;        // in unreachable code
+  label: boolean[]; // block/if/func: join of values branched to the end; loop: recorded loop parameters
+  dead: boolean; // in unreachable code
 }
 
-interface Edge { to: number; offset: number }
+interface Edge {
+  to: number;
+  offset: number;
+}
 
 export function checkModule(name: string, bytes: Uint8Array, decls: readonly VarTimeDecl[] = varTime, options: CheckOptions = {}): Report {
   if (typeof WebAssembly !== 'undefined' && !WebAssembly.validate(bytes.slice())) {
     throw new Error(`${name}: not a valid WebAssembly module`);
   }
   const m: Module = decode(bytes);
-  const imp = m.importedFuncs, nf = m.funcTypes.length;
+  const imp = m.importedFuncs,
+    nf = m.funcTypes.length;
   const type = (f: number) => m.types[m.funcTypes[f]];
 
   const exportNames = new Map<number, string[]>();
@@ -142,15 +143,12 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   };
 
   const violations: Violation[] = [];
-  const inFunc = (f: number, offset: number, rule: Rule, detail: string): Violation =>
-    ({ module: name, func: funcName(f), index: f, offset, rule, detail });
-  const inModule = (offset: number, detail: string) =>
-    violations.push({ module: name, func: '(module)', offset, rule: 'declaration', detail });
+  const inFunc = (f: number, offset: number, rule: Rule, detail: string): Violation => ({ module: name, func: funcName(f), index: f, offset, rule, detail });
+  const inModule = (offset: number, detail: string) => violations.push({ module: name, func: '(module)', offset, rule: 'declaration', detail });
 
   // --- declarations ---
   const declared = new Map<string, Set<number>>(); // export name -> public parameter indices
-  const vtDecls: { func: string; kind: 'export' | 'helper'; reason: string; offset: number }[] =
-    decls.filter((d) => d.module === name).map((d) => ({ func: d.func, kind: d.kind, reason: d.reason, offset: 0 }));
+  const vtDecls: { func: string; kind: 'export' | 'helper'; reason: string; offset: number }[] = decls.filter((d) => d.module === name).map((d) => ({ func: d.func, kind: d.kind, reason: d.reason, offset: 0 }));
   const sections = m.customs.filter((c) => c.name === CT_SECTION);
   const publicDecls: [string, unknown[], number][] = [];
   if (sections.length > 1) inModule(sections[1].offset, `more than one ${CT_SECTION} section`);
@@ -174,29 +172,30 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     const ok = (i: unknown): i is number => Number.isInteger(i) && (i as number) >= 0 && (i as number) < n;
     const bad = idx.filter((i) => !ok(i));
     if (bad.length) {
-      violations.push(inFunc(e.index, offset, 'declaration',
-        `${CT_SECTION} declares parameter ${bad.map((i) => JSON.stringify(i)).join(', ')} of "${exp}" public, but it has ${n} parameter(s)`));
+      violations.push(inFunc(e.index, offset, 'declaration', `${CT_SECTION} declares parameter ${bad.map((i) => JSON.stringify(i)).join(', ')} of "${exp}" public, but it has ${n} parameter(s)`));
     }
     declared.set(exp, new Set(idx.filter(ok)));
   }
   if (options.requireDeclarations ?? true) {
     for (const e of m.exports) {
       if (e.kind === 'func' && !declared.has(e.name)) {
-        violations.push(inFunc(e.index, e.offset, 'declaration',
-          `exported function "${e.name}" has no public-parameter declaration (${CT_SECTION} section)`));
+        violations.push(inFunc(e.index, e.offset, 'declaration', `exported function "${e.name}" has no public-parameter declaration (${CT_SECTION} section)`));
       }
     }
   }
 
   // --- variable-time declarations: exports by export name; helpers by any name of a defined function ---
-  const vtExportNames = new Map<string, string>();   // export name -> reason
-  const helpers = new Map<number, string>();         // function -> reason
-  const declLabel = new Map<number, string>();       // function -> declaration name
+  const vtExportNames = new Map<string, string>(); // export name -> reason
+  const helpers = new Map<number, string>(); // function -> reason
+  const declLabel = new Map<number, string>(); // function -> declaration name
   for (const d of vtDecls) {
     if (d.kind === 'export') {
       const e = m.exports.find((x) => x.kind === 'func' && x.name === d.func);
       if (!e || e.index < imp) inModule(d.offset, `variable-time declaration names "${d.func}", which is not an exported function of this module`);
-      else { vtExportNames.set(d.func, d.reason); declLabel.set(e.index, d.func); }
+      else {
+        vtExportNames.set(d.func, d.reason);
+        declLabel.set(e.index, d.func);
+      }
     } else {
       let found = false;
       for (let f = imp; f < nf; f++) {
@@ -215,11 +214,18 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   const resultSecret = m.funcTypes.map((_, f) => type(f).results.map(() => f < imp)); // host results are secret
   for (const e of m.exports) {
     if (e.kind !== 'func') continue;
-    paramSecret[e.index].forEach((_, i) => { if (!declared.get(e.name)?.has(i)) paramSecret[e.index][i] = true; });
+    paramSecret[e.index].forEach((_, i) => {
+      if (!declared.get(e.name)?.has(i)) paramSecret[e.index][i] = true;
+    });
   }
   const addressTaken = new Set<number>();
-  const refFuncs = (code: Instr[]) => { for (const i of code) if (i.name === 'ref.func') addressTaken.add(i.index!); };
-  for (const el of m.elements) { el.funcs.forEach((f) => addressTaken.add(f)); el.exprs.forEach(refFuncs); }
+  const refFuncs = (code: Instr[]) => {
+    for (const i of code) if (i.name === 'ref.func') addressTaken.add(i.index!);
+  };
+  for (const el of m.elements) {
+    el.funcs.forEach((f) => addressTaken.add(f));
+    el.exprs.forEach(refFuncs);
+  }
   m.globals.forEach((g) => refFuncs(g.init));
   m.codes.forEach((c) => refFuncs(c.body));
   for (const f of addressTaken) paramSecret[f].fill(true);
@@ -256,7 +262,11 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   const bfs = (roots: number[], intoHelpers: boolean) => {
     const parent = new Map<number, { from: number; offset: number } | null>();
     const queue: number[] = [];
-    for (const r of roots) if (!parent.has(r) && (intoHelpers || !helpers.has(r))) { parent.set(r, null); queue.push(r); }
+    for (const r of roots)
+      if (!parent.has(r) && (intoHelpers || !helpers.has(r))) {
+        parent.set(r, null);
+        queue.push(r);
+      }
     while (queue.length) {
       const f = queue.shift()!;
       for (const e of edges[f]) {
@@ -270,7 +280,10 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   const pathTo = (parent: ReturnType<typeof bfs>, f: number): { path: number[]; firstCall: number | undefined } => {
     const path = [f];
     let firstCall: number | undefined;
-    for (let p = parent.get(f); p; p = parent.get(p.from)) { path.unshift(p.from); firstCall = p.offset; }
+    for (let p = parent.get(f); p; p = parent.get(p.from)) {
+      path.unshift(p.from);
+      firstCall = p.offset;
+    }
     return { path, firstCall };
   };
 
@@ -312,10 +325,15 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
           const { path: p, firstCall } = pathTo(reach, f);
           const pathNames = names(p);
           inFunctions.push({
-            ...inFunc(r, firstCall ?? v[0].offset, 'callgraph',
+            ...inFunc(
+              r,
+              firstCall ?? v[0].offset,
+              'callgraph',
               `reaches variable-time ${funcName(f)} (${v.length} violation${v.length > 1 ? 's' : ''}: ${[...new Set(v.map((x) => x.rule))].join(', ')}; ` +
-              `exempt only on paths from ${exemptUnder}), and ${ctRoots.get(r)} is not declared variable-time: ${pathNames.join(' → ')}`),
-            func: ctRoots.get(r)!, path: pathNames,
+                `exempt only on paths from ${exemptUnder}), and ${ctRoots.get(r)} is not declared variable-time: ${pathNames.join(' → ')}`,
+            ),
+            func: ctRoots.get(r)!,
+            path: pathNames,
           });
         }
       }
@@ -330,8 +348,10 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
   violations.push(...inFunctions);
 
   const declaredOut: Report['declared'] = [...vtRoots].map(([f, label]) => ({
-    func: label, kind: helpers.has(f) ? 'helper' : 'export',
-    reason: (helpers.get(f) ?? vtExportNames.get(label))!, covers: covers.get(f) ?? [],
+    func: label,
+    kind: helpers.has(f) ? 'helper' : 'export',
+    reason: (helpers.get(f) ?? vtExportNames.get(label))!,
+    covers: covers.get(f) ?? [],
   }));
   return { module: name, violations, exempt, declared: declaredOut, functions: nf - imp - exempt.length };
 
@@ -367,14 +387,22 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
     };
     const joinInto = (dst: boolean[], src: boolean[]): boolean => {
       let g = false;
-      src.forEach((v, k) => { if (v && !dst[k]) { dst[k] = true; g = true; } });
+      src.forEach((v, k) => {
+        if (v && !dst[k]) {
+          dst[k] = true;
+          g = true;
+        }
+      });
       return g;
     };
     const check = (rule: Rule, what: string, ...vals: boolean[]) => {
       if (vals.some(Boolean)) out.push(inFunc(f, at.offset, rule, `secret value reaches ${what}`));
     };
     const taintTable = (t: number, v: boolean) => {
-      if (v && !tableSecret[t]) { tableSecret[t] = true; changed = true; }
+      if (v && !tableSecret[t]) {
+        tableSecret[t] = true;
+        changed = true;
+      }
     };
     const branch = (depth: number) => {
       const fr = frames[frames.length - 1 - depth];
@@ -382,19 +410,24 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
       stack.push(...vals);
       if (joinInto(fr.label, vals) && fr.kind === 'loop') grew = true;
     };
-    const unreachable = () => { top().dead = true; stack.length = top().height; };
-    const balanced = (fr: Frame) => { // a valid module leaves exactly the results: else our arity table is wrong
+    const unreachable = () => {
+      top().dead = true;
+      stack.length = top().height;
+    };
+    const balanced = (fr: Frame) => {
+      // a valid module leaves exactly the results: else our arity table is wrong
       if (!fr.dead && stack.length !== fr.height) {
         throw new Error(`${name}: operand stack mismatch @0x${at.offset.toString(16)} (checker bug)`);
       }
     };
-    const arity = (bt: BlockType): [number, number] =>
-      bt === null ? [0, 0] : typeof bt === 'number' ? [m.types[bt].params.length, m.types[bt].results.length] : [0, 1];
+    const arity = (bt: BlockType): [number, number] => (bt === null ? [0, 0] : typeof bt === 'number' ? [m.types[bt].params.length, m.types[bt].results.length] : [0, 1]);
 
     for (const i of body) {
       at = i;
       switch (i.name) {
-        case 'block': case 'loop': case 'if': {
+        case 'block':
+        case 'loop':
+        case 'if': {
           const [np, nr] = arity(i.blockType!);
           if (i.name === 'if') check('branch', 'if condition', pop());
           let params = popN(np);
@@ -426,64 +459,111 @@ export function checkModule(name: string, bytes: Uint8Array, decls: readonly Var
           if (fr.kind === 'if') res = res.map((v, k) => v || fr.params[k]); // no else: parameters pass through
           frames.pop();
           stack.length = fr.height;
-          if (fr.kind === 'func') { if (joinInto(resultSecret[f], res)) changed = true; }
-          else stack.push(...res);
+          if (fr.kind === 'func') {
+            if (joinInto(resultSecret[f], res)) changed = true;
+          } else stack.push(...res);
           break;
         }
-        case 'br': branch(i.index!); unreachable(); break;
-        case 'br_if': check('branch', 'br_if condition', pop()); branch(i.index!); break;
-        case 'br_table': check('branch', 'br_table index', pop()); i.labels!.forEach(branch); unreachable(); break;
-        case 'return': branch(frames.length - 1); unreachable(); break;
-        case 'unreachable': unreachable(); break;
-        case 'call': case 'return_call': {
+        case 'br':
+          branch(i.index!);
+          unreachable();
+          break;
+        case 'br_if':
+          check('branch', 'br_if condition', pop());
+          branch(i.index!);
+          break;
+        case 'br_table':
+          check('branch', 'br_table index', pop());
+          i.labels!.forEach(branch);
+          unreachable();
+          break;
+        case 'return':
+          branch(frames.length - 1);
+          unreachable();
+          break;
+        case 'unreachable':
+          unreachable();
+          break;
+        case 'call':
+        case 'return_call': {
           const g = i.index!;
           const args = popN(type(g).params.length);
           if (g < imp) check('import', `an argument of imported ${importName(g)}`, ...args);
           else if (joinInto(paramSecret[g], args)) changed = true;
           stack.push(...resultSecret[g]);
-          if (i.name === 'return_call') { branch(frames.length - 1); unreachable(); }
+          if (i.name === 'return_call') {
+            branch(frames.length - 1);
+            unreachable();
+          }
           break;
         }
-        case 'call_indirect': case 'return_call_indirect': {
+        case 'call_indirect':
+        case 'return_call_indirect': {
           const t = m.types[i.index!];
           check('call_indirect', `${i.name} table index`, pop());
           if (tableSecret[i.index2!]) {
-            out.push(inFunc(f, i.offset, 'call_indirect',
-              `${i.name} through table ${i.index2}, whose contents may be secret (a secret reference stored, or a table the host can write)`));
+            out.push(inFunc(f, i.offset, 'call_indirect', `${i.name} through table ${i.index2}, whose contents may be secret (a secret reference stored, or a table the host can write)`));
           }
           popN(t.params.length); // callees are address-taken: their parameters are already secret
           stack.push(...t.results.map(() => true));
-          if (i.name === 'return_call_indirect') { branch(frames.length - 1); unreachable(); }
+          if (i.name === 'return_call_indirect') {
+            branch(frames.length - 1);
+            unreachable();
+          }
           break;
         }
-        case 'local.get': stack.push(locals[i.index!]); break;
-        case 'local.set': case 'local.tee': {
+        case 'local.get':
+          stack.push(locals[i.index!]);
+          break;
+        case 'local.set':
+        case 'local.tee': {
           const v = pop();
-          if (v && !locals[i.index!]) { locals[i.index!] = true; grew = true; }
+          if (v && !locals[i.index!]) {
+            locals[i.index!] = true;
+            grew = true;
+          }
           if (i.name === 'local.tee') stack.push(v);
           break;
         }
-        case 'global.get': stack.push(globalSecret[i.index!]); break;
-        case 'global.set': if (pop() && !globalSecret[i.index!]) { globalSecret[i.index!] = true; changed = true; } break;
+        case 'global.get':
+          stack.push(globalSecret[i.index!]);
+          break;
+        case 'global.set':
+          if (pop() && !globalSecret[i.index!]) {
+            globalSecret[i.index!] = true;
+            changed = true;
+          }
+          break;
         default: {
           // Fixed-arity instructions; v[0] is the deepest operand.
-          const v = popN(i.op.pop), n = i.name;
+          const v = popN(i.op.pop),
+            n = i.name;
           let res = v.some(Boolean);
           if (i.memarg) {
             check('address', `${n} address`, v[0]);
             if (n === 'memory.atomic.wait32' || n === 'memory.atomic.wait64') check('atomic', `${n} expected value or timeout`, v[1], v[2]);
             else if (n === 'memory.atomic.notify') check('atomic', `${n} count`, v[1]);
             res = true;
-          }
-          else if (n === 'memory.fill') check('address', 'memory.fill address/length', v[0], v[2]);
+          } else if (n === 'memory.fill') check('address', 'memory.fill address/length', v[0], v[2]);
           else if (n === 'memory.copy' || n === 'memory.init') check('address', `${n} address/length`, ...v);
           else if (n === 'memory.grow') check('address', 'memory.grow delta', v[0]);
-          else if (n === 'table.get') { check('address', 'table.get index', v[0]); res = true; }
-          else if (n === 'table.set') { check('address', 'table.set index', v[0]); taintTable(i.index!, v[1]); }
-          else if (n === 'table.fill') { check('address', 'table.fill index/length', v[0], v[2]); taintTable(i.index!, v[1]); }
-          else if (n === 'table.grow') { check('address', 'table.grow delta', v[1]); taintTable(i.index!, v[0]); res = v[1]; }
-          else if (n === 'table.copy') { check('address', `${n} index/length`, ...v); taintTable(i.index!, tableSecret[i.index2!]); }
-          else if (n === 'table.init') check('address', `${n} index/length`, ...v);
+          else if (n === 'table.get') {
+            check('address', 'table.get index', v[0]);
+            res = true;
+          } else if (n === 'table.set') {
+            check('address', 'table.set index', v[0]);
+            taintTable(i.index!, v[1]);
+          } else if (n === 'table.fill') {
+            check('address', 'table.fill index/length', v[0], v[2]);
+            taintTable(i.index!, v[1]);
+          } else if (n === 'table.grow') {
+            check('address', 'table.grow delta', v[1]);
+            taintTable(i.index!, v[0]);
+            res = v[1];
+          } else if (n === 'table.copy') {
+            check('address', `${n} index/length`, ...v);
+            taintTable(i.index!, tableSecret[i.index2!]);
+          } else if (n === 'table.init') check('address', `${n} index/length`, ...v);
           else if (n === 'select') check('select', 'select condition', v[2]);
           else if (isDivRem(n)) check('divrem', `${n} operand`, ...v);
           else if (isFloat(n)) check('float', `${n} operand`, ...v);

@@ -52,7 +52,8 @@ export function ctSection(publicParams: Record<string, number[]>, vartime?: Reco
     canonical[name] = [...new Set(idx)].sort((a, b) => a - b);
   }
   const json: Record<string, unknown> = { public: canonical };
-  const vt = sortedReasons('variable-time export', vartime), hp = sortedReasons('public-input helper', helpers);
+  const vt = sortedReasons('variable-time export', vartime),
+    hp = sortedReasons('public-input helper', helpers);
   if (vt) json.vartime = vt;
   if (hp) json.helpers = hp;
   const enc = new TextEncoder();

@@ -24,17 +24,15 @@ export interface VarTimeDecl {
 // the G-table builder, a helper; ecdsa_sign, ecdh, pubkey and to_affine must not reach any of it
 // (the tests patch them to, and the checker must say so).
 // (each with its scalar wasm module and its JavaScript one's IR: <name>_wasm, <name>_js)
-const EC_MODULES = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1']
-  .flatMap((m) => [m, `${m}_wasm`, `${m}_js`]);
+const EC_MODULES = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1'].flatMap((m) => [m, `${m}_wasm`, `${m}_js`]);
 const ECDSA_VERIFY =
   'ECDSA verification: its inputs are the signature, the message digest and the public key, all public. ' +
   'Branches on the wNAF digits of u1 = z/s and u2 = r/s and on the point at infinity, reads the G and Q tables at ' +
   'digit-chosen addresses, adds with branches on the exceptional cases (ecdsa_jadd_vt, ecdsa_jmadd_vt), and inverts ' +
-  's mod n and the Q table\'s Z product mod p by variable-time safegcd (fn_inv_vt_raw, fp_inv_vt_raw)';
+  "s mod n and the Q table's Z product mod p by variable-time safegcd (fn_inv_vt_raw, fp_inv_vt_raw)";
 
 const ECDSA_GTABLE =
-  'builds the verification table of the odd multiples G, 3G, …, 127G of the curve\'s fixed generator: its only ' +
-  'input is the constant G, so the exceptional-case branches of ecdsa_jadd_vt it takes depend on public constants alone';
+  "builds the verification table of the odd multiples G, 3G, …, 127G of the curve's fixed generator: its only " + 'input is the constant G, so the exceptional-case branches of ecdsa_jadd_vt it takes depend on public constants alone';
 
 // Ed25519 verification (src/kernels/ed25519_verify.ts): the violations are in ed25519_verify
 // itself and in the variable-time inversion only it reaches (pt_encode_vt → fe_inv_vt); the

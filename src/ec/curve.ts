@@ -98,7 +98,7 @@ const kernels = new WeakMap<Curve, () => EcKernel>();
 /** The kernel behind a curve object (internal: not exported by ctkit/ec). */
 export function curveKernel(curve: Curve): EcKernel {
   const k = kernels.get(curve);
-  if (k === undefined) throw new CtkitTypeError('not one of ctkit\'s curve objects');
+  if (k === undefined) throw new CtkitTypeError("not one of ctkit's curve objects");
   return k();
 }
 
@@ -335,7 +335,9 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       const withPublic = o.publicKey !== false;
       let out: Uint8Array | string | EcJwk;
       switch (format) {
-        case 'raw': out = copyBytes(privateKey); break;
+        case 'raw':
+          out = copyBytes(privateKey);
+          break;
         case 'pkcs8-der':
         case 'pkcs8-pem': {
           const d = der(TAG.SEQUENCE, derInt(0), algorithmId, der(TAG.OCTET_STRING, ecPrivateKeyDer(privateKey, false, withPublic)));
@@ -354,7 +356,8 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
           out = { kty: 'EC', crv, x: base64url(xy.subarray(0, L)), y: base64url(xy.subarray(L)), d: base64url(privateKey) };
           break;
         }
-        default: throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
+        default:
+          throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
       }
       return out as Bytes<typeof format>;
     },
@@ -367,12 +370,20 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
           checkPrivate(sk, 'data');
           return sk;
         }
-        case 'pkcs8-der': checkBytes('data', data); return parsePkcs8(data);
-        case 'pkcs8-pem': return parsePkcs8(unpem(data as string | Uint8Array, 'PRIVATE KEY', 'PKCS#8 PEM', params.oid));
-        case 'sec1-der': checkBytes('data', data); return parseEcPrivateKey(data, 'SEC 1 private key');
-        case 'sec1-pem': return parseEcPrivateKey(unpem(data as string | Uint8Array, 'EC PRIVATE KEY', 'SEC 1 PEM', params.oid), 'SEC 1 private key');
-        case 'jwk': return parseJwk(data, true).d!;
-        default: throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'pkcs8-der':
+          checkBytes('data', data);
+          return parsePkcs8(data);
+        case 'pkcs8-pem':
+          return parsePkcs8(unpem(data as string | Uint8Array, 'PRIVATE KEY', 'PKCS#8 PEM', params.oid));
+        case 'sec1-der':
+          checkBytes('data', data);
+          return parseEcPrivateKey(data, 'SEC 1 private key');
+        case 'sec1-pem':
+          return parseEcPrivateKey(unpem(data as string | Uint8Array, 'EC PRIVATE KEY', 'SEC 1 PEM', params.oid), 'SEC 1 private key');
+        case 'jwk':
+          return parseJwk(data, true).d!;
+        default:
+          throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk; got ${JSON.stringify(format)}`);
       }
     },
 
@@ -381,26 +392,37 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       const xy = parsePoint(publicKey);
       let out: Uint8Array | string | EcJwk;
       switch (format) {
-        case 'raw': out = encodePoint(xy, o.compressed === true); break;
+        case 'raw':
+          out = encodePoint(xy, o.compressed === true);
+          break;
         case 'spki-der':
         case 'spki-pem': {
           const d = der(TAG.SEQUENCE, algorithmId, derBits(encodePoint(xy, o.compressed === true)));
           out = format === 'spki-der' ? d : pem('PUBLIC KEY', d);
           break;
         }
-        case 'jwk': out = { kty: 'EC', crv: jwkCrv(), x: base64url(xy.subarray(0, L)), y: base64url(xy.subarray(L)) }; break;
-        default: throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'jwk':
+          out = { kty: 'EC', crv: jwkCrv(), x: base64url(xy.subarray(0, L)), y: base64url(xy.subarray(L)) };
+          break;
+        default:
+          throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }
       return out as Bytes<typeof format>;
     },
 
     importPublicKey(data, format) {
       switch (format) {
-        case 'raw': return encodePoint(parsePoint(data, 'data'));
-        case 'spki-der': checkBytes('data', data); return encodePoint(parseSpki(data));
-        case 'spki-pem': return encodePoint(parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM')));
-        case 'jwk': return encodePoint(parseJwk(data, false).xy);
-        default: throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'raw':
+          return encodePoint(parsePoint(data, 'data'));
+        case 'spki-der':
+          checkBytes('data', data);
+          return encodePoint(parseSpki(data));
+        case 'spki-pem':
+          return encodePoint(parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM')));
+        case 'jwk':
+          return encodePoint(parseJwk(data, false).xy);
+        default:
+          throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }
     },
 

@@ -22,8 +22,14 @@ export const TAG = {
 } as const;
 
 const TAG_NAMES: Record<number, string> = {
-  0x02: 'INTEGER', 0x03: 'BIT STRING', 0x04: 'OCTET STRING', 0x05: 'NULL', 0x06: 'OBJECT IDENTIFIER',
-  0x30: 'SEQUENCE', 0xa0: '[0]', 0xa1: '[1]',
+  0x02: 'INTEGER',
+  0x03: 'BIT STRING',
+  0x04: 'OCTET STRING',
+  0x05: 'NULL',
+  0x06: 'OBJECT IDENTIFIER',
+  0x30: 'SEQUENCE',
+  0xa0: '[0]',
+  0xa1: '[1]',
 };
 const tagName = (t: number) => `${TAG_NAMES[t] ?? 'tag'} (0x${t.toString(16).padStart(2, '0')})`;
 
@@ -125,7 +131,8 @@ export class DerReader {
     const b = r.rest();
     if (b.length === 0) r.#fail(`${name}: empty OBJECT IDENTIFIER`, -2);
     const parts: number[] = [];
-    let v = 0, fresh = true;
+    let v = 0,
+      fresh = true;
     for (let i = 0; i < b.length; i++) {
       if (fresh && b[i] === 0x80) r.#fail(`${name}: OBJECT IDENTIFIER sub-identifier not in its shortest form`, i);
       if (v > 2 ** 45) r.#fail(`${name}: OBJECT IDENTIFIER sub-identifier too large`, i);
@@ -219,14 +226,7 @@ function symbol(v: number, url: boolean): number {
 
 /** The 6-bit value of a character code, or −1 if it is not in the alphabet. */
 function value(c: number, url: boolean): number {
-  return (
-    -1 +
-    (inRange(c, 65, 90) & (c - 64)) +
-    (inRange(c, 97, 122) & (c - 70)) +
-    (inRange(c, 48, 57) & (c + 5)) +
-    (inRange(c, url ? 45 : 43, url ? 45 : 43) & 63) +
-    (inRange(c, url ? 95 : 47, url ? 95 : 47) & 64)
-  );
+  return -1 + (inRange(c, 65, 90) & (c - 64)) + (inRange(c, 97, 122) & (c - 70)) + (inRange(c, 48, 57) & (c + 5)) + (inRange(c, url ? 45 : 43, url ? 45 : 43) & 63) + (inRange(c, url ? 95 : 47, url ? 95 : 47) & 64);
 }
 
 function encode64(b: Uint8Array, url: boolean): string {
@@ -265,7 +265,10 @@ function decodeCodes(code: (i: number) => number, len: number, url: boolean, wha
   }
   if (n % 4 === 1) throw new EncodingError(`${what}: base64 length is impossible`);
   const out = new Uint8Array(Math.floor((n * 3) / 4));
-  let acc = 0, bits = 0, o = 0, bad = 0;
+  let acc = 0,
+    bits = 0,
+    o = 0,
+    bad = 0;
   for (let i = 0; i < n; i++) {
     const v = value(code(i), url);
     bad |= v; // negative once any character is outside the alphabet
@@ -311,7 +314,8 @@ function unhexCodes(code: (i: number) => number, len: number, what: string): Uin
   const out = new Uint8Array(len / 2);
   let bad = 0;
   for (let i = 0; i < out.length; i++) {
-    const hi = nibble(code(2 * i)), lo = nibble(code(2 * i + 1));
+    const hi = nibble(code(2 * i)),
+      lo = nibble(code(2 * i + 1));
     bad |= hi | lo;
     out[i] = ((hi << 4) | lo) & 0xff;
   }
@@ -402,10 +406,14 @@ function unpemBlock(t: string, label: string, what: string): Uint8Array {
   // Lines of base64 (and the final '=' padding) separated by LF or CRLF, no empty line: checked
   // with masks in one pass that also drops the line breaks; the alphabet is decodeCodes's.
   const codes = new Uint16Array(body.length);
-  let o = 0, bad = 0, empty = -1; // empty: -1 at the start of a line
+  let o = 0,
+    bad = 0,
+    empty = -1; // empty: -1 at the start of a line
   for (let i = 0; i < body.length; i++) {
     const c = body.charCodeAt(i);
-    const lf = eqMask(c, 10), cr = eqMask(c, 13), br = lf | cr;
+    const lf = eqMask(c, 10),
+      cr = eqMask(c, 13),
+      br = lf | cr;
     const next = i + 1 < body.length ? body.charCodeAt(i + 1) : 0;
     bad |= cr & ~eqMask(next, 10); //                                 a CR not before an LF
     bad |= lf & empty; //                                             an empty line

@@ -87,7 +87,12 @@ export interface EcdsaTestFlags {
 }
 
 // IO-area offsets, inside the [0, 2048) that EcKernel.wipe() clears
-const IO_K = 0, IO_D = 128, IO_XY = 256, IO_OUT = 512, IO_Z = 1024, IO_RS = 1280;
+const IO_K = 0,
+  IO_D = 128,
+  IO_XY = 256,
+  IO_OUT = 512,
+  IO_Z = 1024,
+  IO_RS = 1280;
 /** Bytes of the verification table of G while it is built (64 Jacobian points; see the generator). */
 const GTABLE_BUILD = (FE: number) => 64 * 3 * FE;
 
@@ -134,7 +139,9 @@ export function bits2int(b: Uint8Array, qlen: number, len: number): Uint8Array<A
     out.set(b, len - b.length);
     return out;
   }
-  const shift = blen - qlen, byteShift = shift >> 3, bitShift = shift & 7;
+  const shift = blen - qlen,
+    byteShift = shift >> 3,
+    bitShift = shift & 7;
   for (let i = 0; i < len; i++) {
     const j = b.length - 1 - byteShift - i; // the byte that holds the low bits of out[len − 1 − i]
     const lo = j >= 0 ? b[j] >> bitShift : 0;

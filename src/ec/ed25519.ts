@@ -53,7 +53,7 @@ function naf(b: Uint8Array, w: number, u8: Uint8Array, at: number): void {
     }
     let v = carry; // odd: bit i + carry = 1
     for (let j = 0; j < w; j++) v += bit(i + j) << j;
-    carry = v >> (w - 1) & 1; // v ≥ 2^(w−1): take v − 2^w and carry 2^w
+    carry = (v >> (w - 1)) & 1; // v ≥ 2^(w−1): take v − 2^w and carry 2^w
     u8[at + i] = (v - (carry << w)) & 0xff;
     i += w;
   }

@@ -121,11 +121,14 @@ export class EcKernel {
 
   /** x ‖ y of k·P for a scalar k < 2^bits(n) and a checked point (returns undefined for O). */
   mul(k: Uint8Array, xy: Uint8Array): Uint8Array<ArrayBuffer> | undefined {
-    const L = this.fieldBytes, FE = this.FE;
+    const L = this.fieldBytes,
+      FE = this.FE;
     const u8 = this.k.u8;
     u8.set(k, IO.K);
     u8.set(xy, IO.PT);
-    const P = SCRATCH_PTR, R = SCRATCH_PTR + 3 * FE, ws = SCRATCH_PTR + 6 * FE;
+    const P = SCRATCH_PTR,
+      R = SCRATCH_PTR + 3 * FE,
+      ws = SCRATCH_PTR + 6 * FE;
     this.x.point_from_bytes(P, IO.PT);
     this.x.ec_mul(R, IO.K, P, ws);
     const ok = this.x.to_affine(IO.OUT, IO.OUT + L, R, ws, 1) === 1;
@@ -169,7 +172,9 @@ export class ScalarField {
     this.bytes = e.scalarBytes;
   }
   #run(op: (x: EcExports) => void, ...args: Uint8Array[]): Uint8Array<ArrayBuffer> {
-    const e = this.#e, u8 = e.k.u8, x = e.x;
+    const e = this.#e,
+      u8 = e.k.u8,
+      x = e.x;
     const slots = [IO.A, IO.B];
     args.forEach((a, i) => {
       checkBytes('scalar operand', a);
@@ -209,7 +214,9 @@ export class ScalarField {
   }
   /** a·b + c mod n, in one call */
   mulAdd(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array<ArrayBuffer> {
-    const e = this.#e, u8 = e.k.u8, x = e.x;
+    const e = this.#e,
+      u8 = e.k.u8,
+      x = e.x;
     for (const v of [a, b, c]) {
       checkBytes('scalar operand', v);
       if (v.length !== this.bytes) throw new CtkitRangeError(`scalar operand must be ${this.bytes} bytes long, got ${v.length}`);

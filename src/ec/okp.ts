@@ -145,29 +145,39 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
       checkPrivate(privateKey, 'privateKey');
       let out: Uint8Array | string | OkpJwk;
       switch (format) {
-        case 'raw': out = copyBytes(privateKey); break;
+        case 'raw':
+          out = copyBytes(privateKey);
+          break;
         case 'pkcs8-der':
         case 'pkcs8-pem': {
           const inner = der(TAG.OCTET_STRING, der(TAG.OCTET_STRING, privateKey));
-          const d = o.publicKey === true
-            ? der(TAG.SEQUENCE, derInt(1), algorithm, inner, der(0x81, Uint8Array.of(0), spec.publicKey(privateKey)))
-            : der(TAG.SEQUENCE, derInt(0), algorithm, inner);
+          const d = o.publicKey === true ? der(TAG.SEQUENCE, derInt(1), algorithm, inner, der(0x81, Uint8Array.of(0), spec.publicKey(privateKey))) : der(TAG.SEQUENCE, derInt(0), algorithm, inner);
           out = format === 'pkcs8-der' ? d : pem('PRIVATE KEY', d);
           break;
         }
-        case 'jwk': out = { kty: 'OKP', crv: name, x: base64url(spec.publicKey(privateKey)), d: base64url(privateKey) }; break;
-        default: throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'jwk':
+          out = { kty: 'OKP', crv: name, x: base64url(spec.publicKey(privateKey)), d: base64url(privateKey) };
+          break;
+        default:
+          throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, jwk; got ${JSON.stringify(format)}`);
       }
       return out as Out<typeof format>;
     },
 
     importPrivateKey(data, format) {
       switch (format) {
-        case 'raw': checkPrivate(data, 'data'); return copyBytes(data);
-        case 'pkcs8-der': checkBytes('data', data); return parsePkcs8(data);
-        case 'pkcs8-pem': return parsePkcs8(unpem(data as string | Uint8Array, 'PRIVATE KEY', 'PKCS#8 PEM'));
-        case 'jwk': return parseJwk(data, true).d!;
-        default: throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'raw':
+          checkPrivate(data, 'data');
+          return copyBytes(data);
+        case 'pkcs8-der':
+          checkBytes('data', data);
+          return parsePkcs8(data);
+        case 'pkcs8-pem':
+          return parsePkcs8(unpem(data as string | Uint8Array, 'PRIVATE KEY', 'PKCS#8 PEM'));
+        case 'jwk':
+          return parseJwk(data, true).d!;
+        default:
+          throw new CtkitRangeError(`format must be one of raw, pkcs8-der, pkcs8-pem, jwk; got ${JSON.stringify(format)}`);
       }
     },
 
@@ -175,26 +185,38 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
       checkPublic(publicKey, 'publicKey');
       let out: Uint8Array | string | OkpJwk;
       switch (format) {
-        case 'raw': out = copyBytes(publicKey); break;
+        case 'raw':
+          out = copyBytes(publicKey);
+          break;
         case 'spki-der':
         case 'spki-pem': {
           const d = der(TAG.SEQUENCE, algorithm, derBits(publicKey));
           out = format === 'spki-der' ? d : pem('PUBLIC KEY', d);
           break;
         }
-        case 'jwk': out = { kty: 'OKP', crv: name, x: base64url(publicKey) }; break;
-        default: throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'jwk':
+          out = { kty: 'OKP', crv: name, x: base64url(publicKey) };
+          break;
+        default:
+          throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }
       return out as Out<typeof format>;
     },
 
     importPublicKey(data, format) {
       switch (format) {
-        case 'raw': checkPublic(data, 'data'); return copyBytes(data);
-        case 'spki-der': checkBytes('data', data); return parseSpki(data);
-        case 'spki-pem': return parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM'));
-        case 'jwk': return parseJwk(data, false).x;
-        default: throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
+        case 'raw':
+          checkPublic(data, 'data');
+          return copyBytes(data);
+        case 'spki-der':
+          checkBytes('data', data);
+          return parseSpki(data);
+        case 'spki-pem':
+          return parseSpki(unpem(data as string | Uint8Array, 'PUBLIC KEY', 'SubjectPublicKeyInfo PEM'));
+        case 'jwk':
+          return parseJwk(data, false).x;
+        default:
+          throw new CtkitRangeError(`format must be one of raw, spki-der, spki-pem, jwk; got ${JSON.stringify(format)}`);
       }
     },
   };

@@ -56,11 +56,13 @@ L27=L8^L10 L28=L11^L14 L29=L11^L17
 S0=L6^L24 S1=L16^L26 S2=L19^L28 S3=L6^L21 S4=L20^L22 S5=L25^L29 S6=L13^L27 S7=L6^L23`;
 
 /** The circuit's gates in order (shared with the scalar generator, aes_ct64.ts). */
-export const GATES = CIRCUIT.trim().split(/\s+/).map((g) => {
-  const m = /^(\w+)=(\w+)([&^])(\w+)$/.exec(g);
-  if (!m) throw new Error(`bad gate ${g}`);
-  return { out: m[1], a: m[2], and: m[3] === '&', b: m[4] };
-});
+export const GATES = CIRCUIT.trim()
+  .split(/\s+/)
+  .map((g) => {
+    const m = /^(\w+)=(\w+)([&^])(\w+)$/.exec(g);
+    if (!m) throw new Error(`bad gate ${g}`);
+    return { out: m[1], a: m[2], and: m[3] === '&', b: m[4] };
+  });
 export const TEMPS = GATES.map((g) => g.out).filter((n) => !/^S\d$/.test(n));
 
 /** The circuit's temporaries as locals of f, named `${p}T1`, …, then `${p}S0` … `${p}S7`. */
@@ -75,10 +77,7 @@ export function sboxLocals(f: Func, p: string): Map<string, Local<'v128'>> {
  */
 export function sboxCircuit(inputs: Local<'v128'>[], outputs: Local<'v128'>[], t: Map<string, Local<'v128'>>): Stmt[] {
   const loc = (n: string) => (/^U\d$/.test(n) ? inputs[+n[1]] : t.get(n)!);
-  return [
-    ...GATES.map((g) => loc(g.out).set(g.and ? v128.and(loc(g.a), loc(g.b)) : v128.xor(loc(g.a), loc(g.b)))),
-    ...outputs.map((o, i) => o.set(t.get(`S${i}`)!)),
-  ];
+  return [...GATES.map((g) => loc(g.out).set(g.and ? v128.and(loc(g.a), loc(g.b)) : v128.xor(loc(g.a), loc(g.b)))), ...outputs.map((o, i) => o.set(t.get(`S${i}`)!))];
 }
 
 // Byte permutations of a plane. The state byte k = 4c + r is row r, column c (FIPS 197 3.4).
@@ -119,16 +118,16 @@ function planes(f: Func): Planes {
 /** 8×8 bit transposition within each byte position of s0 … s7 (its own inverse). */
 function transpose(P: Planes): Stmt[] {
   const out: Stmt[] = [];
-  for (const [sh, mask] of [[1, 0x55], [2, 0x33], [4, 0x0f]] as const) {
+  for (const [sh, mask] of [
+    [1, 0x55],
+    [2, 0x33],
+    [4, 0x0f],
+  ] as const) {
     for (let x = 0; x < 8; x++) {
       if (x & sh) continue;
-      const a = P.s[x], b = P.s[x + sh];
-      out.push(
-        comment(`swapmove(${a.name}, ${b.name}, ${sh}, 0x${mask.toString(16)})`),
-        P.bt.set(v128.and(v128.xor(i64x2.shr_u(a, sh), b), v128.i8x16(Array(16).fill(mask)))),
-        b.set(v128.xor(b, P.bt)),
-        a.set(v128.xor(a, i64x2.shl(P.bt, sh))),
-      );
+      const a = P.s[x],
+        b = P.s[x + sh];
+      out.push(comment(`swapmove(${a.name}, ${b.name}, ${sh}, 0x${mask.toString(16)})`), P.bt.set(v128.and(v128.xor(i64x2.shr_u(a, sh), b), v128.i8x16(Array(16).fill(mask)))), b.set(v128.xor(b, P.bt)), a.set(v128.xor(a, i64x2.shl(P.bt, sh))));
     }
   }
   return out;
@@ -138,7 +137,12 @@ function transpose(P: Planes): Stmt[] {
 const addRoundKey = (P: Planes, rk: Local<'i32'>) => P.s.map((s, i) => s.set(v128.xor(s, v128.load(rk, 16 * i))));
 
 /** SubBytes (without the constant) on the planes: U_i is plane 7 - i. */
-const subBytes = (P: Planes) => sboxCircuit(P.s.map((_, i) => P.s[7 - i]), P.s.map((_, i) => P.s[7 - i]), P.q);
+const subBytes = (P: Planes) =>
+  sboxCircuit(
+    P.s.map((_, i) => P.s[7 - i]),
+    P.s.map((_, i) => P.s[7 - i]),
+    P.q,
+  );
 
 /** ShiftRows and MixColumns: out = xtime(t) ⊕ rot1(y) ⊕ rot2(t), y = SR(s), t = y ⊕ rot1(y). */
 function shiftMix(P: Planes): Stmt[] {
@@ -206,7 +210,8 @@ export function aes8Func(stitch?: Aes8Stitch): Func {
     transpose(P),
     addRoundKey(P, rk),
     i.set(1),
-    loop(round,
+    loop(
+      round,
       rk.set(i32.add(rk, 128)),
       comment('SubBytes'),
       st ? [...st.weave[0], ...weaveInto(subBytes(P), st.weave.slice(1))] : subBytes(P),

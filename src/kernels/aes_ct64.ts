@@ -31,10 +31,7 @@ const K = (v: bigint) => i64.const(BigInt.asUintN(64, v), true);
 export function circuit<T extends 'i32' | 'i64'>(t: T, inputs: Local<T>[], outputs: Local<T>[], tmp: Map<string, Local<T>>): Stmt[] {
   const ops = (t === 'i64' ? i64 : i32) as unknown as { and(a: Local<T>, b: Local<T>): Expr<T>; xor(a: Local<T>, b: Local<T>): Expr<T> };
   const loc = (n: string) => (/^U\d$/.test(n) ? inputs[+n[1]] : tmp.get(n)!);
-  return [
-    ...GATES.map((g) => loc(g.out).set(g.and ? ops.and(loc(g.a), loc(g.b)) : ops.xor(loc(g.a), loc(g.b)))),
-    ...outputs.map((o, j) => o.set(tmp.get(`S${j}`)!)),
-  ];
+  return [...GATES.map((g) => loc(g.out).set(g.and ? ops.and(loc(g.a), loc(g.b)) : ops.xor(loc(g.a), loc(g.b)))), ...outputs.map((o, j) => o.set(tmp.get(`S${j}`)!))];
 }
 
 export function circuitLocals<T extends 'i32' | 'i64'>(f: Func, t: T, p: string): Map<string, Local<T>> {
@@ -43,25 +40,22 @@ export function circuitLocals<T extends 'i32' | 'i64'>(f: Func, t: T, p: string)
 
 /** x with the bits at m and at m << s exchanged (an in-word delta swap), via the local t. */
 function deltaSwap(x: Local<'i64'>, t: Local<'i64'>, s: bigint, m: bigint): Stmt[] {
-  return [
-    t.set(i64.and(i64.xor(i64.shr_u(x, s), x), K(m))),
-    x.set(i64.xor(x, t, i64.shl(t, s))),
-  ];
+  return [t.set(i64.and(i64.xor(i64.shr_u(x, s), x), K(m))), x.set(i64.xor(x, t, i64.shl(t, s)))];
 }
 
 /** swapmove: bits of a at ~m << s exchanged with the bits of b at m (m the zero positions of bit s). */
 function swapMove(a: Local<'i64'>, b: Local<'i64'>, t: Local<'i64'>, s: bigint, m: bigint): Stmt[] {
-  return [
-    t.set(i64.and(i64.xor(i64.shr_u(a, s), b), K(m))),
-    b.set(i64.xor(b, t)),
-    a.set(i64.xor(a, i64.shl(t, s))),
-  ];
+  return [t.set(i64.and(i64.xor(i64.shr_u(a, s), b), K(m))), b.set(i64.xor(b, t)), a.set(i64.xor(a, i64.shl(t, s)))];
 }
 
 // In-word: [b0 r1 r0 i] → [r1 b0 r0 i] → [r1 r0 b0 i] (bit-address fields, high to low).
 const DS1 = [16n, 0x00000000ffff0000n] as const;
 const DS2 = [8n, 0x0000ff000000ff00n] as const;
-const SWAPS = [[1n, 0x5555555555555555n], [2n, 0x3333333333333333n], [4n, 0x0f0f0f0f0f0f0f0fn]] as const;
+const SWAPS = [
+  [1n, 0x5555555555555555n],
+  [2n, 0x3333333333333333n],
+  [4n, 0x0f0f0f0f0f0f0f0fn],
+] as const;
 
 /**
  * Columns → planes: w[4c1 + 2c0 + b1] = column c of block 2b1 (low half) ‖ of block 2b1 + 1
@@ -93,9 +87,12 @@ const wordOf = (c: number, b1: number) => 4 * (c >> 1) + 2 * (c & 1) + b1;
 function shiftRows(x: Local<'i64'>): Expr<'i64'> {
   return i64.or(
     i64.and(x, 0xffff),
-    i64.and(i64.shr_u(x, 2n), K(0x3f3f0000n)), i64.and(i64.shl(x, 6n), K(0xc0c00000n)),
-    i64.and(i64.shr_u(x, 4n), K(0x0f0f00000000n)), i64.and(i64.shl(x, 4n), K(0xf0f000000000n)),
-    i64.and(i64.shr_u(x, 6n), K(0x0303000000000000n)), i64.and(i64.shl(x, 2n), K(0xfcfc000000000000n)),
+    i64.and(i64.shr_u(x, 2n), K(0x3f3f0000n)),
+    i64.and(i64.shl(x, 6n), K(0xc0c00000n)),
+    i64.and(i64.shr_u(x, 4n), K(0x0f0f00000000n)),
+    i64.and(i64.shl(x, 4n), K(0xf0f000000000n)),
+    i64.and(i64.shr_u(x, 6n), K(0x0303000000000000n)),
+    i64.and(i64.shl(x, 2n), K(0xfcfc000000000000n)),
   );
 }
 
@@ -106,10 +103,19 @@ function shiftRows(x: Local<'i64'>): Expr<'i64'> {
 export function aes8ScalarFunc(): Func {
   const f = new Func('aes8', { rk: 'i32', nr: 'i32', buf: 'i32' });
   const { rk, nr, buf } = f.p;
-  const s = f.locals('i64', Array.from({ length: 8 }, (_, i) => `s${i}`));
+  const s = f.locals(
+    'i64',
+    Array.from({ length: 8 }, (_, i) => `s${i}`),
+  );
   const t = f.i64('t');
-  const br = f.locals('i64', Array.from({ length: 8 }, (_, i) => `br${i}`));
-  const bt = f.locals('i64', Array.from({ length: 8 }, (_, i) => `bt${i}`));
+  const br = f.locals(
+    'i64',
+    Array.from({ length: 8 }, (_, i) => `br${i}`),
+  );
+  const bt = f.locals(
+    'i64',
+    Array.from({ length: 8 }, (_, i) => `bt${i}`),
+  );
   const q = circuitLocals(f, 'i64', 'q');
   const [i, p, h, src] = f.locals('i32', ['i', 'p', 'h', 'src']);
   const U = s.map((_, j) => s[7 - j]);
@@ -118,7 +124,8 @@ export function aes8ScalarFunc(): Func {
   const col = (c: number, b: number) => i64.load32_u(src, 16 * b + 4 * c);
   f.emit(
     h.set(0),
-    loop(half,
+    loop(
+      half,
       src.set(i32.add(buf, i32.shl(h, 6))),
       comment('four blocks -> eight planes'),
       [0, 1, 2, 3].flatMap((c) => [0, 1].map((b1) => s[wordOf(c, b1)].set(i64.or(col(c, 2 * b1), i64.shl(col(c, 2 * b1 + 1), 32n))))),
@@ -126,7 +133,8 @@ export function aes8ScalarFunc(): Func {
       p.set(rk),
       ark(p),
       i.set(1),
-      loop(round,
+      loop(
+        round,
         p.set(i32.add(p, 64)),
         comment('SubBytes'),
         circuit('i64', U, U, q),
@@ -145,10 +153,12 @@ export function aes8ScalarFunc(): Func {
       ark(p),
       comment('planes -> blocks'),
       fromPlanes(s, t),
-      [0, 1, 2, 3].flatMap((c) => [0, 1].flatMap((b1) => {
-        const w = s[wordOf(c, b1)];
-        return [i64.store32(src, w, 16 * (2 * b1) + 4 * c), i64.store32(src, i64.shr_u(w, 32n), 16 * (2 * b1 + 1) + 4 * c)];
-      })),
+      [0, 1, 2, 3].flatMap((c) =>
+        [0, 1].flatMap((b1) => {
+          const w = s[wordOf(c, b1)];
+          return [i64.store32(src, w, 16 * (2 * b1) + 4 * c), i64.store32(src, i64.shr_u(w, 32n), 16 * (2 * b1 + 1) + 4 * c)];
+        }),
+      ),
       br_if(half, i32.lt_u(h.tee(i32.add(h, 1)), 2)),
     ),
   );
@@ -159,7 +169,10 @@ export function aes8ScalarFunc(): Func {
 export function sub4Func(): Func {
   const f = new Func('sub4', { x: 'i32' }, { results: ['i32'] });
   const x = f.p.x;
-  const u = f.locals('i32', Array.from({ length: 8 }, (_, i) => `u${i}`));
+  const u = f.locals(
+    'i32',
+    Array.from({ length: 8 }, (_, i) => `u${i}`),
+  );
   const k = circuitLocals(f, 'i32', 'k');
   f.emit(
     comment('U_j = bit 7 - j of each byte, in bit 0 of the byte'),
@@ -180,7 +193,10 @@ export function expandScalarFunc(nk: 4 | 6 | 8, sub4: Func, flags: AesFlags = {}
   const f = new Func(`expand${nk}`, { rk: 'i32', key: 'i32', tmp: 'i32' });
   const { rk, key, tmp } = f.p;
   const w = f.i32('w');
-  const s = f.locals('i64', Array.from({ length: 8 }, (_, i) => `s${i}`));
+  const s = f.locals(
+    'i64',
+    Array.from({ length: 8 }, (_, i) => `s${i}`),
+  );
   const [t, inv] = f.locals('i64', ['t', 'inv']);
   const [r, src, dst] = f.locals('i32', ['r', 'src', 'dst']);
   const nr = nk + 6;
@@ -204,8 +220,11 @@ export function expandScalarFunc(nk: 4 | 6 | 8, sub4: Func, flags: AesFlags = {}
   const col = (c: number) => i64.load32_u(src, 4 * c);
   f.emit(
     comment('bitslice each round key: the same key in all four block positions'),
-    r.set(0), src.set(tmp), dst.set(rk),
-    loop(next,
+    r.set(0),
+    src.set(tmp),
+    dst.set(rk),
+    loop(
+      next,
       [0, 1, 2, 3].flatMap((c) => [0, 1].map((b1) => s[wordOf(c, b1)].set(i64.or(col(c), i64.shl(col(c), 32n))))),
       toPlanes(s, t),
       comment('0x63 = bits 0, 1, 5, 6: those words inverted from round 1 on'),

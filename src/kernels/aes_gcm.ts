@@ -85,12 +85,7 @@ function hashStitch(kind: 'ghash' | 'polyval', flags: Gf128Flags): Aes8Stitch {
           p.set(i32.add(i32.add(gf, i32.mul(hn, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
         ],
         weave: weaveGhash(f, g, kind === 'ghash', core.round),
-        afterRounds: [
-          if_(hn, [
-            ...g.reduce(),
-            v128.store(IO.state, domain(i64x2.replace_lane(i64x2.splat(g.r0), 1, g.r1))),
-          ]),
-        ],
+        afterRounds: [if_(hn, [...g.reduce(), v128.store(IO.state, domain(i64x2.replace_lane(i64x2.splat(g.r0), 1, g.r1)))])],
       };
     },
   };
@@ -112,19 +107,15 @@ function ecbExport(aes8: Func): Func {
   const scalar = target() !== 'simd';
   const copy = (from: typeof src, to: typeof src) => {
     const c = label('c');
-    return [
-      j.set(0),
-      loop(c,
-        scalar ? copy16(i32.add(to, j), i32.add(from, j)) : v128.store(i32.add(to, j), v128.load(i32.add(from, j))),
-        br_if(c, i32.lt_u(j.tee(i32.add(j, 16)), bytes)),
-      ),
-    ];
+    return [j.set(0), loop(c, scalar ? copy16(i32.add(to, j), i32.add(from, j)) : v128.store(i32.add(to, j), v128.load(i32.add(from, j))), br_if(c, i32.lt_u(j.tee(i32.add(j, 16)), bytes)))];
   };
   const [done, group] = [label('done'), label('group')];
   f.emit(
     ks.set(IO.ks),
-    block(done,
-      loop(group,
+    block(
+      done,
+      loop(
+        group,
         br_if(done, i32.eqz(n)),
         bytes.set(i32.shl(select(n, 8, i32.lt_u(n, 8)), 4)),
         copy(src, ks),
@@ -163,9 +154,7 @@ function sivInitExport(aes8: Func, gfInit: Func, expand4: Func, expand8: Func): 
     call(gfInit, i32.add(slot, AES_SLOT.sivGf), 0),
     comment('the encryption key: first halves of blocks 2, 3 (and 4, 5)'),
     [2, 3, 4, 5].map((i) => i64.store(IO.keys, take(i), 8 * (i - 2))),
-    if_(i32.eq(nr, 10),
-      [call(expand4, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)],
-      [call(expand8, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)]),
+    if_(i32.eq(nr, 10), [call(expand4, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)], [call(expand8, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)]),
     memory.fill(IO.keys, 0, 32),
     memory.fill(IO.ks, 0, 128),
     nb.set(v128.zero()),
@@ -222,9 +211,7 @@ function sivInitScalar(aes8: Func, gfInit: Func, expand4: Func, expand8: Func): 
     call(gfInit, i32.add(slot, AES_SLOT.sivGf), 0),
     comment('the encryption key: first halves of blocks 2, 3 (and 4, 5)'),
     [2, 3, 4, 5].map((i) => i64.store(IO.keys, take(i), 8 * (i - 2))),
-    if_(i32.eq(nr, 10),
-      [call(expand4, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)],
-      [call(expand8, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)]),
+    if_(i32.eq(nr, 10), [call(expand4, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)], [call(expand8, i32.add(slot, AES_SLOT.sivRk), IO.keys, IO.tmp)]),
     memory.fill(IO.keys, 0, 32),
     memory.fill(IO.ks, 0, 128),
     n0.set(0),
@@ -243,11 +230,7 @@ function sivTagScalar(aes8: Func, polyval: Func, flags: AesGcmFlags): Func {
     call(polyval, i32.add(slot, AES_SLOT.sivGf), IO.state, IO.lengths, 1, 1),
     s0.set(i64.load(IO.state)),
     s1.set(i64.load(IO.state, 8)),
-    flags.sivSkipNonceXor ? [] : [
-      comment('S ⊕ (nonce ‖ 0^32)'),
-      s0.set(i64.xor(s0, i64.load(IO.nonce))),
-      s1.set(i64.xor(s1, i64.load32_u(IO.nonce, 8))),
-    ],
+    flags.sivSkipNonceXor ? [] : [comment('S ⊕ (nonce ‖ 0^32)'), s0.set(i64.xor(s0, i64.load(IO.nonce))), s1.set(i64.xor(s1, i64.load32_u(IO.nonce, 8)))],
     comment('clear the most significant bit of the last byte'),
     i64.store(IO.ks, s0),
     i64.store(IO.ks, i64.and(s1, i64.const(0x7fffffffffffffffn, true)), 8),
@@ -274,13 +257,28 @@ function generateAesGcmScalar(flags: AesGcmFlags): GeneratedKernel {
   const sivOpen = ctrLoop('siv_open_x', 'siv', { fn: gf.polyval, order: 'after' }, cipher);
   /** the SIMD module's stitched siv_open_s: here the same loop as siv_open_x */
   const sivOpenS = ctrLoop('siv_open_s', 'siv', { fn: gf.polyval, order: 'after' }, cipher);
-  const m = new Module('aes').memory(2).add(
-    sub4, expand[4], expand[6], expand[8], aes8,
-    expandExport(expand), ecbExport(aes8),
-    gcm.seal, gcm.open, sivCtr, sivOpen, sivOpenS, gcm.lengths, gcm.finish, gcm.oneshot,
-    sivInitScalar(aes8, gf.init, expand[4], expand[8]), sivTagScalar(aes8, gf.polyval, flags),
-    gf.functions,
-  );
+  const m = new Module('aes')
+    .memory(2)
+    .add(
+      sub4,
+      expand[4],
+      expand[6],
+      expand[8],
+      aes8,
+      expandExport(expand),
+      ecbExport(aes8),
+      gcm.seal,
+      gcm.open,
+      sivCtr,
+      sivOpen,
+      sivOpenS,
+      gcm.lengths,
+      gcm.finish,
+      gcm.oneshot,
+      sivInitScalar(aes8, gf.init, expand[4], expand[8]),
+      sivTagScalar(aes8, gf.polyval, flags),
+      gf.functions,
+    );
   if (flags.leakyTagCompare) m.add(tagEqVt());
   m.header.push(`AES (bitsliced on i64, four blocks in eight words), GCM and GCM-SIV mode loops, GF(2^128) (multiplication with holes on i64), constant time; target ${target()}.`);
   return kernel(m);
@@ -290,15 +288,9 @@ function tagEqVt(): Func {
   const f = new Func('gcm_tag_eq_vt', { a: 'i32', b: 'i32', n: 'i32' }, { export: true, public: ['a', 'b', 'n'], results: ['i32'] });
   const { a, b, n } = f.p;
   const i = f.i32('i');
-  const done = label('done'), next = label('next');
-  f.emit(
-    block(done, loop(next,
-      br_if(done, i32.ge_u(i, n)),
-      if_(i32.ne(i32.load8_u(i32.add(a, i)), i32.load8_u(i32.add(b, i))), [ret(i32.const(0))]),
-      i.set(i32.add(i, 1)),
-      br(next))),
-    ret(i32.const(1)),
-  );
+  const done = label('done'),
+    next = label('next');
+  f.emit(block(done, loop(next, br_if(done, i32.ge_u(i, n)), if_(i32.ne(i32.load8_u(i32.add(a, i)), i32.load8_u(i32.add(b, i))), [ret(i32.const(0))]), i.set(i32.add(i, 1)), br(next))), ret(i32.const(1)));
   return f;
 }
 
@@ -316,17 +308,32 @@ export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
   const sivOpen = ctrLoop('siv_open_x', 'siv', { fn: gf.polyval, order: 'after' }, cipher);
   /** siv_open_x with POLYVAL stitched into the rounds (needs the powers) */
   const sivOpenStitched = ctrLoop('siv_open_s', 'siv', { fn: gf.polyval, order: 'after' }, cipher, aes8Polyval);
-  const m = new Module('aes').memory(2).add(
-    sub16, expand[4], expand[6], expand[8], aes8, aes8Ghash, aes8Polyval,
-    expandExport(expand), ecbExport(aes8),
-    gcm.seal, gcm.open, sivCtr, sivOpen, sivOpenStitched, gcm.lengths, gcm.finish, gcm.oneshot,
-    sivInitExport(aes8, gf.init, expand[4], expand[8]), sivTagExport(aes8, gf.polyval, flags),
-    gf.functions,
-  );
+  const m = new Module('aes')
+    .memory(2)
+    .add(
+      sub16,
+      expand[4],
+      expand[6],
+      expand[8],
+      aes8,
+      aes8Ghash,
+      aes8Polyval,
+      expandExport(expand),
+      ecbExport(aes8),
+      gcm.seal,
+      gcm.open,
+      sivCtr,
+      sivOpen,
+      sivOpenStitched,
+      gcm.lengths,
+      gcm.finish,
+      gcm.oneshot,
+      sivInitExport(aes8, gf.init, expand[4], expand[8]),
+      sivTagExport(aes8, gf.polyval, flags),
+      gf.functions,
+    );
   if (flags.leakyTagCompare) m.add(tagEqVt());
-  m.header.push(
-    'AES (bitsliced, SIMD128), GCM and GCM-SIV mode loops, GF(2^128) (multiplication with holes), constant time.',
-  );
+  m.header.push('AES (bitsliced, SIMD128), GCM and GCM-SIV mode loops, GF(2^128) (multiplication with holes), constant time.');
   return kernel(m);
 }
 

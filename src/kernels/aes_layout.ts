@@ -19,4 +19,3 @@ export const AES_SLOT = {
   /** GCM-SIV: per-nonce POLYVAL key and tables (gf128 slot layout) */
   sivGf: 6144,
 } as const;
-

@@ -31,7 +31,6 @@ export interface ChachaFlags extends PolyFlags {
   counterSkips?: boolean;
   /** the scalar one-block tail uses the next block's counter */
   tailCounterOff?: boolean;
-
 }
 
 /** The IO-area layout the one-call AEAD functions use (src/mac/poly1305.ts, IO). */
@@ -46,7 +45,6 @@ export const PIN = 960;
  * the key pass for 192 bytes, are as fast). */
 export const FUSED_MIN = 4096;
 export const CHACHA_POLY_STATE_SIZE = POLY_STATE_SIZE;
-
 
 const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
 
@@ -102,13 +100,16 @@ class ChachaState {
     const v = this.v;
     const add = (x: number, y: number) => qs.forEach((q) => out.push(v[q[x]].set(i32x4.add(v[q[x]], v[q[y]]))));
     const xorSwz = (x: number, y: number, pat: Local<'v128'>) => qs.forEach((q) => out.push(v[q[x]].set(i8x16.swizzle(v128.xor(v[q[x]], v[q[y]]), pat))));
-    const xorRot = (x: number, y: number, r: number) =>
-      qs.forEach((q) => out.push(v[q[x]].set(v128.or(i32x4.shl(this.t.tee(v128.xor(v[q[x]], v[q[y]])), r), i32x4.shr_u(this.t, 32 - r)))));
+    const xorRot = (x: number, y: number, r: number) => qs.forEach((q) => out.push(v[q[x]].set(v128.or(i32x4.shl(this.t.tee(v128.xor(v[q[x]], v[q[y]])), r), i32x4.shr_u(this.t, 32 - r)))));
     // (a, b, c, d) = (0, 1, 2, 3)
-    add(0, 1); xorSwz(3, 0, this.rot16);
-    add(2, 3); xorRot(1, 2, 12);
-    add(0, 1); xorSwz(3, 0, this.rot8);
-    add(2, 3); xorRot(1, 2, 7);
+    add(0, 1);
+    xorSwz(3, 0, this.rot16);
+    add(2, 3);
+    xorRot(1, 2, 12);
+    add(0, 1);
+    xorSwz(3, 0, this.rot8);
+    add(2, 3);
+    xorRot(1, 2, 7);
     qs.forEach((q, i) => out.push(v128.store(PIN, v[q[1]], 16 * i)));
     return out;
   }
@@ -116,11 +117,7 @@ class ChachaState {
   /** Twenty rounds (a loop of ten double rounds), then the feed-forward. */
   rounds(): Stmt[] {
     const lp = label('dround');
-    return [
-      this.i.set(10),
-      loop(lp, this.quarter4(COLS), this.quarter4(DIAGS), br_if(lp, this.i.tee(i32.sub(this.i, 1)))),
-      ...this.feedForward(),
-    ];
+    return [this.i.set(10), loop(lp, this.quarter4(COLS), this.quarter4(DIAGS), br_if(lp, this.i.tee(i32.sub(this.i, 1)))), ...this.feedForward()];
   }
 
   /** Twenty rounds unrolled, without the feed-forward (for stitching). */
@@ -146,13 +143,13 @@ class ChachaState {
     const out: Stmt[] = [];
     for (let j = 0; j < 4; j++) {
       const [a, b, c, d] = [4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3].map((w) => this.v[w]);
-      out.push(
-        u0.set(i8x16.shuffle(a, b, LO32)),
-        u1.set(i8x16.shuffle(c, d, LO32)),
-        u2.set(i8x16.shuffle(a, b, HI32)),
-        u3.set(i8x16.shuffle(c, d, HI32)),
-      );
-      const blocks: [Local<'v128'>, Local<'v128'>, readonly number[], number][] = [[u0, u1, LO64, 0], [u0, u1, HI64, 1], [u2, u3, LO64, 2], [u2, u3, HI64, 3]];
+      out.push(u0.set(i8x16.shuffle(a, b, LO32)), u1.set(i8x16.shuffle(c, d, LO32)), u2.set(i8x16.shuffle(a, b, HI32)), u3.set(i8x16.shuffle(c, d, HI32)));
+      const blocks: [Local<'v128'>, Local<'v128'>, readonly number[], number][] = [
+        [u0, u1, LO64, 0],
+        [u0, u1, HI64, 1],
+        [u2, u3, LO64, 2],
+        [u2, u3, HI64, 3],
+      ];
       for (const [x, y, pat, k] of blocks) {
         const off = 64 * k + 16 * j;
         const ks = i8x16.shuffle(x, y, pat);
@@ -163,8 +160,18 @@ class ChachaState {
   }
 }
 
-const COLS = [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]];
-const DIAGS = [[0, 5, 10, 15], [1, 6, 11, 12], [2, 7, 8, 13], [3, 4, 9, 14]];
+const COLS = [
+  [0, 4, 8, 12],
+  [1, 5, 9, 13],
+  [2, 6, 10, 14],
+  [3, 7, 11, 15],
+];
+const DIAGS = [
+  [0, 5, 10, 15],
+  [1, 6, 11, 12],
+  [2, 7, 8, 13],
+  [3, 4, 9, 14],
+];
 
 /**
  * Interleave two independent straight-line sequences statement by statement, spreading b
@@ -190,7 +197,10 @@ function scalarRounds(f: Func): { x: Local<'i32'>[]; doubleRounds: Stmt[] } {
   const sqr = (a: number, b: number, c: number, d: number): Stmt[] => {
     const o: Stmt[] = [];
     const step = (p: number, q: number, r: number, rot: number) => o.push(x[p].set(i32.add(x[p], x[q])), x[r].set(i32.rotl(i32.xor(x[r], x[p]), rot)));
-    step(a, b, d, 16); step(c, d, b, 12); step(a, b, d, 8); step(c, d, b, 7);
+    step(a, b, d, 16);
+    step(c, d, b, 12);
+    step(a, b, d, 8);
+    step(c, d, b, 7);
     return o;
   };
   // the 20 rounds as ten column+diagonal double rounds in a loop
@@ -199,7 +209,12 @@ function scalarRounds(f: Func): { x: Local<'i32'>[]; doubleRounds: Stmt[] } {
     x,
     doubleRounds: [
       i.set(10),
-      loop(lp, COLS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])), DIAGS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])), br_if(lp, i.tee(i32.sub(i, 1)))),
+      loop(
+        lp,
+        COLS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
+        DIAGS.flatMap((q) => sqr(q[0], q[1], q[2], q[3])),
+        br_if(lp, i.tee(i32.sub(i, 1))),
+      ),
     ],
   };
 }
@@ -227,32 +242,23 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   // the simd target: whole 64-byte blocks on scalar i32 ($chacha_xor1), then the same tail.
   if (simd) {
     {
-      const f = chachaXor, { st, src, dst, len } = f.p;
+      const f = chachaXor,
+        { st, src, dst, len } = f.p;
       const S = new ChachaState(f);
       const [len0, off] = f.locals('i32', ['len0', 'off']);
       const [done, whole] = [label('whole_done'), label('whole')];
       const first = i32x4.extract_lane(S.ctr, 0);
       f.emit(
-        S.initConsts(), S.ctrInit(),
+        S.initConsts(),
+        S.ctrInit(),
         len0.set(len),
-        block(done,
-          loop(whole,
-            br_if(done, i32.lt_u(len, 256)),
-            S.loadState(), S.rounds(), S.output(true), S.ctrNext(flags),
-            src.set(i32.add(src, 256)),
-            dst.set(i32.add(dst, 256)),
-            len.set(i32.sub(len, 256)),
-            br(whole),
-          ),
-        ),
+        block(done, loop(whole, br_if(done, i32.lt_u(len, 256)), S.loadState(), S.rounds(), S.output(true), S.ctrNext(flags), src.set(i32.add(src, 256)), dst.set(i32.add(dst, 256)), len.set(i32.sub(len, 256)), br(whole))),
         if_(len, [
           comment('partial pass: keystream into KS (one scalar block up to 64 bytes, else a four-block'),
           comment('pass), then XOR 16 bytes at a time, then bytes'),
           off.set(dst),
           dst.set(KS_PTR),
-          if_(i32.le_u(len, 64),
-            [call(block1, st, flags.tailCounterOff ? i32.add(first, 1) : first, KS_PTR)],
-            [...S.loadState(), ...S.rounds(), ...S.output(false)]),
+          if_(i32.le_u(len, 64), [call(block1, st, flags.tailCounterOff ? i32.add(first, 1) : first, KS_PTR)], [...S.loadState(), ...S.rounds(), ...S.output(false)]),
           call(xorKs, src, off, KS_PTR, len),
         ]),
         comment('counter += blocks used'),
@@ -260,29 +266,15 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
       );
     }
   } else {
-    const f = chachaXor, { st, src, dst, len } = f.p;
+    const f = chachaXor,
+      { st, src, dst, len } = f.p;
     const [len0, off, ctr] = f.locals('i32', ['len0', 'off', 'ctr']);
     const [done, whole] = [label('whole_done'), label('whole')];
     f.emit(
       len0.set(len),
       ctr.set(i32.load(st, 48)),
-      block(done,
-        loop(whole,
-          br_if(done, i32.lt_u(len, 64)),
-          call(xor1, st, ctr, src, dst),
-          ctr.set(i32.add(ctr, flags.counterSkips ? 2 : 1)),
-          src.set(i32.add(src, 64)),
-          dst.set(i32.add(dst, 64)),
-          len.set(i32.sub(len, 64)),
-          br(whole),
-        ),
-      ),
-      if_(len, [
-        comment('partial block: keystream into KS, then XOR'),
-        call(block1, st, flags.tailCounterOff ? i32.add(ctr, 1) : ctr, KS_PTR),
-        off.set(dst),
-        call(xorKs, src, off, KS_PTR, len),
-      ]),
+      block(done, loop(whole, br_if(done, i32.lt_u(len, 64)), call(xor1, st, ctr, src, dst), ctr.set(i32.add(ctr, flags.counterSkips ? 2 : 1)), src.set(i32.add(src, 64)), dst.set(i32.add(dst, 64)), len.set(i32.sub(len, 64)), br(whole))),
+      if_(len, [comment('partial block: keystream into KS, then XOR'), call(block1, st, flags.tailCounterOff ? i32.add(ctr, 1) : ctr, KS_PTR), off.set(dst), call(xorKs, src, off, KS_PTR, len)]),
       comment('counter += blocks used'),
       i32.store(st, i32.add(i32.load(st, 48), i32.shr_u(i32.add(len0, 63), 6)), 48),
     );
@@ -291,30 +283,15 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   // $xor_ks(src, dst, ks, len): dst = src XOR ks over len bytes, 16 at a time (scalar: 4),
   // then bytes; nothing past len is written (the glue's zero padding after a message stays zero).
   {
-    const f = xorKs, { src, dst, ks: k, len } = f.p;
+    const f = xorKs,
+      { src, dst, ks: k, len } = f.p;
     const off = f.i32('off');
     const [vd, v, bd, b] = [label('v_done'), label('v'), label('b_done'), label('b')];
     const w = simd ? 16 : 4;
     const at = (p: Local<'i32'>) => i32.add(p, off);
     f.emit(
-      block(vd,
-        loop(v,
-          br_if(vd, i32.gt_u(i32.add(off, w), len)),
-          simd
-            ? v128.store(at(dst), v128.xor(v128.load(at(src)), v128.load(at(k))))
-            : i32.store(at(dst), i32.xor(i32.load(at(src)), i32.load(at(k)))),
-          off.set(i32.add(off, w)),
-          br(v),
-        ),
-      ),
-      block(bd,
-        loop(b,
-          br_if(bd, i32.ge_u(off, len)),
-          i32.store8(i32.add(dst, off), i32.xor(i32.load8_u(i32.add(src, off)), i32.load8_u(i32.add(k, off)))),
-          off.set(i32.add(off, 1)),
-          br(b),
-        ),
-      ),
+      block(vd, loop(v, br_if(vd, i32.gt_u(i32.add(off, w), len)), simd ? v128.store(at(dst), v128.xor(v128.load(at(src)), v128.load(at(k)))) : i32.store(at(dst), i32.xor(i32.load(at(src)), i32.load(at(k)))), off.set(i32.add(off, w)), br(v))),
+      block(bd, loop(b, br_if(bd, i32.ge_u(off, len)), i32.store8(i32.add(dst, off), i32.xor(i32.load8_u(i32.add(src, off)), i32.load8_u(i32.add(k, off)))), off.set(i32.add(off, 1)), br(b))),
     );
   }
 
@@ -327,13 +304,7 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     const { key, nonce, x, buf, ablocks, len, maxg, tag } = f.p;
     const [msg, big, rest, tail] = f.locals('i32', ['msg', 'big', 'rest', 'tail']);
     // the first 192 bytes with blocks 1–3 of the key pass, the rest from block 4
-    const xor = [
-      call(xorKs, msg, msg, KS_PTR + 64, select(len, 192, i32.lt_u(len, 192))),
-      if_(i32.gt_u(len, 192), [
-        i32.store(ST, 4, 48),
-        call(chachaXor, ST, i32.add(msg, 192), i32.add(msg, 192), i32.sub(len, 192)),
-      ]),
-    ];
+    const xor = [call(xorKs, msg, msg, KS_PTR + 64, select(len, 192, i32.lt_u(len, 192))), if_(i32.gt_u(len, 192), [i32.store(ST, 4, 48), call(chachaXor, ST, i32.add(msg, 192), i32.add(msg, 192), i32.sub(len, 192))])];
     const mac = [call(poly.blocks, POLY, buf, i32.add(i32.add(ablocks, i32.shr_u(i32.add(len, 15), 4)), 1), maxg, 1)];
     // From FUSED_MIN bytes on, the message's whole 256-byte passes go through the fused pass
     // (aead_seal / aead_open) and only the rest and the lengths block are MACed separately.
@@ -344,9 +315,7 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
       tail.set(i32.add(msg, big)),
       call(poly.blocks, POLY, buf, ablocks, maxg, 1),
       call(isSeal ? seal : open, ST, POLY, msg, msg, big, maxg),
-      ...(isSeal
-        ? [call(chachaXor, ST, tail, tail, rest), call(poly.blocks, POLY, tail, blocks(rest), maxg, 1)]
-        : [call(poly.blocks, POLY, tail, blocks(rest), maxg, 1), call(chachaXor, ST, tail, tail, rest)]),
+      ...(isSeal ? [call(chachaXor, ST, tail, tail, rest), call(poly.blocks, POLY, tail, blocks(rest), maxg, 1)] : [call(poly.blocks, POLY, tail, blocks(rest), maxg, 1), call(chachaXor, ST, tail, tail, rest)]),
     ];
     f.emit(
       call(init, key, nonce, ST, POLY, x),
@@ -361,7 +330,8 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
 
   // hchacha20(key, nonce16, out): scalar rounds, words 0–3 and 12–15 out, no feed-forward.
   {
-    const f = hchacha, { key, nonce, out } = f.p;
+    const f = hchacha,
+      { key, nonce, out } = f.p;
     const { x, doubleRounds } = scalarRounds(f);
     f.emit(
       SIGMA.map((c, i) => x[i].set(c)),
@@ -375,7 +345,8 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   // $chacha_xor1(st, ctr, src, dst): 64 bytes at src XOR one block of keystream (counter word
   // ctr) into dst, on scalar i32 (the scalar targets' chacha20_xor).
   {
-    const f = xor1, { st, ctr, src, dst } = f.p;
+    const f = xor1,
+      { st, ctr, src, dst } = f.p;
     const { x, doubleRounds } = scalarRounds(f);
     const word = (w: number): Expr<'i32'> => (w === 12 ? ctr.get() : i32.load(st, 4 * w));
     f.emit(
@@ -389,7 +360,8 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
   // the counter word ctr, on scalar i32 like HChaCha20: for a partial pass of at most 64 bytes
   // it costs ~70 ns against ~180 ns for the four-block SIMD pass.
   {
-    const f = block1, { st, ctr, out } = f.p;
+    const f = block1,
+      { st, ctr, out } = f.p;
     const { x, doubleRounds } = scalarRounds(f);
     const word = (w: number): Expr<'i32'> => (w === 12 ? ctr.get() : i32.load(st, 4 * w));
     f.emit(
@@ -407,20 +379,13 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     init.emit(
       SIGMA.map((c, i) => i32.store(st, c, 4 * i)),
       i32.store(st, 0, 48),
-      if_(x, [
-        call(hchacha, key, nonce, i32.add(st, 16)),
-        i32.store(st, 0, 52),
-        i64.store(st, i64.load(nonce, 16), 56),
-      ], simd ? [
-        v128.store(st, v128.load(key, 0), 16),
-        v128.store(st, v128.load(key, 16), 32),
-        i32.store(st, i32.load(nonce, 0), 52),
-        i64.store(st, i64.load(nonce, 4), 56),
-      ] : [
-        ...[0, 8, 16, 24].map((o) => i64.store(st, i64.load(key, o), 16 + o)),
-        i32.store(st, i32.load(nonce, 0), 52),
-        i64.store(st, i64.load(nonce, 4), 56),
-      ]),
+      if_(
+        x,
+        [call(hchacha, key, nonce, i32.add(st, 16)), i32.store(st, 0, 52), i64.store(st, i64.load(nonce, 16), 56)],
+        simd
+          ? [v128.store(st, v128.load(key, 0), 16), v128.store(st, v128.load(key, 16), 32), i32.store(st, i32.load(nonce, 0), 52), i64.store(st, i64.load(nonce, 4), 56)]
+          : [...[0, 8, 16, 24].map((o) => i64.store(st, i64.load(key, o), 16 + o)), i32.store(st, i32.load(nonce, 0), 52), i64.store(st, i64.load(nonce, 4), 56)],
+      ),
       comment('block 0 (with blocks 1–3, unused) into KS; its first 32 bytes key Poly1305'),
       call(ks, st, KS_PTR),
       call(poly.init, p, KS_PTR),
@@ -440,9 +405,7 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     const { st, p, src, dst, len, maxg } = f.p;
     if (!simd) {
       // scalar targets: ChaCha20 then Poly1305 over the ciphertext (opening: the other order)
-      f.emit(if_(len, isSeal
-        ? [call(chachaXor, st, src, dst, len), call(poly.blocks, p, dst, i32.shr_u(len, 4), maxg, 1)]
-        : [call(poly.blocks, p, src, i32.shr_u(len, 4), maxg, 1), call(chachaXor, st, src, dst, len)]));
+      f.emit(if_(len, isSeal ? [call(chachaXor, st, src, dst, len), call(poly.blocks, p, dst, i32.shr_u(len, 4), maxg, 1)] : [call(poly.blocks, p, src, i32.shr_u(len, 4), maxg, 1), call(chachaXor, st, src, dst, len)]));
       return;
     }
     const S = new ChachaState(f);
@@ -454,18 +417,9 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
     const pin = (j: number): Stmt[] => [i64.store(PIN, P.d[4], 8 * j)];
     const carryPin = i64.store(PIN, P.h[1], 32);
     const mac = (addr: Local<'i32'>) => [0, 64, 128, 192].flatMap((o) => [...P.step4(addr, o, hib(), flags, pin), carryPin]);
-    const advance = [
-      src.set(i32.add(src, 256)),
-      dst.set(i32.add(dst, 256)),
-      ng.set(i32.add(ng, 1)),
-      len.set(i32.sub(len, 256)),
-    ];
+    const advance = [src.set(i32.add(src, 256)), dst.set(i32.add(dst, 256)), ng.set(i32.add(ng, 1)), len.set(i32.sub(len, 256))];
     // one pass: four ChaCha20 blocks with the Poly1305 steps over 256 bytes at macAddr stitched in
-    const pass = (macAddr: Local<'i32'>): Stmt[] => [
-      ...S.loadState(),
-      ...stitch(S.roundsUnrolled(), mac(macAddr)),
-      ...S.feedForward(), ...S.output(true), S.ctrNext(flags),
-    ];
+    const pass = (macAddr: Local<'i32'>): Stmt[] => [...S.loadState(), ...stitch(S.roundsUnrolled(), mac(macAddr)), ...S.feedForward(), ...S.output(true), S.ctrNext(flags)];
     // Sealing MACs the ciphertext of the pass before the previous one while computing this one
     // (the first two passes run as plain ChaCha20 through a call, the last two are MACed after
     // the loop by a call: code around the loop changes V8's register allocation inside it, and
@@ -482,28 +436,28 @@ export function generateChacha(flags: ChachaFlags = {}): GeneratedKernel {
           src.set(i32.add(src, 512)),
           dst.set(i32.add(dst, 512)),
           len.set(i32.sub(len, 512)),
-          ...S.initConsts(), S.ctrInit(), ...P.loadH(), ...P.loadR([1, 2, 3, 4]),
+          ...S.initConsts(),
+          S.ctrInit(),
+          ...P.loadH(),
+          ...P.loadR([1, 2, 3, 4]),
           passLoop(mp, [mp.set(i32.sub(dst, 512))]),
           ...P.store(),
           call(poly.blocks, p, i32.sub(dst, 512), 32, 4, 1),
         ]
       : [...S.initConsts(), S.ctrInit(), ...P.loadH(), ...P.loadR([1, 2, 3, 4]), passLoop(src, []), ...P.store()];
     f.emit(
-      if_(i32.and(i32.ge_u(maxg, 4), i32.ge_u(len, minLen)), [
-        ...fused,
-        i32.store(st, i32.add(i32.load(st, 48), i32.shl(ng, 2)), 48),
-      ]),
-      if_(len, isSeal
-        ? [call(chachaXor, st, src, dst, len), call(poly.blocks, p, dst, i32.shr_u(len, 4), maxg, 1)]
-        : [call(poly.blocks, p, src, i32.shr_u(len, 4), maxg, 1), call(chachaXor, st, src, dst, len)]),
+      if_(i32.and(i32.ge_u(maxg, 4), i32.ge_u(len, minLen)), [...fused, i32.store(st, i32.add(i32.load(st, 48), i32.shl(ng, 2)), 48)]),
+      if_(len, isSeal ? [call(chachaXor, st, src, dst, len), call(poly.blocks, p, dst, i32.shr_u(len, 4), maxg, 1)] : [call(poly.blocks, p, src, i32.shr_u(len, 4), maxg, 1), call(chachaXor, st, src, dst, len)]),
     );
   };
   aeadFn(seal, true);
   aeadFn(open, false);
 
   const m = new Module('chacha').memory(2).add(chachaXor, hchacha, block1, ...(simd ? [] : [xor1]), ks, xorKs, sealAll, openAll, init, seal, open, poly.functions);
-  m.header.push(simd
-    ? 'ChaCha20 (SIMD128, four blocks per pass), HChaCha20, Poly1305 (radix 2^26, r^1..r^4), fused AEAD passes.'
-    : `ChaCha20 (scalar, one block at a time), HChaCha20, Poly1305 (${target() === 'js' ? 'radix 2^13, one block per step' : 'radix 2^26, r^1..r^4'}); target ${target()}.`);
+  m.header.push(
+    simd
+      ? 'ChaCha20 (SIMD128, four blocks per pass), HChaCha20, Poly1305 (radix 2^26, r^1..r^4), fused AEAD passes.'
+      : `ChaCha20 (scalar, one block at a time), HChaCha20, Poly1305 (${target() === 'js' ? 'radix 2^13, one block per step' : 'radix 2^26, r^1..r^4'}); target ${target()}.`,
+  );
   return kernel(m);
 }

@@ -39,16 +39,22 @@ export function combLookup(ctx: EcContext, shape: ReturnType<typeof combShape>):
   lookupLocals(f, shape.Eb);
   f.emit(
     digitLines(f),
-    scanTable(f, shape.Eb, shape.ESa, 1, false, (ci, v) => v.type === 'v128'
-      ? [
-          v128.store(dst, i64x2.extend_low_i32x4_u(v as Local<'v128'>), 32 * ci),
-          v128.store(dst, i64x2.extend_high_i32x4_u(v as Local<'v128'>), 32 * ci + 16),
-        ]
-      : [
-          // two i32 limbs per i64 chunk (the scalar targets)
-          i64.store(dst, i64.extend_i32_u(i32.wrap_i64(v as Local<'i64'>)), 16 * ci),
-          i64.store(dst, i64.shr_u(v as Local<'i64'>, 32), 16 * ci + 8),
-        ], shape.ESa),
+    scanTable(
+      f,
+      shape.Eb,
+      shape.ESa,
+      1,
+      false,
+      (ci, v) =>
+        v.type === 'v128'
+          ? [v128.store(dst, i64x2.extend_low_i32x4_u(v as Local<'v128'>), 32 * ci), v128.store(dst, i64x2.extend_high_i32x4_u(v as Local<'v128'>), 32 * ci + 16)]
+          : [
+              // two i32 limbs per i64 chunk (the scalar targets)
+              i64.store(dst, i64.extend_i32_u(i32.wrap_i64(v as Local<'i64'>)), 16 * ci),
+              i64.store(dst, i64.shr_u(v as Local<'i64'>, 32), 16 * ci + 8),
+            ],
+      shape.ESa,
+    ),
     conditionalNegate(ctx, f),
   );
   ctx.ws.need(f, ctx.FE);
@@ -64,9 +70,15 @@ export function combFunctions(ctx: EcContext, g: GroupFunctions, recode: Func, l
   // B_(i+1) = 2^(wb·S)·B_i; batch-normalised to affine (one inversion per position).
   const baseTable = new Func('base_table', { tab: 'i32', ws: 'i32' });
   {
-    const f = baseTable, { tab, ws } = f.p;
+    const f = baseTable,
+      { tab, ws } = f.p;
     const [i, t, n] = f.locals('i32', ['i', 't', 'n']);
-    const ENT = 0, PRE = ENT + Eb * PTS, B = PRE + Eb * FE, INV = B + PTS, T1 = INV + FE, KID = T1 + FE;
+    const ENT = 0,
+      PRE = ENT + Eb * PTS,
+      B = PRE + Eb * FE,
+      INV = B + PTS,
+      T1 = INV + FE,
+      KID = T1 + FE;
     const w = (off: number) => at(ws, off);
     const ent = (j: number) => w(ENT + (j - 1) * PTS); // entry j, 1-based
     const pre = (j: number) => w(PRE + (j - 1) * FE);
@@ -78,7 +90,8 @@ export function combFunctions(ctx: EcContext, g: GroupFunctions, recode: Func, l
     for (let j = 2; j <= Eb; j++) body.push(call(fp.mul, pre(j), pre(j - 1), w(ENT + (j - 1) * PTS + 2 * FE)));
     body.push(call(fp.inv, w(INV), pre(Eb), w(KID)));
     for (let j = Eb; j >= 1; j--) {
-      if (j > 1) body.push(call(fp.mul, w(T1), w(INV), pre(j - 1)), call(fp.mul, w(INV), w(INV), w(ENT + (j - 1) * PTS + 2 * FE))); // 1/Z_j
+      if (j > 1)
+        body.push(call(fp.mul, w(T1), w(INV), pre(j - 1)), call(fp.mul, w(INV), w(INV), w(ENT + (j - 1) * PTS + 2 * FE))); // 1/Z_j
       else body.push(memory.copy(w(T1), w(INV), FE));
       body.push(call(fp.mul, ent(j), ent(j), w(T1)), call(fp.mul, w(ENT + (j - 1) * PTS + FE), w(ENT + (j - 1) * PTS + FE), w(T1)));
       for (let l = 0; l < 2 * L; l++) {
@@ -92,15 +105,7 @@ export function combFunctions(ctx: EcContext, g: GroupFunctions, recode: Func, l
       call(fp.setc('one'), w(B + 2 * FE)),
       i.set(P),
       t.set(tab),
-      loop(pos,
-        body,
-        t.set(i32.add(t, Eb * ESa)),
-        i.set(i32.sub(i, 1)),
-        if_(i32.eqz(i), [ret()]),
-        n.set(COMB_WINDOW * S),
-        loop(dbl, call(g.ptDbl, w(B), w(B), w(KID)), n.set(i32.sub(n, 1)), br_if(dbl, n)),
-        br(pos),
-      ),
+      loop(pos, body, t.set(i32.add(t, Eb * ESa)), i.set(i32.sub(i, 1)), if_(i32.eqz(i), [ret()]), n.set(COMB_WINDOW * S), loop(dbl, call(g.ptDbl, w(B), w(B), w(KID)), n.set(i32.sub(n, 1)), br_if(dbl, n)), br(pos)),
     );
     ctx.ws.need(f, KID, [g.ptAdd, g.ptDbl, fp.inv]);
   }
@@ -108,9 +113,14 @@ export function combFunctions(ctx: EcContext, g: GroupFunctions, recode: Func, l
   // ec_mul_base(r, k, tab, ws)
   const ecMulBase = new Func('ec_mul_base', { r: 'i32', k: 'i32', tab: 'i32', ws: 'i32' });
   {
-    const f = ecMulBase, { r, k, tab, ws } = f.p;
+    const f = ecMulBase,
+      { r, k, tab, ws } = f.p;
     const d = f.i64('d');
-    const DIG = 0, ACC = round16(8 * Db), T = ACC + PTS, NEW = T + 2 * ESa, KID2 = NEW + PTS;
+    const DIG = 0,
+      ACC = round16(8 * Db),
+      T = ACC + PTS,
+      NEW = T + 2 * ESa,
+      KID2 = NEW + PTS;
     const w = (off: number) => at(ws, off);
     f.emit(call(recode, w(DIG), k), call(g.ptIdentity, w(ACC)));
     for (let s = S - 1; s >= 0; s--) {

@@ -29,14 +29,14 @@ export function encodingFunctions(ctx: EcContext, ecMul: Func, ecMulBase: Func):
   const toAffine = new Func('to_affine', { outx: 'i32', outy: 'i32', pt: 'i32', ws: 'i32', wanty: 'i32' }, { results: ['i32'] });
   {
     const { outx, outy, pt, ws, wanty } = toAffine.p;
-    const ZI = 0, T = FE, KID = 2 * FE;
+    const ZI = 0,
+      T = FE,
+      KID = 2 * FE;
     const w = (o: number) => at(ws, o);
     toAffine.emit(
       call(fp.inv, w(ZI), at(pt, 2 * FE), w(KID)),
       // on the twisted curve (see ec_rcb_window.ts): 1/Z·Z⁻² for x, 1/Z·Z⁻³ for y
-      twist !== undefined
-        ? [call(fp.mulc('tzi2'), w(T), w(ZI)), call(fp.mulc('tzi3'), w(ZI), w(ZI)), call(fp.mul, w(T), pt, w(T))]
-        : [call(fp.mul, w(T), pt, w(ZI))],
+      twist !== undefined ? [call(fp.mulc('tzi2'), w(T), w(ZI)), call(fp.mulc('tzi3'), w(ZI), w(ZI)), call(fp.mul, w(T), pt, w(T))] : [call(fp.mul, w(T), pt, w(ZI))],
       call(fp.toBytes, outx, w(T)),
       if_(wanty, [call(fp.mul, w(T), at(pt, FE), w(ZI)), call(fp.toBytes, outy, w(T))]),
       i32.eqz(callv('i32', fp.isZero, at(pt, 2 * FE))),
@@ -63,7 +63,10 @@ export function encodingFunctions(ctx: EcContext, ecMul: Func, ecMulBase: Func):
   const checkPoint = new Func('check_point', { xy: 'i32', ws: 'i32' }, { results: ['i32'] });
   {
     const { xy, ws } = checkPoint.p;
-    const X = 0, Y = FE, R = 2 * FE, KID = 3 * FE;
+    const X = 0,
+      Y = FE,
+      R = 2 * FE,
+      KID = 3 * FE;
     const w = (o: number) => at(ws, o);
     checkPoint.emit(
       call(fp.fromBytes, w(X), xy),
@@ -80,7 +83,11 @@ export function encodingFunctions(ctx: EcContext, ecMul: Func, ecMulBase: Func):
   {
     const { outy, x, odd, ws } = decompress.p;
     const ok = decompress.i32('ok');
-    const X = 0, R = FE, Y = 2 * FE, NY = 3 * FE, KID = 4 * FE;
+    const X = 0,
+      R = FE,
+      Y = 2 * FE,
+      NY = 3 * FE,
+      KID = 4 * FE;
     const w = (o: number) => at(ws, o);
     decompress.emit(
       call(fp.fromBytes, w(X), x),
@@ -102,24 +109,20 @@ export function encodingFunctions(ctx: EcContext, ecMul: Func, ecMulBase: Func):
   const ecdh = new Func('ecdh', { out: 'i32', k: 'i32', xy: 'i32', ws: 'i32' }, { results: ['i32'] });
   {
     const { out, k, xy, ws } = ecdh.p;
-    const Q = 0, R = PTS, KID = 2 * PTS;
+    const Q = 0,
+      R = PTS,
+      KID = 2 * PTS;
     const w = (o: number) => at(ws, o);
-    ecdh.emit(
-      call(pointFromBytes, w(Q), xy),
-      call(ecMul, w(R), k, w(Q), w(KID)),
-      call(toAffine, out, out, w(R), w(KID), 0),
-    );
+    ecdh.emit(call(pointFromBytes, w(Q), xy), call(ecMul, w(R), k, w(Q), w(KID)), call(toAffine, out, out, w(R), w(KID), 0));
     ctx.ws.need(ecdh, KID, [ecMul, toAffine]);
   }
   // pubkey(out, k, tab, ws) → 1 unless k·G is the identity; out ← x ‖ y of k·G
   const pubkey = new Func('pubkey', { out: 'i32', k: 'i32', tab: 'i32', ws: 'i32' }, { results: ['i32'] });
   {
     const { out, k, tab, ws } = pubkey.p;
-    const R = 0, KID = PTS;
-    pubkey.emit(
-      call(ecMulBase, at(ws, R), k, tab, at(ws, KID)),
-      call(toAffine, out, i32.add(out, Lb), at(ws, R), at(ws, KID), 1),
-    );
+    const R = 0,
+      KID = PTS;
+    pubkey.emit(call(ecMulBase, at(ws, R), k, tab, at(ws, KID)), call(toAffine, out, i32.add(out, Lb), at(ws, R), at(ws, KID), 1));
     ctx.ws.need(pubkey, KID, [ecMulBase, toAffine]);
   }
   return { toAffine, rhs, pointFromBytes, checkPoint, decompress, scalarOk, ecdh, pubkey };

@@ -102,9 +102,12 @@ const OUTPUTS = ['X3', 'Y3', 'Z3'];
 /** The variables a step reads. */
 export function reads(s: Step): string[] {
   switch (s.op) {
-    case 'mulc': return [s.x];
-    case 'mul2': return [s.x, s.y, s.u, s.v];
-    default: return [s.x, s.y];
+    case 'mulc':
+      return [s.x];
+    case 'mul2':
+      return [s.x, s.y, s.u, s.v];
+    default:
+      return [s.x, s.y];
   }
 }
 
@@ -127,9 +130,14 @@ export function fuseProducts(steps: Step[]): Step[] {
     const r = (v: string) => name(v);
     let t: Step;
     switch (s.op) {
-      case 'mulc': t = { ...s, x: r(s.x) }; break;
-      case 'mul2': t = { ...s, x: r(s.x), y: r(s.y), u: r(s.u), v: r(s.v) }; break;
-      default: t = { ...s, x: r(s.x), y: r(s.y) };
+      case 'mulc':
+        t = { ...s, x: r(s.x) };
+        break;
+      case 'mul2':
+        t = { ...s, x: r(s.x), y: r(s.y), u: r(s.u), v: r(s.v) };
+        break;
+      default:
+        t = { ...s, x: r(s.x), y: r(s.y) };
     }
     const d = lastWrite.get(s.d) === i ? s.d : `v${i}`;
     cur.set(s.d, d);
@@ -146,9 +154,11 @@ export function fuseProducts(steps: Step[]): Step[] {
   const drop = new Set<number>();
   const out = ssa.map((s) => {
     if ((s.op !== 'add' && s.op !== 'sub') || s.x === s.y) return s;
-    const px = product(s.x), py = product(s.y);
+    const px = product(s.x),
+      py = product(s.y);
     if (px === undefined || py === undefined) return s;
-    const a = ssa[px], b = ssa[py];
+    const a = ssa[px],
+      b = ssa[py];
     if (a.op !== 'mul' || b.op !== 'mul') return s;
     drop.add(px).add(py);
     return { op: 'mul2', d: s.d, x: a.x, y: a.y, u: b.x, v: b.y, neg: s.op === 'sub' } as Step;
@@ -163,7 +173,9 @@ export function fuseProducts(steps: Step[]): Step[] {
  */
 export function allocateSlots(steps: Step[]): { slot: Map<string, number>; count: number } {
   const last = new Map<string, number>();
-  steps.forEach((s, i) => { for (const v of reads(s)) last.set(v, i); });
+  steps.forEach((s, i) => {
+    for (const v of reads(s)) last.set(v, i);
+  });
   const slot = new Map<string, number>(OUTPUTS.map((v, i) => [v, i]));
   const busy: boolean[] = [true, true, true];
   steps.forEach((s, i) => {
@@ -202,7 +214,8 @@ export function parseFormula(text: string): Step[] {
 export function withWrongCoefficient(steps: Step[]): Step[] {
   const out = steps.slice();
   for (let i = 1; i < out.length; i++) {
-    const prev = out[i - 1], s = out[i];
+    const prev = out[i - 1],
+      s = out[i];
     if (prev.op === 'add' && prev.x === prev.y && s.op === 'add' && s.x === prev.d && s.y === prev.x) {
       out[i] = { op: 'add', d: s.d, x: prev.d, y: prev.d };
       return out;

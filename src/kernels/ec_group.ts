@@ -39,8 +39,7 @@ function compile(ctx: EcContext, name: string, source: Step[], mixed: boolean): 
   const steps = fuse ? fuseProducts(source) : source;
   // fused programs are in single-assignment form and get slots by liveness; the programs as
   // written keep X3 Y3 Z3 in slots 0–2 and t0…t5 in 3–8
-  const { slot, count } = fuse ? allocateSlots(steps)
-    : { slot: new Map([...['X3', 'Y3', 'Z3'], ...Array.from({ length: 6 }, (_, i) => `t${i}`)].map((v, i) => [v, i])), count: 9 };
+  const { slot, count } = fuse ? allocateSlots(steps) : { slot: new Map([...['X3', 'Y3', 'Z3'], ...Array.from({ length: 6 }, (_, i) => `t${i}`)].map((v, i) => [v, i])), count: 9 };
   // the unreduced columns of a fused sum's second product (2L − 1 i64 ≤ 2·FE), after the slots
   const WIDE = () => at(ws, count * FE);
   const loc = (v: string) => {
@@ -56,13 +55,12 @@ function compile(ctx: EcContext, name: string, source: Step[], mixed: boolean): 
   const plan = planReductions(steps, Number(fp.R / c.p));
   const body: Stmt[] = steps.flatMap((s, i): Stmt[] => {
     switch (s.op) {
-      case 'mul': return [s.x === s.y ? call(fp.sqr, loc(s.d), loc(s.x)) : call(fp.mul, loc(s.d), loc(s.x), loc(s.y))];
+      case 'mul':
+        return [s.x === s.y ? call(fp.sqr, loc(s.d), loc(s.x)) : call(fp.mul, loc(s.d), loc(s.x), loc(s.y))];
       case 'mul2':
-        return [
-          call(fp.fusedMul(s.neg ? 'mulwn' : 'mulw'), WIDE(), loc(s.u), loc(s.v)),
-          call(fp.fusedMul('mul2w'), loc(s.d), loc(s.x), loc(s.y), WIDE()),
-        ];
-      case 'add': return [call(plan[i].lazy ? fp.addLazy : fp.add, loc(s.d), loc(s.x), loc(s.y))];
+        return [call(fp.fusedMul(s.neg ? 'mulwn' : 'mulw'), WIDE(), loc(s.u), loc(s.v)), call(fp.fusedMul('mul2w'), loc(s.d), loc(s.x), loc(s.y), WIDE())];
+      case 'add':
+        return [call(plan[i].lazy ? fp.addLazy : fp.add, loc(s.d), loc(s.x), loc(s.y))];
       case 'sub': {
         const k = plan[i].k;
         return [call(k ? fp.subLazy(k) : fp.sub, loc(s.d), loc(s.x), loc(s.y))];
@@ -75,7 +73,12 @@ function compile(ctx: EcContext, name: string, source: Step[], mixed: boolean): 
     }
   });
   f.emit(
-    comment(`${steps.map((s, i) => (s.op === 'add' || s.op === 'sub') && plan[i].lazy ? `${s.d}~` : '').filter(Boolean).join(' ')} lazy`),
+    comment(
+      `${steps
+        .map((s, i) => ((s.op === 'add' || s.op === 'sub') && plan[i].lazy ? `${s.d}~` : ''))
+        .filter(Boolean)
+        .join(' ')} lazy`,
+    ),
     body,
     memory.copy(r, ws, PT),
   );

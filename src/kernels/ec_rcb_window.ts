@@ -86,9 +86,11 @@ function fields(c: CurveParams, flags: EcFlags): { fp: FieldGen; fn: FieldGen; t
   // the curve itself.
   const twist = scalarTwist(c);
   if (twist !== undefined) {
-    const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
+    const z2 = (twist * twist) % c.p,
+      z3 = (z2 * twist) % c.p;
     const zi = modInv(twist, c.p);
-    const zi2 = (zi * zi) % c.p, zi3 = (zi2 * zi) % c.p;
+    const zi2 = (zi * zi) % c.p,
+      zi3 = (zi2 * zi) % c.p;
     fp.addConst({ name: 'tz2', value: z2 }, true);
     fp.addConst({ name: 'tz3', value: z3 }, true);
     fp.addConst({ name: 'tzi2', value: zi2 }, true);
@@ -103,7 +105,9 @@ function fields(c: CurveParams, flags: EcFlags): { fp: FieldGen; fn: FieldGen; t
 /** The module of curve c: its fields, group law, multiplications, encodings and ECDSA. */
 export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel & { layout: EcLayout } {
   const { fp, fn, twist } = fields(c, flags);
-  const L = fp.L, FE = fp.FE, PT = 3 * FE;
+  const L = fp.L,
+    FE = fp.FE,
+    PT = 3 * FE;
   const shape = curveShape(c.p, c.a);
   const gshape: CurveShape = twist === undefined ? shape : 'a=-3';
   const sqrt = sqrtFunction(fp); // may add a constant: before fieldFunctions(fp)
@@ -130,21 +134,41 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   if (wsSize > 65536) throw new Error(`${c.name}: work space ${wsSize} exceeds scratch`);
 
   const funcs: Func[] = [
-    group.ptAdd, group.ptMadd, group.ptDbl, group.ptCmov, group.ptIdentity,
-    recode, ...(recodeComb !== recode ? [recodeComb] : []),
-    lookup, lookupAff, ecMul, baseTable, ecMulBase,
-    enc.toAffine, enc.rhs, enc.pointFromBytes, enc.checkPoint, enc.decompress, enc.scalarOk, enc.ecdh, enc.pubkey,
+    group.ptAdd,
+    group.ptMadd,
+    group.ptDbl,
+    group.ptCmov,
+    group.ptIdentity,
+    recode,
+    ...(recodeComb !== recode ? [recodeComb] : []),
+    lookup,
+    lookupAff,
+    ecMul,
+    baseTable,
+    ecMulBase,
+    enc.toAffine,
+    enc.rhs,
+    enc.pointFromBytes,
+    enc.checkPoint,
+    enc.decompress,
+    enc.scalarOk,
+    enc.ecdh,
+    enc.pubkey,
     ...ecdsa.functions,
   ];
-  const exported = new Set<Func>([
-    group.ptAdd, group.ptDbl, ecMul, baseTable, ecMulBase,
-    enc.toAffine, enc.pointFromBytes, enc.checkPoint, enc.decompress, enc.scalarOk, enc.ecdh, enc.pubkey,
-    ...ecdsa.exported,
-  ]);
+  const exported = new Set<Func>([group.ptAdd, group.ptDbl, ecMul, baseTable, ecMulBase, enc.toAffine, enc.pointFromBytes, enc.checkPoint, enc.decompress, enc.scalarOk, enc.ecdh, enc.pubkey, ...ecdsa.exported]);
 
   const layout: EcLayout = {
-    FE, fieldBytes: fp.bytes, scalarBytes: fn.bytes, window: WINDOW, digits: D, combWindow: COMB_WINDOW,
-    combSpacing: comb.S, combPositions: comb.P, tableBytes: comb.tableBytes, wsSize,
+    FE,
+    fieldBytes: fp.bytes,
+    scalarBytes: fn.bytes,
+    window: WINDOW,
+    digits: D,
+    combWindow: COMB_WINDOW,
+    combSpacing: comb.S,
+    combPositions: comb.P,
+    tableBytes: comb.tableBytes,
+    wsSize,
   };
   const m = new Module(ecModuleName(c)).memory(2);
   for (const [k, v] of Object.entries({ FE, FIELD_BYTES: fp.bytes, SCALAR_BYTES: fn.bytes, WS_SIZE: wsSize, TABLE_BYTES: comb.tableBytes })) m.global(k, 'i32', v);

@@ -18,19 +18,21 @@ export function recodeFunc(fn: FieldGen, w: number, count: number): Func {
   const Ls = fn.bytes;
   f.emit(c.set(0));
   for (let t = 0; t < count; t++) {
-    const lo = w * t, hi = lo + w;
+    const lo = w * t,
+      hi = lo + w;
     const parts = [];
     for (let bi = Math.floor(lo / 8); bi * 8 < hi && bi < Ls; bi++) {
       const byte = i64.load8_u(k, Ls - 1 - bi);
       const sh = 8 * bi - lo;
       parts.push(sh >= 0 ? (sh ? i64.shl(byte, sh) : byte) : i64.shr_u(byte, -sh));
     }
-    const win = parts.length ? i64.and(parts.reduce((x, y) => i64.or(x, y)), (1 << w) - 1) : i64.const(0);
-    f.emit(
-      v.set(i64.add(win, c)),
-      c.set(i64.shr_u(i64.sub(1 << (w - 1), v), 63)),
-      i64.store(dst, i64.sub(v, i64.shl(c, w)), 8 * t),
-    );
+    const win = parts.length
+      ? i64.and(
+          parts.reduce((x, y) => i64.or(x, y)),
+          (1 << w) - 1,
+        )
+      : i64.const(0);
+    f.emit(v.set(i64.add(win, c)), c.set(i64.shr_u(i64.sub(1 << (w - 1), v), 63)), i64.store(dst, i64.sub(v, i64.shl(c, w)), 8 * t));
   }
   return f;
 }

@@ -21,8 +21,14 @@ function lookupLocals(f: Func, entries: number): void {
   const simd = target() === 'simd';
   f.locals('i64', ['d', 's']);
   if (simd) f.v128('vm');
-  f.locals('i64', Array.from({ length: entries }, (_, e) => `m${e}`));
-  f.locals(simd ? 'v128' : 'i64', Array.from({ length: 12 }, (_, i) => `x${i}`));
+  f.locals(
+    'i64',
+    Array.from({ length: entries }, (_, e) => `m${e}`),
+  );
+  f.locals(
+    simd ? 'v128' : 'i64',
+    Array.from({ length: 12 }, (_, i) => `x${i}`),
+  );
 }
 
 /** Bytes per chunk of a table scan: a v128 on the simd target, an i64 on the scalar ones. */
@@ -40,8 +46,7 @@ function digitLines(f: Func): Stmt[] {
  * result to `store` (a v128 local, or an i64 one on the scalar targets). Entry e holds digit
  * e + firstIndex.
  */
-export function scanTable(f: Func, entries: number, entryBytes: number, firstIndex: number, swap12: boolean,
-  store: (chunk: number, v: Local<'v128'> | Local<'i64'>) => Stmt[], scanBytes: number): Stmt[] {
+export function scanTable(f: Func, entries: number, entryBytes: number, firstIndex: number, swap12: boolean, store: (chunk: number, v: Local<'v128'> | Local<'i64'>) => Stmt[], scanBytes: number): Stmt[] {
   const simd = target() === 'simd';
   const CB = chunkBytes();
   const [d, tab] = [f.i64('d'), f.i32('tab')];
@@ -108,22 +113,23 @@ export function windowFunctions(ctx: EcContext, g: GroupFunctions, recode: Func,
   const ecMul = new Func('ec_mul', { r: 'i32', k: 'i32', pt: 'i32', ws: 'i32' });
   const { r, k, pt, ws } = ecMul.p;
   const dp = ecMul.i32('dp');
-  const DIG = 0, TAB = round16(8 * D), ACC = TAB + E * PTS, TMP = ACC + PTS, KID = TMP + PTS;
+  const DIG = 0,
+    TAB = round16(8 * D),
+    ACC = TAB + E * PTS,
+    TMP = ACC + PTS,
+    KID = TMP + PTS;
   const w = (off: number): Expr<'i32'> => at(ws, off);
   const win = label('win');
   const addDigit: Stmt[] = [call(lookup, w(TMP), w(TAB), dp, w(KID)), call(g.ptAdd, w(ACC), w(ACC), w(TMP), w(KID))];
   ecMul.emit(
     call(recode, w(DIG), k),
     call(g.ptIdentity, w(TAB)),
-    twist !== undefined
-      ? [call(fp.mulc('tz2'), w(TAB + PTS), pt), call(fp.mulc('tz3'), w(TAB + PTS + FE), at(pt, FE)), memory.copy(w(TAB + PTS + 2 * FE), at(pt, 2 * FE), FE)]
-      : [memory.copy(w(TAB + PTS), pt, PT)],
-    Array.from({ length: E - 2 }, (_, i) => i + 2).map((j) => (j % 2 === 0
-      ? call(g.ptDbl, w(TAB + j * PTS), w(TAB + (j / 2) * PTS), w(KID))
-      : call(g.ptAdd, w(TAB + j * PTS), w(TAB + (j - 1) * PTS), w(TAB + PTS), w(KID)))),
+    twist !== undefined ? [call(fp.mulc('tz2'), w(TAB + PTS), pt), call(fp.mulc('tz3'), w(TAB + PTS + FE), at(pt, FE)), memory.copy(w(TAB + PTS + 2 * FE), at(pt, 2 * FE), FE)] : [memory.copy(w(TAB + PTS), pt, PT)],
+    Array.from({ length: E - 2 }, (_, i) => i + 2).map((j) => (j % 2 === 0 ? call(g.ptDbl, w(TAB + j * PTS), w(TAB + (j / 2) * PTS), w(KID)) : call(g.ptAdd, w(TAB + j * PTS), w(TAB + (j - 1) * PTS), w(TAB + PTS), w(KID)))),
     call(lookup, w(ACC), w(TAB), w(DIG + 8 * (D - 1)), w(KID)),
     dp.set(w(DIG + 8 * (D - 2))),
-    loop(win,
+    loop(
+      win,
       Array.from({ length: WINDOW }, () => call(g.ptDbl, w(ACC), w(ACC), w(KID))),
       flags.skipZeroDigits ? [if_(i64.ne(i64.load(dp), 0), addDigit)] : addDigit,
       dp.set(i32.sub(dp, 8)),

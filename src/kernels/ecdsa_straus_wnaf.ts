@@ -40,7 +40,6 @@ const GT_CHUNK = 16;
 /** The functions declared variable-time (src/ct/vartime.ts lists them for every curve module). */
 export const ECDSA_VARTIME = ['ecdsa_verify', 'ecdsa_jadd_vt', 'ecdsa_jmadd_vt', 'ecdsa_wnaf', 'fn_inv_vt_raw', 'fp_inv_vt_raw'] as const;
 
-
 // Jacobian (X : Y : Z), x = X/Z², y = Y/Z³. Inputs X1 Y1 Z1 (and X2 Y2 [Z2]), outputs X3 Y3 Z3.
 const DBL: Record<CurveShape, string> = {
   // dbl-2001-b (a = −3) with Z3 = 2·Y·Z and 2γ shared by β and γ²: 4M + 4S, 12 sums
@@ -81,8 +80,7 @@ const ADD2 = `I = H+H; I = I*I; J = H*I; R = R+R; V = U1*I;
  * Which additions and subtractions may skip their reduction, for points whose coordinates may
  * carry a bound B (value < B·p) in and out — the generalisation of planReductions
 /** Carry chains a plan costs: two for a reduced sum, one for a lazy one (products not counted). */
-const chains = (steps: Step[], plan: { lazy: boolean }[]) =>
-  steps.reduce((n, s, i) => n + (s.op === 'add' || s.op === 'sub' ? (plan[i].lazy ? 1 : 2) : 0), 0);
+const chains = (steps: Step[], plan: { lazy: boolean }[]) => steps.reduce((n, s, i) => n + (s.op === 'add' || s.op === 'sub' ? (plan[i].lazy ? 1 : 2) : 0), 0);
 
 /**
  * Compiles straight-line steps into calls of the p-field kernels in f. X1 Y1 Z1 are read at p,
@@ -92,7 +90,11 @@ const chains = (steps: Step[], plan: { lazy: boolean }[]) =>
 function compile(fp: FieldGen, f: Func, steps: Step[], plan: { lazy: boolean; k: number }[], split = steps.length): { parts: [Stmt[], Stmt[]]; bytes: number; loc: (v: string) => Expr<'i32'> } {
   const FE = fp.FE;
   const ws = f.i32('ws');
-  const slots = new Map<string, number>([['X3', 0], ['Y3', FE], ['Z3', 2 * FE]]);
+  const slots = new Map<string, number>([
+    ['X3', 0],
+    ['Y3', FE],
+    ['Z3', 2 * FE],
+  ]);
   const loc = (v: string): Expr<'i32'> => {
     const m = /^([XYZ])([12])$/.exec(v);
     if (m) return at(f.i32(m[2] === '1' ? 'p' : 'q'), 'XYZ'.indexOf(m[1]) * FE);
@@ -102,8 +104,10 @@ function compile(fp: FieldGen, f: Func, steps: Step[], plan: { lazy: boolean; k:
   const lines = steps.map((s, i): Stmt => {
     const lazy = plan[i].lazy;
     switch (s.op) {
-      case 'mul': return s.x === s.y ? call(fp.sqr, loc(s.d), loc(s.x)) : call(fp.mul, loc(s.d), loc(s.x), loc(s.y));
-      case 'add': return call(lazy ? fp.addLazy : fp.add, loc(s.d), loc(s.x), loc(s.y));
+      case 'mul':
+        return s.x === s.y ? call(fp.sqr, loc(s.d), loc(s.x)) : call(fp.mul, loc(s.d), loc(s.x), loc(s.y));
+      case 'add':
+        return call(lazy ? fp.addLazy : fp.add, loc(s.d), loc(s.x), loc(s.y));
       case 'sub': {
         const k = lazy ? plan[i].k : 0;
         return call(k ? fp.subLazy(k) : fp.sub, loc(s.d), loc(s.x), loc(s.y));
@@ -149,12 +153,19 @@ export interface EcdsaDeps {
 
 /** What the ECDSA generators share: the context, the Jacobian formulas' curve shape, sizes. */
 interface Env {
-  c: EcContext['c']; fp: FieldGen; fn: FieldGen; PTS: number; flags: EcContext['flags'];
+  c: EcContext['c'];
+  fp: FieldGen;
+  fn: FieldGen;
+  PTS: number;
+  flags: EcContext['flags'];
   need: (f: Func, own: number, children?: Func[]) => number;
   /** Z of the a = −3 twist verification runs on (the Brainpool curves), else undefined */
   twist: bigint | undefined;
   shape: CurveShape;
-  FE: number; PT: number; Lb: number; Ls: number;
+  FE: number;
+  PT: number;
+  Lb: number;
+  Ls: number;
   /** wNAF digits: bits(n) + 1 */
   N: number;
 }
@@ -168,7 +179,8 @@ function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: 
   // whose plans need the fewest carry chains over a verification (weighted by how often each
   // formula runs). Larger moduli have room (R/p up to 2^30) for lazier sums.
   const dblSteps = parseFormula(DBL[shape]);
-  const add1 = parseFormula(ADD1), add2 = parseFormula(ADD2);
+  const add1 = parseFormula(ADD1),
+    add2 = parseFormula(ADD2);
   const addSteps = [...add1, ...add2];
   const madd1 = parseFormula(MADD1);
   const madd = { split: madd1.length, steps: [...madd1, ...parseFormula(MADD2)] };
@@ -203,21 +215,14 @@ function jacobianFunctions(env: Env): { jdbl: Func; jadd: Func; jmadd: Func; B: 
     // the bound of the value tested: the planner's output bound of the step that last wrote it
     // in the first part (H and R are written once, there)
     const isZero = (v: string) => {
-      const i = steps.slice(0, split).map((s) => s.d).lastIndexOf(v);
+      const i = steps
+        .slice(0, split)
+        .map((s) => s.d)
+        .lastIndexOf(v);
       if (i < 0) throw new Error(`${name}: ${v} is not written before the zero test`);
       return callv('i32', fp.isZeroLt(plan[i].out), a.loc(v));
     };
-    f.emit(
-      comment(`coordinates below ${B}p in and out`),
-      a.parts[0],
-      if_(isZero('H'), [
-        if_(isZero('R'), [call(jdbl, p, p, at(ws, kid)), ret(i32.const(0))]),
-        ret(i32.const(1)),
-      ]),
-      a.parts[1],
-      memory.copy(p, ws, PT),
-      i32.const(0),
-    );
+    f.emit(comment(`coordinates below ${B}p in and out`), a.parts[0], if_(isZero('H'), [if_(isZero('R'), [call(jdbl, p, p, at(ws, kid)), ret(i32.const(0))]), ret(i32.const(1))]), a.parts[1], memory.copy(p, ws, PT), i32.const(0));
     out.push(f);
     need(f, kid, [jdbl]);
     return f;
@@ -242,26 +247,25 @@ function wnafFunction(env: Env): Func {
   {
     const { dst, k, w } = wnaf.p;
     const [i, carry, word, t] = wnaf.locals('i32', ['i', 'carry', 'word', 't']);
-    const bit = (j: Expr<'i32'> | Local<'i32'>) =>
-      ifv('i32', i32.lt_u(j, 8 * Ls), [i32.and(i32.shr_u(i32.load8_u(i32.sub(at(k, Ls - 1), i32.shr_u(j, 3))), i32.and(j, 7)), 1)], [i32.const(0)]);
+    const bit = (j: Expr<'i32'> | Local<'i32'>) => ifv('i32', i32.lt_u(j, 8 * Ls), [i32.and(i32.shr_u(i32.load8_u(i32.sub(at(k, Ls - 1), i32.shr_u(j, 3))), i32.and(j, 7)), 1)], [i32.const(0)]);
     const [done, next, bits] = [label('done'), label('next'), label('bits')];
     wnaf.emit(
       memory.fill(dst, 0, N),
-      block(done, loop(next,
-        br_if(done, i32.ge_u(i, N)),
-        if_(i32.eq(bit(i), carry), [i.set(i32.add(i, 1)), br(next)]),
-        word.set(carry),
-        t.set(0),
-        loop(bits,
-          word.set(i32.add(word, i32.shl(bit(i32.add(i, t)), t))),
-          t.set(i32.add(t, 1)),
-          br_if(bits, i32.lt_u(t, w)),
+      block(
+        done,
+        loop(
+          next,
+          br_if(done, i32.ge_u(i, N)),
+          if_(i32.eq(bit(i), carry), [i.set(i32.add(i, 1)), br(next)]),
+          word.set(carry),
+          t.set(0),
+          loop(bits, word.set(i32.add(word, i32.shl(bit(i32.add(i, t)), t))), t.set(i32.add(t, 1)), br_if(bits, i32.lt_u(t, w))),
+          carry.set(i32.gt_u(word, i32.shl(1, i32.sub(w, 1)))),
+          i32.store8(i32.add(dst, i), i32.sub(word, i32.shl(carry, w))),
+          i.set(i32.add(i, w)),
+          br(next),
         ),
-        carry.set(i32.gt_u(word, i32.shl(1, i32.sub(w, 1)))),
-        i32.store8(i32.add(dst, i), i32.sub(word, i32.shl(carry, w))),
-        i.set(i32.add(i, w)),
-        br(next),
-      )),
+      ),
     );
     out.push(wnaf);
     need(wnaf, 0);
@@ -285,7 +289,12 @@ function gtableFunction(env: Env, jac: { jdbl: Func; jadd: Func }): Func {
     const { tab, ws } = f.p;
     const [e, j] = f.locals('i32', ['e', 'j']);
     const E = ECDSA_G_ENTRIES;
-    const D2 = 0, PRE = D2 + PTS, INV = PRE + GT_CHUNK * FE, ZI = INV + FE, Z2 = ZI + FE, KID = Z2 + FE;
+    const D2 = 0,
+      PRE = D2 + PTS,
+      INV = PRE + GT_CHUNK * FE,
+      ZI = INV + FE,
+      Z2 = ZI + FE,
+      KID = Z2 + FE;
     const w = (o: number) => at(ws, o);
     const ent = (t: number) => i32.add(e, t * PT); // entry t of the chunk at e
     const pre = (t: number) => w(PRE + t * FE);
@@ -296,40 +305,22 @@ function gtableFunction(env: Env, jac: { jdbl: Func; jadd: Func }): Func {
     for (let t = GT_CHUNK - 1; t >= 0; t--) {
       if (t > 0) norm.push(call(fp.mul, w(ZI), w(INV), pre(t - 1)), call(fp.mul, w(INV), w(INV), i32.add(ent(t), 2 * FE)));
       else norm.push(memory.copy(w(ZI), w(INV), FE));
-      norm.push(
-        call(fp.sqr, w(Z2), w(ZI)),
-        call(fp.mul, ent(t), ent(t), w(Z2)),
-        call(fp.mul, w(Z2), w(Z2), w(ZI)),
-        call(fp.mul, i32.add(ent(t), FE), i32.add(ent(t), FE), w(Z2)),
-      );
+      norm.push(call(fp.sqr, w(Z2), w(ZI)), call(fp.mul, ent(t), ent(t), w(Z2)), call(fp.mul, w(Z2), w(Z2), w(ZI)), call(fp.mul, i32.add(ent(t), FE), i32.add(ent(t), FE), w(Z2)));
     }
     f.emit(
-      call(fp.setc(twist ? 'tgx' : 'gx'), tab), call(fp.setc(twist ? 'tgy' : 'gy'), at(tab, FE)), call(fp.setc('one'), at(tab, 2 * FE)),
+      call(fp.setc(twist ? 'tgx' : 'gx'), tab),
+      call(fp.setc(twist ? 'tgy' : 'gy'), at(tab, FE)),
+      call(fp.setc('one'), at(tab, 2 * FE)),
       call(jdbl, w(D2), tab, w(KID)),
       e.set(tab),
       j.set(E - 1),
-      loop(mult,
-        memory.copy(i32.add(e, PT), e, PT),
-        drop(callv('i32', jadd, i32.add(e, PT), w(D2), w(KID))),
-        e.set(i32.add(e, PT)),
-        j.set(i32.sub(j, 1)),
-        br_if(mult, j),
-      ),
+      loop(mult, memory.copy(i32.add(e, PT), e, PT), drop(callv('i32', jadd, i32.add(e, PT), w(D2), w(KID))), e.set(i32.add(e, PT)), j.set(i32.sub(j, 1)), br_if(mult, j)),
       e.set(tab),
       j.set(E / GT_CHUNK),
-      loop(chunk,
-        norm,
-        e.set(i32.add(e, GT_CHUNK * PT)),
-        j.set(i32.sub(j, 1)),
-        br_if(chunk, j),
-      ),
+      loop(chunk, norm, e.set(i32.add(e, GT_CHUNK * PT)), j.set(i32.sub(j, 1)), br_if(chunk, j)),
       // pack: entry j from j·PT down to j·2FE (increasing j never overwrites an unread entry)
       j.set(1),
-      loop(pack,
-        memory.copy(i32.add(tab, i32.mul(j, 2 * FE)), i32.add(tab, i32.mul(j, PT)), 2 * FE),
-        j.set(i32.add(j, 1)),
-        br_if(pack, i32.lt_u(j, E)),
-      ),
+      loop(pack, memory.copy(i32.add(tab, i32.mul(j, 2 * FE)), i32.add(tab, i32.mul(j, PT)), 2 * FE), j.set(i32.add(j, 1)), br_if(pack, i32.lt_u(j, E))),
     );
     out.push(f);
     need(f, KID, [jdbl, jadd, fp.inv]);
@@ -344,7 +335,15 @@ function signFunctions(env: Env, deps: EcdsaDeps): Func[] {
   const out: Func[] = [];
   // ---- signing: ecdsa_sign(out, k, d, z, tab, ws) ---------------------------------------------
   {
-    const R = 0, XB = R + PTS, KM = XB + round16(Lb), KI = KM + FE, RM = KI + FE, DM = RM + FE, ZM = DM + FE, T = ZM + FE, KID = T + FE;
+    const R = 0,
+      XB = R + PTS,
+      KM = XB + round16(Lb),
+      KI = KM + FE,
+      RM = KI + FE,
+      DM = RM + FE,
+      ZM = DM + FE,
+      T = ZM + FE,
+      KID = T + FE;
     let invFn = fn.inv;
     if (flags.nonceInvModP) {
       const wrong = new Func('ecdsa_inv_wrong', { r: 'i32', a: 'i32', ws: 'i32' });
@@ -389,10 +388,29 @@ function verifyFunction(env: Env, deps: EcdsaDeps, jac: { jdbl: Func; jadd: Func
     need(fp.invVt, fp.invWorkspace);
     need(fn.invVt, fn.invWorkspace);
     fp.addConst({ name: 'ordn', value: c.n });
-    const RM = 0, SM = RM + FE, ZM = SM + FE, W = ZM + FE, U = W + FE, UB1 = U + FE, UB2 = UB1 + round16(Ls),
-      D1 = UB2 + round16(Ls), D2 = D1 + round16(N), QT = D2 + round16(N), ACC = QT + Q_ENTRIES * PTS,
-      TMP = ACC + PTS, ZZ = TMP + PTS, RP = ZZ + FE, T = RP + FE, ZERO = T + FE, XR = ZERO + FE,
-      QA = XR + FE, PRE = QA + Q_ENTRIES * 2 * FE, INV = PRE + Q_ENTRIES * FE, ZI = INV + FE, Z2 = ZI + FE, KID = Z2 + FE;
+    const RM = 0,
+      SM = RM + FE,
+      ZM = SM + FE,
+      W = ZM + FE,
+      U = W + FE,
+      UB1 = U + FE,
+      UB2 = UB1 + round16(Ls),
+      D1 = UB2 + round16(Ls),
+      D2 = D1 + round16(N),
+      QT = D2 + round16(N),
+      ACC = QT + Q_ENTRIES * PTS,
+      TMP = ACC + PTS,
+      ZZ = TMP + PTS,
+      RP = ZZ + FE,
+      T = RP + FE,
+      ZERO = T + FE,
+      XR = ZERO + FE,
+      QA = XR + FE,
+      PRE = QA + Q_ENTRIES * 2 * FE,
+      INV = PRE + Q_ENTRIES * FE,
+      ZI = INV + FE,
+      Z2 = ZI + FE,
+      KID = Z2 + FE;
     const f = new Func('ecdsa_verify', { rs: 'i32', z: 'i32', xy: 'i32', gtab: 'i32', ws: 'i32', alt: 'i32' }, { results: ['i32'] });
     const { rs, z, xy, gtab, ws, alt } = f.p;
     const [i, d, e, inf] = f.locals('i32', ['i', 'd', 'e', 'inf']);
@@ -427,12 +445,7 @@ function verifyFunction(env: Env, deps: EcdsaDeps, jac: { jdbl: Func; jadd: Func
     for (let t = Q_ENTRIES - 1; t >= 0; t--) {
       if (t > 0) f.emit(call(fp.mul, w(ZI), w(INV), pre(t - 1)), call(fp.mul, w(INV), w(INV), qj(t, 2 * FE)));
       else f.emit(memory.copy(w(ZI), w(INV), FE));
-      f.emit(
-        call(fp.sqr, w(Z2), w(ZI)),
-        call(fp.mul, w(QA + t * 2 * FE), qj(t), w(Z2)),
-        call(fp.mul, w(Z2), w(Z2), w(ZI)),
-        call(fp.mul, w(QA + t * 2 * FE + FE), qj(t, FE), w(Z2)),
-      );
+      f.emit(call(fp.sqr, w(Z2), w(ZI)), call(fp.mul, w(QA + t * 2 * FE), qj(t), w(Z2)), call(fp.mul, w(Z2), w(Z2), w(ZI)), call(fp.mul, w(QA + t * 2 * FE + FE), qj(t, FE), w(Z2)));
     }
     const digit = (D: number, tab: () => Expr<'i32'>, stride: number, bytes: number, madd: boolean): Stmt[] => [
       d.set(i32.load8_s(i32.add(w(D), i))),
@@ -440,16 +453,15 @@ function verifyFunction(env: Env, deps: EcdsaDeps, jac: { jdbl: Func; jadd: Func
         e.set(i32.mul(i32.shr_u(select(i32.sub(0, d), d, i32.lt_s(d, 0)), 1), stride)),
         memory.copy(w(TMP), i32.add(tab(), e), bytes),
         if_(i32.lt_s(d, 0), [call(fp.subLazy(B), w(TMP + FE), w(ZERO), w(TMP + FE))]),
-        if_(inf,
-          [memory.copy(w(ACC), w(TMP), bytes), ...(madd ? [call(fp.setc('one'), w(ACC + 2 * FE))] : []), inf.set(0)],
-          [inf.set(callv('i32', madd ? jmadd : jadd, w(ACC), w(TMP), w(KID)))]),
+        if_(inf, [memory.copy(w(ACC), w(TMP), bytes), ...(madd ? [call(fp.setc('one'), w(ACC + 2 * FE))] : []), inf.set(0)], [inf.set(callv('i32', madd ? jmadd : jadd, w(ACC), w(TMP), w(KID)))]),
       ]),
     ];
     const bit = label('bit');
     f.emit(
       inf.set(1),
       i.set(N - 1),
-      loop(bit,
+      loop(
+        bit,
         if_(i32.eqz(inf), [call(jdbl, w(ACC), w(ACC), w(KID))]),
         digit(D1, () => gtab.get(), 2 * FE, 2 * FE, true),
         digit(D2, () => w(QA), 2 * FE, 2 * FE, true),
@@ -488,13 +500,17 @@ export function ecdsaFunctions(ctx: EcContext, deps: EcdsaDeps): { functions: Fu
   const twist = ctx.shape === 'generic' ? twistToAm3(c.p, c.a) : undefined;
   const shape: CurveShape = twist === undefined ? ctx.shape : 'a=-3';
   if (twist !== undefined) {
-    const z2 = (twist * twist) % c.p, z3 = (z2 * twist) % c.p;
+    const z2 = (twist * twist) % c.p,
+      z3 = (z2 * twist) % c.p;
     fp.addConst({ name: 'tz2', value: z2 }, true);
     fp.addConst({ name: 'tz3', value: z3 }, true);
     fp.addConst({ name: 'tgx', value: (c.gx * z2) % c.p });
     fp.addConst({ name: 'tgy', value: (c.gy * z3) % c.p });
   }
-  const FE = fp.FE, PT = 3 * FE, Lb = fp.bytes, Ls = fn.bytes;
+  const FE = fp.FE,
+    PT = 3 * FE,
+    Lb = fp.bytes,
+    Ls = fn.bytes;
   if (Lb !== Ls) throw new Error(`${c.name}: ECDSA here assumes field and scalar encodings of the same length`);
   if (!(c.n < c.p)) throw new Error(`${c.name}: ECDSA here assumes n < p`);
 

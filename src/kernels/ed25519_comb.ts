@@ -51,18 +51,25 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
     const { tab, ws: w } = baseTable.p;
     const [P, Q, C] = [0, PT, 2 * PT];
     const fx = new Fx(fe, w, 3 * PT); // temporaries after the three points
-    const zi = fx.tmp(), xa = fx.tmp(), ya = fx.tmp(), xy = fx.tmp();
+    const zi = fx.tmp(),
+      xa = fx.tmp(),
+      ya = fx.tmp(),
+      xy = fx.tmp();
     const rest = fx.rest;
     const [row, k, i] = [baseTable.i32('row'), baseTable.i32('k'), baseTable.i32('i')];
-    const Pp = baseTable.i32('pp'), Qp = baseTable.i32('qp'), Cp = baseTable.i32('cp');
+    const Pp = baseTable.i32('pp'),
+      Qp = baseTable.i32('qp'),
+      Cp = baseTable.i32('cp');
     const entry = (j: number): Stmt[] => {
       const e = (off: number) => i32.add(row, (j - 1) * ENTRY + off);
       return [
         call(fe.inv, zi.at(), at(Qp, Z), rest),
         call(fe.mul, xa.at(), at(Qp, X), zi.at()),
         call(fe.mul, ya.at(), at(Qp, Y), zi.at()),
-        call(fe.add, e(YPX), ya.at(), xa.at()), call(fe.carry, e(YPX), e(YPX)),
-        call(fe.sub, e(YMX), ya.at(), xa.at()), call(fe.carry, e(YMX), e(YMX)),
+        call(fe.add, e(YPX), ya.at(), xa.at()),
+        call(fe.carry, e(YPX), e(YPX)),
+        call(fe.sub, e(YMX), ya.at(), xa.at()),
+        call(fe.carry, e(YMX), e(YMX)),
         call(fe.mul, xy.at(), xa.at(), ya.at()),
         call(fe.setc('d2'), e(NT2D)),
         call(fe.mul, e(NT2D), e(NT2D), xy.at()),
@@ -72,10 +79,12 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
     const body: Stmt[] = [memory.copy(Qp, Pp, PT), call(g.toCached, Cp, Pp, rest)];
     for (let j = 1; j <= 8; j++) {
       // the negative control stores 5·B_k as entry 6 (the sum for entry 6 happens after it)
-      if (flags.wrongEntry && j === 6) body.push(...entry(j), call(g.add, Qp, Qp, Cp, rest)); // stores 5·B_k
+      if (flags.wrongEntry && j === 6)
+        body.push(...entry(j), call(g.add, Qp, Qp, Cp, rest)); // stores 5·B_k
       else body.push(...(j > 1 ? [call(g.add, Qp, Qp, Cp, rest)] : []), ...entry(j));
     }
-    const lp = label('row'), dl = label('dbl');
+    const lp = label('row'),
+      dl = label('dbl');
     body.push(i.set(8), loop(dl, call(g.dbl, Pp, Pp, rest), i.set(i32.sub(i, 1)), br_if(dl, i)));
     body.push(row.set(i32.add(row, 8 * ENTRY)), k.set(i32.add(k, 1)));
     code.push(loop(lp, ...body, br_if(lp, i32.lt_u(k, ROWS))));
@@ -93,12 +102,11 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
     const code: Stmt[] = [c.set(0)];
     for (let t = 0; t < 64; t++) {
       const nib = t % 2 === 0 ? i32.and(i32.load8_u(s, t >> 1), 15) : i32.shr_u(i32.load8_u(s, t >> 1), 4);
-      if (t === 63) { code.push(i32.store(dst, i32.add(nib, c), 4 * t)); continue; }
-      code.push(
-        v.set(i32.add(nib, c)),
-        c.set(i32.shr_s(i32.add(v, 8), 4)),
-        i32.store(dst, i32.sub(v, i32.shl(c, 4)), 4 * t),
-      );
+      if (t === 63) {
+        code.push(i32.store(dst, i32.add(nib, c), 4 * t));
+        continue;
+      }
+      code.push(v.set(i32.add(nib, c)), c.set(i32.shr_s(i32.add(v, 8), 4)), i32.store(dst, i32.sub(v, i32.shl(c, 4)), 4 * t));
     }
     recode.doc.push('dst = the 64 digits e_i ∈ [−8, 8) (e_63 ∈ [0, 8]) with s = Σ e_i·16^i, s < 2^255, by a carry from each sum.');
     recode.emit(code);
@@ -115,7 +123,9 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
       s.set(i32.shr_s(e, 31)),
       a.set(i32.sub(i32.xor(e, s), s)),
       // the identity (1, 1, 0) in niels form, for e = 0
-      call(fe.setc('one'), at(dst, YPX)), call(fe.setc('one'), at(dst, YMX)), call(fe.setc('zero'), at(dst, NT2D)),
+      call(fe.setc('one'), at(dst, YPX)),
+      call(fe.setc('one'), at(dst, YMX)),
+      call(fe.setc('zero'), at(dst, NT2D)),
       ...x.map((xc, c) => xc.set(v128.load(dst, 16 * c))),
     ];
     for (let j = 1; j <= 8; j++) {
@@ -134,32 +144,23 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
   const mulBase = new Func('ed_mul_base', { r: 'i32', s: 'i32', tab: 'i32', ws: 'i32' });
   {
     const { r, s, tab, ws: w } = mulBase.p;
-    const DIG = 0, N = 256, REST = N + ENTRY;
+    const DIG = 0,
+      N = 256,
+      REST = N + ENTRY;
     const [k, rowp, dg] = [mulBase.i32('k'), mulBase.i32('rowp'), mulBase.i32('dg')];
     const rest = at(w, REST);
     const pass = (odd: boolean): Stmt[] => {
       const lp = label(odd ? 'odd' : 'even');
       return [
-        k.set(0), rowp.set(tab), dg.set(at(w, DIG + (odd ? 4 : 0))),
-        loop(lp,
-          call(lookup, at(w, N), rowp, i32.load(dg), rest),
-          call(g.madd, r, r, at(w, N), rest),
-          rowp.set(i32.add(rowp, 8 * ENTRY)), dg.set(i32.add(dg, 8)), k.set(i32.add(k, 1)),
-          br_if(lp, i32.lt_u(k, ROWS)),
-        ),
+        k.set(0),
+        rowp.set(tab),
+        dg.set(at(w, DIG + (odd ? 4 : 0))),
+        loop(lp, call(lookup, at(w, N), rowp, i32.load(dg), rest), call(g.madd, r, r, at(w, N), rest), rowp.set(i32.add(rowp, 8 * ENTRY)), dg.set(i32.add(dg, 8)), k.set(i32.add(k, 1)), br_if(lp, i32.lt_u(k, ROWS))),
       ];
     };
-    mulBase.emit(
-      call(recode, at(w, DIG), s),
-      call(g.identity, r),
-      ...pass(true),
-      ...Array.from({ length: 3 }, () => call(g.dblXyz, r, r, rest)),
-      call(g.dbl, r, r, rest),
-      ...pass(false),
-    );
+    mulBase.emit(call(recode, at(w, DIG), s), call(g.identity, r), ...pass(true), ...Array.from({ length: 3 }, () => call(g.dblXyz, r, r, rest)), call(g.dbl, r, r, rest), ...pass(false));
     mulBase.doc.push('r = s·B for the 32-byte little-endian s < 2^255: 64 lookups and additions of niels points, 4 doublings.');
     ws.set(mulBase, REST + Math.max(wsOf(lookup), wsOf(g.madd), wsOf(g.dbl), wsOf(g.dblXyz)));
   }
   return { baseTable, recode, lookup, mulBase, setBase, ws };
 }
-

@@ -22,12 +22,13 @@ import { Fe25519, LOOSE, P25519 } from './fe25519_radix25.js';
 import { modInv, powMod } from './fe_limbs.js';
 
 const p = P25519;
-const D = (-121665n * modInv(121666n, p)) % p + p;
+const D = ((-121665n * modInv(121666n, p)) % p) + p;
 const SQRT_M1 = powMod(2n, (p - 1n) / 4n, p);
 const BY = (4n * modInv(5n, p)) % p;
 /** the base point's x: the even root of (y² − 1)/(d·y² + 1) */
 const BX = (() => {
-  const u = (BY * BY - 1n + p) % p, v = (D * BY * BY + 1n) % p;
+  const u = (BY * BY - 1n + p) % p,
+    v = (D * BY * BY + 1n) % p;
   const x2 = (u * modInv(v, p)) % p;
   let x = powMod(x2, (p + 3n) / 8n, p);
   if ((x * x - x2) % p !== 0n) x = (x * SQRT_M1) % p;
@@ -36,9 +37,18 @@ const BX = (() => {
 
 export const FE = 40;
 /** byte offsets of the coordinates: extended (X Y Z T), cached (ypx ymx Z t2d), niels (ypx ymx t2d) */
-export const PT = 160, CACHED = 160, NIELS = 120;
-export const X = 0, Y = 40, Z = 80, T = 120;
-export const YPX = 0, YMX = 40, CZ = 80, CT2D = 120, NT2D = 80;
+export const PT = 160,
+  CACHED = 160,
+  NIELS = 120;
+export const X = 0,
+  Y = 40,
+  Z = 80,
+  T = 120;
+export const YPX = 0,
+  YMX = 40,
+  CZ = 80,
+  CT2D = 120,
+  NT2D = 80;
 
 /** A field element in memory: where it is and how many tight values it sums (its bound). */
 export interface Fv {
@@ -58,7 +68,11 @@ export class Fx {
   readonly code: Stmt[] = [];
   #next: number;
   readonly #start: number;
-  constructor(readonly fe: Fe25519, readonly ws: Local<'i32'>, base = 0) {
+  constructor(
+    readonly fe: Fe25519,
+    readonly ws: Local<'i32'>,
+    base = 0,
+  ) {
     this.#next = this.#start = base;
   }
   /** bytes of work space used so far from base */
@@ -156,7 +170,9 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const { r, p: P, ws: w } = f.p;
     const x = new Fx(fe, w);
     const [X1, Y1, Z1] = [fv(P, X), fv(P, Y), fv(P, Z)];
-    const A = x.sqr(X1), B = x.sqr(Y1), C0 = x.sqr(Z1);
+    const A = x.sqr(X1),
+      B = x.sqr(Y1),
+      C0 = x.sqr(Z1);
     const C = x.add(C0, C0);
     const H = x.add(A, B);
     const S = x.sqr(x.add(X1, Y1));
@@ -167,9 +183,7 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     x.mul(G, H, fv(r, Y));
     if (withT) x.mul(E, H, fv(r, T));
     x.mul(F, G, fv(r, Z));
-    f.doc.push(withT
-      ? 'r = 2p (extended coordinates; r may be p): 4S + 4M and one carry (dbl-2008-hwcd, a = −1).'
-      : 'r = 2p in X, Y, Z only (T of r not written: the next operation must be a doubling): 4S + 3M.');
+    f.doc.push(withT ? 'r = 2p (extended coordinates; r may be p): 4S + 4M and one carry (dbl-2008-hwcd, a = −1).' : 'r = 2p in X, Y, Z only (T of r not written: the next operation must be a doubling): 4S + 3M.');
     f.emit(x.code);
     ws.set(f, x.used);
     return f;
@@ -183,20 +197,23 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const { r, p: P, q, ws: w } = f.p;
     const x = new Fx(fe, w);
     const [X1, Y1, Z1, T1] = [fv(P, X), fv(P, Y), fv(P, Z), fv(P, T)];
-    const ypx = fv(q, YPX, niels ? 1 : 2), ymx = fv(q, YMX, niels ? 1 : 2), t2d = fv(q, niels ? NT2D : CT2D);
+    const ypx = fv(q, YPX, niels ? 1 : 2),
+      ymx = fv(q, YMX, niels ? 1 : 2),
+      t2d = fv(q, niels ? NT2D : CT2D);
     const A = x.mul(x.sub(Y1, X1), ymx);
     const B = x.mul(x.add(Y1, X1), ypx);
     const C = x.mul(T1, t2d);
     const Dz = niels ? Z1 : x.mul(Z1, fv(q, CZ));
     const D2 = x.add(Dz, Dz);
-    const E = x.sub(B, A), F = x.sub(D2, C), G = x.add(D2, C), H = x.add(B, A);
+    const E = x.sub(B, A),
+      F = x.sub(D2, C),
+      G = x.add(D2, C),
+      H = x.add(B, A);
     x.mul(E, F, fv(r, X));
     x.mul(G, H, fv(r, Y));
     x.mul(E, H, fv(r, T));
     x.mul(F, G, fv(r, Z));
-    f.doc.push(niels
-      ? 'r = p + q for q in niels form (y + x, y − x, 2d·x·y; r may be p): 7M (madd-2008-hwcd-3).'
-      : 'r = p + q for q cached (Y + X, Y − X, Z, 2d·T; r may be p): 8M (add-2008-hwcd-3).');
+    f.doc.push(niels ? 'r = p + q for q in niels form (y + x, y − x, 2d·x·y; r may be p): 7M (madd-2008-hwcd-3).' : 'r = p + q for q cached (Y + X, Y − X, Z, 2d·T; r may be p): 8M (add-2008-hwcd-3).');
     f.emit(x.code);
     ws.set(f, x.used);
     return f;
@@ -228,20 +245,30 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const x = new Fx(fe, w);
     const i = pow22523.i32('i');
     const sqrN = (a: Fv, n: number): void => {
-      if (n < 4) { for (let k = 0; k < n; k++) x.sqr(a, a); return; }
+      if (n < 4) {
+        for (let k = 0; k < n; k++) x.sqr(a, a);
+        return;
+      }
       const lp = label('sq');
       x.stmt(i.set(n), loop(lp, call(fe.sqr, a.at(), a.at()), i.set(i32.sub(i, 1)), br_if(lp, i)));
     };
-    const t0 = x.tmp(), t1 = x.tmp(), t2 = x.tmp();
+    const t0 = x.tmp(),
+      t1 = x.tmp(),
+      t2 = x.tmp();
     const Zv = fv(z, 0);
     x.sqr(Zv, t0); //                      z^2
-    x.sqr(t0, t1); sqrN(t1, 1); //          z^8
+    x.sqr(t0, t1);
+    sqrN(t1, 1); //          z^8
     x.mul(Zv, t1, t1); //                   z^9
     x.mul(t0, t1, t0); //                   z^11
     x.sqr(t0, t0); //                       z^22
     x.mul(t1, t0, t0); //                   z^(2^5 − 1)
     // t0 = z^(2^5 − 1); build 2^10 − 1, 2^20 − 1, 2^40 − 1, 2^50 − 1, 2^100 − 1, 2^200 − 1, 2^250 − 1
-    const step = (src: Fv, n: number, mulBy: Fv, dst: Fv) => { if (dst !== src) x.stmt(memory.copy(dst.at(), src.at(), FE)); sqrN(dst, n); x.mul(dst, mulBy, dst); };
+    const step = (src: Fv, n: number, mulBy: Fv, dst: Fv) => {
+      if (dst !== src) x.stmt(memory.copy(dst.at(), src.at(), FE));
+      sqrN(dst, n);
+      x.mul(dst, mulBy, dst);
+    };
     step(t0, 5, t0, t1); //  t1 = 2^10 − 1
     step(t1, 10, t1, t2); // t2 = 2^20 − 1
     const t3 = x.tmp();
@@ -264,14 +291,13 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const f = new Func(name, { out: 'i32', p: 'i32', ws: 'i32' });
     const { out, p: P, ws: w } = f.p;
     const x = new Fx(fe, w);
-    const zi = x.tmp(), xa = x.tmp(), ya = x.tmp();
+    const zi = x.tmp(),
+      xa = x.tmp(),
+      ya = x.tmp();
     x.stmt(call(vt ? fe.invVt : fe.inv, zi.at(), at(P, Z), x.rest));
     x.mul(fv(P, X), zi, xa);
     x.mul(fv(P, Y), zi, ya);
-    x.stmt(
-      call(fe.toBytes, out, ya.at()),
-      i32.store8(out, i32.or(i32.load8_u(out, 31), i32.shl(callv('i32', fe.isNegative, xa.at(), x.rest), 7)), 31),
-    );
+    x.stmt(call(fe.toBytes, out, ya.at()), i32.store8(out, i32.or(i32.load8_u(out, 31), i32.shl(callv('i32', fe.isNegative, xa.at(), x.rest), 7)), 31));
     f.doc.push(`out = the 32-byte encoding of p (RFC 8032 section 5.1.2): y = Y/Z, bit 255 the low bit of x = X/Z${vt ? ' (VARIABLE-TIME inversion: public points only)' : ''}.`);
     f.emit(x.code);
     ws.set(f, x.used + fieldWs);
@@ -286,7 +312,8 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const { p: P, src, ws: w, strict } = decode.p;
     const x = new Fx(fe, w);
     const [ok, sign, m1, m2, mk] = [decode.i32('ok'), decode.i32('sign'), decode.i32('m1'), decode.i32('m2'), decode.i64('mk')];
-    const Yv = fv(P, Y), Xv = fv(P, X);
+    const Yv = fv(P, Y),
+      Xv = fv(P, X);
     x.stmt(call(fe.fromBytes, Yv.at(), src), sign.set(i32.shr_u(i32.load8_u(src, 31), 7)));
     const one = x.const('one');
     const y2 = x.sqr(Yv);
@@ -316,10 +343,7 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     x.stmt(call(fe.setc('one'), at(P, Z)));
     x.mul(Xv, Yv, fv(P, T));
     x.stmt(ok.get());
-    decode.doc.push(
-      '→ 1 and p = the point encoded at src (RFC 8032 section 5.1.3), or 0; strict: y ≥ p and x = 0 with the sign',
-      'bit set are refused (ZIP-215 takes them: y mod p, −0 = 0). Choices by masks: no branch on the encoding.',
-    );
+    decode.doc.push('→ 1 and p = the point encoded at src (RFC 8032 section 5.1.3), or 0; strict: y ≥ p and x = 0 with the sign', 'bit set are refused (ZIP-215 takes them: y mod p, −0 = 0). Choices by masks: no branch on the encoding.');
     decode.emit(x.code);
     ws.set(decode, x.used + Math.max(fieldWs, ws.get(pow22523)!));
   }

@@ -65,14 +65,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   check.emit(callv('i32', g.decode, check.p.ws, check.p.pk, i32.add(check.p.ws, PT), i32.const(1)));
   check.doc.push('→ 1 iff the 32 bytes at pk are the canonical encoding of a point of edwards25519 (strict decoding).');
 
-  const need = [
-    comb.ws.get(comb.baseTable)!,
-    PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!),
-    PT + g.ws.get(g.decode)!,
-    verifyWs,
-    oddWs,
-    sc.ws,
-  ];
+  const need = [comb.ws.get(comb.baseTable)!, PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
   if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
 
@@ -86,9 +79,6 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, check);
   const all = (f: Func) => f.params.map((_, i) => i);
   for (const f of [base, comb.baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
-  m.header.push(
-    'Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.',
-    `layout ${JSON.stringify(layout)}`,
-  );
+  m.header.push('Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.', `layout ${JSON.stringify(layout)}`);
   return { ...kernel(m), layout: layout as Ed25519Layout & Record<string, unknown> };
 }

@@ -37,7 +37,10 @@ export function scalarFunctions(flags: { skipReduceHigh?: boolean } = {}): Scala
   const sc = new FieldGen('sc', L, {});
   sc.addConst({ name: 'c256', value: (1n << 256n) % L }, true);
   const FEs = sc.FE; // 72 bytes
-  const BE = 0, A = 32, B = 32 + FEs, C = 32 + 2 * FEs;
+  const BE = 0,
+    A = 32,
+    B = 32 + FEs,
+    C = 32 + 2 * FEs;
   const ws = 32 + 3 * FEs;
 
   const reduce = new Func('sc_reduce512', { out: 'i32', src: 'i32', ws: 'i32' });
@@ -64,9 +67,12 @@ export function scalarFunctions(flags: { skipReduceHigh?: boolean } = {}): Scala
     const at = (o: number) => i32.add(w, o);
     muladd.doc.push('out = (k·s + r) mod L for 32-byte little-endian k, s, r (any values below 2^256), canonical.');
     muladd.emit(
-      reverseLines(w, k), call(sc.fromBytes, at(A), at(BE)),
-      reverseLines(w, s), call(sc.fromBytes, at(B), at(BE)),
-      reverseLines(w, r), call(sc.fromBytes, at(C), at(BE)),
+      reverseLines(w, k),
+      call(sc.fromBytes, at(A), at(BE)),
+      reverseLines(w, s),
+      call(sc.fromBytes, at(B), at(BE)),
+      reverseLines(w, r),
+      call(sc.fromBytes, at(C), at(BE)),
       call(sc.mul, at(A), at(A), at(B)),
       call(sc.add, at(A), at(A), at(C)),
       call(sc.toBytes, at(BE), at(A)),

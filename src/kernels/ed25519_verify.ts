@@ -24,7 +24,8 @@ import type { ScalarFunctions } from './ed25519_scalar.js';
 const at = (p: Local<'i32'>, off: number): Expr<'i32'> => (off ? i32.add(p, off) : p.get());
 
 /** width of the NAF of S (odd multiples of B up to 2^(W_S−1) − 1 in otab) and of k (of −A, per call) */
-export const W_S = 8, W_K = 5;
+export const W_S = 8,
+  W_K = 5;
 /** entries of the odd-multiples table of B, and its bytes (niels entries as in the comb) */
 const ODD_ENTRIES = 1 << (W_S - 2);
 export const ODD_TABLE_BYTES = ODD_ENTRIES * ENTRY;
@@ -33,7 +34,14 @@ const A_ENTRIES = 1 << (W_K - 2);
 export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctions, sc: ScalarFunctions, flags: { skipSCheck?: boolean } = {}): { verify: Func; oddTable: Func; ws: number; oddWs: number } {
   const f = new Func('ed25519_verify', { sig: 'i32', pk: 'i32', dg: 'i32', otab: 'i32', ws: 'i32', zip215: 'i32' }, { results: ['i32'] });
   const { sig, pk, dg, otab, ws, zip215 } = f.p;
-  const A = 0, TABA = PT, D2 = TABA + A_ENTRIES * CACHED, Q = D2 + CACHED, E = Q + PT, ENC = E + CACHED, R = ENC + 32, REST = R + PT;
+  const A = 0,
+    TABA = PT,
+    D2 = TABA + A_ENTRIES * CACHED,
+    Q = D2 + CACHED,
+    E = Q + PT,
+    ENC = E + CACHED,
+    R = ENC + 32,
+    REST = R + PT;
   const W = (o: number) => at(ws, o);
   const rest = W(REST);
   // e1, e2, j and ent depend on the digits (secret to the checker); the loop counters i, n must not share them
@@ -49,24 +57,20 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
    */
   const copyEntry = (e: Local<'i32'>, bytes: number, t2d: number): Stmt[] => [
     memory.copy(Ep, ent, bytes),
-    if_(i32.lt_s(e, 0), [
-      memory.copy(at(Ep, YPX), at(ent, YMX), FE),
-      memory.copy(at(Ep, YMX), at(ent, YPX), FE),
-      call(fe.neg, at(Ep, t2d), at(Ep, t2d)),
-    ]),
+    if_(i32.lt_s(e, 0), [memory.copy(at(Ep, YPX), at(ent, YMX), FE), memory.copy(at(Ep, YMX), at(ent, YPX), FE), call(fe.neg, at(Ep, t2d), at(Ep, t2d))]),
   ];
   /** the addition of the odd digit e's entry ((|e| − 1)/2 at stride `size` from base) */
   const addDigit = (e: Local<'i32'>, base: Expr<'i32'> | Local<'i32'>, size: number, t2d: number, add: Func): Stmt =>
-    if_(e, [
-      j.set(i32.shr_u(i32.sub(i32.sub(i32.xor(e, i32.shr_s(e, 31)), i32.shr_s(e, 31)), 1), 1)),
-      ent.set(i32.add(base, i32.mul(j, size))),
-      ...copyEntry(e, size, t2d),
-      call(add, Qp, Qp, Ep, rest),
-    ]);
+    if_(e, [j.set(i32.shr_u(i32.sub(i32.sub(i32.xor(e, i32.shr_s(e, 31)), i32.shr_s(e, 31)), 1), 1)), ent.set(i32.add(base, i32.mul(j, size))), ...copyEntry(e, size, t2d), call(add, Qp, Qp, Ep, rest)]);
 
-  const lp = label('digits'), tl = label('tab'), top = label('top');
+  const lp = label('digits'),
+    tl = label('tab'),
+    top = label('top');
   f.emit(
-    Ap.set(W(A)), Qp.set(W(Q)), Ep.set(W(E)), Rp.set(W(R)),
+    Ap.set(W(A)),
+    Qp.set(W(Q)),
+    Ep.set(W(E)),
+    Rp.set(W(R)),
     // the key first, so that a key that is not a point is reported whatever the signature
     if_(i32.eqz(callv('i32', g.decode, Ap, pk, rest, i32.eqz(zip215))), [ret(i32.const(2))]),
     ...(flags.skipSCheck ? [] : [if_(i32.eqz(callv('i32', sc.ltL, i32.add(sig, 32), rest)), [ret(i32.const(0))])]),
@@ -77,21 +81,14 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
     call(g.toCached, W(D2), Qp, rest),
     memory.copy(Qp, Ap, PT),
     n.set(1),
-    loop(tl,
-      call(g.add, Qp, Qp, W(D2), rest),
-      call(g.toCached, i32.add(W(TABA), i32.mul(n, CACHED)), Qp, rest),
-      n.set(i32.add(n, 1)),
-      br_if(tl, i32.lt_u(n, A_ENTRIES)),
-    ),
+    loop(tl, call(g.add, Qp, Qp, W(D2), rest), call(g.toCached, i32.add(W(TABA), i32.mul(n, CACHED)), Qp, rest), n.set(i32.add(n, 1)), br_if(tl, i32.lt_u(n, A_ENTRIES))),
     // the highest position with a nonzero digit (none: Q stays the identity)
     call(g.identity, Qp),
     i.set(256),
-    loop(top,
-      i.set(i32.sub(i, 1)),
-      br_if(top, i32.and(i32.ge_s(i, 0), i32.eqz(i32.or(i32.load8_s(i32.add(dg, i)), i32.load8_s(i32.add(dg, i32.add(i, 256))))))),
-    ),
+    loop(top, i.set(i32.sub(i, 1)), br_if(top, i32.and(i32.ge_s(i, 0), i32.eqz(i32.or(i32.load8_s(i32.add(dg, i)), i32.load8_s(i32.add(dg, i32.add(i, 256)))))))),
     if_(i32.ge_s(i, 0), [
-      loop(lp,
+      loop(
+        lp,
         e1.set(i32.load8_s(i32.add(dg, i))),
         e2.set(i32.load8_s(i32.add(dg, i32.add(i, 256)))),
         // T is needed by an addition here, and by ZIP 215's after the last step
@@ -103,10 +100,7 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
     ]),
     if_(i32.eqz(zip215), [
       call(g.encodeVt, W(ENC), Qp, rest),
-      ret(i64.eqz(i64.or(
-        i64.or(i64.xor(i64.load(W(ENC), 0), i64.load(sig, 0)), i64.xor(i64.load(W(ENC), 8), i64.load(sig, 8))),
-        i64.or(i64.xor(i64.load(W(ENC), 16), i64.load(sig, 16)), i64.xor(i64.load(W(ENC), 24), i64.load(sig, 24))),
-      ))),
+      ret(i64.eqz(i64.or(i64.or(i64.xor(i64.load(W(ENC), 0), i64.load(sig, 0)), i64.xor(i64.load(W(ENC), 8), i64.load(sig, 8))), i64.or(i64.xor(i64.load(W(ENC), 16), i64.load(sig, 16)), i64.xor(i64.load(W(ENC), 24), i64.load(sig, 24)))))),
     ]),
     // ZIP-215: [8](Q − R) = O
     if_(i32.eqz(callv('i32', g.decode, Rp, sig, rest, i32.const(0))), [ret(i32.const(0))]),
@@ -129,26 +123,36 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
     const { otab: o, ws: w } = oddTable.p;
     const [P, D, C] = [0, PT, 2 * PT];
     const fx = new Fx(fe, w, 3 * PT);
-    const zi = fx.tmp(), xa = fx.tmp(), ya = fx.tmp(), xy = fx.tmp();
+    const zi = fx.tmp(),
+      xa = fx.tmp(),
+      ya = fx.tmp(),
+      xy = fx.tmp();
     const [Pp, Cp, row, m] = [oddTable.i32('pp'), oddTable.i32('cp'), oddTable.i32('row'), oddTable.i32('m')];
     const e = (off: number) => i32.add(row, off);
     const ol = label('odd');
     oddTable.emit(
-      Pp.set(at(w, P)), Cp.set(at(w, C)), row.set(o), m.set(0),
+      Pp.set(at(w, P)),
+      Cp.set(at(w, C)),
+      row.set(o),
+      m.set(0),
       call(comb.setBase, Pp),
       call(g.dbl, at(w, D), Pp, fx.rest),
       call(g.toCached, Cp, at(w, D), fx.rest),
-      loop(ol,
+      loop(
+        ol,
         call(fe.inv, zi.at(), at(Pp, Z), fx.rest),
         call(fe.mul, xa.at(), at(Pp, X), zi.at()),
         call(fe.mul, ya.at(), at(Pp, Y), zi.at()),
-        call(fe.add, e(YPX), ya.at(), xa.at()), call(fe.carry, e(YPX), e(YPX)),
-        call(fe.sub, e(YMX), ya.at(), xa.at()), call(fe.carry, e(YMX), e(YMX)),
+        call(fe.add, e(YPX), ya.at(), xa.at()),
+        call(fe.carry, e(YPX), e(YPX)),
+        call(fe.sub, e(YMX), ya.at(), xa.at()),
+        call(fe.carry, e(YMX), e(YMX)),
         call(fe.mul, xy.at(), xa.at(), ya.at()),
         call(fe.setc('d2'), e(NT2D)),
         call(fe.mul, e(NT2D), e(NT2D), xy.at()),
         call(g.add, Pp, Pp, Cp, fx.rest),
-        row.set(i32.add(row, ENTRY)), m.set(i32.add(m, 1)),
+        row.set(i32.add(row, ENTRY)),
+        m.set(i32.add(m, 1)),
         br_if(ol, i32.lt_u(m, ODD_ENTRIES)),
       ),
     );

@@ -56,9 +56,13 @@ export class FePair25519 {
     return f;
   }
   /** r = (P.x·Q.x, P.y·Q.y) (loose inputs, tight output) */
-  get mul() { return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get mul() {
+    return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' });
+  }
   /** r = (P.x², P.y²) (loose input, tight output) */
-  get sqr() { return this.func('sqr', { r: 'i32', a: 'i32' }); }
+  get sqr() {
+    return this.func('sqr', { r: 'i32', a: 'i32' });
+  }
 
   /** The product or square body: operand vectors at a (and b), result at r. */
   #body(f: Func, square: boolean): Stmt[] {
@@ -137,9 +141,13 @@ export class FePair25519 {
   readonly #lin = new Set<number>();
 
   /** (a, b) ← (b, a) when mask is all ones (pairs, 80 bytes each) */
-  get cswap() { return this.func('cswap', { a: 'i32', b: 'i32', mask: 'i64' }); }
+  get cswap() {
+    return this.func('cswap', { a: 'i32', b: 'i32', mask: 'i64' });
+  }
   /** r = the pair (x, y) from the single elements (ten i32 limbs each, non-negative) at x and y */
-  get join() { return this.func('join', { r: 'i32', x: 'i32', y: 'i32' }); }
+  get join() {
+    return this.func('join', { r: 'i32', x: 'i32', y: 'i32' });
+  }
   /** r = lane 0 (x) or 1 (y) of the pair at a, as a single element */
   lane(l: 0 | 1): Func {
     return this.func(`lane${l}`, { r: 'i32', a: 'i32' });
@@ -212,11 +220,7 @@ export class FePair25519 {
       const [mk, t] = [f.v128('m'), f.v128('t')];
       const code: Stmt[] = [mk.set(i64x2.splat(f.i64('mask')))];
       for (let o = 0; o < PAIR; o += 16) {
-        code.push(
-          t.set(v128.and(v128.xor(v128.load(a, o), v128.load(b, o)), mk)),
-          v128.store(a, v128.xor(v128.load(a, o), t), o),
-          v128.store(b, v128.xor(v128.load(b, o), t), o),
-        );
+        code.push(t.set(v128.and(v128.xor(v128.load(a, o), v128.load(b, o)), mk)), v128.store(a, v128.xor(v128.load(a, o), t), o), v128.store(b, v128.xor(v128.load(b, o), t), o));
       }
       f.doc.push('(a, b) ← (b, a) where mask is all ones (xor under the mask, 80 bytes).');
       f.emit(code);
@@ -228,7 +232,11 @@ export class FePair25519 {
       // (x_0..x_3) and (y_0..y_3) → (x0 y0 x1 y1), (x2 y2 x3 y3): unpack low/high
       const [vx, vy] = [f.v128('vx'), f.v128('vy')];
       const code: Stmt[] = [];
-      for (const [o, wide] of [[0, true], [16, true], [32, false]] as const) {
+      for (const [o, wide] of [
+        [0, true],
+        [16, true],
+        [32, false],
+      ] as const) {
         code.push(vx.set(wide ? v128.load(x, o) : v128.load64_zero(x, o)), vy.set(wide ? v128.load(y, o) : v128.load64_zero(y, o)));
         code.push(v128.store(r, i8x16.shuffle(vx, vy, lanes32([0, 4, 1, 5])), 2 * o));
         if (wide) code.push(v128.store(r, i8x16.shuffle(vx, vy, lanes32([2, 6, 3, 7])), 2 * o + 16));
@@ -262,13 +270,19 @@ const LANE_TEXT: Record<LaneExpr, string> = { x: 'x', y: 'y', 'x+y': 'x + y', 'x
  * w = (x, y), sw = (y, x) per limb, so lane 0 reads x from w and y from sw, lane 1 the reverse.
  */
 function laneExpr(e: LaneExpr, w: LV, sw: LV, twoP: V, at: 0 | 1): V {
-  const X = at === 0 ? w : sw, Y = at === 0 ? sw : w;
+  const X = at === 0 ? w : sw,
+    Y = at === 0 ? sw : w;
   switch (e) {
-    case 'x': return X.get();
-    case 'y': return Y.get();
-    case 'x+y': return i32x4.add(w, sw);
-    case 'x-y': return i32x4.add(i32x4.sub(X, Y), twoP);
-    case 'y-x': return i32x4.add(i32x4.sub(Y, X), twoP);
+    case 'x':
+      return X.get();
+    case 'y':
+      return Y.get();
+    case 'x+y':
+      return i32x4.add(w, sw);
+    case 'x-y':
+      return i32x4.add(i32x4.sub(X, Y), twoP);
+    case 'y-x':
+      return i32x4.add(i32x4.sub(Y, X), twoP);
   }
 }
 
@@ -279,10 +293,11 @@ function laneExpr(e: LaneExpr, w: LV, sw: LV, twoP: V, at: 0 | 1): V {
 export function pairBounds(): { tight: bigint[]; loose: bigint[]; mulBits: number; sqrBits: number; linOut: (c: number) => bigint[] } {
   const cols = (a: bigint[], b: bigint[], square: boolean) => {
     const c: bigint[] = Array(NL).fill(0n);
-    for (let i = 0; i < NL; i++) for (let j = square ? i : 0; j < NL; j++) {
-      const k = BigInt((i % 2 === 1 && j % 2 === 1 ? 2 : 1) * (i + j >= NL ? 19 : 1) * (square && i !== j ? 2 : 1));
-      c[(i + j) % NL] += k * a[i] * b[j];
-    }
+    for (let i = 0; i < NL; i++)
+      for (let j = square ? i : 0; j < NL; j++) {
+        const k = BigInt((i % 2 === 1 && j % 2 === 1 ? 2 : 1) * (i + j >= NL ? 19 : 1) * (square && i !== j ? 2 : 1));
+        c[(i + j) % NL] += k * a[i] * b[j];
+      }
     return c;
   };
   const carry = (h0: bigint[]) => {
@@ -305,7 +320,8 @@ export function pairBounds(): { tight: bigint[]; loose: bigint[]; mulBits: numbe
   }
   const loose = looseOf(tight);
   const mx = (v: bigint[]) => v.reduce((x, y) => (x > y ? x : y));
-  const mulBits = mx(cols(loose, loose, false)).toString(2).length, sqrBits = mx(cols(loose, loose, true)).toString(2).length;
+  const mulBits = mx(cols(loose, loose, false)).toString(2).length,
+    sqrBits = mx(cols(loose, loose, true)).toString(2).length;
   if (mulBits > 64 || sqrBits > 64) throw new Error('fe25519 pair: a column may overflow');
   if (tight.some((v, i) => v >= BigInt(TWO_P_LIMBS[i]))) throw new Error('fe25519 pair: 2p does not cover a tight limb');
   if (loose.some((v) => 4n * v >= 1n << 32n)) throw new Error('fe25519 pair: a scaled operand does not fit 32 bits');
@@ -319,7 +335,8 @@ export const CARRY_ORDER = [0, 4, 1, 5, 2, 6, 3, 7, 4, 8, 9, 0];
 export function carryPairLines(f: Func, h: LV[], dropCarry = false): Stmt[] {
   const c = f.v128('c');
   const out: Stmt[] = [];
-  const m26 = f.v128('m26'), m25 = f.v128('m25');
+  const m26 = f.v128('m26'),
+    m25 = f.v128('m25');
   out.push(m26.set(i64x2.splat((1 << 26) - 1)), m25.set(i64x2.splat((1 << 25) - 1)));
   for (const i of CARRY_ORDER) {
     const b = BITS[i];

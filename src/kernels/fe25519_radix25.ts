@@ -126,37 +126,69 @@ export class Fe25519 {
   }
 
   /** r = a·b (loose inputs, tight output) */
-  get mul() { return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get mul() {
+    return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' });
+  }
   /** r = a² (loose input, tight output) */
-  get sqr() { return this.func('sqr', { r: 'i32', a: 'i32' }); }
+  get sqr() {
+    return this.func('sqr', { r: 'i32', a: 'i32' });
+  }
   /** r = a + b, limbwise (tight inputs, loose output) */
-  get add() { return this.func('add', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get add() {
+    return this.func('add', { r: 'i32', a: 'i32', b: 'i32' });
+  }
   /** r = a − b, limbwise (tight inputs, loose output) */
-  get sub() { return this.func('sub', { r: 'i32', a: 'i32', b: 'i32' }); }
+  get sub() {
+    return this.func('sub', { r: 'i32', a: 'i32', b: 'i32' });
+  }
   /** r = −a, limbwise */
-  get neg() { return this.func('neg', { r: 'i32', a: 'i32' }); }
+  get neg() {
+    return this.func('neg', { r: 'i32', a: 'i32' });
+  }
   /** r = a, carried (loose input, tight output) */
-  get carry() { return this.func('carry', { r: 'i32', a: 'i32' }); }
+  get carry() {
+    return this.func('carry', { r: 'i32', a: 'i32' });
+  }
   /** (a, b) ← (b, a) when mask is all ones, unchanged when 0 */
-  get cswap() { return this.func('cswap', { a: 'i32', b: 'i32', mask: 'i64' }); }
+  get cswap() {
+    return this.func('cswap', { a: 'i32', b: 'i32', mask: 'i64' });
+  }
   /** r ← a when mask is all ones */
-  get cmov() { return this.func('cmov', { r: 'i32', a: 'i32', mask: 'i64' }); }
+  get cmov() {
+    return this.func('cmov', { r: 'i32', a: 'i32', mask: 'i64' });
+  }
   /** r ← 32 little-endian bytes at src, bit 255 ignored (RFC 7748, RFC 8032); tight */
-  get fromBytes() { return this.func('from_bytes', { r: 'i32', src: 'i32' }); }
+  get fromBytes() {
+    return this.func('from_bytes', { r: 'i32', src: 'i32' });
+  }
   /** dst ← the canonical value of a (below p), 32 little-endian bytes */
-  get toBytes() { return this.func('to_bytes', { dst: 'i32', a: 'i32' }); }
+  get toBytes() {
+    return this.func('to_bytes', { dst: 'i32', a: 'i32' });
+  }
   /** → 1 if the 255 low bits of the 32 bytes at src are a value below p (canonical) */
-  get bytesCanonical() { return this.func('bytes_canonical', { src: 'i32' }, ['i32']); }
+  get bytesCanonical() {
+    return this.func('bytes_canonical', { src: 'i32' }, ['i32']);
+  }
   /** → 1 iff a ≡ 0 */
-  get isZero() { return this.func('is_zero', { a: 'i32', ws: 'i32' }, ['i32']); }
+  get isZero() {
+    return this.func('is_zero', { a: 'i32', ws: 'i32' }, ['i32']);
+  }
   /** → 1 iff a ≡ b */
-  get eq() { return this.func('eq', { a: 'i32', b: 'i32', ws: 'i32' }, ['i32']); }
+  get eq() {
+    return this.func('eq', { a: 'i32', b: 'i32', ws: 'i32' }, ['i32']);
+  }
   /** → the low bit of the canonical value of a (RFC 8032's "negative") */
-  get isNegative() { return this.func('is_negative', { a: 'i32', ws: 'i32' }, ['i32']); }
+  get isNegative() {
+    return this.func('is_negative', { a: 'i32', ws: 'i32' }, ['i32']);
+  }
   /** r = a⁻¹ (0 for 0), constant time (safegcd); ws: 80 bytes */
-  get inv() { return this.func('inv', { r: 'i32', a: 'i32', ws: 'i32' }); }
+  get inv() {
+    return this.func('inv', { r: 'i32', a: 'i32', ws: 'i32' });
+  }
   /** r = a⁻¹ by variable-time safegcd: public data only */
-  get invVt() { return this.func('inv_vt', { r: 'i32', a: 'i32', ws: 'i32' }); }
+  get invVt() {
+    return this.func('inv_vt', { r: 'i32', a: 'i32', ws: 'i32' });
+  }
   /** r = a·c for a small constant c (|c| < 2^20), loose input, tight output */
   mulSmall(c: number): Func {
     if (!Number.isInteger(c) || c <= 0 || c >= 1 << 20) throw new Error('mulSmall: 0 < c < 2^20');
@@ -327,7 +359,8 @@ export class Fe25519 {
     for (let w = 0; w < 4; w++) {
       let e: E | undefined;
       for (let i = 0; i < NL; i++) {
-        const lo = POS[i], hi = POS[i] + BITS[i];
+        const lo = POS[i],
+          hi = POS[i] + BITS[i];
         if (hi <= 64 * w || lo >= 64 * (w + 1)) continue;
         const s = lo - 64 * w;
         const part = s >= 0 ? (s ? i64.shl(h[i], s) : h[i].get()) : i64.shr_u(h[i], -s);
@@ -341,8 +374,11 @@ export class Fe25519 {
   /** The functions asked for so far (and those they call), with their bodies, in a fixed order. */
   functions(): Func[] {
     const deps: Record<string, string[]> = {
-      eq: ['sub', 'to_bytes'], is_zero: ['to_bytes'], is_negative: ['to_bytes'],
-      inv: ['to_bytes', 'from_bytes'], inv_vt: ['to_bytes', 'from_bytes'],
+      eq: ['sub', 'to_bytes'],
+      is_zero: ['to_bytes'],
+      is_negative: ['to_bytes'],
+      inv: ['to_bytes', 'from_bytes'],
+      inv_vt: ['to_bytes', 'from_bytes'],
     };
     const needed = new Set<string>();
     const need = (n: string) => {
@@ -369,7 +405,10 @@ export class Fe25519 {
       f.emit(this.#mulBody(f, true));
       emit('sqr', f);
     }
-    for (const [name, op] of [['add', i32.add], ['sub', i32.sub]] as const) {
+    for (const [name, op] of [
+      ['add', i32.add],
+      ['sub', i32.sub],
+    ] as const) {
       const f = name === 'add' ? this.add : this.sub;
       f.doc.push(`r = a ${name === 'add' ? '+' : '−'} b limbwise, no carry (tight inputs, loose output).`);
       const { r, a, b } = { r: f.i32('r'), a: f.i32('a'), b: f.i32('b') };
@@ -395,35 +434,38 @@ export class Fe25519 {
       if (bound.some((v, i) => mag(v) > mag(this.tight[i]))) throw new Error(`mul${c}: output not tight`);
       f.doc.push(`r = a·${c} (loose input, tight output).`);
       const h = this.#load(f, 'h');
-      f.emit(this.#loadLines(f, 'h', f.i32('a')), h.map((l) => l.set(i64.mul(l, c))), this.carryLines(h, f.i64('c')), this.#storeLines(f.i32('r'), h));
+      f.emit(
+        this.#loadLines(f, 'h', f.i32('a')),
+        h.map((l) => l.set(i64.mul(l, c))),
+        this.carryLines(h, f.i64('c')),
+        this.#storeLines(f.i32('r'), h),
+      );
       emit(`mul${c}`, f);
     }
-    for (const [name, swap] of [['cswap', true], ['cmov', false]] as const) {
+    for (const [name, swap] of [
+      ['cswap', true],
+      ['cmov', false],
+    ] as const) {
       const f = swap ? this.cswap : this.cmov;
       const [x, y] = swap ? [f.i32('a'), f.i32('b')] : [f.i32('r'), f.i32('a')];
       const mask = f.i64('mask');
-      const m = f.v128('m'), t = f.v128('t');
+      const m = f.v128('m'),
+        t = f.v128('t');
       const code: Stmt[] = [m.set(i64x2.splat(mask))];
       const FE = this.FE;
       for (let o = 0; o + 16 <= FE; o += 16) {
         if (swap) {
-          code.push(
-            t.set(v128.and(v128.xor(v128.load(x, o), v128.load(y, o)), m)),
-            v128.store(x, v128.xor(v128.load(x, o), t), o),
-            v128.store(y, v128.xor(v128.load(y, o), t), o),
-          );
+          code.push(t.set(v128.and(v128.xor(v128.load(x, o), v128.load(y, o)), m)), v128.store(x, v128.xor(v128.load(x, o), t), o), v128.store(y, v128.xor(v128.load(y, o), t), o));
         } else {
           code.push(v128.store(x, v128.bitselect(v128.load(y, o), v128.load(x, o), m), o));
         }
       }
       const tt = f.i64('tt');
       const o = FE - 8; // the tail word (FE = 40 or 80: 40 ends in one)
-      if (FE % 16 === 0) { /* no tail */ } else if (swap) {
-        code.push(
-          tt.set(i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)),
-          i64.store(x, i64.xor(i64.load(x, o), tt), o),
-          i64.store(y, i64.xor(i64.load(y, o), tt), o),
-        );
+      if (FE % 16 === 0) {
+        /* no tail */
+      } else if (swap) {
+        code.push(tt.set(i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), i64.store(x, i64.xor(i64.load(x, o), tt), o), i64.store(y, i64.xor(i64.load(y, o), tt), o));
       } else {
         code.push(i64.store(x, i64.xor(i64.load(x, o), i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), o));
       }
@@ -436,19 +478,25 @@ export class Fe25519 {
       f.doc.push('r = the little-endian 32 bytes at src, bit 255 ignored: limbs in [0, 2^b_i) (tight).');
       const { r, src } = { r: f.i32('r'), src: f.i32('src') };
       // limb i: bits [POS_i, POS_i + b_i) from the 32-bit word at byte ⌊POS_i/8⌋ (shift + b_i ≤ 32)
-      f.emit(Array.from({ length: NL }, (_, i) => {
-        const byte = POS[i] >> 3, s = POS[i] & 7;
-        if (s + BITS[i] > 32) throw new Error('from_bytes: limb straddles a word');
-        const v = i32.and(i32.shr_u(i32.load(src, byte), s), (1 << BITS[i]) - 1);
-        return i32.store(r, v, 4 * i);
-      }));
+      f.emit(
+        Array.from({ length: NL }, (_, i) => {
+          const byte = POS[i] >> 3,
+            s = POS[i] & 7;
+          if (s + BITS[i] > 32) throw new Error('from_bytes: limb straddles a word');
+          const v = i32.and(i32.shr_u(i32.load(src, byte), s), (1 << BITS[i]) - 1);
+          return i32.store(r, v, 4 * i);
+        }),
+      );
       emit('from_bytes', f);
     }
     {
       const f = this.toBytes;
       f.doc.push('dst = the canonical value of a (any loose input) as 32 little-endian bytes: three carry passes, then − p if ≥ p.');
       const { code, h } = this.#canonLines(f, f.i32('a'));
-      f.emit(code, Fe25519.words(h).map((w, k) => i64.store(f.i32('dst'), w, 8 * k)));
+      f.emit(
+        code,
+        Fe25519.words(h).map((w, k) => i64.store(f.i32('dst'), w, 8 * k)),
+      );
       emit('to_bytes', f);
     }
     {
@@ -463,7 +511,11 @@ export class Fe25519 {
       f.emit(i32.eqz(i32.and(allOnes, low)));
       emit('bytes_canonical', f);
     }
-    const tests: [string, Func][] = [['is_zero', this.isZero], ['eq', this.eq], ['is_negative', this.isNegative]];
+    const tests: [string, Func][] = [
+      ['is_zero', this.isZero],
+      ['eq', this.eq],
+      ['is_negative', this.isNegative],
+    ];
     for (const [name, f] of tests) {
       const ws = f.i32('ws');
       const code: Stmt[] = [];
@@ -484,7 +536,9 @@ export class Fe25519 {
       const lw = (k: number) => i64.load(ws, 8 * k);
       const code: Stmt[] = [call(this.toBytes, ws, a)];
       for (let j = 0; j < 9; j++) {
-        const lo = 29 * j, k = lo >> 6, s = lo & 63;
+        const lo = 29 * j,
+          k = lo >> 6,
+          s = lo & 63;
         let e: E = s ? i64.shr_u(lw(k), s) : lw(k);
         if (s + 29 > 64 && k + 1 < 4) e = i64.or(e, i64.shl(lw(k + 1), 64 - s));
         code.push(i64.store(ws, i64.and(e, (1 << 29) - 1), 32 + 8 * j));
@@ -494,7 +548,8 @@ export class Fe25519 {
       for (let k = 0; k < 4; k++) {
         let e: E | undefined;
         for (let j = 0; j < 9; j++) {
-          const lo = 29 * j, hi = lo + 29;
+          const lo = 29 * j,
+            hi = lo + 29;
           if (hi <= 64 * k || lo >= 64 * (k + 1)) continue;
           const s = lo - 64 * k;
           const part = s >= 0 ? (s ? i64.shl(L(j), s) : L(j)) : i64.shr_u(L(j), -s);

@@ -19,11 +19,7 @@ export function fieldFunctions(fg: FieldGen): Func[] {
     const sg = safegcdFunction(`${f.name}_raw`, fg.m, { constantTime });
     if (fg.FE + sg.workspace > fg.invWorkspace) throw new Error(`${fg.pre}: ${f.name} needs more work space than invWorkspace`);
     const { r, a, ws } = { r: f.i32('r'), a: f.i32('a'), ws: f.i32('ws') };
-    f.emit(
-      call(fg.canon, ws, a),
-      call(sg.func, r, ws, i32.add(ws, fg.FE)),
-      call(fg.mulc('r3'), r, r),
-    );
+    f.emit(call(fg.canon, ws, a), call(sg.func, r, ws, i32.add(ws, fg.FE)), call(fg.mulc('r3'), r, r));
     out.push(sg.func, f);
   }
   return out;

@@ -63,6 +63,9 @@ export function signedDigits(v: bigint, L: number): bigint[] {
 
 /** A dense modulus: most of its signed digits cost a multiplication in the reduction. */
 export function isDense(digits: bigint[]): boolean {
-  const costly = digits.filter((d) => { const a = d < 0n ? -d : d; return (a & (a - 1n)) !== 0n; });
+  const costly = digits.filter((d) => {
+    const a = d < 0n ? -d : d;
+    return (a & (a - 1n)) !== 0n;
+  });
   return 2 * costly.length > digits.length;
 }

@@ -165,7 +165,7 @@ export class FieldGen {
     this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && this.dense ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
     // the scalar targets (wasm, js): every product and reduction term on i64.mul
     if (target() !== 'simd') this.flags = { ...this.flags, simdProducts: false, simdReduce: 0 };
-    this.qinv = (-modInv(m, 1n << BigInt(W))) & MASK;
+    this.qinv = -modInv(m, 1n << BigInt(W)) & MASK;
     this.addConst({ name: 'one', value: 1n });
     this.addConst({ name: 'raw1', value: 1n, raw: true });
     this.addConst({ name: 'r2', value: (this.R * this.R) % m, raw: true });
@@ -175,7 +175,7 @@ export class FieldGen {
 
   /** Montgomery form of v. */
   mont(v: bigint): bigint {
-    return (((v % this.m) + this.m) % this.m * this.R) % this.m;
+    return ((((v % this.m) + this.m) % this.m) * this.R) % this.m;
   }
 
   addConst(c: FieldConst, withProduct = false): void {
@@ -206,29 +206,65 @@ export class FieldGen {
     return this.#funcs.has(name);
   }
 
-  get mul() { return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' }); }
-  get sqr() { return this.func('sqr', { r: 'i32', a: 'i32' }); }
-  get add() { return this.func('add', { r: 'i32', a: 'i32', b: 'i32' }); }
-  get sub() { return this.func('sub', { r: 'i32', a: 'i32', b: 'i32' }); }
-  get addLazy() { return this.func('add_lazy', { r: 'i32', a: 'i32', b: 'i32' }); }
-  get neg() { return this.func('neg', { r: 'i32', a: 'i32' }); }
-  get canon() { return this.func('canon', { r: 'i32', a: 'i32' }); }
-  get eq() { return this.func('eq', { a: 'i32', b: 'i32' }, ['i32']); }
-  get eqOne() { return this.func('eq_one', { a: 'i32' }, ['i32']); }
-  get isZero() { return this.func('is_zero', { a: 'i32' }, ['i32']); }
-  get cmov() { return this.func('cmov', { r: 'i32', a: 'i32', mask: 'i64' }); }
-  get fromBytes() { return this.func('from_bytes', { r: 'i32', src: 'i32' }); }
-  get fromBytesRaw() { return this.func('from_bytes_raw', { r: 'i32', src: 'i32' }); }
-  get toBytes() { return this.func('to_bytes', { dst: 'i32', a: 'i32' }); }
-  get bytesLt() { return this.func('bytes_lt', { src: 'i32' }, ['i32']); }
-  get bytesNonzero() { return this.func('bytes_nonzero', { src: 'i32' }, ['i32']); }
-  get inv() { return this.func('inv', { r: 'i32', a: 'i32', ws: 'i32' }); }
+  get mul() {
+    return this.func('mul', { r: 'i32', a: 'i32', b: 'i32' });
+  }
+  get sqr() {
+    return this.func('sqr', { r: 'i32', a: 'i32' });
+  }
+  get add() {
+    return this.func('add', { r: 'i32', a: 'i32', b: 'i32' });
+  }
+  get sub() {
+    return this.func('sub', { r: 'i32', a: 'i32', b: 'i32' });
+  }
+  get addLazy() {
+    return this.func('add_lazy', { r: 'i32', a: 'i32', b: 'i32' });
+  }
+  get neg() {
+    return this.func('neg', { r: 'i32', a: 'i32' });
+  }
+  get canon() {
+    return this.func('canon', { r: 'i32', a: 'i32' });
+  }
+  get eq() {
+    return this.func('eq', { a: 'i32', b: 'i32' }, ['i32']);
+  }
+  get eqOne() {
+    return this.func('eq_one', { a: 'i32' }, ['i32']);
+  }
+  get isZero() {
+    return this.func('is_zero', { a: 'i32' }, ['i32']);
+  }
+  get cmov() {
+    return this.func('cmov', { r: 'i32', a: 'i32', mask: 'i64' });
+  }
+  get fromBytes() {
+    return this.func('from_bytes', { r: 'i32', src: 'i32' });
+  }
+  get fromBytesRaw() {
+    return this.func('from_bytes_raw', { r: 'i32', src: 'i32' });
+  }
+  get toBytes() {
+    return this.func('to_bytes', { dst: 'i32', a: 'i32' });
+  }
+  get bytesLt() {
+    return this.func('bytes_lt', { src: 'i32' }, ['i32']);
+  }
+  get bytesNonzero() {
+    return this.func('bytes_nonzero', { src: 'i32' }, ['i32']);
+  }
+  get inv() {
+    return this.func('inv', { r: 'i32', a: 'i32', ws: 'i32' });
+  }
   /** the variable-time inversion (public data only); asking for it generates it */
   get invVt() {
     this.varTimeInv = true;
     return this.func('inv_vt', { r: 'i32', a: 'i32', ws: 'i32' });
   }
-  get sqrt() { return this.func('sqrt', { r: 'i32', a: 'i32', ws: 'i32' }, ['i32']); }
+  get sqrt() {
+    return this.func('sqrt', { r: 'i32', a: 'i32', ws: 'i32' }, ['i32']);
+  }
 
   /** r ← a·c for the named constant c (its product generated on first use). */
   mulc(name: string): Func {
@@ -304,8 +340,13 @@ export class FieldGen {
     for (let j = 0; j <= L; j++) {
       let e: Expr<'v128'>;
       if (j === 0) e = v128.load64_zero(bPtr, 0);
-      else if (j === L) { const ld = v128.load64_zero(bPtr, 8 * (L - 1)); e = i8x16.shuffle(ld, ld, '4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3'); }
-      else { const ld = v128.load(bPtr, 8 * (j - 1)); e = i8x16.shuffle(ld, ld, packSwap); }
+      else if (j === L) {
+        const ld = v128.load64_zero(bPtr, 8 * (L - 1));
+        e = i8x16.shuffle(ld, ld, '4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3');
+      } else {
+        const ld = v128.load(bPtr, 8 * (j - 1));
+        e = i8x16.shuffle(ld, ld, packSwap);
+      }
       out.push(f.v128(`vb${j}`).set(e));
     }
     const vs = f.v128('vs');
@@ -316,7 +357,7 @@ export class FieldGen {
         if (j < 0 || j > L) continue;
         terms.push(i64x2.extmul_low_i32x4_u(f.v128(`va${t}`), f.v128(`vb${j}`)));
       }
-      const tree = (xs: Expr<'v128'>[]): Expr<'v128'> => xs.length === 1 ? xs[0] : i64x2.add(tree(xs.slice(0, xs.length >> 1)), tree(xs.slice(xs.length >> 1)));
+      const tree = (xs: Expr<'v128'>[]): Expr<'v128'> => (xs.length === 1 ? xs[0] : i64x2.add(tree(xs.slice(0, xs.length >> 1)), tree(xs.slice(xs.length >> 1))));
       out.push(vs.set(tree(terms)), f.i64(`s${k}`).set(i64.add(i64x2.extract_lane(vs, 0), i64x2.extract_lane(vs, 1))));
     }
     return out;
@@ -339,7 +380,7 @@ export class FieldGen {
     if (typeof src === 'object' && src.kind === 'simd') out.push(...this.#simdColumns(f, src.ptr));
     const [acc, c] = [f.i64('acc'), f.i64('c')];
     // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
-    const sr = simd ? 0 : this.flags.simdReduce ?? 0;
+    const sr = simd ? 0 : (this.flags.simdReduce ?? 0);
     const simdRed = { init: new Set<number>(), pairs: new Map<string, number>() };
     const d0 = this.digits[0] < 0n ? -this.digits[0] : this.digits[0];
     let carryBound = 0n; // bound on |carry|
@@ -361,8 +402,7 @@ export class FieldGen {
     if (simdRed.pairs.size > 2 * L) throw new Error('too many constant pairs');
     // two digit pairs per constant: the low half for extmul_low, the high half for extmul_high
     const keys = [...simdRed.pairs.keys()];
-    out.unshift(...Array.from({ length: Math.ceil(keys.length / 2) }, (_, n) =>
-      f.v128(`vk${n}`).set(v128.i32x4(`${keys[2 * n]} ${keys[2 * n + 1] ?? '0 0'}`.split(' ')))));
+    out.unshift(...Array.from({ length: Math.ceil(keys.length / 2) }, (_, n) => f.v128(`vk${n}`).set(v128.i32x4(`${keys[2 * n]} ${keys[2 * n + 1] ?? '0 0'}`.split(' ')))));
     return { code: out, bounds };
   }
 
@@ -373,7 +413,8 @@ export class FieldGen {
     const pmax = MASK * MASK;
     const terms: Term[] = [];
     let bound = 0n;
-    const lo = Math.max(0, k - L + 1), hi = Math.min(k, L - 1);
+    const lo = Math.max(0, k - L + 1),
+      hi = Math.min(k, L - 1);
     if (src === 'square') {
       // cross products summed once, then doubled; the square of the middle limb added after
       const cross: Term[] = [];
@@ -451,7 +492,8 @@ export class FieldGen {
       for (let j = sr; j < L; j++) {
         const d = this.digits[j];
         if (d === 0n) continue;
-        const cl = k + j, v = cl >> 1;
+        const cl = k + j,
+          v = cl >> 1;
         const pair = byV.get(v) ?? [0n, 0n];
         pair[cl & 1] = d;
         byV.set(v, pair);
@@ -520,9 +562,11 @@ export function productFunctions(fg: FieldGen): Func[] {
   for (const kind of [...fg.fused].sort()) {
     if (fg.flags.simdProducts) throw new Error(`${fg.pre}: fused products need scalar products`);
     const f = fg.fusedMul(kind as 'mulw' | 'mulwn' | 'mul2w');
-    f.doc.push(kind === 'mul2w'
-      ? 'r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.'
-      : `w = the 2L − 1 column sums of ${kind === 'mulw' ? 'a·b' : 'a·(2m − b)'}, unreduced (each below ${L}·2^58; ${kind === 'mulwn' ? 'b below 2m, ' : ''}limbs below 2^29).`);
+    f.doc.push(
+      kind === 'mul2w'
+        ? 'r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.'
+        : `w = the 2L − 1 column sums of ${kind === 'mulw' ? 'a·b' : 'a·(2m − b)'}, unreduced (each below ${L}·2^58; ${kind === 'mulwn' ? 'b below 2m, ' : ''}limbs below 2^29).`,
+    );
     if (kind === 'mul2w') {
       fg.mulLocals(f);
       body(f, { kind: 'locals', prefix: 'b' }, 'ab', f.i32('w'));
@@ -532,8 +576,7 @@ export function productFunctions(fg: FieldGen): Func[] {
     const [w, a, b] = [f.i32('w'), f.i32('a'), f.i32('b')];
     for (let i = 0; i < L; i++) f.locals('i64', [`a${i}`, `b${i}`]);
     const B = (i: number) => f.i64(`b${i}`);
-    const loadB = kind === 'mulw' || fg.flags.fusedSignSlip ? fg.loadLimbs(f, 'b', b)
-      : Array.from({ length: L }, (_, i) => B(i).set(i64.sub(fg.m2Limbs[i], i64.load(b, 8 * i))));
+    const loadB = kind === 'mulw' || fg.flags.fusedSignSlip ? fg.loadLimbs(f, 'b', b) : Array.from({ length: L }, (_, i) => B(i).set(i64.sub(fg.m2Limbs[i], i64.load(b, 8 * i))));
     const cols: Stmt[] = [];
     for (let k = 0; k <= 2 * L - 2; k++) {
       const terms: Term[] = [];
@@ -569,8 +612,5 @@ export function productFunctions(fg: FieldGen): Func[] {
 /** The proven bounds of a product's columns, for the function's comment (fiat-crypto style). */
 function boundsDoc(fg: FieldGen, bounds: bigint[]): string[] {
   const bits = bounds.map((b) => bitLength(b));
-  return [
-    `Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = ${bits.join(' ')}; all < 2^63.`,
-    `Quotient digits q_k below 2^29; -m^-1 mod 2^29 = ${fg.qinv}; m in signed digits: ${fg.digits.join(' ')}.`,
-  ];
+  return [`Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = ${bits.join(' ')}; all < 2^63.`, `Quotient digits q_k below 2^29; -m^-1 mod 2^29 = ${fg.qinv}; m in signed digits: ${fg.digits.join(' ')}.`];
 }

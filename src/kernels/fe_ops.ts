@@ -38,11 +38,7 @@ function addMasked(fg: FieldGen, f: Func, dst: string, k: bigint[]): Stmt[] {
 
 /** Canonical reduction of locals src (value in [0, 2m)) into locals dst. */
 export function canonLines(fg: FieldGen, f: Func, src: string, dst: string): Stmt[] {
-  return [
-    ...chain(fg, f, dst, (i) => i64.sub(f.i64(`${src}${i}`), fg.mLimbs[i])),
-    f.i64('mask').set(f.i64('c')),
-    ...addMasked(fg, f, dst, fg.mLimbs),
-  ];
+  return [...chain(fg, f, dst, (i) => i64.sub(f.i64(`${src}${i}`), fg.mLimbs[i])), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, dst, fg.mLimbs)];
 }
 
 const orAll = (xs: E[]) => xs.reduce((x, y) => i64.or(x, y));
@@ -55,10 +51,7 @@ function eqLines(fg: FieldGen, f: Func, b: (i: number) => E): Stmt[] {
     ...chain(fg, f, 'r', (i) => i64.sub(f.i64(`a${i}`), b(i))),
     f.i64('mask').set(f.i64('c')),
     ...addMasked(fg, f, 'r', fg.m2Limbs),
-    i32.or(
-      i64.eqz(orAll(Array.from({ length: L }, (_, i) => r(i).get()))),
-      i64.eqz(orAll(Array.from({ length: L }, (_, i) => i64.xor(r(i), fg.mLimbs[i])))),
-    ),
+    i32.or(i64.eqz(orAll(Array.from({ length: L }, (_, i) => r(i).get()))), i64.eqz(orAll(Array.from({ length: L }, (_, i) => i64.xor(r(i), fg.mLimbs[i]))))),
   ];
 }
 
@@ -67,7 +60,8 @@ function fromBytesLines(fg: FieldGen, f: Func, dst: Local<'i32'> | null, src: Lo
   const out: Stmt[] = [];
   const n = fg.bytes;
   for (let j = 0; j < fg.L; j++) {
-    const lo = W * j, hi = W * j + W; // bits [lo, hi)
+    const lo = W * j,
+      hi = W * j + W; // bits [lo, hi)
     const parts: E[] = [];
     for (let bi = Math.floor(lo / 8); bi * 8 < hi && bi < n; bi++) {
       const byte = i64.load8_u(src, n - 1 - bi);
@@ -85,7 +79,9 @@ function toBytesLines(fg: FieldGen, f: Func, dst: Local<'i32'>, src: string): St
   const out: Stmt[] = [];
   const n = fg.bytes;
   for (let bi = 0; bi < n; bi++) {
-    const pos = 8 * bi, j = Math.floor(pos / W), sh = pos - W * j;
+    const pos = 8 * bi,
+      j = Math.floor(pos / W),
+      sh = pos - W * j;
     const s = f.i64(`${src}${j}`);
     let e: E = sh ? i64.shr_u(s, sh) : s.get();
     if (sh + 8 > W && j + 1 < fg.L) e = i64.or(e, i64.shl(f.i64(`${src}${j + 1}`), W - sh));
@@ -131,13 +127,9 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   };
   // add: a + b − 2m, then + 2m under the sign mask
   fg.add.doc.push('r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.');
-  chained(fg.add, true, (f) => fg.flags.skipCorrection
-    ? chain(fg, f, 'r', (i) => i64.add(A(f, i), Bl(f, i)))
-    : [
-        ...chain(fg, f, 'r', (i) => i64.sub(i64.add(A(f, i), Bl(f, i)), fg.m2Limbs[i])),
-        f.i64('mask').set(f.i64('c')),
-        ...addMasked(fg, f, 'r', fg.m2Limbs),
-      ]);
+  chained(fg.add, true, (f) =>
+    fg.flags.skipCorrection ? chain(fg, f, 'r', (i) => i64.add(A(f, i), Bl(f, i))) : [...chain(fg, f, 'r', (i) => i64.sub(i64.add(A(f, i), Bl(f, i)), fg.m2Limbs[i])), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, 'r', fg.m2Limbs)],
+  );
   // sub: a − b, then + 2m under the sign mask
   fg.sub.doc.push('r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.');
   chained(fg.sub, true, (f) => [...chain(fg, f, 'r', (i) => i64.sub(A(f, i), Bl(f, i))), f.i64('mask').set(f.i64('c')), ...addMasked(fg, f, 'r', fg.m2Limbs)]);
@@ -162,14 +154,21 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
     const f = fg.eq;
     f.doc.push('→ 1 iff a ≡ b (mod m), for a, b below 2m: a − b reduced into [0, 2m) is 0 or m.');
     chainLocals(fg, f);
-    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), fg.loadLimbs(f, 'b', f.i32('b')), eqLines(fg, f, (i) => Bl(f, i).get()));
+    f.emit(
+      fg.loadLimbs(f, 'a', f.i32('a')),
+      fg.loadLimbs(f, 'b', f.i32('b')),
+      eqLines(fg, f, (i) => Bl(f, i).get()),
+    );
     out.push(f);
   }
   const one = fg.consts.get('one')!;
   {
     const f = fg.eqOne;
     chainLocals(fg, f);
-    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), eqLines(fg, f, (i) => i64.const(one[i])));
+    f.emit(
+      fg.loadLimbs(f, 'a', f.i32('a')),
+      eqLines(fg, f, (i) => i64.const(one[i])),
+    );
     out.push(f);
   }
   // is_zero_lt_K(a) → 1 if a ≡ 0 (mod m), for a value below K·m with limbs of 29 bits (as
@@ -178,18 +177,27 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
     if (BigInt(K) * fg.m > fg.R) throw new Error(`${fg.pre}: is_zero_lt_${K} beyond the limbs`);
     const f = fg.isZeroLt(K);
     f.doc.push(`→ 1 iff a ≡ 0 (mod m), for a below ${K}·m with 29-bit limbs: a equals 0, m, …, ${K - 1}·m limb for limb.`);
-    f.locals('i64', Array.from({ length: L }, (_, i) => `a${i}`));
+    f.locals(
+      'i64',
+      Array.from({ length: L }, (_, i) => `a${i}`),
+    );
     const tests = Array.from({ length: K }, (_, j) => {
       const jm = toLimbs(BigInt(j) * fg.m, L);
       return i64.eqz(orAll(Array.from({ length: L }, (_, i) => i64.xor(A(f, i), jm[i]))));
     });
-    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), tests.reduce((x, y) => i32.or(x, y)));
+    f.emit(
+      fg.loadLimbs(f, 'a', f.i32('a')),
+      tests.reduce((x, y) => i32.or(x, y)),
+    );
     out.push(f);
   }
   {
     const f = fg.isZero;
     chainLocals(fg, f);
-    f.emit(fg.loadLimbs(f, 'a', f.i32('a')), eqLines(fg, f, () => i64.const(0)));
+    f.emit(
+      fg.loadLimbs(f, 'a', f.i32('a')),
+      eqLines(fg, f, () => i64.const(0)),
+    );
     out.push(f);
   }
   // cmov(r, a, mask): r ← mask ? a : r
@@ -242,10 +250,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   {
     const f = fg.bytesNonzero;
     chainLocals(fg, f);
-    f.emit(
-      fromBytesLines(fg, f, null, f.i32('src'), 'a'),
-      i32.eqz(i64.eqz(orAll(Array.from({ length: L }, (_, i) => A(f, i).get())))),
-    );
+    f.emit(fromBytesLines(fg, f, null, f.i32('src'), 'a'), i32.eqz(i64.eqz(orAll(Array.from({ length: L }, (_, i) => A(f, i).get())))));
     out.push(f);
   }
   return out;

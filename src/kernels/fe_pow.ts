@@ -76,7 +76,8 @@ export function powLines(fg: FieldGen, f: Func, e: bigint, r: Local<'i32'>, a: L
  * Adds the constant it needs to the field: call it before fe_field.ts writes the constants.
  */
 export function sqrtFunction(fg: FieldGen): Func {
-  const m = fg.m, FE = fg.FE;
+  const m = fg.m,
+    FE = fg.FE;
   const f = fg.sqrt;
   const { r, a, ws } = { r: f.i32('r'), a: f.i32('a'), ws: f.i32('ws') };
   const [pw, pa] = f.locals('i32', ['pw', 'pa', 'i', 'k', 'j']);
@@ -89,8 +90,12 @@ export function sqrtFunction(fg: FieldGen): Func {
   if (m % 4n === 3n) {
     f.emit(pw.set(A()), powLines(fg, f, (m + 1n) / 4n, r, pw, ws));
   } else {
-    let s = 0, q = m - 1n;
-    while ((q & 1n) === 0n) { q >>= 1n; s++; }
+    let s = 0,
+      q = m - 1n;
+    while ((q & 1n) === 0n) {
+      q >>= 1n;
+      s++;
+    }
     let c4 = 2n;
     while (powMod(c4, (m - 1n) / 2n, m) !== m - 1n) c4++;
     fg.addConst({ name: 'ts_c5', value: powMod(c4, q, m) });
@@ -105,7 +110,8 @@ export function sqrtFunction(fg: FieldGen): Func {
       memory.copy(B(), T(), FE),
       call(fg.setc('ts_c5'), C()),
       k.set(s),
-      loop(outer,
+      loop(
+        outer,
         j.set(i32.sub(k, 2)),
         block(jd, loop(jl, br_if(jd, i32.eqz(j)), call(fg.sqr, B(), B()), j.set(i32.sub(j, 1)), br(jl))),
         comment('mask: all ones when b ≠ 1 (then z ← z·c and t ← t·c²)'),

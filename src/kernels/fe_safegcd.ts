@@ -78,9 +78,11 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   const fn = new Func(name, { r: 'i32', a: 'i32', ws: 'i32' });
   const { r, a } = fn.p;
   for (let i = 0; i < N; i++) fn.locals('i64', [`f${i}`, `g${i}`, `d${i}`, `e${i}`]);
-  const F = (i: number) => fn.i64(`f${i}`), G = (i: number) => fn.i64(`g${i}`), D = (i: number) => fn.i64(`d${i}`), Ed = (i: number) => fn.i64(`e${i}`);
-  const [fl, gl, uv, qr, nu, c1, c2, mu, mv, mq, mr, cf, cg, sd, se, md, me] =
-    fn.locals('i64', ['fl', 'gl', 'uv', 'qr', ct ? 'nu' : 'eta', 'c1', 'c2', 'mu', 'mv', 'mq', 'mr', 'cf', 'cg', 'sd', 'se', 'md', 'me']);
+  const F = (i: number) => fn.i64(`f${i}`),
+    G = (i: number) => fn.i64(`g${i}`),
+    D = (i: number) => fn.i64(`d${i}`),
+    Ed = (i: number) => fn.i64(`e${i}`);
+  const [fl, gl, uv, qr, nu, c1, c2, mu, mv, mq, mr, cf, cg, sd, se, md, me] = fn.locals('i64', ['fl', 'gl', 'uv', 'qr', ct ? 'nu' : 'eta', 'c1', 'c2', 'mu', 'mv', 'mq', 'mr', 'cf', 'cg', 'sd', 'se', 'md', 'me']);
   const eta = nu;
   const [iv, z, w] = ct ? [] : fn.locals('i64', ['i', 'z', 'w']);
   const it = fn.i32('it');
@@ -90,8 +92,11 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   const aLimb = (j: number): E | null => (j < L ? i64.load(a, 8 * j) : null);
   for (let k = 0; k < N; k++) {
     fn.emit(F(k).set(mL[k]));
-    const bit = 30 * k, j = Math.floor(bit / 29), o = bit - 29 * j;
-    const lo = aLimb(j), hi = aLimb(j + 1);
+    const bit = 30 * k,
+      j = Math.floor(bit / 29),
+      o = bit - 29 * j;
+    const lo = aLimb(j),
+      hi = aLimb(j + 1);
     let v: E;
     if (lo === null) v = i64.const(0);
     else {
@@ -132,42 +137,47 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
     const [bdone, bstep] = [label('bdone'), label('bstep')];
     return [
       iv.set(B),
-      block(bdone, loop(bstep,
-        // skip the zeros of g: z = ctz(g | 2^i) ≤ i
-        z.set(i64.ctz(or(gl, shl(1, iv)))),
-        gl.set(sar(gl, z)),
-        uv.set(shl(uv, z)),
-        eta.set(add(eta, shl(z, 1))),
-        iv.set(sub(iv, z)),
-        br_if(bdone, i64.eqz(iv)),
-        // g odd. δ > 0: swap and negate, (δ, f, g) → (−δ, g, −f), η → −η − 2
-        if_(i64.ge_s(eta, 0), [
-          z.set(fl), fl.set(gl), gl.set(sub(0, z)),
-          z.set(uv), uv.set(qr), qr.set(sub(0, z)),
-          eta.set(sub(sub(0, eta), 2)),
-        ]),
-        // now δ < 0: k = min(i, ⌈−η/2⌉, 6) non-swap steps at once
-        z.set(shr(add(sub(0, eta), 1), 1)),
-        if_(i64.gt_u(z, iv), [z.set(iv)]),
-        if_(i64.gt_u(z, 6), [z.set(6)]),
-        // w = −g·f⁻¹ mod 2^k, f⁻¹ ≡ f·(2 − f²) mod 2^6
-        w.set(and(mul(sub(0, gl), mul(fl, sub(2, mul(fl, fl)))), sub(shl(1, z), 1))),
-        gl.set(sar(add(gl, mul(w, fl)), z)),
-        qr.set(add(qr, mul(w, uv))),
-        uv.set(shl(uv, z)),
-        eta.set(add(eta, shl(z, 1))),
-        iv.set(sub(iv, z)),
-        br_if(bstep, i64.ne(iv, 0)),
-      )),
+      block(
+        bdone,
+        loop(
+          bstep,
+          // skip the zeros of g: z = ctz(g | 2^i) ≤ i
+          z.set(i64.ctz(or(gl, shl(1, iv)))),
+          gl.set(sar(gl, z)),
+          uv.set(shl(uv, z)),
+          eta.set(add(eta, shl(z, 1))),
+          iv.set(sub(iv, z)),
+          br_if(bdone, i64.eqz(iv)),
+          // g odd. δ > 0: swap and negate, (δ, f, g) → (−δ, g, −f), η → −η − 2
+          if_(i64.ge_s(eta, 0), [z.set(fl), fl.set(gl), gl.set(sub(0, z)), z.set(uv), uv.set(qr), qr.set(sub(0, z)), eta.set(sub(sub(0, eta), 2))]),
+          // now δ < 0: k = min(i, ⌈−η/2⌉, 6) non-swap steps at once
+          z.set(shr(add(sub(0, eta), 1), 1)),
+          if_(i64.gt_u(z, iv), [z.set(iv)]),
+          if_(i64.gt_u(z, 6), [z.set(6)]),
+          // w = −g·f⁻¹ mod 2^k, f⁻¹ ≡ f·(2 − f²) mod 2^6
+          w.set(and(mul(sub(0, gl), mul(fl, sub(2, mul(fl, fl)))), sub(shl(1, z), 1))),
+          gl.set(sar(add(gl, mul(w, fl)), z)),
+          qr.set(add(qr, mul(w, uv))),
+          uv.set(shl(uv, z)),
+          eta.set(add(eta, shl(z, 1))),
+          iv.set(sub(iv, z)),
+          br_if(bstep, i64.ne(iv, 0)),
+        ),
+      ),
     ];
   };
 
   // ---- apply the matrix to f, g and d, e
   const update: Stmt[] = [
-    fl.set(F(0)), gl.set(G(0)), uv.set(1), qr.set(1n << 32n),
+    fl.set(F(0)),
+    gl.set(G(0)),
+    uv.set(1),
+    qr.set(1n << 32n),
     ...(ct ? batchCT : batchVT()),
-    mu.set(i64.extend32_s(uv)), mv.set(sar(sub(uv, mu), 32)),
-    mq.set(i64.extend32_s(qr)), mr.set(sar(sub(qr, mq), 32)),
+    mu.set(i64.extend32_s(uv)),
+    mv.set(sar(sub(uv, mu), 32)),
+    mq.set(i64.extend32_s(qr)),
+    mr.set(sar(sub(qr, mq), 32)),
     // f, g
     cf.set(sar(add(mul(mu, F(0)), mul(mv, G(0))), 30)),
     cg.set(sar(add(mul(mq, F(0)), mul(mr, G(0))), 30)),
@@ -175,8 +185,10 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   const fgColumn = (i: number): Stmt[] => [
     cf.set(add(cf, add(mul(mu, F(i)), mul(mv, G(i))))),
     cg.set(add(cg, add(mul(mq, F(i)), mul(mr, G(i))))),
-    F(i - 1).set(and(cf, MASK())), G(i - 1).set(and(cg, MASK())),
-    cf.set(sar(cf, 30)), cg.set(sar(cg, 30)),
+    F(i - 1).set(and(cf, MASK())),
+    G(i - 1).set(and(cg, MASK())),
+    cf.set(sar(cf, 30)),
+    cg.set(sar(cg, 30)),
   ];
   if (ct) {
     for (let i = 1; i < N; i++) update.push(...fgColumn(i));
@@ -191,12 +203,7 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
     const top = (k: number): Stmt[] => {
       const fits = (c: Local<'i64'>) => i64.eqz(xor(c, sar(c, 63)));
       const lines: Stmt[] = [F(k - 1).set(cf), G(k - 1).set(cg)];
-      if (k >= 2) lines.push(if_(i32.and(fits(cf), fits(cg)), [
-        F(k - 2).set(add(F(k - 2), shl(cf, 30))),
-        G(k - 2).set(add(G(k - 2), shl(cg, 30))),
-        F(k - 1).set(0), G(k - 1).set(0),
-        len!.set(k - 1),
-      ]));
+      if (k >= 2) lines.push(if_(i32.and(fits(cf), fits(cg)), [F(k - 2).set(add(F(k - 2), shl(cf, 30))), G(k - 2).set(add(G(k - 2), shl(cg, 30))), F(k - 1).set(0), G(k - 1).set(0), len!.set(k - 1)]));
       return lines;
     };
     let inner: Stmt[] = [];
@@ -212,7 +219,8 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
     return mul(c, mL[i]);
   };
   update.push(
-    sd.set(sar(D(N - 1), 63)), se.set(sar(Ed(N - 1), 63)),
+    sd.set(sar(D(N - 1), 63)),
+    se.set(sar(Ed(N - 1), 63)),
     md.set(add(and(mu, sd), and(mv, se))),
     me.set(add(and(mq, sd), and(mr, se))),
     cf.set(add(mul(mu, D(0)), mul(mv, Ed(0)))),
@@ -223,16 +231,13 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
     cg.set(sar(add(cg, mul(me, mL[0])), 30)),
   );
   for (let i = 1; i < N; i++) {
-    const tf = mTerm(md, i), tg = mTerm(me, i);
+    const tf = mTerm(md, i),
+      tg = mTerm(me, i);
     let sf = add(mul(mu, D(i)), mul(mv, Ed(i)));
     let sg = add(mul(mq, D(i)), mul(mr, Ed(i)));
     if (tf) sf = add(sf, tf);
     if (tg) sg = add(sg, tg);
-    update.push(
-      cf.set(add(cf, sf)), cg.set(add(cg, sg)),
-      D(i - 1).set(and(cf, MASK())), Ed(i - 1).set(and(cg, MASK())),
-      cf.set(sar(cf, 30)), cg.set(sar(cg, 30)),
-    );
+    update.push(cf.set(add(cf, sf)), cg.set(add(cg, sg)), D(i - 1).set(and(cf, MASK())), Ed(i - 1).set(and(cg, MASK())), cf.set(sar(cf, 30)), cg.set(sar(cg, 30)));
   }
   update.push(D(N - 1).set(cf), Ed(N - 1).set(cg));
 
@@ -277,7 +282,9 @@ export function safegcdFunction(name: string, m: bigint, opts: SafegcdOptions): 
   for (let i = 0; i < N; i++) fn.emit(D(i).set(xor(Ed(i), and(xor(Ed(i), D(i)), sd))));
   // repack into L limbs of 29 bits
   for (let j = 0; j < L; j++) {
-    const bit = 29 * j, k = Math.floor(bit / 30), o = bit - 30 * k;
+    const bit = 29 * j,
+      k = Math.floor(bit / 30),
+      o = bit - 30 * k;
     let v: E = k < N ? (o ? shr(D(k), o) : D(k).get()) : i64.const(0);
     if (o > 1 && k + 1 < N) v = or(v, shl(D(k + 1), 30 - o));
     v = and(v, (1n << 29n) - 1n);

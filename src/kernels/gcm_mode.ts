@@ -59,12 +59,7 @@ function counter(f: Func, mode: Mode) {
   };
   return {
     init: [kBs.set(v128.bytes(BSWAP3)), kBs64.set(v128.bytes(BSWAP_HI64))],
-    load: [
-      cb.set(v128.load(IO.ctr)),
-      mode === 'gcm' ? c.set(i32x4.extract_lane(i8x16.swizzle(cb, kBs), 3))
-        : mode === 'gcm-carry' ? c64.set(i64x2.extract_lane(i8x16.swizzle(cb, kBs64), 1))
-          : c.set(i32x4.extract_lane(cb, 0)),
-    ],
+    load: [cb.set(v128.load(IO.ctr)), mode === 'gcm' ? c.set(i32x4.extract_lane(i8x16.swizzle(cb, kBs), 3)) : mode === 'gcm-carry' ? c64.set(i64x2.extract_lane(i8x16.swizzle(cb, kBs64), 1)) : c.set(i32x4.extract_lane(cb, 0))],
     block: blockJ,
     /** counter += by */
     advance: (by: Expr<'i32'>): Stmt => (mode === 'gcm-carry' ? c64.set(i64.add(c64, i64.extend_i32_u(by))) : c.set(i32.add(c, by))),
@@ -95,11 +90,12 @@ function counterScalar(f: Func, mode: Mode) {
   };
   return {
     init: [] as Stmt[],
-    load: mode === 'siv'
-      ? [c.set(i32.load(IO.ctr)), cw.set(i32.load(IO.ctr, 4)), w1.set(i64.load(IO.ctr, 8))]
-      : mode === 'gcm'
-        ? [w0.set(i64.load(IO.ctr)), cw.set(i32.load(IO.ctr, 8)), x.set(i32.load(IO.ctr, 12)), c.set(bswap32(x))]
-        : [w0.set(i64.load(IO.ctr)), ...bswap64(c64, i64.load(IO.ctr, 8))],
+    load:
+      mode === 'siv'
+        ? [c.set(i32.load(IO.ctr)), cw.set(i32.load(IO.ctr, 4)), w1.set(i64.load(IO.ctr, 8))]
+        : mode === 'gcm'
+          ? [w0.set(i64.load(IO.ctr)), cw.set(i32.load(IO.ctr, 8)), x.set(i32.load(IO.ctr, 12)), c.set(bswap32(x))]
+          : [w0.set(i64.load(IO.ctr)), ...bswap64(c64, i64.load(IO.ctr, 8))],
     blocks: (B: number): Stmt[] => Array.from({ length: B }, (_, k) => storeBlock(IO.ks, 16 * k, k)).flat(),
     advance: (by: Expr<'i32'>): Stmt => (mode === 'gcm-carry' ? c64.set(i64.add(c64, i64.extend_i32_u(by))) : c.set(i32.add(c, by))),
     store: storeBlock(IO.ctr, 0, 0),
@@ -121,19 +117,7 @@ function xorGroup(j: Local<'i32'>, g: Local<'i32'>, buf: Local<'i32'>, skip: Loc
     const [p, k] = [f.i32('xp'), f.i32('xk')];
     return [p.set(at), k.set(i32.add(IO.ks, i32.shl(i32.add(j, skip), 4))), ...[0, 8].map((o) => i64.store(p, i64.xor(i64.load(p, o), i64.load(k, o)), o))];
   };
-  return [
-    j.set(0),
-    block(xd,
-      loop(x,
-        br_if(xd, i32.ge_u(j, g)),
-        scalar
-          ? xorBlock()
-          : v128.store(at, v128.xor(v128.load(i32.add(buf, i32.shl(j, 4))), v128.load(i32.add(IO.ks, i32.shl(i32.add(j, skip), 4))))),
-        j.set(i32.add(j, 1)),
-        br(x),
-      ),
-    ),
-  ];
+  return [j.set(0), block(xd, loop(x, br_if(xd, i32.ge_u(j, g)), scalar ? xorBlock() : v128.store(at, v128.xor(v128.load(i32.add(buf, i32.shl(j, 4))), v128.load(i32.add(IO.ks, i32.shl(i32.add(j, skip), 4))))), j.set(i32.add(j, 1)), br(x)))];
 }
 
 /**
@@ -169,8 +153,10 @@ export function ctrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'befo
     skip.set(i32.ne(mask, 0)),
     ctr.load,
     hash?.order === 'before' ? [comment('zero-pad the partial last block before hashing it'), fillPad] : [],
-    block(done,
-      loop(group,
+    block(
+      done,
+      loop(
+        group,
         br_if(done, i32.eqz(i32.or(n, skip))),
         comment(`${B === 8 ? 'eight' : B} counter blocks, encrypted in place`),
         blocks(B),
@@ -181,9 +167,7 @@ export function ctrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'befo
         scalar ? [g.set(i32.sub(B, skip)), g.set(select(n, g, i32.lt_u(n, g)))] : g.set(select(n, g.tee(i32.sub(B, skip)), i32.lt_u(n, g))),
         hash?.order === 'before' ? callHash : [],
         xorGroup(j, g, buf, skip),
-        hash?.order === 'after'
-          ? [comment('the last group: zero the padding of the partial last block, then hash'), if_(i32.eq(n, g), [fillPad]), ...callHash]
-          : [],
+        hash?.order === 'after' ? [comment('the last group: zero the padding of the partial last block, then hash'), if_(i32.eq(n, g), [fillPad]), ...callHash] : [],
         ctr.advance(i32.add(g, skip)),
         buf.set(i32.add(buf, i32.shl(g, 4))),
         n.set(i32.sub(n, g)),
@@ -225,8 +209,10 @@ function stitchedCtrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'bef
     skip.set(i32.ne(mask, 0)),
     ctr.load,
     after ? [] : [comment('zero-pad the partial last block before hashing it'), fillPad],
-    block(done,
-      loop(group,
+    block(
+      done,
+      loop(
+        group,
         br_if(done, i32.eqz(i32.or(n, skip))),
         comment(`${B === 8 ? 'eight' : B} counter blocks, encrypted in place while hashing`),
         Array.from({ length: B }, (_, k) => v128.store(IO.ks, ctr.block(k), 16 * k)),
@@ -235,14 +221,7 @@ function stitchedCtrLoop(name: string, mode: Mode, hash: { fn: Func; order: 'bef
         call(stitched, rk, nr, IO.ks, gf, ...(after ? [prev, prevN] : [buf, g]), ...count),
         if_(skip, [v128.store(IO.mask, v128.load(IO.ks))]),
         xorGroup(j, g, buf, skip),
-        after
-          ? [
-              comment('the last group: zero the padding of the partial last block; hash this group with the next'),
-              if_(i32.eq(n, g), [fillPad]),
-              prev.set(buf),
-              prevN.set(g),
-            ]
-          : [],
+        after ? [comment('the last group: zero the padding of the partial last block; hash this group with the next'), if_(i32.eq(n, g), [fillPad]), prev.set(buf), prevN.set(g)] : [],
         ctr.advance(i32.add(g, skip)),
         buf.set(i32.add(buf, i32.shl(g, 4))),
         n.set(i32.sub(n, g)),
@@ -290,18 +269,13 @@ export function gcmFunctions(cipher: GcmCipher, gf: Gf128Functions, flags: GcmFl
   const open = ctrLoop('gcm_open_x', mode, { fn: gf.ghash, order: 'before' }, cipher, cipher.stitched);
 
   const lengths = new Func('gcm_lengths', { gf: 'i32', a: 'i64', b: 'i64' }, { export: true, public: 'all' });
-  lengths.emit(
-    lengthBlock(lengths.p.a, lengths.p.b, true, !!flags.swapLengths),
-    call(gf.ghash, lengths.p.gf, IO.state, IO.lengths, 1, 1),
-  );
+  lengths.emit(lengthBlock(lengths.p.a, lengths.p.b, true, !!flags.swapLengths), call(gf.ghash, lengths.p.gf, IO.state, IO.lengths, 1, 1));
 
   // gcm_finish(gf, aadLen, len): hash the length block, tag = S ⊕ E(K, J0) at IO.tag
   const finish = new Func('gcm_finish', { gf: 'i32', a: 'i64', b: 'i64' }, { export: true, public: 'all' });
   finish.emit(
     call(lengths, finish.p.gf, finish.p.a, finish.p.b),
-    target() === 'simd'
-      ? v128.store(IO.tag, v128.xor(v128.load(IO.state), v128.load(IO.mask)))
-      : [0, 8].map((o) => i64.store(IO.tag, i64.xor(i64.load(IO.state, o), i64.load(IO.mask, o)), o)),
+    target() === 'simd' ? v128.store(IO.tag, v128.xor(v128.load(IO.state), v128.load(IO.mask))) : [0, 8].map((o) => i64.store(IO.tag, i64.xor(i64.load(IO.state, o), i64.load(IO.mask, o)), o)),
   );
 
   // gcm_oneshot(rk, gf, nr, buf, len, aad, aadLen, decrypt): a whole GCM message that fits the

@@ -22,10 +22,7 @@
 // 0, the table of H_k at 64 + 192(k−1), its i16x8 parts at 2048 + 240(k−1)).
 // Negative-control flags (tests only) produce deliberately broken variants.
 
-import {
-  type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val,
-  block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, target, v128,
-} from './builder/index.js';
+import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, target, v128 } from './builder/index.js';
 import { BSWAP64 as LANE_REV } from './builder/lanes.js';
 
 export interface Gf128Flags {
@@ -83,10 +80,7 @@ interface RevConsts {
  * (i8x16.swizzle(table, index) is table[index].)
  */
 function revBits(k: RevConsts, x: Val<'v128'>, byteIdx: Local<'v128'>): [Stmt, Expr<'v128'>] {
-  return [
-    k.t.set(i8x16.swizzle(x, byteIdx)),
-    v128.or(i8x16.swizzle(k.hi, v128.and(k.t, k.nib)), i8x16.swizzle(k.lo, v128.and(i16x8.shr_u(k.t, 4), k.nib))),
-  ];
+  return [k.t.set(i8x16.swizzle(x, byteIdx)), v128.or(i8x16.swizzle(k.hi, v128.and(k.t, k.nib)), i8x16.swizzle(k.lo, v128.and(i16x8.shr_u(k.t, 4), k.nib)))];
 }
 
 /**
@@ -100,11 +94,7 @@ function clmulLo64(f: Func, w: Local<'i64'>, acc: Local<'i64'>, p: Local<'i32'>,
   const y = f.locals('i64', ['y0', 'y1', 'y2', 'y3']);
   const z = (k: number) => i64.and(i64.xor(...(x.map((xi, i) => i64.mul(xi, y[(k - i + 4) % 4])) as [Expr<'i64'>, Expr<'i64'>])), mask(k));
   return [
-    [
-      comment(`${acc.name} ^= clmul_lo64(${w.name}, table word ${off / 32})${note}`),
-      ...x.map((xi, i) => xi.set(i64.and(w, mask(i)))),
-      ...y.map((yi, i) => yi.set(i64.load(p, off + 8 * i))),
-    ],
+    [comment(`${acc.name} ^= clmul_lo64(${w.name}, table word ${off / 32})${note}`), ...x.map((xi, i) => xi.set(i64.and(w, mask(i)))), ...y.map((yi, i) => yi.set(i64.load(p, off + 8 * i)))],
     acc.tee(i64.xor(acc, i64.or(z(0), z(1), z(2), z(3)))),
   ];
 }
@@ -157,7 +147,10 @@ export class Gf128Mul {
   readonly #laneRev: Local<'v128'>;
   readonly #consts: Stmt[];
 
-  constructor(readonly f: Func, readonly flags: Gf128Flags) {
+  constructor(
+    readonly f: Func,
+    readonly flags: Gf128Flags,
+  ) {
     const [v, , t] = f.locals('v128', ['v', 'vr', 't']);
     f.locals('i64', ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3']);
     f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'r0', 'r1', 'pin']);
@@ -203,7 +196,8 @@ export class Gf128Mul {
     const [rs, rv] = this.revLanes(v);
     const prep: Stmt[] = [
       comment('rev64 of each lane: reverse the bytes of each lane, then the bits of each byte'),
-      rs, vr.set(rv),
+      rs,
+      vr.set(rv),
       a0.set(i64x2.extract_lane(v, 0)),
       a1.set(i64x2.extract_lane(v, 1)),
       ar0.set(i64x2.extract_lane(vr, 0)),
@@ -212,7 +206,14 @@ export class Gf128Mul {
       ar2.set(i64.xor(ar0, ar1)),
     ];
     const pin = f.i64('pin');
-    const words: [Local<'i64'>, string][] = [[a0, 'L0'], [a1, 'L1'], [a2, 'L2'], [ar0, 'R0'], [ar1, 'R1'], [ar2, 'R2']];
+    const words: [Local<'i64'>, string][] = [
+      [a0, 'L0'],
+      [a1, 'L1'],
+      [a2, 'L2'],
+      [ar0, 'R0'],
+      [ar1, 'R1'],
+      [ar2, 'R2'],
+    ];
     return [
       prep,
       ...words.map(([w, acc], k) => {
@@ -238,8 +239,10 @@ export class Gf128Mul {
     const [ms, mv] = this.revLanes(i64x2.splat(R2));
     return [
       comment('high halves: rev64 of the accumulated reversed products, shifted right by one'),
-      hs, vr.set(hv),
-      ms, v.set(mv),
+      hs,
+      vr.set(hv),
+      ms,
+      v.set(mv),
       R0.set(i64.shr_u(i64x2.extract_lane(vr, 0), 1)),
       R1.set(i64.shr_u(i64x2.extract_lane(vr, 1), 1)),
       R2.set(i64.shr_u(i64x2.extract_lane(v, 0), 1)),
@@ -255,7 +258,12 @@ function revConsts(f: Func, t: Local<'v128'>, flags: Gf128Flags, order = ['kLane
   const value: Record<string, number[]> = { kLaneRev: LANE_REV, kRev16: reverse16(flags), kNib: NIBBLE, kRevHi: REV_HI, kRevLo: REV_LO };
   const l = Object.fromEntries(order.map((n) => [n, f.v128(n)]));
   return {
-    kLaneRev: l.kLaneRev, kRev16: l.kRev16, nib: l.kNib, hi: l.kRevHi, lo: l.kRevLo, t,
+    kLaneRev: l.kLaneRev,
+    kRev16: l.kRev16,
+    nib: l.kNib,
+    hi: l.kRevHi,
+    lo: l.kRevLo,
+    t,
     init: order.filter((n) => n in value).map((n) => l[n].set(v128.bytes(value[n]))),
   };
 }
@@ -285,23 +293,27 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
   // $table(x0, x1, dst): write the 24 masked words of the multiplier x = (x0, x1).
   const table = new Func(`${prefix}table`, { x0: 'i64', x1: 'i64', dst: 'i32' });
   {
-    const f = table, { x0, x1, dst } = f.p;
+    const f = table,
+      { x0, x1, dst } = f.p;
     const w = f.i64('w');
     const [t, vr] = f.locals('v128', ['t', 'vr']);
     const c = revConsts(f, t, flags);
     const [rs, rv] = revBits(c, i64x2.replace_lane(i64x2.splat(x0), 1, x1), c.kLaneRev);
-    const parts: Expr<'i64'>[] = [
-      x0.get(), x1.get(), i64.xor(x0, x1),
-      i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1), i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1)),
-    ];
+    const parts: Expr<'i64'>[] = [x0.get(), x1.get(), i64.xor(x0, x1), i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1), i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1))];
     f.emit(c.init, comment('rev64 of each lane: reverse the bytes of each lane, then the bits of each byte'), rs, vr.set(rv));
-    parts.forEach((e, k) => f.emit(w.set(e), M.map((_, i) => i64.store(dst, i64.and(w, mask(i)), k * 32 + 8 * i))));
+    parts.forEach((e, k) =>
+      f.emit(
+        w.set(e),
+        M.map((_, i) => i64.store(dst, i64.and(w, mask(i)), k * 32 + 8 * i)),
+      ),
+    );
   }
 
   // $mul(m0, m1, p) -> (r0, r1): dot(m, H_k) for the table at p.
   const mul = new Func(`${prefix}mul`, { m0: 'i64', m1: 'i64', p: 'i32' }, { results: ['i64', 'i64'] });
   {
-    const f = mul, { m0, m1, p } = f.p;
+    const f = mul,
+      { m0, m1, p } = f.p;
     const g = new Gf128Mul(f, flags);
     f.emit(
       g.consts(),
@@ -311,31 +323,34 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
       g.v.set(i64x2.replace_lane(i64x2.splat(m0), 1, m1)),
       g.accumulate(p),
       g.reduce(),
-      g.r0.get(), g.r1.get(),
+      g.r0.get(),
+      g.r1.get(),
     );
   }
 
   const init = new Func(`${prefix}gf128_init`, { slot: 'i32', ghash: 'i32' }, { export: true, ...pub });
   {
-    const f = init, { slot, ghash } = f.p;
+    const f = init,
+      { slot, ghash } = f.p;
     const [h0, h1, m] = f.locals('i64', ['h0', 'h1', 'm']);
     const k = f.v128('k');
     const c = revConsts(f, k, flags);
     f.emit(
       c.init,
       k.set(v128.load(slot)),
-      if_(ghash, [
-        comment('GHASH key: H_polyval = mulX(rev16(H)); mulX masks the reduction, no branch on the key'),
-        k.set(i8x16.swizzle(k, c.kRev16)),
-        h0.set(i64x2.extract_lane(k, 0)),
-        h1.set(i64x2.extract_lane(k, 1)),
-        m.set(i64.sub(0, i64.shr_u(h1, 63))),
-        h1.set(i64.xor(i64.or(i64.shl(h1, 1), i64.shr_u(h0, 63)), i64.and(m, i64.const(0xc200000000000000n, true)))),
-        h0.set(i64.xor(i64.shl(h0, 1), i64.and(m, 1))),
-      ], [
-        h0.set(i64x2.extract_lane(k, 0)),
-        h1.set(i64x2.extract_lane(k, 1)),
-      ]),
+      if_(
+        ghash,
+        [
+          comment('GHASH key: H_polyval = mulX(rev16(H)); mulX masks the reduction, no branch on the key'),
+          k.set(i8x16.swizzle(k, c.kRev16)),
+          h0.set(i64x2.extract_lane(k, 0)),
+          h1.set(i64x2.extract_lane(k, 1)),
+          m.set(i64.sub(0, i64.shr_u(h1, 63))),
+          h1.set(i64.xor(i64.or(i64.shl(h1, 1), i64.shr_u(h0, 63)), i64.and(m, i64.const(0xc200000000000000n, true)))),
+          h0.set(i64.xor(i64.shl(h0, 1), i64.and(m, 1))),
+        ],
+        [h0.set(i64x2.extract_lane(k, 0)), h1.set(i64x2.extract_lane(k, 1))],
+      ),
       i64.store(slot, h0, 0),
       i64.store(slot, h1, 8),
       call(table, h0, h1, i32.add(slot, GF128_TABLE_OFFSET)),
@@ -346,7 +361,8 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
 
   const powers = new Func(`${prefix}gf128_powers`, { slot: 'i32' }, { export: true, ...pub });
   {
-    const f = powers, { slot } = f.p;
+    const f = powers,
+      { slot } = f.p;
     const [x0, x1] = f.locals('i64', ['x0', 'x1']);
     const k = f.i32('k');
     const next = label('next');
@@ -355,7 +371,8 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
       x1.set(i64.load(slot, 8)),
       w16 ? [comment('the i16x8 parts of H_1 (only the loop with powers uses them)'), call(w16.table16, x0, x1, i32.add(slot, GF128_W16_OFFSET))] : [],
       k.set(1),
-      loop(next,
+      loop(
+        next,
         comment('H_{k+1} = dot(H_k, H_1)'),
         setMany(call(mul, x0, x1, i32.add(slot, GF128_TABLE_OFFSET)), [x0, x1]),
         call(table, x0, x1, i32.add(i32.add(slot, i32.mul(k, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET)),
@@ -380,16 +397,19 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
       g.pinAt.set(slot),
       comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
       s.set(toDomain(v128.load(st))),
-      block(done,
+      block(
+        done,
         br_if(done, i32.eqz(n)),
-        loop(group,
+        loop(
+          group,
           comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
           gg.set(select(n, maxg, i32.lt_u(n, maxg))),
           flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
           g.zero(),
           p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
           j.set(0),
-          loop(blk,
+          loop(
+            blk,
             comment('the state enters with the first block of the group, then is zero'),
             g.v.set(v128.xor(toDomain(v128.load(src)), s)),
             s.set(v128.zero()),
@@ -415,7 +435,11 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
     const ghash = w16.blocks(`${prefix}ghash_blocks`, true, ghashOne);
     return {
       functions: [table, w16.table16, mul, init, powers, polyOne, ghashOne, polyval, ghash],
-      init, powers, polyval, ghash, exports: [init, powers, polyval, ghash],
+      init,
+      powers,
+      polyval,
+      ghash,
+      exports: [init, powers, polyval, ghash],
     };
   }
   const polyval = blocks(`${prefix}polyval_blocks`, false, true);
@@ -426,9 +450,7 @@ export function gf128Functions(flags: Gf128Flags = {}, prefix = '', options: { w
 export function generateGf128(flags: Gf128Flags = {}): GeneratedKernel {
   const gf = gf128Functions(flags, '', { w16: true });
   const m = new Module('gf128').memory(4).add(gf.functions);
-  m.header.push(target() === 'simd'
-    ? 'GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes, constant time.'
-    : `GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes on i64 alone; target ${target()}.`);
+  m.header.push(target() === 'simd' ? 'GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes, constant time.' : `GF(2^128) for GHASH and POLYVAL: carry-less multiplication with holes on i64 alone; target ${target()}.`);
   return kernel(m);
 }
 
@@ -465,7 +487,8 @@ const LANES = (() => {
   const V = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => 1 << i);
   const V2 = x(V, sw(V, 'kPair'));
   const V5 = x(x(sw(V2, 'kMidLo'), sw(V2, 'kMidHi')), x(sw(V2, 'kMidRLo'), sw(V2, 'kMidRHi')));
-  const F = false, T = true;
+  const F = false,
+    T = true;
   return [
     { name: 'v', lanes: V, rev: [F, F, F, F, F, F, F, F] },
     { name: 'V2', lanes: V2, rev: [F, F, F, F, F, F, F, F] },
@@ -516,12 +539,7 @@ function w16Operands(f: Func, c: ReturnType<typeof w16Consts>): Stmt[] {
   const [v, V2, vr16, V2r, V5] = ['v', 'V2', 'vr16', 'V2r', 'V5'].map((n) => f.v128(n));
   const sw = (x: Local<'v128'>, k: string) => i8x16.swizzle(x, f.v128(k));
   const [rs, rv] = revBits(c, v, c.kBswap16);
-  return [
-    V2.set(v128.xor(v, sw(v, 'kPair'))),
-    rs, vr16.set(rv),
-    V2r.set(v128.xor(vr16, sw(vr16, 'kPair'))),
-    V5.set(v128.xor(v128.xor(sw(V2, 'kMidLo'), sw(V2, 'kMidHi')), v128.xor(sw(V2r, 'kMidRLo'), sw(V2r, 'kMidRHi')))),
-  ];
+  return [V2.set(v128.xor(v, sw(v, 'kPair'))), rs, vr16.set(rv), V2r.set(v128.xor(vr16, sw(vr16, 'kPair'))), V5.set(v128.xor(v128.xor(sw(V2, 'kMidLo'), sw(V2, 'kMidHi')), v128.xor(sw(V2r, 'kMidRLo'), sw(V2r, 'kMidRHi'))))];
 }
 
 /** $table16(x0, x1, dst): the 240 bytes of H = (x0, x1): for each vector, its lanes masked by m0, m1, m2. */
@@ -550,9 +568,16 @@ class W16Mul {
   readonly #A: Local<'v128'>[];
   readonly #H: Local<'v128'>[];
 
-  constructor(readonly f: Func, readonly flags: Gf128Flags, readonly slot: Local<'i32'>) {
+  constructor(
+    readonly f: Func,
+    readonly flags: Gf128Flags,
+    readonly slot: Local<'i32'>,
+  ) {
     const t = f.locals('v128', ['v', 'vr', 'vr16', 't', 'vpin', 'X0', 'X1', 'X2', 'Y0', 'Y1', 'Y2', 'V2', 'V2r', 'V5'])[3];
-    f.locals('v128', LANES.flatMap((_, k) => [`A${k}`, `H${k}`]));
+    f.locals(
+      'v128',
+      LANES.flatMap((_, k) => [`A${k}`, `H${k}`]),
+    );
     this.c = w16Consts(f, t, flags);
     f.locals('i64', ['a2', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3', 'e0', 'e1', 'ex', 'f0', 'f1', 'f2']);
     f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'pin']);
@@ -573,7 +598,8 @@ class W16Mul {
 
   /** A_k ^= the eight 16×16 low products of vector k's lanes with H's (9 i16x8.mul), pinned. */
   #simdVec(q: Local<'i32'>, k: number): Stmt[] {
-    const f = this.f, c = this.c;
+    const f = this.f,
+      c = this.c;
     const d = f.v128(LANES[k].name);
     const X = ['X0', 'X1', 'X2'].map((x) => f.v128(x));
     const Y = ['Y0', 'Y1', 'Y2'].map((x) => f.v128(x));
@@ -598,13 +624,22 @@ class W16Mul {
       vr.set(i8x16.swizzle(f.v128('vr16'), f.v128('kRev4x16'))),
       f.i64('a2').set(i64.xor(i64x2.extract_lane(v, 0), i64x2.extract_lane(v, 1))),
       f.i64('ar2').set(i64.xor(i64x2.extract_lane(vr, 0), i64x2.extract_lane(vr, 1))),
-      ...S[0], ...S[2], ...this.#scalarHalf(p, 'a2', 'L2', 64), ...S[1], ...S[3], ...this.#scalarHalf(p, 'ar2', 'R2', 160), ...S[4],
+      ...S[0],
+      ...S[2],
+      ...this.#scalarHalf(p, 'a2', 'L2', 64),
+      ...S[1],
+      ...S[3],
+      ...this.#scalarHalf(p, 'ar2', 'R2', 160),
+      ...S[4],
     ];
   }
 
   /** The 16 → 32 → 64-bit Karatsuba recombination of the lanes, then the shared reduction. */
   reduce(): Stmt[] {
-    const f = this.f, c = this.c, A = this.#A, H = this.#H;
+    const f = this.f,
+      c = this.c,
+      A = this.#A,
+      H = this.#H;
     const [e0, e1, ex] = ['e0', 'e1', 'ex'].map((x) => f.i64(x));
     const fh = ['f0', 'f1', 'f2'].map((x) => f.i64(x));
     const R2 = f.i64('R2');
@@ -623,23 +658,12 @@ class W16Mul {
     for (const W of [0, 1]) {
       out.push(comment(`Karatsuba recombination 16 -> 32 -> 64 bits of word ${W}: L${W} (low 64), R${W} (high 64)`));
       for (let h = 0; h < 3; h++) {
-        out.push(
-          e0.set(P(W, h, 0)), e1.set(P(W, h, 1)), ex.set(P(W, h, 2)),
-          fh[h].set(i64.xor(e0, i64.shl(i64.xor(e0, e1, ex), 16), i64.shl(e1, 32))),
-        );
+        out.push(e0.set(P(W, h, 0)), e1.set(P(W, h, 1)), ex.set(P(W, h, 2)), fh[h].set(i64.xor(e0, i64.shl(i64.xor(e0, e1, ex), 16), i64.shl(e1, 32))));
       }
-      out.push(
-        ex.set(i64.xor(fh[0], fh[1], fh[2])),
-        f.i64(`L${W}`).set(i64.xor(fh[0], i64.shl(ex, 32))),
-        f.i64(`R${W}`).set(i64.xor(fh[1], i64.shr_u(ex, 32))),
-      );
+      out.push(ex.set(i64.xor(fh[0], fh[1], fh[2])), f.i64(`L${W}`).set(i64.xor(fh[0], i64.shl(ex, 32))), f.i64(`R${W}`).set(i64.xor(fh[1], i64.shr_u(ex, 32))));
     }
     const [rs, rv] = revBits(c, i64x2.splat(R2), c.kLaneRev);
-    out.push(
-      comment('high half of the middle product: rev64 of the reversed one, shifted right by one'),
-      rs, R2.set(i64.shr_u(i64x2.extract_lane(rv, 0), 1)),
-      ...recombineReduce(f, this.flags),
-    );
+    out.push(comment('high half of the middle product: rev64 of the reversed one, shifted right by one'), rs, R2.set(i64.shr_u(i64x2.extract_lane(rv, 0), 1)), ...recombineReduce(f, this.flags));
     return out;
   }
 }
@@ -657,10 +681,7 @@ function w16Blocks(name: string, ghash: boolean, one: Func, flags: Gf128Flags): 
   const [gg, j, p, q, src1, p1, q1] = f.locals('i32', ['g', 'j', 'p', 'q', 'src1', 'p1', 'q1']);
   const v = f.v128('v');
   const toDomain = (x: Expr<'v128'>) => (ghash ? i8x16.swizzle(x, w.c.kRev16) : x);
-  const next = (all: boolean) => [
-    src.set(i32.add(src, 16)),
-    ...(all ? [p.set(i32.sub(p, GF128_TABLE_SIZE)), q.set(i32.sub(q, GF128_W16_SIZE))] : []),
-  ];
+  const next = (all: boolean) => [src.set(i32.add(src, 16)), ...(all ? [p.set(i32.sub(p, GF128_TABLE_SIZE)), q.set(i32.sub(q, GF128_W16_SIZE))] : [])];
   const [done, group, rest, blk] = [label('done'), label('group'), label('rest'), label('block')];
   f.emit(
     comment('one block per group (no powers of H computed): the i64.mul loop, which needs only the table of H_1'),
@@ -668,30 +689,25 @@ function w16Blocks(name: string, ghash: boolean, one: Func, flags: Gf128Flags): 
     w.c.init,
     comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
     s.set(toDomain(v128.load(st))),
-    block(done,
+    block(
+      done,
       br_if(done, i32.eqz(n)),
-      loop(group,
+      loop(
+        group,
         comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
         gg.set(select(n, maxg, i32.lt_u(n, maxg))),
         flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
         w.zero(),
         p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
         q.set(i32.add(i32.add(slot, i32.mul(gg, GF128_W16_SIZE)), GF128_W16_OFFSET - GF128_W16_SIZE)),
-        src1.set(src), p1.set(p), q1.set(q),
+        src1.set(src),
+        p1.set(p),
+        q1.set(q),
         comment('blocks 2…g first, then block 1 with the state XORed in (the state arrives last)'),
-        block(rest,
-          br_if(rest, i32.le_u(gg, 1)),
-          j.set(1),
-          next(!flags.wrongPower),
-          loop(blk,
-            v.set(toDomain(v128.load(src))),
-            w.products(p, q),
-            next(true),
-            br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
-          ),
-        ),
+        block(rest, br_if(rest, i32.le_u(gg, 1)), j.set(1), next(!flags.wrongPower), loop(blk, v.set(toDomain(v128.load(src))), w.products(p, q), next(true), br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)))),
         v.set(v128.xor(toDomain(v128.load(src1)), s)),
-        p.set(p1), q.set(q1),
+        p.set(p1),
+        q.set(q1),
         w.products(p, q),
         src.set(i32.add(src1, i32.shl(gg, 4))),
         w.reduce(),
@@ -715,21 +731,12 @@ const swapBits = (x: Val<'i64'>, w: number, m: bigint): Expr<'i64'> => i64.or(i6
 
 /** The bytes of x reversed, in the local t (three statements). */
 function bswap64(t: Local<'i64'>, x: Val<'i64'>): Stmt[] {
-  return [
-    t.set(swapBits(x, 8, 0x00ff00ff00ff00ffn)),
-    t.set(swapBits(t, 16, 0x0000ffff0000ffffn)),
-    t.set(i64.rotl(t, 32n)),
-  ];
+  return [t.set(swapBits(x, 8, 0x00ff00ff00ff00ffn)), t.set(swapBits(t, 16, 0x0000ffff0000ffffn)), t.set(i64.rotl(t, 32n))];
 }
 
 /** The bits of x reversed, in the local t. */
 function rev64(t: Local<'i64'>, x: Val<'i64'>): Stmt[] {
-  return [
-    t.set(swapBits(x, 1, 0x5555555555555555n)),
-    t.set(swapBits(t, 2, 0x3333333333333333n)),
-    t.set(swapBits(t, 4, 0x0f0f0f0f0f0f0f0fn)),
-    ...bswap64(t, t),
-  ];
+  return [t.set(swapBits(x, 1, 0x5555555555555555n)), t.set(swapBits(t, 2, 0x3333333333333333n)), t.set(swapBits(t, 4, 0x0f0f0f0f0f0f0f0fn)), ...bswap64(t, t)];
 }
 
 /**
@@ -749,7 +756,10 @@ class Gf128MulScalar {
   readonly r1: Local<'i64'>;
   readonly pinAt: Local<'i32'>;
 
-  constructor(readonly f: Func, readonly flags: Gf128Flags) {
+  constructor(
+    readonly f: Func,
+    readonly flags: Gf128Flags,
+  ) {
     [this.v0, this.v1] = f.locals('i64', ['v0', 'v1']);
     f.locals('i64', ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2', 'x0', 'x1', 'x2', 'x3', 'y0', 'y1', 'y2', 'y3']);
     f.locals('i64', ['L0', 'L1', 'L2', 'R0', 'R1', 'R2', 'c0', 'c1', 'c2', 'c3', 'r0', 'r1', 'pin']);
@@ -767,11 +777,15 @@ class Gf128MulScalar {
     const f = this.f;
     const [a0, a1, a2, ar0, ar1, ar2] = ['a0', 'a1', 'a2', 'ar0', 'ar1', 'ar2'].map((n) => f.i64(n));
     const pin = f.i64('pin');
-    const out: Stmt[] = [
-      a0.set(this.v0), a1.set(this.v1), a2.set(i64.xor(a0, a1)),
-      ...rev64(ar0, a0), ...rev64(ar1, a1), ar2.set(i64.xor(ar0, ar1)),
+    const out: Stmt[] = [a0.set(this.v0), a1.set(this.v1), a2.set(i64.xor(a0, a1)), ...rev64(ar0, a0), ...rev64(ar1, a1), ar2.set(i64.xor(ar0, ar1))];
+    const words: [Local<'i64'>, string][] = [
+      [a0, 'L0'],
+      [a1, 'L1'],
+      [a2, 'L2'],
+      [ar0, 'R0'],
+      [ar1, 'R1'],
+      [ar2, 'R2'],
     ];
-    const words: [Local<'i64'>, string][] = [[a0, 'L0'], [a1, 'L1'], [a2, 'L2'], [ar0, 'R0'], [ar1, 'R1'], [ar2, 'R2']];
     words.forEach(([w, acc], k) => {
       const [code, value] = clmulLo64(f, w, f.i64(acc), p, k * 32);
       out.push(...code, pin.set(value), i64.store(this.pinAt, pin, 48));
@@ -797,11 +811,17 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
 
   const table = new Func(`${prefix}table`, { x0: 'i64', x1: 'i64', dst: 'i32' });
   {
-    const f = table, { x0, x1, dst } = f.p;
+    const f = table,
+      { x0, x1, dst } = f.p;
     const [w, r0, r1] = f.locals('i64', ['w', 'r0', 'r1']);
     f.emit(rev64(r0, x0), rev64(r1, x1));
     const parts: Expr<'i64'>[] = [x0.get(), x1.get(), i64.xor(x0, x1), r0.get(), r1.get(), i64.xor(r0, r1)];
-    parts.forEach((e, k) => f.emit(w.set(e), M.map((_, i) => i64.store(dst, i64.and(w, mask(i)), k * 32 + 8 * i))));
+    parts.forEach((e, k) =>
+      f.emit(
+        w.set(e),
+        M.map((_, i) => i64.store(dst, i64.and(w, mask(i)), k * 32 + 8 * i)),
+      ),
+    );
   }
 
   // the reduction of the six accumulators, a function of its own: inline in mul and the block
@@ -816,19 +836,16 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
 
   const mul = new Func(`${prefix}mul`, { m0: 'i64', m1: 'i64', p: 'i32' }, { results: ['i64', 'i64'] });
   {
-    const f = mul, { m0, m1, p } = f.p;
+    const f = mul,
+      { m0, m1, p } = f.p;
     const g = new Gf128MulScalar(f, flags);
-    f.emit(
-      g.pinAt.set(i32.sub(p, GF128_TABLE_OFFSET)),
-      g.zero(), g.v0.set(m0), g.v1.set(m1),
-      g.accumulate(p), reduceInto(f, g.r0, g.r1),
-      g.r0.get(), g.r1.get(),
-    );
+    f.emit(g.pinAt.set(i32.sub(p, GF128_TABLE_OFFSET)), g.zero(), g.v0.set(m0), g.v1.set(m1), g.accumulate(p), reduceInto(f, g.r0, g.r1), g.r0.get(), g.r1.get());
   }
 
   const init = new Func(`${prefix}gf128_init`, { slot: 'i32', ghash: 'i32' }, { export: true, ...pub });
   {
-    const f = init, { slot, ghash } = f.p;
+    const f = init,
+      { slot, ghash } = f.p;
     const [h0, h1, m, t] = f.locals('i64', ['h0', 'h1', 'm', 't']);
     f.emit(
       h0.set(i64.load(slot, 0)),
@@ -850,7 +867,8 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
 
   const powers = new Func(`${prefix}gf128_powers`, { slot: 'i32' }, { export: true, ...pub });
   {
-    const f = powers, { slot } = f.p;
+    const f = powers,
+      { slot } = f.p;
     const [x0, x1] = f.locals('i64', ['x0', 'x1']);
     const k = f.i32('k');
     const next = label('next');
@@ -858,7 +876,8 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
       x0.set(i64.load(slot, 0)),
       x1.set(i64.load(slot, 8)),
       k.set(1),
-      loop(next,
+      loop(
+        next,
         comment('H_{k+1} = dot(H_k, H_1)'),
         setMany(call(mul, x0, x1, i32.add(slot, GF128_TABLE_OFFSET)), [x0, x1]),
         call(table, x0, x1, i32.add(i32.add(slot, i32.mul(k, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET)),
@@ -874,28 +893,31 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
     const [gg, j, p] = f.locals('i32', ['g', 'j', 'p']);
     const g = new Gf128MulScalar(f, flags);
     // (lo, hi) = the 16 bytes at addr in the POLYVAL domain
-    const load = (lo: Local<'i64'>, hi: Local<'i64'>, addr: Val<'i32'>): Stmt[] =>
-      ghash ? [t0.set(i64.load(addr, 0)), t1.set(i64.load(addr, 8)), ...domainWords(lo, hi, t0, t1, flags)] : [lo.set(i64.load(addr, 0)), hi.set(i64.load(addr, 8))];
+    const load = (lo: Local<'i64'>, hi: Local<'i64'>, addr: Val<'i32'>): Stmt[] => (ghash ? [t0.set(i64.load(addr, 0)), t1.set(i64.load(addr, 8)), ...domainWords(lo, hi, t0, t1, flags)] : [lo.set(i64.load(addr, 0)), hi.set(i64.load(addr, 8))]);
     const [done, group, blk] = [label('done'), label('group'), label('block')];
     f.emit(
       g.pinAt.set(slot),
       comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
       load(s0, s1, st),
-      block(done,
+      block(
+        done,
         br_if(done, i32.eqz(n)),
-        loop(group,
+        loop(
+          group,
           comment('g = min(n, maxg) blocks share one reduction; block j uses H_{g-j+1}'),
           gg.set(select(n, maxg, i32.lt_u(n, maxg))),
           flags.tailLate ? [if_(i32.lt_u(gg, maxg), [src.set(i32.add(src, 16))])] : [],
           g.zero(),
           p.set(i32.add(i32.add(slot, i32.mul(gg, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE)),
           j.set(0),
-          loop(blk,
+          loop(
+            blk,
             comment('the state enters with the first block of the group, then is zero'),
             load(g.v0, g.v1, src),
             g.v0.set(i64.xor(g.v0, s0)),
             g.v1.set(i64.xor(g.v1, s1)),
-            s0.set(0), s1.set(0),
+            s0.set(0),
+            s1.set(0),
             g.accumulate(p),
             src.set(i32.add(src, 16)),
             flags.wrongPower ? p.set(i32.sub(p, i32.mul(GF128_TABLE_SIZE, i32.ne(j, 0)))) : p.set(i32.sub(p, GF128_TABLE_SIZE)),

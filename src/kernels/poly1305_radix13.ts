@@ -29,7 +29,9 @@ const M13 = 0x1fff;
 /** The ten 13-bit limbs of the 128-bit little-endian value in words w0…w3 (bits 13k … 13k + 12). */
 function limbs13(w: Local<'i32'>[]): Val<'i32'>[] {
   return Array.from({ length: 10 }, (_, k) => {
-    const o = 13 * k, i = o >> 5, s = o & 31;
+    const o = 13 * k,
+      i = o >> 5,
+      s = o & 31;
     const lo = s ? i32.shr_u(w[i], s) : w[i].get();
     const v = s + 13 > 32 && i + 1 < 4 ? i32.or(lo, i32.shl(w[i + 1], 32 - s)) : lo;
     return k === 9 ? v : i32.and(v, M13);
@@ -58,10 +60,7 @@ class Poly13 {
   }
 
   load(p: Local<'i32'>, withR: boolean): Stmt[] {
-    return [
-      ...this.h.map((h, i) => h.set(i32.load(p, H + 4 * i))),
-      ...(withR ? [...this.r.map((r, i) => r.set(i32.load(p, R + 4 * i))), ...this.s.map((s, i) => s.set(i32.mul(this.r[i], 5)))] : []),
-    ];
+    return [...this.h.map((h, i) => h.set(i32.load(p, H + 4 * i))), ...(withR ? [...this.r.map((r, i) => r.set(i32.load(p, R + 4 * i))), ...this.s.map((s, i) => s.set(i32.mul(this.r[i], 5)))] : [])];
   }
 
   store(p: Local<'i32'>): Stmt[] {
@@ -78,19 +77,9 @@ class Poly13 {
     out.push(c.set(0));
     for (let i = 0; i < 10; i++) {
       const terms = m.map((mj, j) => i32.mul(mj, j <= i ? r[i - j] : s[i - j + 10]));
-      out.push(
-        d[i].set(i32.add(c, terms[0], ...terms.slice(1, 5))),
-        c.set(i32.shr_u(d[i], 13)),
-        d[i].set(i32.add(i32.and(d[i], M13), terms[5], ...terms.slice(6))),
-        c.set(i32.add(c, i32.shr_u(d[i], 13))),
-        h[i].set(i32.and(d[i], M13)),
-      );
+      out.push(d[i].set(i32.add(c, terms[0], ...terms.slice(1, 5))), c.set(i32.shr_u(d[i], 13)), d[i].set(i32.add(i32.and(d[i], M13), terms[5], ...terms.slice(6))), c.set(i32.add(c, i32.shr_u(d[i], 13))), h[i].set(i32.and(d[i], M13)));
     }
-    out.push(
-      h[0].set(i32.add(h[0], i32.mul(c, 5))),
-      h[1].set(i32.add(h[1], i32.shr_u(h[0], 13))),
-      h[0].set(i32.and(h[0], M13)),
-    );
+    out.push(h[0].set(i32.add(h[0], i32.mul(c, 5))), h[1].set(i32.add(h[1], i32.shr_u(h[0], 13))), h[0].set(i32.and(h[0], M13)));
     return out;
   }
 }
@@ -121,20 +110,7 @@ export function polyFunctions13(flags: PolyFlags = {}): PolyFunctions {
     const hib = blocks.i32('hib');
     const P = new Poly13(blocks);
     const [done, one] = [label('one_done'), label('one')];
-    blocks.emit(
-      hib.set(i32.shl(hibit, 11)),
-      P.load(p, true),
-      block(done,
-        loop(one,
-          br_if(done, i32.eqz(n)),
-          P.step(src, hib),
-          src.set(i32.add(src, 16)),
-          n.set(i32.sub(n, 1)),
-          br(one),
-        ),
-      ),
-      P.store(p),
-    );
+    blocks.emit(hib.set(i32.shl(hibit, 11)), P.load(p, true), block(done, loop(one, br_if(done, i32.eqz(n)), P.step(src, hib), src.set(i32.add(src, 16)), n.set(i32.sub(n, 1)), br(one))), P.store(p));
   }
 
   // Final reduction: full carry (twice), g = h + 5 − 2^130, take g when it did not go negative
@@ -165,7 +141,8 @@ export function polyFunctions13(flags: PolyFlags = {}): PolyFunctions {
     const piece = (k: number): Val<'i32'> => {
       const parts: Val<'i32'>[] = [];
       for (let i = 0; i < 10; i++) {
-        const lo = 13 * i, hi = lo + 13;
+        const lo = 13 * i,
+          hi = lo + 13;
         if (hi <= 16 * k || lo >= 16 * k + 16) continue;
         const sh = lo - 16 * k;
         parts.push(sh >= 0 ? i32.shl(h[i], sh) : i32.shr_u(h[i], -sh));

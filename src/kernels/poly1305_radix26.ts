@@ -81,10 +81,7 @@ export class Poly {
 
   /** Load the powers r^k (k in ks) and their 5·r^k limbs from the state at p. */
   loadR(ks: number[]): Stmt[] {
-    return ks.flatMap((k) => [
-      ...[0, 1, 2, 3, 4].map((i) => this.#r(k, i).set(i64.load32_u(this.#p, POLY_R[k - 1] + 4 * i))),
-      ...[1, 2, 3, 4].map((i) => this.#r(k, i - 5).set(i64.mul(this.#r(k, i), 5))),
-    ]);
+    return ks.flatMap((k) => [...[0, 1, 2, 3, 4].map((i) => this.#r(k, i).set(i64.load32_u(this.#p, POLY_R[k - 1] + 4 * i))), ...[1, 2, 3, 4].map((i) => this.#r(k, i - 5).set(i64.mul(this.#r(k, i), 5)))]);
   }
 
   /** Store h back to the state at p. */
@@ -125,13 +122,7 @@ export class Poly {
     const { d, h, pc } = this;
     const out: Stmt[] = [];
     for (let i = 0; i < 4; i++) out.push(d[i + 1].set(i64.add(i64.shr_u(d[i], 26), d[i + 1])), h[i].set(i64.and(d[i], M26())));
-    out.push(
-      pc.set(i64.shr_u(d[4], 26)),
-      h[4].set(i64.and(d[4], M26())),
-      h[0].set(i64.add(h[0], i64.mul(pc, 5))),
-      h[1].set(i64.add(h[1], i64.shr_u(h[0], 26))),
-      h[0].set(i64.and(h[0], M26())),
-    );
+    out.push(pc.set(i64.shr_u(d[4], 26)), h[4].set(i64.and(d[4], M26())), h[0].set(i64.add(h[0], i64.mul(pc, 5))), h[1].set(i64.add(h[1], i64.shr_u(h[0], 26))), h[0].set(i64.and(h[0], M26())));
     return out;
   }
 
@@ -171,15 +162,7 @@ export class Poly {
 /** `while (n >= k) { step; src += 16k; n -= k }`, for $poly1305_blocks. */
 function stepLoop(name: string, n: Local<'i32'>, src: Local<'i32'>, k: number, step: Stmt[]): Stmt {
   const [done, lp] = [label(`${name}_done`), label(name)];
-  return block(done,
-    loop(lp,
-      br_if(done, i32.lt_u(n, k)),
-      step,
-      src.set(i32.add(src, 16 * k)),
-      n.set(i32.sub(n, k)),
-      br(lp),
-    ),
-  );
+  return block(done, loop(lp, br_if(done, i32.lt_u(n, k)), step, src.set(i32.add(src, 16 * k)), n.set(i32.sub(n, k)), br(lp)));
 }
 
 export interface PolyFunctions {
@@ -253,24 +236,9 @@ export function polyFunctions(flags: PolyFlags = {}): PolyFunctions {
       hib.set(i64.shl(i64.extend_i32_u(hibit), 24)),
       P.loadH(),
       P.loadR([1]),
-      S ? if_(i32.ge_u(maxg, 8), [
-        ...P.loadR([5, 6, 7, 8]),
-        ...S.loadLaneTables(p, POLY_V, hibit),
-        stepLoop('eight', n, src, 8, P.step8(S, src, 0, hib, flags)),
-      ]) : [],
-      if_(i32.ge_u(maxg, 4), [
-        ...P.loadR([2, 3, 4]),
-        stepLoop('four', n, src, 4, P.step4(src, 0, hib, flags)),
-      ]),
-      block(done,
-        loop(one,
-          br_if(done, i32.eqz(n)),
-          P.step1(src, 0, hib),
-          src.set(i32.add(src, 16)),
-          n.set(i32.sub(n, 1)),
-          br(one),
-        ),
-      ),
+      S ? if_(i32.ge_u(maxg, 8), [...P.loadR([5, 6, 7, 8]), ...S.loadLaneTables(p, POLY_V, hibit), stepLoop('eight', n, src, 8, P.step8(S, src, 0, hib, flags))]) : [],
+      if_(i32.ge_u(maxg, 4), [...P.loadR([2, 3, 4]), stepLoop('four', n, src, 4, P.step4(src, 0, hib, flags))]),
+      block(done, loop(one, br_if(done, i32.eqz(n)), P.step1(src, 0, hib), src.set(i32.add(src, 16)), n.set(i32.sub(n, 1)), br(one))),
       P.store(),
     );
   }

@@ -24,11 +24,7 @@ import { SHUF_HI32 as HI32, SHUF_HI64 as HI64, SHUF_LO32 as LO32, SHUF_LO64 as L
 const M26 = 0x3ffffff;
 
 /** v128 locals the SIMD half uses. */
-const SIMD_LOCALS = [
-  'vhib', 'vm',
-  'R0', 'R1', 'R2', 'R3', 'R4', 'S1', 'S2', 'S3', 'S4',
-  'B0', 'B1', 'B2', 'B3', 'M0', 'M1', 'M2', 'M3', 'M4', 'D',
-];
+const SIMD_LOCALS = ['vhib', 'vm', 'R0', 'R1', 'R2', 'R3', 'R4', 'S1', 'S2', 'S3', 'S4', 'B0', 'B1', 'B2', 'B3', 'M0', 'M1', 'M2', 'M3', 'M4', 'D'];
 
 /** Offsets (from the state) of the lane tables: R_i = (r^4_i, r^3_i, r^2_i, r_i), S_i = 5·R_i. */
 function laneTableOffsets(base: number): { R: number[]; S: number[] } {
@@ -111,10 +107,7 @@ export class PolySimd {
         const ps = M.map((m, j) => (half === 'low' ? i64x2.extmul_low_i32x4_u(m, coef(j)) : i64x2.extmul_high_i32x4_u(m, coef(j))));
         return i64x2.add(...(ps as [Expr<'v128'>, Expr<'v128'>]));
       };
-      out.push(
-        D.set(i64x2.add(sum('low'), sum('high'))),
-        d[i].set(i64.add(d[i], i64x2.extract_lane(D, 0), i64x2.extract_lane(D, 1))),
-      );
+      out.push(D.set(i64x2.add(sum('low'), sum('high'))), d[i].set(i64.add(d[i], i64x2.extract_lane(D, 0), i64x2.extract_lane(D, 1))));
     }
     return out;
   }

@@ -15,8 +15,14 @@ import { SHA2_IO_GLUE_END, SHA2_K256_PTR, SHA2_K512_PTR, SHA2_PAD_PTR, SHA2_WORK
 import { SM4_GCM_BLOCKS, SM4_RK, SM4_SLOT } from './sm4_layout.js';
 
 const GF128_LAYOUT = {
-  SLOT_SIZE: GF128_SLOT_SIZE, STATE_OFFSET: GF128_STATE_OFFSET, TABLE_OFFSET: GF128_TABLE_OFFSET, TABLE_SIZE: GF128_TABLE_SIZE, MAX_POWERS: GF128_MAX_POWERS,
-  W16_OFFSET: GF128_W16_OFFSET, W16_SIZE: GF128_W16_SIZE, W16_PIN: GF128_W16_PIN,
+  SLOT_SIZE: GF128_SLOT_SIZE,
+  STATE_OFFSET: GF128_STATE_OFFSET,
+  TABLE_OFFSET: GF128_TABLE_OFFSET,
+  TABLE_SIZE: GF128_TABLE_SIZE,
+  MAX_POWERS: GF128_MAX_POWERS,
+  W16_OFFSET: GF128_W16_OFFSET,
+  W16_SIZE: GF128_W16_SIZE,
+  W16_PIN: GF128_W16_PIN,
 };
 
 export interface KernelEntry {
@@ -36,7 +42,14 @@ export interface KernelEntry {
 export const kernels: KernelEntry[] = [
   { name: 'gf128', source: 'src/kernels/gf128_ctmul64.ts', call: 'generateGf128()', layout: GF128_LAYOUT, targets: ['wasm', 'js'], generate: () => generateGf128() },
   { name: 'chacha', source: 'src/kernels/chacha20_simd128.ts', call: 'generateChacha()', layout: { ST, KS_PTR, POLY, PIN, FUSED_MIN, POLY_STATE_SIZE: CHACHA_POLY_STATE_SIZE }, targets: ['wasm', 'js'], generate: () => generateChacha() },
-  { name: 'sha2', source: 'src/kernels/sha2_vsched.ts', call: 'generateSha2()', targets: ['wasm', 'js'], layout: { K256_PTR: SHA2_K256_PTR, K512_PTR: SHA2_K512_PTR, WORK_PTR: SHA2_WORK_PTR, PAD_PTR: SHA2_PAD_PTR, IO_GLUE_END: SHA2_IO_GLUE_END }, generate: () => generateSha2() },
+  {
+    name: 'sha2',
+    source: 'src/kernels/sha2_vsched.ts',
+    call: 'generateSha2()',
+    targets: ['wasm', 'js'],
+    layout: { K256_PTR: SHA2_K256_PTR, K512_PTR: SHA2_K512_PTR, WORK_PTR: SHA2_WORK_PTR, PAD_PTR: SHA2_PAD_PTR, IO_GLUE_END: SHA2_IO_GLUE_END },
+    generate: () => generateSha2(),
+  },
   { name: 'aes', source: 'src/kernels/aes_gcm.ts', call: 'generateAesGcm()', layout: { IO: AES_IO, SLOT: AES_SLOT, GF128: GF128_LAYOUT }, targets: ['wasm', 'js'], generate: () => generateAesGcm() },
   { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', call: 'generateSm4Gcm()', layout: { IO: AES_IO, RK: SM4_RK, SLOT: SM4_SLOT, GCM_BLOCKS: SM4_GCM_BLOCKS, GF128: GF128_LAYOUT }, targets: ['wasm', 'js'], generate: () => generateSm4Gcm() },
   ...EC_MODULES, // ec_p256, ec_p224, …: one module per curve

@@ -24,8 +24,33 @@
 // its first bytes. Negative-control flags (tests only) produce deliberately broken variants.
 
 import {
-  type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, type ValType,
-  block, br, br_if, call, comment, i32, i32x4, i64, i64x2, i8x16, if_, kernel, label, loop, make, memory, select, target, v128,
+  type Expr,
+  Func,
+  type GeneratedKernel,
+  type Local,
+  Module,
+  type Stmt,
+  type Val,
+  type ValType,
+  block,
+  br,
+  br_if,
+  call,
+  comment,
+  i32,
+  i32x4,
+  i64,
+  i64x2,
+  i8x16,
+  if_,
+  kernel,
+  label,
+  loop,
+  make,
+  memory,
+  select,
+  target,
+  v128,
 } from './builder/index.js';
 import { BSWAP32 as bswap32, BSWAP64 as bswap64 } from './builder/lanes.js';
 
@@ -61,40 +86,94 @@ export const SHA2_IO_GLUE_END = 2048;
 // first 80 primes. Section 4.2.2's SHA-256 constants are the first 32 bits of the same numbers
 // for the first 64 primes, i.e. the upper halves of the first 64 entries.
 const K512: readonly bigint[] = [
-  0x428a2f98d728ae22n, 0x7137449123ef65cdn, 0xb5c0fbcfec4d3b2fn, 0xe9b5dba58189dbbcn,
-  0x3956c25bf348b538n, 0x59f111f1b605d019n, 0x923f82a4af194f9bn, 0xab1c5ed5da6d8118n,
-  0xd807aa98a3030242n, 0x12835b0145706fben, 0x243185be4ee4b28cn, 0x550c7dc3d5ffb4e2n,
-  0x72be5d74f27b896fn, 0x80deb1fe3b1696b1n, 0x9bdc06a725c71235n, 0xc19bf174cf692694n,
-  0xe49b69c19ef14ad2n, 0xefbe4786384f25e3n, 0x0fc19dc68b8cd5b5n, 0x240ca1cc77ac9c65n,
-  0x2de92c6f592b0275n, 0x4a7484aa6ea6e483n, 0x5cb0a9dcbd41fbd4n, 0x76f988da831153b5n,
-  0x983e5152ee66dfabn, 0xa831c66d2db43210n, 0xb00327c898fb213fn, 0xbf597fc7beef0ee4n,
-  0xc6e00bf33da88fc2n, 0xd5a79147930aa725n, 0x06ca6351e003826fn, 0x142929670a0e6e70n,
-  0x27b70a8546d22ffcn, 0x2e1b21385c26c926n, 0x4d2c6dfc5ac42aedn, 0x53380d139d95b3dfn,
-  0x650a73548baf63den, 0x766a0abb3c77b2a8n, 0x81c2c92e47edaee6n, 0x92722c851482353bn,
-  0xa2bfe8a14cf10364n, 0xa81a664bbc423001n, 0xc24b8b70d0f89791n, 0xc76c51a30654be30n,
-  0xd192e819d6ef5218n, 0xd69906245565a910n, 0xf40e35855771202an, 0x106aa07032bbd1b8n,
-  0x19a4c116b8d2d0c8n, 0x1e376c085141ab53n, 0x2748774cdf8eeb99n, 0x34b0bcb5e19b48a8n,
-  0x391c0cb3c5c95a63n, 0x4ed8aa4ae3418acbn, 0x5b9cca4f7763e373n, 0x682e6ff3d6b2b8a3n,
-  0x748f82ee5defb2fcn, 0x78a5636f43172f60n, 0x84c87814a1f0ab72n, 0x8cc702081a6439ecn,
-  0x90befffa23631e28n, 0xa4506cebde82bde9n, 0xbef9a3f7b2c67915n, 0xc67178f2e372532bn,
-  0xca273eceea26619cn, 0xd186b8c721c0c207n, 0xeada7dd6cde0eb1en, 0xf57d4f7fee6ed178n,
-  0x06f067aa72176fban, 0x0a637dc5a2c898a6n, 0x113f9804bef90daen, 0x1b710b35131c471bn,
-  0x28db77f523047d84n, 0x32caab7b40c72493n, 0x3c9ebe0a15c9bebcn, 0x431d67c49c100d4cn,
-  0x4cc5d4becb3e42b6n, 0x597f299cfc657e2an, 0x5fcb6fab3ad6faecn, 0x6c44198c4a475817n,
+  0x428a2f98d728ae22n,
+  0x7137449123ef65cdn,
+  0xb5c0fbcfec4d3b2fn,
+  0xe9b5dba58189dbbcn,
+  0x3956c25bf348b538n,
+  0x59f111f1b605d019n,
+  0x923f82a4af194f9bn,
+  0xab1c5ed5da6d8118n,
+  0xd807aa98a3030242n,
+  0x12835b0145706fben,
+  0x243185be4ee4b28cn,
+  0x550c7dc3d5ffb4e2n,
+  0x72be5d74f27b896fn,
+  0x80deb1fe3b1696b1n,
+  0x9bdc06a725c71235n,
+  0xc19bf174cf692694n,
+  0xe49b69c19ef14ad2n,
+  0xefbe4786384f25e3n,
+  0x0fc19dc68b8cd5b5n,
+  0x240ca1cc77ac9c65n,
+  0x2de92c6f592b0275n,
+  0x4a7484aa6ea6e483n,
+  0x5cb0a9dcbd41fbd4n,
+  0x76f988da831153b5n,
+  0x983e5152ee66dfabn,
+  0xa831c66d2db43210n,
+  0xb00327c898fb213fn,
+  0xbf597fc7beef0ee4n,
+  0xc6e00bf33da88fc2n,
+  0xd5a79147930aa725n,
+  0x06ca6351e003826fn,
+  0x142929670a0e6e70n,
+  0x27b70a8546d22ffcn,
+  0x2e1b21385c26c926n,
+  0x4d2c6dfc5ac42aedn,
+  0x53380d139d95b3dfn,
+  0x650a73548baf63den,
+  0x766a0abb3c77b2a8n,
+  0x81c2c92e47edaee6n,
+  0x92722c851482353bn,
+  0xa2bfe8a14cf10364n,
+  0xa81a664bbc423001n,
+  0xc24b8b70d0f89791n,
+  0xc76c51a30654be30n,
+  0xd192e819d6ef5218n,
+  0xd69906245565a910n,
+  0xf40e35855771202an,
+  0x106aa07032bbd1b8n,
+  0x19a4c116b8d2d0c8n,
+  0x1e376c085141ab53n,
+  0x2748774cdf8eeb99n,
+  0x34b0bcb5e19b48a8n,
+  0x391c0cb3c5c95a63n,
+  0x4ed8aa4ae3418acbn,
+  0x5b9cca4f7763e373n,
+  0x682e6ff3d6b2b8a3n,
+  0x748f82ee5defb2fcn,
+  0x78a5636f43172f60n,
+  0x84c87814a1f0ab72n,
+  0x8cc702081a6439ecn,
+  0x90befffa23631e28n,
+  0xa4506cebde82bde9n,
+  0xbef9a3f7b2c67915n,
+  0xc67178f2e372532bn,
+  0xca273eceea26619cn,
+  0xd186b8c721c0c207n,
+  0xeada7dd6cde0eb1en,
+  0xf57d4f7fee6ed178n,
+  0x06f067aa72176fban,
+  0x0a637dc5a2c898a6n,
+  0x113f9804bef90daen,
+  0x1b710b35131c471bn,
+  0x28db77f523047d84n,
+  0x32caab7b40c72493n,
+  0x3c9ebe0a15c9bebcn,
+  0x431d67c49c100d4cn,
+  0x4cc5d4becb3e42b6n,
+  0x597f299cfc657e2an,
+  0x5fcb6fab3ad6faecn,
+  0x6c44198c4a475817n,
 ];
 
 // Section 5.3.5: SHA-512's initial value, the first 64 bits of the fractional parts of the
 // square roots of the first 8 primes; section 5.3.3's SHA-256 value is their upper halves.
-const H512: readonly bigint[] = [
-  0x6a09e667f3bcc908n, 0xbb67ae8584caa73bn, 0x3c6ef372fe94f82bn, 0xa54ff53a5f1d36f1n,
-  0x510e527fade682d1n, 0x9b05688c2b3e6c1fn, 0x1f83d9abfb41bd6bn, 0x5be0cd19137e2179n,
-];
+const H512: readonly bigint[] = [0x6a09e667f3bcc908n, 0xbb67ae8584caa73bn, 0x3c6ef372fe94f82bn, 0xa54ff53a5f1d36f1n, 0x510e527fade682d1n, 0x9b05688c2b3e6c1fn, 0x1f83d9abfb41bd6bn, 0x5be0cd19137e2179n];
 // Section 5.3.4: SHA-384's, the same for the 9th to 16th primes; section 5.3.2's SHA-224 value
 // is "the second 32 bits" of those, i.e. their lower halves.
-const H384: readonly bigint[] = [
-  0xcbbb9d5dc1059ed8n, 0x629a292a367cd507n, 0x9159015a3070dd17n, 0x152fecd8f70e5939n,
-  0x67332667ffc00b31n, 0x8eb44a8768581511n, 0xdb0c2e0d64f98fa7n, 0x47b5481dbefa4fa4n,
-];
+const H384: readonly bigint[] = [0xcbbb9d5dc1059ed8n, 0x629a292a367cd507n, 0x9159015a3070dd17n, 0x152fecd8f70e5939n, 0x67332667ffc00b31n, 0x8eb44a8768581511n, 0xdb0c2e0d64f98fa7n, 0x47b5481dbefa4fa4n];
 
 const upper = (w: bigint): number => Number(w >> 32n);
 const lower = (w: bigint): number => Number(w & 0xffffffffn);
@@ -140,7 +219,10 @@ type WordVal = Word | Local<'i32'> | Local<'i64'> | Local<'i32' | 'i64'> | numbe
 /** The family's word operations (the same instruction names on i32 or i64). */
 function wordOps(f: Family) {
   const t = f.t;
-  const op = (name: string) => (a: WordVal, b: WordVal): Word => make(t, `${t}.${name}`, '', [t, t], [a as Val<ValType>, b as Val<ValType>]) as Word;
+  const op =
+    (name: string) =>
+    (a: WordVal, b: WordVal): Word =>
+      make(t, `${t}.${name}`, '', [t, t], [a as Val<ValType>, b as Val<ValType>]) as Word;
   return {
     add: op('add'),
     xor: op('xor'),
@@ -184,21 +266,35 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
   const k256 = k512.slice(0, 64).map(upper);
 
   const F256: Family = {
-    t: 'i32', bytes: 4, block: 64, rounds: 64, K: k256, kPtr: SHA2_K256_PTR,
-    S0: [2, 13, 22], S1: [flags.rotationOff ? 7 : 6, 11, 25], s0: [7, 18, 3], s1: [17, 19, 10],
+    t: 'i32',
+    bytes: 4,
+    block: 64,
+    rounds: 64,
+    K: k256,
+    kPtr: SHA2_K256_PTR,
+    S0: [2, 13, 22],
+    S1: [flags.rotationOff ? 7 : 6, 11, 25],
+    s0: [7, 18, 3],
+    s1: [17, 19, 10],
   };
   const F512: Family = {
-    t: 'i64', bytes: 8, block: 128, rounds: 80, K: k512, kPtr: SHA2_K512_PTR,
-    S0: [28, 34, 39], S1: [flags.rotationOff ? 15 : 14, 18, 41], s0: [1, 8, 7], s1: [19, 61, 6],
+    t: 'i64',
+    bytes: 8,
+    block: 128,
+    rounds: 80,
+    K: k512,
+    kPtr: SHA2_K512_PTR,
+    S0: [28, 34, 39],
+    S1: [flags.rotationOff ? 15 : 14, 18, 41],
+    s0: [1, 8, 7],
+    s1: [19, 61, 6],
   };
 
   // Σ(x) = rotr(x, r1) ^ rotr(x, r2) ^ rotr(x, r3), r1 < r2 < r3. Nested, it is
   // rotr(rotr(rotr(x, r3 − r2) ^ x, r2 − r1) ^ x, r1): one temporary instead of three.
   const bigSigma = (f: Family, x: WordVal, [r1, r2, r3]: number[]) => {
     const o = wordOps(f);
-    return sigma === 'nested'
-      ? o.rotr(o.xor(o.rotr(o.xor(o.rotr(x, r3 - r2), x), r2 - r1), x), r1)
-      : o.xor(o.xor(o.rotr(x, r1), o.rotr(x, r2)), o.rotr(x, r3));
+    return sigma === 'nested' ? o.rotr(o.xor(o.rotr(o.xor(o.rotr(x, r3 - r2), x), r2 - r1), x), r1) : o.xor(o.xor(o.rotr(x, r1), o.rotr(x, r2)), o.rotr(x, r3));
   };
 
   // The work area word t: W_t + K_t.
@@ -268,12 +364,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const sigma0 = v128.xor(i64x2.shr_u(vb, r1), i64x2.shl(vb, 64 - r1), i8x16.swizzle(vb, krot8), i64x2.shr_u(vb, sh));
     const D = X(j - 1);
     const sigma1 = v128.xor(i64x2.shr_u(D, q1), i64x2.shl(D, 64 - q1), i64x2.shr_u(D, q2), i64x2.shl(D, 64 - q2), i64x2.shr_u(D, sh1));
-    return [
-      comment(`schedule: W_${2 * j}, W_${2 * j + 1}`),
-      vb.set(B),
-      X(j).set(i64x2.add(X(j - 8), C, sigma0, sigma1)),
-      storeWK(F512, j, X(j), base),
-    ];
+    return [comment(`schedule: W_${2 * j}, W_${2 * j + 1}`), vb.set(B), X(j).set(i64x2.add(X(j - 8), C, sigma0, sigma1)), storeWK(F512, j, X(j), base)];
   };
 
   // ---- schedule, scalar (for comparison) -----------------------------------------------------
@@ -303,7 +394,10 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const bswap = simd ? fn.v128('bswap') : undefined!;
     const wp = fn.i32('wp');
     if (schedule === 'simd') {
-      fn.locals('v128', Array.from({ length: 16 / nv }, (_, i) => `x${i}`));
+      fn.locals(
+        'v128',
+        Array.from({ length: 16 / nv }, (_, i) => `x${i}`),
+      );
       fn.locals('v128', ['vb', 'vp', 'vd', 'klo', 'khi', 'krot8']);
     } else {
       for (let i = 0; i < 16; i++) word(`w${i}`);
@@ -339,8 +433,10 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       body.push(
         comment('W_t = σ1(W_t−2) + W_t−7 + σ0(W_t−15) + W_t−16 into the work area'),
         wp.set(16 * f.bytes),
-        block(sd,
-          loop(sl,
+        block(
+          sd,
+          loop(
+            sl,
             br_if(sd, i32.ge_u(wp, f.rounds * f.bytes)),
             x.set(o.add(o.add(o.add(small(W(wp, -2), f.s1), W(wp, flags.scheduleSlip ? -6 : -7)), small(W(wp, -15), f.s0)), W(wp, -16)) as Expr<'i32'>),
             store(wp, SHA2_WORK_PTR, x.get()),
@@ -393,49 +489,17 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     };
     if (memSchedule) {
       const [rd, rl] = [label('rounds_done'), label('rounds8')];
-      body.push(
-        wp.set(0),
-        block(rd,
-          loop(rl,
-            br_if(rd, i32.ge_u(wp, f.rounds * f.bytes)),
-            rounds(0, 8, 8, wp),
-            wp.set(i32.add(wp, 8 * f.bytes)),
-            br(rl),
-          ),
-        ),
-      );
+      body.push(wp.set(0), block(rd, loop(rl, br_if(rd, i32.ge_u(wp, f.rounds * f.bytes)), rounds(0, 8, 8, wp), wp.set(i32.add(wp, 8 * f.bytes)), br(rl))));
     } else if (rolledScalar) {
       // the first 16 rounds on the message words, then 16 at a time with the schedule in the ring
       const stride = 16 * f.bytes;
       const [all, sixteen] = [label('all'), label('sixteen')];
-      body.push(
-        ...rounds(0, 16, 16),
-        wp.set(stride),
-        block(all,
-          loop(sixteen,
-            br_if(all, i32.ge_u(wp, stride * (f.rounds / 16))),
-            rounds(0, 16, 16, wp),
-            wp.set(i32.add(wp, stride)),
-            br(sixteen),
-          ),
-        ),
-      );
+      body.push(...rounds(0, 16, 16), wp.set(stride), block(all, loop(sixteen, br_if(all, i32.ge_u(wp, stride * (f.rounds / 16))), rounds(0, 16, 16, wp), wp.set(i32.add(wp, stride)), br(sixteen))));
     } else if (rolled) {
       // 16 rounds with their schedule steps, looped while steps remain, then the last 16
       const stride = 16 * f.bytes;
       const [last16, sixteen] = [label('last16'), label('sixteen')];
-      body.push(
-        wp.set(0),
-        block(last16,
-          loop(sixteen,
-            br_if(last16, i32.ge_u(wp, stride * (f.rounds / 16 - 1))),
-            rounds(0, 16, 32, wp),
-            wp.set(i32.add(wp, stride)),
-            br(sixteen),
-          ),
-        ),
-        ...rounds(0, 16, 16, wp),
-      );
+      body.push(wp.set(0), block(last16, loop(sixteen, br_if(last16, i32.ge_u(wp, stride * (f.rounds / 16 - 1))), rounds(0, 16, 32, wp), wp.set(i32.add(wp, stride)), br(sixteen))), ...rounds(0, 16, 16, wp));
     } else {
       body.push(...rounds(0, f.rounds, f.rounds));
     }
@@ -484,14 +548,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       i32.store8(i32.add(src, len), i32.const(0x80, true)),
       comment('zeros up to the length field, 8 bytes per store (memory.fill is a runtime call, ~80 ns)'),
       p.set(i32.add(i32.add(src, len), 1)),
-      block(zeroed,
-        loop(zero,
-          br_if(zeroed, i32.ge_u(p, i32.sub(end, L))),
-          i64.store(p, 0),
-          p.set(i32.add(p, 8)),
-          br(zero),
-        ),
-      ),
+      block(zeroed, loop(zero, br_if(zeroed, i32.ge_u(p, i32.sub(end, L))), i64.store(p, 0), p.set(i32.add(p, 8)), br(zero))),
       L === 16 ? [...be32(0, 0), ...be32(4, i32.shr_u(hi, 29))] : [],
       be32(L - 8, i32.or(i32.shl(hi, 3), i32.shr_u(lo, 29))),
       be32(L - 4, i32.shl(lo, 3)),
@@ -507,7 +564,14 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
       const bytes = beBytes(words, size);
       const out: Stmt[] = [];
       if (!simd) {
-        for (let i = 0; i < bytes.length; i += 4) out.push(i32.store(st, bytes.slice(i, i + 4).reduceRight((a, b) => (a << 8) | b, 0), i));
+        for (let i = 0; i < bytes.length; i += 4)
+          out.push(
+            i32.store(
+              st,
+              bytes.slice(i, i + 4).reduceRight((a, b) => (a << 8) | b, 0),
+              i,
+            ),
+          );
         return out;
       }
       for (let i = 0; i < bytes.length; i += 16) out.push(v128.store(st, v128.bytes(bytes.slice(i, i + 16)), i));
@@ -526,27 +590,16 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
   // HMAC's two chaining values: IV compressed with K0 ⊕ ipad, and with K0 ⊕ opad (FIPS 198-1).
   // The XOR runs here, 16 bytes at a time, into the pad block: byte stores from JavaScript
   // followed by 16-byte loads here cost ~0.5 µs per block (store forwarding fails).
-  const zeroPad = (B: number): Stmt[] => simd
-    ? Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i))
-    : Array.from({ length: B / 8 }, (_, i) => i64.store(0, 0, SHA2_PAD_PTR + 8 * i));
+  const zeroPad = (B: number): Stmt[] => (simd ? Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.zero(), SHA2_PAD_PTR + 16 * i)) : Array.from({ length: B / 8 }, (_, i) => i64.store(0, 0, SHA2_PAD_PTR + 8 * i)));
   const hmacInitFn = (init: Func, b256: Func, b512: Func): Func => {
     const fn = new Func('sha2_hmac_init', { inner: 'i32', outer: 'i32', key: 'i32', variant: 'i32' }, { export: true, public: 'all' });
     const { inner, outer, key, variant } = fn.p;
-    const xorInto = (B: number, pad: number) => simd
-      ? Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.xor(v128.load(key, 16 * i), v128.i8x16(Array(16).fill(pad))), SHA2_PAD_PTR + 16 * i))
-      : Array.from({ length: B / 4 }, (_, i) => i32.store(0, i32.xor(i32.load(key, 4 * i), pad * 0x01010101), SHA2_PAD_PTR + 4 * i));
-    const path = (B: number, blocks: Func) => [
-      ...xorInto(B, 0x36),
-      call(blocks, inner, SHA2_PAD_PTR, 1),
-      ...xorInto(B, 0x5c),
-      call(blocks, outer, SHA2_PAD_PTR, 1),
-      ...zeroPad(B),
-    ];
-    fn.emit(
-      call(init, inner, variant),
-      call(init, outer, variant),
-      if_(i32.le_u(variant, 256), path(64, b256), path(128, b512)),
-    );
+    const xorInto = (B: number, pad: number) =>
+      simd
+        ? Array.from({ length: B / 16 }, (_, i) => v128.store(0, v128.xor(v128.load(key, 16 * i), v128.i8x16(Array(16).fill(pad))), SHA2_PAD_PTR + 16 * i))
+        : Array.from({ length: B / 4 }, (_, i) => i32.store(0, i32.xor(i32.load(key, 4 * i), pad * 0x01010101), SHA2_PAD_PTR + 4 * i));
+    const path = (B: number, blocks: Func) => [...xorInto(B, 0x36), call(blocks, inner, SHA2_PAD_PTR, 1), ...xorInto(B, 0x5c), call(blocks, outer, SHA2_PAD_PTR, 1), ...zeroPad(B)];
+    fn.emit(call(init, inner, variant), call(init, outer, variant), if_(i32.le_u(variant, 256), path(64, b256), path(128, b512)));
     return fn;
   };
 
@@ -558,13 +611,16 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
     const path = (B: number, n: number, last: Func) => [
       call(last, st, src, len, 0, i32.add(len, B)),
       comment('the inner digest, then the outer hash of it'),
-      ...(simd
-        ? Array.from({ length: Math.ceil(n / 16) }, (_, i) => v128.store(0, v128.load(st, 16 * i), SHA2_PAD_PTR + 16 * i))
-        : Array.from({ length: Math.ceil(n / 4) }, (_, i) => i32.store(0, i32.load(st, 4 * i), SHA2_PAD_PTR + 4 * i))),
+      ...(simd ? Array.from({ length: Math.ceil(n / 16) }, (_, i) => v128.store(0, v128.load(st, 16 * i), SHA2_PAD_PTR + 16 * i)) : Array.from({ length: Math.ceil(n / 4) }, (_, i) => i32.store(0, i32.load(st, 4 * i), SHA2_PAD_PTR + 4 * i))),
       call(last, i32.add(st, 64), SHA2_PAD_PTR, n, 0, B + n),
       ...zeroPad(B),
     ];
-    const outLen: [number, number, number, Func][] = [[224, 64, 28, l256], [256, 64, 32, l256], [384, 128, 48, l512], [512, 128, 64, l512]];
+    const outLen: [number, number, number, Func][] = [
+      [224, 64, 28, l256],
+      [256, 64, 32, l256],
+      [384, 128, 48, l512],
+      [512, 128, 64, l512],
+    ];
     fn.emit(
       call(hmacInit, st, i32.add(st, 64), key, variant),
       outLen.map(([v, B, n, last]) => if_(i32.eq(variant, v), path(B, n, last))),
@@ -579,12 +635,7 @@ export function generateSha2(flags: Sha2Flags = {}, options: Sha2Options = {}): 
   const l512 = lastFn(F512, 'sha512_last', b512);
   const hmacInit = hmacInitFn(init, b256, b512);
   const hmac = hmacFn(hmacInit, l256, l512);
-  const m = new Module('sha2').memory(2)
-    .dataSegment(SHA2_K256_PTR, leBytes(k256, 4))
-    .dataSegment(SHA2_K512_PTR, leBytes(k512, 8))
-    .add(init, b256, b512, l256, l512, hmacInit, hmac);
-  m.header.push(simd
-    ? 'SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.'
-    : `SHA-224/256/384/512 compression: scalar rounds and schedule, 16 rounds per loop pass; target ${target()}.`);
+  const m = new Module('sha2').memory(2).dataSegment(SHA2_K256_PTR, leBytes(k256, 4)).dataSegment(SHA2_K512_PTR, leBytes(k512, 8)).add(init, b256, b512, l256, l512, hmacInit, hmac);
+  m.header.push(simd ? 'SHA-224/256/384/512 compression: scalar rounds, message schedule in SIMD lanes, constant time.' : `SHA-224/256/384/512 compression: scalar rounds and schedule, 16 rounds per loop pass; target ${target()}.`);
   return kernel(m);
 }

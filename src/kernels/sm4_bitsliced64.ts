@@ -71,16 +71,21 @@ function circuitByte(y: number): number {
 }
 
 /** A linear map as rows: out bit i = parity(rows[i] & in). */
-const rowsOf = (f: (x: number) => number): number[] =>
-  Array.from({ length: 8 }, (_, i) => Array.from({ length: 8 }, (_, j) => ((f(1 << j) >> i) & 1) << j).reduce((a, b) => a | b, 0));
+const rowsOf = (f: (x: number) => number): number[] => Array.from({ length: 8 }, (_, i) => Array.from({ length: 8 }, (_, j) => ((f(1 << j) >> i) & 1) << j).reduce((a, b) => a | b, 0));
 const apply = (rows: number[], x: number) => rows.reduce((o, r, i) => o | (parity(r & x) << i), 0);
 
-interface Layers { l1: number[]; c1: number; l2: number[]; c2: number }
+interface Layers {
+  l1: number[];
+  c1: number;
+  l2: number[];
+  c2: number;
+}
 
 function layers(): Layers {
   // φ: SM4's field → AES's, α ↦ β for a root β of SM4's polynomial in AES's field
   for (let beta = 2; beta < 256; beta++) {
-    let pw = 1, v = 0;
+    let pw = 1,
+      v = 0;
     const basis: number[] = [];
     for (let e = 0; e <= 8; e++) {
       if (e < 8) basis.push(pw);
@@ -91,7 +96,8 @@ function layers(): Layers {
     const phi = (x: number) => basis.reduce((a, b, e) => ((x >> e) & 1 ? a ^ b : a), 0);
     const phiTab = Array.from({ length: 256 }, (_, x) => phi(x));
     if (new Set(phiTab).size !== 256) continue;
-    const phiInv = new Array<number>(256), mInv = new Array<number>(256);
+    const phiInv = new Array<number>(256),
+      mInv = new Array<number>(256);
     phiTab.forEach((y, x) => (phiInv[y] = x));
     for (let x = 0; x < 256; x++) mInv[aesM(x)] = x;
     // S(x) = A·inv(A·x ⊕ C) ⊕ C, inv = φ⁻¹∘inv_AES∘φ, inv_AES = M⁻¹∘BP
@@ -111,9 +117,10 @@ type W = 'i32' | 'i64';
 /** Where a pass keeps its 32 planes between its functions: IO-area bytes after the keystream
  * buffer (GCM_IO.ks + 16 blocks · 16 bytes), wiped at the end of every pass. */
 const PLANES = GCM_IO.ks + 512;
-const opsOf = <T extends W>(t: T) => (t === 'i64' ? i64 : i32) as unknown as {
-  xor(a: Val<T>, b: Val<T>, ...r: Val<T>[]): Expr<T>;
-};
+const opsOf = <T extends W>(t: T) =>
+  (t === 'i64' ? i64 : i32) as unknown as {
+    xor(a: Val<T>, b: Val<T>, ...r: Val<T>[]): Expr<T>;
+  };
 
 /** out_i = XOR of in_j over row i, ⊕ `ones` where bit i of c is set. */
 function linear<T extends W>(t: T, out: Local<T>[], inp: Local<T>[], rows: number[], c: number, ones: Val<T>): Stmt[] {
@@ -128,26 +135,27 @@ function linear<T extends W>(t: T, out: Local<T>[], inp: Local<T>[], rows: numbe
 
 /** The S-box on planes x[i] (bit i), in place; `p` prefixes its locals; ones: the all-ones of a lane. */
 function sboxPlanes<T extends W>(f: Func, t: T, x: Local<T>[], p: string, L: Layers, ones: Val<T>): Stmt[] {
-  const y = f.locals(t, Array.from({ length: 8 }, (_, i) => `${p}y${i}`));
+  const y = f.locals(
+    t,
+    Array.from({ length: 8 }, (_, i) => `${p}y${i}`),
+  );
   const q = circuitLocals(f, t, `${p}q`);
   const U = y.map((_, j) => y[7 - j]);
-  return [
-    comment('S-box: L1·x ⊕ c1, the AES circuit (inversion), L2·(…) ⊕ c2'),
-    ...linear(t, y, x, L.l1, L.c1, ones),
-    ...circuit(t, U, U, q),
-    ...linear(t, x, y, L.l2, L.c2, ones),
-  ];
+  return [comment('S-box: L1·x ⊕ c1, the AES circuit (inversion), L2·(…) ⊕ c2'), ...linear(t, y, x, L.l1, L.c1, ones), ...circuit(t, U, U, q), ...linear(t, x, y, L.l2, L.c2, ones)];
 }
 
 /** `$sm4_tau(x) -> τ(x)`: the S-box on each byte of an i32, byte-sliced (the key schedule). */
 function tauFunc(L: Layers): Func {
   const f = new Func('sm4_tau', { x: 'i32' }, { results: ['i32'] });
   const x = f.p.x;
-  const u = f.locals('i32', Array.from({ length: 8 }, (_, i) => `u${i}`));
+  const u = f.locals(
+    'i32',
+    Array.from({ length: 8 }, (_, i) => `u${i}`),
+  );
   f.emit(
     u.map((n, i) => n.set(i32.and(i32.shr_u(x, i), 0x01010101))),
     sboxPlanes(f, 'i32', u, 'k', L, 0x01010101),
-    i32.or(u[0], ...u.slice(1).map((n, i) => i32.shl(n, i + 1)) as [Expr<'i32'>]),
+    i32.or(u[0], ...(u.slice(1).map((n, i) => i32.shl(n, i + 1)) as [Expr<'i32'>])),
   );
   return f;
 }
@@ -169,7 +177,8 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
   // ---- key expansion: 32 rounds unrolled, the round keys stored as their planes' nibbles
   const expand = new Func('sm4_expand', { slot: 'i32' }, { export: true, public: 'all' });
   {
-    const f = expand, { slot } = f.p;
+    const f = expand,
+      { slot } = f.p;
     const mk = f.locals('i32', ['mk0', 'mk1', 'mk2', 'mk3']);
     const [w, r, t] = f.locals('i32', ['w', 'r', 't']);
     f.emit(mk.flatMap((m, j) => [t.set(i32.load(slot, SM4_RK.key + 4 * j)), m.set(i32.xor(bswap32(t), FK[j] | 0))]));
@@ -178,7 +187,10 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
         comment(`rk_${i} = K_${i + 4} = K_${i} ⊕ L'(τ(K_${i + 1} ⊕ K_${i + 2} ⊕ K_${i + 3} ⊕ CK_${i}))`),
         w.set(callv('i32', tau, i32.xor(mk[1], mk[2], mk[3], ck(i, flags) | 0))),
         w.set(i32.xor(w, i32.rotl(w, 13), i32.rotl(w, 23), mk[0])),
-        mk[0].set(mk[1]), mk[1].set(mk[2]), mk[2].set(mk[3]), mk[3].set(w),
+        mk[0].set(mk[1]),
+        mk[1].set(mk[2]),
+        mk[2].set(mk[3]),
+        mk[3].set(w),
         r.set(bswap32(w)),
         Array.from({ length: 8 }, (_, j) => [
           t.set(i32.and(i32.shr_u(r, j), 0x01010101)),
@@ -188,7 +200,15 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
         ]).flat(),
       );
     }
-    f.emit(comment('the raw key is no longer needed'), i64.store(slot, 0, SM4_RK.key), i64.store(slot, 0, SM4_RK.key + 8), mk.map((m) => m.set(0)), w.set(0), r.set(0), t.set(0));
+    f.emit(
+      comment('the raw key is no longer needed'),
+      i64.store(slot, 0, SM4_RK.key),
+      i64.store(slot, 0, SM4_RK.key + 8),
+      mk.map((m) => m.set(0)),
+      w.set(0),
+      r.set(0),
+      t.set(0),
+    );
   }
 
   // ---- one pass of up to sixteen blocks: sm4_pass(rk, src, dst, n), n ≤ 16 (public). Four
@@ -200,13 +220,20 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
   const sbox = new Func('sm4_sbox', Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`b${i}`, 'i64'])) as Record<string, 'i64'>, { results: Array(8).fill('i64') });
   {
     const b = Array.from({ length: 8 }, (_, i) => sbox.get('i64', `b${i}`));
-    sbox.emit(sboxPlanes(sbox, 'i64', b, 's', L, -1), b.map((x) => x.get()));
+    sbox.emit(
+      sboxPlanes(sbox, 'i64', b, 's', L, -1),
+      b.map((x) => x.get()),
+    );
   }
 
   const input = new Func('sm4_in', { src: 'i32', n: 'i32' });
   {
-    const f = input, { src, n } = f.p;
-    const w = f.locals('i64', Array.from({ length: 8 }, (_, i) => `w${i}`));
+    const f = input,
+      { src, n } = f.p;
+    const w = f.locals(
+      'i64',
+      Array.from({ length: 8 }, (_, i) => `w${i}`),
+    );
     const tt = f.i64('tt');
     for (let j = 0; j < 4; j++) {
       f.emit(comment(`word ${j} of blocks k (low half) and k + 8 (high half) -> its eight planes`));
@@ -215,16 +242,31 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
         f.emit(ifBlock(n, k, [w[k].set(i64.load32_u(src, 16 * k + 4 * j))]));
         f.emit(ifBlock(n, k + 8, [w[k].set(i64.or(w[k], i64.shl(i64.load32_u(src, 16 * (k + 8) + 4 * j), 32n)))]));
       }
-      f.emit(toPlanes(w, tt), w.map((x, i) => i64.store(planeAt(j, i), x)));
+      f.emit(
+        toPlanes(w, tt),
+        w.map((x, i) => i64.store(planeAt(j, i), x)),
+      );
     }
   }
 
   const rounds = new Func('sm4_rounds', { rk: 'i32' });
   {
-    const f = rounds, { rk } = f.p;
-    const x = [0, 1, 2, 3].map((j) => f.locals('i64', Array.from({ length: 8 }, (_, i) => `x${j}_${i}`)));
-    const tp = f.locals('i64', Array.from({ length: 8 }, (_, i) => `t${i}`));
-    const e = f.locals('i64', Array.from({ length: 8 }, (_, i) => `e${i}`));
+    const f = rounds,
+      { rk } = f.p;
+    const x = [0, 1, 2, 3].map((j) =>
+      f.locals(
+        'i64',
+        Array.from({ length: 8 }, (_, i) => `x${j}_${i}`),
+      ),
+    );
+    const tp = f.locals(
+      'i64',
+      Array.from({ length: 8 }, (_, i) => `t${i}`),
+    );
+    const e = f.locals(
+      'i64',
+      Array.from({ length: 8 }, (_, i) => `e${i}`),
+    );
     const s = f.i64('s');
     const [rkp, rkEnd] = f.locals('i32', ['rkp', 'rkEnd']);
     const nrot = flags.rotOffByOne ? 3 : 2;
@@ -234,14 +276,13 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
       const X = (j: number) => x[(r + j) % 4];
       return [
         comment(`round ${r} of the iteration`),
-        ...tp.map((t, i) => {
-          // the round key's plane i: nibble bit m spread to bits 16m … 16m + 15
-          const nb = i64.load8_u(rkp, 16 * r + i);
-          return [
-            s.set(i64.and(i64.or(nb, i64.shl(nb, 15n), i64.shl(nb, 30n), i64.shl(nb, 45n)), K(0x0001000100010001n))),
-            t.set(i64.xor(X(1)[i], X(2)[i], X(3)[i], i64.sub(i64.shl(s, 16n), s))),
-          ];
-        }).flat(),
+        ...tp
+          .map((t, i) => {
+            // the round key's plane i: nibble bit m spread to bits 16m … 16m + 15
+            const nb = i64.load8_u(rkp, 16 * r + i);
+            return [s.set(i64.and(i64.or(nb, i64.shl(nb, 15n), i64.shl(nb, 30n), i64.shl(nb, 45n)), K(0x0001000100010001n))), t.set(i64.xor(X(1)[i], X(2)[i], X(3)[i], i64.sub(i64.shl(s, 16n), s)))];
+          })
+          .flat(),
         ...setMany(call(sbox, ...tp), tp),
         comment('L: x ⊕ x<<<2 ⊕ x<<<10 ⊕ x<<<18 ⊕ x<<<24, as plane renamings and rotations by 16, 32, 48'),
         ...e.map((v, i) => v.set(i64.xor(tp[i], i64.rotr(tp[i], 16n), i64.rotr(tp[i], 32n)))),
@@ -260,13 +301,21 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
 
   const output = new Func('sm4_out', { dst: 'i32', n: 'i32' });
   {
-    const f = output, { dst, n } = f.p;
-    const w = f.locals('i64', Array.from({ length: 8 }, (_, i) => `w${i}`));
+    const f = output,
+      { dst, n } = f.p;
+    const w = f.locals(
+      'i64',
+      Array.from({ length: 8 }, (_, i) => `w${i}`),
+    );
     const tt = f.i64('tt');
     // after 32 rounds X32 … X35 are words 0 … 3; the reversal R = (X35, X34, X33, X32)
     const outWords = flags.skipReversal ? [0, 1, 2, 3] : [3, 2, 1, 0];
     for (let pos = 0; pos < 4; pos++) {
-      f.emit(comment(`block word ${pos} = X${32 + outWords[pos]}: planes -> blocks`), w.map((x, i) => x.set(i64.load(planeAt(outWords[pos], i)))), fromPlanes(w, tt));
+      f.emit(
+        comment(`block word ${pos} = X${32 + outWords[pos]}: planes -> blocks`),
+        w.map((x, i) => x.set(i64.load(planeAt(outWords[pos], i)))),
+        fromPlanes(w, tt),
+      );
       for (let k = 0; k < 8; k++) {
         f.emit(ifBlock(n, k, [i64.store32(dst, w[k], 16 * k + 4 * pos)]));
         f.emit(ifBlock(n, k + 8, [i64.store32(dst, i64.shr_u(w[k], 32n), 16 * (k + 8) + 4 * pos)]));
@@ -275,32 +324,21 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
   }
 
   const pass = new Func('sm4_pass', { rk: 'i32', src: 'i32', dst: 'i32', n: 'i32' });
-  pass.emit(
-    call(input, pass.p.src, pass.p.n),
-    call(rounds, pass.p.rk),
-    call(output, pass.p.dst, pass.p.n),
-    memory.fill(PLANES, 0, 256),
-  );
+  pass.emit(call(input, pass.p.src, pass.p.n), call(rounds, pass.p.rk), call(output, pass.p.dst, pass.p.n), memory.fill(PLANES, 0, 256));
 
   // ---- ECB: passes of sixteen blocks
   const ecb = new Func('sm4_ecb', { rk: 'i32', src: 'i32', dst: 'i32', n: 'i32' }, { export: true, public: 'all' });
   {
     const { rk, src, dst, n } = ecb.p;
     const [done, next] = [label('done'), label('next')];
-    ecb.emit(block(done, loop(next,
-      br_if(done, i32.eqz(n)),
-      call(pass, rk, src, dst, select(n, 16, i32.lt_u(n, 16))),
-      src.set(i32.add(src, 256)),
-      dst.set(i32.add(dst, 256)),
-      n.set(select(i32.sub(n, 16), 0, i32.gt_u(n, 16))),
-      br(next),
-    )));
+    ecb.emit(block(done, loop(next, br_if(done, i32.eqz(n)), call(pass, rk, src, dst, select(n, 16, i32.lt_u(n, 16))), src.set(i32.add(src, 256)), dst.set(i32.add(dst, 256)), n.set(select(i32.sub(n, 16), 0, i32.gt_u(n, 16))), br(next))));
   }
 
   // ---- CTR with GCM's 32-bit counter (the SIMD module's sm4_ctr32, on words)
   const ctr32 = new Func('sm4_ctr32', { rk: 'i32', ctr: 'i32', src: 'i32', dst: 'i32', n: 'i32', ks: 'i32' }, { export: true, public: 'all' });
   {
-    const f = ctr32, { rk, ctr, src, dst, n, ks } = f.p;
+    const f = ctr32,
+      { rk, ctr, src, dst, n, ks } = f.p;
     const B = 16;
     const [c3, m, j, cx] = f.locals('i32', ['c3', 'm', 'j', 'cx']);
     const [w0] = f.locals('i64', ['w0']);
@@ -314,18 +352,17 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
       comment('the counter after this call: word 3 plus n (mod 2^32, inc_32 of SP 800-38D)'),
       cx.set(i32.add(c3, n)),
       i32.store(ctr, bswap32(cx), 12),
-      block(done,
-        loop(chunk,
+      block(
+        done,
+        loop(
+          chunk,
           br_if(done, i32.eqz(n)),
           Array.from({ length: B }, (_, b) => [i64.store(ks, w0, 16 * b), i32.store(ks, cw, 16 * b + 8), cx.set(i32.add(c3, b)), i32.store(ks, bswap32(cx), 16 * b + 12)]).flat(),
           comment(`count = min(n, ${B})`),
           m.set(select(n, B, i32.lt_u(n, B))),
           call(ecb, rk, ks, ks, m),
           j.set(0),
-          loop(xr,
-            i64.store(i32.add(dst, j), i64.xor(i64.load(i32.add(src, j)), i64.load(i32.add(ks, j)))),
-            br_if(xr, i32.lt_u(j.tee(i32.add(j, 8)), i32.shl(m, 4))),
-          ),
+          loop(xr, i64.store(i32.add(dst, j), i64.xor(i64.load(i32.add(src, j)), i64.load(i32.add(ks, j)))), br_if(xr, i32.lt_u(j.tee(i32.add(j, 8)), i32.shl(m, 4)))),
           c3.set(i32.add(c3, m)),
           src.set(i32.add(src, 16 * B)),
           dst.set(i32.add(dst, 16 * B)),

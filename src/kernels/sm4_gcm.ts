@@ -61,9 +61,7 @@ function ghashStitch(flags: Gf128Flags): Sm4Stitch {
       const pieces = g.products(p);
       const block = pieces.map((piece, k) => [
         if_(i32.lt_u(hb, hn), [
-          ...(k === 0
-            ? [comment('GHASH block hb of hsrc (the state enters with the first block of a reduction)'), g.v.set(v128.xor(g.domain(v128.load(hsrc)), hs)), hs.set(v128.zero())]
-            : []),
+          ...(k === 0 ? [comment('GHASH block hb of hsrc (the state enters with the first block of a reduction)'), g.v.set(v128.xor(g.domain(v128.load(hsrc)), hs)), hs.set(v128.zero())] : []),
           ...piece,
           ...(k === pieces.length - 1 ? [hsrc.set(i32.add(hsrc, 16)), p.set(i32.sub(p, GF128_TABLE_SIZE)), hb.set(i32.add(hb, 1))] : []),
         ]),
@@ -72,25 +70,12 @@ function ghashStitch(flags: Gf128Flags): Sm4Stitch {
       const table = (power: Expr<'i32'>): Stmt[] => [p.set(power), p.set(i32.add(i32.add(gf, i32.mul(p, GF128_TABLE_SIZE)), GF128_TABLE_OFFSET - GF128_TABLE_SIZE))];
       const reduceInto = [...g.reduce(), hs.set(i64x2.replace_lane(i64x2.splat(g.r0), 1, g.r1))];
       return {
-        prologue: [
-          comment('GHASH: the state in the POLYVAL domain, the table of H^min(hn, 8) for the first block'),
-          ...g.consts(),
-          g.pinAt.set(gf),
-          ...g.zero(),
-          hs.set(g.domain(v128.load(GCM_IO.state))),
-          ...table(select(hn, 8, i32.lt_u(hn, 8))),
-        ],
+        prologue: [comment('GHASH: the state in the POLYVAL domain, the table of H^min(hn, 8) for the first block'), ...g.consts(), g.pinAt.set(gf), ...g.zero(), hs.set(g.domain(v128.load(GCM_IO.state))), ...table(select(hn, 8, i32.lt_u(hn, 8)))],
         weave: {
           pieces: [...block, ...block],
-          iterationEnd: [
-            comment('after the fourth iteration: blocks 0–7 reduced, the table of H^(hn−8) for block 8'),
-            if_(i32.and(i32.eq(rkp, i32.add(rk, 192)), i32.ne(hn, 0)), [...reduceInto, ...g.zero(), ...table(i32.sub(hn, 8))]),
-          ],
+          iterationEnd: [comment('after the fourth iteration: blocks 0–7 reduced, the table of H^(hn−8) for block 8'), if_(i32.and(i32.eq(rkp, i32.add(rk, 192)), i32.ne(hn, 0)), [...reduceInto, ...g.zero(), ...table(i32.sub(hn, 8))])],
         },
-        epilogue: [
-          if_(i32.gt_u(hn, 8), reduceInto),
-          if_(hn, [v128.store(GCM_IO.state, g.domain(hs.get()))]),
-        ],
+        epilogue: [if_(i32.gt_u(hn, 8), reduceInto), if_(hn, [v128.store(GCM_IO.state, g.domain(hs.get()))])],
       };
     },
   };
@@ -120,28 +105,20 @@ export function generateSm4Gcm(flags: Sm4GcmFlags = {}, options: Sm4GcmOptions =
   let stitched: Func | undefined;
   if (stitch) {
     const pass = sm4PassFunc('sm4_pass_ghash', ghashStitch(flags), flags, options);
-    const sk = new Func('sm4_ks_ghash', { rk: 'i32', nr: 'i32', ks: 'i32', gf: 'i32', hsrc: 'i32', hn: 'i32', count: 'i32' }, {
-      doc: [
-        'the cipher call of the stitched GCM loop: more than 8 blocks with some to hash run the 16-block pass',
-        'with GHASH woven in; otherwise the smaller passes, and GHASH after them',
-      ],
-    });
-    const { rk, ks: k, gf: g, hsrc, hn, count } = sk.p;
-    sk.emit(
-      if_(i32.or(i32.le_u(count, 8), i32.eqz(hn)), [
-        call(sm4.ecb, rk, k, k, count),
-        if_(hn, [call(gf.ghash, g, GCM_IO.state, hsrc, hn, 8)]),
-        ret(),
-      ]),
-      call(pass, rk, k, g, hsrc, hn),
+    const sk = new Func(
+      'sm4_ks_ghash',
+      { rk: 'i32', nr: 'i32', ks: 'i32', gf: 'i32', hsrc: 'i32', hn: 'i32', count: 'i32' },
+      {
+        doc: ['the cipher call of the stitched GCM loop: more than 8 blocks with some to hash run the 16-block pass', 'with GHASH woven in; otherwise the smaller passes, and GHASH after them'],
+      },
     );
+    const { rk, ks: k, gf: g, hsrc, hn, count } = sk.p;
+    sk.emit(if_(i32.or(i32.le_u(count, 8), i32.eqz(hn)), [call(sm4.ecb, rk, k, k, count), if_(hn, [call(gf.ghash, g, GCM_IO.state, hsrc, hn, 8)]), ret()]), call(pass, rk, k, g, hsrc, hn));
     adapter.push(sk, pass);
     stitched = sk;
   }
   const gcm = gcmFunctions({ call: ks, blocks: SM4_GCM_BLOCKS, counted: true, stitched }, gf);
   const m = new Module('sm4').memory(2).add(sm4.functions, adapter, gcm.functions, gf.functions);
-  m.header.push(
-    'SM4 (vector-permute S-box, SIMD128), the GCM mode loops, GF(2^128) (multiplication with holes), constant time.',
-  );
+  m.header.push('SM4 (vector-permute S-box, SIMD128), the GCM mode loops, GF(2^128) (multiplication with holes), constant time.');
   return kernel(m);
 }

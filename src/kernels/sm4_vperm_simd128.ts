@@ -51,7 +51,6 @@ const SM4_KEY_OFFSET = SM4_RK.key;
  */
 export const SM4_DEFAULT_GROUPS = 4;
 
-
 // ---------------------------------------------------------------------------------------------
 // Field arithmetic at generation time.
 
@@ -307,7 +306,8 @@ function round(f: Func, k: Consts, g: number, r: number, rkOff: number, flags: S
   return [
     comment(`round ${r}, group ${g}`),
     t.set(input),
-    ...sb, s.set(sv),
+    ...sb,
+    s.set(sv),
     comment('X_r ⊕ L(s) = (X_r ⊕ s ⊕ s<<<24) ⊕ (s ⊕ s<<<8 ⊕ s<<<16) <<< 2'),
     a.set(v128.xor(v128.xor(x(0), s), i8x16.swizzle(s, k.kR24))),
     m.set(v128.xor(v128.xor(i8x16.swizzle(s, k.kR8), s), i8x16.swizzle(s, k.kR16))),
@@ -340,11 +340,7 @@ function rounds(f: Func, k: Consts, G: number, flags: Sm4Flags, weave?: Sm4Weave
   while (weave && n < weave.pieces.length) body.push(...weave.pieces[n++]);
   // four rounds per iteration keep the state names in place (x_{r mod 4})
   const lp = label('rounds');
-  return [
-    rkp.set(rk),
-    rkEnd.set(i32.add(rk, 512)),
-    loop(lp, body, weave?.iterationEnd ?? [], br_if(lp, i32.lt_u(rkp.tee(i32.add(rkp, 64)), rkEnd))),
-  ];
+  return [rkp.set(rk), rkEnd.set(i32.add(rk, 512)), loop(lp, body, weave?.iterationEnd ?? [], br_if(lp, i32.lt_u(rkp.tee(i32.add(rkp, 64)), rkEnd)))];
 }
 
 /**
@@ -416,10 +412,11 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
   // the same byte of CK_i plus 28 (i8x16.add). The round-key adjustment is K = L(0xD3D3D3D3) for
   // i mod 8 in {1, 3, 4, 6}: bit (i mod 8) of 0x5A.
   const K = L(C4);
-  for (let i = 0; i < 32; i++) if (rkAdjust(i) !== (((0x5a >> (i & 7)) & 1) ? K : 0)) throw new Error('rkAdjust pattern');
+  for (let i = 0; i < 32; i++) if (rkAdjust(i) !== ((0x5a >> (i & 7)) & 1 ? K : 0)) throw new Error('rkAdjust pattern');
   const expand = new Func('sm4_expand', { slot: 'i32' }, { export: true, public: 'all' });
   {
-    const f = expand, { slot } = f.p;
+    const f = expand,
+      { slot } = f.p;
     const [mk0, mk1, mk2, mk3, w, i] = f.locals('i32', ['mk0', 'mk1', 'mk2', 'mk3', 'w', 'i']);
     const mk = [mk0, mk1, mk2, mk3];
     const t0 = temps(f, 0)[0];
@@ -433,15 +430,17 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
       mk.map((m, j) => m.set(i32.xor(i32x4.extract_lane(t0, j), FK[j] | 0))),
       ckv.set(v128.i32x4([ck(0, {}), 0, 0, 0])),
       i.set(0),
-      loop(lp,
+      loop(
+        lp,
         comment("rk_i = K_{i+4} = K_i ⊕ L'(τ(K_{i+1} ⊕ K_{i+2} ⊕ K_{i+3} ⊕ CK_i))"),
-        t0.set(i32x4.splat(flags.wrongCk
-          ? i32.xor(mk1, mk2, mk3, i32x4.extract_lane(ckv, 0), i32.eq(i, 5))
-          : i32.xor(mk1, mk2, mk3, i32x4.extract_lane(ckv, 0)))),
+        t0.set(i32x4.splat(flags.wrongCk ? i32.xor(mk1, mk2, mk3, i32x4.extract_lane(ckv, 0), i32.eq(i, 5)) : i32.xor(mk1, mk2, mk3, i32x4.extract_lane(ckv, 0)))),
         sb,
         comment("the S-box constant through L': L'(0xD3D3D3D3)"),
         w.set(i32.xor(w.tee(i32x4.extract_lane(sv, 0)), i32.rotl(w, 13), i32.rotl(w, 23), Lk(C4) | 0, mk0)),
-        mk0.set(mk1), mk1.set(mk2), mk2.set(mk3), mk3.set(w),
+        mk0.set(mk1),
+        mk1.set(mk2),
+        mk2.set(mk3),
+        mk3.set(w),
         comment('stored adjusted (see the opening comment), splatted, in both orders'),
         t0.set(i32x4.splat(i32.xor(w, select(K | 0, 0, i32.and(i32.shr_u(i32.const(0x5a, true), i32.and(i, 7)), 1))))),
         v128.store(i32.add(slot, i32.shl(i, 4)), t0),
@@ -469,7 +468,8 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
   // Counter mode: 4G counter blocks at a time written to the keystream buffer ks (IO area),
   // encrypted in place by sm4_ecb (one pass), XORed into dst; ks is wiped at the end.
   {
-    const f = ctr32, { rk, ctr, src, dst, n, ks } = f.p;
+    const f = ctr32,
+      { rk, ctr, src, dst, n, ks } = f.p;
     const B = 4 * G;
     const [c3, m, j] = f.locals('i32', ['c3', 'm', 'j']);
     const c = f.v128('c');
@@ -481,18 +481,17 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
       c3.set(i32x4.extract_lane(c, 3)),
       comment('the counter after this call: word 3 plus n (mod 2^32, inc_32 of SP 800-38D)'),
       v128.store(ctr, i8x16.swizzle(i32x4.replace_lane(c, 3, i32.add(c3, n)), kBswap)),
-      block(done,
-        loop(chunk,
+      block(
+        done,
+        loop(
+          chunk,
           br_if(done, i32.eqz(n)),
           Array.from({ length: B }, (_, b) => v128.store(ks, i8x16.swizzle(i32x4.replace_lane(c, 3, i32.add(c3, b)), kBswap), 16 * b)),
           comment(`count = min(n, ${B})`),
           m.set(select(n, B, i32.lt_u(n, B))),
           call(ecb, rk, ks, ks, m),
           j.set(0),
-          loop(xr,
-            v128.store(i32.add(dst, j), v128.xor(v128.load(i32.add(src, j)), v128.load(i32.add(ks, j)))),
-            br_if(xr, i32.lt_u(j.tee(i32.add(j, 16)), i32.shl(m, 4))),
-          ),
+          loop(xr, v128.store(i32.add(dst, j), v128.xor(v128.load(i32.add(src, j)), v128.load(i32.add(ks, j)))), br_if(xr, i32.lt_u(j.tee(i32.add(j, 16)), i32.shl(m, 4)))),
           c3.set(i32.add(c3, m)),
           src.set(i32.add(src, 16 * B)),
           dst.set(i32.add(dst, 16 * B)),
@@ -506,16 +505,13 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
 
   // ECB: blocks in, blocks out (the round keys in either order).
   {
-    const f = ecb, { src, dst, n } = f.p;
+    const f = ecb,
+      { src, dst, n } = f.p;
     f.locals('i32', ['rkp', 'rkEnd']);
     groupLocals(f, G);
     const k = consts(f);
     const ifMore = (b: number, body: Stmt[]): Stmt => if_(i32.gt_u(n, b), body);
-    const advance = (groups: number): Stmt[] => [
-      src.set(i32.add(src, 64 * groups)),
-      dst.set(i32.add(dst, 64 * groups)),
-      n.set(i32.sub(n, 4 * groups)),
-    ];
+    const advance = (groups: number): Stmt[] => [src.set(i32.add(src, 64 * groups)), dst.set(i32.add(dst, 64 * groups)), n.set(i32.sub(n, 4 * groups))];
     const pass = (groups: number, guard: number): Stmt[] => {
       const out: Stmt[] = [];
       for (let g = 0; g < groups; g++) {
@@ -536,28 +532,16 @@ export function sm4Functions(flags: Sm4Flags = {}, options: Sm4Options = {}): Sm
       }
       return out;
     };
-    const end = label('end'), tail = label('tail'), main = label('main');
+    const end = label('end'),
+      tail = label('tail'),
+      main = label('main');
     const chain = (i: number): Stmt[] => {
       const g = sizes[i];
       const body = pass(g, g === 1 ? 1 : 2 * g + 1);
       if (i === sizes.length - 1) return [br_if(end, i32.eqz(n)), ...body];
       return [if_(i32.gt_u(n, 2 * g), [...body, br(end)]), ...chain(i + 1)];
     };
-    f.emit(
-      initConsts(k, t),
-      block(end,
-        block(tail,
-          loop(main,
-            br_if(tail, i32.lt_u(n, 4 * G)),
-            pass(G, 4 * G),
-            advance(G),
-            br(main),
-          ),
-        ),
-        comment(`0 … ${4 * G - 1} blocks left: one pass of the smallest size that holds them`),
-        chain(0),
-      ),
-    );
+    f.emit(initConsts(k, t), block(end, block(tail, loop(main, br_if(tail, i32.lt_u(n, 4 * G)), pass(G, 4 * G), advance(G), br(main))), comment(`0 … ${4 * G - 1} blocks left: one pass of the smallest size that holds them`), chain(0)));
   }
 
   return { expand, ctr32, ecb, functions: [expand, ctr32, ecb] };
@@ -569,7 +553,10 @@ export interface Sm4Stitch {
   params: Params;
   /** declares the stitch's locals in f (after the SM4 ones); returns its code; rkp is the
    * round-key pointer of the round loop (at an iteration's first key), rk the pass's parameter */
-  build(f: Func, core: { rk: Local<'i32'>; rkp: Local<'i32'> }): {
+  build(
+    f: Func,
+    core: { rk: Local<'i32'>; rkp: Local<'i32'> },
+  ): {
     /** before the blocks are loaded */
     prologue: Stmt[];
     weave: Sm4Weave;
@@ -600,10 +587,7 @@ export function sm4PassFunc(name: string, stitch: Sm4Stitch, flags: Sm4Flags = {
     Array.from({ length: G }, (_, g) => [...[0, 1, 2, 3].map((b) => loadBlock(f, k, src, g, b)), ...transposeIn(f, g)]).flat(),
     rounds(f, k, G, flags, s.weave),
     s.epilogue,
-    Array.from({ length: G }, (_, g) => [
-      ...outputBlocks(f, k, g, flags),
-      ...[0, 1, 2, 3].map((b) => v128.store(dst, blocks(f, g)[b], 64 * g + 16 * b)),
-    ]).flat(),
+    Array.from({ length: G }, (_, g) => [...outputBlocks(f, k, g, flags), ...[0, 1, 2, 3].map((b) => v128.store(dst, blocks(f, g)[b], 64 * g + 16 * b))]).flat(),
   );
   return f;
 }

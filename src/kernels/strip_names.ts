@@ -4,7 +4,9 @@
 // over all modules) are dropped; the committed WAT has them, and wabt rebuilds them from it.
 
 function uleb(b: Uint8Array, p: number): [number, number] {
-  let r = 0, s = 0, x: number;
+  let r = 0,
+    s = 0,
+    x: number;
   do {
     x = b[p++];
     r |= (x & 0x7f) << s;
@@ -45,7 +47,7 @@ export function keepFunctionNames(bytes: Uint8Array): Uint8Array {
       continue;
     }
     const kept: number[] = [...ulebBytes(nameLen), ...bytes.subarray(q0, q0 + nameLen)];
-    for (let q = q0 + nameLen; q < end;) {
+    for (let q = q0 + nameLen; q < end; ) {
       const sub = bytes[q];
       const [len, data] = uleb(bytes, q + 1);
       if (sub === 1) kept.push(...bytes.subarray(q, data + len));

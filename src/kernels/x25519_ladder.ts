@@ -49,7 +49,11 @@ const at = (p: Local<'i32'>, off: number): Expr<'i32'> => (off ? i32.add(p, off)
 function slots<N extends string>(groups: [readonly N[], number][]): { off: Record<N, number>; own: number } {
   const off = {} as Record<N, number>;
   let o = 32;
-  for (const [names, size] of groups) for (const n of names) { off[n] = o; o += size; }
+  for (const [names, size] of groups)
+    for (const n of names) {
+      off[n] = o;
+      o += size;
+    }
   return { off, own: o };
 }
 
@@ -63,14 +67,17 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
   const pairNames = ['W2', 'W3', 'X1', 'AB', 'DC', 'Y1', 'Y2', 'Y3', 'T', 'BF'] as const;
   const singleNames = ['x1', 'one', 'zero', 'x2', 'z2', 'x3', 'z3', 'A', 'B', 'C', 'D', 'AA', 'BB', 'DA', 'CB', 'E', 'S'] as const;
   const { off, own } = slots<(typeof pairNames)[number] | (typeof singleNames)[number]>(
-    pair ? [[pairNames, PAIR], [singleNames.slice(0, 5), fe.FE]] : [[singleNames, fe.FE]],
+    pair
+      ? [
+          [pairNames, PAIR],
+          [singleNames.slice(0, 5), fe.FE],
+        ]
+      : [[singleNames, fe.FE]],
   );
   const W = (n: keyof typeof off) => at(ws, off[n]);
   const sub = f.i32('sub'); // the callees' work space
   const [t, bit, swap, mask] = [f.i32('t'), f.i64('bit'), f.i64('swap'), f.i64('mask')];
-  const swapOf = (m: typeof mask): Stmt[] => pair
-    ? [call(fp.cswap, W('W2'), W('W3'), m)]
-    : [call(fe.cswap, W('x2'), W('x3'), m), call(fe.cswap, W('z2'), W('z3'), m)];
+  const swapOf = (m: typeof mask): Stmt[] => (pair ? [call(fp.cswap, W('W2'), W('W3'), m)] : [call(fe.cswap, W('x2'), W('x3'), m), call(fe.cswap, W('z2'), W('z3'), m)]);
   const step: Stmt[] = pair
     ? [
         call(fp.combine('x+y', 'x-y'), W('AB'), W('W2')),
@@ -105,33 +112,22 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
         call(fe.mul, W('z2'), W('E'), W('S')),
       ];
   const init: Stmt[] = pair
-    ? [
-        call(fp.join, W('W2'), W('one'), W('zero')),
-        call(fp.join, W('W3'), W('x1'), W('one')),
-        call(fp.join, W('X1'), W('one'), W('x1')),
-      ]
-    : [
-        call(fe.setc('one'), W('x2')),
-        call(fe.setc('zero'), W('z2')),
-        memory.copy(W('x3'), W('x1'), fe.FE),
-        call(fe.setc('one'), W('z3')),
-      ];
+    ? [call(fp.join, W('W2'), W('one'), W('zero')), call(fp.join, W('W3'), W('x1'), W('one')), call(fp.join, W('X1'), W('one'), W('x1'))]
+    : [call(fe.setc('one'), W('x2')), call(fe.setc('zero'), W('z2')), memory.copy(W('x3'), W('x1'), fe.FE), call(fe.setc('one'), W('z3'))];
   const skip = flags.skipSwapAt;
   const lp = label('ladder');
   f.emit(
     sub.set(at(ws, own)),
     memory.copy(ws, k, 32),
-    ...(flags.noClamp ? [] : [
-      i32.store8(ws, i32.and(i32.load8_u(ws, 0), 248), 0),
-      i32.store8(ws, i32.or(i32.and(i32.load8_u(ws, 31), 127), 64), 31),
-    ]),
+    ...(flags.noClamp ? [] : [i32.store8(ws, i32.and(i32.load8_u(ws, 0), 248), 0), i32.store8(ws, i32.or(i32.and(i32.load8_u(ws, 31), 127), 64), 31)]),
     call(fe.fromBytes, W('x1'), u),
     call(fe.setc('one'), W('one')),
     call(fe.setc('zero'), W('zero')),
     ...init,
     swap.set(0),
     t.set(254),
-    loop(lp,
+    loop(
+      lp,
       bit.set(i64.and(i64.shr_u(i64.extend_i32_u(i32.load8_u(i32.add(ws, i32.shr_u(t, 3)))), i64.extend_i32_u(i32.and(t, 7))), 1)),
       swap.set(i64.xor(swap, bit)),
       mask.set(i64.sub(0, swap)),
@@ -155,9 +151,6 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
   m.global('WS_SIZE', 'i32', wsSize);
   m.add(fe.functions(), fp.functions(), f);
   m.exportFunc('x25519', f, [0, 1, 2, 3]);
-  m.header.push(
-    `X25519 (RFC 7748): the Montgomery ladder on ${pair ? 'pairs of field elements (fe25519_pair_simd128.ts)' : 'single field elements (fe25519_radix25.ts)'}.`,
-    `layout ${JSON.stringify({ wsSize })}`,
-  );
+  m.header.push(`X25519 (RFC 7748): the Montgomery ladder on ${pair ? 'pairs of field elements (fe25519_pair_simd128.ts)' : 'single field elements (fe25519_radix25.ts)'}.`, `layout ${JSON.stringify({ wsSize })}`);
   return { ...kernel(m), layout: { wsSize } as X25519Layout & Record<string, unknown> };
 }

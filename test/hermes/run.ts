@@ -21,7 +21,9 @@ const hermes = join(root, 'node_modules', 'hermes-engine-cli', 'linux64-bin', 'h
 
 function expected(): string[] {
   const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-  const key = pattern(32, 1), nonce = pattern(12, 2), aad = pattern(13, 3);
+  const key = pattern(32, 1),
+    nonce = pattern(12, 2),
+    aad = pattern(13, 3);
   const lines = ['backend js'];
   for (const n of SMOKE_LENGTHS) {
     const msg = pattern(n, 4);
@@ -44,10 +46,19 @@ function expected(): string[] {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ctkit-hermes-'));
   const bundled = await build({
-    entryPoints: [join(root, 'test', 'hermes', 'smoke.ts')], bundle: true, write: false, format: 'iife', platform: 'neutral', target: 'es2020', logLevel: 'silent',
+    entryPoints: [join(root, 'test', 'hermes', 'smoke.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    target: 'es2020',
+    logLevel: 'silent',
   });
   const es5 = await transformAsync(bundled.outputFiles[0].text, {
-    babelrc: false, configFile: false, sourceType: 'script', compact: false,
+    babelrc: false,
+    configFile: false,
+    sourceType: 'script',
+    compact: false,
     presets: [['@babel/preset-env', { targets: { ie: '11' }, modules: false }]],
   });
   if (!es5?.code) throw new Error('babel produced nothing');

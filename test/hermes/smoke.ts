@@ -17,7 +17,9 @@ const out = (s: string) => (typeof print === 'function' ? print(s) : console.log
 const hex = (b: Uint8Array) => Array.from(b, (x) => (x < 16 ? '0' : '') + x.toString(16)).join('');
 
 out(`backend ${backend()}`);
-const key = pattern(32, 1), nonce = pattern(12, 2), aad = pattern(13, 3);
+const key = pattern(32, 1),
+  nonce = pattern(12, 2),
+  aad = pattern(13, 3);
 for (const n of SMOKE_LENGTHS) {
   const msg = pattern(n, 4);
   const sealed = chacha20Poly1305(key).seal(nonce, msg, aad);

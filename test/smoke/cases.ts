@@ -18,18 +18,71 @@ export function bytes(label: string, n: number): Buffer {
   return Buffer.concat(parts).subarray(0, n);
 }
 
-interface AeadCase { name: string; fn: string; source: string; key: string; nonce: string; aad: string; pt: string; sealed: string }
-interface StreamCase { name: string; fn: string; source: string; key: string; nonce: string; counter: number; data: string; out: string }
-interface MacCase { name: string; fn: string; source: string; key: string; msg: string; tag: string }
-interface HashCase { name: string; fn: string; msg: string; digest: string; hmacKey: string; hmac: string }
-export interface EcCase {
-  curve: string; opensslCurve: string; hash: string;
-  skA: string; skB: string; pkA: string; pkAc: string; pkB: string; shared: string;
-  pkcs8Der: string; pkcs8Pem: string; sec1Pem: string; spkiDer: string; spkiPem: string;
-  jwk?: { kty: string; crv: string; x: string; y: string; d: string };
-  msg: string; sigDer: string; sigP1363: string; p1363Bytes: number;
+interface AeadCase {
+  name: string;
+  fn: string;
+  source: string;
+  key: string;
+  nonce: string;
+  aad: string;
+  pt: string;
+  sealed: string;
 }
-export interface Cases { aead: AeadCase[]; stream: StreamCase[]; hchacha20: { source: string; key: string; nonce: string; out: string }; mac: MacCase[]; hash: HashCase[]; ec: EcCase[] }
+interface StreamCase {
+  name: string;
+  fn: string;
+  source: string;
+  key: string;
+  nonce: string;
+  counter: number;
+  data: string;
+  out: string;
+}
+interface MacCase {
+  name: string;
+  fn: string;
+  source: string;
+  key: string;
+  msg: string;
+  tag: string;
+}
+interface HashCase {
+  name: string;
+  fn: string;
+  msg: string;
+  digest: string;
+  hmacKey: string;
+  hmac: string;
+}
+export interface EcCase {
+  curve: string;
+  opensslCurve: string;
+  hash: string;
+  skA: string;
+  skB: string;
+  pkA: string;
+  pkAc: string;
+  pkB: string;
+  shared: string;
+  pkcs8Der: string;
+  pkcs8Pem: string;
+  sec1Pem: string;
+  spkiDer: string;
+  spkiPem: string;
+  jwk?: { kty: string; crv: string; x: string; y: string; d: string };
+  msg: string;
+  sigDer: string;
+  sigP1363: string;
+  p1363Bytes: number;
+}
+export interface Cases {
+  aead: AeadCase[];
+  stream: StreamCase[];
+  hchacha20: { source: string; key: string; nonce: string; out: string };
+  mac: MacCase[];
+  hash: HashCase[];
+  ec: EcCase[];
+}
 
 function gcm(bits: number, key: Buffer, iv: Buffer, aad: Buffer, pt: Buffer): Buffer {
   const c = createCipheriv(`aes-${bits}-gcm` as CipherGCMTypes, key, iv);
@@ -52,7 +105,9 @@ function chacha20(key: Buffer, nonce: Buffer, counter: number, data: Buffer): Bu
   return Buffer.concat([c.update(data), c.final()]);
 }
 
-interface WycheproofAead { testGroups: { keySize: number; ivSize: number; tagSize: number; tests: { tcId: number; key: string; iv: string; aad: string; msg: string; ct: string; tag: string; result: string }[] }[] }
+interface WycheproofAead {
+  testGroups: { keySize: number; ivSize: number; tagSize: number; tests: { tcId: number; key: string; iv: string; aad: string; msg: string; ct: string; tag: string; result: string }[] }[];
+}
 
 /** The first valid case of a vendored Wycheproof AEAD file with a nonempty message and AAD. */
 function wycheproof(file: string, keySize: number, ivSize: number): { tcId: number; key: string; iv: string; aad: string; msg: string; ct: string; tag: string } {
@@ -120,17 +175,29 @@ function scalar(label: string, n: number): Buffer {
 export function makeCases(): Cases {
   const aead: AeadCase[] = [];
   for (const bits of [128, 192, 256]) {
-    const key = bytes(`aes${bits}/key`, bits / 8), nonce = bytes(`aes${bits}/nonce`, 12), aad = bytes(`aes${bits}/aad`, 13), pt = bytes(`aes${bits}/pt`, 100);
+    const key = bytes(`aes${bits}/key`, bits / 8),
+      nonce = bytes(`aes${bits}/nonce`, 12),
+      aad = bytes(`aes${bits}/aad`, 13),
+      pt = bytes(`aes${bits}/pt`, 100);
     aead.push({ name: `aes-${bits}-gcm`, fn: 'aesGcm', source: 'OpenSSL', key: hex(key), nonce: hex(nonce), aad: hex(aad), pt: hex(pt), sealed: hex(gcm(bits, key, nonce, aad, pt)) });
   }
   {
-    const key = bytes('aes/iv8/key', 16), nonce = bytes('aes/iv8/nonce', 8), aad = bytes('aes/iv8/aad', 20), pt = bytes('aes/iv8/pt', 33);
+    const key = bytes('aes/iv8/key', 16),
+      nonce = bytes('aes/iv8/nonce', 8),
+      aad = bytes('aes/iv8/aad', 20),
+      pt = bytes('aes/iv8/pt', 33);
     aead.push({ name: 'aes-128-gcm, 8-byte nonce', fn: 'aesGcm', source: 'OpenSSL', key: hex(key), nonce: hex(nonce), aad: hex(aad), pt: hex(pt), sealed: hex(gcm(128, key, nonce, aad, pt)) });
-    const k2 = bytes('aes/long/key', 32), n2 = bytes('aes/long/nonce', 12), a2 = bytes('aes/long/aad', 7), p2 = bytes('aes/long/pt', 70_001);
+    const k2 = bytes('aes/long/key', 32),
+      n2 = bytes('aes/long/nonce', 12),
+      a2 = bytes('aes/long/aad', 7),
+      p2 = bytes('aes/long/pt', 70_001);
     aead.push({ name: 'aes-256-gcm, 70001 bytes', fn: 'aesGcm', source: 'OpenSSL', key: hex(k2), nonce: hex(n2), aad: hex(a2), pt: hex(p2), sealed: hex(gcm(256, k2, n2, a2, p2)) });
   }
   for (const n of [100, 70_001]) {
-    const key = bytes(`chacha/${n}/key`, 32), nonce = bytes(`chacha/${n}/nonce`, 12), aad = bytes(`chacha/${n}/aad`, 13), pt = bytes(`chacha/${n}/pt`, n);
+    const key = bytes(`chacha/${n}/key`, 32),
+      nonce = bytes(`chacha/${n}/nonce`, 12),
+      aad = bytes(`chacha/${n}/aad`, 13),
+      pt = bytes(`chacha/${n}/pt`, n);
     aead.push({ name: `chacha20-poly1305, ${n} bytes`, fn: 'chacha20Poly1305', source: 'OpenSSL', key: hex(key), nonce: hex(nonce), aad: hex(aad), pt: hex(pt), sealed: hex(chachaPoly(key, nonce, aad, pt)) });
   }
   const fromWycheproof = (name: string, fn: string, file: string, keySize: number, ivSize: number): AeadCase => {
@@ -144,7 +211,9 @@ export function makeCases(): Cases {
 
   const stream: StreamCase[] = [];
   {
-    const key = bytes('chacha20/key', 32), nonce = bytes('chacha20/nonce', 12), data = bytes('chacha20/data', 300);
+    const key = bytes('chacha20/key', 32),
+      nonce = bytes('chacha20/nonce', 12),
+      data = bytes('chacha20/data', 300);
     stream.push({ name: 'chacha20, counter 1', fn: 'chacha20', source: 'OpenSSL', key: hex(key), nonce: hex(nonce), counter: 1, data: hex(data), out: hex(chacha20(key, nonce, 1, data)) });
     // XChaCha20-Poly1305 encrypts with XChaCha20 from block counter 1 (draft-irtf-cfrg-xchacha)
     const x = wycheproof('xchacha20_poly1305_test.json', 256, 192);
@@ -162,12 +231,16 @@ export function makeCases(): Cases {
   {
     // GHASH: an AES-128-GCM tag is E(K, J0) xor GHASH_H(A || C || [len(A)]64 || [len(C)]64) with
     // H = E(K, 0^128) (SP 800-38D 7.1); whole blocks of A and C need no padding.
-    const key = bytes('ghash/key', 16), iv = bytes('ghash/iv', 12), a = bytes('ghash/aad', 32), p = bytes('ghash/pt', 64);
+    const key = bytes('ghash/key', 16),
+      iv = bytes('ghash/iv', 12),
+      a = bytes('ghash/aad', 32),
+      p = bytes('ghash/pt', 64);
     const ecb = (block: Buffer): Buffer => createCipheriv('aes-128-ecb', key, null).setAutoPadding(false).update(block);
     const h = ecb(Buffer.alloc(16));
     const ej0 = ecb(Buffer.concat([iv, Buffer.from('00000001', 'hex')]));
     const sealed = gcm(128, key, iv, a, p);
-    const c = sealed.subarray(0, 64), tag = sealed.subarray(64);
+    const c = sealed.subarray(0, 64),
+      tag = sealed.subarray(64);
     const s = Buffer.from(tag.map((x, i) => x ^ ej0[i]));
     mac.push({ name: 'ghash', fn: 'ghash', source: 'an OpenSSL AES-GCM tag', key: hex(h), msg: hex(Buffer.concat([a, c, lengthBlock(32, 64, false)])), tag: hex(s) });
   }
@@ -177,7 +250,10 @@ export function makeCases(): Cases {
   {
     // Poly1305: a ChaCha20-Poly1305 tag is Poly1305 under the first 32 bytes of ChaCha20 block 0
     // over AAD || pad || C || pad || le64(len(AAD)) || le64(len(C)) (RFC 8439 2.8)
-    const key = bytes('poly/key', 32), nonce = bytes('poly/nonce', 12), aad = bytes('poly/aad', 13), pt = bytes('poly/pt', 50);
+    const key = bytes('poly/key', 32),
+      nonce = bytes('poly/nonce', 12),
+      aad = bytes('poly/aad', 13),
+      pt = bytes('poly/pt', 50);
     const sealed = chachaPoly(key, nonce, aad, pt);
     const otk = chacha20(key, nonce, 0, Buffer.alloc(32));
     const msg = Buffer.concat([pad16(aad), pad16(sealed.subarray(0, 50)), lengthBlock(13, 50, true)]);
@@ -185,22 +261,32 @@ export function makeCases(): Cases {
   }
 
   const hash: HashCase[] = ['sha224', 'sha256', 'sha384', 'sha512'].map((fn) => {
-    const msg = bytes(`${fn}/msg`, 200), hmacKey = bytes(`${fn}/hmac`, 100);
+    const msg = bytes(`${fn}/msg`, 200),
+      hmacKey = bytes(`${fn}/hmac`, 100);
     return { name: fn, fn, msg: hex(msg), digest: createHash(fn).update(msg).digest('hex'), hmacKey: hex(hmacKey), hmac: createHmac(fn, hmacKey).update(msg).digest('hex') };
   });
 
   const ec: EcCase[] = CURVES.map(([curve, opensslCurve, oid, hashName, jwk]) => {
     const n = SCALAR_BYTES[curve];
-    const dA = scalar(`${curve}/a`, n), dB = scalar(`${curve}/b`, n);
-    const A = opensslKey(opensslCurve, oid, dA), B = opensslKey(opensslCurve, oid, dB);
+    const dA = scalar(`${curve}/a`, n),
+      dB = scalar(`${curve}/b`, n);
+    const A = opensslKey(opensslCurve, oid, dA),
+      B = opensslKey(opensslCurve, oid, dB);
     const e = createECDH(opensslCurve);
     e.setPrivateKey(dA);
     const pubKey = createPublicKey(A.key);
     const msg = Buffer.from(`ctkit package smoke, ${curve}`);
     const sigP1363 = sign(hashName, msg, { key: A.key, dsaEncoding: 'ieee-p1363' });
     return {
-      curve, opensslCurve, hash: hashName,
-      skA: hex(dA), skB: hex(dB), pkA: hex(A.pub), pkAc: hex(A.pubC), pkB: hex(B.pub), shared: hex(e.computeSecret(B.pub)),
+      curve,
+      opensslCurve,
+      hash: hashName,
+      skA: hex(dA),
+      skB: hex(dB),
+      pkA: hex(A.pub),
+      pkAc: hex(A.pubC),
+      pkB: hex(B.pub),
+      shared: hex(e.computeSecret(B.pub)),
       pkcs8Der: hex(A.key.export({ type: 'pkcs8', format: 'der' })),
       pkcs8Pem: A.key.export({ type: 'pkcs8', format: 'pem' }) as string,
       sec1Pem: A.key.export({ type: 'sec1', format: 'pem' }) as string,

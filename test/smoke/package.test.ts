@@ -29,10 +29,27 @@ const bin = (name: string): string => join(repo, 'node_modules', '.bin', name);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT = 180_000;
 
-interface Check { name: string; ok: boolean; detail?: string }
-interface SmokeResult { checks: Check[]; signatures: Record<string, { der: string; p1363: string }>; error?: string }
-interface PackFile { path: string; size: number }
-interface Pack { filename: string; size: number; unpackedSize: number; entryCount: number; files: PackFile[] }
+interface Check {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+interface SmokeResult {
+  checks: Check[];
+  signatures: Record<string, { der: string; p1363: string }>;
+  error?: string;
+}
+interface PackFile {
+  path: string;
+  size: number;
+}
+interface Pack {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+  files: PackFile[];
+}
 
 let cases: Cases;
 let pack: Pack;
@@ -156,21 +173,27 @@ test('negative control: the smoke fails on a wrong expected value of each family
   bad.ec[1].pkcs8Der = flipHex(bad.ec[1].pkcs8Der);
   bad.ec[2].sigP1363 = bad.ec[2].sigP1363.slice(0, 10) + flipHex(bad.ec[2].sigP1363.slice(10, 12)) + bad.ec[2].sigP1363.slice(12);
   const r = await smoke(m, bad);
-  const failed = r.checks.filter((c) => !c.ok).map((c) => c.name).sort();
+  const failed = r.checks
+    .filter((c) => !c.ok)
+    .map((c) => c.name)
+    .sort();
   // a check that throws ends its block (the block's ': runs' check fails instead of the rest)
-  assert.deepEqual(failed, [
-    `${bad.aead[0].name}: runs`, // open of the altered sealed message throws AuthenticationError
-    `${bad.aead[0].name}: seal = OpenSSL`,
-    `${bad.ec[2].curve} verify(OpenSSL P1363 signature)`,
-    `${bad.stream[0].name} = OpenSSL`,
-    `${bad.mac[0].name} create().update()×2.digest()`,
-    `${bad.mac[0].name} one-shot = ${bad.mac[0].source}`,
-    `${bad.ec[1].curve}: runs`, // the altered PKCS#8 (its public key) is refused
-    `${bad.ec[0].curve} ecdh(a, B) = OpenSSL`,
-    `${bad.ec[0].curve} ecdh(b, compressed A) = OpenSSL`,
-    `${bad.hash[1].name} = OpenSSL`,
-    `${bad.hash[1].name} create().update()×2.digest() = OpenSSL`,
-  ].sort());
+  assert.deepEqual(
+    failed,
+    [
+      `${bad.aead[0].name}: runs`, // open of the altered sealed message throws AuthenticationError
+      `${bad.aead[0].name}: seal = OpenSSL`,
+      `${bad.ec[2].curve} verify(OpenSSL P1363 signature)`,
+      `${bad.stream[0].name} = OpenSSL`,
+      `${bad.mac[0].name} create().update()×2.digest()`,
+      `${bad.mac[0].name} one-shot = ${bad.mac[0].source}`,
+      `${bad.ec[1].curve}: runs`, // the altered PKCS#8 (its public key) is refused
+      `${bad.ec[0].curve} ecdh(a, B) = OpenSSL`,
+      `${bad.ec[0].curve} ecdh(b, compressed A) = OpenSSL`,
+      `${bad.hash[1].name} = OpenSSL`,
+      `${bad.hash[1].name} create().update()×2.digest() = OpenSSL`,
+    ].sort(),
+  );
   // and a flipped bit of a good signature fails the OpenSSL check of assertSmoke
   const good = await smoke(m, cases);
   const sig = Buffer.from(good.signatures.p256.der, 'hex');
@@ -246,8 +269,7 @@ test('headless Chromium: main thread (esbuild bundle) and a Worker (minified esb
     page.on('console', (m) => log.push(`console.${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => log.push(`pageerror: ${String(e)}`));
     await page.goto(`http://127.0.0.1:${port}/index.html`, { waitUntil: 'load', timeout: 60_000 });
-    const within = <T>(p: Promise<T>, what: string): Promise<T> =>
-      Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no result in 120 s\n${log.join('\n')}`)), 120_000))]);
+    const within = <T>(p: Promise<T>, what: string): Promise<T> => Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no result in 120 s\n${log.join('\n')}`)), 120_000))]);
     const main = await within(page.evaluate('window.ctkitSmoke') as Promise<SmokeResult>, 'main thread');
     assert.ok(main, `the page set no window.ctkitSmoke\n${log.join('\n')}`);
     assertSmoke(`chromium main thread (${version})`, main);
@@ -273,7 +295,11 @@ test('every runtime ran the same checks and made the same (deterministic, RFC 69
   assert.ok(runs.length >= 2, `only ${runs.map(([k]) => k).join(', ')} produced results`);
   const [first, ref] = runs[0];
   for (const [name, r] of runs.slice(1)) {
-    assert.deepEqual(r.checks.map((c) => c.name), ref.checks.map((c) => c.name), `${name} ran other checks than ${first}`);
+    assert.deepEqual(
+      r.checks.map((c) => c.name),
+      ref.checks.map((c) => c.name),
+      `${name} ran other checks than ${first}`,
+    );
     assert.deepEqual(r.signatures, ref.signatures, `${name} signed differently from ${first}`);
   }
 });

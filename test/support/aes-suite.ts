@@ -77,7 +77,15 @@ function wycheproofCases(algo: Algo): AeadCase[] {
       const [key, nonce, aad, pt, ct, tag] = [t.key, t.iv, t.aad, t.msg, t.ct, t.tag].map(unhex);
       out.push({
         desc: `wycheproof ${algo} tcId ${t.tcId} (${t.result}; ${t.flags.join(', ')}${t.comment ? '; ' + t.comment : ''})`,
-        algo, key, nonce, aad, pt, sealed: cat(ct, tag), tagLength: tag.length, valid: t.result === 'valid', zeroNonce: nonce.length === 0,
+        algo,
+        key,
+        nonce,
+        aad,
+        pt,
+        sealed: cat(ct, tag),
+        tagLength: tag.length,
+        valid: t.result === 'valid',
+        zeroNonce: nonce.length === 0,
       });
     }
   }
@@ -87,8 +95,15 @@ function wycheproofCases(algo: Algo): AeadCase[] {
 
 function katCases(algo: Algo): AeadCase[] {
   return (algo === 'gcm' ? GCM_SPEC : RFC8452).map((v) => ({
-    desc: v.source, algo, key: unhex(v.key), nonce: unhex(v.nonce), aad: unhex(v.aad), pt: unhex(v.pt),
-    sealed: unhex(v.ct + v.tag), tagLength: 16, valid: true,
+    desc: v.source,
+    algo,
+    key: unhex(v.key),
+    nonce: unhex(v.nonce),
+    aad: unhex(v.aad),
+    pt: unhex(v.pt),
+    sealed: unhex(v.ct + v.tag),
+    tagLength: 16,
+    valid: true,
   }));
 }
 
@@ -127,15 +142,35 @@ function differentialGcm(): AeadCase[] {
     const tagLength = GCM_TAG_LENGTHS[Math.floor(i / 15) % GCM_TAG_LENGTHS.length];
     const ptLength = LENGTHS[i % LENGTHS.length];
     const aadLength = i % 4 === 0 ? LENGTHS[(i * 7 + 3) % LENGTHS.length] : [0, 13, 16, 20, 1][i % 5];
-    const key = rng.bytes(keyLength), nonce = rng.bytes(nonceLength), pt = rng.bytes(ptLength), aad = rng.bytes(aadLength);
+    const key = rng.bytes(keyLength),
+      nonce = rng.bytes(nonceLength),
+      pt = rng.bytes(ptLength),
+      aad = rng.bytes(aadLength);
     out.push({
       desc: `differential gcm #${i} key=${keyLength} nonce=${nonceLength} tag=${tagLength} pt=${ptLength} aad=${aadLength}`,
-      algo: 'gcm', key, nonce, aad, pt, sealed: gcmSealNode(key, nonce, pt, aad, tagLength), tagLength, valid: true,
+      algo: 'gcm',
+      key,
+      nonce,
+      aad,
+      pt,
+      sealed: gcmSealNode(key, nonce, pt, aad, tagLength),
+      tagLength,
+      valid: true,
     });
   }
   // across the 64 KiB scratch window
-  for (const [n, nonceLength, aadLength] of [[65536, 12, 0], [65537, 12, 1], [65536 + 16 * 8 * 3 + 5, 7, 30], [140000, 12, 2], [40000, 12, 30001], [100, 3, 70000]] as const) {
-    const key = rng.bytes(32), nonce = rng.bytes(nonceLength), pt = rng.bytes(n), aad = rng.bytes(aadLength);
+  for (const [n, nonceLength, aadLength] of [
+    [65536, 12, 0],
+    [65537, 12, 1],
+    [65536 + 16 * 8 * 3 + 5, 7, 30],
+    [140000, 12, 2],
+    [40000, 12, 30001],
+    [100, 3, 70000],
+  ] as const) {
+    const key = rng.bytes(32),
+      nonce = rng.bytes(nonceLength),
+      pt = rng.bytes(n),
+      aad = rng.bytes(aadLength);
     out.push({ desc: `differential gcm long pt=${n} nonce=${nonceLength} aad=${aadLength}`, algo: 'gcm', key, nonce, aad, pt, sealed: gcmSealNode(key, nonce, pt, aad, 16), tagLength: 16, valid: true });
   }
   return out;
@@ -149,15 +184,28 @@ function differentialSiv(): AeadCase[] {
     // the reference is slow: every length class, shorter ones more often
     const ptLength = i % 3 === 0 ? LENGTHS[(i / 3) % LENGTHS.length] : LENGTHS[i % 60];
     const aadLength = i % 5 === 0 ? LENGTHS[(i * 11) % LENGTHS.length] : [0, 1, 13, 16, 17][i % 5];
-    const key = rng.bytes(keyLength), nonce = rng.bytes(12), pt = rng.bytes(ptLength), aad = rng.bytes(aadLength);
+    const key = rng.bytes(keyLength),
+      nonce = rng.bytes(12),
+      pt = rng.bytes(ptLength),
+      aad = rng.bytes(aadLength);
     const r = gcmSivSealRef(key, nonce, pt, aad);
     out.push({
       desc: `differential siv #${i} key=${keyLength} pt=${ptLength} aad=${aadLength}`,
-      algo: 'siv', key, nonce, aad, pt, sealed: cat(r.ciphertext, r.tag), tagLength: 16, valid: true,
+      algo: 'siv',
+      key,
+      nonce,
+      aad,
+      pt,
+      sealed: cat(r.ciphertext, r.tag),
+      tagLength: 16,
+      valid: true,
     });
   }
   for (const n of [800, 65536, 65537]) {
-    const key = rng.bytes(32), nonce = rng.bytes(12), pt = rng.bytes(n), aad = rng.bytes(n % 29);
+    const key = rng.bytes(32),
+      nonce = rng.bytes(12),
+      pt = rng.bytes(n),
+      aad = rng.bytes(n % 29);
     const r = gcmSivSealRef(key, nonce, pt, aad);
     out.push({ desc: `differential siv long pt=${n}`, algo: 'siv', key, nonce, aad, pt, sealed: cat(r.ciphertext, r.tag), tagLength: 16, valid: true });
   }
@@ -212,8 +260,16 @@ export function checkAeadCase(c: AeadCaseFields, index: number, a: SealOpen): st
     if (c.zeroNonce) {
       if (c.valid) return `${c.desc}: a zero-length nonce marked valid`;
       let threw = 0;
-      try { a.seal(c.nonce, c.pt, c.aad); } catch (e) { if (e instanceof RangeError) threw++; }
-      try { a.open(c.nonce, c.sealed, c.aad); } catch (e) { if (e instanceof RangeError) threw++; }
+      try {
+        a.seal(c.nonce, c.pt, c.aad);
+      } catch (e) {
+        if (e instanceof RangeError) threw++;
+      }
+      try {
+        a.open(c.nonce, c.sealed, c.aad);
+      } catch (e) {
+        if (e instanceof RangeError) threw++;
+      }
       return threw === 2 ? undefined : `${c.desc}: zero-length nonce not refused with RangeError`;
     }
     const off = index % 3 === 1 ? 1 + (index % 7) : 0;

@@ -80,8 +80,17 @@ export function polyEdgeCases(): [string, Uint8Array, Uint8Array][] {
     return b;
   };
   // r and s at the clamping boundaries
-  const rs: [string, Uint8Array][] = [['r=max', ones16], ['r=0', zero16], ['r=1', one16], ['r=clamp-bits-only', Uint8Array.from([0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f])]];
-  const ss: [string, Uint8Array][] = [['s=max', ones16], ['s=0', zero16], ['s=1', one16]];
+  const rs: [string, Uint8Array][] = [
+    ['r=max', ones16],
+    ['r=0', zero16],
+    ['r=1', one16],
+    ['r=clamp-bits-only', Uint8Array.from([0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f])],
+  ];
+  const ss: [string, Uint8Array][] = [
+    ['s=max', ones16],
+    ['s=0', zero16],
+    ['s=1', one16],
+  ];
   const ffs = (n: number) => new Uint8Array(n).fill(0xff);
   for (const [rn, r] of rs) {
     for (const [sn, s] of ss) {

@@ -46,7 +46,12 @@ export function ctkitSpawn(args: string[], o: SpawnOptions = {}) {
 export function ctkitShim(): string {
   const dir = mkdtempSync(join(tmpdir(), 'ctkit-bin-'));
   const f = join(dir, 'ctkit');
-  writeFileSync(f, `#!/bin/sh\nexec "${process.execPath}" ${ctkitArgv([]).map((a) => `"${a}"`).join(' ')} "$@"\n`);
+  writeFileSync(
+    f,
+    `#!/bin/sh\nexec "${process.execPath}" ${ctkitArgv([])
+      .map((a) => `"${a}"`)
+      .join(' ')} "$@"\n`,
+  );
   chmodSync(f, 0o755);
   return dir;
 }

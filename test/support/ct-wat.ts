@@ -8,8 +8,15 @@ import assert from 'node:assert/strict';
 
 export const wabt = await wabtInit();
 export const features = {
-  simd: true, bulk_memory: true, reference_types: true, multi_value: true, sat_float_to_int: true,
-  sign_extension: true, mutable_globals: true, tail_call: true, threads: true,
+  simd: true,
+  bulk_memory: true,
+  reference_types: true,
+  multi_value: true,
+  sat_float_to_int: true,
+  sign_extension: true,
+  mutable_globals: true,
+  tail_call: true,
+  threads: true,
 };
 
 export function wat(text: string, validate = true): Uint8Array {
@@ -24,8 +31,7 @@ export function wat(text: string, validate = true): Uint8Array {
 }
 
 /** A module around `funcs` with an exported memory (`shared`: a shared one, for the atomics). */
-export const mod = (funcs: string, shared = false) =>
-  `(module ${funcs} (memory (export "memory") 1${shared ? ' 1 shared' : ''}))`; // after funcs: imports come first
+export const mod = (funcs: string, shared = false) => `(module ${funcs} (memory (export "memory") 1${shared ? ' 1 shared' : ''}))`; // after funcs: imports come first
 
 export interface CaseDecls {
   vartime?: Record<string, string>;

@@ -8,7 +8,12 @@ import { SCRATCH_PTR } from '../../src/engine/kernel.js';
 import { bigToBytes, bytesToBig, invMod, mod, sqrtMod } from '../../src/ref/ec.js';
 import { Rng } from './rng.js';
 
-const A = 1024, B = 1280, R = 1536, IN = 1792, OUT = 1920, C = 2048;
+const A = 1024,
+  B = 1280,
+  R = 1536,
+  IN = 1792,
+  OUT = 1920,
+  C = 2048;
 const LIMB = 29n;
 
 export interface FieldCase {
@@ -74,8 +79,7 @@ export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stri
   const len = which === 'fp' ? e.fieldBytes : e.scalarBytes;
   const x = e.x;
   const f = (op: string) => (x as unknown as Record<string, (...a: number[]) => number>)[`${which}_${op}`];
-  const [mul, sqr, add, sub, neg, inv, fromBytes, toBytes, eq, isZero] =
-    ['mul', 'sqr', 'add', 'sub', 'neg', 'inv', 'from_bytes', 'to_bytes', 'eq', 'is_zero'].map(f);
+  const [mul, sqr, add, sub, neg, inv, fromBytes, toBytes, eq, isZero] = ['mul', 'sqr', 'add', 'sub', 'neg', 'inv', 'from_bytes', 'to_bytes', 'eq', 'is_zero'].map(f);
   const cases = fieldCases(m, count, which === 'fp' ? 0x5eed0001 : 0x5eed0002);
   const failures: string[] = [];
   let total = 0;
@@ -102,20 +106,26 @@ export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stri
     const { a, b } = c;
     put(A, a, c.ka);
     put(B, b, c.kb);
-    mul(R, A, B); check('mul', c, read(R), (a * b) % m);
-    sqr(R, A); check('sqr', c, read(R), (a * a) % m);
-    add(R, A, B); check('add', c, read(R), (a + b) % m);
+    mul(R, A, B);
+    check('mul', c, read(R), (a * b) % m);
+    sqr(R, A);
+    check('sqr', c, read(R), (a * a) % m);
+    add(R, A, B);
+    check('add', c, read(R), (a + b) % m);
     // a sum used again: compared, and summed repeatedly (the output must stay below 2m)
     put(C, (a + b) % m, 0);
     check('eq(add)', c, BigInt(eq(R, C)), 1n);
     for (let j = 0; j < 6; j++) add(R, R, A);
     check('add chain', c, read(R), (7n * a + b) % m);
-    sub(R, A, B); check('sub', c, read(R), mod(a - b, m));
-    neg(R, A); check('neg', c, read(R), mod(-a, m));
+    sub(R, A, B);
+    check('sub', c, read(R), mod(a - b, m));
+    neg(R, A);
+    check('neg', c, read(R), mod(-a, m));
     check('eq', c, BigInt(eq(A, B)), a === b ? 1n : 0n);
     check('is_zero', c, BigInt(isZero(A)), a === 0n ? 1n : 0n);
     if (i % 10 === 0) {
-      inv(R, A, SCRATCH_PTR); check('inv', c, read(R), invMod(a, m));
+      inv(R, A, SCRATCH_PTR);
+      check('inv', c, read(R), invMod(a, m));
     }
     if (which === 'fp' && i % 40 === 0) {
       const ok = x.fp_sqrt(R, A, SCRATCH_PTR);
@@ -130,7 +140,8 @@ export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stri
     if (i % 3 === 0) {
       const w = limbs(((a * Rm) % m) + 3n * m, L);
       new BigInt64Array(e.k.u8.buffer, A, L).set(w);
-      mul(R, A, A); check('mul (+3m operands)', c, read(R), (a * a) % m);
+      mul(R, A, A);
+      check('mul (+3m operands)', c, read(R), (a * a) % m);
     }
   }
   e.wipe();

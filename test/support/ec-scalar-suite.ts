@@ -66,7 +66,8 @@ export function scalarSuite(e: EcKernel, random = 30, stride = 1, useProjRef = t
     eq(`k·P, k=${k.toString(16)}, P=${hexOf(P)}`, fromXY(e.mul(kb, toXY(P))), refMul(k, P));
   }
   // the group law on special pairs
-  const x = e.x, FE = e.FE;
+  const x = e.x,
+    FE = e.FE;
   const [pa, pb, pr, ws] = [SCRATCH_PTR, SCRATCH_PTR + 3 * FE, SCRATCH_PTR + 6 * FE, SCRATCH_PTR + 9 * FE];
   const load = (ptr: number, P: Affine) => {
     if (P === null) {

@@ -120,7 +120,8 @@ export function wycheproofPart(c: EcdsaCurve, file: string, every = 1): Wychepro
       if (seen++ % every !== 0) continue;
       t.total++;
       const where = `${file} tcId ${v.tcId} (${v.comment}; ${v.flags.join(', ')})`;
-      const msg = unhex(v.msg), sig = unhex(v.sig);
+      const msg = unhex(v.msg),
+        sig = unhex(v.sig);
       const got = verdict(() => c.verify(sig, msg, pk, { hash }));
       if (v.result === 'valid') {
         if (got !== true) t.failures.push(`${where}: valid, got ${got}`);
@@ -200,7 +201,8 @@ export function edgeVectors(name: CurveName, hash: Hash): EdgeVector[] {
     const R = pointAt(x)!;
     const s = mod(0x1d5b2f7e9c3a4b6dn * (r + 7n), n) || 1n;
     const w = invMod(s, n);
-    const u1 = mod(z * w, n), u2 = mod(r * w, n);
+    const u1 = mod(z * w, n),
+      u2 = mod(r * w, n);
     const Q = mulProj(c, invMod(u2, n), add(c, R, negate(c, mulProj(c, u1, G))));
     out.push({ what, r, s, msg, publicKey: encodePoint(c, Q) });
   };
@@ -309,9 +311,19 @@ export function opensslPart(c: EcdsaCurve, name: CurveName, count: number, seed 
           ['ctkit', mine, msg],
           ['OpenSSL', theirs, msg],
         ] as const) {
-          const bad = format === 'der' ? tamperDer(sig, i / 10) : (() => { const t = sig.slice(); t[(i / 10) % t.length] ^= 0x40; return t; })();
+          const bad =
+            format === 'der'
+              ? tamperDer(sig, i / 10)
+              : (() => {
+                  const t = sig.slice();
+                  t[(i / 10) % t.length] ^= 0x40;
+                  return t;
+                })();
           const badMsg = Uint8Array.from([...m, 1]);
-          for (const [s2, m2, how] of [[bad, m, 'signature'], [sig, badMsg, 'message']] as const) {
+          for (const [s2, m2, how] of [
+            [bad, m, 'signature'],
+            [sig, badMsg, 'message'],
+          ] as const) {
             out.total += 2;
             if (crypto.verify(nodeHash(hash), m2, { key: keys.pub, dsaEncoding }, s2)) out.failures.push(`${where}: OpenSSL accepts ${what}'s signature with a tampered ${how}`);
             const v2 = verdict(() => c.verify(s2, m2, keys.pk, { hash, format }));
@@ -326,10 +338,5 @@ export function opensslPart(c: EcdsaCurve, name: CurveName, count: number, seed 
 
 /** The whole suite on one curve object (smaller counts: for the negative controls). */
 export function ecdsaSuite(c: EcdsaCurve, name: CurveName, opts: { openssl: number; wycheproofEvery: number }): Outcome {
-  return merge(
-    rfc6979Part(c, name),
-    ...WYCHEPROOF_FILES[name].map((f) => wycheproofPart(c, f, opts.wycheproofEvery)),
-    edgePart(c, name),
-    opensslPart(c, name, opts.openssl, 99),
-  );
+  return merge(rfc6979Part(c, name), ...WYCHEPROOF_FILES[name].map((f) => wycheproofPart(c, f, opts.wycheproofEvery)), edgePart(c, name), opensslPart(c, name, opts.openssl, 99));
 }

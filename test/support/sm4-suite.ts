@@ -98,7 +98,9 @@ function cipherCases(): CipherCase[] {
   }
   // across the 64 KiB scratch window
   for (const len of [65536, 65537, 140000]) {
-    const key = rng.bytes(16), iv = rng.bytes(16), data = rng.bytes(len);
+    const key = rng.bytes(16),
+      iv = rng.bytes(16),
+      data = rng.bytes(len);
     iv.fill(0xff, 13); // and the low word wraps inside the call
     out.push({ desc: `ctr long len=${len}`, mode: 'ctr', key, iv, data, expected: ctrNode(key, iv, data) });
     const blocks = data.subarray(0, len & ~15);
@@ -180,7 +182,14 @@ function wycheproofCases(): GcmCase[] {
       const [key, nonce, aad, pt, ct, tag] = [t.key, t.iv, t.aad, t.msg, t.ct, t.tag].map(unhex);
       out.push({
         desc: `wycheproof sm4-gcm tcId ${t.tcId} (${t.result}; ${t.flags.join(', ')}${t.comment ? '; ' + t.comment : ''})`,
-        key, nonce, aad, pt, sealed: cat(ct, tag), tagLength: tag.length, valid: t.result === 'valid', zeroNonce: nonce.length === 0,
+        key,
+        nonce,
+        aad,
+        pt,
+        sealed: cat(ct, tag),
+        tagLength: tag.length,
+        valid: t.result === 'valid',
+        zeroNonce: nonce.length === 0,
       });
     }
   }
@@ -201,11 +210,18 @@ function differentialCases(): GcmCase[] {
     const ptLength = LENGTHS[i % LENGTHS.length];
     const aadLength = i % 4 === 0 ? LENGTHS[(i * 7 + 3) % LENGTHS.length] : [0, 13, 16, 20, 1][i % 5];
     const key = i === 0 ? new Uint8Array(16) : i === 1 ? new Uint8Array(16).fill(0xff) : rng.bytes(16);
-    const nonce = rng.bytes(nonceLength), pt = rng.bytes(ptLength), aad = rng.bytes(aadLength);
+    const nonce = rng.bytes(nonceLength),
+      pt = rng.bytes(ptLength),
+      aad = rng.bytes(aadLength);
     push(`differential sm4-gcm #${i} nonce=${nonceLength} tag=${tagLength} pt=${ptLength} aad=${aadLength}`, key, nonce, pt, aad, tagLength);
   }
   // across the 64 KiB scratch window
-  for (const [n, nonceLength] of [[65536, 12], [65537, 12], [65536 + 16 * 16 * 3 + 5, 7], [140000, 12]] as const) {
+  for (const [n, nonceLength] of [
+    [65536, 12],
+    [65537, 12],
+    [65536 + 16 * 16 * 3 + 5, 7],
+    [140000, 12],
+  ] as const) {
     push(`differential sm4-gcm long pt=${n} nonce=${nonceLength}`, rng.bytes(16), rng.bytes(nonceLength), rng.bytes(n), rng.bytes(n % 33), 16);
   }
   return out;

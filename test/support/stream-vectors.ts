@@ -15,7 +15,14 @@ export const VECTOR_INPUTS: (RefStreamParams & { title: string; plaintext: Uint8
   { title: 'XChaCha20-Poly1305, the empty stream (one empty final segment)', algorithm: 'xchacha20-poly1305', key: seq(32, 0x80), prefix: seq(19, 0xc0), segmentSize: 65536, plaintext: new Uint8Array(0) },
   { title: 'AES-256-GCM-SIV, 17 bytes in segments of 16', algorithm: 'aes-256-gcm-siv', key: seq(32, 0x20), prefix: seq(7, 0xd0), segmentSize: 16, plaintext: seq(17, 0x30) },
   { title: 'SM4-GCM, 20 bytes in segments of 8', algorithm: 'sm4-gcm', key: seq(16, 0x10), prefix: seq(7, 0xe0), segmentSize: 8, plaintext: seq(20, 0x70) },
-  { title: 'ChaCha20-Poly1305, 65 537 bytes in the default 64 KiB segments (plaintext byte i = i mod 251)', algorithm: 'chacha20-poly1305', key: seq(32, 0x55), prefix: seq(7, 0x11), segmentSize: 65536, plaintext: Uint8Array.from({ length: 65537 }, (_, i) => i % 251) },
+  {
+    title: 'ChaCha20-Poly1305, 65 537 bytes in the default 64 KiB segments (plaintext byte i = i mod 251)',
+    algorithm: 'chacha20-poly1305',
+    key: seq(32, 0x55),
+    prefix: seq(7, 0x11),
+    segmentSize: 65536,
+    plaintext: Uint8Array.from({ length: 65537 }, (_, i) => i % 251),
+  },
 ];
 
 const wrap = (h: string) => h.match(/.{1,64}/g)?.join('\n           ') ?? '';

@@ -13,7 +13,10 @@ export function assertTamperingRejected(a: Aead, nonce: Uint8Array, pt: Uint8Arr
   const tryOpen = (n: Uint8Array, s: Uint8Array, d: Uint8Array) => {
     const out = new Uint8Array(pt.length).fill(0xee);
     assert.throws(() => a.open(n, s, d, out), AuthenticationError);
-    assert.ok(out.every((b) => b === 0), 'output not wiped');
+    assert.ok(
+      out.every((b) => b === 0),
+      'output not wiped',
+    );
     rejected++;
   };
   const flips = (v: Uint8Array, use: (t: Uint8Array) => void) => {
@@ -27,7 +30,10 @@ export function assertTamperingRejected(a: Aead, nonce: Uint8Array, pt: Uint8Arr
   flips(nonce, (n) => tryOpen(n, sealed, aad));
   flips(aad, (d) => tryOpen(nonce, sealed, d));
   assert.throws(() => a.open(nonce, sealed.subarray(0, sealed.length - 1), aad), AuthenticationError);
-  assert.throws(() => a.open(nonce, sealed.subarray(0, a.tagLength - 1), aad), (e: unknown) => e instanceof AuthenticationError || e instanceof RangeError);
+  assert.throws(
+    () => a.open(nonce, sealed.subarray(0, a.tagLength - 1), aad),
+    (e: unknown) => e instanceof AuthenticationError || e instanceof RangeError,
+  );
   assert.equal(hex(a.open(nonce, sealed, aad)), hex(pt), 'the untampered message no longer opens');
   assert.equal(rejected, (sealed.length + nonce.length + aad.length) * 8);
   return rejected;

@@ -61,28 +61,32 @@ const gcmFit = (a: number) => W - pad16(a);
 const chachaFit = (a: number) => W - 16 - pad16(a);
 
 export const AEADS: AeadCase[] = [
-  ...[16, 24, 32].map((kl): AeadCase => ({
-    name: `aes-${kl * 8}-gcm`,
-    keyLength: kl,
-    nonceLength: 12,
-    make: (key, kernel) => aesGcmWith({ kernel }, key),
-    kernel: aesKernel,
-    fresh: (name) => aesKernelFrom(name, aesModule.bytes()),
-    sealRef: (k, n, p, a) => opensslSeal(`aes-${kl * 8}-gcm`, k, n, p, a),
-    fastRef: true,
-    fitsOnce: gcmFit,
-  })),
-  ...[16, 32].map((kl): AeadCase => ({
-    name: `aes-${kl * 8}-gcm-siv`,
-    keyLength: kl,
-    nonceLength: 12,
-    make: (key, kernel) => aesGcmSivWith({ kernel }, key),
-    kernel: aesKernel,
-    fresh: (name) => aesKernelFrom(name, aesModule.bytes()),
-    sealRef: (k, n, p, a) => joined(gcmSivSealRef(k, n, p, a)),
-    fastRef: false,
-    fitsOnce: () => W,
-  })),
+  ...[16, 24, 32].map(
+    (kl): AeadCase => ({
+      name: `aes-${kl * 8}-gcm`,
+      keyLength: kl,
+      nonceLength: 12,
+      make: (key, kernel) => aesGcmWith({ kernel }, key),
+      kernel: aesKernel,
+      fresh: (name) => aesKernelFrom(name, aesModule.bytes()),
+      sealRef: (k, n, p, a) => opensslSeal(`aes-${kl * 8}-gcm`, k, n, p, a),
+      fastRef: true,
+      fitsOnce: gcmFit,
+    }),
+  ),
+  ...[16, 32].map(
+    (kl): AeadCase => ({
+      name: `aes-${kl * 8}-gcm-siv`,
+      keyLength: kl,
+      nonceLength: 12,
+      make: (key, kernel) => aesGcmSivWith({ kernel }, key),
+      kernel: aesKernel,
+      fresh: (name) => aesKernelFrom(name, aesModule.bytes()),
+      sealRef: (k, n, p, a) => joined(gcmSivSealRef(k, n, p, a)),
+      fastRef: false,
+      fitsOnce: () => W,
+    }),
+  ),
   {
     name: 'sm4-gcm',
     keyLength: 16,
@@ -256,4 +260,3 @@ export function expectedHash(kind: 'ghash' | 'polyval', h: Uint8Array, head: Uin
   const x = polyvalRef(h, head);
   return polyvalRef(h, tail, zeroBlocks === 0 ? x : dotRef(x, power(h, zeroBlocks, dotRef)));
 }
-

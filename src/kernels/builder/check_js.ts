@@ -31,7 +31,8 @@ const MEMREAD = /\bM\[|\bDV\.get/;
 
 /** The text inside the bracket that opens at s[i] ('(' or '['), and the index after it. */
 function inside(s: string, i: number): [string, number] {
-  const open = s[i], close = open === '(' ? ')' : ']';
+  const open = s[i],
+    close = open === '(' ? ')' : ']';
   let depth = 0;
   for (let j = i; j < s.length; j++) {
     if (s[j] === open) depth++;
@@ -43,12 +44,16 @@ function inside(s: string, i: number): [string, number] {
 /** Top-level comma-separated parts. */
 function splitArgs(s: string): string[] {
   const out: string[] = [];
-  let depth = 0, start = 0;
+  let depth = 0,
+    start = 0;
   for (let j = 0; j < s.length; j++) {
     const c = s[j];
     if (c === '(' || c === '[') depth++;
     else if (c === ')' || c === ']') depth--;
-    else if (c === ',' && depth === 0) { out.push(s.slice(start, j)); start = j + 1; }
+    else if (c === ',' && depth === 0) {
+      out.push(s.slice(start, j));
+      start = j + 1;
+    }
   }
   out.push(s.slice(start));
   return out.map((x) => x.trim());
@@ -57,12 +62,16 @@ function splitArgs(s: string): string[] {
 /** Top-level statements of a line (split at ';' outside brackets). */
 function statements(line: string): string[] {
   const out: string[] = [];
-  let depth = 0, start = 0;
+  let depth = 0,
+    start = 0;
   for (let j = 0; j < line.length; j++) {
     const c = line[j];
     if (c === '(' || c === '[' || c === '{') depth++;
     else if (c === ')' || c === ']' || c === '}') depth--;
-    else if (c === ';' && depth === 0) { out.push(line.slice(start, j)); start = j + 1; }
+    else if (c === ';' && depth === 0) {
+      out.push(line.slice(start, j));
+      start = j + 1;
+    }
   }
   out.push(line.slice(start));
   return out.map((x) => x.trim()).filter(Boolean);
@@ -81,11 +90,21 @@ function functions(src: string): Fn[] {
   lines.forEach((l, i) => {
     const m = /^ {2}function (f_[\w$]+)\(([^)]*)\)/.exec(l);
     if (m) {
-      cur = { name: m[1], params: m[2].split(',').map((p) => p.split(':')[0].trim()).filter(Boolean), body: [] };
+      cur = {
+        name: m[1],
+        params: m[2]
+          .split(',')
+          .map((p) => p.split(':')[0].trim())
+          .filter(Boolean),
+        body: [],
+      };
       out.push(cur);
       return;
     }
-    if (cur && /^ {2}\}$/.test(l)) { cur = undefined; return; }
+    if (cur && /^ {2}\}$/.test(l)) {
+      cur = undefined;
+      return;
+    }
     if (cur) {
       const t = l.trim();
       if (t && !t.startsWith('//')) cur.body.push({ text: t, line: i + 1 });
@@ -117,7 +136,11 @@ export function varTimeExempt(src: string): Set<string> {
   const queue = [...exportsOf].filter(([n, f]) => !vtExports.includes(n) && !helpers.has(f)).map(([, f]) => f);
   const reached = new Set(queue);
   while (queue.length) {
-    for (const g of calls.get(queue.pop()!) ?? []) if (!reached.has(g) && !helpers.has(g)) { reached.add(g); queue.push(g); }
+    for (const g of calls.get(queue.pop()!) ?? [])
+      if (!reached.has(g) && !helpers.has(g)) {
+        reached.add(g);
+        queue.push(g);
+      }
   }
   return new Set(fns.map((f) => f.name).filter((n) => !reached.has(n)));
 }
@@ -129,7 +152,7 @@ export function checkJs(src: string): JsViolation[] {
   // functions whose return value is secret: a return of a secret or a memory read, or of a call of one
   const secretReturn = new Set<string>();
   const isSecret = (e: string): boolean => SECRET.test(e) || MEMREAD.test(e) || [...e.matchAll(/\b(f_[\w$]+)\(/g)].some((m) => secretReturn.has(m[1]));
-  for (let changed = true; changed;) {
+  for (let changed = true; changed; ) {
     changed = false;
     for (const f of fns) {
       if (secretReturn.has(f.name)) continue;
@@ -182,7 +205,9 @@ export function checkJs(src: string): JsViolation[] {
           const callee = byName.get(m[1]);
           if (!callee) continue;
           const [args] = inside(s, m.index! + m[0].length - 1);
-          splitArgs(args).forEach((a, i) => { if (callee.params[i]?.startsWith('p_') && isSecret(a)) v('flow'); });
+          splitArgs(args).forEach((a, i) => {
+            if (callee.params[i]?.startsWith('p_') && isSecret(a)) v('flow');
+          });
         }
       }
     }

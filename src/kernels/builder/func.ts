@@ -50,11 +50,13 @@ export class Func<P extends Params = Params> implements Callee, LocalScope {
     this.results = opts.results ?? [];
     this.exportName = opts.export === true ? name : opts.export;
     const pub = opts.public === 'all' ? ps.map((l) => l.name) : (opts.public ?? []);
-    this.publicParams = pub.map((n) => {
-      const i = ps.findIndex((l) => l.name === n);
-      if (i < 0) throw new Error(`${name}: public parameter ${n} is not a parameter`);
-      return i;
-    }).sort((a, b) => a - b);
+    this.publicParams = pub
+      .map((n) => {
+        const i = ps.findIndex((l) => l.name === n);
+        if (i < 0) throw new Error(`${name}: public parameter ${n} is not a parameter`);
+        return i;
+      })
+      .sort((a, b) => a - b);
     this.doc = [...(opts.doc ?? [])];
   }
 
@@ -197,9 +199,6 @@ export class Module {
       params: f instanceof Func ? f.params.map((l) => [l.name, l.type] as [string, ValType]) : f.paramTypes.map((t, i) => [`p${i}`, t] as [string, ValType]),
       results: [...f.results],
     });
-    return [
-      ...this.funcs.filter((f): f is Func => f instanceof Func && !!f.exportName).map((f) => sig(f.exportName!, f)),
-      ...this.exports.map((e) => sig(e.name, e.func)),
-    ];
+    return [...this.funcs.filter((f): f is Func => f instanceof Func && !!f.exportName).map((f) => sig(f.exportName!, f)), ...this.exports.map((e) => sig(e.name, e.func))];
   }
 }

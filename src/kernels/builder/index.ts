@@ -39,4 +39,3 @@ export function kernel(m: Module): GeneratedKernel {
   const globals = Object.fromEntries(m.globals.map((g) => [g.exportName, g.value]));
   return { name: m.name, wat: printModule(m), publicParams: m.publicParams(), signatures: m.signatures(), globals, target: m.target, ir: m };
 }
-

@@ -27,7 +27,11 @@ export interface LocalScope {
 /** A local variable or parameter of one function, typed. Use it wherever a value is expected. */
 export class Local<T extends ValType = ValType> {
   /** @internal use Func.local */
-  constructor(readonly scope: LocalScope, readonly name: string, readonly type: T) {
+  constructor(
+    readonly scope: LocalScope,
+    readonly name: string,
+    readonly type: T,
+  ) {
     if (type === 'v128' && !simdAllowed()) requireSimd(`the v128 local $${name} of ${scope.name}`);
   }
 
@@ -89,11 +93,7 @@ export type Code = readonly Stmt[];
 
 /** A value of type T: an expression, a local (read), or for i32/i64 a JavaScript number (a
  * constant; for i64 also a bigint). */
-export type Val<T extends ValType> =
-  | Expr<T>
-  | Local<T>
-  | (T extends 'i32' ? number : never)
-  | (T extends 'i64' ? number | bigint : never);
+export type Val<T extends ValType> = Expr<T> | Local<T> | (T extends 'i32' ? number : never) | (T extends 'i64' ? number | bigint : never);
 
 /** Formats an i64 constant: decimal, or unsigned hex. */
 export function i64Text(v: bigint, hex = false): string {
@@ -121,7 +121,13 @@ export function operand<T extends ValType>(what: string, t: T, v: Val<T>, i: num
 /** The operation `op` (with immediates `imm`) on operands of the given types, result `type`. */
 export function make<R extends Type>(type: R, op: string, imm: string, types: readonly ValType[], vals: readonly Val<ValType>[]): Expr<R> {
   if (vals.length !== types.length) throw new Error(`${op}: ${vals.length} operands, expected ${types.length}`);
-  return new Expr(type, 'op', op, imm, vals.map((v, i) => operand(op, types[i], v, i)));
+  return new Expr(
+    type,
+    'op',
+    op,
+    imm,
+    vals.map((v, i) => operand(op, types[i], v, i)),
+  );
 }
 
 /** A `;;` comment line among the statements (no effect on the binary). */

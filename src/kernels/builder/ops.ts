@@ -15,11 +15,23 @@ function fold<T extends ValType>(t: T, op: string) {
     return e;
   };
 }
-const bin = <T extends ValType, R extends ValType = T>(t: T, op: string, r?: R) => (a: V<T>, b: V<T>): Expr<R> => make<R>((r ?? t) as R, op, '', [t, t], [a, b]);
-const un = <T extends ValType, R extends ValType>(t: T, op: string, r: R) => (a: V<T>): Expr<R> => make<R>(r, op, '', [t], [a]);
+const bin =
+  <T extends ValType, R extends ValType = T>(t: T, op: string, r?: R) =>
+  (a: V<T>, b: V<T>): Expr<R> =>
+    make<R>((r ?? t) as R, op, '', [t, t], [a, b]);
+const un =
+  <T extends ValType, R extends ValType>(t: T, op: string, r: R) =>
+  (a: V<T>): Expr<R> =>
+    make<R>(r, op, '', [t], [a]);
 const memarg = (offset: number) => (offset ? `offset=${offset}` : '');
-const load = <R extends ValType>(r: R, op: string) => (addr: V<'i32'>, offset = 0): Expr<R> => make<R>(r, op, memarg(offset), ['i32'], [addr]);
-const store = <T extends ValType>(t: T, op: string) => (addr: V<'i32'>, value: V<T>, offset = 0): Stmt => make('void', op, memarg(offset), ['i32', t], [addr, value]);
+const load =
+  <R extends ValType>(r: R, op: string) =>
+  (addr: V<'i32'>, offset = 0): Expr<R> =>
+    make<R>(r, op, memarg(offset), ['i32'], [addr]);
+const store =
+  <T extends ValType>(t: T, op: string) =>
+  (addr: V<'i32'>, value: V<T>, offset = 0): Stmt =>
+    make('void', op, memarg(offset), ['i32', t], [addr, value]);
 
 const intOps = <T extends 'i32' | 'i64'>(t: T) => ({
   add: fold(t, `${t}.add`),
@@ -79,7 +91,12 @@ const vconst = (shape: string, lanes: readonly (number | bigint | string)[], n: 
 
 export const v128 = {
   /** v128.const from 16 bytes (printed as i8x16, each byte 0…255) */
-  bytes: (b: readonly number[]): Expr<'v128'> => vconst('i8x16', b.map((x) => String(x & 0xff)), 16),
+  bytes: (b: readonly number[]): Expr<'v128'> =>
+    vconst(
+      'i8x16',
+      b.map((x) => String(x & 0xff)),
+      16,
+    ),
   i8x16: (l: readonly number[]) => vconst('i8x16', l, 16),
   i16x8: (l: readonly (number | string)[]) => vconst('i16x8', l, 8),
   i32x4: (l: readonly (number | string)[]) => vconst('i32x4', l, 4),
@@ -99,9 +116,18 @@ export const v128 = {
   store: store('v128', 'v128.store'),
 };
 
-const shift = (op: string) => (a: V<'v128'>, n: V<'i32'>): Expr<'v128'> => make('v128', op, '', ['v128', 'i32'], [a, n]);
-const lane = <R extends ValType>(r: R, op: string) => (a: V<'v128'>, l: number): Expr<R> => make(r, op, String(l), ['v128'], [a]);
-const replace = <T extends ValType>(t: T, op: string) => (a: V<'v128'>, l: number, x: V<T>): Expr<'v128'> => make('v128', op, String(l), ['v128', t], [a, x]);
+const shift =
+  (op: string) =>
+  (a: V<'v128'>, n: V<'i32'>): Expr<'v128'> =>
+    make('v128', op, '', ['v128', 'i32'], [a, n]);
+const lane =
+  <R extends ValType>(r: R, op: string) =>
+  (a: V<'v128'>, l: number): Expr<R> =>
+    make(r, op, String(l), ['v128'], [a]);
+const replace =
+  <T extends ValType>(t: T, op: string) =>
+  (a: V<'v128'>, l: number, x: V<T>): Expr<'v128'> =>
+    make('v128', op, String(l), ['v128', t], [a, x]);
 const vbin = (op: string) => bin('v128', op);
 
 export const i8x16 = {
@@ -175,7 +201,14 @@ export function drop(e: Expr): Stmt {
 export function call(f: Callee, ...args: V<ValType>[]): Expr {
   const r: Type = f.results.length === 0 ? 'void' : f.results.length === 1 ? f.results[0] : 'multi';
   if (args.length !== f.paramTypes.length) throw new Error(`call $${f.name}: ${args.length} arguments, expected ${f.paramTypes.length}`);
-  return new Expr(r, 'op', 'call', `$${f.name}`, args.map((a, i) => operand(`call $${f.name}`, f.paramTypes[i], a, i)), f);
+  return new Expr(
+    r,
+    'op',
+    'call',
+    `$${f.name}`,
+    args.map((a, i) => operand(`call $${f.name}`, f.paramTypes[i], a, i)),
+    f,
+  );
 }
 
 /** The same, for a callee known to return one value of type T. */
@@ -189,7 +222,9 @@ export function callv<T extends ValType>(t: T, f: Callee, ...args: V<ValType>[])
 export function setMany(e: Expr<'multi'> | Expr, into: readonly Local[]): Stmt[] {
   if (e.type !== 'multi' || !(e.ref && 'results' in e.ref) || e.ref.results.length !== into.length) throw new Error('setMany: needs a call with as many results');
   const res = (e.ref as Callee).results;
-  into.forEach((l, i) => { if (l.type !== res[i]) throw new Error(`setMany: result ${i + 1} is ${res[i]}, local $${l.name} is ${l.type}`); });
+  into.forEach((l, i) => {
+    if (l.type !== res[i]) throw new Error(`setMany: result ${i + 1} is ${res[i]}, local $${l.name} is ${l.type}`);
+  });
   return [e, ...[...into].reverse().map((l) => new Expr('void', 'op', 'local.set', `$${l.name}`, [], l))];
 }
 

@@ -133,15 +133,17 @@ function commentLines(text: string, ind: string): string[] {
 
 export function printFunc(f: Func, ind: string, callees: ReadonlySet<ModuleItem>): string[] {
   const out: string[] = f.doc.flatMap((d) => commentLines(d, ind));
-  const head = [
-    `(func $${f.name}`,
-    ...(f.exportName ? [`(export "${f.exportName}")`] : []),
-    ...f.params.map((l) => `(param $${l.name} ${l.type})`),
-    ...(f.results.length ? [`(result ${f.results.join(' ')})`] : []),
-  ];
+  const head = [`(func $${f.name}`, ...(f.exportName ? [`(export "${f.exportName}")`] : []), ...f.params.map((l) => `(param $${l.name} ${l.type})`), ...(f.results.length ? [`(result ${f.results.join(' ')})`] : [])];
   out.push(...wrap(head.slice(1), ind + '    ', ind + head[0]));
   const inner = ind + '  ';
-  if (f.declared.length) out.push(...wrap(f.declared.map((l) => `(local $${l.name} ${l.type})`), inner, inner));
+  if (f.declared.length)
+    out.push(
+      ...wrap(
+        f.declared.map((l) => `(local $${l.name} ${l.type})`),
+        inner,
+        inner,
+      ),
+    );
   const c: Ctx = { func: f, labels: [], callees };
   for (const s of f.body) lines(s, inner, c, out);
   out.push(`${ind})`);
@@ -157,7 +159,13 @@ export function printModule(m: Module): string {
     // 16 bytes per line: a segment's strings are concatenated
     const hex = (b: number) => '\\' + (b & 0xff).toString(16).padStart(2, '0');
     out.push(`  (data (i32.const ${d.offset})`);
-    for (let i = 0; i < d.bytes.length; i += 16) out.push(`    "${d.bytes.slice(i, i + 16).map(hex).join('')}"`);
+    for (let i = 0; i < d.bytes.length; i += 16)
+      out.push(
+        `    "${d.bytes
+          .slice(i, i + 16)
+          .map(hex)
+          .join('')}"`,
+      );
     out[out.length - 1] += ')';
   }
   for (const g of m.globals) out.push(`  (global (export "${g.exportName}") ${g.type} (${g.type}.const ${g.value}))`);

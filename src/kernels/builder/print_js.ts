@@ -41,7 +41,10 @@ type J = J32 | J64;
 const PAGE = 65536;
 const ident = (name: string) => name.replace(/\./g, '$');
 const SIMPLE = /^(-?\d+|[A-Za-z_$][\w$]*)$/;
-const c32 = (v: number): string => { const x = v | 0; return x < 0 ? `(${x})` : String(x); };
+const c32 = (v: number): string => {
+  const x = v | 0;
+  return x < 0 ? `(${x})` : String(x);
+};
 const isZero = (s: string) => s === '0';
 
 function split64(v: bigint): [number, number] {
@@ -58,7 +61,11 @@ class FnPrinter {
   /** values left by statements (setMany, the function's trailing results) */
   readonly stack: J[] = [];
 
-  constructor(readonly f: Func, readonly taint: Taint, readonly fnName: (c: Callee) => string) {}
+  constructor(
+    readonly f: Func,
+    readonly taint: Taint,
+    readonly fnName: (c: Callee) => string,
+  ) {}
 
   name(l: Local): string {
     return `${this.taint.local(l) ? 's' : 'p'}_${ident(l.name)}`;
@@ -97,7 +104,8 @@ class FnPrinter {
 
   /** An i64 result from expressions for its halves, into fresh temporaries. */
   set64(h: string, l: string, sec: boolean): J64 {
-    const hs = SIMPLE.test(h), ls = SIMPLE.test(l);
+    const hs = SIMPLE.test(h),
+      ls = SIMPLE.test(l);
     if (hs && ls) return { t: 'i64', h, l, sec };
     const th = hs ? h : this.temp(sec);
     const tl = ls ? l : this.temp(sec);
@@ -153,7 +161,9 @@ class FnPrinter {
         this.assign(l, v);
         return;
       }
-      case 'br': this.line(`${this.jump(s.ref as Label)};`); return;
+      case 'br':
+        this.line(`${this.jump(s.ref as Label)};`);
+        return;
       case 'br_if': {
         const c = this.cond(s.args[0]);
         this.line(`if (${c}) ${this.jump(s.ref as Label)};`);
@@ -185,7 +195,8 @@ class FnPrinter {
         const g = `${sec ? 's' : 'p'}_$R${i}`;
         if (t === 'i32') this.stack.push(this.hold32({ t: 'i32', c: g, sec }));
         else {
-          const th = this.temp(sec), tl = this.temp(sec);
+          const th = this.temp(sec),
+            tl = this.temp(sec);
           this.line(`${tl} = ${g}_l; ${th} = ${g}_h;`);
           this.stack.push({ t: 'i64', h: th, l: tl, sec });
         }
@@ -220,7 +231,10 @@ class FnPrinter {
 
   ret(vals: J[]): void {
     const f = this.f;
-    if (f.results.length === 0) { this.line('return;'); return; }
+    if (f.results.length === 0) {
+      this.line('return;');
+      return;
+    }
     if (vals.length !== f.results.length) throw new Error(`${f.name}: returns ${vals.length} values, expected ${f.results.length}`);
     const sec = this.taint.result(f);
     const pre = sec ? 's' : 'p';
@@ -342,7 +356,8 @@ class FnPrinter {
     const op = e.op;
     const sec = this.taint.expr(e);
     switch (op) {
-      case 'i32.const': return { t: 'i32', c: c32(Number(e.imm)), sec: false };
+      case 'i32.const':
+        return { t: 'i32', c: c32(Number(e.imm)), sec: false };
       case 'i64.const': {
         const [h, l] = split64(BigInt(e.imm));
         return { t: 'i64', h: c32(h).replace(/[()]/g, ''), l: c32(l).replace(/[()]/g, ''), sec: false };
@@ -366,7 +381,8 @@ class FnPrinter {
         const csec = this.calleeSecret(c);
         if (e.type === 'i32') return this.hold32({ t: 'i32', c: code, sec: csec });
         if (e.type === 'i64') {
-          const tl = this.temp(csec), th = this.temp(csec);
+          const tl = this.temp(csec),
+            th = this.temp(csec);
           this.line(`${tl} = ${code}; ${th} = ${csec ? 's' : 'p'}_$H;`);
           return { t: 'i64', h: th, l: tl, sec: csec };
         }
@@ -397,7 +413,8 @@ class FnPrinter {
     const c = this.cond(e.args[0]);
     const sec = this.taint.expr(e);
     const t = e.type as ValType;
-    const th = this.temp(sec), tl = t === 'i64' ? this.temp(sec) : '';
+    const th = this.temp(sec),
+      tl = t === 'i64' ? this.temp(sec) : '';
     const branch = (code: readonly Stmt[]) => {
       const depth = this.stack.length;
       this.#ind += '  ';
@@ -421,11 +438,16 @@ class FnPrinter {
     const a = this.ex(e.args[0]) as J32;
     const at = (k: number) => (off + k ? `${a.c} + ${off + k}` : a.c);
     switch (e.op) {
-      case 'i32.load': return { t: 'i32', c: `DV.getInt32(${at(0)}, true)`, sec };
-      case 'i32.load8_u': return { t: 'i32', c: `M[${at(0)}]`, sec };
-      case 'i32.load8_s': return { t: 'i32', c: `((M[${at(0)}] << 24) >> 24)`, sec };
-      case 'i64.load8_u': return this.set64('0', `M[${at(0)}]`, sec);
-      case 'i64.load32_u': return this.set64('0', `DV.getInt32(${at(0)}, true)`, sec);
+      case 'i32.load':
+        return { t: 'i32', c: `DV.getInt32(${at(0)}, true)`, sec };
+      case 'i32.load8_u':
+        return { t: 'i32', c: `M[${at(0)}]`, sec };
+      case 'i32.load8_s':
+        return { t: 'i32', c: `((M[${at(0)}] << 24) >> 24)`, sec };
+      case 'i64.load8_u':
+        return this.set64('0', `M[${at(0)}]`, sec);
+      case 'i64.load32_u':
+        return this.set64('0', `DV.getInt32(${at(0)}, true)`, sec);
       case 'i64.load32_s': {
         const l = this.set64('0', `DV.getInt32(${at(0)}, true)`, sec).l;
         return this.set64(`${l} >> 31`, l, sec);
@@ -492,17 +514,28 @@ class FnPrinter {
       return r(`(${lt(x, y)} ^ 1)`);
     }
     switch (name) {
-      case 'add': return r(`((${a.c} + ${b2.c}) | 0)`);
-      case 'sub': return r(`((${a.c} - ${b2.c}) | 0)`);
-      case 'mul': return r(`Math.imul(${a.c}, ${b2.c})`);
-      case 'and': return r(`(${a.c} & ${b2.c})`);
-      case 'or': return r(`(${a.c} | ${b2.c})`);
-      case 'xor': return r(`(${a.c} ^ ${b2.c})`);
-      case 'shl': return r(`(${a.c} << ${b2.c})`);
-      case 'shr_s': return r(`(${a.c} >> ${b2.c})`);
-      case 'shr_u': return r(`((${a.c} >>> ${b2.c}) | 0)`);
-      case 'rotl': case 'rotr': {
-        const x = this.hold32(a), k = this.hold32(b2);
+      case 'add':
+        return r(`((${a.c} + ${b2.c}) | 0)`);
+      case 'sub':
+        return r(`((${a.c} - ${b2.c}) | 0)`);
+      case 'mul':
+        return r(`Math.imul(${a.c}, ${b2.c})`);
+      case 'and':
+        return r(`(${a.c} & ${b2.c})`);
+      case 'or':
+        return r(`(${a.c} | ${b2.c})`);
+      case 'xor':
+        return r(`(${a.c} ^ ${b2.c})`);
+      case 'shl':
+        return r(`(${a.c} << ${b2.c})`);
+      case 'shr_s':
+        return r(`(${a.c} >> ${b2.c})`);
+      case 'shr_u':
+        return r(`((${a.c} >>> ${b2.c}) | 0)`);
+      case 'rotl':
+      case 'rotr': {
+        const x = this.hold32(a),
+          k = this.hold32(b2);
         const [p, q] = name === 'rotl' ? ['<<', '>>>'] : ['>>>', '<<'];
         if (/^\d+$/.test(k.c)) {
           const n = Number(k.c) & 31;
@@ -510,40 +543,66 @@ class FnPrinter {
         }
         return r(`((${x.c} ${p} (${k.c} & 31)) | (${x.c} ${q} ((0 - ${k.c}) & 31)))`);
       }
-      case 'wrap_i64': return r((ops[0] as J64).l);
-      case 'clz': return r(`Math.clz32(${a.c})`);
-      case 'ctz': { const x = this.hold32(a); return r(`(${x.c} === 0 ? 32 : 31 - Math.clz32(${x.c} & -${x.c}))`); }
+      case 'wrap_i64':
+        return r((ops[0] as J64).l);
+      case 'clz':
+        return r(`Math.clz32(${a.c})`);
+      case 'ctz': {
+        const x = this.hold32(a);
+        return r(`(${x.c} === 0 ? 32 : 31 - Math.clz32(${x.c} & -${x.c}))`);
+      }
     }
     if (!sec) {
       const u = (s: string) => `(${s} >>> 0)`;
       switch (name) {
-        case 'eqz': return b(`(${a.c} === 0)`);
-        case 'eq': return b(`(${a.c} === ${b2.c})`);
-        case 'ne': return b(`(${a.c} !== ${b2.c})`);
-        case 'lt_u': return b(`(${u(a.c)} < ${u(b2.c)})`);
-        case 'le_u': return b(`(${u(a.c)} <= ${u(b2.c)})`);
-        case 'gt_u': return b(`(${u(a.c)} > ${u(b2.c)})`);
-        case 'ge_u': return b(`(${u(a.c)} >= ${u(b2.c)})`);
-        case 'lt_s': return b(`(${a.c} < ${b2.c})`);
-        case 'le_s': return b(`(${a.c} <= ${b2.c})`);
-        case 'gt_s': return b(`(${a.c} > ${b2.c})`);
-        case 'ge_s': return b(`(${a.c} >= ${b2.c})`);
+        case 'eqz':
+          return b(`(${a.c} === 0)`);
+        case 'eq':
+          return b(`(${a.c} === ${b2.c})`);
+        case 'ne':
+          return b(`(${a.c} !== ${b2.c})`);
+        case 'lt_u':
+          return b(`(${u(a.c)} < ${u(b2.c)})`);
+        case 'le_u':
+          return b(`(${u(a.c)} <= ${u(b2.c)})`);
+        case 'gt_u':
+          return b(`(${u(a.c)} > ${u(b2.c)})`);
+        case 'ge_u':
+          return b(`(${u(a.c)} >= ${u(b2.c)})`);
+        case 'lt_s':
+          return b(`(${a.c} < ${b2.c})`);
+        case 'le_s':
+          return b(`(${a.c} <= ${b2.c})`);
+        case 'gt_s':
+          return b(`(${a.c} > ${b2.c})`);
+        case 'ge_s':
+          return b(`(${a.c} >= ${b2.c})`);
       }
     } else {
       const x = this.hold32(a);
       if (name === 'eqz') return r(`(${FnPrinter.nz(x.c)} ^ 1)`);
       const y = this.hold32(b2);
       switch (name) {
-        case 'eq': return r(`(${FnPrinter.nz(this.hold32(r(`(${x.c} ^ ${y.c})`)).c)} ^ 1)`);
-        case 'ne': return r(FnPrinter.nz(this.hold32(r(`(${x.c} ^ ${y.c})`)).c));
-        case 'lt_u': return r(FnPrinter.ltu(x.c, y.c));
-        case 'gt_u': return r(FnPrinter.ltu(y.c, x.c));
-        case 'le_u': return r(`(${FnPrinter.ltu(y.c, x.c)} ^ 1)`);
-        case 'ge_u': return r(`(${FnPrinter.ltu(x.c, y.c)} ^ 1)`);
-        case 'lt_s': return r(FnPrinter.lts(x.c, y.c));
-        case 'gt_s': return r(FnPrinter.lts(y.c, x.c));
-        case 'le_s': return r(`(${FnPrinter.lts(y.c, x.c)} ^ 1)`);
-        case 'ge_s': return r(`(${FnPrinter.lts(x.c, y.c)} ^ 1)`);
+        case 'eq':
+          return r(`(${FnPrinter.nz(this.hold32(r(`(${x.c} ^ ${y.c})`)).c)} ^ 1)`);
+        case 'ne':
+          return r(FnPrinter.nz(this.hold32(r(`(${x.c} ^ ${y.c})`)).c));
+        case 'lt_u':
+          return r(FnPrinter.ltu(x.c, y.c));
+        case 'gt_u':
+          return r(FnPrinter.ltu(y.c, x.c));
+        case 'le_u':
+          return r(`(${FnPrinter.ltu(y.c, x.c)} ^ 1)`);
+        case 'ge_u':
+          return r(`(${FnPrinter.ltu(x.c, y.c)} ^ 1)`);
+        case 'lt_s':
+          return r(FnPrinter.lts(x.c, y.c));
+        case 'gt_s':
+          return r(FnPrinter.lts(y.c, x.c));
+        case 'le_s':
+          return r(`(${FnPrinter.lts(y.c, x.c)} ^ 1)`);
+        case 'ge_s':
+          return r(`(${FnPrinter.lts(x.c, y.c)} ^ 1)`);
       }
     }
     throw new Error(`JS printer: ${this.f.name}: unsupported ${op}`);
@@ -558,14 +617,18 @@ class FnPrinter {
     }
     const [x0, y0] = ops as J64[];
     switch (name) {
-      case 'and': return this.lazy64(isZero(x0.h) || isZero(y0.h) ? '0' : `${x0.h} & ${y0.h}`, `${x0.l} & ${y0.l}`, sec);
-      case 'or': return this.lazy64(isZero(x0.h) ? y0.h : isZero(y0.h) ? x0.h : `${x0.h} | ${y0.h}`, `${x0.l} | ${y0.l}`, sec);
-      case 'xor': return this.lazy64(isZero(x0.h) ? y0.h : isZero(y0.h) ? x0.h : `${x0.h} ^ ${y0.h}`, `${x0.l} ^ ${y0.l}`, sec);
+      case 'and':
+        return this.lazy64(isZero(x0.h) || isZero(y0.h) ? '0' : `${x0.h} & ${y0.h}`, `${x0.l} & ${y0.l}`, sec);
+      case 'or':
+        return this.lazy64(isZero(x0.h) ? y0.h : isZero(y0.h) ? x0.h : `${x0.h} | ${y0.h}`, `${x0.l} | ${y0.l}`, sec);
+      case 'xor':
+        return this.lazy64(isZero(x0.h) ? y0.h : isZero(y0.h) ? x0.h : `${x0.h} ^ ${y0.h}`, `${x0.l} ^ ${y0.l}`, sec);
     }
     // the other operations read a half more than once: both operands held
     const [x, y] = [this.hold64(x0), y0 ? this.hold64(y0) : y0];
     switch (name) {
-      case 'extend32_s': return this.set64(`${x.l} >> 31`, x.l, sec);
+      case 'extend32_s':
+        return this.set64(`${x.l} >> 31`, x.l, sec);
       case 'add': {
         const l = this.temp(sec);
         this.line(`${l} = (${x.l} + ${y.l}) | 0;`);
@@ -580,10 +643,16 @@ class FnPrinter {
         const borrow = `(((~${x.l} & ${y.l}) | (~(${x.l} ^ ${y.l}) & ${l})) >>> 31)`;
         return this.set64(`(${x.h} - ${y.h} - ${borrow}) | 0`, l, sec);
       }
-      case 'mul': return this.mul64(x, y, sec);
+      case 'mul':
+        return this.mul64(x, y, sec);
       case 'ctz': // public operands only (taint.ts refuses a secret bit count)
         return this.set64('0', `(${x.l} !== 0 ? 31 - Math.clz32(${x.l} & -${x.l}) : ${x.h} !== 0 ? 63 - Math.clz32(${x.h} & -${x.h}) : 64)`, sec);
-      case 'shl': case 'shr_u': case 'shr_s': case 'rotl': case 'rotr': return this.shift64(name, x, y, sec);
+      case 'shl':
+      case 'shr_u':
+      case 'shr_s':
+      case 'rotl':
+      case 'rotr':
+        return this.shift64(name, x, y, sec);
     }
     throw new Error(`JS printer: ${this.f.name}: unsupported ${op}`);
   }
@@ -605,7 +674,8 @@ class FnPrinter {
   shift64(name: string, x: J64, k: J64, sec: boolean): J64 {
     if (/^\d+$/.test(k.l) && isZero(k.h)) return this.shiftConst(name, x, Number(k.l) & 63, sec);
     // a shift by a variable count (public or secret): both halves computed, chosen by masks
-    const n = this.temp(sec), big = this.temp(sec);
+    const n = this.temp(sec),
+      big = this.temp(sec);
     this.line(`${n} = ${k.l} & 31; ${big} = (0 - ((${k.l} >>> 5) & 1)) | 0;`);
     const t = () => this.temp(sec);
     if (name === 'rotl' || name === 'rotr') {
@@ -683,7 +753,10 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
   // only what the exports reach: a function nothing calls is dead code (and an unused local to tsc)
   const live = new Set<Func>([...defined.filter((f) => f.exportName), ...m.exports.map((e) => e.func as Func)]);
   const calls = (e: Expr): void => {
-    if (e.op === 'call' && e.ref instanceof Func && !live.has(e.ref)) { live.add(e.ref); e.ref.body.forEach(calls); }
+    if (e.op === 'call' && e.ref instanceof Func && !live.has(e.ref)) {
+      live.add(e.ref);
+      e.ref.body.forEach(calls);
+    }
     e.args.forEach(calls);
     e.body?.forEach(calls);
     e.orelse?.forEach(calls);
@@ -729,17 +802,26 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
     const declared = [...f.declared.flatMap((l) => (l.type === 'i64' ? [`${p.name(l)}_h`, `${p.name(l)}_l`] : [p.name(l)])), ...p.temps];
     const used = identifiers(body);
     const vars = declared.filter((v) => used.mentioned.has(v));
-    for (let i = 0; i < vars.length; i += 12) lines.push(`    let ${vars.slice(i, i + 12).map((v) => `${v} = 0`).join(', ')};`);
+    for (let i = 0; i < vars.length; i += 12)
+      lines.push(
+        `    let ${vars
+          .slice(i, i + 12)
+          .map((v) => `${v} = 0`)
+          .join(', ')};`,
+      );
     for (const v of [...params, ...vars]) if (!used.read.has(v)) lines.push(`    void ${v};`);
     lines.push(...p.out.map((l) => '  ' + l));
     all.push(body);
     lines.push('  }');
   }
   const text = all.join('\n');
-  for (const [v, make] of [['M', 'new Uint8Array'], ['DV', 'new DataView']]) if (mentions(text, v)) views.push(v, make);
+  for (const [v, make] of [
+    ['M', 'new Uint8Array'],
+    ['DV', 'new DataView'],
+  ])
+    if (mentions(text, v)) views.push(v, make);
   const setViews = views.length ? ` ${views.flatMap((v, i) => (i % 2 ? [] : [`${v} = ${views[i + 1]}(b);`])).join(' ')} ` : ' ';
-  lines.splice(viewsAt, 0, `  const memory = new JsMemory(${m.memoryPages}, (${views.length ? 'b' : '_b'}) => {${setViews}});`,
-    ...views.flatMap((v, i) => (i % 2 ? [] : [`  let ${v} = ${views[i + 1]}(memory.buffer);`])));
+  lines.splice(viewsAt, 0, `  const memory = new JsMemory(${m.memoryPages}, (${views.length ? 'b' : '_b'}) => {${setViews}});`, ...views.flatMap((v, i) => (i % 2 ? [] : [`  let ${v} = ${views[i + 1]}(memory.buffer);`])));
   // exports: the WebAssembly signatures (i64 as BigInt at the boundary)
   const exp: string[] = [];
   const exportOf = (name: string, f: Func) => {
@@ -762,8 +844,14 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
   if (exp.some((l) => l.includes('hi64('))) {
     lines.push(
       '/** The high / low 32 bits of an i64 argument (a public length), as int32. */',
-      'function hi64(x: bigint): number {', '  return Number(BigInt.asIntN(32, x >> BigInt(32)));', '}', '',
-      'function lo64(x: bigint): number {', '  return Number(BigInt.asIntN(32, x));', '}', '',
+      'function hi64(x: bigint): number {',
+      '  return Number(BigInt.asIntN(32, x >> BigInt(32)));',
+      '}',
+      '',
+      'function lo64(x: bigint): number {',
+      '  return Number(BigInt.asIntN(32, x));',
+      '}',
+      '',
     );
   }
   return lines.join('\n');
@@ -779,7 +867,8 @@ const mentions = (text: string, v: string) => new RegExp(named(v)).test(text);
  * function of thousands of them was quadratic: minutes for the P-521 module).
  */
 function identifiers(text: string): { mentioned: Set<string>; read: Set<string> } {
-  const mentioned = new Set<string>(), read = new Set<string>();
+  const mentioned = new Set<string>(),
+    read = new Set<string>();
   for (const m of text.matchAll(/[\w$]+/g)) {
     const v = m[0];
     mentioned.add(v);

@@ -61,7 +61,10 @@ export function varTimeFunctions(m: Module, vt: VarTimeNames): Set<Func> {
   for (const f of queue) reached.add(f);
   while (queue.length) {
     for (const g of callees(queue.pop()!)) {
-      if (!reached.has(g) && !helpers.has(g)) { reached.add(g); queue.push(g); }
+      if (!reached.has(g) && !helpers.has(g)) {
+        reached.add(g);
+        queue.push(g);
+      }
     }
   }
   return new Set(funcs.filter((f) => !reached.has(f)));
@@ -79,16 +82,32 @@ export function analyse(m: Module, vt: VarTimeNames = { exports: [], helpers: []
 
   const secretLocal = new Set<Local>();
   const secretResult = new Set<Func>();
-  for (const [f, pub] of exported) f.params.forEach((l, i) => { if (!pub.includes(i)) secretLocal.add(l); });
+  for (const [f, pub] of exported)
+    f.params.forEach((l, i) => {
+      if (!pub.includes(i)) secretLocal.add(l);
+    });
 
   let changed = true;
-  const mark = (l: Local) => { if (!secretLocal.has(l)) { secretLocal.add(l); changed = true; } };
-  const markResult = (f: Func) => { if (!secretResult.has(f)) { secretResult.add(f); changed = true; } };
+  const mark = (l: Local) => {
+    if (!secretLocal.has(l)) {
+      secretLocal.add(l);
+      changed = true;
+    }
+  };
+  const markResult = (f: Func) => {
+    if (!secretResult.has(f)) {
+      secretResult.add(f);
+      changed = true;
+    }
+  };
 
   // the value taint of e (and, for the statements inside it, their effects on the state)
   const val = (e: Expr, f: Func): boolean => {
     if (e.kind === 'comment' || exempt.has(f)) return false;
-    if (e.kind === 'block' || e.kind === 'loop') { body(e.body!, f); return false; }
+    if (e.kind === 'block' || e.kind === 'loop') {
+      body(e.body!, f);
+      return false;
+    }
     if (e.kind === 'if') {
       val(e.args[0], f);
       const a = body(e.body!, f);
@@ -99,13 +118,17 @@ export function analyse(m: Module, vt: VarTimeNames = { exports: [], helpers: []
     const any = args.some(Boolean);
     const r = e.ref;
     switch (e.op) {
-      case 'local.get': return secretLocal.has(r as Local);
-      case 'local.set': case 'local.tee':
+      case 'local.get':
+        return secretLocal.has(r as Local);
+      case 'local.set':
+      case 'local.tee':
         if (args.length && args[0]) mark(r as Local);
         return e.op === 'local.tee' ? secretLocal.has(r as Local) : false;
       case 'call': {
         if (r instanceof Func) {
-          r.params.forEach((l, i) => { if (args[i]) mark(l); });
+          r.params.forEach((l, i) => {
+            if (args[i]) mark(l);
+          });
           return secretResult.has(r);
         }
         return true; // a raw function: its results are unknown, so secret
@@ -113,7 +136,9 @@ export function analyse(m: Module, vt: VarTimeNames = { exports: [], helpers: []
       case 'return':
         if (any) markResult(f);
         return false;
-      case 'i32.const': case 'i64.const': return false;
+      case 'i32.const':
+      case 'i64.const':
+        return false;
       default:
         if (isLoad(e.op)) return true;
         return any;
