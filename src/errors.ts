@@ -8,7 +8,10 @@
 // minify (`new.target.name` would be a mangled identifier); `name` is set from the class's own
 // errorName, or its class name for a subclass that declares none.
 
-function nameOf(target: Function, fallback: Function): string {
+/** A class, seen as the function object that carries its name and static fields. */
+type ClassObject = abstract new (...args: never[]) => unknown;
+
+function nameOf(target: ClassObject, fallback: ClassObject): string {
   const own = Object.hasOwn(target, 'errorName') ? (target as { errorName?: unknown }).errorName : undefined;
   return typeof own === 'string' ? own : target.name || (fallback as { errorName?: string }).errorName || 'Error';
 }

@@ -692,7 +692,7 @@ test('negative controls: each check patched out of age.ts lets its case through,
     ['if (diff !== 0) throw', 'if (diff !== 0 && false) throw', ['a wrong MAC', 'a header changed after its MAC']],
     ['if (len > TAG && len % (AGE_CHUNK + TAG) === TAG)', 'if (false)', ['an empty final chunk after a full one']],
     ['return b64encode(b) === s ? b : undefined;', 'return b;', ['an X25519 share in non-canonical base64', 'an X25519 body in non-canonical base64']],
-    ['if (!share || share.length !== 32)', 'if (!share)', ['an X25519 share of 31 bytes']],
+    ['if (share?.length !== 32)', 'if (!share)', ['an X25519 share of 31 bytes']],
     ['if (s.body.length !== 32)', 'if (false)', ['an X25519 body of 33 bytes']],
     ["if (line.endsWith('\\r')) line = line.slice(0, -1);", 'line = line.trim();', ['armor: a space at the end of a line']],
   ];

@@ -15,7 +15,7 @@ const pk = p256.getPublicKey(sk);
 const n = p256.params.n,
   p = p256.params.p;
 
-const throwsWith = (f: () => unknown, cls: Function, re: RegExp) => assert.throws(f, (e: unknown) => e instanceof cls && re.test((e as Error).message), `expected ${cls.name} matching ${re}`);
+const throwsWith = (f: () => unknown, cls: abstract new (...args: never[]) => unknown, re: RegExp) => assert.throws(f, (e: unknown) => e instanceof cls && re.test((e as Error).message), `expected ${cls.name} matching ${re}`);
 
 test('private keys: types, lengths and the range [1, n − 1]', () => {
   throwsWith(() => p256.getPublicKey(new Uint8Array(31)), RangeError, /privateKey must be 32 bytes long, got 31/);

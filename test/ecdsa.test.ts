@@ -15,7 +15,7 @@ import { withEcdsaFlags } from '../src/internal.js';
 import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { CURVES, type CurveName } from '../src/curves/params.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
-import { sha256, sha384, sha512 } from '../src/hash/index.js';
+import { type sha256, sha384, sha512 } from '../src/hash/index.js';
 import { ECDSA_VARTIME } from '../src/kernels/ecdsa_straus_wnaf.js';
 import { checkModule } from '../src/ct/check.js';
 import { shipped } from '../src/engine/wasm/all.js';

@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Func, Module, kernel } from '../src/kernels/builder/index.js';
+import { type Func, Module, kernel } from '../src/kernels/builder/index.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { Fe25519, LOOSE, P25519, limbs25519 } from '../src/kernels/fe25519_radix25.js';
 import { FePair25519, PAIR } from '../src/kernels/fe25519_pair_simd128.js';

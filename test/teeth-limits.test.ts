@@ -15,8 +15,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
-import { AesGcm, aesGcm } from '../src/aead/aes-gcm.js';
-import { Sm4Gcm, sm4Gcm } from '../src/aead/sm4-gcm.js';
+import { type AesGcm, aesGcm } from '../src/aead/aes-gcm.js';
+import { type Sm4Gcm, sm4Gcm } from '../src/aead/sm4-gcm.js';
 import { gf128KernelFrom, hashOneShot } from '../src/mac/universal-hash.js';
 import { CHUNK, sha2Family, sha2KernelFrom } from '../src/hash/sha2.js';
 import { hmac } from '../src/hash/hmac.js';

@@ -1,5 +1,5 @@
 // ctkit/aead: authenticated encryption (and the raw ChaCha20 streams it is built on).
-export { type Aead, type AeadOneShot } from './types.js';
+export type { Aead, AeadOneShot } from './types.js';
 export { ChaCha20Poly1305, chacha20Poly1305, xchacha20Poly1305, chacha20, xchacha20, hchacha20, type ChaCha20Poly1305Function } from './chacha20-poly1305.js';
 export { AesGcm, aesGcm, type AesGcmOptions, type AesGcmFunction } from './aes-gcm.js';
 export { AesGcmSiv, aesGcmSiv, type AesGcmSivFunction } from './aes-gcm-siv.js';

@@ -91,7 +91,7 @@ export function parseRecipient(s: string, where: string): Uint8Array {
   if (!s.startsWith(RECIPIENT_HRP + '1')) {
     throw new Failure(`${where}: ${shown(s)} is not an age X25519 recipient (age1…); ctkit age encrypts to X25519 recipients only`);
   }
-  let d;
+  let d: ReturnType<typeof bech32Decode>;
   try {
     d = bech32Decode(s);
   } catch (e) {
@@ -112,7 +112,7 @@ export function parseIdentity(s: string, where: string): Uint8Array {
     const hint = s.toUpperCase().startsWith(IDENTITY_HRP + '1') ? ' (identities are written in upper case)' : '';
     throw new Failure(`${where}: not an age X25519 identity (AGE-SECRET-KEY-1…)${hint}; ctkit age reads X25519 identities only`);
   }
-  let d;
+  let d: ReturnType<typeof bech32Decode>;
   try {
     d = bech32Decode(s);
   } catch (e) {
@@ -251,7 +251,7 @@ export function parseHeader(bytes: Uint8Array): Header {
     if (line.startsWith('---')) {
       const m = /^--- ([A-Za-z0-9+/]{43})$/.exec(line);
       const mac = m ? b64decode(m[1]) : undefined;
-      if (!mac || mac.length !== 32) throw malformed(`line ${i + 1}: the MAC line is not "--- " and 43 canonical base64 characters`);
+      if (mac?.length !== 32) throw malformed(`line ${i + 1}: the MAC line is not "--- " and 43 canonical base64 characters`);
       if (i + 1 !== lines.length) throw malformed('data after the MAC line'); // cannot happen: the reader stops there
       if (stanzas.length === 0) throw malformed('no recipient stanza');
       return { macked: bytes.subarray(0, text.length - line.length - 1 + 3), mac, stanzas };
@@ -453,7 +453,7 @@ export function unwrapFileKey(h: Header, identities: Uint8Array[]): Uint8Array {
   for (const s of h.stanzas) {
     if (s.args[0] !== 'X25519') continue;
     const share = s.args.length === 2 ? b64decode(s.args[1]) : undefined;
-    if (!share || share.length !== 32) throw malformed('an X25519 stanza has one argument: the canonical base64 of a 32-byte share');
+    if (share?.length !== 32) throw malformed('an X25519 stanza has one argument: the canonical base64 of a 32-byte share');
     if (s.body.length !== 32) throw malformed(`an X25519 stanza body is 32 bytes, this one is ${s.body.length}`);
     ours.push({ share, body: s.body });
   }

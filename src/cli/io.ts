@@ -12,7 +12,7 @@
 //   only SIGKILL (or a power cut) can leave one behind, under a hidden name beside the target.
 // - nothing is ever spooled to $TMPDIR.
 
-import { constants as fsc, fstatSync, promises as fsp, read as fsRead, unlinkSync } from 'node:fs';
+import { constants as fsc, fstatSync, promises as fsp, read as fsRead, type Stats, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { FileError } from './errors.js';
@@ -102,7 +102,7 @@ export class Input {
   /** Opens `path` (undefined or '-': stdin). A file that cannot be read is a FileError, before any output exists. */
   static async open(path: string | undefined): Promise<Input> {
     if (path === undefined || path === '-') {
-      let st;
+      let st: Stats;
       try {
         st = fstatSync(0);
       } catch (e) {
@@ -119,7 +119,7 @@ export class Input {
     } catch (e) {
       throw new FileError(`cannot read ${path}: ${reason(e)}`);
     }
-    let st;
+    let st: Stats;
     try {
       st = await fh.stat();
     } catch (e) {
@@ -379,7 +379,7 @@ export class Progress {
 /** Creates `path` with mode 0600 and writes a secret (a key) into it; refuses an existing file. */
 export async function createSecretFile(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);
-  let fh;
+  let fh: fsp.FileHandle;
   try {
     fh = await fsp.open(path, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
   } catch (e) {

@@ -300,7 +300,7 @@ export async function main(argv: string[]): Promise<number> {
       console.log(commandHelp(c));
       return 0;
     }
-    let parsed;
+    let parsed: ReturnType<typeof parseArgs>;
     try {
       parsed = parseArgs({ args: rest, options: c.options, allowPositionals: true, strict: true });
     } catch (e) {

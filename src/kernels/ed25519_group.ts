@@ -18,7 +18,7 @@
 // y + x, y − x, Z, 2d·T (160); a niels point y + x, y − x, 2d·x·y (120, padded to 128 in tables).
 
 import { type Expr, Func, type Local, type Stmt, br_if, call, callv, i32, i64, label, loop, memory } from './builder/index.js';
-import { Fe25519, LOOSE, P25519 } from './fe25519_radix25.js';
+import { type Fe25519, LOOSE, P25519 } from './fe25519_radix25.js';
 import { modInv, powMod } from './fe_limbs.js';
 
 const p = P25519;

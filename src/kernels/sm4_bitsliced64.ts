@@ -276,13 +276,11 @@ export function sm4ScalarFunctions(flags: Sm4Flags = {}): Sm4ScalarFunctions {
       const X = (j: number) => x[(r + j) % 4];
       return [
         comment(`round ${r} of the iteration`),
-        ...tp
-          .map((t, i) => {
-            // the round key's plane i: nibble bit m spread to bits 16m … 16m + 15
-            const nb = i64.load8_u(rkp, 16 * r + i);
-            return [s.set(i64.and(i64.or(nb, i64.shl(nb, 15n), i64.shl(nb, 30n), i64.shl(nb, 45n)), K(0x0001000100010001n))), t.set(i64.xor(X(1)[i], X(2)[i], X(3)[i], i64.sub(i64.shl(s, 16n), s)))];
-          })
-          .flat(),
+        ...tp.flatMap((t, i) => {
+          // the round key's plane i: nibble bit m spread to bits 16m … 16m + 15
+          const nb = i64.load8_u(rkp, 16 * r + i);
+          return [s.set(i64.and(i64.or(nb, i64.shl(nb, 15n), i64.shl(nb, 30n), i64.shl(nb, 45n)), K(0x0001000100010001n))), t.set(i64.xor(X(1)[i], X(2)[i], X(3)[i], i64.sub(i64.shl(s, 16n), s)))];
+        }),
         ...setMany(call(sbox, ...tp), tp),
         comment('L: x ⊕ x<<<2 ⊕ x<<<10 ⊕ x<<<18 ⊕ x<<<24, as plane renamings and rotations by 16, 32, 48'),
         ...e.map((v, i) => v.set(i64.xor(tp[i], i64.rotr(tp[i], 16n), i64.rotr(tp[i], 32n)))),

@@ -4,7 +4,7 @@
 // may fail) and on deliberately broken kernels and glue (some case must fail).
 
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { type ChachaKernel, type GlueFaults } from '../../src/mac/poly1305.js';
+import type { ChachaKernel, GlueFaults } from '../../src/mac/poly1305.js';
 import { poly1305Ref, P1305 } from '../../src/ref/poly1305.js';
 import { Rng, hex } from './rng.js';
 import { chacha20Poly1305With, chacha20With, poly1305OneShotWith, poly1305With } from '../../src/internal.js';

@@ -122,27 +122,20 @@ export class Func<P extends Params = Params> implements Callee, LocalScope {
   }
 }
 
-/** A function given as text (a generator not yet written in the builder): callable by name. */
-interface RawFunc extends Callee {
-  readonly raw: string;
-}
-
 export interface Global {
   exportName: string;
   type: 'i32' | 'i64';
   value: number | bigint;
 }
 
-export type ModuleItem = Func | RawFunc;
-
 export class Module {
   /** comment lines above `(module` */
   readonly header: string[] = [];
-  readonly funcs: ModuleItem[] = [];
+  readonly funcs: Func[] = [];
   readonly data: { offset: number; bytes: readonly number[] }[] = [];
   readonly globals: Global[] = [];
   /** exports listed after the functions: (export "name" (func $f)) */
-  readonly exports: { name: string; func: ModuleItem; publicParams: readonly number[] }[] = [];
+  readonly exports: { name: string; func: Func; publicParams: readonly number[] }[] = [];
   memoryPages = 1;
   memoryExport: string | undefined = 'memory';
   /** the generator target the module was built for (target.ts) */
@@ -168,9 +161,9 @@ export class Module {
   }
 
   /** Adds functions, in definition order. */
-  add(...fns: (ModuleItem | readonly ModuleItem[])[]): this {
+  add(...fns: (Func | readonly Func[])[]): this {
     for (const f of fns) {
-      for (const g of Array.isArray(f) ? f : [f as ModuleItem]) {
+      for (const g of Array.isArray(f) ? f : [f as Func]) {
         if (this.funcs.some((h) => h.name === g.name)) throw new Error(`module ${this.name}: two functions named $${g.name}`);
         this.funcs.push(g);
       }
@@ -179,7 +172,7 @@ export class Module {
   }
 
   /** An export listed after the functions; publicParams as parameter indices. */
-  exportFunc(name: string, func: ModuleItem, publicParams: readonly number[]): this {
+  exportFunc(name: string, func: Func, publicParams: readonly number[]): this {
     this.exports.push({ name, func, publicParams });
     return this;
   }
@@ -187,18 +180,18 @@ export class Module {
   /** Export name → indices of its public parameters (the ctkit.ct section). */
   publicParams(): Record<string, number[]> {
     const out: Record<string, number[]> = {};
-    for (const f of this.funcs) if (f instanceof Func && f.exportName) out[f.exportName] = [...f.publicParams];
+    for (const f of this.funcs) if (f.exportName) out[f.exportName] = [...f.publicParams];
     for (const e of this.exports) out[e.name] = [...e.publicParams];
     return out;
   }
 
   /** Every export's signature, for the generated contract. */
   signatures(): { name: string; params: [string, ValType][]; results: ValType[] }[] {
-    const sig = (name: string, f: ModuleItem) => ({
+    const sig = (name: string, f: Func) => ({
       name,
-      params: f instanceof Func ? f.params.map((l) => [l.name, l.type] as [string, ValType]) : f.paramTypes.map((t, i) => [`p${i}`, t] as [string, ValType]),
+      params: f.params.map((l) => [l.name, l.type] as [string, ValType]),
       results: [...f.results],
     });
-    return [...this.funcs.filter((f): f is Func => f instanceof Func && !!f.exportName).map((f) => sig(f.exportName!, f)), ...this.exports.map((e) => sig(e.name, e.func))];
+    return [...this.funcs.filter((f) => !!f.exportName).map((f) => sig(f.exportName!, f)), ...this.exports.map((e) => sig(e.name, e.func))];
   }
 }

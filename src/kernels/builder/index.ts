@@ -2,7 +2,7 @@
 // (func.ts), and the printer (print.ts) whose text build.ts assembles with wabt. A thin layer:
 // one expression is one instruction, in the order written; nothing is optimised or reordered.
 
-import { type Module } from './func.js';
+import type { Module } from './func.js';
 import { printModule } from './print.js';
 import type { ValType } from './ir.js';
 import type { Target } from './target.js';

@@ -4,8 +4,8 @@
 // function reads or writes is its own, every branch targets an enclosing label, every callee is
 // a function of the module.
 
-import { Expr, Label, Local, type Stmt } from './ir.js';
-import { Func, type Module, type ModuleItem } from './func.js';
+import { type Expr, Label, Local, type Stmt } from './ir.js';
+import type { Func, Module } from './func.js';
 
 /** Lines longer than this are broken at their operands. */
 const WIDTH = 120;
@@ -13,7 +13,7 @@ const WIDTH = 120;
 interface Ctx {
   func: Func;
   labels: Label[];
-  callees: ReadonlySet<ModuleItem>;
+  callees: ReadonlySet<Func>;
 }
 
 function check(e: Expr, c: Ctx): void {
@@ -22,7 +22,7 @@ function check(e: Expr, c: Ctx): void {
     if (r.scope !== c.func) throw new Error(`${c.func.name}: local $${r.name} belongs to ${r.scope.name}`);
   } else if (r instanceof Label) {
     if (e.kind === 'op' && !c.labels.includes(r)) throw new Error(`${c.func.name}: branch to $${r.name} outside its block`);
-  } else if (r && e.op === 'call' && !c.callees.has(r as ModuleItem)) {
+  } else if (r && e.op === 'call' && !c.callees.has(r as Func)) {
     throw new Error(`${c.func.name}: calls $${r.name}, which is not in the module`);
   }
 }
@@ -131,7 +131,7 @@ function commentLines(text: string, ind: string): string[] {
   return out;
 }
 
-export function printFunc(f: Func, ind: string, callees: ReadonlySet<ModuleItem>): string[] {
+export function printFunc(f: Func, ind: string, callees: ReadonlySet<Func>): string[] {
   const out: string[] = f.doc.flatMap((d) => commentLines(d, ind));
   const head = [`(func $${f.name}`, ...(f.exportName ? [`(export "${f.exportName}")`] : []), ...f.params.map((l) => `(param $${l.name} ${l.type})`), ...(f.results.length ? [`(result ${f.results.join(' ')})`] : [])];
   out.push(...wrap(head.slice(1), ind + '    ', ind + head[0]));
@@ -151,7 +151,7 @@ export function printFunc(f: Func, ind: string, callees: ReadonlySet<ModuleItem>
 }
 
 export function printModule(m: Module): string {
-  const callees = new Set<ModuleItem>(m.funcs.concat(m.exports.map((e) => e.func)));
+  const callees = new Set<Func>(m.funcs.concat(m.exports.map((e) => e.func)));
   const out: string[] = m.header.map((h) => `;; ${h}`.trimEnd());
   out.push('(module');
   out.push(`  (memory${m.memoryExport ? ` (export "${m.memoryExport}")` : ''} ${m.memoryPages})`);
@@ -169,10 +169,7 @@ export function printModule(m: Module): string {
     out[out.length - 1] += ')';
   }
   for (const g of m.globals) out.push(`  (global (export "${g.exportName}") ${g.type} (${g.type}.const ${g.value}))`);
-  for (const f of m.funcs) {
-    if (f instanceof Func) out.push(...printFunc(f, '  ', callees));
-    else out.push(...f.raw.split('\n').map((l) => (l ? '  ' + l : l)));
-  }
+  for (const f of m.funcs) out.push(...printFunc(f, '  ', callees));
   for (const e of m.exports) out.push(`  (export "${e.name}" (func $${e.func.name}))`);
   out.push(')', '');
   return out.join('\n');

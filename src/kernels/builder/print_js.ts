@@ -16,7 +16,7 @@
 // secret flowing into a public name. What a JIT does with the arithmetic is not ours to check
 // (README: what JavaScript cannot promise).
 
-import { type Callee, Expr, Label, Local, type Stmt, type ValType } from './ir.js';
+import { type Callee, type Expr, Label, type Local, type Stmt, type ValType } from './ir.js';
 import { Func, type Module } from './func.js';
 import { type Taint, type VarTimeNames, analyse } from './taint.js';
 import { varTime } from '../../ct/vartime.js';
@@ -145,7 +145,7 @@ class FnPrinter {
       this.#ind += '  ';
       this.body(s.body!);
       this.#ind = this.#ind.slice(2);
-      if (s.orelse && s.orelse.length) {
+      if (s.orelse?.length) {
         this.line('} else {');
         this.#ind += '  ';
         this.body(s.orelse);
@@ -746,10 +746,7 @@ export function printJsModule(m: Module, opts: JsModuleOptions = {}): string {
   const vt = opts.varTime ?? varTimeOf(m.name);
   const taint = analyse(m, vt);
   if (taint.violations.length) throw new Error(`JS printer: module ${m.name} is not constant-time:\n  ${taint.violations.join('\n  ')}`);
-  const defined = m.funcs.map((f) => {
-    if (!(f instanceof Func)) throw new Error(`JS printer: module ${m.name}: $${f.name} is raw text, not builder IR`);
-    return f;
-  });
+  const defined = m.funcs;
   // only what the exports reach: a function nothing calls is dead code (and an unused local to tsc)
   const live = new Set<Func>([...defined.filter((f) => f.exportName), ...m.exports.map((e) => e.func as Func)]);
   const calls = (e: Expr): void => {

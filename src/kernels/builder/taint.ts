@@ -13,7 +13,7 @@
 // data only; in them every value is public (so they may branch on their data), and they report
 // no violation.
 
-import { Expr, Local, type Stmt } from './ir.js';
+import type { Expr, Local, Stmt } from './ir.js';
 import { Func, type Module } from './func.js';
 
 export interface Taint {
@@ -39,12 +39,12 @@ export interface VarTimeNames {
 
 /** The functions of m's call graph that only variable-time exports reach, or only through helpers. */
 export function varTimeFunctions(m: Module, vt: VarTimeNames): Set<Func> {
-  const funcs = m.funcs.filter((f): f is Func => f instanceof Func);
+  const funcs = m.funcs;
   const helpers = new Set(funcs.filter((f) => vt.helpers.includes(f.name) || (f.exportName !== undefined && vt.helpers.includes(f.exportName))));
-  for (const e of m.exports) if (e.func instanceof Func && vt.helpers.includes(e.name)) helpers.add(e.func);
+  for (const e of m.exports) if (vt.helpers.includes(e.name)) helpers.add(e.func);
   const roots: Func[] = [];
   for (const f of funcs) if (f.exportName && !vt.exports.includes(f.exportName)) roots.push(f);
-  for (const e of m.exports) if (e.func instanceof Func && !vt.exports.includes(e.name)) roots.push(e.func);
+  for (const e of m.exports) if (!vt.exports.includes(e.name)) roots.push(e.func);
   const callees = (f: Func): Func[] => {
     const out: Func[] = [];
     const walk = (e: Expr) => {
@@ -71,10 +71,10 @@ export function varTimeFunctions(m: Module, vt: VarTimeNames): Set<Func> {
 }
 
 export function analyse(m: Module, vt: VarTimeNames = { exports: [], helpers: [] }): Taint {
-  const funcs = m.funcs.filter((f): f is Func => f instanceof Func);
+  const funcs = m.funcs;
   const exported = new Map<Func, readonly number[]>();
   for (const f of funcs) if (f.exportName) exported.set(f, f.publicParams);
-  for (const e of m.exports) if (e.func instanceof Func) exported.set(e.func, e.publicParams);
+  for (const e of m.exports) exported.set(e.func, e.publicParams);
   // with no declaration, no function is exempt (an unexported function no export reaches is
   // dead code, and keeps the default rules)
   const exempt = vt.exports.length || vt.helpers.length ? varTimeFunctions(m, vt) : new Set<Func>();
