@@ -13,7 +13,7 @@
 // fixed-base table in one engine slot, built on first use.
 
 import { CtkitRangeError } from '../errors.js';
-import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';
+import { type Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';
 import type { CurveParams } from '../curves/params.js';
 import type { EcExports } from '../engine/wasm/ec.contract.js';
 import { checkBytes } from '../util/check.js';
@@ -150,11 +150,6 @@ export function ecKernel(params: CurveParams, src: ModuleSource): EcKernel {
     instances.set(k, e);
   }
   return e;
-}
-
-/** An EcKernel over another build of a curve module (tests: negative controls). */
-export function ecKernelFrom(params: CurveParams, name: string, bytes: Uint8Array): EcKernel {
-  return new EcKernel(params, new Kernel<EcExports>({ name, bytes: () => bytes }, TABLE_SLOT));
 }
 
 /**

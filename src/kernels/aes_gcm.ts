@@ -24,7 +24,7 @@
 
 import { type Expr, Func, type Local, type GeneratedKernel, Module, type Stmt, type Val, call, comment, i32, i64, i64x2, i8x16, if_, kernel, memory, v128, block, br, br_if, label, loop, ret, select, target } from './builder/index.js';
 import { aes8ScalarFunc, expandScalarFunc, sub4Func } from './aes_ct64.js';
-import { type AesFlags, AES_MAX_RK_BYTES, type Aes8Stitch, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
+import { type AesFlags, type Aes8Stitch, aes8Func, expandFunc, sub16Func } from './aes_bitsliced_simd128.js';
 import { type Gf128Flags, GF128_TABLE_OFFSET, GF128_TABLE_SIZE, Gf128Mul, gf128Functions } from './gf128_ctmul64.js';
 import { type GcmCipher, type GcmFlags, ctrLoop, gcmFunctions, lengthBlock } from './gcm_mode.js';
 import { AES_IO, AES_SLOT } from './aes_layout.js';
@@ -337,4 +337,3 @@ export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
   return kernel(m);
 }
 
-export { AES_MAX_RK_BYTES };

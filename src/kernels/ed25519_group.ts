@@ -36,10 +36,9 @@ const BX = (() => {
 })();
 
 export const FE = 40;
-/** byte offsets of the coordinates: extended (X Y Z T), cached (ypx ymx Z t2d), niels (ypx ymx t2d) */
+/** byte offsets of the coordinates: extended (X Y Z T), cached (ypx ymx Z t2d), niels (ypx ymx t2d, 120 bytes) */
 export const PT = 160,
-  CACHED = 160,
-  NIELS = 120;
+  CACHED = 160;
 export const X = 0,
   Y = 40,
   Z = 80,

@@ -38,7 +38,6 @@ interface J64 {
 }
 type J = J32 | J64;
 
-const PAGE = 65536;
 const ident = (name: string) => name.replace(/\./g, '$');
 const SIMPLE = /^(-?\d+|[A-Za-z_$][\w$]*)$/;
 const c32 = (v: number): string => {
@@ -876,6 +875,3 @@ function identifiers(text: string): { mentioned: Set<string>; read: Set<string> 
   }
   return { mentioned, read };
 }
-
-/** Bytes of memory a JS instance starts with. */
-export const JS_PAGE = PAGE;
