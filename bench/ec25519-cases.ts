@@ -9,6 +9,9 @@
 //                        each call (RFC 8032's sign(M, seed)); libsodium and tweetnacl take the
 //                        64-byte seed ‖ A, node:crypto a key object: they do one base-point
 //                        multiplication fewer
+//   ed25519_sign_key     the same signature from a prepared key: ctkit's signingKey(seed).sign,
+//                        libsodium and tweetnacl on seed ‖ A, node:crypto a key object (noble
+//                        has no prepared signing key); every row one base-point multiplication
 //   ed25519_verify       the signature of that message under the 32-byte raw public key
 //                        (node:crypto: the SPKI DER in each call, as ecdsa_<curve>_verify)
 
@@ -72,6 +75,21 @@ export function ec25519Cases(): Case[] {
           return () => crypto.sign(null, msg, key);
         },
         noble: () => () => nobleEd.sign(msg, seed),
+        libsodium: () => () => sodium.crypto_sign_detached(msg, sk64),
+        tweetnacl: () => () => nacl.sign.detached(msg, sk64),
+      },
+    },
+    {
+      name: 'ed25519_sign_key',
+      impls: {
+        ctkit: () => {
+          const key = ed25519.signingKey(seed);
+          return () => key.sign(msg);
+        },
+        'node:crypto': () => {
+          const key = crypto.createPrivateKey({ key: Buffer.concat([PKCS8_ED, seed]), format: 'der', type: 'pkcs8' });
+          return () => crypto.sign(null, msg, key);
+        },
         libsodium: () => () => sodium.crypto_sign_detached(msg, sk64),
         tweetnacl: () => () => nacl.sign.detached(msg, sk64),
       },

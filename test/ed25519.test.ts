@@ -16,7 +16,7 @@ import { ed25519 as nobleEd } from '@noble/curves/ed25519.js';
 import { type Ed25519, ed25519 } from '../src/ec/index.js';
 import * as root from '../src/index.js';
 import { ed25519Kernel, makeEd25519 } from '../src/ec/ed25519.js';
-import { CtkitRangeError, CtkitTypeError, InvalidKeyError } from '../src/errors.js';
+import { CtkitRangeError, CtkitTypeError, InvalidKeyError, StateError } from '../src/errors.js';
 import { type Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
 import * as edModule from '../src/engine/wasm/ed25519.js';
 import * as sha2Module from '../src/engine/wasm/sha2.js';
@@ -241,6 +241,45 @@ test('OpenSSL (node:crypto) and @noble/curves both ways: signatures byte for byt
   assert.equal(new Set(Array.from({ length: 16 }, () => hex(ed25519.generatePrivateKey()))).size, 16);
 });
 
+test('signingKey: the RFC 8032 vectors and OpenSSL signatures, many messages on one key; dispose', () => {
+  for (const [name, seed, pk, msg, sig] of RFC8032) {
+    const key = ed25519.signingKey(unhex(seed));
+    assert.equal(hex(key.publicKey), pk, `${name}: public key`);
+    assert.equal(hex(key.sign(unhex(msg))), sig, `${name}: signature`);
+    key.dispose();
+  }
+  const rng = new Rng(0x5167);
+  for (let i = 0; i < 6; i++) {
+    const seed = rng.bytes(32);
+    const kept = seed.slice();
+    const pk = nobleEd.getPublicKey(kept);
+    const key = ed25519.signingKey(seed);
+    seed.fill(0); // the key holds what it derived, not the caller's buffer
+    assert.equal(hex(key.publicKey), hex(pk), `#${i}: public key (noble)`);
+    key.publicKey[0] ^= 1; // a copy: changing it reaches neither the next read nor the A that signing hashes
+    assert.equal(hex(key.publicKey), hex(pk));
+    for (const n of [0, 1, 64, 1024, 1025, 5000]) {
+      const msg = rng.bytes(n);
+      const sig = key.sign(msg);
+      assert.equal(hex(sig), hex(node.sign(msg, kept)), `#${i}, ${n} bytes: OpenSSL's signature`);
+      assert.equal(hex(sig), hex(ed25519.sign(msg, kept)), `#${i}, ${n} bytes: sign(msg, seed)`);
+      assert.ok(ed25519.verify(sig, msg, pk));
+    }
+    key.dispose();
+    key.dispose(); // idempotent
+    assert.throws(
+      () => key.sign(Uint8Array.of(1)),
+      (e: unknown) => e instanceof StateError && /used after dispose/.test((e as Error).message),
+    );
+  }
+  // typed errors, as sign's
+  assert.throws(() => ed25519.signingKey(new Uint8Array(31)), CtkitRangeError);
+  assert.throws(() => ed25519.signingKey('k'.repeat(32) as never), CtkitTypeError);
+  const key = ed25519.signingKey(new Uint8Array(32));
+  assert.throws(() => key.sign('m' as never), CtkitTypeError);
+  key.dispose();
+});
+
 test('ZIP 215: every small-order A and R (canonical or not) with S = 0; strict mode as OpenSSL on canonical keys', () => {
   const msg = utf8('Zcash');
   // the set is what it says: small order, the first eight canonical (noble as the judge)
@@ -428,6 +467,13 @@ test('wiping: nothing of the seed, h, s, the prefix, r or R’s digest in the ed
     assert.equal(hex(sig), hex(node.sign(msg, seed)));
     checkEd('sign', secrets, table());
     checkSha('sign (sha2)', secrets);
+    const key = ed.signingKey(seed);
+    checkEd('signingKey', secrets, table());
+    checkSha('signingKey (sha2)', secrets);
+    assert.equal(hex(key.sign(msg)), hex(sig));
+    checkEd('signingKey.sign', secrets, table());
+    checkSha('signingKey.sign (sha2)', secrets);
+    key.dispose();
     assert.ok(ed.verify(sig, msg, pk));
     for (const f of ['raw', 'pkcs8-der', 'pkcs8-pem', 'jwk'] as const) {
       ed.importPrivateKey(ed.exportPrivateKey(seed, f, { publicKey: true }) as never, f);

@@ -6,6 +6,10 @@
 // public key is the 32-byte point encoding. sign(msg, privateKey) is section 5.1.6:
 // h = SHA-512(seed), s = h[0..32) clamped, A = s·B, r = SHA-512(h[32..64) ‖ M) mod L,
 // R = r·B, k = SHA-512(R ‖ A ‖ M) mod L, S = (r + k·s) mod L.
+// signingKey(privateKey) does the first three steps once and keeps s, the prefix h[32..64) and
+// A, so that each of its signatures costs one base-point multiplication, not two. A is derived
+// from the seed, never taken from the caller: signing with a mismatched A would reveal s
+// (two signatures of one message under two A's give k·s and k'·s with the same r).
 //
 // verify(signature, msg, publicKey, { zip215 }) is section 5.1.7, strict by default: S must be
 // below L, A and R canonical encodings, and [S]B = R + [k]A checked by comparing the encoding of
@@ -24,7 +28,7 @@
 import * as ed25519Module from '../engine/wasm/ed25519.js';
 import { type Ed25519Exports, layout } from '../engine/wasm/ed25519.contract.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel, registerModule } from '../engine/kernel.js';
-import { CtkitTypeError, InvalidKeyError } from '../errors.js';
+import { CtkitTypeError, InvalidKeyError, StateError } from '../errors.js';
 import { type Hash, sha512 as shippedSha512 } from '../hash/sha2.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { type OkpFormats, okpFormats } from './okp.js';
@@ -64,6 +68,20 @@ export interface Ed25519VerifyOptions {
   zip215?: boolean;
 }
 
+/**
+ * A private key prepared for signing many messages: s, the prefix and A are derived once and held
+ * (96 bytes, in a JavaScript buffer) until dispose() wipes them. Not tied to garbage collection:
+ * a key that is never disposed stays in memory until its buffer is collected.
+ */
+export interface Ed25519SigningKey {
+  /** The public key A (a new copy on each read). */
+  readonly publicKey: Uint8Array<ArrayBuffer>;
+  /** The same signature as ed25519.sign(msg, privateKey); StateError after dispose(). */
+  sign(msg: Uint8Array): Uint8Array<ArrayBuffer>;
+  /** Wipe the held secrets. Idempotent. */
+  dispose(): void;
+}
+
 export interface Ed25519 extends OkpFormats {
   readonly privateKeyBytes: 32;
   readonly publicKeyBytes: 32;
@@ -74,6 +92,8 @@ export interface Ed25519 extends OkpFormats {
   getPublicKey(privateKey: Uint8Array): Uint8Array<ArrayBuffer>;
   /** The deterministic signature R ‖ S of msg (RFC 8032 section 5.1.6). */
   sign(msg: Uint8Array, privateKey: Uint8Array): Uint8Array<ArrayBuffer>;
+  /** The private key prepared for repeated signing (one base-point multiplication per signature). */
+  signingKey(privateKey: Uint8Array): Ed25519SigningKey;
   /** Whether signature is valid for msg under publicKey (section 5.1.7, or ZIP 215's rules). */
   verify(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array, options?: Ed25519VerifyOptions): boolean;
 }
@@ -178,6 +198,29 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     checkLength(name, v, [32]);
   }
 
+  /**
+   * R ‖ S of msg, with s already at IO.S, the 32-byte prefix and A given (section 5.1.6 steps
+   * 2–5). The caller wipes the IO area and scratch.
+   */
+  const signWith = (prefix: Uint8Array, A: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer> => {
+    const e = k();
+    // r = SHA-512(prefix ‖ M) mod L; R = r·B
+    const rd = hash3(prefix, undefined, msg);
+    try {
+      reduce(rd, IO.R);
+    } finally {
+      rd.fill(0);
+    }
+    const R = base(IO.R);
+    // k = SHA-512(R ‖ A ‖ M) mod L; S = (r + k·s) mod L
+    reduce(hash3(R, A, msg), IO.K);
+    e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
+    const sig = new Uint8Array(64);
+    sig.set(R);
+    sig.set(e.u8.subarray(IO.OUT, IO.OUT + 32), 32);
+    return sig;
+  };
+
   const publicKey = (seed: Uint8Array): Uint8Array<ArrayBuffer> => {
     const h = expand(seed);
     try {
@@ -216,27 +259,49 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     sign(msg, privateKey) {
       checkBytes('msg', msg);
       checkKey('privateKey', privateKey);
-      const e = k();
       const h = expand(privateKey);
-      let rd: Uint8Array | undefined;
       try {
-        const A = base(IO.S);
-        // r = SHA-512(prefix ‖ M) mod L; R = r·B
-        rd = hash3(h.subarray(32), undefined, msg);
-        reduce(rd, IO.R);
-        const R = base(IO.R);
-        // k = SHA-512(R ‖ A ‖ M) mod L; S = (r + k·s) mod L
-        reduce(hash3(R, A, msg), IO.K);
-        e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
-        const sig = new Uint8Array(64);
-        sig.set(R);
-        sig.set(e.u8.subarray(IO.OUT, IO.OUT + 32), 32);
-        return sig;
+        return signWith(h.subarray(32), base(IO.S), msg);
       } finally {
         h.fill(0);
-        rd?.fill(0);
         wipe();
       }
+    },
+
+    signingKey(privateKey) {
+      checkKey('privateKey', privateKey);
+      // held: s ‖ prefix ‖ A
+      const held = new Uint8Array(96);
+      const h = expand(privateKey);
+      try {
+        held.set(k().u8.subarray(IO.S, IO.S + 32));
+        held.set(h.subarray(32), 32);
+        held.set(base(IO.S), 64);
+      } finally {
+        h.fill(0);
+        wipe();
+      }
+      let live = true;
+      const A = held.slice(64);
+      return {
+        get publicKey() {
+          return A.slice();
+        },
+        sign(msg) {
+          if (!live) throw new StateError('Ed25519 signing key: used after dispose()');
+          checkBytes('msg', msg);
+          k().u8.set(held.subarray(0, 32), IO.S);
+          try {
+            return signWith(held.subarray(32, 64), held.subarray(64), msg);
+          } finally {
+            wipe();
+          }
+        },
+        dispose() {
+          live = false;
+          held.fill(0);
+        },
+      };
     },
 
     verify(signature, msg, publicKey, options) {
