@@ -14,6 +14,9 @@ import { x25519 as nobleX25519 } from '@noble/curves/ed25519.js';
 import { x25519, type X25519 } from '../src/ec/index.js';
 import * as root from '../src/index.js';
 import { makeX25519 } from '../src/ec/x25519.js';
+import { ed25519Kernel, makeEd25519, x25519BaseVia } from '../src/ec/ed25519.js';
+import { ed25519 } from '../src/ec/index.js';
+import { type Ed25519Flags, generateEd25519 } from '../src/kernels/ed25519_module.js';
 import { CtkitRangeError, CtkitTypeError, InvalidKeyError } from '../src/errors.js';
 import { IO_PTR, SCRATCH_PTR, getKernel } from '../src/engine/kernel.js';
 import * as x25519Module from '../src/engine/wasm/x25519.js';
@@ -251,6 +254,59 @@ test('no key-derived bytes stay in the IO area, the work space or anywhere in ke
     const find = (needle: Uint8Array) => Buffer.from(mem.buffer, mem.byteOffset, mem.length).indexOf(Buffer.from(needle.subarray(0, 12))) >= 0;
     assert.ok(!find(sk.subarray(4)) && !find(shared) && !find(pk), 'key, public key and secret gone');
   }
+});
+
+test('getPublicKey runs on the Ed25519 comb: equal to the ladder, noble and OpenSSL; broken combs caught; memory wiped', async () => {
+  const ladder = makeX25519(x25519Module, true);
+  const rng = new Rng(0xc0b);
+  // edge keys: all zero and all one bits (clamping decides), each bit the clamp touches, then random
+  const keys = [new Uint8Array(32), new Uint8Array(32).fill(0xff), Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 7 : i === 31 ? 0x80 : 0)), unhex(ALICE.sk), unhex(BOB.sk)];
+  for (let i = 0; i < 40; i++) keys.push(rng.bytes(32));
+  for (const [i, sk] of keys.entries()) {
+    const want = hex(nobleX25519.getPublicKey(sk));
+    assert.equal(hex(x25519.getPublicKey(sk)), want, `key #${i}: comb vs noble`);
+    assert.equal(hex(ladder.getPublicKey(sk)), want, `key #${i}: ladder vs noble`);
+  }
+  for (let i = 0; i < 8; i++) {
+    const sk = rng.bytes(32);
+    const node = crypto.createPublicKey(crypto.createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), sk]), format: 'der', type: 'pkcs8' }));
+    const raw = node.export({ format: 'der', type: 'spki' }).subarray(12);
+    assert.equal(hex(x25519.getPublicKey(sk)), hex(raw), `OpenSSL #${i}`);
+  }
+  // negative controls: the comb and the field broken in the Ed25519 module show in X25519 keys
+  const controls: [string, Ed25519Flags][] = [
+    ['entry 6 of each comb row wrong', { wrongEntry: true }],
+    ['a carry lost in the field products', { dropCarry: true }],
+  ];
+  for (const [name, flags] of controls) {
+    const bytes = await compileKernel(generateEd25519(flags));
+    const broken = makeEd25519({ name: `ed25519_x_${name}`, bytes: () => bytes }, true);
+    const x = makeX25519(x25519Module, true, (sk) => x25519BaseVia(broken, sk));
+    const wrong = keys.filter((sk) => hex(x.getPublicKey(sk)) !== hex(nobleX25519.getPublicKey(sk))).length;
+    assert.ok(wrong > 0, `${name}: not noticed`);
+  }
+  // wiping: the ed25519 module holds nothing of the key (the table slot is public multiples of B)
+  const ek = ed25519Kernel(ed25519);
+  const ws = ek.exports.WS_SIZE.value as number;
+  for (let i = 0; i < 6; i++) {
+    const sk = rng.bytes(32);
+    const pk = x25519.getPublicKey(sk);
+    const clamped = sk.slice();
+    clamped[0] &= 248;
+    clamped[31] = (clamped[31] & 127) | 64;
+    const mem = ek.u8;
+    assert.ok(
+      mem.subarray(IO_PTR, IO_PTR + 4096).every((b) => b === 0),
+      'ed25519 IO area wiped',
+    );
+    assert.ok(
+      mem.subarray(SCRATCH_PTR, SCRATCH_PTR + ws).every((b) => b === 0),
+      'ed25519 work space wiped',
+    );
+    const find = (needle: Uint8Array) => Buffer.from(mem.buffer, mem.byteOffset, mem.length).indexOf(Buffer.from(needle.subarray(4, 16))) >= 0;
+    assert.ok(!find(sk) && !find(clamped) && !find(pk), `#${i}: key, clamped key or public key left in the ed25519 module`);
+  }
+  assert.throws(() => x25519BaseVia({} as never, new Uint8Array(32)), /not an Ed25519 object/);
 });
 
 test('constant-time checker: the shipped module and the scalar ladder are clean', async () => {

@@ -99,6 +99,17 @@ export interface Ed25519 extends OkpFormats {
 }
 
 const kernels = new WeakMap<Ed25519, () => Kernel<Ed25519Exports>>();
+const montgomeryBase = new WeakMap<Ed25519, (privateKey: Uint8Array) => Uint8Array<ArrayBuffer>>();
+
+/**
+ * X25519(privateKey, 9) through this object's comb (internal: x25519.ts's getPublicKey). The
+ * key is copied into the IO area and clamped by the kernel; the IO area and scratch are wiped.
+ */
+export function x25519BaseVia(ed: Ed25519, privateKey: Uint8Array): Uint8Array<ArrayBuffer> {
+  const f = montgomeryBase.get(ed);
+  if (!f) throw new TypeError('not an Ed25519 object');
+  return f(privateKey);
+}
 
 /** The kernel instance an Ed25519 object runs on (internal: tests watch its memory). */
 export function ed25519Kernel(ed: Ed25519): Kernel<Ed25519Exports> {
@@ -330,6 +341,16 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     },
   };
   kernels.set(ed, k);
+  montgomeryBase.set(ed, (privateKey) => {
+    const e = k();
+    e.u8.set(privateKey, IO.S);
+    try {
+      e.exports.x25519_base(IO.OUT, IO.S, tab(), SCRATCH_PTR);
+      return e.u8.slice(IO.OUT, IO.OUT + 32);
+    } finally {
+      wipe();
+    }
+  });
   return ed;
 }
 

@@ -1,5 +1,8 @@
 // X25519 (RFC 7748 sections 5 and 6.1): key generation, public keys and the shared secret, on
 // the x25519 kernel module (src/kernels/x25519_ladder.ts), with the key formats of okp.ts.
+// getPublicKey runs on the ed25519 module instead (x25519_base: the fixed-base comb on the
+// birationally equivalent edwards25519, then u = (Z + Y)/(Z − Y)), which costs one comb and
+// one inversion instead of the 255-step ladder; the ladder serves every ECDH.
 //
 // Keys are 32 bytes. A private key is any 32 bytes (the kernel clamps it at each use;
 // generatePrivateKey() returns it clamped, as OpenSSL does); a public key is any 32 bytes
@@ -17,6 +20,7 @@ import type { X25519Exports } from '../engine/wasm/x25519.contract.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel, registerModule } from '../engine/kernel.js';
 import { InvalidKeyError } from '../errors.js';
 import { checkBytes, checkLength } from '../util/check.js';
+import { ed25519, x25519BaseVia } from './ed25519.js';
 import { type OkpFormats, okpFormats } from './okp.js';
 
 /** IO-area offsets: the scalar, the u-coordinate, the result. */
@@ -35,8 +39,12 @@ export interface X25519 extends OkpFormats {
   ecdh(privateKey: Uint8Array, peerPublicKey: Uint8Array): Uint8Array<ArrayBuffer>;
 }
 
-/** The X25519 object over a build of the x25519 module (internal: the tests pass broken builds). */
-export function makeX25519(src: ModuleSource, fresh = false): X25519 {
+/**
+ * The X25519 object over a build of the x25519 module (internal: the tests pass broken builds).
+ * `base`, when given, computes X25519(k, 9) in place of the ladder (the shipped object: the
+ * Ed25519 module's comb); without it the public key runs the ladder as ECDH does.
+ */
+export function makeX25519(src: ModuleSource, fresh = false, base?: (privateKey: Uint8Array) => Uint8Array<ArrayBuffer>): X25519 {
   registerModule(src);
   let kern: Kernel<X25519Exports> | undefined;
   const k = (): Kernel<X25519Exports> => (kern ??= fresh ? new Kernel<X25519Exports>(src, 0) : getKernel<X25519Exports>(src, 0));
@@ -60,6 +68,7 @@ export function makeX25519(src: ModuleSource, fresh = false): X25519 {
   }
 
   const publicKey = (sk: Uint8Array): Uint8Array<ArrayBuffer> => {
+    if (base) return base(sk);
     const [pk, nonzero] = scalarMult(sk, BASE_U);
     // a clamped scalar is a nonzero multiple of 8 below the order: k·9 is never the identity
     if (!nonzero) throw new Error('x25519: the public key came out zero (kernel fault)');
@@ -102,5 +111,5 @@ export function makeX25519(src: ModuleSource, fresh = false): X25519 {
   };
 }
 
-/** X25519 (RFC 7748). */
-export const x25519: X25519 = makeX25519(x25519Module);
+/** X25519 (RFC 7748); public keys through Ed25519's comb. */
+export const x25519: X25519 = makeX25519(x25519Module, false, (sk) => x25519BaseVia(ed25519, sk));

@@ -8,7 +8,9 @@
 //   sc_reduce512(k, h′)       k = SHA-512(R ‖ A ‖ M) mod L
 //   sc_muladd(S, k, a, r)     S = (r + k·a) mod L
 // and ed25519_verify for a verification (base_odd_table builds its table once), ed25519_check
-// to validate a public key.
+// to validate a public key. x25519_base(u, k) is X25519's public key through the same comb:
+// k clamped, k·B on edwards25519, then u = (Z + Y)/(Z − Y) (the birational map of RFC 7748
+// section 4.1, B ↦ 9), one comb and one inversion instead of a 255-step ladder.
 //
 // Why constant time: everything but ed25519_verify is straight-line field and scalar code with
 // masked choices and public loop counters (see each file); ed25519_verify is variable time on
@@ -19,9 +21,9 @@
 // in an engine slot, built by base_table on first use.
 // Negative-control flags (tests only): Ed25519Flags.
 
-import { Func, type GeneratedKernel, Module, call, callv, i32, kernel } from './builder/index.js';
+import { Func, type GeneratedKernel, Module, call, callv, i32, kernel, memory } from './builder/index.js';
 import { Fe25519 } from './fe25519_radix25.js';
-import { PT, groupFunctions } from './ed25519_group.js';
+import { type Fv, Fx, PT, Y, Z, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
 import { ODD_TABLE_BYTES, W_K, W_S, verifyFunction } from './ed25519_verify.js';
@@ -60,12 +62,39 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
     base.emit(call(comb.mulBase, ws, s, tab, i32.add(ws, PT)), call(g.encode, out, ws, i32.add(ws, PT)));
     base.doc.push('out = the encoding of s·B (s: 32 little-endian bytes below 2^255), by the comb at tab.');
   }
+  // x25519_base(out, k, tab, ws): out = X25519(k, 9) for the 32 bytes at k, through the comb.
+  // Work space: the clamped copy of k (32 bytes, 64 reserved), the point, then the formula's
+  // temporaries and the callees'. The clamped k is below 2^255 and a multiple of 8, never a
+  // multiple of L (odd, above 2^252), so k·B is not the identity and Z − Y is not zero.
+  const xbase = new Func('x25519_base', { out: 'i32', k: 'i32', tab: 'i32', ws: 'i32' });
+  let xbaseWs: number;
+  {
+    const { out, k, tab, ws } = xbase.p;
+    const S = 0,
+      P = 64;
+    const coord = (off: number): Fv => ({ at: () => i32.add(ws, P + off), k: 1 });
+    const x = new Fx(fe, ws, P + PT);
+    const d = x.carry(x.sub(coord(Z), coord(Y)));
+    const di = x.tmp();
+    x.stmt(call(fe.inv, di.at(), d.at(), x.rest));
+    const u = x.mul(x.add(coord(Z), coord(Y)), di);
+    x.stmt(call(fe.toBytes, out, u.at()));
+    xbase.emit(
+      memory.copy(i32.add(ws, S), k, i32.const(32)),
+      i32.store8(ws, i32.and(i32.load8_u(ws, S), i32.const(248)), S),
+      i32.store8(ws, i32.or(i32.and(i32.load8_u(ws, S + 31), i32.const(127)), i32.const(64)), S + 31),
+      call(comb.mulBase, i32.add(ws, P), i32.add(ws, S), tab, i32.add(ws, P + PT)),
+      ...x.code,
+    );
+    xbase.doc.push('out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z + Y)/(Z − Y).');
+    xbaseWs = P + PT + Math.max(comb.ws.get(comb.mulBase)!, x.used + fe.invWorkspace);
+  }
   // ed25519_check(pk, ws) → 1 iff pk is the canonical encoding of a point (RFC 8032 5.1.3)
   const check = new Func('ed25519_check', { pk: 'i32', ws: 'i32' }, { results: ['i32'] });
   check.emit(callv('i32', g.decode, check.p.ws, check.p.pk, i32.add(check.p.ws, PT), i32.const(1)));
   check.doc.push('→ 1 iff the 32 bytes at pk are the canonical encoding of a point of edwards25519 (strict decoding).');
 
-  const need = [comb.ws.get(comb.baseTable)!, PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
+  const need = [xbaseWs, comb.ws.get(comb.baseTable)!, PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
   if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
 
@@ -76,9 +105,9 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   m.global('ODD_TABLE_BYTES', 'i32', ODD_TABLE_BYTES);
   const groupFuncs: Func[] = [g.dbl, g.dblXyz, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.encodeVt, g.decode];
   const combFuncs: Func[] = [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
-  m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, check);
+  m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, xbase, check);
   const all = (f: Func) => f.params.map((_, i) => i);
-  for (const f of [base, comb.baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
+  for (const f of [base, xbase, comb.baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
   m.header.push('Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.', `layout ${JSON.stringify(layout)}`);
   return { ...kernel(m), layout: layout as Ed25519Layout & Record<string, unknown> };
 }

@@ -10,6 +10,7 @@
 ;;   ed25519_verify(sig*: i32, pk*: i32, dg*: i32, otab*: i32, ws*: i32, zip215*: i32) -> i32
 ;;   sc_muladd(out*: i32, k*: i32, s*: i32, r*: i32, ws*: i32)
 ;;   sc_reduce512(out*: i32, src*: i32, ws*: i32)
+;;   x25519_base(out*: i32, k*: i32, tab*: i32, ws*: i32)
 (module
   (memory (export "memory") 2)
   (global (export "WS_SIZE") i32 (i32.const 3072))
@@ -7627,11 +7628,44 @@
     (call $ed_mul_base (local.get $ws) (local.get $s) (local.get $tab) (i32.add (local.get $ws) (i32.const 160)))
     (call $pt_encode (local.get $out) (local.get $ws) (i32.add (local.get $ws) (i32.const 160)))
   )
+  ;; out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z
+  ;;   + Y)/(Z − Y).
+  (func $x25519_base (param $out i32) (param $k i32) (param $tab i32) (param $ws i32)
+    (memory.copy (i32.add (local.get $ws) (i32.const 0)) (local.get $k) (i32.const 32))
+    (i32.store8 (local.get $ws) (i32.and (i32.load8_u (local.get $ws)) (i32.const 248)))
+    (i32.store8 offset=31
+      (local.get $ws)
+      (i32.or (i32.and (i32.load8_u offset=31 (local.get $ws)) (i32.const 127)) (i32.const 64)))
+    (call $ed_mul_base
+      (i32.add (local.get $ws) (i32.const 64))
+      (i32.add (local.get $ws) (i32.const 0))
+      (local.get $tab)
+      (i32.add (local.get $ws) (i32.const 224)))
+    (call $fe_sub
+      (i32.add (local.get $ws) (i32.const 224))
+      (i32.add (local.get $ws) (i32.const 144))
+      (i32.add (local.get $ws) (i32.const 104)))
+    (call $fe_carry (i32.add (local.get $ws) (i32.const 264)) (i32.add (local.get $ws) (i32.const 224)))
+    (call $fe_inv
+      (i32.add (local.get $ws) (i32.const 304))
+      (i32.add (local.get $ws) (i32.const 264))
+      (i32.add (local.get $ws) (i32.const 344)))
+    (call $fe_add
+      (i32.add (local.get $ws) (i32.const 344))
+      (i32.add (local.get $ws) (i32.const 144))
+      (i32.add (local.get $ws) (i32.const 104)))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 384))
+      (i32.add (local.get $ws) (i32.const 344))
+      (i32.add (local.get $ws) (i32.const 304)))
+    (call $fe_to_bytes (local.get $out) (i32.add (local.get $ws) (i32.const 384)))
+  )
   ;; → 1 iff the 32 bytes at pk are the canonical encoding of a point of edwards25519 (strict decoding).
   (func $ed25519_check (param $pk i32) (param $ws i32) (result i32)
     (call $pt_decode (local.get $ws) (local.get $pk) (i32.add (local.get $ws) (i32.const 160)) (i32.const 1))
   )
   (export "ed25519_base" (func $ed25519_base))
+  (export "x25519_base" (func $x25519_base))
   (export "base_table" (func $base_table))
   (export "base_odd_table" (func $base_odd_table))
   (export "sc_reduce512" (func $sc_reduce512))
