@@ -270,6 +270,13 @@ function okpTests(): TimingTest[] {
     test({ name: 'x25519/public key: low-weight vs random key', control: false, prepare: (c) => pick(c, lowX), run: (k) => x.getPublicKey(k) }),
     test({ name: 'ed25519/public key: fixed vs random key', control: false, prepare: (c) => pick(c, fixedSeed), run: (k) => ed.getPublicKey(k) }),
     test({ name: 'ed25519/sign: fixed vs random key (random messages)', control: false, prepare: (c) => ({ k: pick(c, fixedSeed), m: random(100) }), run: ({ k, m }) => ed.sign(m, k) }),
+    test({
+      name: 'ed25519/signing key sign: fixed vs random key (random messages)',
+      control: false,
+      prepare: (c) => ({ key: ed.signingKey(pick(c, fixedSeed)), m: random(100) }),
+      run: ({ key, m }) => key.sign(m),
+      cleanup: ({ key }) => key.dispose(),
+    }),
   ];
 }
 
