@@ -31,7 +31,6 @@ export interface AesFlags {
   leakyKeyLookup?: boolean;
 }
 
-
 // Boyar–Peralta S-box circuit without the final NOTs (S1, S2, S6, S7 are XNORs in the paper):
 // its outputs are S(x) ⊕ 0x63. Inputs U0 … U7 (U0 the most significant bit), outputs S0 … S7.
 const CIRCUIT = `

@@ -336,4 +336,3 @@ export function generateAesGcm(flags: AesGcmFlags = {}): GeneratedKernel {
   m.header.push('AES (bitsliced, SIMD128), GCM and GCM-SIV mode loops, GF(2^128) (multiplication with holes), constant time.');
   return kernel(m);
 }
-
