@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Each shipped module's name and a fingerprint: one line of its base64 from the middle. */
 function fingerprints(): [string, string][] {
   const dir = join(root, 'src/engine/wasm');
-  const out: [string, string][] = [];
+  const modules: [string, string[]][] = [];
   for (const f of readdirSync(dir).sort()) {
     if (!f.endsWith('.ts') || f.endsWith('.contract.ts')) continue;
     const text = readFileSync(join(dir, f), 'utf8');
@@ -22,9 +22,19 @@ function fingerprints(): [string, string][] {
     if (!name) continue;
     const lines = [...text.matchAll(/^ {2}'([A-Za-z0-9+/=]{40,})',?$/gm)].map((m) => m[1]);
     if (lines.length < 3) throw new Error(`${f}: too few base64 lines to fingerprint`);
-    out.push([name, lines[Math.floor(lines.length / 2)]]);
+    modules.push([name, lines]);
   }
-  return out;
+  // a module's fingerprint is a line of its base64 that no other module's text contains:
+  // modules share code (the safegcd inversion of the curve and 25519 fields), so a line chosen
+  // by position alone can show up in a bundle that never carried the module
+  return modules.map(([name, lines]) => {
+    const others = modules.filter(([n]) => n !== name).map(([, l]) => l.join(''));
+    const mid = Math.floor(lines.length / 2);
+    const order = lines.map((_, i) => lines[(mid + i) % lines.length]);
+    const own = order.find((l) => !others.some((o) => o.includes(l)));
+    if (!own) throw new Error(`${name}: no base64 line of its own to fingerprint`);
+    return [name, own];
+  });
 }
 
 export const ENTRIES: Record<string, string> = {

@@ -32,6 +32,9 @@ const FAMILY_TESTS: Record<string, string[]> = {
   sha2: ['test/sha2.test.ts'],
   aes: ['test/aes-gcm.test.ts', 'test/aes-gcm-siv.test.ts'],
   sm4: ['test/sm4.test.ts'],
+  // X25519 on the scalar ladder (radix 2^25.5), Ed25519 and X25519's public keys on the scalar comb
+  x25519: ['test/x25519.test.ts'],
+  ed25519: ['test/ed25519.test.ts'],
   // every curve module: the field and scalar suites, Wycheproof ECDH and ECDSA, the OpenSSL
   // differentials, ECDSA's known answers and the key formats, each with its negative controls
   // (smaller counts on wasm and js: perBackend() in test/support/ec-curves.ts)

@@ -14,7 +14,7 @@
 //
 // Negative-control flag (tests only): wrongEntry (entry 6 of every row holds 5·256^k·B).
 
-import { Func, type Local, type Stmt, br_if, call, i32, i64, i64x2, label, loop, memory, v128 } from './builder/index.js';
+import { Func, type Local, type Stmt, br_if, call, i32, i64, i64x2, label, loop, memory, simdAllowed, v128 } from './builder/index.js';
 import type { Fe25519 } from './fe25519_radix25.js';
 import { BASE, FE, Fx, type GroupFunctions, NT2D, PT, T, X, Y, YMX, YPX, Z } from './ed25519_group.js';
 
@@ -117,8 +117,12 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
   {
     const { dst, row, e, ws: w } = lookup.p;
     const [s, a, m] = [lookup.i32('s'), lookup.i32('a'), lookup.i64('m')];
-    const vm = lookup.v128('vm');
-    const x = Array.from({ length: ENTRY / 16 }, (_, c) => lookup.v128(`x${c}`));
+    // the entry accumulates in locals: v128 on SIMD128, i64 words on the scalar targets (one of
+    // xv, xw is empty)
+    const simd = simdAllowed();
+    const vm = simd ? lookup.v128('vm') : undefined;
+    const xv = simd ? Array.from({ length: ENTRY / 16 }, (_, c) => lookup.v128(`x${c}`)) : [];
+    const xw = simd ? [] : Array.from({ length: ENTRY / 8 }, (_, c) => lookup.i64(`x${c}`));
     const code: Stmt[] = [
       s.set(i32.shr_s(e, 31)),
       a.set(i32.sub(i32.xor(e, s), s)),
@@ -126,13 +130,15 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
       call(fe.setc('one'), at(dst, YPX)),
       call(fe.setc('one'), at(dst, YMX)),
       call(fe.setc('zero'), at(dst, NT2D)),
-      ...x.map((xc, c) => xc.set(v128.load(dst, 16 * c))),
+      ...xv.map((xc, c) => xc.set(v128.load(dst, 16 * c))),
+      ...xw.map((xc, c) => xc.set(i64.load(dst, 8 * c))),
     ];
     for (let j = 1; j <= 8; j++) {
-      code.push(m.set(i64.extend_i32_s(i32.shr_s(i32.sub(i32.xor(a, j), 1), 31))), vm.set(i64x2.splat(m)));
-      for (let c = 0; c < ENTRY / 16; c++) code.push(x[c].set(v128.bitselect(v128.load(row, (j - 1) * ENTRY + 16 * c), x[c], vm)));
+      code.push(m.set(i64.extend_i32_s(i32.shr_s(i32.sub(i32.xor(a, j), 1), 31))));
+      if (vm) code.push(vm.set(i64x2.splat(m)), ...xv.map((xc, c) => xc.set(v128.bitselect(v128.load(row, (j - 1) * ENTRY + 16 * c), xc, vm))));
+      code.push(...xw.map((xc, c) => xc.set(i64.xor(xc, i64.and(i64.xor(xc, i64.load(row, (j - 1) * ENTRY + 8 * c)), m)))));
     }
-    code.push(...x.map((xc, c) => v128.store(dst, xc, 16 * c)));
+    code.push(...xv.map((xc, c) => v128.store(dst, xc, 16 * c)), ...xw.map((xc, c) => i64.store(dst, xc, 8 * c)));
     // e < 0: swap y + x and y − x, negate 2d·x·y, under the mask s
     code.push(m.set(i64.extend_i32_s(s)), call(fe.cswap, at(dst, YPX), at(dst, YMX), m), call(fe.neg, w, at(dst, NT2D)), call(fe.cmov, at(dst, NT2D), w, m));
     lookup.doc.push('dst = e·P for the row of P, 2P, …, 8P (niels) and a digit e ∈ [−8, 8]: every entry read, the wanted one kept by a mask.');

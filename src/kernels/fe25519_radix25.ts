@@ -23,7 +23,7 @@
 // same p) and the choice: docs/kernels/x25519.md.
 // Negative-control flag (tests only): dropCarry (the carry from limb 4 into limb 5 lost).
 
-import { type Expr, Func, type Local, type Stmt, call, comment, i32, i64, i64x2, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, call, comment, i32, i64, i64x2, simdAllowed, v128 } from './builder/index.js';
 import { safegcdFunction } from './fe_safegcd.js';
 
 export const P25519 = (1n << 255n) - 19n;
@@ -449,25 +449,30 @@ export class Fe25519 {
       const f = swap ? this.cswap : this.cmov;
       const [x, y] = swap ? [f.i32('a'), f.i32('b')] : [f.i32('r'), f.i32('a')];
       const mask = f.i64('mask');
-      const m = f.v128('m'),
-        t = f.v128('t');
-      const code: Stmt[] = [m.set(i64x2.splat(mask))];
       const FE = this.FE;
-      for (let o = 0; o + 16 <= FE; o += 16) {
-        if (swap) {
-          code.push(t.set(v128.and(v128.xor(v128.load(x, o), v128.load(y, o)), m)), v128.store(x, v128.xor(v128.load(x, o), t), o), v128.store(y, v128.xor(v128.load(y, o), t), o));
-        } else {
-          code.push(v128.store(x, v128.bitselect(v128.load(y, o), v128.load(x, o), m), o));
+      const code: Stmt[] = [];
+      // SIMD128: 16 bytes at a time, then the tail word; the scalar targets: i64 words
+      const simd = simdAllowed();
+      const vecEnd = simd ? FE - (FE % 16) : 0;
+      if (simd) {
+        const m = f.v128('m'),
+          t = f.v128('t');
+        code.push(m.set(i64x2.splat(mask)));
+        for (let o = 0; o < vecEnd; o += 16) {
+          if (swap) {
+            code.push(t.set(v128.and(v128.xor(v128.load(x, o), v128.load(y, o)), m)), v128.store(x, v128.xor(v128.load(x, o), t), o), v128.store(y, v128.xor(v128.load(y, o), t), o));
+          } else {
+            code.push(v128.store(x, v128.bitselect(v128.load(y, o), v128.load(x, o), m), o));
+          }
         }
       }
       const tt = f.i64('tt');
-      const o = FE - 8; // the tail word (FE = 40 or 80: 40 ends in one)
-      if (FE % 16 === 0) {
-        /* no tail */
-      } else if (swap) {
-        code.push(tt.set(i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), i64.store(x, i64.xor(i64.load(x, o), tt), o), i64.store(y, i64.xor(i64.load(y, o), tt), o));
-      } else {
-        code.push(i64.store(x, i64.xor(i64.load(x, o), i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), o));
+      for (let o = vecEnd; o < FE; o += 8) {
+        if (swap) {
+          code.push(tt.set(i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), i64.store(x, i64.xor(i64.load(x, o), tt), o), i64.store(y, i64.xor(i64.load(y, o), tt), o));
+        } else {
+          code.push(i64.store(x, i64.xor(i64.load(x, o), i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), o));
+        }
       }
       f.doc.push(swap ? '(a, b) ← (b, a) where mask is all ones (xor under the mask).' : 'r ← a where mask is all ones.');
       f.emit(code);

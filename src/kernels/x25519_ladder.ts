@@ -12,7 +12,8 @@
 //   (AA, BB) = (A², B²)                 (DA, CB) = (D·A, C·B)
 //   (x3, t) = ((DA + CB)², (DA − CB)²)  W3 = (x3·1, t·x1)
 //   (AA, E), E = AA − BB; (BB, F), F = AA + a24·E   W2 = (AA·BB, E·F)
-// field: 'radix25' builds the scalar ladder on fe25519_radix25.ts instead (no SIMD).
+// field: 'radix25' builds the scalar ladder on fe25519_radix25.ts instead (no SIMD): the
+// default on the scalar wasm target, whose module is x25519_wasm.
 //
 // Why constant time: the loop counter and the addresses are public (the scalar byte read is at
 // k + t/8 for the public t); the bit only makes masks; the swaps are xors under the mask; the
@@ -23,7 +24,7 @@
 // Negative-control flags (tests only): skipSwapAt (the conditional swap before step t left
 // out), noClamp (the scalar used as given), dropCarry (a carry lost in the field's products).
 
-import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, br_if, call, i32, i64, kernel, label, loop, memory } from './builder/index.js';
+import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, br_if, call, i32, i64, kernel, label, loop, memory, simdAllowed } from './builder/index.js';
 import { Fe25519 } from './fe25519_radix25.js';
 import { FePair25519, PAIR } from './fe25519_pair_simd128.js';
 
@@ -34,7 +35,7 @@ export interface X25519Flags {
   noClamp?: boolean;
   /** the carry from limb 4 into limb 5 lost in the products (both fields) */
   dropCarry?: boolean;
-  /** the ladder on pairs (SIMD128, shipped) or on single elements (scalar WebAssembly) */
+  /** the ladder on pairs (SIMD128, the default on the simd target) or on single elements (the default on the scalar targets) */
   field?: 'pair' | 'radix25';
 }
 
@@ -60,7 +61,7 @@ function slots<N extends string>(groups: [readonly N[], number][]): { off: Recor
 /** The x25519 module. */
 export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { layout: X25519Layout } {
   const fe = new Fe25519('fe', { dropCarry: flags.dropCarry });
-  const pair = (flags.field ?? 'pair') === 'pair';
+  const pair = (flags.field ?? (simdAllowed() ? 'pair' : 'radix25')) === 'pair';
   const fp = new FePair25519('fp', { dropCarry: flags.dropCarry });
   const f = new Func('x25519', { out: 'i32', k: 'i32', u: 'i32', ws: 'i32' }, { results: ['i32'] });
   const { out, k, u, ws } = f.p;

@@ -29,6 +29,8 @@ import { bytes as ec_brainpoolp384r1_wasm } from './ec_brainpoolp384r1_wasm.js';
 import { bytes as ec_brainpoolp512r1 } from './ec_brainpoolp512r1.js';
 import { bytes as ec_brainpoolp512r1_wasm } from './ec_brainpoolp512r1_wasm.js';
 import { bytes as x25519 } from './x25519.js';
+import { bytes as x25519_wasm } from './x25519_wasm.js';
 import { bytes as ed25519 } from './ed25519.js';
+import { bytes as ed25519_wasm } from './ed25519_wasm.js';
 
-export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, aes_wasm, sm4, sm4_wasm, ec_p256, ec_p256_wasm, ec_p224, ec_p224_wasm, ec_brainpoolp256r1, ec_brainpoolp256r1_wasm, ec_p384, ec_p384_wasm, ec_p521, ec_p521_wasm, ec_secp256k1, ec_secp256k1_wasm, ec_brainpoolp384r1, ec_brainpoolp384r1_wasm, ec_brainpoolp512r1, ec_brainpoolp512r1_wasm, x25519, ed25519 };
+export const shipped: Record<string, () => Uint8Array> = { gf128, gf128_wasm, chacha, chacha_wasm, sha2, sha2_wasm, aes, aes_wasm, sm4, sm4_wasm, ec_p256, ec_p256_wasm, ec_p224, ec_p224_wasm, ec_brainpoolp256r1, ec_brainpoolp256r1_wasm, ec_p384, ec_p384_wasm, ec_p521, ec_p521_wasm, ec_secp256k1, ec_secp256k1_wasm, ec_brainpoolp384r1, ec_brainpoolp384r1_wasm, ec_brainpoolp512r1, ec_brainpoolp512r1_wasm, x25519, x25519_wasm, ed25519, ed25519_wasm };

@@ -3,8 +3,11 @@
 // The shipped binary of the 'ed25519' kernel module; its text is src/kernels/generated/ed25519.wat.
 // 50361 bytes, sha256 e7bfabefe3144db05d1180e30af225cf5a426b96fa2f2f0e85a5ef93414bd8f3
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './ed25519_wasm.js';
 
 export const name = 'ed25519';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABSQtgA39/fwBgAn9/AGADf39+AGABfwF/YAJ/fwF/YAN/f38Bf2ABfwBgBX9/f39/AGAEf39/fwBgBH9/f38B',
   'f2AGf39/f39/AX8DSkkAAQAAAQECAgEBAwQFBAAAAAAGBgYGBgYGBgABBgYBBgEGAQYAAAABAQQDAwIBAQEDAwAHBAAACAgA',

@@ -3,8 +3,11 @@
 // The shipped binary of the 'x25519' kernel module; its text is src/kernels/generated/x25519.wat.
 // 17413 bytes, sha256 5d9b39558525890eb49f65896da046c17a7648a77d157a630c05ed6f463dd97c
 import { fromBase64 } from '../base64.js';
+import { bytes as wasmBytes } from './x25519_wasm.js';
 
 export const name = 'x25519';
+/** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
+export const variants = { wasm: wasmBytes };
 const base64 = [
   'AGFzbQEAAAABHgVgA39/fwBgAn9/AGABfwBgA39/fgBgBH9/f38BfwMTEgABAQAAAgIAAQEBAQADAAEBBAUDAQACBgcBfwBB',
   '8AgLBx0DBm1lbW9yeQIAB1dTX1NJWkUDAAZ4MjU1MTkAEQqRhQESjgoBJX4gATQCACEDIAE0AgQhBCABNAIIIQUgATQCDCEG',
