@@ -21,7 +21,11 @@ import { withTarget } from '../src/kernels/builder/index.js';
 import { checkJs } from '../src/kernels/builder/check_js.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { checkModule, formatViolation } from '../src/ct/check.js';
-import { backend, setBackend } from '../src/index.js';
+import { backend, ed25519, p256, setBackend, x25519 } from '../src/index.js';
+import { curveKernel } from '../src/ec/curve.js';
+import { ed25519Kernel } from '../src/ec/ed25519.js';
+import { getKernel } from '../src/engine/kernel.js';
+import * as x25519Module from '../src/engine/wasm/x25519.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -120,6 +124,28 @@ test("a WebAssembly that refuses SIMD128 picks wasm, and its results are OpenSSL
 test('a WebAssembly that refuses to compile (a CSP without wasm-unsafe-eval) picks js', async () => {
   const refuse = `WebAssembly.Module = function () { throw new WebAssembly.CompileError('refused by CSP'); };`;
   assert.equal(await run(refuse, SAME), 'js same');
+});
+
+test('setBackend applies to the shared curve, X25519 and Ed25519 objects after their first use', () => {
+  const before = backend();
+  const sk = new Uint8Array(32).fill(9);
+  const msg = Uint8Array.of(1, 2, 3);
+  try {
+    setBackend('simd');
+    const want = [p256.getPublicKey(sk), x25519.getPublicKey(sk), x25519.ecdh(sk, x25519.getPublicKey(sk.map((b) => b ^ 1))), ed25519.sign(msg, sk)].map((b) => Buffer.from(b).toString('hex'));
+    assert.equal(curveKernel(p256).k.backend, 'simd');
+    setBackend('wasm');
+    const got = [p256.getPublicKey(sk), x25519.getPublicKey(sk), x25519.ecdh(sk, x25519.getPublicKey(sk.map((b) => b ^ 1))), ed25519.sign(msg, sk)].map((b) => Buffer.from(b).toString('hex'));
+    assert.deepEqual(got, want);
+    assert.equal(curveKernel(p256).k.backend, 'wasm');
+    assert.equal(ed25519Kernel(ed25519).backend, 'wasm');
+    assert.equal(getKernel(x25519Module, 0).backend, 'wasm');
+    // the curves have no js variant: a typed error, not a silent SIMD run
+    setBackend('js');
+    assert.throws(() => p256.getPublicKey(sk), /kernel module 'ec_p256' has no js backend/);
+  } finally {
+    setBackend(before);
+  }
 });
 
 test('CTKIT_BACKEND and setBackend override the probe; a bad name is a typed error', () => {

@@ -110,9 +110,10 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
   const Ls = scalarBytes(params);
   const topBits = params.n.toString(2).length - 8 * (Ls - 1);
   const topMask = (1 << topBits) - 1;
-  let kern: EcKernel | undefined;
-  let sf: ScalarField | undefined;
-  const k = (): EcKernel => (kern ??= ecKernel(params, src));
+  // the instance of the backend in use, looked up on each call (a map lookup), so that
+  // setBackend() applies to the shared curve objects too; one ScalarField per instance
+  const k = (): EcKernel => ecKernel(params, src);
+  const fields = new WeakMap<EcKernel, ScalarField>();
   const name = params.name;
 
   // ---- keys and points ------------------------------------------------------------------------
@@ -427,7 +428,10 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
     },
 
     get scalarField() {
-      return (sf ??= new ScalarField(k()));
+      const e = k();
+      let f = fields.get(e);
+      if (!f) fields.set(e, (f = new ScalarField(e)));
+      return f;
     },
   };
   kernels.set(curve, k);

@@ -124,34 +124,42 @@ export function ed25519Kernel(ed: Ed25519): Kernel<Ed25519Exports> {
  */
 export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shippedSha512): Ed25519 {
   registerModule(src);
-  let kern: Kernel<Ed25519Exports> | undefined;
-  let table = -1;
-  let oddTable = -1;
-  const k = (): Kernel<Ed25519Exports> => (kern ??= fresh ? new Kernel<Ed25519Exports>(src, TABLE_SLOT) : getKernel<Ed25519Exports>(src, TABLE_SLOT));
+  let own: Kernel<Ed25519Exports> | undefined;
+  // the shared instance of the backend in use, looked up on each call (setBackend applies);
+  // each instance gets its own tables, in one slot of it
+  const k = (): Kernel<Ed25519Exports> => (fresh ? (own ??= new Kernel<Ed25519Exports>(src, TABLE_SLOT)) : getKernel<Ed25519Exports>(src, TABLE_SLOT));
+  const tables = new WeakMap<Kernel<Ed25519Exports>, { table: number; odd: number }>();
   const wsSize = () => k().exports.WS_SIZE.value as number;
+  const tablesOf = (e: Kernel<Ed25519Exports>) => {
+    let t = tables.get(e);
+    if (!t) tables.set(e, (t = { table: -1, odd: -1 }));
+    return t;
+  };
   /** the comb's table (public data: multiples of B), built on first use */
   const tab = (): number => {
-    if (table < 0) {
-      const e = k();
+    const e = k();
+    const t = tablesOf(e);
+    if (t.table < 0) {
       if ((e.exports.TABLE_BYTES.value as number) > TABLE_SLOT) throw new Error('ed25519: the table exceeds its slot');
       const slot = e.allocSlot();
       e.exports.base_table(slot, SCRATCH_PTR);
       e.wipe(SCRATCH_PTR, wsSize());
-      table = slot;
+      t.table = slot;
     }
-    return table;
+    return t.table;
   };
   /** verification's table of odd multiples of B (public), built on first use after the comb's */
   const otab = (): number => {
-    if (oddTable < 0) {
-      const e = k();
+    const e = k();
+    const t = tablesOf(e);
+    if (t.odd < 0) {
       const at = tab() + (e.exports.TABLE_BYTES.value as number);
       if ((e.exports.TABLE_BYTES.value as number) + (e.exports.ODD_TABLE_BYTES.value as number) > TABLE_SLOT) throw new Error('ed25519: the tables exceed their slot');
       e.exports.base_odd_table(at, SCRATCH_PTR);
       e.wipe(SCRATCH_PTR, wsSize());
-      oddTable = at;
+      t.odd = at;
     }
-    return oddTable;
+    return t.odd;
   };
   const wipe = () => {
     const e = k();

@@ -46,8 +46,9 @@ export interface X25519 extends OkpFormats {
  */
 export function makeX25519(src: ModuleSource, fresh = false, base?: (privateKey: Uint8Array) => Uint8Array<ArrayBuffer>): X25519 {
   registerModule(src);
-  let kern: Kernel<X25519Exports> | undefined;
-  const k = (): Kernel<X25519Exports> => (kern ??= fresh ? new Kernel<X25519Exports>(src, 0) : getKernel<X25519Exports>(src, 0));
+  let own: Kernel<X25519Exports> | undefined;
+  // the shared instance of the backend in use, looked up on each call (setBackend applies)
+  const k = (): Kernel<X25519Exports> => (fresh ? (own ??= new Kernel<X25519Exports>(src, 0)) : getKernel<X25519Exports>(src, 0));
 
   /** X25519(sk, u) → [result, not all zero]; wipes the IO area and the work space. */
   const scalarMult = (sk: Uint8Array, u: Uint8Array): [Uint8Array<ArrayBuffer>, boolean] => {
