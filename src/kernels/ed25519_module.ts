@@ -22,7 +22,7 @@
 // Negative-control flags (tests only): Ed25519Flags.
 
 import { Func, type GeneratedKernel, Module, call, callv, i32, kernel, memory } from './builder/index.js';
-import { Fe25519 } from './fe25519_radix25.js';
+import { Fe25519, clamp25519 } from './fe25519_radix25.js';
 import { type Fv, Fx, PT, Y, Z, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
@@ -70,8 +70,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   let xbaseWs: number;
   {
     const { out, k, tab, ws } = xbase.p;
-    const S = 0,
-      P = 64;
+    const P = 64; // the clamped k at ws, then the point
     const coord = (off: number): Fv => ({ at: () => i32.add(ws, P + off), k: 1 });
     const x = new Fx(fe, ws, P + PT);
     const d = x.carry(x.sub(coord(Z), coord(Y)));
@@ -79,13 +78,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
     x.stmt(call(fe.inv, di.at(), d.at(), x.rest));
     const u = x.mul(x.add(coord(Z), coord(Y)), di);
     x.stmt(call(fe.toBytes, out, u.at()));
-    xbase.emit(
-      memory.copy(i32.add(ws, S), k, i32.const(32)),
-      i32.store8(ws, i32.and(i32.load8_u(ws, S), i32.const(248)), S),
-      i32.store8(ws, i32.or(i32.and(i32.load8_u(ws, S + 31), i32.const(127)), i32.const(64)), S + 31),
-      call(comb.mulBase, i32.add(ws, P), i32.add(ws, S), tab, i32.add(ws, P + PT)),
-      ...x.code,
-    );
+    xbase.emit(memory.copy(ws, k, 32), ...clamp25519(ws), call(comb.mulBase, i32.add(ws, P), ws, tab, i32.add(ws, P + PT)), ...x.code);
     xbase.doc.push('out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z + Y)/(Z − Y).');
     xbaseWs = P + PT + Math.max(comb.ws.get(comb.mulBase)!, x.used + fe.invWorkspace);
   }

@@ -25,8 +25,14 @@
 
 import { type Expr, Func, type Local, type Stmt, call, comment, i32, i64, i64x2, simdAllowed, v128 } from './builder/index.js';
 import { safegcdFunction } from './fe_safegcd.js';
+import { cmovLines } from './fe_ops.js';
 
 export const P25519 = (1n << 255n) - 19n;
+
+/** RFC 7748 section 5's clamp of the 32-byte scalar at p: bits 0–2 and 255 cleared, bit 254 set. */
+export function clamp25519(p: Local<'i32'>): Stmt[] {
+  return [i32.store8(p, i32.and(i32.load8_u(p, 0), 248), 0), i32.store8(p, i32.or(i32.and(i32.load8_u(p, 31), 127), 64), 31)];
+}
 /** limbs, bytes of an element in memory, limb widths and positions */
 export const NL = 10;
 /** bytes of an element in memory: ten i32 limbs (the shipped layout) */
@@ -466,12 +472,15 @@ export class Fe25519 {
           }
         }
       }
-      const tt = f.i64('tt');
-      for (let o = vecEnd; o < FE; o += 8) {
-        if (swap) {
-          code.push(tt.set(i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), i64.store(x, i64.xor(i64.load(x, o), tt), o), i64.store(y, i64.xor(i64.load(y, o), tt), o));
-        } else {
-          code.push(i64.store(x, i64.xor(i64.load(x, o), i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), o));
+      if (!simd && !swap) code.push(...cmovLines(f, x, y, mask, FE / 8));
+      else {
+        const tt = f.i64('tt');
+        for (let o = vecEnd; o < FE; o += 8) {
+          if (swap) {
+            code.push(tt.set(i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), i64.store(x, i64.xor(i64.load(x, o), tt), o), i64.store(y, i64.xor(i64.load(y, o), tt), o));
+          } else {
+            code.push(i64.store(x, i64.xor(i64.load(x, o), i64.and(i64.xor(i64.load(x, o), i64.load(y, o)), mask)), o));
+          }
         }
       }
       f.doc.push(swap ? '(a, b) ← (b, a) where mask is all ones (xor under the mask).' : 'r ← a where mask is all ones.');

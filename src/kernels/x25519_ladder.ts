@@ -25,7 +25,7 @@
 // out), noClamp (the scalar used as given), dropCarry (a carry lost in the field's products).
 
 import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, br_if, call, i32, i64, kernel, label, loop, memory, simdAllowed } from './builder/index.js';
-import { Fe25519 } from './fe25519_radix25.js';
+import { Fe25519, clamp25519 } from './fe25519_radix25.js';
 import { FePair25519, PAIR } from './fe25519_pair_simd128.js';
 
 export interface X25519Flags {
@@ -120,7 +120,7 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
   f.emit(
     sub.set(at(ws, own)),
     memory.copy(ws, k, 32),
-    ...(flags.noClamp ? [] : [i32.store8(ws, i32.and(i32.load8_u(ws, 0), 248), 0), i32.store8(ws, i32.or(i32.and(i32.load8_u(ws, 31), 127), 64), 31)]),
+    ...(flags.noClamp ? [] : clamp25519(ws)),
     call(fe.fromBytes, W('x1'), u),
     call(fe.setc('one'), W('one')),
     call(fe.setc('zero'), W('zero')),

@@ -7631,14 +7631,14 @@
   ;; out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z
   ;;   + Y)/(Z − Y).
   (func $x25519_base (param $out i32) (param $k i32) (param $tab i32) (param $ws i32)
-    (memory.copy (i32.add (local.get $ws) (i32.const 0)) (local.get $k) (i32.const 32))
+    (memory.copy (local.get $ws) (local.get $k) (i32.const 32))
     (i32.store8 (local.get $ws) (i32.and (i32.load8_u (local.get $ws)) (i32.const 248)))
     (i32.store8 offset=31
       (local.get $ws)
       (i32.or (i32.and (i32.load8_u offset=31 (local.get $ws)) (i32.const 127)) (i32.const 64)))
     (call $ed_mul_base
       (i32.add (local.get $ws) (i32.const 64))
-      (i32.add (local.get $ws) (i32.const 0))
+      (local.get $ws)
       (local.get $tab)
       (i32.add (local.get $ws) (i32.const 224)))
     (call $fe_sub

@@ -631,32 +631,33 @@
   )
   ;; r ← a where mask is all ones.
   (func $fe_cmov (param $r i32) (param $a i32) (param $mask i64)
-    (local $tt i64)
+    (local $cm i64)
+    (local.set $cm (i64.load (local.get $r)))
     (i64.store
       (local.get $r)
-      (i64.xor
-        (i64.load (local.get $r))
-        (i64.and (i64.xor (i64.load (local.get $r)) (i64.load (local.get $a))) (local.get $mask))))
+      (i64.xor (local.get $cm) (i64.and (i64.xor (local.get $cm) (i64.load (local.get $a))) (local.get $mask))))
+    (local.set $cm (i64.load offset=8 (local.get $r)))
     (i64.store offset=8
       (local.get $r)
-      (i64.xor
-        (i64.load offset=8 (local.get $r))
-        (i64.and (i64.xor (i64.load offset=8 (local.get $r)) (i64.load offset=8 (local.get $a))) (local.get $mask))))
+      (i64.xor (local.get $cm) (i64.and (i64.xor (local.get $cm) (i64.load offset=8 (local.get $a))) (local.get $mask))))
+    (local.set $cm (i64.load offset=16 (local.get $r)))
     (i64.store offset=16
       (local.get $r)
       (i64.xor
-        (i64.load offset=16 (local.get $r))
-        (i64.and (i64.xor (i64.load offset=16 (local.get $r)) (i64.load offset=16 (local.get $a))) (local.get $mask))))
+        (local.get $cm)
+        (i64.and (i64.xor (local.get $cm) (i64.load offset=16 (local.get $a))) (local.get $mask))))
+    (local.set $cm (i64.load offset=24 (local.get $r)))
     (i64.store offset=24
       (local.get $r)
       (i64.xor
-        (i64.load offset=24 (local.get $r))
-        (i64.and (i64.xor (i64.load offset=24 (local.get $r)) (i64.load offset=24 (local.get $a))) (local.get $mask))))
+        (local.get $cm)
+        (i64.and (i64.xor (local.get $cm) (i64.load offset=24 (local.get $a))) (local.get $mask))))
+    (local.set $cm (i64.load offset=32 (local.get $r)))
     (i64.store offset=32
       (local.get $r)
       (i64.xor
-        (i64.load offset=32 (local.get $r))
-        (i64.and (i64.xor (i64.load offset=32 (local.get $r)) (i64.load offset=32 (local.get $a))) (local.get $mask))))
+        (local.get $cm)
+        (i64.and (i64.xor (local.get $cm) (i64.load offset=32 (local.get $a))) (local.get $mask))))
   )
   ;; r = the little-endian 32 bytes at src, bit 255 ignored: limbs in [0, 2^b_i) (tight).
   (func $fe_from_bytes (param $r i32) (param $src i32)
@@ -7981,14 +7982,14 @@
   ;; out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z
   ;;   + Y)/(Z − Y).
   (func $x25519_base (param $out i32) (param $k i32) (param $tab i32) (param $ws i32)
-    (memory.copy (i32.add (local.get $ws) (i32.const 0)) (local.get $k) (i32.const 32))
+    (memory.copy (local.get $ws) (local.get $k) (i32.const 32))
     (i32.store8 (local.get $ws) (i32.and (i32.load8_u (local.get $ws)) (i32.const 248)))
     (i32.store8 offset=31
       (local.get $ws)
       (i32.or (i32.and (i32.load8_u offset=31 (local.get $ws)) (i32.const 127)) (i32.const 64)))
     (call $ed_mul_base
       (i32.add (local.get $ws) (i32.const 64))
-      (i32.add (local.get $ws) (i32.const 0))
+      (local.get $ws)
       (local.get $tab)
       (i32.add (local.get $ws) (i32.const 224)))
     (call $fe_sub
