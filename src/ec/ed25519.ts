@@ -70,7 +70,7 @@ export interface Ed25519VerifyOptions {
 
 /**
  * A private key prepared for signing many messages: s, the prefix and A are derived once and held
- * (96 bytes, in a JavaScript buffer) until dispose() wipes them. Not tied to garbage collection:
+ * (the 64 secret bytes in a JavaScript buffer) until dispose() wipes them. Not tied to garbage collection:
  * a key that is never disposed stays in memory until its buffer is collected.
  */
 export interface Ed25519SigningKey {
@@ -289,19 +289,19 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
 
     signingKey(privateKey) {
       checkKey('privateKey', privateKey);
-      // held: s ‖ prefix ‖ A
-      const held = new Uint8Array(96);
+      // held: the secrets s ‖ prefix; A apart (public)
+      const held = new Uint8Array(64);
+      let A: Uint8Array<ArrayBuffer>;
       const h = expand(privateKey);
       try {
         held.set(k().u8.subarray(IO.S, IO.S + 32));
         held.set(h.subarray(32), 32);
-        held.set(base(IO.S), 64);
+        A = base(IO.S);
       } finally {
         h.fill(0);
         wipe();
       }
       let live = true;
-      const A = held.slice(64);
       return {
         get publicKey() {
           return A.slice();
@@ -311,7 +311,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
           checkBytes('msg', msg);
           k().u8.set(held.subarray(0, 32), IO.S);
           try {
-            return signWith(held.subarray(32, 64), held.subarray(64), msg);
+            return signWith(held.subarray(32), A, msg);
           } finally {
             wipe();
           }
