@@ -19,6 +19,15 @@
 // that is not a point an InvalidKeyError (whatever the signature: the key is decoded first); a
 // well-formed signature that does not verify is false.
 //
+// Ed25519ctx and Ed25519ph (RFC 8032 section 5.1) through the options { context, prehash } of
+// sign, signingKey().sign and verify: both hashes of the scheme get the prefix
+// dom2(phflag, context) = "SigEd25519 no Ed25519 collisions" ‖ phflag ‖ len(context) ‖ context,
+// and Ed25519ph signs PH(M) = SHA-512(M) in place of M. No options: plain Ed25519 (no dom2).
+// A context alone selects Ed25519ctx, which needs 1 to 255 bytes (the section's SHOULD NOT be
+// empty, made a rule: an empty context would be a fourth scheme, neither Ed25519 nor what the
+// caller meant); prehash: true selects Ed25519ph, whose context may be empty (the default). The
+// context and the prehashed message are public: they move by position like the message.
+//
 // Constant time (signing, public keys): the seed, h, s and r move by position only (copies into
 // WebAssembly memory, SHA-512 inputs; the clamping masks two bytes); every operation on their
 // values runs in the kernels (SHA-512 in the sha2 module, s·B, r·B and S in ed25519's). The
@@ -28,7 +37,7 @@
 import * as ed25519Module from '../engine/wasm/ed25519.js';
 import { type Ed25519Exports, layout } from '../engine/wasm/ed25519.contract.js';
 import { Kernel, SCRATCH_PTR, type ModuleSource, getKernel, registerModule } from '../engine/kernel.js';
-import { CtkitTypeError, InvalidKeyError, StateError } from '../errors.js';
+import { CtkitRangeError, CtkitTypeError, InvalidKeyError, StateError } from '../errors.js';
 import { type Hash, sha512 as shippedSha512 } from '../hash/sha2.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { type OkpFormats, okpFormats } from './okp.js';
@@ -39,6 +48,9 @@ const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, E
 const TABLE_SLOT = 40 * 1024;
 /** messages up to this length are hashed from a joined copy (one call), longer ones incrementally */
 const SHORT = 1024;
+/** the 32 ASCII bytes dom2 starts with (RFC 8032 section 5.1) */
+const DOM2_TAG = new TextEncoder().encode('SigEd25519 no Ed25519 collisions');
+const NO_DOM = new Uint8Array(0);
 
 /**
  * The width-w NAF of the 32 little-endian bytes b into u8[at … at + 256) as signed bytes: b = Σ d_i·2^i,
@@ -63,9 +75,40 @@ function naf(b: Uint8Array, w: number, u8: Uint8Array, at: number): void {
   }
 }
 
-export interface Ed25519VerifyOptions {
+/** The scheme of RFC 8032 section 5.1: Ed25519 (neither), Ed25519ctx (context) or Ed25519ph (prehash). */
+export interface Ed25519Options {
+  /** Ed25519ctx's or Ed25519ph's context: 1–255 bytes for Ed25519ctx, 0–255 for Ed25519ph (default empty) */
+  context?: Uint8Array;
+  /** Ed25519ph: sign or verify SHA-512(msg) under dom2(1, context) (default false) */
+  prehash?: boolean;
+}
+
+export interface Ed25519VerifyOptions extends Ed25519Options {
   /** ZIP 215's rules instead of RFC 8032's strict ones (default false) */
   zip215?: boolean;
+}
+
+/**
+ * dom2(phflag, context) for the options (empty for plain Ed25519), after checking them: a
+ * context that is not bytes is a CtkitTypeError, one of the wrong length a CtkitRangeError.
+ */
+function domain(o: Ed25519Options): { dom: Uint8Array; prehash: boolean } {
+  if (o.prehash !== undefined && typeof o.prehash !== 'boolean') throw new CtkitTypeError(`options.prehash must be a boolean, got ${typeof o.prehash}`);
+  const prehash = o.prehash === true;
+  if (o.context === undefined) return { dom: prehash ? dom2(1, NO_DOM) : NO_DOM, prehash };
+  checkBytes('options.context', o.context);
+  if (o.context.length > 255) throw new CtkitRangeError(`options.context must be at most 255 bytes (RFC 8032 section 5.1), got ${o.context.length}`);
+  if (!prehash && o.context.length === 0) throw new CtkitRangeError('options.context must be 1 to 255 bytes for Ed25519ctx (RFC 8032 section 5.1), got 0; leave it out for plain Ed25519');
+  return { dom: dom2(prehash ? 1 : 0, o.context), prehash };
+}
+
+function dom2(phflag: 0 | 1, context: Uint8Array): Uint8Array {
+  const d = new Uint8Array(34 + context.length);
+  d.set(DOM2_TAG);
+  d[32] = phflag;
+  d[33] = context.length;
+  d.set(context, 34);
+  return d;
 }
 
 /**
@@ -76,8 +119,8 @@ export interface Ed25519VerifyOptions {
 export interface Ed25519SigningKey {
   /** The public key A (a new copy on each read). */
   readonly publicKey: Uint8Array<ArrayBuffer>;
-  /** The same signature as ed25519.sign(msg, privateKey); StateError after dispose(). */
-  sign(msg: Uint8Array): Uint8Array<ArrayBuffer>;
+  /** The same signature as ed25519.sign(msg, privateKey, options); StateError after dispose(). */
+  sign(msg: Uint8Array, options?: Ed25519Options): Uint8Array<ArrayBuffer>;
   /** Wipe the held secrets. Idempotent. */
   dispose(): void;
 }
@@ -90,11 +133,11 @@ export interface Ed25519 extends OkpFormats {
   generatePrivateKey(): Uint8Array<ArrayBuffer>;
   /** The public key A of a 32-byte private key (seed). */
   getPublicKey(privateKey: Uint8Array): Uint8Array<ArrayBuffer>;
-  /** The deterministic signature R ‖ S of msg (RFC 8032 section 5.1.6). */
-  sign(msg: Uint8Array, privateKey: Uint8Array): Uint8Array<ArrayBuffer>;
+  /** The deterministic signature R ‖ S of msg (RFC 8032 section 5.1.6; Ed25519ctx or Ed25519ph by options). */
+  sign(msg: Uint8Array, privateKey: Uint8Array, options?: Ed25519Options): Uint8Array<ArrayBuffer>;
   /** The private key prepared for repeated signing (one base-point multiplication per signature). */
   signingKey(privateKey: Uint8Array): Ed25519SigningKey;
-  /** Whether signature is valid for msg under publicKey (section 5.1.7, or ZIP 215's rules). */
+  /** Whether signature is valid for msg under publicKey (section 5.1.7, or ZIP 215's rules; Ed25519ctx or Ed25519ph by options). */
   verify(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array, options?: Ed25519VerifyOptions): boolean;
 }
 
@@ -168,26 +211,32 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
   };
 
   /**
-   * SHA-512(a ‖ b ‖ msg) for 32-byte a and b (or none): one call on a joined copy for short
-   * messages (the incremental hash costs a slot), incremental for long ones. The copy may hold a
-   * secret (the prefix): wiped before it is dropped.
+   * SHA-512(dom ‖ a ‖ b ‖ msg) for dom2 (or nothing) and 32-byte a and b (or none): one call on
+   * a joined copy for short messages (the incremental hash costs a slot), incremental for long
+   * ones. The copy may hold a secret (the prefix): wiped before it is dropped.
    */
-  const hash3 = (a: Uint8Array, b: Uint8Array | undefined, msg: Uint8Array): Uint8Array => {
+  const hash3 = (dom: Uint8Array, a: Uint8Array, b: Uint8Array | undefined, msg: Uint8Array): Uint8Array => {
     if (msg.length > SHORT) {
-      const st = sha512.create().update(a);
+      const st = sha512.create().update(dom).update(a);
       if (b) st.update(b);
       return st.update(msg).digest();
     }
-    const n = b ? 64 : 32;
+    const n = dom.length + (b ? 64 : 32);
     const buf = new Uint8Array(n + msg.length);
-    buf.set(a);
-    if (b) buf.set(b, 32);
+    buf.set(dom);
+    buf.set(a, dom.length);
+    if (b) buf.set(b, dom.length + 32);
     buf.set(msg, n);
     try {
       return sha512(buf);
     } finally {
       buf.fill(0);
     }
+  };
+  /** the options checked, and the message the scheme signs: msg, or SHA-512(msg) for Ed25519ph */
+  const scheme = (msg: Uint8Array, options: Ed25519Options | undefined): { dom: Uint8Array; m: Uint8Array } => {
+    const { dom, prehash } = domain(checkOptions(options));
+    return { dom, m: prehash ? sha512(msg) : msg };
   };
 
   /** h = SHA-512(seed); s = clamp(h[0..32)) in the IO area at S; returns h (the caller wipes it) */
@@ -218,21 +267,21 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
   }
 
   /**
-   * R ‖ S of msg, with s already at IO.S, the 32-byte prefix and A given (section 5.1.6 steps
-   * 2–5). The caller wipes the IO area and scratch.
+   * R ‖ S of msg, with s already at IO.S, the 32-byte prefix, A and dom2 (or nothing) given
+   * (section 5.1.6 steps 2–5). The caller wipes the IO area and scratch.
    */
-  const signWith = (prefix: Uint8Array, A: Uint8Array, msg: Uint8Array): Uint8Array<ArrayBuffer> => {
+  const signWith = (prefix: Uint8Array, A: Uint8Array, msg: Uint8Array, dom: Uint8Array): Uint8Array<ArrayBuffer> => {
     const e = k();
-    // r = SHA-512(prefix ‖ M) mod L; R = r·B
-    const rd = hash3(prefix, undefined, msg);
+    // r = SHA-512(dom2 ‖ prefix ‖ M) mod L; R = r·B
+    const rd = hash3(dom, prefix, undefined, msg);
     try {
       reduce(rd, IO.R);
     } finally {
       rd.fill(0);
     }
     const R = base(IO.R);
-    // k = SHA-512(R ‖ A ‖ M) mod L; S = (r + k·s) mod L
-    reduce(hash3(R, A, msg), IO.K);
+    // k = SHA-512(dom2 ‖ R ‖ A ‖ M) mod L; S = (r + k·s) mod L
+    reduce(hash3(dom, R, A, msg), IO.K);
     e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
     const sig = new Uint8Array(64);
     sig.set(R);
@@ -275,12 +324,13 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       return publicKey(privateKey);
     },
 
-    sign(msg, privateKey) {
+    sign(msg, privateKey, options) {
       checkBytes('msg', msg);
       checkKey('privateKey', privateKey);
+      const { dom, m } = scheme(msg, options);
       const h = expand(privateKey);
       try {
-        return signWith(h.subarray(32), base(IO.S), msg);
+        return signWith(h.subarray(32), base(IO.S), m, dom);
       } finally {
         h.fill(0);
         wipe();
@@ -306,12 +356,13 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
         get publicKey() {
           return A.slice();
         },
-        sign(msg) {
+        sign(msg, options) {
           if (!live) throw new StateError('Ed25519 signing key: used after dispose()');
           checkBytes('msg', msg);
+          const { dom, m } = scheme(msg, options);
           k().u8.set(held.subarray(0, 32), IO.S);
           try {
-            return signWith(held.subarray(32), A, msg);
+            return signWith(held.subarray(32), A, m, dom);
           } finally {
             wipe();
           }
@@ -330,11 +381,12 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       checkLength('signature', signature, [64]);
       checkBytes('msg', msg);
       checkKey('publicKey', publicKey);
+      const { dom, m } = scheme(msg, o);
       const e = k();
       let r: number;
       try {
         const ot = otab();
-        reduce(hash3(signature.subarray(0, 32), publicKey, msg), IO.K);
+        reduce(hash3(dom, signature.subarray(0, 32), publicKey, m), IO.K);
         const u8 = e.u8;
         u8.set(signature, IO.SIG);
         u8.set(publicKey, IO.PK);

@@ -16,5 +16,5 @@ export { CURVES, type CurveParams, type CurveName } from '../curves/params.js';
 export { EncodingError, InvalidKeyError } from '../errors.js';
 export type { Ecdsa, EcdsaCurve, SignOptions, VerifyOptions, SignatureFormat } from './ecdsa.js';
 export { x25519, type X25519 } from './x25519.js';
-export { ed25519, type Ed25519, type Ed25519SigningKey, type Ed25519VerifyOptions } from './ed25519.js';
+export { ed25519, type Ed25519, type Ed25519Options, type Ed25519SigningKey, type Ed25519VerifyOptions } from './ed25519.js';
 export type { OkpJwk, OkpPrivateKeyFormat, OkpPublicKeyFormat, OkpExportOptions } from './okp.js';
