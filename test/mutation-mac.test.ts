@@ -244,3 +244,47 @@ test('Poly1305 incremental: powers once 48 whole blocks were seen (auto), at onc
   d.dispose();
   d.dispose();
 });
+
+test('every parameter named in its error; the default powers policy; a kernel that fails mid-message leaves scratch and IO wiped', () => {
+  const key32 = rng.bytes(32);
+  const key16 = rng.bytes(16);
+  const named = (f: () => unknown, type: typeof CtkitTypeError | typeof CtkitRangeError, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof type && message.test((e as Error).message), String(message));
+  named(() => new Poly1305('k' as unknown as Uint8Array), CtkitTypeError, /^key must be a Uint8Array/);
+  named(() => poly1305.create(key32).update('x' as unknown as Uint8Array), CtkitTypeError, /^data must be a Uint8Array/);
+  named(() => poly1305('k' as unknown as Uint8Array, key16), CtkitTypeError, /^key must be a Uint8Array/);
+  named(() => poly1305(new Uint8Array(31), key16), CtkitRangeError, /^key must be 32 bytes long, got 31$/);
+  named(() => ghash('k' as unknown as Uint8Array, key16), CtkitTypeError, /^key must be a Uint8Array/);
+  named(() => new UniversalHash('polyval', 'k' as unknown as Uint8Array), CtkitTypeError, /^key must be a Uint8Array/);
+  named(() => new UniversalHash('ghash', new Uint8Array(17)), CtkitRangeError, /^key must be 16 bytes long, got 17$/);
+
+  // no options: the measured threshold decides (48 whole blocks), as with powers: 'auto'
+  for (const [n, powers] of [
+    [47 * 16, 0],
+    [48 * 16, 1],
+  ] as const) {
+    const { k, calls } = cc();
+    const msg = rng.bytes(n);
+    assert.deepEqual(poly1305OneShotWith({ kernel: k }, key32, msg), poly1305Ref(key32, msg));
+    assert.equal(count(calls, 'poly1305_powers'), powers, `${n} bytes, no options: powers`);
+  }
+
+  // the kernel throws on the second window of a long message: that window's bytes sit in scratch
+  const { k } = cc();
+  const ex = k.exports as unknown as Record<string, (...a: number[]) => unknown>;
+  const blocks = ex.poly1305_blocks;
+  let n = 0;
+  ex.poly1305_blocks = (...a: number[]) => {
+    if (++n === 2) throw new Error('kernel failure');
+    return blocks(...a);
+  };
+  const msg = rng.bytes(SCRATCH_SIZE + 4096).fill(0xa5);
+  assert.throws(() => poly1305OneShotWith({ kernel: k }, key32, msg), /kernel failure/);
+  assert.ok(
+    k.u8.subarray(SCRATCH_PTR, SCRATCH_PTR + SCRATCH_SIZE).every((b) => b === 0),
+    'scratch holds message bytes after a failure',
+  );
+  assert.ok(
+    k.u8.subarray(0, 1024).every((b) => b === 0),
+    'IO area (key, state) not wiped after a failure',
+  );
+});
