@@ -438,7 +438,7 @@ function watch(k: Kernel<unknown>) {
   };
 }
 
-test('wiping: nothing of the seed, h, s, the prefix, r or R’s digest in the ed25519 or the sha2 module after a call', () => {
+test('wiping: nothing of the seed, h, s, the prefix, r or R’s digest (plain, ctx, ph) in the ed25519 or the sha2 module after a call', () => {
   const sk2 = sha2KernelFrom('ed25519-wipe-sha2', sha2Module.bytes());
   const ed = makeEd25519({ name: 'ed25519_wipe', bytes: () => edModule.bytes() }, true, sha2Family(() => sk2).sha512);
   const k = ed25519Kernel(ed);
@@ -475,6 +475,25 @@ test('wiping: nothing of the seed, h, s, the prefix, r or R’s digest in the ed
     checkSha('signingKey.sign (sha2)', secrets);
     key.dispose();
     assert.ok(ed.verify(sig, msg, pk));
+    // Ed25519ctx and Ed25519ph: r's digest has dom2 in front (and PH(M) for ph); neither it nor r stays behind
+    const context = rng.bytes(1 + i * 50);
+    const dom2 = (ph: number) => cat(utf8('SigEd25519 no Ed25519 collisions'), Uint8Array.of(ph, context.length), context);
+    for (const [name, o, dom, m] of [
+      ['ctx', { context }, dom2(0), msg],
+      ['ph', { context, prehash: true }, dom2(1), sha512(msg)],
+    ] as const) {
+      const rd = sha512(dom, h.subarray(32), m);
+      const more = { ...secrets, [`r digest (${name})`]: rd, [`r (${name})`]: toLe(le(rd) % L) };
+      const vs = ed.sign(msg, seed, o);
+      assert.ok(ed.verify(vs, msg, pk, o));
+      checkEd(`sign (${name})`, more, table());
+      checkSha(`sign (${name}, sha2)`, more);
+      const vk = ed.signingKey(seed);
+      assert.equal(hex(vk.sign(msg, o)), hex(vs));
+      vk.dispose();
+      checkEd(`signingKey.sign (${name})`, more, table());
+      checkSha(`signingKey.sign (${name}, sha2)`, more);
+    }
     for (const f of ['raw', 'pkcs8-der', 'pkcs8-pem', 'jwk'] as const) {
       ed.importPrivateKey(ed.exportPrivateKey(seed, f, { publicKey: true }) as never, f);
       checkEd(`export/import ${f}`, secrets, table());
