@@ -215,7 +215,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
    * a joined copy for short messages (the incremental hash costs a slot), incremental for long
    * ones. The copy may hold a secret (the prefix): wiped before it is dropped.
    */
-  const hash3 = (dom: Uint8Array, a: Uint8Array, b: Uint8Array | undefined, msg: Uint8Array): Uint8Array => {
+  const hashDom = (dom: Uint8Array, a: Uint8Array, b: Uint8Array | undefined, msg: Uint8Array): Uint8Array => {
     if (msg.length > SHORT) {
       const st = sha512.create().update(dom).update(a);
       if (b) st.update(b);
@@ -233,9 +233,9 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       buf.fill(0);
     }
   };
-  /** the options checked, and the message the scheme signs: msg, or SHA-512(msg) for Ed25519ph */
-  const scheme = (msg: Uint8Array, options: Ed25519Options | undefined): { dom: Uint8Array; m: Uint8Array } => {
-    const { dom, prehash } = domain(checkOptions(options));
+  /** dom2 of the (checkOptions-checked) options, and the message the scheme signs: msg, or SHA-512(msg) for Ed25519ph */
+  const scheme = (msg: Uint8Array, o: Ed25519Options): { dom: Uint8Array; m: Uint8Array } => {
+    const { dom, prehash } = domain(o);
     return { dom, m: prehash ? sha512(msg) : msg };
   };
 
@@ -273,7 +273,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
   const signWith = (prefix: Uint8Array, A: Uint8Array, msg: Uint8Array, dom: Uint8Array): Uint8Array<ArrayBuffer> => {
     const e = k();
     // r = SHA-512(dom2 ‖ prefix ‖ M) mod L; R = r·B
-    const rd = hash3(dom, prefix, undefined, msg);
+    const rd = hashDom(dom, prefix, undefined, msg);
     try {
       reduce(rd, IO.R);
     } finally {
@@ -281,7 +281,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     }
     const R = base(IO.R);
     // k = SHA-512(dom2 ‖ R ‖ A ‖ M) mod L; S = (r + k·s) mod L
-    reduce(hash3(dom, R, A, msg), IO.K);
+    reduce(hashDom(dom, R, A, msg), IO.K);
     e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
     const sig = new Uint8Array(64);
     sig.set(R);
@@ -327,7 +327,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     sign(msg, privateKey, options) {
       checkBytes('msg', msg);
       checkKey('privateKey', privateKey);
-      const { dom, m } = scheme(msg, options);
+      const { dom, m } = scheme(msg, checkOptions(options));
       const h = expand(privateKey);
       try {
         return signWith(h.subarray(32), base(IO.S), m, dom);
@@ -359,7 +359,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
         sign(msg, options) {
           if (!live) throw new StateError('Ed25519 signing key: used after dispose()');
           checkBytes('msg', msg);
-          const { dom, m } = scheme(msg, options);
+          const { dom, m } = scheme(msg, checkOptions(options));
           k().u8.set(held.subarray(0, 32), IO.S);
           try {
             return signWith(held.subarray(32), A, m, dom);
@@ -386,7 +386,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       let r: number;
       try {
         const ot = otab();
-        reduce(hash3(dom, signature.subarray(0, 32), publicKey, m), IO.K);
+        reduce(hashDom(dom, signature.subarray(0, 32), publicKey, m), IO.K);
         const u8 = e.u8;
         u8.set(signature, IO.SIG);
         u8.set(publicKey, IO.PK);
