@@ -7,11 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { hkdf, hmac, sha224, sha256, sha384, sha512, type Hash } from '../src/hash/index.js';
-import { CHUNK, IO_USED, SLOT_SIZE, hashInfo, type Sha2Exports } from '../src/hash/sha2.js';
-import { getKernel, IO_PTR, SCRATCH_PTR, SCRATCH_SIZE } from '../src/engine/kernel.js';
+import { CHUNK, IO_USED, SLOT_SIZE, hashInfo, hi32, lo32, sha2Family, sha2KernelFrom, type Sha2Exports } from '../src/hash/sha2.js';
+import { getKernel, IO_PTR, SCRATCH_PTR, SCRATCH_SIZE, SLOTS_PTR } from '../src/engine/kernel.js';
 import * as sha2Module from '../src/engine/wasm/sha2.js';
 import { CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
 import { Rng, hex } from './support/rng.js';
+import { count, spied } from './support/spy.js';
 
 const rng = new Rng(0x1812);
 const HASHES: [Hash, string][] = [
@@ -99,6 +100,8 @@ test('typed errors, with their messages', () => {
     assert.throws(() => h.create().update('x' as unknown as Uint8Array), message(CtkitTypeError, 'data must be a Uint8Array, got string'));
     assert.throws(() => hmac.create(h, new Uint8Array(1)).update(7 as unknown as Uint8Array), message(CtkitTypeError, 'data must be a Uint8Array, got number'));
     assert.throws(() => hmac(h, new Uint8Array(1), 7 as unknown as Uint8Array), message(CtkitTypeError, 'msg must be a Uint8Array, got number'));
+    assert.throws(() => hmac(h, 'k' as unknown as Uint8Array, new Uint8Array(1)), message(CtkitTypeError, 'key must be a Uint8Array, got string'));
+    assert.throws(() => hmac.create(h, 'k' as unknown as Uint8Array), message(CtkitTypeError, 'key must be a Uint8Array, got string'));
   }
 });
 
@@ -128,5 +131,102 @@ test('HKDF: lengths 0, 1, HashLen ± 1, 255·HashLen equal OpenSSL; 255·HashLen
     assert.throws(() => hkdf.extract(h, 'ikm' as unknown as Uint8Array), message(CtkitTypeError, 'ikm must be a Uint8Array, got string'));
     assert.throws(() => hkdf.expand(h, ikm, 5 as unknown as Uint8Array, 3), message(CtkitTypeError, 'info must be a Uint8Array, got number'));
     clean(`hkdf ${name}`);
+  }
+});
+
+let serial = 0;
+/** The four hashes on a sha2 instance of their own, whose calls to `names` are recorded. */
+const own = (names: string[]) => {
+  const { k: kernel, calls } = spied(sha2KernelFrom(`mutation-hash-${serial++}`, sha2Module.bytes()), names);
+  const fam = sha2Family(() => kernel);
+  return { kernel, calls, hashes: [fam.sha224, fam.sha256, fam.sha384, fam.sha512] };
+};
+
+test('one-shot HMAC: a single kernel call (sha2_hmac) for messages up to CHUNK bytes, init and blocks above; OpenSSL values', () => {
+  const { calls, hashes } = own(['sha2_hmac', 'sha2_hmac_init', 'sha256_blocks', 'sha512_blocks']);
+  for (const h of hashes) {
+    const name = h.algorithm.replace('-', '').toLowerCase();
+    for (const [n, oneCall] of [
+      [0, true],
+      [1, true],
+      [CHUNK - 1, true],
+      [CHUNK, true],
+      [CHUNK + 1, false],
+    ] as const) {
+      const key = rng.bytes(20),
+        msg = rng.bytes(n);
+      calls.length = 0;
+      assert.equal(hex(hmac(h, key, msg)), createHmac(name, key).update(msg).digest('hex'), `${name} ${n}`);
+      assert.equal(count(calls, 'sha2_hmac'), oneCall ? 1 : 0, `${name} ${n}: sha2_hmac calls`);
+      assert.equal(count(calls, 'sha2_hmac_init'), oneCall ? 0 : 1, `${name} ${n}: sha2_hmac_init calls`);
+      assert.equal(calls.length, oneCall ? 1 : 2, `${name} ${n}: every kernel call`);
+    }
+  }
+});
+
+test('the message length reaches the kernel as two 32-bit words: high and low against BigInt, up to 2^53 - 1', () => {
+  for (const n of [0, 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 7, 3 * 2 ** 35 + 12345, 2 ** 40 + 3, Number.MAX_SAFE_INTEGER]) {
+    const b = BigInt(n);
+    assert.equal(hi32(n), Number(b >> 32n), `high word of ${n}`);
+    assert.equal(lo32(n), Number(b & 0xffffffffn), `low word of ${n}`);
+  }
+  // and *_last gets them for the whole message (incremental: the buffered bytes counted too)
+  const { calls, hashes } = own(['sha256_last', 'sha512_last']);
+  for (const h of hashes) {
+    const last = h.blockLen === 64 ? 'sha256_last' : 'sha512_last';
+    for (const n of [0, 3, 200, CHUNK + 70]) {
+      calls.length = 0;
+      h(rng.bytes(n));
+      const s = h.create();
+      s.update(rng.bytes(n)).update(rng.bytes(5));
+      s.digest();
+      const got = calls.filter(([c]) => c === last).map(([, a]) => [a[3], a[4]]);
+      assert.deepEqual(
+        got,
+        [
+          [0, n],
+          [0, n + 5],
+        ],
+        `${h.algorithm} ${n}`,
+      );
+    }
+  }
+});
+
+test('one-shot calls above the window touch scratch only: an incremental hash in progress still gives the OpenSSL value', () => {
+  const big = rng.bytes(16 * SCRATCH_SIZE + 33);
+  for (const [h, name] of HASHES) {
+    const head = rng.bytes(100),
+      tail = rng.bytes(300);
+    const s = h.create().update(head);
+    const m = hmac.create(h, head).update(head);
+    assert.equal(hex(h(big)), createHash(name).update(big).digest('hex'), name);
+    assert.equal(hex(hmac(h, tail, big)), createHmac(name, tail).update(big).digest('hex'), `hmac ${name}`);
+    assert.equal(hex(s.update(tail).digest()), createHash(name).update(head).update(tail).digest('hex'), `${name}: the one in progress`);
+    assert.equal(hex(m.update(tail).digest()), createHmac(name, head).update(head).update(tail).digest('hex'), `hmac ${name}: the one in progress`);
+  }
+});
+
+test('dispose() and digest() wipe the slot: on an instance of its own, nothing is left from SLOTS_PTR on', () => {
+  const { kernel, hashes } = own([]);
+  const slots = () => kernel.u8.subarray(SLOTS_PTR);
+  for (const h of hashes) {
+    for (const make of [() => h.create(), () => hmac.create(h, rng.bytes(40))]) {
+      for (const end of ['dispose', 'digest'] as const) {
+        const s = make().update(rng.bytes(h.blockLen + 9));
+        assert.ok(
+          slots().some((b) => b !== 0),
+          `${h.algorithm} ${end}: the state is in a slot (control)`,
+        );
+        if (end === 'dispose') s.dispose();
+        else s.digest();
+        assert.ok(
+          slots().every((b) => b === 0),
+          `${h.algorithm}: ${end}() left bytes in the slot`,
+        );
+        assert.throws(() => s.update(new Uint8Array(1)), StateError);
+        s.dispose(); // idempotent
+      }
+    }
   }
 });

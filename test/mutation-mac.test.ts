@@ -17,29 +17,14 @@ import { polyvalRef } from '../src/ref/polyval.js';
 import { poly1305Ref } from '../src/ref/poly1305.js';
 import { CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
 import { Rng } from './support/rng.js';
+import { count, spied } from './support/spy.js';
 import { poly1305OneShotWith, poly1305With, universalHashWith } from '../src/internal.js';
 
 const rng = new Rng(0x18);
 
-/** A kernel instance of its own whose calls to the named exports are recorded (name and arguments). */
-function spied<K extends { exports: object }>(k: K, names: string[]): { k: K; calls: [string, number[]][] } {
-  const calls: [string, number[]][] = [];
-  const ex = { ...(k.exports as Record<string, unknown>) };
-  for (const n of names) {
-    const f = ex[n] as (...a: number[]) => unknown;
-    ex[n] = (...a: number[]) => {
-      calls.push([n, a]);
-      return f(...a);
-    };
-  }
-  (k as { exports: object }).exports = ex;
-  return { k, calls };
-}
-
 let serial = 0;
 const gf = () => spied(gf128KernelFrom(`mutation-mac-gf-${serial++}`, gf128Module.bytes()), ['gf128_powers', 'ghash_blocks', 'polyval_blocks']);
 const cc = () => spied(chachaKernelFrom(`mutation-mac-cc-${serial++}`, chachaModule.bytes()), ['poly1305_powers', 'poly1305_blocks']);
-const count = (calls: [string, number[]][], name: string) => calls.filter(([n]) => n === name).length;
 
 test('GHASH / POLYVAL one-shot: the powers from 512 bytes on (not at 511), group size 8 with them, 1 without; every value as the reference', () => {
   for (const kind of ['ghash', 'polyval'] as const) {

@@ -27,7 +27,7 @@ function loadKey(info: Sha2Info, key: Uint8Array): void {
   k.wipe(IO_KEY, info.blockLen);
   if (key.length > info.blockLen) {
     k.exports.sha2_init(IO_STATE, info.variant);
-    absorbAll(k, info, IO_STATE, 0, key, key.length);
+    absorbAll(k, info, IO_STATE, key, key.length);
     k.u8.copyWithin(IO_KEY, IO_STATE, IO_STATE + info.outputLen);
     k.wipe(IO_STATE, 64);
   } else {
@@ -59,7 +59,7 @@ function oneShot(hash: Hash, key: Uint8Array, msg: Uint8Array): Uint8Array<Array
     }
     k.exports.sha2_hmac_init(IO_STATE, IO_OUTER, IO_KEY, info.variant);
     // inner: the message after the key block
-    absorbAll(k, info, IO_STATE, 0, msg, B + len);
+    absorbAll(k, info, IO_STATE, msg, B + len);
     // outer: the inner digest after the other key block
     k.u8.copyWithin(SCRATCH_PTR, IO_STATE, IO_STATE + n);
     lastFn(k, info)(IO_OUTER, SCRATCH_PTR, n, 0, B + n);

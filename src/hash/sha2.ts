@@ -74,8 +74,9 @@ export function hashInfo(hash: unknown): Sha2Info {
   return info;
 }
 
-const hi32 = (n: number): number => Math.floor(n / 0x100000000);
-const lo32 = (n: number): number => n >>> 0;
+/** The high and low 32 bits of a byte count below 2^53, as the kernels' *_last take it. */
+export const hi32 = (n: number): number => Math.floor(n / 0x100000000);
+export const lo32 = (n: number): number => n >>> 0;
 
 function blocksFn(k: Kernel<Sha2Exports>, info: Sha2Info) {
   return info.blockLen === 64 ? k.exports.sha256_blocks : k.exports.sha512_blocks;
@@ -85,35 +86,29 @@ export function lastFn(k: Kernel<Sha2Exports>, info: Sha2Info) {
 }
 
 /**
- * Hash prefix ‖ msg to the end (padding included) into the chaining value at `st`, which the
- * caller initialised. The first `prefixLen` bytes (at most one block) are already in scratch.
- * `total` is the length of the whole message, counting blocks compressed before this call.
- * Wipes the scratch it used.
+ * Hash msg to the end (padding included) into the chaining value at `st`, which the caller
+ * initialised: whole chunks through scratch, then the tail, which the kernel pads in place (up to
+ * two blocks past it: CHUNK leaves that room). `total` is the length of the whole message,
+ * counting blocks compressed before this call. Wipes the scratch it used.
  */
-export function absorbAll(k: Kernel<Sha2Exports>, info: Sha2Info, st: number, prefixLen: number, msg: Uint8Array, total: number): void {
+export function absorbAll(k: Kernel<Sha2Exports>, info: Sha2Info, st: number, msg: Uint8Array, total: number): void {
   const blocks = blocksFn(k, info);
-  let filled = prefixLen;
   let off = 0;
-  let used = 0;
-  for (;;) {
-    const take = Math.min(CHUNK - filled, msg.length - off);
-    k.u8.set(take === msg.length ? msg : msg.subarray(off, off + take), SCRATCH_PTR + filled);
-    off += take;
-    filled += take;
-    used = Math.max(used, filled);
-    if (off === msg.length) break;
-    blocks(st, SCRATCH_PTR, filled / info.blockLen); // filled === CHUNK, whole blocks
-    filled = 0;
+  for (; msg.length - off > CHUNK; off += CHUNK) {
+    k.u8.set(msg.subarray(off, off + CHUNK), SCRATCH_PTR);
+    blocks(st, SCRATCH_PTR, CHUNK / info.blockLen);
   }
-  lastFn(k, info)(st, SCRATCH_PTR, filled, hi32(total), lo32(total));
-  k.wipe(SCRATCH_PTR, Math.min(SCRATCH_SIZE, used + 2 * info.blockLen));
+  // a message that fits needs no subarray (a short hash allocates nothing)
+  k.u8.set(off === 0 ? msg : msg.subarray(off), SCRATCH_PTR);
+  lastFn(k, info)(st, SCRATCH_PTR, msg.length - off, hi32(total), lo32(total));
+  k.wipe(SCRATCH_PTR, Math.min(msg.length, CHUNK) + 2 * info.blockLen);
 }
 
 function oneShot(info: Sha2Info, msg: Uint8Array): Uint8Array<ArrayBuffer> {
   checkBytes('msg', msg);
   const k = info.kernel();
   k.exports.sha2_init(IO_STATE, info.variant);
-  absorbAll(k, info, IO_STATE, 0, msg, msg.length);
+  absorbAll(k, info, IO_STATE, msg, msg.length);
   const out = k.u8.slice(IO_STATE, IO_STATE + info.outputLen);
   k.wipe(IO_PTR, IO_USED);
   return out;
@@ -179,12 +174,14 @@ export class Sha2Stream {
     }
   }
 
-  /** Pad and compress the tail: the digest is then the first outputLen bytes at slot + SLOT_STATE. */
+  /**
+   * Pad and compress the tail: the digest is then the first outputLen bytes at slot + SLOT_STATE.
+   * The padded tail stays in the slot until release(), which wipes the whole slot (the callers
+   * release it as soon as they have read the digest).
+   */
   finish(): void {
-    const k = this.k;
-    lastFn(k, this.info)(this.slot + SLOT_STATE, this.slot + SLOT_BUF, this.#bufLen, hi32(this.#total), lo32(this.#total));
+    lastFn(this.k, this.info)(this.slot + SLOT_STATE, this.slot + SLOT_BUF, this.#bufLen, hi32(this.#total), lo32(this.#total));
     this.#bufLen = 0;
-    k.wipe(this.slot + SLOT_BUF, 2 * this.info.blockLen);
   }
 
   /** Copy of `n` bytes of the slot at `offset`. */

@@ -1,0 +1,20 @@
+// A kernel instance whose calls to some exports are recorded: tests that check which kernel
+// calls the glue makes (the one-call paths, the powers policy, the group sizes).
+
+/** Record the calls (name and arguments) that `k` makes to the named exports, from now on. */
+export function spied<K extends { exports: object }>(k: K, names: string[]): { k: K; calls: [string, number[]][] } {
+  const calls: [string, number[]][] = [];
+  const ex = { ...(k.exports as Record<string, unknown>) };
+  for (const n of names) {
+    const f = ex[n] as (...a: number[]) => unknown;
+    ex[n] = (...a: number[]) => {
+      calls.push([n, a]);
+      return f(...a);
+    };
+  }
+  (k as { exports: object }).exports = ex;
+  return { k, calls };
+}
+
+/** How many of the recorded calls went to `name`. */
+export const count = (calls: [string, number[]][], name: string): number => calls.filter(([n]) => n === name).length;
