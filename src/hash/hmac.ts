@@ -90,7 +90,7 @@ export class Hmac {
     const s = (this.#s = new Sha2Stream(this, info));
     try {
       loadKey(info, key);
-      s.k.exports.sha2_hmac_init(s.slot + SLOT_STATE, s.slot + SLOT_OUTER, IO_KEY, info.variant);
+      s.k.exports.sha2_hmac_init(s.state, s.slot + SLOT_OUTER, IO_KEY, info.variant);
     } finally {
       s.k.wipe(IO_STATE, IO_USED); // K0 (and a long key's hash state)
     }
@@ -112,10 +112,10 @@ export class Hmac {
     const n = this.outputLen;
     s.finish();
     // outer: continue from H's state after K0 ⊕ opad with the inner digest as the message
-    s.k.u8.copyWithin(s.slot + SLOT_BUF, s.slot + SLOT_STATE, s.slot + SLOT_STATE + n);
+    s.k.u8.copyWithin(s.slot + SLOT_BUF, s.state, s.state + n);
     s.restart(SLOT_OUTER, this.blockLen, n);
     s.finish();
-    const out = s.read(SLOT_STATE, n);
+    const out = s.digestBytes(n);
     s.release();
     return out;
   }

@@ -122,6 +122,8 @@ export class Sha2Stream {
   readonly info: Sha2Info;
   readonly k: Kernel<Sha2Exports>;
   readonly slot: number;
+  /** where the chaining value is: slot + SLOT_STATE */
+  readonly state: number;
   readonly #key: KeySlot;
   #bufLen = 0;
   /** bytes absorbed so far, buffered ones included */
@@ -132,7 +134,8 @@ export class Sha2Stream {
     const k = (this.k = info.kernel());
     this.#key = new KeySlot(owner, k as Kernel<unknown>);
     this.slot = this.#key.ptr;
-    k.exports.sha2_init(this.slot + SLOT_STATE, info.variant);
+    this.state = this.slot + SLOT_STATE;
+    k.exports.sha2_init(this.state, info.variant);
   }
 
   get released(): boolean {
@@ -143,7 +146,7 @@ export class Sha2Stream {
     const k = this.k;
     const B = this.info.blockLen;
     const buf = this.slot + SLOT_BUF;
-    const st = this.slot + SLOT_STATE;
+    const st = this.state;
     this.#total += data.length;
     let off = 0;
     if (this.#bufLen > 0) {
@@ -175,18 +178,18 @@ export class Sha2Stream {
   }
 
   /**
-   * Pad and compress the tail: the digest is then the first outputLen bytes at slot + SLOT_STATE.
+   * Pad and compress the tail: the digest is then the first outputLen bytes at `state`.
    * The padded tail stays in the slot until release(), which wipes the whole slot (the callers
    * release it as soon as they have read the digest).
    */
   finish(): void {
-    lastFn(this.k, this.info)(this.slot + SLOT_STATE, this.slot + SLOT_BUF, this.#bufLen, hi32(this.#total), lo32(this.#total));
+    lastFn(this.k, this.info)(this.state, this.slot + SLOT_BUF, this.#bufLen, hi32(this.#total), lo32(this.#total));
     this.#bufLen = 0;
   }
 
-  /** Copy of `n` bytes of the slot at `offset`. */
-  read(offset: number, n: number): Uint8Array<ArrayBuffer> {
-    return this.k.u8.slice(this.slot + offset, this.slot + offset + n);
+  /** A copy of the first `n` bytes of the chaining value (after finish(): the digest). */
+  digestBytes(n: number): Uint8Array<ArrayBuffer> {
+    return this.k.u8.slice(this.state, this.state + n);
   }
 
   /**
@@ -194,7 +197,7 @@ export class Sha2Stream {
    * `buffered` (< one block) more bytes already at slot + SLOT_BUF (HMAC's outer hash).
    */
   restart(from: number, total: number, buffered = 0): void {
-    this.k.u8.copyWithin(this.slot + SLOT_STATE, this.slot + from, this.slot + from + 64);
+    this.k.u8.copyWithin(this.state, this.slot + from, this.slot + from + 64);
     this.#bufLen = buffered;
     this.#total = total + buffered;
   }
@@ -234,7 +237,7 @@ export class Sha2 {
   digest(): Uint8Array<ArrayBuffer> {
     if (this.#s.released) throw new StateError(`${this.algorithm}: digest() after digest() or dispose()`);
     this.#s.finish();
-    const out = this.#s.read(SLOT_STATE, this.outputLen);
+    const out = this.#s.digestBytes(this.outputLen);
     this.#s.release();
     return out;
   }
