@@ -2,7 +2,8 @@
 // 64 KiB pages with WebAssembly.Memory's `buffer` and `grow`. Growing allocates a larger buffer,
 // copies, wipes the old one (it may hold keys) and tells the instance to re-view it; unlike a
 // WebAssembly memory, the old buffer is not detached, so views made before must be re-made
-// (Kernel.u8 compares buffers).
+// (Kernel.allocSlot, the only code that grows a kernel's memory, re-views it at once; Kernel.u8's
+// own check for a detached view cannot see this growth).
 
 const PAGE = 65536;
 
