@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
 import { tinyModule } from './support/tiny-module.js';
+import { CtkitError, CtkitRangeError } from '../src/errors.js';
 
 const PAGE = 65536;
 let serial = 0;
@@ -23,4 +24,180 @@ test('Kernel.u8 is a live view after the memory grew by other means than allocSl
   // slots still come from SLOTS_PTR, and the memory grown outside is not counted twice
   assert.equal(k.allocSlot(), SLOTS_PTR);
   assert.equal(k.u8.length, 3 * PAGE);
+});
+
+// src/engine/backend.ts in this process: the probe against stand-ins for WebAssembly, and the
+// environment and setBackend paths on fresh instances of the module (each import with its own
+// query string is a module of its own, with no backend chosen yet), so no test depends on the
+// order of the others or on what this process chose first.
+type BackendModule = typeof import('../src/engine/backend.js');
+let fresh = 0;
+const freshBackend = async (): Promise<BackendModule> => import(new URL(`../src/engine/backend.ts?fresh=${fresh++}`, import.meta.url).href);
+
+const G = globalThis as { WebAssembly?: unknown; Deno?: unknown };
+const realWasm = globalThis.WebAssembly;
+/** Run f with globalThis.WebAssembly replaced by w (undefined: removed), restoring it after. */
+async function withWasm<T>(w: unknown, f: () => T | Promise<T>): Promise<T> {
+  G.WebAssembly = w;
+  try {
+    return await f();
+  } finally {
+    G.WebAssembly = realWasm;
+  }
+}
+const noSimd = () => ({ ...Object.fromEntries(Object.getOwnPropertyNames(realWasm).map((n) => [n, (realWasm as unknown as Record<string, unknown>)[n]])), validate: () => false });
+
+test('probeBackend: js without a usable WebAssembly, wasm without SIMD128 (or its validation throwing), else simd', async () => {
+  const { probeBackend } = await freshBackend();
+  assert.equal(probeBackend(), 'simd');
+  const W = realWasm as unknown as Record<string, unknown>;
+  const cases: [string, unknown, string][] = [
+    ['removed', undefined, 'js'],
+    ['null', null, 'js'],
+    ['not an object', () => undefined, 'js'],
+    ['no Module', { ...noSimd(), Module: undefined }, 'js'],
+    ['no Instance', { ...noSimd(), Instance: undefined }, 'js'],
+    [
+      'compilation refused',
+      {
+        ...noSimd(),
+        Module: () => {
+          throw new Error('CSP');
+        },
+      },
+      'js',
+    ],
+    [
+      'instantiation refused',
+      {
+        ...noSimd(),
+        Instance: () => {
+          throw new Error('CSP');
+        },
+      },
+      'js',
+    ],
+    ['SIMD refused', noSimd(), 'wasm'],
+    ['no validate', { ...noSimd(), validate: undefined }, 'wasm'],
+    [
+      'validate throws',
+      {
+        ...noSimd(),
+        validate: () => {
+          throw new Error('x');
+        },
+      },
+      'wasm',
+    ],
+    ['validate says yes', { ...noSimd(), validate: W.validate }, 'simd'],
+  ];
+  for (const [what, w, want] of cases) assert.equal(await withWasm(w, probeBackend), want, what);
+});
+
+test('setBackend: a bad name is a CtkitRangeError naming the choices; a backend the engine cannot run is a CtkitError', async () => {
+  const m = await freshBackend();
+  for (const bad of ['avx', '', 'SIMD', 7, undefined, null]) {
+    assert.throws(
+      () => m.setBackend(bad as never),
+      (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'setBackend: backend must be one of simd, wasm, js',
+      String(bad),
+    );
+  }
+  await withWasm(noSimd(), () => {
+    assert.throws(
+      () => m.setBackend('simd'),
+      (e: unknown) => e instanceof CtkitError && !(e instanceof CtkitRangeError) && (e as Error).message === 'setBackend: this engine cannot run the simd backend (it can run wasm)',
+    );
+    m.setBackend('wasm');
+    assert.equal(m.backend(), 'wasm');
+    m.setBackend('js');
+    assert.equal(m.backend(), 'js');
+  });
+  await withWasm(undefined, () => {
+    assert.throws(() => m.setBackend('wasm'), { message: 'setBackend: this engine cannot run the wasm backend (it can run js)' });
+    assert.throws(() => m.setBackend('simd'), { message: 'setBackend: this engine cannot run the simd backend (it can run js)' });
+    m.setBackend('js');
+  });
+  m.setBackend('simd');
+  assert.equal(m.backend(), 'simd');
+});
+
+/** Run f with process.env.CTKIT_BACKEND set to v (undefined: unset), restoring it after. */
+async function withEnv<T>(v: string | undefined, f: () => T | Promise<T>): Promise<T> {
+  const old = process.env.CTKIT_BACKEND;
+  if (v === undefined) delete process.env.CTKIT_BACKEND;
+  else process.env.CTKIT_BACKEND = v;
+  try {
+    return await f();
+  } finally {
+    if (old === undefined) delete process.env.CTKIT_BACKEND;
+    else process.env.CTKIT_BACKEND = old;
+  }
+}
+
+test('backend(): CTKIT_BACKEND on the first call, else the probe; then fixed until setBackend', async () => {
+  await withEnv(undefined, async () => {
+    const m = await freshBackend();
+    assert.equal(await withWasm(noSimd(), m.backend), 'wasm', 'the probe chose, not a default');
+    assert.equal(m.backend(), 'wasm', 'chosen once: a later probe does not change it');
+  });
+  await withEnv('', async () => assert.equal((await freshBackend()).backend(), 'simd', 'an empty CTKIT_BACKEND is unset'));
+  await withEnv('js', async () => {
+    const m = await freshBackend();
+    assert.equal(m.backend(), 'js');
+    process.env.CTKIT_BACKEND = 'wasm';
+    assert.equal(m.backend(), 'js', 'the environment is read on the first call only');
+    m.setBackend('wasm');
+    assert.equal(m.backend(), 'wasm');
+  });
+  await withEnv('neon', async () => {
+    const m = await freshBackend();
+    assert.throws(m.backend, (e: unknown) => e instanceof CtkitRangeError && (e as Error).message === 'CTKIT_BACKEND: backend must be one of simd, wasm, js');
+  });
+  // a backend the engine cannot run: a typed error every time, nothing chosen; the probe once the variable is gone
+  await withEnv('simd', async () => {
+    const m = await freshBackend();
+    await withWasm(noSimd(), () => {
+      for (let i = 0; i < 2; i++) {
+        assert.throws(m.backend, (e: unknown) => e instanceof CtkitError && (e as Error).message === 'CTKIT_BACKEND=simd: this engine cannot run the simd backend (it can run wasm)');
+      }
+      delete process.env.CTKIT_BACKEND;
+      assert.equal(m.backend(), 'wasm');
+    });
+  });
+  await withEnv('wasm', async () => {
+    const m = await freshBackend();
+    await withWasm(undefined, () => assert.throws(m.backend, { message: 'CTKIT_BACKEND=wasm: this engine cannot run the wasm backend (it can run js)' }));
+  });
+});
+
+test('backend() under Deno: CTKIT_BACKEND only where the env permission is granted, without a prompt', async () => {
+  const asked: unknown[] = [];
+  const deno = (state: string | undefined, value: string | undefined) => ({
+    permissions: state === undefined ? undefined : { querySync: (d: unknown) => (asked.push(d), { state }) },
+    env: { get: (n: string) => (n === 'CTKIT_BACKEND' ? value : 'other') },
+  });
+  await withEnv('js', async () => {
+    try {
+      G.Deno = deno('granted', 'wasm');
+      assert.equal((await freshBackend()).backend(), 'wasm', "Deno's environment, not process.env");
+      assert.deepEqual(asked, [{ name: 'env', variable: 'CTKIT_BACKEND' }]);
+      for (const state of ['prompt', 'denied']) {
+        G.Deno = deno(state, 'wasm');
+        assert.equal((await freshBackend()).backend(), 'simd', state);
+      }
+      G.Deno = deno(undefined, 'wasm'); // no permissions API: not read
+      assert.equal((await freshBackend()).backend(), 'simd');
+      G.Deno = {
+        permissions: {
+          querySync: () => {
+            throw new Error('no');
+          },
+        },
+      };
+      assert.equal((await freshBackend()).backend(), 'simd', 'a throwing permissions API means no environment');
+    } finally {
+      delete G.Deno;
+    }
+  });
 });
