@@ -2,7 +2,7 @@
 // src/engine) where teeth-engine.test.ts left them: behaviour no other suite observes directly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
+import { Kernel, SLOTS_PTR, ready, registerModule } from '../src/engine/kernel.js';
 import { tinyModule } from './support/tiny-module.js';
 import { CtkitError, CtkitRangeError } from '../src/errors.js';
 
@@ -200,4 +200,57 @@ test('backend() under Deno: CTKIT_BACKEND only where the env permission is grant
       delete G.Deno;
     }
   });
+});
+
+test('a source without the variant a backend needs is a CtkitError naming the module and the backend', () => {
+  for (const b of ['wasm', 'js'] as const) {
+    assert.throws(
+      () => new Kernel({ name: `mutation-engine-no-${b}`, bytes: () => tinyModule(2), backend: b }, 64),
+      (e: unknown) => e instanceof CtkitError && (e as Error).message === `kernel module 'mutation-engine-no-${b}' has no ${b} backend`,
+    );
+  }
+});
+
+/** A source on backend b whose bytes for that backend count their calls (compilations). */
+function counted(name: string, b: 'simd' | 'wasm' | 'js', pages: number) {
+  const calls = { simd: 0, wasm: 0, js: 0 };
+  const src = {
+    name,
+    backend: b,
+    bytes: () => (calls.simd++, tinyModule(pages)),
+    variants: { wasm: () => (calls.wasm++, tinyModule(pages)), js: () => (calls.js++, { memory: new WebAssembly.Memory({ initial: pages }) }) },
+  };
+  return { src, calls };
+}
+
+test('ready() compiles each registered module once per backend, skips js, and later instances reuse what it compiled', async () => {
+  const simd = counted('mutation-engine-ready', 'simd', 2);
+  const wasm = counted('mutation-engine-ready', 'wasm', 3); // the same name on another backend: a module of its own
+  const js = counted('mutation-engine-ready-js', 'js', 2);
+  // registered by name: the wasm source replaces the simd one, whose compiled module stays
+  registerModule(simd.src);
+  registerModule(js.src);
+  await ready();
+  registerModule(wasm.src);
+  await ready();
+  assert.deepEqual(simd.calls, { simd: 1, wasm: 0, js: 0 }, 'ready() did not compile the simd bytes');
+  assert.deepEqual(wasm.calls, { simd: 0, wasm: 1, js: 0 }, 'ready() did not compile the wasm bytes under their own key');
+  assert.deepEqual(js.calls, { simd: 0, wasm: 0, js: 0 }, 'ready() touched a js module');
+  await ready();
+  assert.equal(simd.calls.simd + wasm.calls.wasm, 2, 'a second ready() compiled again');
+  const k1 = new Kernel(simd.src, 64);
+  const k2 = new Kernel(wasm.src, 64);
+  assert.equal(simd.calls.simd + wasm.calls.wasm, 2, 'an instance after ready() compiled again');
+  assert.equal(k1.u8.length, 2 * PAGE);
+  assert.equal(k2.u8.length, 3 * PAGE, 'the wasm instance got the simd module');
+  assert.equal(new Kernel(js.src, 64).backend, 'js');
+  assert.equal(js.calls.js, 1);
+});
+
+test("a test source's bare bytes are not cached: a later module of the same name compiles its own", () => {
+  const name = 'mutation-engine-bare';
+  assert.equal(new Kernel({ name, bytes: () => tinyModule(1) }, 64).u8.length, PAGE);
+  const later = counted(name, 'simd', 3);
+  assert.equal(new Kernel(later.src, 64).u8.length, 3 * PAGE);
+  assert.equal(later.calls.simd, 1);
 });

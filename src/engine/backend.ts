@@ -34,15 +34,16 @@ let chosen: Backend | undefined;
 
 /** What this engine can run: simd, wasm or js (the probe alone, without the overrides). */
 export function probeBackend(): Backend {
-  const W = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
-  if (typeof W !== 'object' || W === null || typeof W.Module !== 'function' || typeof W.Instance !== 'function') return 'js';
+  // no WebAssembly, no Module or Instance, a compilation refused (a CSP without
+  // wasm-unsafe-eval): each throws here
+  const W = (globalThis as { WebAssembly?: unknown }).WebAssembly as typeof WebAssembly;
   try {
     new W.Instance(new W.Module(SCALAR_PROBE as BufferSource), {});
   } catch {
-    return 'js'; // compilation refused (a CSP without wasm-unsafe-eval) or not implemented
+    return 'js';
   }
   try {
-    return typeof W.validate === 'function' && W.validate(SIMD_PROBE as BufferSource) ? 'simd' : 'wasm';
+    return W.validate(SIMD_PROBE as BufferSource) ? 'simd' : 'wasm';
   } catch {
     return 'wasm';
   }
@@ -54,8 +55,9 @@ function fromEnvironment(): string | undefined {
   const g = globalThis as { Deno?: any; process?: { env?: Record<string, string | undefined> } };
   try {
     if (g.Deno) {
-      const st = g.Deno.permissions?.querySync?.({ name: 'env', variable: 'CTKIT_BACKEND' });
-      return st?.state === 'granted' ? g.Deno.env.get('CTKIT_BACKEND') : undefined;
+      // a permission query never prompts; without the API it throws, and there is no environment
+      const st = g.Deno.permissions.querySync({ name: 'env', variable: 'CTKIT_BACKEND' });
+      return st.state === 'granted' ? g.Deno.env.get('CTKIT_BACKEND') : undefined;
     }
     return g.process?.env?.CTKIT_BACKEND || undefined;
   } catch {
