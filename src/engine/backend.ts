@@ -8,17 +8,26 @@
 // variable CTKIT_BACKEND=simd|wasm|js (where the runtime has an environment: Node.js, Bun, Deno
 // with --allow-env) and setBackend(name) override the probe; backend() says which one runs.
 //
-// Thresholds. No backend is faster than another below some input size on the machines measured
-// (Intel Xeon VM, Node.js 20; `npx tsx bench/run.ts --backends simd,wasm,js`): the glue, its
-// copies and the call cost are the same for all three, and SIMD's four-block passes already fall
-// back to one scalar block inside the SIMD module for short inputs (chacha: up to 64 bytes).
-// Medians, µs per call, one run:
+// Thresholds. No backend is faster than simd at any input size measured: the glue, its copies
+// and the call cost are the same for all three, and SIMD's four-block passes already fall back
+// to one scalar block inside the SIMD module for short inputs (chacha: up to 64 bytes). Medians
+// per call, one run, AMD EPYC 2 vCPU, Node.js 20.20.2, a niced mutation run on the same cores;
+// `npx tsx bench/run.ts '^(chacha20-poly1305|aes-128-gcm|sm4-gcm)/tls-seal/' --backends
+// simd,wasm,js --impl ctkit --impl 'ctkit (wasm)' --impl 'ctkit (js)'` (every TLS size 15–1400,
+// four shown):
 //
-//   case                              simd    wasm     js
-//   chacha20-poly1305/tls-seal/15     see the commit table (bench --backends)
+//   case                              simd      wasm      js
+//   chacha20-poly1305/tls-seal/15     1.18 µs   1.57 µs   2.43 µs
+//   chacha20-poly1305/tls-seal/63     1.70 µs   2.17 µs   3.15 µs
+//   chacha20-poly1305/tls-seal/239    2.23 µs   2.96 µs   4.37 µs
+//   chacha20-poly1305/tls-seal/1400   4.18 µs   6.00 µs   10.1 µs
+//   aes-128-gcm/tls-seal/15           0.98 µs   2.22 µs   7.08 µs
+//   aes-128-gcm/tls-seal/239          3.25 µs   5.46 µs   23.0 µs
+//   sm4-gcm/tls-seal/15               1.10 µs   3.03 µs   9.29 µs
+//   sm4-gcm/tls-seal/239              3.10 µs   5.15 µs   22.9 µs
 //
-// so the dispatch is per backend, not per size: a size threshold would also need every key
-// expanded in two instances' memories.
+// so the dispatch is per backend, not per size (a size threshold would also need every key
+// expanded in two instances' memories).
 
 import { CtkitError, CtkitRangeError } from '../errors.js';
 
