@@ -47,6 +47,18 @@ async function withWasm<T>(w: unknown, f: () => T | Promise<T>): Promise<T> {
 }
 const noSimd = () => ({ ...Object.fromEntries(Object.getOwnPropertyNames(realWasm).map((n) => [n, (realWasm as unknown as Record<string, unknown>)[n]])), validate: () => false });
 
+/** A constructor that throws, as WebAssembly.Module does when a CSP refuses compilation (an arrow function would fail `new` for another reason). */
+const refused = (why: string) =>
+  class {
+    constructor(..._: unknown[]) {
+      throw new Error(why);
+    }
+  };
+
+const fails = (): never => {
+  throw new Error('validate');
+};
+
 test('probeBackend: js without a usable WebAssembly, wasm without SIMD128 (or its validation throwing), else simd', async () => {
   const { probeBackend } = await freshBackend();
   assert.equal(probeBackend(), 'simd');
@@ -57,38 +69,11 @@ test('probeBackend: js without a usable WebAssembly, wasm without SIMD128 (or it
     ['not an object', () => undefined, 'js'],
     ['no Module', { ...noSimd(), Module: undefined }, 'js'],
     ['no Instance', { ...noSimd(), Instance: undefined }, 'js'],
-    [
-      'compilation refused',
-      {
-        ...noSimd(),
-        Module: () => {
-          throw new Error('CSP');
-        },
-      },
-      'js',
-    ],
-    [
-      'instantiation refused',
-      {
-        ...noSimd(),
-        Instance: () => {
-          throw new Error('CSP');
-        },
-      },
-      'js',
-    ],
+    ['compilation refused', { ...noSimd(), Module: refused('CSP') }, 'js'],
+    ['instantiation refused', { ...noSimd(), Instance: refused('CSP') }, 'js'],
     ['SIMD refused', noSimd(), 'wasm'],
     ['no validate', { ...noSimd(), validate: undefined }, 'wasm'],
-    [
-      'validate throws',
-      {
-        ...noSimd(),
-        validate: () => {
-          throw new Error('x');
-        },
-      },
-      'wasm',
-    ],
+    ['validate throws', { ...noSimd(), validate: fails }, 'wasm'],
     ['validate says yes', { ...noSimd(), validate: W.validate }, 'simd'],
   ];
   for (const [what, w, want] of cases) assert.equal(await withWasm(w, probeBackend), want, what);
