@@ -129,7 +129,8 @@ function wipe(g: GcmKey, scratchUsed: number): void {
   if (scratchUsed > 0) k.wipe(SCRATCH_PTR, pad16(scratchUsed));
 }
 
-function checkLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
+/** The length limits of SP 800-38D (exported for the tests: no JavaScript buffer reaches them). */
+export function gcmCheckLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
   if (n > GCM_MAX_PLAINTEXT) throw new CtkitRangeError(`${name}: ${what} must be at most 2^36 - 32 bytes long (SP 800-38D), got ${n}`);
   if (aadLength > GCM_MAX_AAD) throw new CtkitRangeError(`${name}: aad must be at most 2^61 - 1 bytes long, got ${aadLength}`);
 }
@@ -268,7 +269,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
   seal<B extends ArrayBufferLike = ArrayBuffer>(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY, output?: Uint8Array<B>): Uint8Array<B> {
     const g = this.#begin(nonce, aad);
     checkBytes('plaintext', plaintext);
-    checkLimits(this.#name, plaintext.length, aad.length, 'plaintext');
+    gcmCheckLimits(this.#name, plaintext.length, aad.length, 'plaintext');
     const out = checkOutput(output, plaintext.length + this.tagLength);
     return gcmSeal(g, nonce, plaintext, aad, out, this.tagLength) as Uint8Array<B>;
   }
@@ -279,7 +280,7 @@ export class GcmAead<E extends GcmExports> implements Aead {
     if (sealed.length < this.tagLength) {
       throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${this.tagLength}-byte tag`);
     }
-    checkLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
+    gcmCheckLimits(this.#name, sealed.length - this.tagLength, aad.length, 'sealed');
     const out = checkOutput(output, sealed.length - this.tagLength);
     return gcmOpen(g, nonce, sealed, aad, out, this.tagLength) as Uint8Array<B>;
   }

@@ -1,0 +1,272 @@
+// src/aead directly (issue 18, mutation testing): the GCM glue's decisions that the values alone
+// do not show — which path a message takes (one kernel call, or the streamed chunks), that the
+// scratch window is wiped after a nonce or AAD longer than the window, that the mode does not
+// depend on what an earlier call left in the IO area, that a message within the window reaches
+// the caller only after its tag was checked, that a kernel failing part-way leaves the output
+// zeroed, the limits and the exact errors — on spied kernel instances of their own, every
+// value checked against OpenSSL (AES-GCM) or the reference model (SM4-GCM).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { aesKernelFrom } from '../src/aead/aes-gcm.js';
+import { sm4KernelFrom } from '../src/aead/sm4-gcm.js';
+import { gcmCheckLimits, gcmFitsOnce } from '../src/aead/gcm-mode.js';
+import type { Aead } from '../src/aead/types.js';
+import * as aesModule from '../src/engine/wasm/aes.js';
+import * as sm4Module from '../src/engine/wasm/sm4.js';
+import { layout } from '../src/engine/wasm/gcm.contract.js';
+import { type Kernel, SCRATCH_SIZE } from '../src/engine/kernel.js';
+import { sm4GcmSealRef } from '../src/ref/sm4.js';
+import { gcmSealRef } from '../src/ref/gcm.js';
+import { AuthenticationError, CtkitRangeError } from '../src/errors.js';
+import { aesGcmWith, sm4GcmWith } from '../src/internal.js';
+import { Rng } from './support/rng.js';
+import { count, spied } from './support/spy.js';
+import { assertIoScratchZero, opensslSeal } from './support/teeth.js';
+
+const rng = new Rng(0x1a);
+const W = SCRATCH_SIZE;
+const GCM_CALLS = ['gcm_oneshot', 'gcm_seal_x', 'gcm_open_x', 'gcm_finish', 'gcm_lengths', 'gf_ghash_blocks'];
+
+interface GcmCase {
+  name: string;
+  /** a keyed object on a spied fresh instance of the module */
+  make(key: Uint8Array): { aead: Aead; k: Kernel<any>; calls: [string, number[]][] };
+  /** ciphertext ‖ tag from OpenSSL or the reference model */
+  sealRef(key: Uint8Array, nonce: Uint8Array, pt: Uint8Array, aad: Uint8Array): Uint8Array;
+}
+
+let serial = 0;
+const cat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+};
+
+const CASES: GcmCase[] = [
+  {
+    name: 'aes-128-gcm',
+    make(key) {
+      const { k, calls } = spied(aesKernelFrom(`mutation-aead-aes-${serial++}`, aesModule.bytes()), GCM_CALLS);
+      return { aead: aesGcmWith({ kernel: k }, key), k, calls };
+    },
+    // OpenSSL takes IVs up to 128 bytes (ERR_CRYPTO_INVALID_IV above); longer ones go to the reference model
+    sealRef: (key, nonce, pt, aad) => {
+      if (nonce.length <= 128) return opensslSeal('aes-128-gcm', key, nonce, pt, aad);
+      const r = gcmSealRef(key, nonce, pt, aad);
+      return cat(r.ciphertext, r.tag);
+    },
+  },
+  {
+    name: 'sm4-gcm',
+    make(key) {
+      const { k, calls } = spied(sm4KernelFrom(`mutation-aead-sm4-${serial++}`, sm4Module.bytes()), GCM_CALLS);
+      return { aead: sm4GcmWith({ kernel: k }, key), k, calls };
+    },
+    sealRef: (key, nonce, pt, aad) => {
+      const r = sm4GcmSealRef(key, nonce, pt, aad);
+      return cat(r.ciphertext, r.tag);
+    },
+  },
+];
+
+test('GCM: a message that fits the window with its AAD is one gcm_oneshot call, a longer one streams; both as the reference', () => {
+  for (const c of CASES) {
+    const key = rng.bytes(16);
+    const { aead, calls } = c.make(key);
+    for (const [n, a] of [
+      [0, 0],
+      [16, 13],
+      [W - 32, 32],
+      [W - 32, 33],
+      [W, 0],
+      [W, 1],
+      [W + 1, 0],
+      [100, W],
+    ] as const) {
+      const once = gcmFitsOnce(n, a);
+      const nonce = rng.bytes(12);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const ref = c.sealRef(key, nonce, pt, aad);
+      calls.length = 0;
+      assert.deepEqual(aead.seal(nonce, pt, aad), ref, `${c.name} seal ${n}/${a}`);
+      assert.equal(count(calls, 'gcm_oneshot'), once ? 1 : 0, `${c.name} seal ${n}/${a}: one call`);
+      assert.equal(count(calls, 'gcm_seal_x'), once ? 0 : Math.max(1, Math.ceil(n / W)), `${c.name} seal ${n}/${a}: chunks`);
+      calls.length = 0;
+      assert.deepEqual(aead.open(nonce, ref, aad), pt, `${c.name} open ${n}/${a}`);
+      assert.equal(count(calls, 'gcm_oneshot'), once ? 1 : 0, `${c.name} open ${n}/${a}: one call`);
+      assert.equal(count(calls, 'gcm_open_x'), once ? 0 : Math.max(1, Math.ceil(n / W)), `${c.name} open ${n}/${a}: chunks`);
+    }
+    aead.dispose();
+  }
+});
+
+test('GCM: a nonce or an AAD longer than the window leaves the IO area and the whole scratch window zero', () => {
+  for (const c of CASES) {
+    const key = rng.bytes(16);
+    const { aead, k } = c.make(key);
+    // a last chunk shorter than the first: the bytes the first chunk left beyond it must be wiped too
+    for (const [nl, n, a] of [
+      [W + 4464, 16, 0],
+      [W + 4464, 0, 16],
+      [2 * W + 20, 16, 0],
+      [12, 16, W + 4464],
+      [12, 0, W + 100],
+      [20, 16, W + 4464],
+      [W + 4464, 16, W + 100],
+    ] as const) {
+      const nonce = rng.bytes(nl);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const ref = c.sealRef(key, nonce, pt, aad);
+      assert.deepEqual(aead.seal(nonce, pt, aad), ref, `${c.name} seal ${nl}/${n}/${a}`);
+      assertIoScratchZero(k, `${c.name} seal nonce ${nl}, text ${n}, aad ${a}`);
+      assert.deepEqual(aead.open(nonce, ref, aad), pt, `${c.name} open ${nl}/${n}/${a}`);
+      assertIoScratchZero(k, `${c.name} open nonce ${nl}, text ${n}, aad ${a}`);
+    }
+    aead.dispose();
+  }
+});
+
+test('GCM: the counter block and the hash state do not depend on what the IO area held before the call', () => {
+  for (const c of CASES) {
+    const key = rng.bytes(16);
+    const { aead, k } = c.make(key);
+    for (const [nl, n, a] of [
+      [12, 40, 8],
+      [13, 40, 8],
+      [12, W + 40, 8],
+      [8, W + 40, W + 8],
+    ] as const) {
+      const nonce = rng.bytes(nl);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const ref = c.sealRef(key, nonce, pt, aad);
+      const dirty = () => k.u8.set(rng.bytes(layout.IO.tag), 0); // the counter block and the hash state, up to the tag
+      dirty();
+      assert.deepEqual(aead.seal(nonce, pt, aad), ref, `${c.name} seal ${nl}/${n}/${a} over a dirty IO area`);
+      dirty();
+      assert.deepEqual(aead.open(nonce, ref, aad), pt, `${c.name} open ${nl}/${n}/${a} over a dirty IO area`);
+    }
+    aead.dispose();
+  }
+});
+
+test('GCM open: a text within the window reaches the output only after the tag check (streamed AAD too); a longer one chunk by chunk', () => {
+  for (const c of CASES) {
+    const key = rng.bytes(16);
+    const { aead, k } = c.make(key);
+    for (const [n, a] of [
+      [40, 8],
+      [40, W],
+      [W, 1],
+      [W - 16, 32],
+      [W + 40, 0],
+    ] as const) {
+      const nonce = rng.bytes(12);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const sealed = c.sealRef(key, nonce, pt, aad);
+      const out = new Uint8Array(n);
+      let zeroAtFinish: boolean | undefined;
+      const ex = k.exports as Record<string, (...args: unknown[]) => unknown>;
+      const finish = ex.gcm_finish;
+      const oneshot = ex.gcm_oneshot;
+      ex.gcm_finish = (...args) => {
+        zeroAtFinish = out.every((b) => b === 0);
+        return finish(...args);
+      };
+      ex.gcm_oneshot = (...args) => {
+        const r = oneshot(...args);
+        zeroAtFinish = out.every((b) => b === 0);
+        return r;
+      };
+      try {
+        assert.deepEqual(aead.open(nonce, sealed, aad, out), pt, `${c.name} ${n}/${a}`);
+      } finally {
+        ex.gcm_finish = finish;
+        ex.gcm_oneshot = oneshot;
+      }
+      assert.equal(zeroAtFinish, n <= W, `${c.name} ${n}/${a}: output written before the tag (${zeroAtFinish})`);
+    }
+    aead.dispose();
+  }
+});
+
+test('GCM open: a kernel that fails part-way leaves the output zero and the error its own', () => {
+  for (const c of CASES) {
+    const key = rng.bytes(16);
+    const { aead, k } = c.make(key);
+    const n = 2 * W + 100;
+    const nonce = rng.bytes(12);
+    const pt = rng.bytes(n);
+    const sealed = c.sealRef(key, nonce, pt, new Uint8Array(0));
+    const ex = k.exports as Record<string, (...args: unknown[]) => unknown>;
+    for (const [fn, at] of [
+      ['gcm_open_x', 2],
+      ['gcm_open_x', 3],
+      ['gcm_finish', 1],
+    ] as const) {
+      const real = ex[fn];
+      let calls = 0;
+      ex[fn] = (...args) => {
+        if (++calls === at) throw new Error('kernel stand-in failed');
+        return real(...args);
+      };
+      const out = new Uint8Array(n);
+      try {
+        assert.throws(() => aead.open(nonce, sealed, undefined, out), { message: 'kernel stand-in failed' }, `${c.name} ${fn} #${at}`);
+      } finally {
+        ex[fn] = real;
+      }
+      assert.ok(
+        out.every((b) => b === 0),
+        `${c.name}: ${fn} failing at call ${at} left plaintext in the output`,
+      );
+      assertIoScratchZero(k, `${c.name}: ${fn} failing at call ${at}`);
+    }
+    // and the object still works
+    assert.deepEqual(aead.open(nonce, sealed), pt);
+    aead.dispose();
+  }
+});
+
+test('GCM: the limits of SP 800-38D at their boundaries, with their messages', () => {
+  const max = 2 ** 36 - 32;
+  for (const what of ['plaintext', 'sealed'] as const) {
+    gcmCheckLimits('aes-128-gcm', max, 0, what);
+    assert.throws(() => gcmCheckLimits('aes-128-gcm', max + 1, 0, what), {
+      name: CtkitRangeError.name,
+      message: `aes-128-gcm: ${what} must be at most 2^36 - 32 bytes long (SP 800-38D), got ${max + 1}`,
+    });
+  }
+  // 2^64 − 1 bits is 2^61 − 1 bytes, which a double rounds to 2^61: the next double above is refused
+  gcmCheckLimits('sm4-gcm', 0, 2 ** 61, 'plaintext');
+  gcmCheckLimits('sm4-gcm', 0, 2 ** 61 - 1, 'plaintext');
+  assert.throws(() => gcmCheckLimits('sm4-gcm', 0, 2 ** 61 + 2 ** 9, 'plaintext'), {
+    name: CtkitRangeError.name,
+    message: `sm4-gcm: aad must be at most 2^61 - 1 bytes long, got ${2 ** 61 + 2 ** 9}`,
+  });
+});
+
+test('GCM: the errors of a failed and a short open name the algorithm and what was wrong', () => {
+  for (const c of CASES) {
+    const key = rng.bytes(16);
+    const { aead } = c.make(key);
+    const nonce = rng.bytes(12);
+    for (const n of [0, 40, W + 40]) {
+      const sealed = c.sealRef(key, nonce, rng.bytes(n), new Uint8Array(0));
+      sealed[sealed.length - 1] ^= 1;
+      assert.throws(() => aead.open(nonce, sealed), {
+        name: AuthenticationError.name,
+        message: `${c.name}: authentication failed, the tag does not match`,
+      });
+    }
+    assert.throws(() => aead.open(nonce, new Uint8Array(15)), {
+      name: AuthenticationError.name,
+      message: `${c.name}: sealed input is shorter than the 16-byte tag`,
+    });
+    aead.dispose();
+  }
+});
