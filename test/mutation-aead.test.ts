@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aesKernelFrom } from '../src/aead/aes-gcm.js';
-import { sm4KernelFrom } from '../src/aead/sm4-gcm.js';
+import { Sm4, sm4KernelFrom } from '../src/aead/sm4-gcm.js';
+import { chacha20, hchacha20, xchacha20 } from '../src/aead/chacha20-poly1305.js';
 import { gcmCheckLimits, gcmFitsOnce } from '../src/aead/gcm-mode.js';
 import type { Aead } from '../src/aead/types.js';
 import * as aesModule from '../src/engine/wasm/aes.js';
@@ -17,7 +18,7 @@ import { layout } from '../src/engine/wasm/gcm.contract.js';
 import { type Kernel, SCRATCH_SIZE } from '../src/engine/kernel.js';
 import { sm4GcmSealRef } from '../src/ref/sm4.js';
 import { gcmSealRef } from '../src/ref/gcm.js';
-import { AuthenticationError, CtkitRangeError } from '../src/errors.js';
+import { AuthenticationError, CtkitRangeError, CtkitTypeError } from '../src/errors.js';
 import { aesGcmWith, sm4GcmWith } from '../src/internal.js';
 import { Rng } from './support/rng.js';
 import { count, spied } from './support/spy.js';
@@ -269,4 +270,32 @@ test('GCM: the errors of a failed and a short open name the algorithm and what w
     });
     aead.dispose();
   }
+});
+
+test('ChaCha20, XChaCha20, HChaCha20, SM4: each argument error names the argument', () => {
+  const b = (n: number) => new Uint8Array(n);
+  const cases: [string, (args: unknown[]) => unknown, unknown[], number, string, number][] = [
+    // label, call, valid arguments, index of the argument to break, its name, its wrong length
+    ['chacha20', (a) => chacha20(...(a as [Uint8Array, Uint8Array, Uint8Array])), [b(32), b(12), b(5)], 0, 'key', 31],
+    ['chacha20', (a) => chacha20(...(a as [Uint8Array, Uint8Array, Uint8Array])), [b(32), b(12), b(5)], 1, 'nonce', 24],
+    ['xchacha20', (a) => xchacha20(...(a as [Uint8Array, Uint8Array, Uint8Array])), [b(32), b(24), b(5)], 0, 'key', 16],
+    ['xchacha20', (a) => xchacha20(...(a as [Uint8Array, Uint8Array, Uint8Array])), [b(32), b(24), b(5)], 1, 'nonce', 12],
+    ['hchacha20', (a) => hchacha20(...(a as [Uint8Array, Uint8Array])), [b(32), b(16)], 0, 'key', 33],
+    ['hchacha20', (a) => hchacha20(...(a as [Uint8Array, Uint8Array])), [b(32), b(16)], 1, 'nonce', 12],
+    ['Sm4', (a) => new Sm4(a[0] as Uint8Array), [b(16)], 0, 'key', 32],
+    ['Sm4.ctr', (a) => new Sm4(b(16)).ctr(...(a as [Uint8Array, Uint8Array])), [b(16), b(5)], 0, 'iv', 12],
+  ];
+  for (const [label, call, valid, i, name, wrong] of cases) {
+    call(valid); // the valid arguments pass
+    const typed = [...valid];
+    typed[i] = 'x';
+    assert.throws(() => call(typed), { name: CtkitTypeError.name, message: `${name} must be a Uint8Array, got string` }, `${label} ${name} type`);
+    const short = [...valid];
+    short[i] = b(wrong);
+    assert.throws(() => call(short), { name: CtkitRangeError.name, message: new RegExp(`^${name} must be \\d+ bytes long, got ${wrong}$`) }, `${label} ${name} length`);
+  }
+  for (const call of [(d: unknown) => chacha20(b(32), b(12), d as Uint8Array), (d: unknown) => new Sm4(b(16)).ctr(b(16), d as Uint8Array), (d: unknown) => new Sm4(b(16)).encrypt(d as Uint8Array)]) {
+    assert.throws(() => call('x'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' });
+  }
+  assert.throws(() => new Sm4(b(16)).decrypt(b(17)), { name: CtkitRangeError.name, message: 'data must be a whole number of 16-byte blocks, got 17 bytes' });
 });
