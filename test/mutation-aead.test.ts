@@ -18,11 +18,11 @@ import { layout } from '../src/engine/wasm/gcm.contract.js';
 import { type Kernel, SCRATCH_SIZE } from '../src/engine/kernel.js';
 import { sm4GcmSealRef } from '../src/ref/sm4.js';
 import { gcmSealRef } from '../src/ref/gcm.js';
-import { AuthenticationError, CtkitRangeError, CtkitTypeError } from '../src/errors.js';
+import { AuthenticationError, CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
 import { aesGcmWith, sm4GcmWith } from '../src/internal.js';
 import { Rng } from './support/rng.js';
 import { count, spied } from './support/spy.js';
-import { assertIoScratchZero, opensslSeal } from './support/teeth.js';
+import { AEADS, assertIoScratchZero, opensslSeal } from './support/teeth.js';
 
 const rng = new Rng(0x1a);
 const W = SCRATCH_SIZE;
@@ -298,4 +298,50 @@ test('ChaCha20, XChaCha20, HChaCha20, SM4: each argument error names the argumen
     assert.throws(() => call('x'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' });
   }
   assert.throws(() => new Sm4(b(16)).decrypt(b(17)), { name: CtkitRangeError.name, message: 'data must be a whole number of 16-byte blocks, got 17 bytes' });
+});
+
+test('AES-GCM-SIV and ChaCha20-Poly1305 open: a kernel that fails part-way leaves the output zero; the errors name the algorithm', () => {
+  for (const [name, fns] of [
+    ['aes-128-gcm-siv', ['siv_open_s', 'siv_open_x']],
+    ['chacha20-poly1305', ['aead_open']],
+  ] as const) {
+    const c = AEADS.find((a) => a.name === name)!;
+    const { k } = spied(c.fresh(`mutation-aead-fail-${serial++}`), [...fns]); // a writable copy of the exports
+    const key = rng.bytes(c.keyLength);
+    const aead = c.make(key, k);
+    const nonce = rng.bytes(c.nonceLength);
+    const n = W + 100; // two chunks: the first reaches the output before the second call
+    const pt = rng.bytes(n);
+    const sealed = c.sealRef(key, nonce, pt, new Uint8Array(0));
+    const ex = k.exports as Record<string, (...args: unknown[]) => unknown>;
+    const real = fns.map((f) => ex[f]);
+    let calls = 0;
+    fns.forEach((f, i) => {
+      ex[f] = (...args) => {
+        if (++calls === 2) throw new Error('kernel stand-in failed');
+        return real[i](...args);
+      };
+    });
+    const out = new Uint8Array(n);
+    try {
+      assert.throws(() => aead.open(nonce, sealed, undefined, out), { message: 'kernel stand-in failed' }, name);
+    } finally {
+      fns.forEach((f, i) => (ex[f] = real[i]));
+    }
+    assert.equal(calls, 2, `${name}: the stand-in was not reached`);
+    assert.ok(
+      out.every((b) => b === 0),
+      `${name}: a kernel failing at the second chunk left plaintext in the output`,
+    );
+    assertIoScratchZero(k, name);
+    assert.deepEqual(aead.open(nonce, sealed), pt, `${name}: works after the failure`);
+    for (const len of [0, 40, W + 40]) {
+      const s = c.sealRef(key, nonce, rng.bytes(len), new Uint8Array(0));
+      s[0] ^= 1;
+      assert.throws(() => aead.open(nonce, s), { name: AuthenticationError.name, message: `${name}: authentication failed, the tag does not match` });
+    }
+    assert.throws(() => aead.open(nonce, new Uint8Array(15)), { name: AuthenticationError.name, message: `${name}: sealed input is shorter than the 16-byte tag` });
+    aead.dispose();
+    if (name === 'chacha20-poly1305') assert.throws(() => aead.open(nonce, sealed), { name: StateError.name, message: `${name}: used after dispose()` });
+  }
 });

@@ -192,7 +192,7 @@ export class ChaCha20Poly1305 implements Aead {
       k.wipe(SCRATCH_PTR, used);
       if (!ok) out.fill(0); // a bad tag (or a failure part way) releases no plaintext
     }
-    if (!ok) throw new AuthenticationError();
+    if (!ok) throw new AuthenticationError(`${this.#name}: authentication failed, the tag does not match`);
     return out;
   }
 
