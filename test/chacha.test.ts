@@ -290,7 +290,17 @@ test('the message-length limit (2^38 − 64 bytes) is enforced', () => {
   const a = chacha20Poly1305(new Uint8Array(32));
   assert.throws(
     () => a.seal(new Uint8Array(12), new Huge(1)),
-    (e: unknown) => e instanceof RangeError && /^plaintext must be at most 2\^38 - 64 bytes/.test(e.message),
+    (e: unknown) => e instanceof RangeError && /^chacha20-poly1305: plaintext must be at most 2\^38 - 64 bytes/.test(e.message),
+  );
+  // and a sealed input whose text would be as long (the counter would wrap before its end)
+  class HugeSealed extends Uint8Array {
+    override get length(): number {
+      return 2 ** 38 - 47;
+    }
+  }
+  assert.throws(
+    () => a.open(new Uint8Array(12), new HugeSealed(16)),
+    (e: unknown) => e instanceof RangeError && e.message === `chacha20-poly1305: sealed must be at most 2^38 - 48 bytes long (RFC 8439), got ${2 ** 38 - 47}`,
   );
   a.dispose();
 });

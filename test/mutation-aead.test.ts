@@ -9,20 +9,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aesKernelFrom } from '../src/aead/aes-gcm.js';
 import { Sm4, sm4KernelFrom } from '../src/aead/sm4-gcm.js';
-import { chacha20, hchacha20, xchacha20 } from '../src/aead/chacha20-poly1305.js';
+import { chacha20, chachaCheckLimits, hchacha20, xchacha20 } from '../src/aead/chacha20-poly1305.js';
+import { SIV_POWERS_THRESHOLD, sivCheckLimits } from '../src/aead/aes-gcm-siv.js';
+import { chachaKernel, IO as CHACHA_IO } from '../src/mac/poly1305.js';
+import { chacha20Ref, xchachaSubkeyNonce } from '../src/ref/chacha20.js';
 import { gcmCheckLimits, gcmFitsOnce } from '../src/aead/gcm-mode.js';
 import type { Aead } from '../src/aead/types.js';
 import * as aesModule from '../src/engine/wasm/aes.js';
 import * as sm4Module from '../src/engine/wasm/sm4.js';
 import { layout } from '../src/engine/wasm/gcm.contract.js';
-import { type Kernel, SCRATCH_SIZE } from '../src/engine/kernel.js';
+import { type Kernel, SCRATCH_SIZE, SLOTS_PTR } from '../src/engine/kernel.js';
 import { sm4GcmSealRef } from '../src/ref/sm4.js';
 import { gcmSealRef } from '../src/ref/gcm.js';
 import { AuthenticationError, CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
 import { aesGcmWith, sm4GcmWith } from '../src/internal.js';
 import { Rng } from './support/rng.js';
 import { count, spied } from './support/spy.js';
-import { AEADS, assertIoScratchZero, opensslSeal } from './support/teeth.js';
+import { AEADS, assertIoScratchZero, opensslSeal, zeroRange } from './support/teeth.js';
 
 const rng = new Rng(0x1a);
 const W = SCRATCH_SIZE;
@@ -343,5 +346,242 @@ test('AES-GCM-SIV and ChaCha20-Poly1305 open: a kernel that fails part-way leave
     assert.throws(() => aead.open(nonce, new Uint8Array(15)), { name: AuthenticationError.name, message: `${name}: sealed input is shorter than the 16-byte tag` });
     aead.dispose();
     if (name === 'chacha20-poly1305') assert.throws(() => aead.open(nonce, sealed), { name: StateError.name, message: `${name}: used after dispose()` });
+  }
+});
+
+// ---- AES-GCM-SIV and ChaCha20-Poly1305: paths, wipes and limits ------------------------------
+
+const blocks16 = (n: number) => Math.ceil(n / 16);
+const siv128 = AEADS.find((a) => a.name === 'aes-128-gcm-siv')!;
+
+test('AES-GCM-SIV: the POLYVAL key gets its powers from SIV_POWERS_THRESHOLD hashed bytes on; with them every group is eight blocks and open is stitched', () => {
+  const { k, calls } = spied(siv128.fresh(`mutation-aead-siv-${serial++}`), ['gf_gf128_powers', 'gf_polyval_blocks', 'siv_open_s', 'siv_open_x', 'siv_tag']);
+  const key = rng.bytes(16);
+  const aead = siv128.make(key, k);
+  const ex = k.exports as Record<string, (...args: unknown[]) => unknown>;
+  // hashed bytes: the padded AAD, the padded text and the length block (RFC 8452 section 4)
+  for (const [n, a] of [
+    [0, 0],
+    [736, 0], // 736 + 16 = 752 hashed bytes: below
+    [737, 0], // 752 + 16 = 768: from here on
+    [0, 752],
+    [0, 736],
+    [1, 736],
+    [W, 0],
+    [W + 1, 0],
+    [100, W + 3],
+  ] as const) {
+    const powers = 16 * (blocks16(a) + blocks16(n) + 1) >= SIV_POWERS_THRESHOLD;
+    const nonce = rng.bytes(12);
+    const pt = rng.bytes(n);
+    const aad = rng.bytes(a);
+    const ref = siv128.sealRef(key, nonce, pt, aad);
+    const label = `${n}/${a} (${powers ? 'powers' : 'no powers'})`;
+    calls.length = 0;
+    assert.deepEqual(aead.seal(nonce, pt, aad), ref, `seal ${label}`);
+    assert.equal(count(calls, 'gf_gf128_powers'), powers ? 1 : 0, `seal ${label}: powers computed`);
+    const groups = calls.filter(([f]) => f === 'gf_polyval_blocks').map(([, args]) => args[4]);
+    assert.deepEqual(
+      groups,
+      groups.map(() => (powers ? 8 : 1)),
+      `seal ${label}: group sizes`,
+    );
+    // open: the output stays untouched until the tag was checked when the text fits the window
+    const out = new Uint8Array(n);
+    let zeroAtTag: boolean | undefined;
+    const tagFn = ex.siv_tag;
+    ex.siv_tag = (...args) => {
+      zeroAtTag = out.every((b) => b === 0);
+      return tagFn(...args);
+    };
+    calls.length = 0;
+    try {
+      assert.deepEqual(aead.open(nonce, ref, aad, out), pt, `open ${label}`);
+    } finally {
+      ex.siv_tag = tagFn;
+    }
+    const chunks = Math.ceil(n / W);
+    assert.equal(count(calls, 'gf_gf128_powers'), powers ? 1 : 0, `open ${label}: powers computed`);
+    assert.equal(count(calls, 'siv_open_s'), powers ? chunks : 0, `open ${label}: stitched chunks`);
+    assert.equal(count(calls, 'siv_open_x'), powers ? 0 : chunks, `open ${label}: plain chunks`);
+    assert.equal(zeroAtTag, n <= W, `open ${label}: output written before the tag check (${zeroAtTag})`);
+  }
+  aead.dispose();
+});
+
+test('AES-GCM-SIV: every call leaves the key slot as the key setup left it (per-nonce keys, their H and its powers wiped)', () => {
+  for (const c of AEADS.filter((a) => a.name.endsWith('-gcm-siv'))) {
+    const k = c.fresh(`mutation-aead-siv-slot-${serial++}`);
+    const key = rng.bytes(c.keyLength);
+    const aead = c.make(key, k);
+    aead.seal(rng.bytes(12), rng.bytes(5)); // the key setup, and a first message's per-nonce keys (to be wiped)
+    const before = k.u8.slice(SLOTS_PTR);
+    for (const [n, a] of [
+      [5, 0],
+      [2000, 0],
+      [40, 3],
+      [W + 70, 20],
+      [0, 900],
+    ] as const) {
+      const nonce = rng.bytes(12);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const sealed = aead.seal(nonce, pt, aad);
+      const after = k.u8.subarray(SLOTS_PTR, SLOTS_PTR + before.length);
+      assert.ok(Buffer.from(after).equals(before), `${c.name} seal ${n}/${a}: the slot changed (per-nonce keys left behind)`);
+      assertIoScratchZero(k, `${c.name} seal ${n}/${a}`);
+      assert.deepEqual(aead.open(nonce, sealed, aad), pt);
+      assert.ok(Buffer.from(k.u8.subarray(SLOTS_PTR, SLOTS_PTR + before.length)).equals(before), `${c.name} open ${n}/${a}: the slot changed`);
+      assertIoScratchZero(k, `${c.name} open ${n}/${a}`);
+      sealed[sealed.length - 1] ^= 1;
+      assert.throws(() => aead.open(nonce, sealed, aad), AuthenticationError);
+      assert.ok(Buffer.from(k.u8.subarray(SLOTS_PTR, SLOTS_PTR + before.length)).equals(before), `${c.name} failed open ${n}/${a}: the slot changed`);
+    }
+    aead.dispose();
+  }
+});
+
+test('ChaCha20-Poly1305: the one-call path while the MAC input fits the window, else streamed; the powers of r from POWERS_MIN_BLOCKS blocks on', () => {
+  for (const c of AEADS.filter((a) => a.name.includes('chacha20-poly1305'))) {
+    const { k, calls } = spied(c.fresh(`mutation-aead-chacha-${serial++}`), ['aead_seal_all', 'aead_open_all', 'aead_init', 'poly1305_powers']);
+    const key = rng.bytes(32);
+    const aead = c.make(key, k);
+    const ex = k.exports as Record<string, (...args: unknown[]) => unknown>;
+    // the chunk kernels record their group size, and whether the key was still in the IO area
+    const chunkCalls: { fn: string; maxg: unknown; keyInIo: boolean }[] = [];
+    for (const fn of ['aead_seal', 'aead_open']) {
+      const real = ex[fn];
+      ex[fn] = (...args) => {
+        chunkCalls.push({ fn, maxg: args[5], keyInIo: !zeroRange(k, CHACHA_IO.KEY, CHACHA_IO.KEY + 32) });
+        return real(...args);
+      };
+    }
+    for (const [n, a] of [
+      [0, 0],
+      [736, 0],
+      [737, 0],
+      [0, 736],
+      [0, 737],
+      [W - 16, 0],
+      [W - 15, 0],
+      [W - 32, 16],
+      [W - 32, 17],
+      [W + 1, 0],
+      [2 * W + 5, 3],
+      [10, W],
+    ] as const) {
+      const blocks = blocks16(a) + blocks16(n) + 1; // padded AAD, padded text, lengths
+      const once = 16 * blocks <= W;
+      const maxg = blocks >= 48 ? 8 : 1;
+      const chunks = Math.ceil(n / W);
+      const nonce = rng.bytes(c.nonceLength);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const ref = c.sealRef(key, nonce, pt, aad);
+      const label = `${c.name} ${n}/${a}`;
+      for (const side of ['seal', 'open'] as const) {
+        calls.length = 0;
+        chunkCalls.length = 0;
+        if (side === 'seal') assert.deepEqual(aead.seal(nonce, pt, aad), ref, `seal ${label}`);
+        else assert.deepEqual(aead.open(nonce, ref, aad), pt, `open ${label}`);
+        const all = calls.filter(([f]) => f === `aead_${side}_all`);
+        assert.equal(all.length, once ? 1 : 0, `${side} ${label}: one call`);
+        if (once) assert.equal(all[0][1][6], maxg, `${side} ${label}: the one call's group size`);
+        assert.equal(count(calls, 'aead_init'), once ? 0 : 1, `${side} ${label}: streamed`);
+        assert.equal(count(calls, 'poly1305_powers'), !once && maxg === 8 ? 1 : 0, `${side} ${label}: powers of r`);
+        assert.deepEqual(
+          chunkCalls,
+          Array.from({ length: once ? 0 : chunks }, () => ({ fn: `aead_${side}`, maxg, keyInIo: false })),
+          `${side} ${label}: chunk calls (group size, and the key wiped from the IO area after aead_init)`,
+        );
+        assert.ok(zeroRange(k, 0, k.u8.length), `${side} ${label}: the module's memory is not all zero after the call`);
+      }
+    }
+    aead.dispose();
+  }
+});
+
+test('AES-GCM-SIV and ChaCha20-Poly1305: the length limits at their boundaries, with their messages', () => {
+  const siv = 2 ** 36;
+  sivCheckLimits('aes-128-gcm-siv', siv, siv, 'plaintext');
+  sivCheckLimits('aes-128-gcm-siv', siv, siv, 'sealed');
+  assert.throws(() => sivCheckLimits('aes-128-gcm-siv', siv + 1, 0, 'plaintext'), {
+    name: CtkitRangeError.name,
+    message: `aes-128-gcm-siv: plaintext must be at most 2^36 bytes long (RFC 8452), got ${siv + 1}`,
+  });
+  assert.throws(() => sivCheckLimits('aes-256-gcm-siv', siv + 1, 0, 'sealed'), {
+    name: CtkitRangeError.name,
+    message: `aes-256-gcm-siv: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${siv + 17}`,
+  });
+  for (const what of ['plaintext', 'sealed'] as const) {
+    assert.throws(() => sivCheckLimits('aes-128-gcm-siv', 0, siv + 1, what), {
+      name: CtkitRangeError.name,
+      message: `aes-128-gcm-siv: aad must be at most 2^36 bytes long (RFC 8452), got ${siv + 1}`,
+    });
+  }
+  const cc = 2 ** 38 - 64;
+  chachaCheckLimits('chacha20-poly1305', cc, 'plaintext');
+  chachaCheckLimits('chacha20-poly1305', cc, 'sealed');
+  assert.throws(() => chachaCheckLimits('chacha20-poly1305', cc + 1, 'plaintext'), {
+    name: CtkitRangeError.name,
+    message: `chacha20-poly1305: plaintext must be at most 2^38 - 64 bytes long (RFC 8439), got ${cc + 1}`,
+  });
+  assert.throws(() => chachaCheckLimits('xchacha20-poly1305', cc + 1, 'sealed'), {
+    name: CtkitRangeError.name,
+    message: `xchacha20-poly1305: sealed must be at most 2^38 - 48 bytes long (RFC 8439), got ${cc + 17}`,
+  });
+});
+
+test('every AEAD: its name and sizes, and each argument error names the argument', () => {
+  for (const c of AEADS) {
+    const aead = c.make(rng.bytes(c.keyLength));
+    assert.equal(aead.algorithm, c.name);
+    assert.equal(aead.keyLength, c.keyLength, `${c.name} keyLength`);
+    assert.equal(aead.nonceLength, c.nonceLength, `${c.name} nonceLength`);
+    assert.equal(aead.tagLength, 16, `${c.name} tagLength`);
+    const nonce = rng.bytes(c.nonceLength);
+    const sealed = aead.seal(nonce, rng.bytes(20), rng.bytes(3));
+    const typeError = (name: string) => ({ name: CtkitTypeError.name, message: `${name} must be a Uint8Array, got string` });
+    const x = 'x' as unknown as Uint8Array;
+    assert.throws(() => aead.seal(x, sealed), typeError('nonce'), `${c.name} seal nonce`);
+    assert.throws(() => aead.open(x, sealed), typeError('nonce'), `${c.name} open nonce`);
+    assert.throws(() => aead.seal(nonce, x), typeError('plaintext'), `${c.name} plaintext`);
+    assert.throws(() => aead.open(nonce, x), typeError('sealed'), `${c.name} sealed`);
+    assert.throws(() => aead.seal(nonce, sealed, x), typeError('aad'), `${c.name} seal aad`);
+    assert.throws(() => aead.open(nonce, sealed, x), typeError('aad'), `${c.name} open aad`);
+    assert.throws(() => aead.seal(nonce, sealed, undefined, x), typeError('output'), `${c.name} seal output`);
+    assert.throws(() => aead.open(nonce, sealed, undefined, x), typeError('output'), `${c.name} open output`);
+    // GCM takes nonces of any length from 1 byte; AES-GCM-SIV and the ChaCha AEADs one length
+    for (const call of c.name.endsWith('-gcm') ? [] : [() => aead.seal(nonce.subarray(1), sealed), () => aead.open(nonce.subarray(1), sealed)]) {
+      assert.throws(call, { name: CtkitRangeError.name, message: `nonce must be ${c.nonceLength} bytes long, got ${c.nonceLength - 1}` }, `${c.name} nonce length`);
+    }
+    assert.throws(() => aead.seal(nonce, sealed, undefined, new Uint8Array(sealed.length + 15)), {
+      name: CtkitRangeError.name,
+      message: `output must be at least ${sealed.length + 16} bytes long, got ${sealed.length + 15}`,
+    });
+    aead.dispose();
+  }
+  const sm4 = new Sm4(rng.bytes(16));
+  sm4.dispose();
+  for (const call of [() => sm4.encrypt(new Uint8Array(16)), () => sm4.decrypt(new Uint8Array(16)), () => sm4.ctr(new Uint8Array(16), new Uint8Array(3))]) {
+    assert.throws(call, { name: StateError.name, message: 'sm4: used after dispose()' });
+  }
+});
+
+test('XChaCha20 and ChaCha20: the state block does not depend on what the IO area held before the call', () => {
+  const k = chachaKernel();
+  for (const n of [0, 1, 64, 200, W + 3]) {
+    const key = rng.bytes(32);
+    const data = rng.bytes(n);
+    const dirty = () => k.u8.set(rng.bytes(CHACHA_IO.END), 0);
+    const n24 = rng.bytes(24);
+    const { subkey, nonce } = xchachaSubkeyNonce(key, n24);
+    dirty();
+    assert.deepEqual(xchacha20(key, n24, data, 3), chacha20Ref(subkey, nonce, data, 3), `xchacha20 ${n}`);
+    assert.ok(zeroRange(k, 0, CHACHA_IO.END), `xchacha20 ${n}: the IO area is not wiped`);
+    const n12 = rng.bytes(12);
+    dirty();
+    assert.deepEqual(chacha20(key, n12, data, 7), chacha20Ref(key, n12, data, 7), `chacha20 ${n}`);
+    assert.ok(zeroRange(k, 0, CHACHA_IO.END), `chacha20 ${n}: the IO area is not wiped`);
   }
 });

@@ -49,6 +49,17 @@ export const SIV_POWERS_THRESHOLD = 768;
 /** Bytes POLYVAL hashes for a message: the padded AAD, the padded text and the length block. */
 export const sivHashedBytes = (aadLength: number, n: number): number => pad16(aadLength) + pad16(n) + 16;
 
+/**
+ * RFC 8452 section 6's limits on a message of `n` bytes (`what`: the plaintext, or the sealed
+ * input less its tag) and its AAD (exported for the tests: no array that long can be made).
+ */
+export function sivCheckLimits(name: string, n: number, aadLength: number, what: 'plaintext' | 'sealed'): void {
+  if (n > GCM_SIV_MAX_PLAINTEXT) {
+    throw new CtkitRangeError(what === 'plaintext' ? `${name}: plaintext must be at most 2^36 bytes long (RFC 8452), got ${n}` : `${name}: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${n + TAG}`);
+  }
+  if (aadLength > GCM_SIV_MAX_AAD) throw new CtkitRangeError(`${name}: aad must be at most 2^36 bytes long (RFC 8452), got ${aadLength}`);
+}
+
 /** Whether a message's POLYVAL gets the powers of its key (SIV_POWERS_THRESHOLD). */
 export const sivUsesPowers = (aadLength: number, n: number): boolean => sivHashedBytes(aadLength, n) >= SIV_POWERS_THRESHOLD;
 
@@ -86,7 +97,7 @@ export class AesGcmSiv implements Aead {
     this.#check(nonce, aad);
     checkBytes('plaintext', plaintext);
     const n = plaintext.length;
-    if (n > GCM_SIV_MAX_PLAINTEXT) throw new CtkitRangeError(`${this.#name}: plaintext must be at most 2^36 bytes long (RFC 8452), got ${n}`);
+    sivCheckLimits(this.#name, n, aad.length, 'plaintext');
     const out = checkOutput(output, n + TAG);
     const k = this.#k;
     const e = k.exports;
@@ -129,7 +140,7 @@ export class AesGcmSiv implements Aead {
     checkBytes('sealed', sealed);
     if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
     const n = sealed.length - TAG;
-    if (n > GCM_SIV_MAX_PLAINTEXT) throw new CtkitRangeError(`${this.#name}: sealed must be at most 2^36 + 16 bytes long (RFC 8452), got ${sealed.length}`);
+    sivCheckLimits(this.#name, n, aad.length, 'sealed');
     const out = checkOutput(output, n);
     const tag = sealed.slice(n); // before any write: out may overlap sealed
     const k = this.#k;
@@ -179,7 +190,6 @@ export class AesGcmSiv implements Aead {
     checkBytes('nonce', nonce);
     checkLength('nonce', nonce, [NONCE]);
     checkBytes('aad', aad);
-    if (aad.length > GCM_SIV_MAX_AAD) throw new CtkitRangeError(`${this.#name}: aad must be at most 2^36 bytes long (RFC 8452), got ${aad.length}`);
   }
 
   /** Derive the per-nonce keys, zero the state, decide on the powers; returns maxg. */

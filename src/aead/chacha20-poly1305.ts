@@ -44,6 +44,17 @@ function le64(u8: Uint8Array, at: number, n: number): void {
   u8[at + 7] = hi >>> 24;
 }
 
+/**
+ * RFC 8439 §2.8's limit on a message of `n` bytes (`what`: the plaintext, or the sealed input
+ * less its tag): past it the 32-bit block counter would wrap (exported for the tests: no array
+ * that long can be made). The AAD's limit, 2^64 − 1 bytes, is beyond any array.
+ */
+export function chachaCheckLimits(name: string, n: number, what: 'plaintext' | 'sealed'): void {
+  if (n > CHACHA20_POLY1305_MAX_PLAINTEXT) {
+    throw new CtkitRangeError(what === 'plaintext' ? `${name}: plaintext must be at most 2^38 - 64 bytes long (RFC 8439), got ${n}` : `${name}: sealed must be at most 2^38 - 48 bytes long (RFC 8439), got ${n + TAG}`);
+  }
+}
+
 /** Blocks of Poly1305 input for an AEAD message: padded AAD, padded message, the lengths. */
 export function macBlocks(aadLength: number, n: number): number {
   return blocks16(aadLength) + blocks16(n) + 1;
@@ -95,7 +106,7 @@ export class ChaCha20Poly1305 implements Aead {
     this.#check(nonce, aad);
     checkBytes('plaintext', plaintext);
     const n = plaintext.length;
-    if (n > CHACHA20_POLY1305_MAX_PLAINTEXT) throw new CtkitRangeError(`plaintext must be at most 2^38 - 64 bytes long, got ${n}`);
+    chachaCheckLimits(this.#name, n, 'plaintext');
     const out = checkOutput(output, n + TAG);
     const k = this.#k;
     const e = k.exports;
@@ -141,6 +152,7 @@ export class ChaCha20Poly1305 implements Aead {
     checkBytes('sealed', sealed);
     if (sealed.length < TAG) throw new AuthenticationError(`${this.#name}: sealed input is shorter than the ${TAG}-byte tag`);
     const n = sealed.length - TAG;
+    chachaCheckLimits(this.#name, n, 'sealed');
     const out = checkOutput(output, n);
     const k = this.#k;
     const e = k.exports;
