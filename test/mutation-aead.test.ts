@@ -9,8 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aesKernelFrom } from '../src/aead/aes-gcm.js';
 import { Sm4, sm4KernelFrom } from '../src/aead/sm4-gcm.js';
-import { chacha20, chachaCheckLimits, hchacha20, xchacha20 } from '../src/aead/chacha20-poly1305.js';
+import { chacha20, chachaCheckLimits, hchacha20, le64, xchacha20 } from '../src/aead/chacha20-poly1305.js';
 import { SIV_POWERS_THRESHOLD, sivCheckLimits } from '../src/aead/aes-gcm-siv.js';
+import { layout as AES_LAYOUT } from '../src/engine/wasm/aes.contract.js';
 import { chachaKernel, IO as CHACHA_IO } from '../src/mac/poly1305.js';
 import { chacha20Ref, xchachaSubkeyNonce } from '../src/ref/chacha20.js';
 import { gcmCheckLimits, gcmFitsOnce } from '../src/aead/gcm-mode.js';
@@ -584,4 +585,54 @@ test('XChaCha20 and ChaCha20: the state block does not depend on what the IO are
     assert.deepEqual(chacha20(key, n12, data, 7), chacha20Ref(key, n12, data, 7), `chacha20 ${n}`);
     assert.ok(zeroRange(k, 0, CHACHA_IO.END), `chacha20 ${n}: the IO area is not wiped`);
   }
+});
+
+test('AES-GCM-SIV: the POLYVAL state and the counter block do not depend on what the IO area held before the call', () => {
+  for (const c of AEADS.filter((a) => a.name.endsWith('-gcm-siv'))) {
+    const k = c.fresh(`mutation-aead-siv-dirty-${serial++}`);
+    const key = rng.bytes(c.keyLength);
+    const aead = c.make(key, k);
+    for (const [n, a] of [
+      [40, 8],
+      [0, 0],
+      [2000, 30],
+      [W + 40, 8],
+    ] as const) {
+      const nonce = rng.bytes(12);
+      const pt = rng.bytes(n);
+      const aad = rng.bytes(a);
+      const ref = c.sealRef(key, nonce, pt, aad);
+      const dirty = () => k.u8.set(rng.bytes(AES_LAYOUT.IO.keys), 0); // counter, mask, state, lengths, nonce, tag
+      dirty();
+      assert.deepEqual(aead.seal(nonce, pt, aad), ref, `${c.name} seal ${n}/${a} over a dirty IO area`);
+      dirty();
+      assert.deepEqual(aead.open(nonce, ref, aad), pt, `${c.name} open ${n}/${a} over a dirty IO area`);
+    }
+    aead.dispose();
+  }
+});
+
+test('ChaCha20-Poly1305 lengths block: le64 writes every safe integer as 8 little-endian bytes', () => {
+  const values = [0, 1, 255, 256, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 38 - 64, 2 ** 53 - 1];
+  for (let i = 0; i < 200; i++) values.push(rng.int(2 ** 21) * 2 ** 32 + rng.int(2 ** 32));
+  for (const n of values) {
+    const got = new Uint8Array(11).fill(0xaa);
+    le64(got, 2, n);
+    const want = new Uint8Array(11).fill(0xaa);
+    new DataView(want.buffer).setBigUint64(2, BigInt(n), true);
+    assert.deepEqual(got, want, `le64(${n})`);
+  }
+});
+
+test('ChaCha20 and XChaCha20: an exhausted block counter is an error naming the function and the blocks', () => {
+  const key = rng.bytes(32);
+  chacha20(key, rng.bytes(12), new Uint8Array(64), 2 ** 32 - 1); // the last block is usable
+  assert.throws(() => chacha20(key, rng.bytes(12), new Uint8Array(65), 2 ** 32 - 1), {
+    name: CtkitRangeError.name,
+    message: 'chacha20: the 32-bit block counter is exhausted: data needs 2 blocks from block 4294967295, the last block is 2^32 - 1',
+  });
+  assert.throws(() => xchacha20(key, rng.bytes(24), new Uint8Array(129), 2 ** 32 - 2), {
+    name: CtkitRangeError.name,
+    message: 'xchacha20: the 32-bit block counter is exhausted: data needs 3 blocks from block 4294967294, the last block is 2^32 - 1',
+  });
 });

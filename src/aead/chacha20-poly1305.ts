@@ -31,7 +31,8 @@ export interface ChachaSeams {
   kernel?: ChachaKernel;
 }
 
-function le64(u8: Uint8Array, at: number, n: number): void {
+/** n (an integer from 0 to 2^53 − 1) as 8 little-endian bytes at u8[at] (exported for the tests). */
+export function le64(u8: Uint8Array, at: number, n: number): void {
   const lo = n >>> 0;
   const hi = (n - lo) / 4294967296;
   u8[at] = lo & 0xff;
