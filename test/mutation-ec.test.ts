@@ -1,0 +1,211 @@
+// src/ec's key import directly (issue 18, mutation testing): every malformed PKCS#8, SEC 1, SPKI,
+// JWK and SEC 1 point gets the error that names the structure, the field and the byte where it
+// went wrong, and the allowed variations (attributes, parameters, a public key in the private
+// key) import. The inputs are built here byte by byte (tlv below), not by the code under test;
+// the valid keys come from OpenSSL through node:crypto.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createECDH, generateKeyPairSync } from 'node:crypto';
+import { p256 } from '../src/ec/index.js';
+import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../src/errors.js';
+
+/** One DER element: tag, a short or long definite length, the contents. */
+function tlv(tag: number, ...parts: Uint8Array[]): Uint8Array {
+  const body = Buffer.concat(parts);
+  const n = body.length;
+  const len = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
+  return Buffer.concat([Uint8Array.of(tag, ...len), body]);
+}
+const b = (...v: number[]) => Uint8Array.from(v);
+const INT = (v: number) => tlv(0x02, b(v));
+const OID_EC = b(0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01); // 1.2.840.10045.2.1
+const OID_P256 = b(0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07); // 1.2.840.10045.3.1.7
+const OID_P384 = b(0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22); // 1.3.132.0.34
+
+// a P-256 key pair from OpenSSL
+const ecdh = createECDH('prime256v1');
+ecdh.generateKeys();
+const D = new Uint8Array(ecdh.getPrivateKey().length === 32 ? ecdh.getPrivateKey() : Buffer.concat([Buffer.alloc(32 - ecdh.getPrivateKey().length), ecdh.getPrivateKey()]));
+const PUB = new Uint8Array(ecdh.getPublicKey()); // 04 ‖ x ‖ y
+const other = createECDH('prime256v1');
+other.generateKeys();
+const OTHER_PUB = new Uint8Array(other.getPublicKey());
+
+const ecPrivateKey = (...fields: Uint8Array[]) => tlv(0x30, ...fields);
+const goodEcPk = () => ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa0, OID_P256), tlv(0xa1, tlv(0x03, b(0), PUB)));
+const algId = (...p: Uint8Array[]) => tlv(0x30, OID_EC, ...p);
+const pkcs8 = (...fields: Uint8Array[]) => tlv(0x30, ...fields);
+
+interface Bad {
+  label: string;
+  run: () => unknown;
+  error: { name: string; message: string };
+}
+const enc = (message: string) => ({ name: EncodingError.name, message });
+const inv = (message: string) => ({ name: InvalidKeyError.name, message });
+
+test('P-256 PKCS#8, SEC 1 and SPKI: the valid variations import, as OpenSSL wrote them and rebuilt here', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  const d = new Uint8Array(Buffer.from(jwk.d!, 'base64url'));
+  assert.deepEqual(p256.importPrivateKey(privateKey.export({ type: 'pkcs8', format: 'der' }), 'pkcs8-der'), d);
+  assert.deepEqual(p256.importPrivateKey(privateKey.export({ type: 'sec1', format: 'der' }), 'sec1-der'), d);
+  const pub = Buffer.concat([b(4), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+  assert.deepEqual(p256.importPublicKey(publicKey.export({ type: 'spki', format: 'der' }), 'spki-der'), new Uint8Array(pub));
+  // attributes ([0]) after the private key are allowed and carry nothing
+  assert.deepEqual(p256.importPrivateKey(pkcs8(INT(0), algId(OID_P256), tlv(0x04, goodEcPk()), tlv(0xa0, tlv(0x30))), 'pkcs8-der'), D);
+  // ECPrivateKey with and without its parameters and its public key
+  for (const inner of [goodEcPk(), ecPrivateKey(INT(1), tlv(0x04, D)), ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa0, OID_P256)), ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa1, tlv(0x03, b(0), PUB)))]) {
+    assert.deepEqual(p256.importPrivateKey(inner, 'sec1-der'), D);
+    assert.deepEqual(p256.importPrivateKey(pkcs8(INT(0), algId(OID_P256), tlv(0x04, inner)), 'pkcs8-der'), D);
+  }
+});
+
+test('P-256 PKCS#8: each malformed field is an error naming the structure, the field and the byte', () => {
+  const W = 'PKCS#8 private key';
+  const I = `${W} (ECPrivateKey)`;
+  const imp = (bytes: Uint8Array) => () => p256.importPrivateKey(bytes, 'pkcs8-der');
+  const wrap = (inner: Uint8Array) => imp(pkcs8(INT(0), algId(OID_P256), tlv(0x04, inner)));
+  // offsets: a PrivateKeyInfo with a whole ECPrivateKey inside is over 127 bytes, so its length
+  // takes two bytes (30 81 xx): its fields start at byte 3; AlgorithmIdentifier is 21 bytes
+  const cases: Bad[] = [
+    { label: 'not a SEQUENCE', run: imp(b(0x31, 0)), error: enc(`${W}: expected PrivateKeyInfo (SEQUENCE (0x30)), found tag (0x31) at byte 0`) },
+    { label: 'no version', run: imp(pkcs8()), error: enc(`${W}: missing version (INTEGER (0x02)): the structure ends at byte 2`) },
+    { label: 'version 1', run: imp(pkcs8(INT(1), algId(OID_P256), tlv(0x04, goodEcPk()))), error: enc(`${W}: version 1 is not supported (expected 0)`) },
+    { label: 'no AlgorithmIdentifier', run: imp(pkcs8(INT(0), OID_EC)), error: enc(`${W}: expected AlgorithmIdentifier (SEQUENCE (0x30)), found OBJECT IDENTIFIER (0x06) at byte 5`) },
+    { label: 'algorithm not an OID', run: imp(pkcs8(INT(0), tlv(0x30, INT(5)))), error: enc(`${W}: expected algorithm (OBJECT IDENTIFIER (0x06)), found INTEGER (0x02) at byte 7`) },
+    { label: 'no curve parameters', run: imp(pkcs8(INT(0), algId(), tlv(0x04, goodEcPk()))), error: enc(`${W}: AlgorithmIdentifier without curve parameters`) },
+    { label: 'NULL parameters', run: imp(pkcs8(INT(0), algId(b(0x05, 0)), tlv(0x04, goodEcPk()))), error: enc(`${W}: implicitly-CA curve parameters (NULL) are not supported`) },
+    { label: 'explicit parameters', run: imp(pkcs8(INT(0), algId(tlv(0x30, INT(1))), tlv(0x04, goodEcPk()))), error: enc(`${W}: explicit curve parameters are not supported (only named curves)`) },
+    { label: 'parameters not an OID', run: imp(pkcs8(INT(0), algId(INT(3)), tlv(0x04, goodEcPk()))), error: enc(`${W}: expected namedCurve (OBJECT IDENTIFIER (0x06)), found INTEGER (0x02) at byte 17`) },
+    { label: 'another curve', run: imp(pkcs8(INT(0), algId(OID_P384), tlv(0x04, goodEcPk()))), error: inv(`${W}: the key is for the curve with OID 1.3.132.0.34, not p256 (1.2.840.10045.3.1.7)`) },
+    { label: 'data after the parameters', run: imp(pkcs8(INT(0), algId(OID_P256, INT(0)), tlv(0x04, goodEcPk()))), error: enc(`${W}: unexpected data after the last element of AlgorithmIdentifier at byte 27`) },
+    { label: 'no privateKey', run: imp(pkcs8(INT(0), algId(OID_P256))), error: enc(`${W}: missing privateKey (OCTET STRING (0x04)): the structure ends at byte 26`) },
+    { label: 'attributes past the end', run: imp(pkcs8(INT(0), algId(OID_P256), tlv(0x04, goodEcPk()), b(0xa0, 5, 0))), error: enc(`${W}: attributes: length 5 runs past the end of its container at byte ${3 + 3 + 21 + 2 + goodEcPk().length}`) },
+    {
+      label: 'data after the attributes',
+      run: imp(pkcs8(INT(0), algId(OID_P256), tlv(0x04, goodEcPk()), tlv(0xa0), INT(0))),
+      error: enc(`${W}: unexpected data after the last element of PrivateKeyInfo at byte ${3 + 3 + 21 + 2 + goodEcPk().length + 2}`),
+    },
+    { label: 'inner not a SEQUENCE', run: wrap(tlv(0x04, D)), error: enc(`${I}: expected ECPrivateKey (SEQUENCE (0x30)), found OCTET STRING (0x04) at byte 0`) },
+    { label: 'inner: data after it', run: wrap(Buffer.concat([goodEcPk(), b(0)])), error: enc(`${I}: unexpected data after the last element of ${I} at byte ${goodEcPk().length}`) },
+    { label: 'inner: no version', run: wrap(ecPrivateKey()), error: enc(`${I}: missing version (INTEGER (0x02)): the structure ends at byte 2`) },
+    { label: 'inner: version 2', run: wrap(ecPrivateKey(INT(2), tlv(0x04, D))), error: enc(`${I}: ECPrivateKey version 2, expected 1`) },
+    { label: 'inner: no privateKey', run: wrap(ecPrivateKey(INT(1))), error: enc(`${I}: missing privateKey (OCTET STRING (0x04)): the structure ends at byte 5`) },
+    { label: 'inner: parameters past the end', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), b(0xa0, 9, 0))), error: enc(`${I}: parameters: length 9 runs past the end of its container at byte 39`) },
+    { label: 'inner: parameters not an OID', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa0, INT(1)))), error: enc(`${I}: expected namedCurve (OBJECT IDENTIFIER (0x06)), found INTEGER (0x02) at byte 41`) },
+    { label: 'inner: another curve', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa0, OID_P384))), error: inv(`${I}: the key is for the curve with OID 1.3.132.0.34, not p256 (1.2.840.10045.3.1.7)`) },
+    { label: 'inner: data after the parameters', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa0, OID_P256, INT(0)))), error: enc(`${I}: unexpected data after the last element of parameters at byte 51`) },
+    { label: 'inner: a 31-byte key', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D.subarray(1)))), error: enc(`${I}: the private key is 31 bytes, p256 keys are 32 bytes`) },
+    { label: 'inner: publicKey past the end', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), b(0xa1, 9, 0))), error: enc(`${I}: publicKey: length 9 runs past the end of its container at byte 39`) },
+    { label: 'inner: publicKey not a BIT STRING', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa1, tlv(0x04, PUB)))), error: enc(`${I}: expected publicKey (BIT STRING (0x03)), found OCTET STRING (0x04) at byte 41`) },
+    { label: 'inner: data after the publicKey', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa1, tlv(0x03, b(0), PUB), INT(0)))), error: enc(`${I}: unexpected data after the last element of publicKey at byte 109`) },
+    { label: 'inner: data after the last field', run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), INT(0))), error: enc(`${I}: unexpected data after the last element of ECPrivateKey at byte 39`) },
+    { label: 'inner: a zero key', run: wrap(ecPrivateKey(INT(1), tlv(0x04, new Uint8Array(32)))), error: inv(`${I}: the private key is not a valid p256 private key (it must be in [1, n − 1])`) },
+    {
+      label: 'inner: a public key off the curve',
+      run: wrap(
+        ecPrivateKey(
+          INT(1),
+          tlv(0x04, D),
+          tlv(
+            0xa1,
+            tlv(
+              0x03,
+              b(0),
+              PUB.map((v, i) => (i === 64 ? v ^ 1 : v)),
+            ),
+          ),
+        ),
+      ),
+      error: inv(`${I}: the public key is not a point of p256 (a coordinate is ≥ p or the point is off the curve)`),
+    },
+    { label: "inner: another key's public key", run: wrap(ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa1, tlv(0x03, b(0), OTHER_PUB)))), error: inv(`${I}: the public key does not belong to the private key`) },
+  ];
+  for (const c of cases) assert.throws(c.run, c.error, c.label);
+  // SEC 1 DER and PEM name their own input
+  assert.throws(() => p256.importPrivateKey(ecPrivateKey(INT(3)), 'sec1-der'), enc('SEC 1 private key: ECPrivateKey version 3, expected 1'));
+  assert.throws(() => p256.importPrivateKey(`-----BEGIN EC PRIVATE KEY-----\n${Buffer.from(ecPrivateKey(INT(3))).toString('base64')}\n-----END EC PRIVATE KEY-----\n`, 'sec1-pem'), enc('SEC 1 private key: ECPrivateKey version 3, expected 1'));
+  assert.throws(() => p256.importPrivateKey('-----BEGIN PUBLIC KEY-----\nAA==\n-----END PUBLIC KEY-----\n', 'sec1-pem'), enc('SEC 1 PEM: PEM label is "PUBLIC KEY", expected "EC PRIVATE KEY"'));
+  assert.throws(() => p256.importPrivateKey('-----BEGIN PUBLIC KEY-----\nAA==\n-----END PUBLIC KEY-----\n', 'pkcs8-pem'), enc('PKCS#8 PEM: PEM label is "PUBLIC KEY", expected "PRIVATE KEY"'));
+  for (const format of ['raw', 'pkcs8-der', 'sec1-der'] as const) {
+    assert.throws(() => p256.importPrivateKey('x' as unknown as Uint8Array, format), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' }, format);
+  }
+  assert.throws(() => p256.importPrivateKey(new Uint8Array(32), 'raw'), inv('data is not a valid p256 private key (it must be in [1, n − 1])'));
+});
+
+test('P-256 SPKI and SEC 1 points: each malformed field or point is an error naming it', () => {
+  const W = 'SubjectPublicKeyInfo';
+  const spki =
+    (...f: Uint8Array[]) =>
+    () =>
+      p256.importPublicKey(tlv(0x30, ...f), 'spki-der');
+  assert.throws(spki(algId(OID_P256), tlv(0x04, PUB)), enc(`${W}: expected subjectPublicKey (BIT STRING (0x03)), found OCTET STRING (0x04) at byte 23`));
+  assert.throws(spki(algId(OID_P256), tlv(0x03, b(0), PUB), INT(0)), enc(`${W}: unexpected data after the last element of ${W} at byte 91`));
+  assert.throws(spki(algId(OID_P256), tlv(0x03, b(0), b(0))), inv(`${W}: the public key is the point at infinity`));
+  assert.throws(() => p256.importPublicKey('x' as unknown as Uint8Array, 'spki-der'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' });
+  const raw = (pk: Uint8Array, what = 'data') => [() => p256.importPublicKey(pk, 'raw'), what] as const;
+  const point = (prefix: number, n: number) => {
+    const p = n === 65 ? PUB.slice() : PUB.slice(0, 33);
+    p[0] = prefix;
+    return p;
+  };
+  const cases: [Uint8Array, { name: string; message: string }][] = [
+    [b(0), inv('data is the point at infinity')],
+    [b(5), { name: CtkitRangeError.name, message: 'data must be 65 or 33 bytes long, got 1' }],
+    [b(0, 0), { name: CtkitRangeError.name, message: 'data must be 65 or 33 bytes long, got 2' }],
+    [point(0, 65), enc('data: a 65-byte point must start with 04 (uncompressed), not 0x00')],
+    [point(5, 65), enc('data: a 65-byte point must start with 04 (uncompressed), not 0x05')],
+    [point(6, 65), enc('data: a 65-byte point must start with 04 (uncompressed), not 0x06 (hybrid encoding is not supported)')],
+    [point(7, 65), enc('data: a 65-byte point must start with 04 (uncompressed), not 0x07 (hybrid encoding is not supported)')],
+    [point(0x0a, 65), enc('data: a 65-byte point must start with 04 (uncompressed), not 0x0a')],
+    [point(0, 33), enc('data: a 33-byte point must start with 02 or 03 (compressed), not 0x00')],
+    [point(4, 33), enc('data: a 33-byte point must start with 02 or 03 (compressed), not 0x04')],
+    [point(0x0b, 33), enc('data: a 33-byte point must start with 02 or 03 (compressed), not 0x0b')],
+  ];
+  for (const [pk, error] of cases) {
+    const [run] = raw(pk);
+    assert.throws(run, error, `${pk.length} bytes from 0x${pk[0].toString(16)}`);
+    assert.equal(p256.isValidPublicKey(pk), false);
+  }
+  // the other names a point goes by
+  assert.throws(() => p256.ecdh(D, b(0)), inv('peerPublicKey is the point at infinity'));
+  assert.throws(() => p256.compressPublicKey(b(0)), inv('publicKey is the point at infinity'));
+  // compressed output of the export and of getPublicKey
+  const compressed = Uint8Array.from([2 | (PUB[64] & 1), ...PUB.subarray(1, 33)]);
+  assert.deepEqual(p256.getPublicKey(D, { compressed: true }), compressed);
+  assert.deepEqual(p256.getPublicKey(D), PUB);
+  assert.deepEqual(p256.exportPublicKey(PUB, 'raw', { compressed: true }), compressed);
+  assert.deepEqual(p256.exportPublicKey(PUB, 'raw'), PUB);
+  assert.deepEqual(p256.exportPublicKey(compressed, 'raw'), PUB);
+  const spkiC = p256.exportPublicKey(PUB, 'spki-der', { compressed: true });
+  assert.deepEqual(spkiC.subarray(spkiC.length - 33), compressed);
+  assert.equal(spkiC.length, 2 + 21 + 2 + 1 + 33);
+});
+
+test('P-256 JWK: each missing or malformed member is an error naming it', () => {
+  const x = Buffer.from(PUB.subarray(1, 33)).toString('base64url');
+  const y = Buffer.from(PUB.subarray(33)).toString('base64url');
+  const d = Buffer.from(D).toString('base64url');
+  const priv = (j: unknown) => () => p256.importPrivateKey(j as never, 'jwk');
+  const pub = (j: unknown) => () => p256.importPublicKey(j as never, 'jwk');
+  assert.deepEqual(priv({ kty: 'EC', crv: 'P-256', x, y, d })(), D);
+  assert.deepEqual(pub({ kty: 'EC', crv: 'P-256', x, y })(), PUB);
+  for (const j of [null, 'x', 3]) {
+    assert.throws(priv(j), { name: CtkitTypeError.name, message: 'JWK must be an object' });
+    assert.throws(pub(j), { name: CtkitTypeError.name, message: 'JWK must be an object' });
+  }
+  assert.throws(pub({ kty: 'EC', crv: 'P-256', y }), enc('JWK: member "x" is missing or not a string'));
+  assert.throws(pub({ kty: 'EC', crv: 'P-256', x, y: 5 }), enc('JWK: member "y" is missing or not a string'));
+  assert.throws(pub({ kty: 'EC', crv: 'P-256', x: `${x.slice(0, -1)}=`, y }), enc('JWK "x": base64url must not be padded'));
+  assert.throws(pub({ kty: 'EC', crv: 'P-256', x: Buffer.from(PUB.subarray(1, 32)).toString('base64url'), y }), enc('JWK: "x" is 31 bytes, expected 32'));
+  const offCurve = Buffer.from(PUB.subarray(33).map((v, i) => (i === 31 ? v ^ 1 : v))).toString('base64url');
+  assert.throws(pub({ kty: 'EC', crv: 'P-256', x, y: offCurve }), inv('JWK public key is not a point of p256 (a coordinate is ≥ p or the point is off the curve)'));
+  assert.throws(priv({ kty: 'EC', crv: 'P-256', x, y }), enc('JWK: member "d" is missing (not a private key)'));
+  assert.throws(priv({ kty: 'EC', crv: 'P-256', x, y, d: 7 }), enc('JWK: member "d" is missing or not a string'));
+  assert.throws(priv({ kty: 'EC', crv: 'P-256', x, y, d: Buffer.alloc(32).toString('base64url') }), inv('JWK "d" is not a valid p256 private key (it must be in [1, n − 1])'));
+  assert.throws(priv({ kty: 'EC', crv: 'P-256', x, y, d: `${d.slice(0, -1)}=` }), enc('JWK "d": base64url must not be padded'));
+  const ox = Buffer.from(OTHER_PUB.subarray(1, 33)).toString('base64url');
+  const oy = Buffer.from(OTHER_PUB.subarray(33)).toString('base64url');
+  assert.throws(priv({ kty: 'EC', crv: 'P-256', x: ox, y: oy, d }), inv('JWK: x and y do not belong to d'));
+});
