@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createECDH, generateKeyPairSync } from 'node:crypto';
 import { p256 } from '../src/ec/index.js';
+import { base64, base64url, DerReader, der, derInt, derOid, hex, pem, unbase64, unbase64url, unbase64urlBytes, unhex, unhexBytes, unpem } from '../src/ec/der.js';
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../src/errors.js';
 
 /** One DER element: tag, a short or long definite length, the contents. */
@@ -208,4 +209,189 @@ test('P-256 JWK: each missing or malformed member is an error naming it', () => 
   const ox = Buffer.from(OTHER_PUB.subarray(1, 33)).toString('base64url');
   const oy = Buffer.from(OTHER_PUB.subarray(33)).toString('base64url');
   assert.throws(priv({ kty: 'EC', crv: 'P-256', x: ox, y: oy, d }), inv('JWK: x and y do not belong to d'));
+});
+
+// ---- der.ts: the DER reader, the encoders, hex, base64 and PEM ---------------------------------
+
+test('DerReader: every framing error names the element and the byte; the limits of the length forms', () => {
+  const T = 'T';
+  const read =
+    (bytes: Uint8Array, tag = 0x30) =>
+    () =>
+      new DerReader(bytes, T).read(tag, 'S');
+  const cases: [Uint8Array, number, string][] = [
+    [b(), 0x30, 'missing S (SEQUENCE (0x30)): the structure ends at byte 0'],
+    [b(0x03, 0), 0x02, 'expected S (INTEGER (0x02)), found BIT STRING (0x03) at byte 0'],
+    [b(0x04, 0), 0x03, 'expected S (BIT STRING (0x03)), found OCTET STRING (0x04) at byte 0'],
+    [b(0x05, 0), 0x04, 'expected S (OCTET STRING (0x04)), found NULL (0x05) at byte 0'],
+    [b(0x06, 0), 0x05, 'expected S (NULL (0x05)), found OBJECT IDENTIFIER (0x06) at byte 0'],
+    [b(0xa0, 0), 0x06, 'expected S (OBJECT IDENTIFIER (0x06)), found [0] (0xa0) at byte 0'],
+    [b(0xa1, 0), 0x30, 'expected S (SEQUENCE (0x30)), found [1] (0xa1) at byte 0'],
+    [b(0x0c, 0), 0x30, 'expected S (SEQUENCE (0x30)), found tag (0x0c) at byte 0'],
+    [b(0x1f, 0), 0x30, 'multi-byte tags are not used here at byte 0'],
+    [b(0x3f, 0), 0x30, 'multi-byte tags are not used here at byte 0'],
+    [b(0x30), 0x30, 'S: length missing at byte 1'],
+    [b(0x30, 0x80), 0x30, 'S: indefinite length (BER, not DER) at byte 1'],
+    [b(0x30, 0x84, 0, 0, 0, 1, 0), 0x30, 'S: length of 4 bytes is too long at byte 1'],
+    [b(0x30, 0x82, 0x01), 0x30, 'S: length bytes truncated at byte 1'],
+    [b(0x30, 0x81), 0x30, 'S: length bytes truncated at byte 1'],
+    [b(0x30, 0x81, 0x80), 0x30, 'S: length 128 runs past the end of its container at byte 0'],
+    [Buffer.concat([b(0x30, 0x81, 0x05), Buffer.alloc(5)]), 0x30, 'S: length not in its shortest form (BER, not DER) at byte 1'],
+    [Buffer.concat([b(0x30, 0x82, 0x00, 0x90), Buffer.alloc(0x90)]), 0x30, 'S: length not in its shortest form (BER, not DER) at byte 1'],
+    [b(0x30, 0x05, 1, 2), 0x30, 'S: length 5 runs past the end of its container at byte 0'],
+  ];
+  for (const [bytes, tag, message] of cases) assert.throws(read(bytes, tag), enc(`${T}: ${message}`), message);
+  // the long forms at their lower limits, and a nested reader's byte numbers count from the input's start
+  for (const n of [0x80, 0x100, 0x10000]) {
+    const body = new Uint8Array(n).fill(7);
+    const len = n === 0x80 ? [0x81, 0x80] : n === 0x100 ? [0x82, 1, 0] : [0x83, 1, 0, 0];
+    assert.deepEqual(new DerReader(new Uint8Array(Buffer.concat([b(0x04, ...len), body])), T).octets('O'), body, `${n}-byte OCTET STRING`);
+  }
+  const nested = new DerReader(b(0x30, 0x03, 0x30, 0x01, 0x30), T).read(0x30, 'A').read(0x30, 'B');
+  assert.throws(() => nested.read(0x30, 'C'), enc(`${T}: C: length missing at byte 5`));
+  assert.equal(new DerReader(b(), T).peek(), -1);
+  assert.equal(new DerReader(b(), T).done, true);
+});
+
+test('DerReader: small INTEGERs, BIT STRINGs and OBJECT IDENTIFIERs, valid and not', () => {
+  const T = 'T';
+  const int = (...v: number[]) => new DerReader(b(0x02, v.length, ...v), T).smallInt('v');
+  for (const [v, want] of [
+    [[0], 0],
+    [[0x7f], 127],
+    [[0x00, 0x80], 128],
+    [[0x01, 0x00], 256],
+    [[0x00, 0x80, 0x00, 0x00], 0x800000],
+    [[0x7f, 0xff, 0xff, 0xff], 0x7fffffff],
+  ] as const) {
+    assert.equal(int(...v), want, `INTEGER ${v}`);
+  }
+  for (const [v, message] of [
+    [[], 'v: INTEGER with no content bytes at byte 0'],
+    [[0x00, 0x01], 'v: INTEGER not in its shortest form at byte 2'],
+    [[0x00, 0x7f], 'v: INTEGER not in its shortest form at byte 2'],
+    [[0xff, 0x80], 'v: INTEGER not in its shortest form at byte 2'],
+    [[0xff, 0xff], 'v: INTEGER not in its shortest form at byte 2'],
+    [[0x80], 'v: negative INTEGER at byte 2'],
+    [[0xff, 0x7f], 'v: negative INTEGER at byte 2'],
+    [[0x00, 0x80, 0x00, 0x00, 0x00], 'v: INTEGER too large at byte 2'],
+  ] as const) {
+    assert.throws(() => int(...v), enc(`${T}: ${message}`), message);
+  }
+  assert.deepEqual(new DerReader(b(0x03, 2, 0, 0xff), T).bits('k'), b(0xff));
+  assert.throws(() => new DerReader(b(0x03, 0), T).bits('k'), enc(`${T}: k: BIT STRING without its unused-bits byte at byte 0`));
+  assert.throws(() => new DerReader(b(0x03, 2, 1, 0xfe), T).bits('k'), enc(`${T}: k: BIT STRING with 1 unused bits (a key has a whole number of bytes) at byte 2`));
+  const oid = (...v: number[]) => new DerReader(b(0x06, v.length, ...v), T).oid('o');
+  for (const [v, want] of [
+    [[0x05], '0.5'],
+    [[0x27], '0.39'],
+    [[0x28], '1.0'],
+    [[0x4f], '1.39'],
+    [[0x50], '2.0'],
+    [[0x88, 0x37], '2.999'],
+    [[0x2a, 0x03, 0x04], '1.2.3.4'],
+    [[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07], '1.2.840.10045.3.1.7'],
+    [[0x88, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00], `2.${2 ** 52 - 80}`], // 2^45 reached inside the sub-identifier
+  ] as const) {
+    assert.equal(oid(...v), want, `OID ${v}`);
+  }
+  for (const [v, message] of [
+    [[], 'o: empty OBJECT IDENTIFIER at byte 0'],
+    [[0x2a, 0x80, 0x01], 'o: OBJECT IDENTIFIER sub-identifier not in its shortest form at byte 3'],
+    [[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], 'o: OBJECT IDENTIFIER sub-identifier too large at byte 9'],
+    [[0x2a, 0x81], 'o: OBJECT IDENTIFIER ends inside a sub-identifier at byte 3'],
+  ] as const) {
+    assert.throws(() => oid(...v), enc(`${T}: ${message}`), message);
+  }
+});
+
+test('der, derInt and derOid: the shortest length forms and their limits', () => {
+  for (const [n, head] of [
+    [0, [0x04, 0x00]],
+    [0x7f, [0x04, 0x7f]],
+    [0x80, [0x04, 0x81, 0x80]],
+    [0xff, [0x04, 0x81, 0xff]],
+    [0x100, [0x04, 0x82, 0x01, 0x00]],
+    [0xffff, [0x04, 0x82, 0xff, 0xff]],
+    [0x10000, [0x04, 0x83, 0x01, 0x00, 0x00]],
+  ] as const) {
+    const body = new Uint8Array(n).fill(3);
+    assert.deepEqual(der(0x04, body.subarray(0, n >> 1), body.subarray(n >> 1)), new Uint8Array(Buffer.concat([b(...head), body])), `length ${n}`);
+  }
+  assert.deepEqual(derInt(0), b(0x02, 1, 0));
+  assert.deepEqual(derInt(127), b(0x02, 1, 0x7f));
+  for (const v of [-1, 128]) assert.throws(() => derInt(v), { name: 'RangeError', message: 'derInt: small non-negative integers only' });
+  assert.deepEqual(derOid('1.2.840.10045.3.1.7'), OID_P256);
+  assert.deepEqual(derOid('2.999'), b(0x06, 2, 0x88, 0x37));
+});
+
+test('hex and base64: as Buffer encodes them, both cases and every alphabet edge in, each error with its position', () => {
+  const r = new Uint8Array(5000).map((_, i) => (i * 167 + 13) & 0xff);
+  assert.equal(hex(r), Buffer.from(r).toString('hex'));
+  assert.equal(base64(r), Buffer.from(r).toString('base64'));
+  assert.equal(base64url(r), Buffer.from(r).toString('base64url'));
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  for (const s of [Buffer.from(all).toString('hex'), Buffer.from(all).toString('hex').toUpperCase()]) {
+    assert.deepEqual(unhex(s, 'W'), all);
+    assert.deepEqual(unhexBytes(new TextEncoder().encode(s), 'W'), all);
+  }
+  assert.deepEqual(unbase64(Buffer.from(r).toString('base64'), 'W'), r);
+  assert.deepEqual(unbase64url(Buffer.from(r).toString('base64url'), 'W'), r);
+  assert.deepEqual(unbase64urlBytes(new TextEncoder().encode(Buffer.from(r).toString('base64url')), 'W'), r);
+  assert.throws(() => unhex('abc', 'W'), enc('W: hex length is odd'));
+  assert.throws(() => unhexBytes(b(0x61), 'W'), enc('W: hex length is odd'));
+  for (const c of ['/', ':', '@', 'G', '`', 'g', ' ']) {
+    assert.throws(() => unhex(`00a${c}`, 'W'), enc('W: invalid hex character at position 3'), `hex '${c}'`);
+    assert.throws(() => unhexBytes(new TextEncoder().encode(`${c}0`), 'W'), enc('W: invalid hex character at position 0'), `hex bytes '${c}'`);
+  }
+  for (const c of ['@', '[', '`', '{', '/', ':', '.', '*', ',', '-', '_']) {
+    // '-' and '_' are base64url's, '+' and '/' base64's
+    if (c !== '-' && c !== '_') assert.throws(() => unbase64url(`AAA${c}`, 'W'), enc('W: invalid base64url character at position 3'), `base64url '${c}'`);
+    if (c !== '/') assert.throws(() => unbase64(`AAA${c}`, 'W'), enc('W: invalid base64 character at position 3'), `base64 '${c}'`);
+  }
+  assert.throws(() => unbase64url('AAAAA', 'W'), enc('W: base64 length is impossible'));
+  assert.throws(() => unbase64urlBytes(new TextEncoder().encode('AA=='), 'W'), enc('W: base64url must not be padded'));
+  assert.throws(() => unbase64('AAA', 'W'), enc('W: base64 length is not a multiple of 4'));
+  assert.deepEqual(unbase64('', 'W'), b());
+  assert.deepEqual(unbase64url('', 'W'), b());
+});
+
+test('PEM: lines of 64, text as bytes, EC PARAMETERS before a private key, each error', () => {
+  const d = new Uint8Array(100).map((_, i) => i);
+  const body = Buffer.from(d).toString('base64');
+  const want = `-----BEGIN X-----\n${body.slice(0, 64)}\n${body.slice(64, 128)}\n${body.slice(128)}\n-----END X-----\n`; // 136 characters
+  assert.equal(pem('X', d), want);
+  assert.deepEqual(unpem(new TextEncoder().encode(want), 'X', 'W'), d);
+  assert.deepEqual(unpem(`\t ${want.replaceAll('\n', '\r\n')} \t\r\n`, 'X', 'W'), d);
+  assert.throws(() => unpem(5 as unknown as string, 'X', 'W'), { name: 'TypeError', message: 'W must be a string or a Uint8Array of PEM text' });
+  for (const [at, byte] of [
+    [0, 0x80],
+    [20, 0x1f],
+    [20, 0x7f],
+    [20, 0x00],
+  ] as const) {
+    const t = new TextEncoder().encode(want);
+    t[at] = byte;
+    assert.throws(() => unpem(t, 'X', 'W'), enc(`W: not PEM text (byte ${at} is not printable ASCII; DER goes with a -der format)`), `byte ${byte} at ${at}`);
+  }
+  // printable ASCII passes the text check and fails where PEM does
+  const tilde = new TextEncoder().encode(want);
+  tilde[20] = 0x7e;
+  assert.throws(() => unpem(tilde, 'X', 'W'), enc('W: PEM line 2 is not base64'));
+  assert.throws(() => unpem(want.replace('\n', '\n\n'), 'X', 'W'), enc('W: PEM line 2 is not base64')); // an empty line
+  assert.throws(() => unpem(want.replace(body.slice(0, 64), `${body.slice(0, 32)}\r${body.slice(32, 64)}`), 'X', 'W'), enc('W: PEM line 2 is not base64')); // a CR without its LF
+  // EC PARAMETERS (RFC 5480 namedCurve), as `openssl ecparam -genkey` writes it
+  const params = (oid: Uint8Array) => `-----BEGIN EC PARAMETERS-----\n${Buffer.from(oid).toString('base64')}\n-----END EC PARAMETERS-----\n`;
+  const sec1 = pem('EC PRIVATE KEY', goodEcPk());
+  const p8 = pem('PRIVATE KEY', pkcs8(INT(0), algId(OID_P256), tlv(0x04, goodEcPk())));
+  assert.deepEqual(p256.importPrivateKey(params(OID_P256) + sec1, 'sec1-pem'), D);
+  assert.deepEqual(p256.importPrivateKey(new TextEncoder().encode(params(OID_P256) + p8), 'pkcs8-pem'), D);
+  assert.throws(() => p256.importPrivateKey(params(OID_P256).replace('-----END EC PARAMETERS-----', '') + sec1, 'sec1-pem'), enc('SEC 1 PEM: the EC PARAMETERS block has no "-----END EC PARAMETERS-----" line'));
+  assert.throws(() => p256.importPrivateKey(params(tlv(0x30, INT(1))) + sec1, 'sec1-pem'), enc('SEC 1 PEM: explicit curve parameters are not supported (only named curves)'));
+  assert.throws(() => p256.importPrivateKey(params(OID_P384) + sec1, 'sec1-pem'), inv('SEC 1 PEM: the EC PARAMETERS block names the curve with OID 1.3.132.0.34, not 1.2.840.10045.3.1.7'));
+  assert.throws(() => p256.importPrivateKey(params(Buffer.concat([OID_P256, INT(0)])) + p8, 'pkcs8-pem'), enc('PKCS#8 PEM (EC PARAMETERS): unexpected data after the last element of EC PARAMETERS at byte 10'));
+  // a public key's PEM takes no EC PARAMETERS block
+  const spki = pem('PUBLIC KEY', tlv(0x30, algId(OID_P256), tlv(0x03, b(0), PUB)));
+  assert.deepEqual(p256.importPublicKey(spki, 'spki-pem'), PUB);
+  assert.throws(() => p256.importPublicKey(params(OID_P256) + spki, 'spki-pem'), enc('SubjectPublicKeyInfo PEM: PEM label is "EC PARAMETERS", expected "PUBLIC KEY"'));
 });
