@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createECDH, generateKeyPairSync } from 'node:crypto';
-import { p256 } from '../src/ec/index.js';
+import { ed25519, p256, x25519 } from '../src/ec/index.js';
 import { base64, base64url, DerReader, der, derInt, derOid, hex, pem, unbase64, unbase64url, unbase64urlBytes, unhex, unhexBytes, unpem } from '../src/ec/der.js';
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../src/errors.js';
 
@@ -394,4 +394,149 @@ test('PEM: lines of 64, text as bytes, EC PARAMETERS before a private key, each 
   const spki = pem('PUBLIC KEY', tlv(0x30, algId(OID_P256), tlv(0x03, b(0), PUB)));
   assert.deepEqual(p256.importPublicKey(spki, 'spki-pem'), PUB);
   assert.throws(() => p256.importPublicKey(params(OID_P256) + spki, 'spki-pem'), enc('SubjectPublicKeyInfo PEM: PEM label is "EC PARAMETERS", expected "PUBLIC KEY"'));
+});
+
+// ---- okp.ts, ed25519.ts, x25519.ts: the key formats and argument names of X25519 and Ed25519 ----
+
+test('X25519 and Ed25519 PKCS#8, SPKI and JWK: each malformed field is an error naming it', () => {
+  for (const [name, curve, oidByte, otherOid] of [
+    ['Ed25519', ed25519, 0x70, '1.3.101.110'],
+    ['X25519', x25519, 0x6e, '1.3.101.112'],
+  ] as const) {
+    const { privateKey } = name === 'Ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('x25519');
+    const jwk = privateKey.export({ format: 'jwk' });
+    const d = new Uint8Array(Buffer.from(jwk.d!, 'base64url'));
+    const x = new Uint8Array(Buffer.from(jwk.x!, 'base64url'));
+    const oid = b(0x06, 0x03, 0x2b, 0x65, oidByte);
+    const other = b(0x06, 0x03, 0x2b, 0x65, oidByte === 0x70 ? 0x6e : 0x70);
+    const alg = tlv(0x30, oid); // 7 bytes
+    const inner = tlv(0x04, tlv(0x04, d)); // 36 bytes
+    const pk1 = tlv(0x81, b(0), x); // [1] IMPLICIT BIT STRING, 35 bytes
+    const W = 'PKCS#8 private key';
+    const p8 =
+      (...f: Uint8Array[]) =>
+      () =>
+        curve.importPrivateKey(tlv(0x30, ...f), 'pkcs8-der');
+    assert.deepEqual(p8(INT(0), alg, inner)(), d, `${name} v0`);
+    assert.deepEqual(p8(INT(1), alg, inner, pk1)(), d, `${name} v1 with its public key`);
+    assert.deepEqual(p8(INT(0), alg, inner, tlv(0xa0))(), d, `${name} with attributes`);
+    const cases: [() => unknown, { name: string; message: string }][] = [
+      [() => curve.importPrivateKey(b(0x31, 0), 'pkcs8-der'), enc(`${W}: expected OneAsymmetricKey (SEQUENCE (0x30)), found tag (0x31) at byte 0`)],
+      [p8(), enc(`${W}: missing version (INTEGER (0x02)): the structure ends at byte 2`)],
+      [p8(INT(2), alg, inner), enc(`${W}: version 2 is not supported (0 or 1)`)],
+      [p8(INT(0), oid), enc(`${W}: expected AlgorithmIdentifier (SEQUENCE (0x30)), found OBJECT IDENTIFIER (0x06) at byte 5`)],
+      [p8(INT(0), tlv(0x30, INT(1))), enc(`${W}: expected algorithm (OBJECT IDENTIFIER (0x06)), found INTEGER (0x02) at byte 7`)],
+      [p8(INT(0), tlv(0x30, other), inner), inv(`${W}: the key is for the algorithm with OID ${otherOid}, not ${name} (${name === 'Ed25519' ? '1.3.101.112' : '1.3.101.110'})`)],
+      [p8(INT(0), tlv(0x30, oid, b(0x05, 0)), inner), enc(`${W}: ${name}'s AlgorithmIdentifier must not have parameters (RFC 8410 section 3)`)],
+      [p8(INT(0), alg), enc(`${W}: missing privateKey (OCTET STRING (0x04)): the structure ends at byte 12`)],
+      [p8(INT(0), alg, tlv(0x04, INT(0))), enc(`${W} (CurvePrivateKey): expected CurvePrivateKey (OCTET STRING (0x04)), found INTEGER (0x02) at byte 0`)],
+      [p8(INT(0), alg, tlv(0x04, tlv(0x04, d.subarray(1)))), enc(`${W}: the private key is 31 bytes, ${name} keys are 32`)],
+      [p8(INT(0), alg, tlv(0x04, tlv(0x04, d), INT(0))), enc(`${W} (CurvePrivateKey): unexpected data after the last element of CurvePrivateKey at byte 34`)],
+      [p8(INT(0), alg, inner, b(0xa0, 5, 0)), enc(`${W}: attributes: length 5 runs past the end of its container at byte 48`)],
+      [p8(INT(0), alg, inner, pk1), enc(`${W}: a public key needs version 1 (OneAsymmetricKey)`)],
+      [p8(INT(1), alg, inner, b(0x81, 40, 0)), enc(`${W}: publicKey: length 40 runs past the end of its container at byte 48`)],
+      [p8(INT(1), alg, inner, tlv(0x81, x)), enc(`${W}: the public key must be a BIT STRING of 32 bytes`)],
+      [p8(INT(1), alg, inner, tlv(0x81, b(1), x)), enc(`${W}: the public key must be a BIT STRING of 32 bytes`)],
+      [p8(INT(1), alg, inner, tlv(0x81, b(0), x, b(0))), enc(`${W}: the public key must be a BIT STRING of 32 bytes`)],
+      [
+        p8(
+          INT(1),
+          alg,
+          inner,
+          tlv(
+            0x81,
+            b(0),
+            x.map((v, i) => (i === 0 ? v ^ 1 : v)),
+          ),
+        ),
+        inv(`${W}: the public key does not belong to the private key`),
+      ],
+      [p8(INT(0), alg, inner, INT(0)), enc(`${W}: unexpected data after the last element of OneAsymmetricKey at byte 48`)],
+      [() => curve.importPrivateKey(pem('PUBLIC KEY', b(0x30, 0)), 'pkcs8-pem'), enc('PKCS#8 PEM: PEM label is "PUBLIC KEY", expected "PRIVATE KEY"')],
+      [() => curve.importPrivateKey('x' as unknown as Uint8Array, 'pkcs8-der'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' }],
+      [() => curve.importPrivateKey('x' as unknown as Uint8Array, 'raw'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' }],
+      [() => curve.importPrivateKey(d.subarray(1), 'raw'), { name: CtkitRangeError.name, message: 'data must be 32 bytes long, got 31' }],
+      [() => curve.importPrivateKey(d, 'x' as 'raw'), { name: CtkitRangeError.name, message: 'format must be one of raw, pkcs8-der, pkcs8-pem, jwk; got "x"' }],
+      [() => curve.exportPrivateKey(d, 'x' as 'raw'), { name: CtkitRangeError.name, message: 'format must be one of raw, pkcs8-der, pkcs8-pem, jwk; got "x"' }],
+      [() => curve.exportPrivateKey('x' as unknown as Uint8Array, 'raw'), { name: CtkitTypeError.name, message: 'privateKey must be a Uint8Array, got string' }],
+    ];
+    for (const [run, error] of cases) assert.throws(run, error, `${name}: ${error.message}`);
+
+    const S = 'SubjectPublicKeyInfo';
+    const spki =
+      (...f: Uint8Array[]) =>
+      () =>
+        curve.importPublicKey(tlv(0x30, ...f), 'spki-der');
+    assert.deepEqual(spki(alg, tlv(0x03, b(0), x))(), x);
+    const pubCases: [() => unknown, { name: string; message: string }][] = [
+      [spki(alg, tlv(0x04, x)), enc(`${S}: expected subjectPublicKey (BIT STRING (0x03)), found OCTET STRING (0x04) at byte 9`)],
+      [spki(alg, tlv(0x03, b(0), x.subarray(1))), enc(`${S}: the public key is 31 bytes, ${name} keys are 32`)],
+      [spki(alg, tlv(0x03, b(0), x), INT(0)), enc(`${S}: unexpected data after the last element of ${S} at byte 44`)],
+      [spki(tlv(0x30, other), tlv(0x03, b(0), x)), inv(`${S}: the key is for the algorithm with OID ${otherOid}, not ${name} (${name === 'Ed25519' ? '1.3.101.112' : '1.3.101.110'})`)],
+      [() => curve.importPublicKey(pem('PRIVATE KEY', b(0x30, 0)), 'spki-pem'), enc('SubjectPublicKeyInfo PEM: PEM label is "PRIVATE KEY", expected "PUBLIC KEY"')],
+      [() => curve.importPublicKey('x' as unknown as Uint8Array, 'spki-der'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' }],
+      [() => curve.importPublicKey('x' as unknown as Uint8Array, 'raw'), { name: CtkitTypeError.name, message: 'data must be a Uint8Array, got string' }],
+      [() => curve.importPublicKey(x, 'x' as 'raw'), { name: CtkitRangeError.name, message: 'format must be one of raw, spki-der, spki-pem, jwk; got "x"' }],
+      [() => curve.exportPublicKey(x, 'x' as 'raw'), { name: CtkitRangeError.name, message: 'format must be one of raw, spki-der, spki-pem, jwk; got "x"' }],
+      [() => curve.exportPublicKey('x' as unknown as Uint8Array, 'raw'), { name: CtkitTypeError.name, message: 'publicKey must be a Uint8Array, got string' }],
+      [() => curve.getPublicKey('x' as unknown as Uint8Array), { name: CtkitTypeError.name, message: 'privateKey must be a Uint8Array, got string' }],
+    ];
+    for (const [run, error] of pubCases) assert.throws(run, error, `${name}: ${error.message}`);
+
+    const xs = jwk.x!;
+    const ds = jwk.d!;
+    const priv = (j: unknown) => () => curve.importPrivateKey(j as never, 'jwk');
+    const pubj = (j: unknown) => () => curve.importPublicKey(j as never, 'jwk');
+    assert.deepEqual(priv({ kty: 'OKP', crv: name, x: xs, d: ds })(), d);
+    assert.deepEqual(pubj({ kty: 'OKP', crv: name, x: xs })(), x);
+    const short = Buffer.from(x.subarray(1)).toString('base64url');
+    const jwkCases: [() => unknown, { name: string; message: string }][] = [
+      [pubj(null), { name: CtkitTypeError.name, message: 'JWK must be an object' }],
+      [priv('x'), { name: CtkitTypeError.name, message: 'JWK must be an object' }],
+      [pubj({ kty: 'EC', crv: name, x: xs }), inv('JWK: kty is "EC", expected "OKP"')],
+      [pubj({ kty: 'OKP', crv: 'P-256', x: xs }), inv(`JWK: crv is "P-256", expected "${name}"`)],
+      [pubj({ kty: 'OKP', crv: name }), enc('JWK: member "x" is missing or not a string')],
+      [pubj({ kty: 'OKP', crv: name, x: `${xs}=` }), enc('JWK "x": base64url must not be padded')],
+      [pubj({ kty: 'OKP', crv: name, x: short }), enc('JWK "x" is 31 bytes, ' + name + ' keys are 32')],
+      [priv({ kty: 'OKP', crv: name, x: xs }), enc('JWK: member "d" is missing (not a private key)')],
+      [priv({ kty: 'OKP', crv: name, x: xs, d: 5 }), enc('JWK: member "d" is missing or not a string')],
+      [priv({ kty: 'OKP', crv: name, x: xs, d: Buffer.from(d.subarray(1)).toString('base64url') }), enc(`JWK "d" is 31 bytes, ${name} keys are 32`)],
+      [priv({ kty: 'OKP', crv: name, x: xs, d: Buffer.from(d.map((v, i) => (i === 5 ? v ^ 1 : v))).toString('base64url') }), inv('JWK: "x" does not belong to "d"')],
+    ];
+    for (const [run, error] of jwkCases) assert.throws(run, error, `${name}: ${error.message}`);
+  }
+  // an Ed25519 public key that is not a point's canonical encoding: y = p
+  const yP = b(0xed, ...new Array(30).fill(0xff), 0x7f);
+  assert.throws(() => ed25519.importPublicKey(yP, 'raw'), inv('data is not the canonical encoding of an Ed25519 point'));
+  assert.throws(() => ed25519.importPublicKey(tlv(0x30, tlv(0x30, b(0x06, 0x03, 0x2b, 0x65, 0x70)), tlv(0x03, b(0), yP)), 'spki-der'), inv('SubjectPublicKeyInfo: the public key is not the canonical encoding of an Ed25519 point'));
+  assert.throws(() => ed25519.importPublicKey({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(yP).toString('base64url') }, 'jwk'), inv('JWK "x" is not the canonical encoding of an Ed25519 point'));
+});
+
+test('Ed25519 and X25519: each argument error names the argument', () => {
+  const sk = new Uint8Array(32).fill(9);
+  const pk = ed25519.getPublicKey(sk);
+  const msg = b(1, 2, 3);
+  const sig = ed25519.sign(msg, sk);
+  const x = 'x' as unknown as Uint8Array;
+  const type = (name: string) => ({ name: CtkitTypeError.name, message: `${name} must be a Uint8Array, got string` });
+  assert.throws(() => ed25519.sign(x, sk), type('msg'));
+  assert.throws(() => ed25519.sign(msg, x), type('privateKey'));
+  assert.throws(() => ed25519.getPublicKey(x), type('privateKey'));
+  assert.throws(() => ed25519.signingKey(x), type('privateKey'));
+  assert.throws(() => ed25519.signingKey(sk).sign(x), type('msg'));
+  assert.throws(() => ed25519.sign(msg, sk, { context: x }), type('options.context'));
+  assert.throws(() => ed25519.verify(x, msg, pk), type('signature'));
+  assert.throws(() => ed25519.verify(sig, x, pk), type('msg'));
+  assert.throws(() => ed25519.verify(sig, msg, x), type('publicKey'));
+  assert.throws(() => ed25519.verify(sig, msg, pk, { context: x }), type('options.context'));
+  const yP = b(0xed, ...new Array(30).fill(0xff), 0x7f);
+  assert.throws(() => ed25519.verify(sig, msg, yP), inv('publicKey is not the canonical encoding of an Ed25519 point'));
+  // ZIP-215 takes y = p (reduced, it is y = 0, a point): not canonical, still an encoding; an x that fits no point is none
+  assert.equal(ed25519.verify(sig, msg, yP, { zip215: true }), false);
+  const noPoint = b(2, ...new Array(31).fill(0)); // y = 2: (y² − 1)/(d·y² + 1) is not a square
+  assert.throws(() => ed25519.verify(sig, msg, noPoint, { zip215: true }), inv('publicKey is not an encoding of an Ed25519 point'));
+  assert.throws(() => ed25519.verify(sig, msg, noPoint), inv('publicKey is not the canonical encoding of an Ed25519 point'));
+  assert.throws(() => x25519.getPublicKey(x), type('privateKey'));
+  assert.throws(() => x25519.ecdh(x, sk), type('privateKey'));
+  assert.throws(() => x25519.ecdh(sk, x), type('peerPublicKey'));
 });
