@@ -5,8 +5,9 @@
 // the valid keys come from OpenSSL through node:crypto.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createECDH, generateKeyPairSync } from 'node:crypto';
+import { createECDH, generateKeyPairSync, sign } from 'node:crypto';
 import { ed25519, p256, x25519 } from '../src/ec/index.js';
+import { bits2int } from '../src/ec/ecdsa.js';
 import { base64, base64url, DerReader, der, derInt, derOid, hex, pem, unbase64, unbase64url, unbase64urlBytes, unhex, unhexBytes, unpem } from '../src/ec/der.js';
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../src/errors.js';
 
@@ -539,4 +540,118 @@ test('Ed25519 and X25519: each argument error names the argument', () => {
   assert.throws(() => x25519.getPublicKey(x), type('privateKey'));
   assert.throws(() => x25519.ecdh(x, sk), type('privateKey'));
   assert.throws(() => x25519.ecdh(sk, x), type('peerPublicKey'));
+});
+
+// ---- ecdsa.ts: the DER signature parser, bits2int, the signature encodings, the argument errors --
+
+const N256 = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const big = (x: Uint8Array) => x.reduce((v, c) => (v << 8n) | BigInt(c), 0n);
+const bytesOf = (v: bigint, len: number) => Uint8Array.from({ length: len }, (_, i) => Number((v >> BigInt(8 * (len - 1 - i))) & 0xffn));
+/** DER INTEGER of a non-negative value, by X.690's rules written out here */
+const derUintRef = (v: Uint8Array) => {
+  let i = 0;
+  while (i < v.length - 1 && v[i] === 0) i++;
+  const body = v[i] >= 0x80 ? Buffer.concat([b(0), v.subarray(i)]) : v.subarray(i);
+  return tlv(0x02, body);
+};
+
+test('ECDSA DER signatures: each malformed ECDSA-Sig-Value is an error naming r or s; well-formed out-of-range values are false', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const pub = new Uint8Array(Buffer.concat([b(4), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]));
+  const msg = b(1, 2, 3);
+  const sig = new Uint8Array(sign('sha256', msg, privateKey)); // DER, from OpenSSL
+  assert.equal(p256.verify(sig, msg, pub), true);
+  const W = 'signature (DER ECDSA-Sig-Value)';
+  const v = (s: Uint8Array) => () => p256.verify(s, msg, pub);
+  const one = tlv(0x02, b(1));
+  for (const [s, message] of [
+    [b(0x31, 0), `${W}: expected ECDSA-Sig-Value (SEQUENCE (0x30)), found tag (0x31) at byte 0`],
+    [Buffer.concat([tlv(0x30, one, one), b(0)]), `${W}: unexpected data after the last element of ${W} at byte 8`],
+    [tlv(0x30), `${W}: missing r (INTEGER (0x02)): the structure ends at byte 2`],
+    [tlv(0x30, one), `${W}: missing s (INTEGER (0x02)): the structure ends at byte 5`],
+    [tlv(0x30, one, one, one), `${W}: unexpected data after the last element of ECDSA-Sig-Value at byte 8`],
+    [tlv(0x30, tlv(0x02), one), `${W}: r is an INTEGER with no content bytes`],
+    [tlv(0x30, one, tlv(0x02)), `${W}: s is an INTEGER with no content bytes`],
+    [tlv(0x30, tlv(0x02, b(0, 1)), one), `${W}: r is not in its shortest form (BER, not DER)`],
+    [tlv(0x30, tlv(0x02, b(0, 0x7f)), one), `${W}: r is not in its shortest form (BER, not DER)`],
+    [tlv(0x30, one, tlv(0x02, b(0xff, 0x80))), `${W}: s is not in its shortest form (BER, not DER)`],
+    [tlv(0x30, one, tlv(0x02, b(0xff, 0xff))), `${W}: s is not in its shortest form (BER, not DER)`],
+    [tlv(0x30, tlv(0x02, b(0x80)), one), `${W}: r is negative`],
+    [tlv(0x30, one, tlv(0x02, b(0xff, 0x7f))), `${W}: s is negative`],
+  ] as const) {
+    assert.throws(v(s), enc(message), message);
+  }
+  // well-formed: the shortest forms of 128 and 0xff00…, a 33-byte positive INTEGER, r or s zero or ≥ n
+  const [r, s] = (() => {
+    const p = new DerReader(sig, 'T').read(0x30, 'S');
+    const int = () => p.read(0x02, 'i').rest();
+    return [int(), int()];
+  })();
+  for (const bad of [
+    tlv(0x30, tlv(0x02, b(0, 0x80)), one),
+    tlv(0x30, tlv(0x02, b(0x7f, 0xff)), one),
+    tlv(0x30, tlv(0x02, b(0)), tlv(0x02, s)),
+    tlv(0x30, tlv(0x02, r), tlv(0x02, b(0))),
+    tlv(0x30, tlv(0x02, b(1, ...new Uint8Array(32))), tlv(0x02, s)), // 33 bytes, 2^256: longer than n
+    tlv(0x30, derUintRef(bytesOf(N256, 32)), tlv(0x02, s)),
+    tlv(0x30, tlv(0x02, r), derUintRef(bytesOf(N256, 32))),
+  ]) {
+    assert.equal(p256.verify(bad, msg, pub), false);
+  }
+  // r and s re-encoded by hand as they are: still valid
+  assert.equal(p256.verify(tlv(0x30, tlv(0x02, r), tlv(0x02, s)), msg, pub), true);
+  // P1363 and the options
+  const rs = Buffer.concat([bytesOf(big(r), 32), bytesOf(big(s), 32)]);
+  assert.equal(p256.verify(rs, msg, pub, { format: 'p1363' }), true);
+  assert.throws(() => p256.verify(rs.subarray(1), msg, pub, { format: 'p1363' }), { name: CtkitRangeError.name, message: 'signature (P1363: r ‖ s) must be 64 bytes long, got 63' });
+  assert.throws(() => p256.verify(rs, msg, pub, { format: 'x' as 'der' }), { name: CtkitRangeError.name, message: `format must be 'der' or 'p1363', got "x"` });
+  assert.throws(() => p256.verify(rs, msg, pub, null as never), { name: CtkitTypeError.name, message: 'options must be an object' });
+  assert.throws(() => p256.verify(rs, msg.subarray(1), pub, { prehashed: true }), { name: CtkitRangeError.name, message: 'msg (a prehashed digest) must be 32 bytes long, got 2' });
+  const x = 'x' as unknown as Uint8Array;
+  const type = (name: string) => ({ name: CtkitTypeError.name, message: `${name} must be a Uint8Array, got string` });
+  assert.throws(() => p256.verify(x, msg, pub), type('signature'));
+  assert.throws(() => p256.verify(sig, x, pub), type('msg'));
+  assert.throws(() => p256.sign(x, D), type('msg'));
+  assert.throws(() => p256.sign(msg, x), type('privateKey'));
+  assert.throws(() => p256.sign(msg, D.subarray(1)), { name: CtkitRangeError.name, message: 'privateKey must be 32 bytes long, got 31' });
+  assert.throws(() => p256.sign(msg, new Uint8Array(32)), inv('privateKey is not a valid p256 private key (it must be in [1, n − 1])'));
+  assert.throws(() => p256.sign(msg, D, { extraEntropy: 5 as never }), { name: CtkitTypeError.name, message: 'extraEntropy must be a boolean or a Uint8Array' });
+  // low S: a signature with s > n/2 is refused with lowS, its twin n − s accepted
+  const high = big(s) > N256 >> 1n ? big(s) : N256 - big(s);
+  const hi = Buffer.concat([bytesOf(big(r), 32), bytesOf(high, 32)]);
+  const lo = Buffer.concat([bytesOf(big(r), 32), bytesOf(N256 - high, 32)]);
+  assert.equal(p256.verify(hi, msg, pub, { format: 'p1363' }), true);
+  assert.equal(p256.verify(hi, msg, pub, { format: 'p1363', lowS: true }), false);
+  assert.equal(p256.verify(lo, msg, pub, { format: 'p1363', lowS: true }), true);
+});
+
+test('ECDSA: DER signatures are the minimal INTEGERs of the P1363 r and s (leading zero bytes included); lowS halves s', () => {
+  let leadingZero = 0;
+  for (let i = 0; i < 1500; i++) {
+    const m = Uint8Array.of(i & 0xff, i >> 8, 7);
+    const p1363 = p256.sign(m, D, { format: 'p1363' });
+    const derSig = p256.sign(m, D);
+    const r = p1363.subarray(0, 32);
+    const s = p1363.subarray(32);
+    if (r[0] === 0 || s[0] === 0) leadingZero++;
+    assert.deepEqual(derSig, new Uint8Array(tlv(0x30, derUintRef(r), derUintRef(s))), `message ${i}`);
+    const low = p256.sign(m, D, { format: 'p1363', lowS: true });
+    const want = big(s) > N256 >> 1n ? N256 - big(s) : big(s);
+    assert.deepEqual(low, new Uint8Array(Buffer.concat([r, bytesOf(want, 32)])), `lowS ${i}`);
+  }
+  assert.ok(leadingZero > 0, 'no r or s with a leading zero byte came up: the test did not reach that case');
+});
+
+test('bits2int (RFC 6979 section 2.3.2): the leftmost qlen bits, as len bytes, against BigInt', () => {
+  const rng = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 73 + seed * 151 + 17) & 0xff);
+  for (const qlen of [224, 255, 256, 257, 384, 521]) {
+    const len = Math.ceil(qlen / 8);
+    for (let n = 0; n <= 70; n++) {
+      const in_ = rng(n, qlen + n);
+      const shift = Math.max(0, 8 * n - qlen);
+      const want = bytesOf(big(in_) >> BigInt(shift), len);
+      assert.deepEqual(bits2int(in_, qlen, len), want, `qlen ${qlen}, ${n} bytes`);
+    }
+  }
 });
