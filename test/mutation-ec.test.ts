@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createECDH, generateKeyPairSync, sign } from 'node:crypto';
 import { ed25519, p256, x25519 } from '../src/ec/index.js';
 import { bits2int } from '../src/ec/ecdsa.js';
+import { EcKernel } from '../src/ec/kernel.js';
 import { base64, base64url, DerReader, der, derInt, derOid, hex, pem, unbase64, unbase64url, unbase64urlBytes, unhex, unhexBytes, unpem } from '../src/ec/der.js';
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../src/errors.js';
 
@@ -654,4 +655,15 @@ test('bits2int (RFC 6979 section 2.3.2): the leftmost qlen bits, as len bytes, a
       assert.deepEqual(bits2int(in_, qlen, len), want, `qlen ${qlen}, ${n} bytes`);
     }
   }
+});
+
+test('EcKernel: a module whose layout would overrun the IO area or its table slot is refused at construction', () => {
+  // stand-ins for a kernel instance: only the layout globals and the slot size are read
+  const fake = (fieldBytes: number, FE: number, tableBytes: number) =>
+    ({ exports: { FIELD_BYTES: { value: fieldBytes }, SCALAR_BYTES: { value: fieldBytes }, FE: { value: FE }, WS_SIZE: { value: 0 }, TABLE_BYTES: { value: tableBytes } }, slotSize: 32768 }) as never;
+  // IO.OUT − IO.PT = 256 bytes hold an uncompressed point: 2·127 + 1 fits, 2·128 + 1 does not
+  new EcKernel(p256.params, fake(127, 256, 32768));
+  assert.throws(() => new EcKernel(p256.params, fake(128, 256, 32768)), { name: 'Error', message: 'ec: IO layout too small' });
+  assert.throws(() => new EcKernel(p256.params, fake(32, 257, 32768)), { name: 'Error', message: 'ec: IO layout too small' });
+  assert.throws(() => new EcKernel(p256.params, fake(32, 40, 32769)), { name: 'Error', message: 'ec: fixed-base table larger than its slot' });
 });
