@@ -667,3 +667,18 @@ test('EcKernel: a module whose layout would overrun the IO area or its table slo
   assert.throws(() => new EcKernel(p256.params, fake(32, 257, 32768)), { name: 'Error', message: 'ec: IO layout too small' });
   assert.throws(() => new EcKernel(p256.params, fake(32, 40, 32769)), { name: 'Error', message: 'ec: fixed-base table larger than its slot' });
 });
+
+test('ScalarField: an operand of the wrong length or type is an error naming it', () => {
+  const f = p256.scalarField;
+  const ok = new Uint8Array(32).fill(1);
+  const short = new Uint8Array(31);
+  const range = { name: CtkitRangeError.name, message: 'scalar operand must be 32 bytes long, got 31' };
+  const type = { name: CtkitTypeError.name, message: 'scalar operand must be a Uint8Array, got string' };
+  for (const run of [() => f.mul(ok, short), () => f.add(short, ok), () => f.reduce(short), () => f.mulAdd(ok, ok, short), () => f.mulAdd(short, ok, ok)]) assert.throws(run, range);
+  for (const run of [() => f.neg('x' as never), () => f.mulAdd(ok, 'x' as never, ok)]) assert.throws(run, type);
+  // and the values, against BigInt
+  const n = N256;
+  const a = bytesOf(n - 5n, 32);
+  const c = bytesOf(7n, 32);
+  assert.deepEqual(f.mulAdd(a, a, c), bytesOf(((n - 5n) * (n - 5n) + 7n) % n, 32));
+});
