@@ -682,3 +682,23 @@ test('ScalarField: an operand of the wrong length or type is an error naming it'
   const c = bytesOf(7n, 32);
   assert.deepEqual(f.mulAdd(a, a, c), bytesOf(((n - 5n) * (n - 5n) + 7n) % n, 32));
 });
+
+test('P-256: a key file whose public key shares x with the right one (−P) is refused; generated keys use every top bit', () => {
+  // −P has the same x and y' = p − y: every x byte equal, so a byte-wise "any equal" check would pass it
+  const P256_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn;
+  const neg = Buffer.concat([PUB.subarray(0, 33), bytesOf(P256_P - big(PUB.subarray(33)), 32)]);
+  assert.equal(p256.isValidPublicKey(neg), true);
+  const I = 'PKCS#8 private key (ECPrivateKey)';
+  const withPub = (pub: Uint8Array) => pkcs8(INT(0), algId(OID_P256), tlv(0x04, ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa1, tlv(0x03, b(0), pub)))));
+  assert.deepEqual(p256.importPrivateKey(withPub(PUB), 'pkcs8-der'), D);
+  assert.throws(() => p256.importPrivateKey(withPub(neg), 'pkcs8-der'), inv(`${I}: the public key does not belong to the private key`));
+  const x = Buffer.from(neg.subarray(1, 33)).toString('base64url');
+  const y = Buffer.from(neg.subarray(33)).toString('base64url');
+  assert.throws(() => p256.importPrivateKey({ kty: 'EC', crv: 'P-256', x, y, d: Buffer.from(D).toString('base64url') } as never, 'jwk'), inv('JWK: x and y do not belong to d'));
+  // the top byte of a P-256 key is uniform in [0, 255] (n is just below 2^256): 64 keys show more than two values
+  const tops = new Set(Array.from({ length: 64 }, () => p256.generatePrivateKey()[0]));
+  assert.ok(tops.size > 2, `the top bytes of 64 generated keys took only ${tops.size} values`);
+  assert.equal(p256.publicKeyBytes, 65);
+  assert.equal(p256.compressedPublicKeyBytes, 33);
+  assert.equal(p256.privateKeyBytes, 32);
+});
