@@ -33,6 +33,8 @@ const PUB = new Uint8Array(ecdh.getPublicKey()); // 04 ‖ x ‖ y
 const other = createECDH('prime256v1');
 other.generateKeys();
 const OTHER_PUB = new Uint8Array(other.getPublicKey());
+/** The Ed25519 encoding of y = p = 2^255 − 19: not canonical (y ≥ p), and y = 0 reduced */
+const Y_EQUALS_P = b(0xed, ...new Array(30).fill(0xff), 0x7f);
 
 const ecPrivateKey = (...fields: Uint8Array[]) => tlv(0x30, ...fields);
 const goodEcPk = () => ecPrivateKey(INT(1), tlv(0x04, D), tlv(0xa0, OID_P256), tlv(0xa1, tlv(0x03, b(0), PUB)));
@@ -507,11 +509,10 @@ test('X25519 and Ed25519 PKCS#8, SPKI and JWK: each malformed field is an error 
     ];
     for (const [run, error] of jwkCases) assert.throws(run, error, `${name}: ${error.message}`);
   }
-  // an Ed25519 public key that is not a point's canonical encoding: y = p
-  const yP = b(0xed, ...new Array(30).fill(0xff), 0x7f);
-  assert.throws(() => ed25519.importPublicKey(yP, 'raw'), inv('data is not the canonical encoding of an Ed25519 point'));
-  assert.throws(() => ed25519.importPublicKey(tlv(0x30, tlv(0x30, b(0x06, 0x03, 0x2b, 0x65, 0x70)), tlv(0x03, b(0), yP)), 'spki-der'), inv('SubjectPublicKeyInfo: the public key is not the canonical encoding of an Ed25519 point'));
-  assert.throws(() => ed25519.importPublicKey({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(yP).toString('base64url') }, 'jwk'), inv('JWK "x" is not the canonical encoding of an Ed25519 point'));
+  // an Ed25519 public key that is not a point's canonical encoding: y = p (Y_EQUALS_P)
+  assert.throws(() => ed25519.importPublicKey(Y_EQUALS_P, 'raw'), inv('data is not the canonical encoding of an Ed25519 point'));
+  assert.throws(() => ed25519.importPublicKey(tlv(0x30, tlv(0x30, b(0x06, 0x03, 0x2b, 0x65, 0x70)), tlv(0x03, b(0), Y_EQUALS_P)), 'spki-der'), inv('SubjectPublicKeyInfo: the public key is not the canonical encoding of an Ed25519 point'));
+  assert.throws(() => ed25519.importPublicKey({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(Y_EQUALS_P).toString('base64url') }, 'jwk'), inv('JWK "x" is not the canonical encoding of an Ed25519 point'));
 });
 
 test('Ed25519 and X25519: each argument error names the argument', () => {
@@ -531,10 +532,9 @@ test('Ed25519 and X25519: each argument error names the argument', () => {
   assert.throws(() => ed25519.verify(sig, x, pk), type('msg'));
   assert.throws(() => ed25519.verify(sig, msg, x), type('publicKey'));
   assert.throws(() => ed25519.verify(sig, msg, pk, { context: x }), type('options.context'));
-  const yP = b(0xed, ...new Array(30).fill(0xff), 0x7f);
-  assert.throws(() => ed25519.verify(sig, msg, yP), inv('publicKey is not the canonical encoding of an Ed25519 point'));
+  assert.throws(() => ed25519.verify(sig, msg, Y_EQUALS_P), inv('publicKey is not the canonical encoding of an Ed25519 point'));
   // ZIP-215 takes y = p (reduced, it is y = 0, a point): not canonical, still an encoding; an x that fits no point is none
-  assert.equal(ed25519.verify(sig, msg, yP, { zip215: true }), false);
+  assert.equal(ed25519.verify(sig, msg, Y_EQUALS_P, { zip215: true }), false);
   const noPoint = b(2, ...new Array(31).fill(0)); // y = 2: (y² − 1)/(d·y² + 1) is not a square
   assert.throws(() => ed25519.verify(sig, msg, noPoint, { zip215: true }), inv('publicKey is not an encoding of an Ed25519 point'));
   assert.throws(() => ed25519.verify(sig, msg, noPoint), inv('publicKey is not the canonical encoding of an Ed25519 point'));
