@@ -7,8 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createECDH, generateKeyPairSync, sign } from 'node:crypto';
 import { ed25519, p256, x25519 } from '../src/ec/index.js';
-import { bits2int } from '../src/ec/ecdsa.js';
+import { bits2int, withEcdsa } from '../src/ec/ecdsa.js';
+import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { EcKernel } from '../src/ec/kernel.js';
+import { CURVES } from '../src/curves/params.js';
+import * as p256Module from '../src/engine/wasm/ec_p256.js';
+import { sha256 } from '../src/hash/index.js';
 import { base64, base64url, DerReader, der, derInt, derOid, hex, pem, unbase64, unbase64url, unbase64urlBytes, unhex, unhexBytes, unpem } from '../src/ec/der.js';
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../src/errors.js';
 
@@ -384,6 +388,27 @@ test('PEM: lines of 64, text as bytes, EC PARAMETERS before a private key, each 
   assert.throws(() => unpem(tilde, 'X', 'W'), enc('W: PEM line 2 is not base64'));
   assert.throws(() => unpem(want.replace('\n', '\n\n'), 'X', 'W'), enc('W: PEM line 2 is not base64')); // an empty line
   assert.throws(() => unpem(want.replace(body.slice(0, 64), `${body.slice(0, 32)}\r${body.slice(32, 64)}`), 'X', 'W'), enc('W: PEM line 2 is not base64')); // a CR without its LF
+  // the position of a bad byte counts the tabs and CRs before it; the BEGIN line starts the text
+  const lead = new TextEncoder().encode(`\t\r\n\t${want}`);
+  lead[30] = 0x80;
+  assert.throws(() => unpem(lead, 'X', 'W'), enc('W: not PEM text (byte 30 is not printable ASCII; DER goes with a -der format)'));
+  assert.throws(() => unpem(`x${want}`, 'X', 'W'), enc('W: not PEM (no "-----BEGIN X-----" line)'));
+  // every malformed body names a line (the fallback after the line loop is unreachable): short
+  // bodies of base64, '=', LF, CR and two bad characters, all 7^1 … 7^5 of them
+  const chars = ['A', 'B', '=', '\n', '\r', '*', '\t'];
+  for (let n = 1, count = 7; n <= 5; n++, count *= 7) {
+    for (let v = 0; v < count; v++) {
+      let s = '';
+      for (let i = 0, x = v; i < n; i++, x = Math.floor(x / 7)) s += chars[x % 7];
+      try {
+        unpem(`-----BEGIN X-----\n${s}-----END X-----`, 'X', 'W');
+      } catch (e) {
+        assert.equal((e as Error).name, 'EncodingError', `${JSON.stringify(s)}: ${(e as Error).message}`);
+      }
+    }
+  }
+  // a bad last line glued to the END line is found and named
+  assert.throws(() => unpem(want.replace('\n-----END', '*-----END'), 'X', 'W'), enc('W: PEM line 4 is not base64'));
   // EC PARAMETERS (RFC 5480 namedCurve), as `openssl ecparam -genkey` writes it
   const params = (oid: Uint8Array) => `-----BEGIN EC PARAMETERS-----\n${Buffer.from(oid).toString('base64')}\n-----END EC PARAMETERS-----\n`;
   const sec1 = pem('EC PRIVATE KEY', goodEcPk());
@@ -394,6 +419,9 @@ test('PEM: lines of 64, text as bytes, EC PARAMETERS before a private key, each 
   assert.throws(() => p256.importPrivateKey(params(tlv(0x30, INT(1))) + sec1, 'sec1-pem'), enc('SEC 1 PEM: explicit curve parameters are not supported (only named curves)'));
   assert.throws(() => p256.importPrivateKey(params(OID_P384) + sec1, 'sec1-pem'), inv('SEC 1 PEM: the EC PARAMETERS block names the curve with OID 1.3.132.0.34, not 1.2.840.10045.3.1.7'));
   assert.throws(() => p256.importPrivateKey(params(Buffer.concat([OID_P256, INT(0)])) + p8, 'pkcs8-pem'), enc('PKCS#8 PEM (EC PARAMETERS): unexpected data after the last element of EC PARAMETERS at byte 10'));
+  // errors inside the EC PARAMETERS block name it, and the field
+  assert.throws(() => p256.importPrivateKey(params(OID_P256).replace('\n-----END', '*\n-----END') + sec1, 'sec1-pem'), enc('SEC 1 PEM (EC PARAMETERS): PEM line 2 is not base64'));
+  assert.throws(() => p256.importPrivateKey(params(INT(0)) + sec1, 'sec1-pem'), enc('SEC 1 PEM (EC PARAMETERS): expected namedCurve (OBJECT IDENTIFIER (0x06)), found INTEGER (0x02) at byte 0'));
   // a public key's PEM takes no EC PARAMETERS block
   const spki = pem('PUBLIC KEY', tlv(0x30, algId(OID_P256), tlv(0x03, b(0), PUB)));
   assert.deepEqual(p256.importPublicKey(spki, 'spki-pem'), PUB);
@@ -701,4 +729,78 @@ test('P-256: a key file whose public key shares x with the right one (−P) is r
   assert.equal(p256.publicKeyBytes, 65);
   assert.equal(p256.compressedPublicKeyBytes, 33);
   assert.equal(p256.privateKeyBytes, 32);
+});
+
+test('P-256: bad formats, a non-curve, a broken random generator: each a typed error that says so', () => {
+  const sk = p256.generatePrivateKey();
+  const pub = p256.getPublicKey(sk);
+  const fmt = (list: string) => ({ name: CtkitRangeError.name, message: `format must be one of ${list}; got "x"` });
+  assert.throws(() => p256.exportPrivateKey(sk, 'x' as never), fmt('raw, pkcs8-der, pkcs8-pem, sec1-der, sec1-pem, jwk'));
+  assert.throws(() => p256.exportPublicKey(pub, 'x' as never), fmt('raw, spki-der, spki-pem, jwk'));
+  assert.throws(() => p256.importPublicKey(pub, 'x' as never), fmt('raw, spki-der, spki-pem, jwk'));
+  assert.throws(() => curveKernel({ ...p256 }), { name: CtkitTypeError.name, message: "not one of ctkit's curve objects" });
+  // a generator that returns only 0xff: every candidate is ≥ n, and after 256 of them the call gives up
+  const real = globalThis.crypto.getRandomValues;
+  let calls = 0;
+  globalThis.crypto.getRandomValues = (<T extends ArrayBufferView | null>(a: T): T => {
+    calls++;
+    new Uint8Array(a!.buffer, a!.byteOffset, a!.byteLength).fill(0xff);
+    return a;
+  }) as typeof real;
+  try {
+    assert.throws(() => p256.generatePrivateKey(), { name: 'CtkitError', message: 'generatePrivateKey: the random generator returned 256 rejected candidates in a row' });
+  } finally {
+    globalThis.crypto.getRandomValues = real;
+  }
+  assert.equal(calls, 256);
+});
+
+test('EcKernel: k·G and k·Q for k = n are the identity: publicKey refuses, ecdh is undefined, mul wipes what it used', () => {
+  const e = curveKernel(p256);
+  const n = bytesOf(N256, 32);
+  assert.throws(() => e.publicKey(n), { name: 'Error', message: 'ec: k·G is the identity (k was not checked)' });
+  assert.equal(e.ecdh(n, PUB.subarray(1)), undefined);
+  assert.equal(e.mul(n, PUB.subarray(1)), undefined);
+  // mul leaves the memory as it found it (IO area and work space wiped, tables untouched)
+  const before = e.k.u8.slice();
+  const two = bytesOf(2n, 32);
+  const prod = e.mul(two, PUB.subarray(1))!;
+  assert.deepEqual(prod.subarray(0, 32), p256.ecdh(two, PUB));
+  assert.ok(Buffer.from(e.k.u8).equals(Buffer.from(before)), 'EcKernel.mul left bytes behind');
+});
+
+test('ECDSA: 1000 rejected nonces end the signing; a curve with unequal field and scalar lengths is refused', () => {
+  const curve = withEcdsa(makeCurve(CURVES.p256, { name: 'mutation-ec-nonces', bytes: () => p256Module.bytes() }), sha256);
+  const sk = curve.generatePrivateKey();
+  const e = curveKernel(curve);
+  const real = e.scalarOk;
+  let calls = 0;
+  e.scalarOk = (k: Uint8Array) => (calls++ === 0 ? real.call(e, k) : false); // the key passes, no nonce does
+  try {
+    assert.throws(() => curve.sign(Uint8Array.of(1), sk), { name: 'CtkitError', message: 'sign: 1000 nonce candidates rejected in a row' });
+  } finally {
+    e.scalarOk = real;
+  }
+  assert.equal(calls, 1001);
+  assert.equal(curve.verify(curve.sign(Uint8Array.of(1), sk), Uint8Array.of(1), curve.getPublicKey(sk)), true);
+  const odd = { ...p256, params: { ...p256.params, n: (1n << 200n) + 235n } };
+  assert.throws(() => withEcdsa(odd, sha256), { name: 'Error', message: 'ecdsa: p256 has field and scalar encodings of different lengths' });
+});
+
+test('ECDSA: a verification table that would not fit its slot is refused before it is built', () => {
+  const curve = withEcdsa(makeCurve(CURVES.p256, { name: 'mutation-ec-gtable', bytes: () => p256Module.bytes() }), sha256);
+  const sk = curve.generatePrivateKey();
+  const sig = curve.sign(Uint8Array.of(1), sk);
+  const e = curveKernel(curve);
+  const slotSize = e.k.slotSize;
+  // the G table of ecdsa_verify takes 64 points of 3 field elements while it is built
+  const inUse = e.k.slotsInUse;
+  Object.defineProperty(e.k, 'slotSize', { value: 64 * 3 * e.FE - 1 });
+  assert.throws(() => curve.verify(sig, Uint8Array.of(1), curve.getPublicKey(sk)), { name: 'Error', message: 'ecdsa: verification table larger than a slot' });
+  Object.defineProperty(e.k, 'slotSize', { value: slotSize });
+  assert.equal(e.k.slotsInUse, inUse, 'a slot was taken for the refused table');
+  // exactly the size it needs is enough (this instance is not used after the test)
+  Object.defineProperty(e.k, 'slotSize', { value: 64 * 3 * e.FE });
+  assert.equal(curve.verify(sig, Uint8Array.of(1), curve.getPublicKey(sk)), true);
+  Object.defineProperty(e.k, 'slotSize', { value: slotSize });
 });

@@ -426,11 +426,14 @@ function unpemBlock(t: string, label: string, what: string): Uint8Array {
     // not a key: say what is wrong, as slowly as needed
     if (body.includes(':')) throw new EncodingError(`${what}: PEM headers (encrypted keys) are not supported`);
     if (body.includes('-----')) throw new EncodingError(`${what}: more than one PEM block`);
-    const lines = body.split(/\r?\n/).filter((l, i, a) => !(l === '' && i === a.length - 1));
+    // Every flagged body has a line that fails here: a lone CR stays inside its line, an empty
+    // line (the LF at a line's start) is an empty element before the last, any other character
+    // is outside the pattern. The empty element after the body's final LF is never reached.
+    const lines = body.split(/\r?\n/);
     for (const [i, l] of lines.entries()) {
       if (!/^[A-Za-z0-9+/=]+$/.test(l)) throw new EncodingError(`${what}: PEM line ${i + 2} is not base64`);
     }
-    throw new EncodingError(`${what}: PEM body is not lines of base64`);
+    throw new Error(`${what}: PEM body flagged with every line base64 (unreachable)`);
   }
   return decodeCodes((i) => codes[i], o, false, what);
 }
