@@ -12,8 +12,8 @@
 //     kernel 1MiB×1024   in this process: aead.seal / aead.open of 1 MiB, 1024 times (the
 //                        encrypt/1048576 row's work for 1 GiB), the bound the CLI is held to
 //
-// The CLI runs compiled: src/cli bundled by esbuild once per run (as `npm run build` would ship
-// it; no tsx in the measured process). The 1 GiB input and its sealed forms (about 4 GiB in all)
+// The CLI runs compiled, as the package ships it: tsc's dist/ built once per run into the work
+// directory (no tsx in the measured process). The 1 GiB input and its sealed forms (about 4 GiB in all)
 // are made in a fresh directory under $TMPDIR, removed when the run ends or is interrupted
 // (SIGINT, SIGTERM, SIGHUP); CTKIT_BENCH_CLI_DIR=<dir> makes and keeps them there instead, for
 // the next run. Each command runs CTKIT_BENCH_CLI_RUNS times (default 3) after one untimed run.
@@ -27,7 +27,6 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import { aesGcm, chacha20Poly1305, type Aead } from '../src/aead/index.js';
 import type { Case, Family, Setup } from './harness.js';
 import { bytes } from './inputs.js';
@@ -82,16 +81,21 @@ function interrupted(sig: NodeJS.Signals): never {
   process.exit(130);
 }
 
-/** The CLI bundled from the sources, laid out like the package (src/cli/main.js, worker.js beside it). */
+/**
+ * The CLI as the package ships it: the sources compiled by tsc (the `build` script's two
+ * configurations) into <work>/cli/dist, one module per file, with bin/ctkit.js and package.json
+ * beside it. (A single esbuild bundle would time something else: it inlines the dynamic imports,
+ * so every command would load every kernel module, 3 MB, about 0.1 s per process and per worker.)
+ */
 function buildCli(): string {
   const out = join(workDir(), 'cli');
   rmSync(out, { recursive: true, force: true });
-  mkdirSync(join(out, 'src', 'cli'), { recursive: true });
+  mkdirSync(join(out, 'bin'), { recursive: true });
   copyFileSync(join(repo, 'package.json'), join(out, 'package.json'));
-  const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error' } as const;
-  buildSync({ ...common, entryPoints: [join(repo, 'src/cli/main.ts')], outfile: join(out, 'src/cli/main.js'), external: ['esbuild', 'tsx'] });
-  buildSync({ ...common, entryPoints: [join(repo, 'src/stream/worker.ts')], outfile: join(out, 'src/cli/worker.js') });
-  return join(out, 'src/cli/main.js');
+  copyFileSync(join(repo, 'bin/ctkit.js'), join(out, 'bin/ctkit.js'));
+  const tsc = join(repo, 'node_modules/typescript/bin/tsc');
+  for (const config of ['tsconfig.build.json', 'tsconfig.cli.json']) run(process.execPath, [tsc, '-p', join(repo, config), '--outDir', join(out, 'dist')]);
+  return join(out, 'bin/ctkit.js');
 }
 
 /** Runs a command to the end (a command killed by the user's interrupt ends the benchmark too). */

@@ -23,6 +23,7 @@ import { availableParallelism } from 'node:os';
 import type { Aead } from '../aead/types.js';
 import { AuthenticationError } from '../errors.js';
 import { ALGORITHMS, type AlgorithmInfo, HEADER_FIXED, StreamFormatError, algorithmById, algorithmByName, headerLength } from '../stream/format.js';
+import { loadAeadFactory } from '../stream/factories.js';
 import { HeaderReader, newStreamParams } from '../stream/sealer.js';
 import { SegmentAuthenticationError, type SegmentParams, openBatch, sealBatch } from '../stream/segments.js';
 import type { BatchCipher } from '../stream/web.js';
@@ -80,9 +81,8 @@ async function readKeyFile(path: string): Promise<KeyFile> {
 }
 
 async function makeAead(alg: AlgorithmInfo, key: Uint8Array): Promise<Aead> {
-  const mod = (await import('../aead/index.js')) as unknown as Record<string, unknown>;
-  const factory = mod[alg.factory] as ((key: Uint8Array) => Aead) | undefined;
-  if (typeof factory !== 'function') throw new Failure(`${alg.name} is not available in this build of ctkit`);
+  const factory = await loadAeadFactory(alg.name);
+  if (!factory) throw new Failure(`${alg.name} is not available in this build of ctkit`);
   return factory(key);
 }
 
@@ -194,11 +194,15 @@ function result(promise: Promise<Uint8Array>): Result {
  * whole units (plaintext segments, or sealed segments), each known not to be the last once the
  * next read has returned data; results written in order.
  */
-export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFull' | 'bytesRead'>, out: Output, cipher: Ciphers, p: SegmentParams, progress: Progress): Promise<void> {
+export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFull' | 'bytesRead'> & { readonly size?: number }, out: Output, cipher: Ciphers, p: SegmentParams, progress: Progress): Promise<void> {
   const S = p.segmentSize;
   const T = p.alg.tagLength;
   const unit = dir === 'seal' ? S : S + T;
-  const units = Math.max(1, Math.floor(CHUNK / S));
+  // a file known to be smaller than a batch gets buffers of its size (a few 4 MiB buffers to
+  // zero at the end cost more than sealing a small file); one that grows meanwhile is still read
+  // whole, in more batches
+  const left = input.size === undefined ? Number.POSITIVE_INFINITY : Math.max(0, input.size - input.bytesRead);
+  const units = Math.max(1, Math.min(Math.floor(CHUNK / S), Math.ceil(left / unit)));
   const R = units * unit; // bytes per read
   const bufs = new Buffers(units * (S + T));
   const aead = cipher.aead;

@@ -9,7 +9,7 @@ import { UsageError, Failure, FileError } from './errors.js';
 import { installCleanup } from './io.js';
 import { runBench } from './bench.js';
 import { ctCheckCommand } from './ct-check.js';
-import { ageCommand, ageKeygenCommand } from './age.js';
+import { ageCommand, ageKeygenCommand } from './age-command.js';
 import { infoLines } from './info.js';
 import { CURVES } from '../curves/params.js';
 import { ALGORITHMS } from '../stream/format.js';

@@ -31,16 +31,14 @@ export interface AlgorithmInfo {
   readonly keyLength: number;
   readonly nonceLength: number;
   readonly tagLength: number;
-  /** the factory's export name in ctkit/aead */
-  readonly factory: string;
 }
 
 export const ALGORITHMS: readonly AlgorithmInfo[] = [
-  { id: 1, name: 'aes-256-gcm', keyLength: 32, nonceLength: 12, tagLength: 16, factory: 'aesGcm' },
-  { id: 2, name: 'chacha20-poly1305', keyLength: 32, nonceLength: 12, tagLength: 16, factory: 'chacha20Poly1305' },
-  { id: 3, name: 'xchacha20-poly1305', keyLength: 32, nonceLength: 24, tagLength: 16, factory: 'xchacha20Poly1305' },
-  { id: 4, name: 'aes-256-gcm-siv', keyLength: 32, nonceLength: 12, tagLength: 16, factory: 'aesGcmSiv' },
-  { id: 5, name: 'sm4-gcm', keyLength: 16, nonceLength: 12, tagLength: 16, factory: 'sm4Gcm' },
+  { id: 1, name: 'aes-256-gcm', keyLength: 32, nonceLength: 12, tagLength: 16 },
+  { id: 2, name: 'chacha20-poly1305', keyLength: 32, nonceLength: 12, tagLength: 16 },
+  { id: 3, name: 'xchacha20-poly1305', keyLength: 32, nonceLength: 24, tagLength: 16 },
+  { id: 4, name: 'aes-256-gcm-siv', keyLength: 32, nonceLength: 12, tagLength: 16 },
+  { id: 5, name: 'sm4-gcm', keyLength: 16, nonceLength: 12, tagLength: 16 },
 ];
 
 export type AlgorithmName = 'aes-256-gcm' | 'chacha20-poly1305' | 'xchacha20-poly1305' | 'aes-256-gcm-siv' | 'sm4-gcm';

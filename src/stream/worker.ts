@@ -7,21 +7,16 @@
 // Messages out: { t: 'loaded' } · { t: 'ready' } · { t: 'done', id, data } · { t: 'fail', id, … } · { t: 'disposed', wiped }
 //
 // A batch at the start of a buffer with room for the result is sealed or opened in place, and
-// the result goes back in that same buffer.
+// the result goes back in that same buffer. The AEAD's module is imported at 'init' (factories.ts:
+// a ChaCha20-Poly1305 worker loads no AES or SM4 code), so messages are handled one after the
+// other, each once the one before it has finished: a 'dispose' that arrives while 'init' is
+// still importing waits for the key to be expanded, then wipes it.
 
 import type { Aead } from '../aead/types.js';
 import { StateError } from '../errors.js';
-import { aesGcm, aesGcmSiv, chacha20Poly1305, sm4Gcm, xchacha20Poly1305 } from '../aead/index.js';
+import { loadAeadFactory } from './factories.js';
 import { algorithmByName } from './format.js';
 import { SegmentAuthenticationError, openBatch, openedLength, sealBatch, sealedLength, type SegmentParams } from './segments.js';
-
-const FACTORIES: Record<string, (key: Uint8Array) => Aead> = {
-  'aes-256-gcm': aesGcm,
-  'chacha20-poly1305': chacha20Poly1305,
-  'xchacha20-poly1305': xchacha20Poly1305,
-  'aes-256-gcm-siv': aesGcmSiv,
-  'sm4-gcm': sm4Gcm,
-};
 
 interface Scope {
   postMessage(message: unknown, transfer?: Transferable[]): void;
@@ -37,16 +32,25 @@ function paramsOf(m: { algorithm: string; prefix: Uint8Array; aad: Uint8Array; s
   return { alg: algorithmByName(m.algorithm)!, prefix: m.prefix, aad: m.aad, segmentSize: m.segmentSize };
 }
 
+// messages in order, each after the one before it (only 'init' waits for anything)
+let queue: Promise<void> = Promise.resolve();
 scope.onmessage = (e) => {
-  const m = e.data;
+  queue = queue.then(() => handle(e.data));
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: a message from the pool is untyped until its tag is read
+async function handle(m: any): Promise<void> {
   try {
     switch (m.t) {
       case 'init': {
         received = m.key as Uint8Array;
-        const f = FACTORIES[m.algorithm];
-        if (!f) throw new RangeError(`unknown algorithm ${m.algorithm}`);
-        aead = f(received);
-        received.fill(0);
+        try {
+          const f = await loadAeadFactory(m.algorithm);
+          if (!f) throw new RangeError(`unknown algorithm ${m.algorithm}`);
+          aead = f(received);
+        } finally {
+          received.fill(0);
+        }
         scope.postMessage({ t: 'ready' });
         return;
       }
@@ -88,6 +92,6 @@ scope.onmessage = (e) => {
       segment: err instanceof SegmentAuthenticationError ? err.segment : undefined,
     });
   }
-};
+}
 
 scope.postMessage({ t: 'loaded' });
