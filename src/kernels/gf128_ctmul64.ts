@@ -24,6 +24,7 @@
 
 import { type Expr, Func, type GeneratedKernel, type Local, Module, type Stmt, type Val, block, br_if, call, comment, i16x8, i32, i64, i64x2, i8x16, if_, kernel, label, loop, ret, select, setMany, target, v128 } from './builder/index.js';
 import { BSWAP64 as LANE_REV } from './builder/lanes.js';
+import { ctmul32Technique, type ScalarMul, type ScalarTechnique } from './gf128_ctmul32.js';
 
 export interface Gf128Flags {
   /** drop the x^57 term of the first reduction step */
@@ -806,9 +807,8 @@ class Gf128MulScalar {
   }
 }
 
-function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions {
-  const pub = { public: 'all' as const };
-
+/** ctmul64 on i64 alone (the wasm target), as a technique of the scalar loops below. */
+function ctmul64Technique(flags: Gf128Flags, prefix: string): ScalarTechnique {
   const table = new Func(`${prefix}table`, { x0: 'i64', x1: 'i64', dst: 'i32' });
   {
     const f = table,
@@ -832,14 +832,36 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
     const g = new Gf128MulScalar(red, flags);
     red.emit(g.reduce(), g.r0.get(), g.r1.get());
   }
-  const reduceInto = (f: Func, r0: Local<'i64'>, r1: Local<'i64'>): Stmt[] => setMany(call(red, ...acc.map((n) => f.i64(n))), [r0, r1]);
+  const bind = (f: Func): ScalarMul => {
+    const g = new Gf128MulScalar(f, flags);
+    return {
+      v0: g.v0,
+      v1: g.v1,
+      setup: (slot) => [g.pinAt.set(slot)],
+      zero: () => g.zero(),
+      accumulate: (p) => g.accumulate(p),
+      reduceInto: (r0, r1) => setMany(call(red, ...acc.map((n) => f.i64(n))), [r0, r1]),
+    };
+  };
+  return { table, helpers: [red], bind };
+}
+
+/**
+ * The scalar targets' functions around a multiplication technique: ctmul64 for wasm (i64.mul is
+ * one instruction), ctmul32 (gf128_ctmul32.ts) for js (where every Math.imul counts).
+ */
+function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions {
+  const pub = { public: 'all' as const };
+  const tech = target() === 'js' ? ctmul32Technique(prefix, ([c0, c1, c2, c3]) => [...foldStep(c0, c1, c2, !!flags.dropReductionTerm), ...foldStep(c1, c2, c3, false)]) : ctmul64Technique(flags, prefix);
+  const { table } = tech;
 
   const mul = new Func(`${prefix}mul`, { m0: 'i64', m1: 'i64', p: 'i32' }, { results: ['i64', 'i64'] });
   {
     const f = mul,
       { m0, m1, p } = f.p;
-    const g = new Gf128MulScalar(f, flags);
-    f.emit(g.pinAt.set(i32.sub(p, GF128_TABLE_OFFSET)), g.zero(), g.v0.set(m0), g.v1.set(m1), g.accumulate(p), reduceInto(f, g.r0, g.r1), g.r0.get(), g.r1.get());
+    const g = tech.bind(f);
+    const [r0, r1] = f.locals('i64', ['r0', 'r1']);
+    f.emit(g.setup(i32.sub(p, GF128_TABLE_OFFSET)), g.zero(), g.v0.set(m0), g.v1.set(m1), g.accumulate(p), g.reduceInto(r0, r1), r0.get(), r1.get());
   }
 
   const init = new Func(`${prefix}gf128_init`, { slot: 'i32', ghash: 'i32' }, { export: true, ...pub });
@@ -891,12 +913,12 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
     const { slot, st, src, n, maxg } = f.p;
     const [s0, s1, t0, t1] = f.locals('i64', ['s0', 's1', 't0', 't1']);
     const [gg, j, p] = f.locals('i32', ['g', 'j', 'p']);
-    const g = new Gf128MulScalar(f, flags);
+    const g = tech.bind(f);
     // (lo, hi) = the 16 bytes at addr in the POLYVAL domain
     const load = (lo: Local<'i64'>, hi: Local<'i64'>, addr: Val<'i32'>): Stmt[] => (ghash ? [t0.set(i64.load(addr, 0)), t1.set(i64.load(addr, 8)), ...domainWords(lo, hi, t0, t1, flags)] : [lo.set(i64.load(addr, 0)), hi.set(i64.load(addr, 8))]);
     const [done, group, blk] = [label('done'), label('group'), label('block')];
     f.emit(
-      g.pinAt.set(slot),
+      g.setup(slot),
       comment(`state S in the POLYVAL domain${ghash ? ' (stored in GHASH byte order)' : ''}`),
       load(s0, s1, st),
       block(
@@ -923,7 +945,7 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
             flags.wrongPower ? p.set(i32.sub(p, i32.mul(GF128_TABLE_SIZE, i32.ne(j, 0)))) : p.set(i32.sub(p, GF128_TABLE_SIZE)),
             br_if(blk, i32.lt_u(j.tee(i32.add(j, 1)), gg)),
           ),
-          reduceInto(f, s0, s1),
+          g.reduceInto(s0, s1),
           br_if(group, n.tee(i32.sub(n, gg))),
         ),
       ),
@@ -933,5 +955,5 @@ function gf128FunctionsScalar(flags: Gf128Flags, prefix: string): Gf128Functions
   };
   const polyval = blocks(`${prefix}polyval_blocks`, false);
   const ghash = blocks(`${prefix}ghash_blocks`, true);
-  return { functions: [table, red, mul, init, powers, polyval, ghash], init, powers, polyval, ghash, exports: [init, powers, polyval, ghash] };
+  return { functions: [table, ...tech.helpers, mul, init, powers, polyval, ghash], init, powers, polyval, ghash, exports: [init, powers, polyval, ghash] };
 }
