@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { aesGcm, aesGcmSiv, chacha20Poly1305, sm4Gcm, xchacha20Poly1305, type Aead } from '../src/aead/index.js';
 import { AuthenticationError, StateError } from '../src/errors.js';
 import { ALGORITHMS, StreamFormatError, createOpenStream, createOpener, createSealStream, createSealer, headerLength, openStreamAsync, sealStreamAsync } from '../src/stream/index.js';
+import { loadAeadFactory } from '../src/stream/factories.js';
 import { refOpenStream, refSealStream } from '../src/ref/stream.js';
 import { Rng, hex } from './support/rng.js';
 
@@ -390,4 +391,28 @@ test('files sealed by ctkit 0.1 (format 1, before ctkit/stream) open with the li
     assert.deepEqual(refOpenStream(alg, key, sealed), plain, `${alg}: the model`);
     aead.dispose();
   }
+});
+
+test('loadAeadFactory: each format-1 algorithm by name, the same AEAD as ctkit/aead; other names undefined', async () => {
+  const direct: Record<string, (key: Uint8Array) => Aead> = {
+    'aes-256-gcm': aesGcm,
+    'chacha20-poly1305': chacha20Poly1305,
+    'xchacha20-poly1305': xchacha20Poly1305,
+    'aes-256-gcm-siv': aesGcmSiv,
+    'sm4-gcm': sm4Gcm,
+  };
+  assert.deepEqual(Object.keys(direct).sort(), ALGORITHMS.map((a) => a.name).sort());
+  for (const alg of ALGORITHMS) {
+    const f = await loadAeadFactory(alg.name);
+    assert.ok(f, `${alg.name}: no factory`);
+    const key = rng.bytes(alg.keyLength);
+    const [a, b] = [f(key), direct[alg.name](key)];
+    assert.deepEqual([a.algorithm, a.keyLength, a.nonceLength, a.tagLength], [alg.name, alg.keyLength, alg.nonceLength, alg.tagLength]);
+    const nonce = rng.bytes(alg.nonceLength);
+    const msg = rng.bytes(100);
+    assert.equal(hex(a.seal(nonce, msg, msg.subarray(0, 7))), hex(b.seal(nonce, msg, msg.subarray(0, 7))), alg.name);
+    a.dispose();
+    b.dispose();
+  }
+  for (const name of ['rot13', 'aesGcm', 'chacha20Poly1305', 'AES-256-GCM', '', 'constructor', 'toString']) assert.equal(await loadAeadFactory(name), undefined, name);
 });
