@@ -124,3 +124,60 @@ test('the caller may wipe its key as soon as createWorkerPool returns: the worke
     assert.equal(await pool.dispose(), true);
   }
 });
+
+/** A stand-in worker that loads, takes the key and disposes at once (no thread): for the pool's own checks. */
+const fakeSpawn = (count: { n: number }) => (): WorkerLike => {
+  count.n++;
+  let listener: ((e: { data: unknown }) => void) | undefined;
+  const send = (data: unknown) => setTimeout(() => listener?.({ data }), 0);
+  return {
+    postMessage: (m: unknown) => {
+      const t = (m as { t: string }).t;
+      if (t === 'init') send({ t: 'ready' });
+      if (t === 'dispose') send({ t: 'disposed', wiped: true });
+    },
+    addEventListener: ((type: string, f: (e: { data: unknown }) => void) => {
+      if (type === 'message') {
+        listener = f;
+        send({ t: 'loaded' });
+      }
+    }) as WorkerLike['addEventListener'],
+    terminate: () => undefined,
+  };
+};
+
+test('pool options: each check with its message; the worker count and its default', async () => {
+  const key = new Uint8Array(32);
+  const count = { n: 0 };
+  const spawn = fakeSpawn(count);
+  const rejects = (o: unknown, type: ErrorConstructor, message: string) => assert.rejects(createWorkerPool(o as never), (e: Error) => e instanceof type && e.message === message, message);
+  for (const o of [null, undefined, 5, 'options']) await rejects(o, TypeError, 'options must be an object');
+  for (const k of [[1, 2], new ArrayBuffer(32), undefined]) await rejects({ algorithm: 'chacha20-poly1305', key: k, spawn }, TypeError, 'key must be a Uint8Array');
+  await rejects({ algorithm: 'chacha20-poly1305', key: new Uint8Array(31), spawn }, RangeError, 'a chacha20-poly1305 key must be 32 bytes long, got 31');
+  await rejects({ algorithm: 'sm4-gcm', key, spawn }, RangeError, 'a sm4-gcm key must be 16 bytes long, got 32');
+  for (const w of [0, -1, 257, 1.5, Number.NaN, '2']) await rejects({ algorithm: 'chacha20-poly1305', key, workers: w, spawn }, RangeError, `workers must be an integer from 1 to 256, got ${String(w)}`);
+  assert.equal(count.n, 0, 'no worker started for a refused call');
+  for (const w of [1, 256]) {
+    const pool = await createWorkerPool({ algorithm: 'chacha20-poly1305', key, workers: w, spawn });
+    assert.equal(pool.concurrency, w);
+    assert.equal(await pool.dispose(), true);
+  }
+  // without `workers`: navigator.hardwareConcurrency when it is a positive number, else 2
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  try {
+    for (const [hc, expected] of [
+      [3, 3],
+      [1, 1],
+      [0, 2],
+      [undefined, 2],
+    ] as const) {
+      Object.defineProperty(globalThis, 'navigator', { value: hc === undefined ? {} : { hardwareConcurrency: hc }, configurable: true, writable: true });
+      const pool = await createWorkerPool({ algorithm: 'chacha20-poly1305', key, spawn });
+      assert.equal(pool.concurrency, expected, `hardwareConcurrency ${hc}`);
+      await pool.dispose();
+    }
+  } finally {
+    if (had) Object.defineProperty(globalThis, 'navigator', had);
+    else delete (globalThis as { navigator?: unknown }).navigator;
+  }
+});
