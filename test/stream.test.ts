@@ -11,6 +11,7 @@ import { aesGcm, aesGcmSiv, chacha20Poly1305, sm4Gcm, xchacha20Poly1305, type Ae
 import { AuthenticationError, StateError } from '../src/errors.js';
 import { ALGORITHMS, StreamFormatError, createOpenStream, createOpener, createSealStream, createSealer, headerLength, openStreamAsync, sealStreamAsync } from '../src/stream/index.js';
 import { loadAeadFactory } from '../src/stream/factories.js';
+import { encodeHeader, parseHeaderStart, prefixLength, segmentNonce } from '../src/stream/format.js';
 import { refOpenStream, refSealStream } from '../src/ref/stream.js';
 import { Rng, hex } from './support/rng.js';
 
@@ -415,4 +416,44 @@ test('loadAeadFactory: each format-1 algorithm by name, the same AEAD as ctkit/a
     b.dispose();
   }
   for (const name of ['rot13', 'aesGcm', 'chacha20Poly1305', 'AES-256-GCM', '', 'constructor', 'toString']) assert.equal(await loadAeadFactory(name), undefined, name);
+});
+
+test('header and counter errors: each message whole, at the boundaries', () => {
+  const alg = ALGORITHMS[1];
+  const good = encodeHeader(alg, new Uint8Array(prefixLength(alg)), 65536);
+  const with_ = (i: number, v: number) => {
+    const h = good.slice();
+    h[i] = v;
+    return h;
+  };
+  const fails = (b: Uint8Array, message: string) =>
+    assert.throws(
+      () => parseHeaderStart(b),
+      (e: Error) => e instanceof StreamFormatError && e.message === message,
+      message,
+    );
+  fails(with_(4, 2), 'unsupported format version 2 (this ctkit reads version 1)');
+  fails(with_(4, 0), 'unsupported format version 0 (this ctkit reads version 1)');
+  fails(with_(5, 0), 'unknown algorithm id 0 in the header');
+  fails(with_(5, 6), 'unknown algorithm id 6 in the header');
+  const sized = (n: number) => {
+    const h = good.slice();
+    new DataView(h.buffer).setUint32(6, n);
+    return h;
+  };
+  fails(sized(0), 'segment size 0 in the header is out of range');
+  fails(sized((1 << 24) + 1), 'segment size 16777217 in the header is out of range');
+  fails(sized(0xffffffff), 'segment size 4294967295 in the header is out of range');
+  assert.equal(parseHeaderStart(sized(1)).segmentSize, 1);
+  assert.equal(parseHeaderStart(sized(1 << 24)).segmentSize, 1 << 24);
+  assert.throws(
+    () => encodeHeader(alg, new Uint8Array(6)),
+    (e: Error) => e instanceof RangeError && e.message === 'nonce prefix must be 7 bytes, got 6',
+  );
+  for (const i of [-1, 2 ** 32, 0.5])
+    assert.throws(
+      () => segmentNonce(alg, new Uint8Array(7), i, false),
+      (e: Error) => e instanceof RangeError && e.message === 'segment counter exhausted (more than 2^32 segments)',
+    );
+  assert.equal(hex(segmentNonce(alg, new Uint8Array(7).fill(0xaa), 2 ** 32 - 1, true)), 'aaaaaaaaaaaaaaffffffff01');
 });
