@@ -1,5 +1,6 @@
 // Ed25519 (RFC 8032 section 5.1) in a module of its own: the field (fe25519_radix25.ts), the
-// group and the encodings (ed25519_group.ts), the fixed-base comb (ed25519_comb.ts), the scalars
+// group and the encodings (ed25519_group.ts), the fixed-base comb (ed25519_comb.ts; on SIMD128
+// with its additions on pairs of field elements, ed25519_comb_pair.ts), the scalars
 // mod L (ed25519_scalar.ts) and verification (ed25519_verify.ts); this file assembles them. The
 // glue (src/ec/ed25519.ts) hashes with the sha2 module and calls, for a signature:
 //   ed25519_base(A, a)        the public key A = encode(a·B), a the clamped secret scalar
@@ -21,8 +22,10 @@
 // in an engine slot, built by base_table on first use.
 // Negative-control flags (tests only): Ed25519Flags.
 
-import { Func, type GeneratedKernel, Module, call, callv, i32, kernel, memory } from './builder/index.js';
+import { Func, type GeneratedKernel, Module, call, callv, i32, kernel, memory, simdAllowed } from './builder/index.js';
 import { Fe25519, clamp25519 } from './fe25519_radix25.js';
+import { FePair25519 } from './fe25519_pair_simd128.js';
+import { PAIR_TABLE_BYTES, pairCombFunctions } from './ed25519_comb_pair.js';
 import { type Fv, Fx, PT, Y, Z, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
@@ -37,6 +40,8 @@ export interface Ed25519Flags {
   skipSCheck?: boolean;
   /** the reduction of a 64-byte hash drops its high half */
   skipReduceHigh?: boolean;
+  /** the comb's additions on pairs (SIMD128, the default on the simd target) or on single elements (the default on the scalar targets) */
+  comb?: 'pair' | 'single';
 }
 
 export interface Ed25519Layout {
@@ -54,12 +59,20 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const comb = combFunctions(fe, g, flags);
   const sc = scalarFunctions(flags);
   const { verify, oddTable, ws: verifyWs, oddWs } = verifyFunction(fe, g, comb, sc, flags);
+  // the comb base signing and public keys use: on pairs where SIMD128 is allowed
+  const pair = (flags.comb ?? (simdAllowed() ? 'pair' : 'single')) === 'pair';
+  const fp = new FePair25519('fp', { dropCarry: flags.dropCarry });
+  const pc = pair ? pairCombFunctions(fe, fp, g, comb) : undefined;
+  const mulBase = pc ? pc.mulBase : comb.mulBase;
+  const baseTable = pc ? pc.baseTable : comb.baseTable;
+  const tableBytes = pc ? PAIR_TABLE_BYTES : TABLE_BYTES;
+  const mulBaseWs = (pc ? pc.ws : comb.ws).get(mulBase)!;
 
   // ed25519_base(out, s, tab, ws): out = encode(s·B) for the 32-byte little-endian s < 2^255
   const base = new Func('ed25519_base', { out: 'i32', s: 'i32', tab: 'i32', ws: 'i32' });
   {
     const { out, s, tab, ws } = base.p;
-    base.emit(call(comb.mulBase, ws, s, tab, i32.add(ws, PT)), call(g.encode, out, ws, i32.add(ws, PT)));
+    base.emit(call(mulBase, ws, s, tab, i32.add(ws, PT)), call(g.encode, out, ws, i32.add(ws, PT)));
     base.doc.push('out = the encoding of s·B (s: 32 little-endian bytes below 2^255), by the comb at tab.');
   }
   // x25519_base(out, k, tab, ws): out = X25519(k, 9) for the 32 bytes at k, through the comb.
@@ -78,29 +91,29 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
     x.stmt(call(fe.inv, di.at(), d.at(), x.rest));
     const u = x.mul(x.add(coord(Z), coord(Y)), di);
     x.stmt(call(fe.toBytes, out, u.at()));
-    xbase.emit(memory.copy(ws, k, 32), ...clamp25519(ws), call(comb.mulBase, i32.add(ws, P), ws, tab, i32.add(ws, P + PT)), ...x.code);
+    xbase.emit(memory.copy(ws, k, 32), ...clamp25519(ws), call(mulBase, i32.add(ws, P), ws, tab, i32.add(ws, P + PT)), ...x.code);
     xbase.doc.push('out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z + Y)/(Z − Y).');
-    xbaseWs = P + PT + Math.max(comb.ws.get(comb.mulBase)!, x.used + fe.invWorkspace);
+    xbaseWs = P + PT + Math.max(mulBaseWs, x.used + fe.invWorkspace);
   }
   // ed25519_check(pk, ws) → 1 iff pk is the canonical encoding of a point (RFC 8032 5.1.3)
   const check = new Func('ed25519_check', { pk: 'i32', ws: 'i32' }, { results: ['i32'] });
   check.emit(callv('i32', g.decode, check.p.ws, check.p.pk, i32.add(check.p.ws, PT), i32.const(1)));
   check.doc.push('→ 1 iff the 32 bytes at pk are the canonical encoding of a point of edwards25519 (strict decoding).');
 
-  const need = [xbaseWs, comb.ws.get(comb.baseTable)!, PT + Math.max(comb.ws.get(comb.mulBase)!, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
+  const need = [xbaseWs, comb.ws.get(comb.baseTable)!, ...(pc ? [pc.ws.get(pc.baseTable)!] : []), PT + Math.max(mulBaseWs, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
   if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
 
-  const layout: Ed25519Layout = { wsSize, tableBytes: TABLE_BYTES, oddTableBytes: ODD_TABLE_BYTES, nafS: W_S, nafK: W_K };
+  const layout: Ed25519Layout = { wsSize, tableBytes, oddTableBytes: ODD_TABLE_BYTES, nafS: W_S, nafK: W_K };
   const m = new Module('ed25519').memory(2);
   m.global('WS_SIZE', 'i32', wsSize);
-  m.global('TABLE_BYTES', 'i32', TABLE_BYTES);
+  m.global('TABLE_BYTES', 'i32', tableBytes);
   m.global('ODD_TABLE_BYTES', 'i32', ODD_TABLE_BYTES);
   const groupFuncs: Func[] = [g.dbl, g.dblXyz, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.encodeVt, g.decode];
-  const combFuncs: Func[] = [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
-  m.add(fe.functions(), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, xbase, check);
+  const combFuncs: Func[] = pc ? [comb.setBase, comb.baseTable, comb.recode, pc.baseTable, pc.lookup, pc.madd, pc.mulBase] : [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
+  m.add(fe.functions(), ...(pc ? [fp.functions()] : []), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, xbase, check);
   const all = (f: Func) => f.params.map((_, i) => i);
-  for (const f of [base, xbase, comb.baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f.name, f, all(f));
-  m.header.push('Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification.', `layout ${JSON.stringify(layout)}`);
+  for (const f of [base, xbase, baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f === baseTable ? 'base_table' : f.name, f, all(f));
+  m.header.push(`Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb${pc ? ' with its additions on pairs (fe25519_pair_simd128.ts)' : ''}, scalars mod L, verification.`, `layout ${JSON.stringify(layout)}`);
   return { ...kernel(m), layout: layout as Ed25519Layout & Record<string, unknown> };
 }

@@ -21,7 +21,7 @@ export interface Ed25519Exports {
 /** The memory layout the module and its glue share. */
 export const layout = {
   wsSize: 3072,
-  tableBytes: 32768,
+  tableBytes: 40960,
   oddTableBytes: 8192,
   nafS: 8,
   nafK: 5,
