@@ -133,6 +133,7 @@ class SealPump implements Pump {
   readonly #inflight: Promise<Uint8Array>[] = [];
   #index = 0;
   #headerOut = false;
+  /** cancelled: a write waiting in its loop stops */
   #dead = false;
 
   constructor(cipher: Aead | BatchCipher, o: SealStreamOptions) {
@@ -172,20 +173,22 @@ class SealPump implements Pump {
   }
 
   async write(chunk: Uint8Array, emit: Emit): Promise<void> {
-    if (this.#dead) throw new StateError('seal stream: used after an error');
-    checkBytes('chunk', chunk);
-    this.#pace.check();
-    if (!this.#headerOut) {
-      emit(this.#header.slice());
-      this.#headerOut = true;
-    }
     const limit = this.#pool ? Math.max(1, this.#pool.concurrency) * INFLIGHT_PER_WORKER : 0;
+    // every failure, a bad chunk or an abort between writes included, wipes what is held back
     try {
+      checkBytes('chunk', chunk);
+      this.#pace.check();
+      if (!this.#headerOut) {
+        emit(this.#header.slice());
+        this.#headerOut = true;
+      }
       for (let off = 0; off < chunk.length; off += BATCH_BYTES) {
         const slice = chunk.subarray(off, Math.min(chunk.length, off + BATCH_BYTES));
         this.#framer.push(slice, (b) => this.#batch(b, false, emit));
         await this.#drain(emit, limit);
         await this.#pace.step(slice.length);
+        // cancelled while this write waited: the held plaintext is wiped, take no more of it
+        if (this.#dead) throw new StateError('seal stream: cancelled');
       }
     } catch (e) {
       this.cancel();
@@ -194,7 +197,6 @@ class SealPump implements Pump {
   }
 
   async close(emit: Emit): Promise<void> {
-    if (this.#dead) throw new StateError('seal stream: used after an error');
     try {
       this.#pace.check();
       if (!this.#headerOut) {
@@ -208,7 +210,6 @@ class SealPump implements Pump {
       this.cancel();
       throw e;
     }
-    this.#dead = true;
   }
 
   cancel(): void {
@@ -227,6 +228,7 @@ class OpenPump implements Pump {
   #params: SegmentParams | undefined;
   #framer: Framer | undefined;
   #index = 0;
+  /** cancelled: a write waiting in its loop stops */
   #dead = false;
 
   constructor(cipher: Aead | BatchCipher, o: OpenStreamOptions) {
@@ -256,11 +258,11 @@ class OpenPump implements Pump {
   }
 
   async write(chunk: Uint8Array, emit: Emit): Promise<void> {
-    if (this.#dead) throw new StateError('open stream: used after an error');
-    checkBytes('chunk', chunk);
-    this.#pace.check();
     const limit = this.#pool ? Math.max(1, this.#pool.concurrency) * INFLIGHT_PER_WORKER : 0;
+    // every failure, a bad chunk or an abort between writes included, wipes what is in flight
     try {
+      checkBytes('chunk', chunk);
+      this.#pace.check();
       let c = chunk;
       if (!this.#params) {
         const h = this.#reader.feed(c);
@@ -275,6 +277,7 @@ class OpenPump implements Pump {
         this.#framer!.push(slice, (b) => this.#batch(b, false, emit));
         await this.#drain(emit, limit);
         await this.#pace.step(slice.length);
+        if (this.#dead) throw new StateError('open stream: cancelled');
       }
     } catch (e) {
       this.cancel();
@@ -283,7 +286,6 @@ class OpenPump implements Pump {
   }
 
   async close(emit: Emit): Promise<void> {
-    if (this.#dead) throw new StateError('open stream: used after an error');
     try {
       this.#pace.check();
       if (!this.#params) {
@@ -296,7 +298,6 @@ class OpenPump implements Pump {
       this.cancel();
       throw e;
     }
-    this.#dead = true;
   }
 
   cancel(): void {
