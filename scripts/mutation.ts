@@ -120,12 +120,12 @@ export const FOLDERS: Record<string, Folder> = {
   'src/stream': {
     dir: 'src/stream',
     exclude: /^src\/stream\/worker\.ts$/,
-    tests: t('stream-spec', 'stream-batches', 'stream', 'teeth-stream', 'stream-pool'),
+    tests: t('stream-spec', 'stream-batches', 'stream', 'teeth-stream', 'stream-pool', 'stream-pool-checks', 'stream-sealer-checks', 'stream-web-checks'),
   },
   'src/stream/worker': {
     dir: 'src/stream',
     exclude: /^(?!src\/stream\/worker\.ts$)/,
-    tests: t('stream-pool'),
+    tests: t('stream-pool', 'stream-pool-checks'),
     coverage: 'off',
   },
 };

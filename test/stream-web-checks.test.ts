@@ -548,7 +548,11 @@ async function holdAfterThird(third: (w: WritableStreamDefaultWriter<Uint8Array>
   await r.read();
   await wb;
   const held = [...seen].map((x) => new Uint8Array(x)).find((x) => x.buffer !== a.buffer && x.buffer !== b.buffer);
-  assert.ok(held?.some((x) => x !== 0), 'the hold holds plaintext before the third step');
+  assert.ok(held, 'the hold was seen');
+  assert.ok(
+    held.some((x) => x !== 0),
+    'the hold holds plaintext before the third step',
+  );
   let error: unknown;
   await third(w, ac).catch((e) => (error = e));
   await settle();
@@ -619,7 +623,11 @@ test('a readable cancelled while a write waits between two slices stops that wri
   await r.read();
   await wb;
   const held = [...seen].map((x) => new Uint8Array(x)).find((x) => x.buffer !== a.buffer && x.buffer !== b.buffer);
-  assert.ok(held?.some((x) => x !== 0), 'the hold holds plaintext before the large write');
+  assert.ok(held, 'the hold was seen');
+  assert.ok(
+    held.some((x) => x !== 0),
+    'the hold holds plaintext before the large write',
+  );
   // a chunk of two slices (4 MiB + 10 bytes): the cancel comes during the first slice's step
   const pending = r.read();
   let error: unknown;

@@ -112,11 +112,14 @@ export function segmentNonce(alg: AlgorithmInfo, prefix: Uint8Array, index: numb
   return out;
 }
 
-/** The associated data of every segment: the header, then the stream AAD if there is one. */
+/**
+ * The associated data of every segment: the header, then the stream AAD if there is one. Always
+ * an array of its own: a caller that wipes the header it was handed (StreamSealer.header) must not
+ * change what the later segments are sealed under.
+ */
 export function segmentAad(header: Uint8Array, aad: Uint8Array | undefined): Uint8Array {
-  if (!aad || aad.length === 0) return header;
-  const out = new Uint8Array(header.length + aad.length);
+  const out = new Uint8Array(header.length + (aad?.length ?? 0));
   out.set(header);
-  out.set(aad, header.length);
+  if (aad) out.set(aad, header.length);
   return out;
 }

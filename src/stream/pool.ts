@@ -96,6 +96,8 @@ class Member {
   #onReady!: () => void;
   #onFail!: (e: Error) => void;
   #disposed: ((wiped: boolean) => void) | undefined;
+  /** set when the worker crashed: it takes no more jobs and answers no dispose */
+  failed: Error | undefined;
   constructor(
     readonly w: WorkerLike,
     algorithm: string,
@@ -127,7 +129,8 @@ class Member {
       }
       case 'fail': {
         let err: Error;
-        if (m.segment !== undefined) err = new SegmentAuthenticationError(m.segment);
+        // a segment's failure keeps the worker's message (a truncated segment says so)
+        if (m.segment !== undefined) err = new SegmentAuthenticationError(m.segment, typeof m.message === 'string' ? m.message : undefined);
         else if (m.name === 'AuthenticationError') err = new AuthenticationError(m.message);
         else err = new Error(m.message);
         if (m.id === undefined) {
@@ -146,6 +149,7 @@ class Member {
   }
 
   #crash(e: Error): void {
+    this.failed ??= e;
     this.#onFail(e);
     for (const j of this.jobs.values()) j.reject(e);
     this.jobs.clear();
@@ -153,6 +157,8 @@ class Member {
   }
 
   dispose(): Promise<boolean> {
+    // a crashed worker never answers: its key cannot be confirmed wiped
+    if (this.failed) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       this.#disposed = resolve;
       this.w.postMessage({ t: 'dispose' });
@@ -167,7 +173,7 @@ export class WorkerPool implements BatchCipher {
   readonly #members: Member[];
   #next = 0;
   #id = 0;
-  #disposed = false;
+  #disposed: Promise<boolean> | undefined;
 
   private constructor(algorithm: string, members: Member[]) {
     this.algorithm = algorithm;
@@ -210,9 +216,13 @@ export class WorkerPool implements BatchCipher {
     return new WorkerPool(alg.name, members);
   }
 
-  #run(t: 'seal' | 'open', p: SegmentParams, data: Uint8Array, first: number, lastFinal: boolean): Promise<Uint8Array> {
-    if (this.#disposed) return Promise.reject(new StateError('worker pool: used after dispose()'));
-    if (p.alg.name !== this.algorithm) return Promise.reject(new RangeError(`the pool holds a ${this.algorithm} key, not ${p.alg.name}`));
+  // async: every refusal, a detached input included, is a rejected promise, never a throw
+  async #run(t: 'seal' | 'open', p: SegmentParams, data: Uint8Array, first: number, lastFinal: boolean): Promise<Uint8Array> {
+    if (this.#disposed) throw new StateError('worker pool: used after dispose()');
+    if (p.alg.name !== this.algorithm) throw new RangeError(`the pool holds a ${this.algorithm} key, not ${p.alg.name}`);
+    // a worker that crashed would never answer: the pool takes no more work
+    const failed = this.#members.find((m) => m.failed)?.failed;
+    if (failed) throw new StateError(`worker pool: a worker failed earlier (${failed.message}); dispose() it and create another`);
     // the least busy worker, round robin among equals
     let best = this.#members[this.#next];
     for (let i = 1; i < this.size; i++) {
@@ -250,12 +260,14 @@ export class WorkerPool implements BatchCipher {
    * Wipes the key in every worker and stops them. Resolves to true when every worker confirmed
    * that its expanded key is disposed and the copy it received is zero.
    */
-  async dispose(): Promise<boolean> {
-    if (this.#disposed) return true;
-    this.#disposed = true;
-    const confirmed = await Promise.all(this.#members.map((m) => m.dispose()));
-    for (const m of this.#members) m.w.terminate();
-    return confirmed.every(Boolean);
+  dispose(): Promise<boolean> {
+    // once: a second call gets the first one's answer
+    this.#disposed ??= (async () => {
+      const confirmed = await Promise.all(this.#members.map((m) => m.dispose()));
+      for (const m of this.#members) m.w.terminate();
+      return confirmed.every(Boolean);
+    })();
+    return this.#disposed;
   }
 }
 
