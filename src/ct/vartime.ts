@@ -34,13 +34,14 @@ const ECDSA_VERIFY =
 const ECDSA_GTABLE =
   "builds the verification table of the odd multiples G, 3G, …, 127G of the curve's fixed generator: its only " + 'input is the constant G, so the exceptional-case branches of ecdsa_jadd_vt it takes depend on public constants alone';
 
-// Ed25519 verification (src/kernels/ed25519_verify.ts): the violations are in ed25519_verify
+// Ed25519 verification (src/kernels/ed25519_verify.ts; ed25519_verify_pair.ts on SIMD128): the violations are in ed25519_verify
 // itself and in the variable-time inversion only it reaches (pt_encode_vt → fe_inv_vt); the
 // group and field code it shares with signing must stay clean.
 const ED25519_VERIFY =
   'Ed25519 verification: its inputs are the signature (R, S), the public key A and k = SHA-512(R ‖ A ‖ M) mod L, ' +
-  'all public. Returns early when A (or, with ZIP-215, R) does not decode or S ≥ L, doubles without T before a doubling, skips the additions of zero ' +
-  'NAF digits of S and k, copies the table entries B, 3B, …, 127B and −A, −3A, …, −15A from digit-chosen addresses, ' +
+  'all public. Returns early when A (or, with ZIP-215, R) does not decode or S ≥ L, doubles without T before a doubling ' +
+  '(single elements; on pairs every doubling is whole), skips the additions of zero NAF digits of S and k, copies the table ' +
+  'entries B, 3B, …, 127B and −A, −3A, …, −15A from digit-chosen addresses (negating them by a branch on the digit), ' +
   'and encodes the result with the variable-time inversion';
 
 export const varTime: VarTimeDecl[] = [

@@ -44,8 +44,8 @@ import { type OkpFormats, okpFormats } from './okp.js';
 
 /** IO-area offsets (DG: verification's digits, 256 signed bytes for S, then 256 for k). */
 const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, END: 832 } as const;
-/** one engine slot: the comb's table (40 KB on pairs, 32 KB on single elements), then verification's odd multiples of B (8 KB) */
-const TABLE_SLOT = 48 * 1024;
+/** one engine slot: the comb's table, then verification's odd multiples of B (40 + 10 KB on pairs, 32 + 8 KB on single elements) */
+const TABLE_SLOT = 50 * 1024;
 /** messages up to this length are hashed from a joined copy (one call), longer ones incrementally */
 const SHORT = 1024;
 /** the 32 ASCII bytes dom2 starts with (RFC 8032 section 5.1) */

@@ -26,6 +26,8 @@ import { Func, type GeneratedKernel, Module, call, callv, i32, kernel, memory, s
 import { Fe25519, clamp25519 } from './fe25519_radix25.js';
 import { FePair25519 } from './fe25519_pair_simd128.js';
 import { PAIR_TABLE_BYTES, pairCombFunctions } from './ed25519_comb_pair.js';
+import { pairGroupFunctions } from './ed25519_group_pair.js';
+import { ODD_TABLE_BYTES_PAIR, verifyPairFunction } from './ed25519_verify_pair.js';
 import { type Fv, Fx, PT, Y, Z, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
@@ -40,8 +42,8 @@ export interface Ed25519Flags {
   skipSCheck?: boolean;
   /** the reduction of a 64-byte hash drops its high half */
   skipReduceHigh?: boolean;
-  /** the comb's additions on pairs (SIMD128, the default on the simd target) or on single elements (the default on the scalar targets) */
-  comb?: 'pair' | 'single';
+  /** the comb's and verification's group operations on pairs (SIMD128, the default on the simd target) or on single elements (the default on the scalar targets) */
+  group?: 'pair' | 'single';
 }
 
 export interface Ed25519Layout {
@@ -58,11 +60,13 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const g = groupFunctions(fe);
   const comb = combFunctions(fe, g, flags);
   const sc = scalarFunctions(flags);
-  const { verify, oddTable, ws: verifyWs, oddWs } = verifyFunction(fe, g, comb, sc, flags);
-  // the comb base signing and public keys use: on pairs where SIMD128 is allowed
-  const pair = (flags.comb ?? (simdAllowed() ? 'pair' : 'single')) === 'pair';
+  // the comb and verification on pairs of field elements where SIMD128 is allowed
+  const pair = (flags.group ?? (simdAllowed() ? 'pair' : 'single')) === 'pair';
   const fp = new FePair25519('fp', { dropCarry: flags.dropCarry });
-  const pc = pair ? pairCombFunctions(fe, fp, g, comb) : undefined;
+  const gp = pair ? pairGroupFunctions(fp) : undefined;
+  const pc = gp ? pairCombFunctions(fe, fp, g, gp, comb) : undefined;
+  const { verify, oddTable, ws: verifyWs, oddWs } = gp ? verifyPairFunction(fe, fp, g, gp, comb, sc, flags) : verifyFunction(fe, g, comb, sc, flags);
+  const oddTableBytes = gp ? ODD_TABLE_BYTES_PAIR : ODD_TABLE_BYTES;
   const mulBase = pc ? pc.mulBase : comb.mulBase;
   const baseTable = pc ? pc.baseTable : comb.baseTable;
   const tableBytes = pc ? PAIR_TABLE_BYTES : TABLE_BYTES;
@@ -104,16 +108,19 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
   if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
 
-  const layout: Ed25519Layout = { wsSize, tableBytes, oddTableBytes: ODD_TABLE_BYTES, nafS: W_S, nafK: W_K };
+  const layout: Ed25519Layout = { wsSize, tableBytes, oddTableBytes, nafS: W_S, nafK: W_K };
   const m = new Module('ed25519').memory(2);
   m.global('WS_SIZE', 'i32', wsSize);
   m.global('TABLE_BYTES', 'i32', tableBytes);
-  m.global('ODD_TABLE_BYTES', 'i32', ODD_TABLE_BYTES);
+  m.global('ODD_TABLE_BYTES', 'i32', oddTableBytes);
   const groupFuncs: Func[] = [g.dbl, g.dblXyz, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.encodeVt, g.decode];
-  const combFuncs: Func[] = pc ? [comb.setBase, comb.baseTable, comb.recode, pc.baseTable, pc.lookup, pc.madd, pc.mulBase] : [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
+  const combFuncs: Func[] = pc && gp ? [comb.setBase, comb.baseTable, comb.recode, gp.add, gp.dbl, gp.entry, gp.negEntry, pc.baseTable, pc.lookup, pc.mulBase] : [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
   m.add(fe.functions(), ...(pc ? [fp.functions()] : []), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, xbase, check);
   const all = (f: Func) => f.params.map((_, i) => i);
   for (const f of [base, xbase, baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f === baseTable ? 'base_table' : f.name, f, all(f));
-  m.header.push(`Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb${pc ? ' with its additions on pairs (fe25519_pair_simd128.ts)' : ''}, scalars mod L, verification.`, `layout ${JSON.stringify(layout)}`);
+  m.header.push(
+    `Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification${pc ? ', the comb and verification on pairs of field elements (fe25519_pair_simd128.ts)' : ''}.`,
+    `layout ${JSON.stringify(layout)}`,
+  );
   return { ...kernel(m), layout: layout as Ed25519Layout & Record<string, unknown> };
 }

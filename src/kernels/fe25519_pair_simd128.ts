@@ -140,6 +140,10 @@ export class FePair25519 {
   }
   readonly #lin = new Set<number>();
 
+  /** r = a carried (limbs of a below 2^30, non-negative; output tight) */
+  get carry() {
+    return this.func('carry', { r: 'i32', a: 'i32' });
+  }
   /** (a, b) ← (b, a) when mask is all ones (pairs, 80 bytes each) */
   get cswap() {
     return this.func('cswap', { a: 'i32', b: 'i32', mask: 'i64' });
@@ -212,6 +216,18 @@ export class FePair25519 {
         }
       }
       f.emit(code, carryPairLines(f, h), packLines(r, h));
+      out.push(f);
+    }
+    if (this.#funcs.has('carry')) {
+      const f = this.carry;
+      const { r, a } = { r: f.i32('r'), a: f.i32('a') };
+      if (bounds.carryOut(BITS.map(() => 1n << 30n)).some((v, i) => v > bounds.tight[i])) throw new Error('fp_carry: output not tight');
+      const h = Array.from({ length: NL }, (_, k) => f.v128(`h${k}`));
+      const va = f.v128('va');
+      const code: Stmt[] = [];
+      for (let m = 0; m < 5; m++) code.push(va.set(v128.load(a, 16 * m)), h[2 * m].set(i64x2.extend_low_i32x4_u(va)), h[2 * m + 1].set(i64x2.extend_high_i32x4_u(va)));
+      f.doc.push('r = a with its carries propagated on both lanes (limbs below 2^30 in, tight out).');
+      f.emit(code, carryPairLines(f, h, this.dropCarry), packLines(r, h));
       out.push(f);
     }
     if (this.#funcs.has('cswap')) {
@@ -290,7 +306,7 @@ function laneExpr(e: LaneExpr, w: LV, sw: LV, twoP: V, at: 0 | 1): V {
  * Interval bounds (unsigned) for the pair arithmetic: tight = the fixed point of "carry the
  * columns of a product of loose inputs", loose = tight plus 2p (a difference) or twice tight.
  */
-export function pairBounds(): { tight: bigint[]; loose: bigint[]; mulBits: number; sqrBits: number; linOut: (c: number) => bigint[] } {
+export function pairBounds(): { tight: bigint[]; loose: bigint[]; mulBits: number; sqrBits: number; linOut: (c: number) => bigint[]; carryOut: (limbs: bigint[]) => bigint[] } {
   const cols = (a: bigint[], b: bigint[], square: boolean) => {
     const c: bigint[] = Array(NL).fill(0n);
     for (let i = 0; i < NL; i++)
@@ -326,7 +342,7 @@ export function pairBounds(): { tight: bigint[]; loose: bigint[]; mulBits: numbe
   if (tight.some((v, i) => v >= BigInt(TWO_P_LIMBS[i]))) throw new Error('fe25519 pair: 2p does not cover a tight limb');
   if (loose.some((v) => 4n * v >= 1n << 32n)) throw new Error('fe25519 pair: a scaled operand does not fit 32 bits');
   const linOut = (c: number) => carry(loose.map((v, i) => tight[i] + BigInt(c) * v));
-  return { tight, loose, mulBits, sqrBits, linOut };
+  return { tight, loose, mulBits, sqrBits, linOut, carryOut: carry };
 }
 
 /** fe25519_radix25.ts's carry order, on i64x2 columns (unsigned: vpsrlq). */

@@ -20,9 +20,9 @@ export interface Ed25519Exports {
 
 /** The memory layout the module and its glue share. */
 export const layout = {
-  wsSize: 3072,
+  wsSize: 3392,
   tableBytes: 40960,
-  oddTableBytes: 8192,
+  oddTableBytes: 10240,
   nafS: 8,
   nafK: 5,
 } as const;
