@@ -31,6 +31,42 @@ const ODD_ENTRIES = 1 << (W_S - 2);
 export const ODD_TABLE_BYTES = ODD_ENTRIES * ENTRY;
 const A_ENTRIES = 1 << (W_K - 2);
 
+/**
+ * i ← the highest position below 256 with a nonzero digit of S (at dg) or k (at dg + 256), −1
+ * when there is none: the start of the doubling chain (shared with ed25519_verify_pair.ts).
+ */
+export function topDigit(i: Local<'i32'>, dg: Local<'i32'>): Stmt[] {
+  const top = label('top');
+  return [i.set(256), loop(top, i.set(i32.sub(i, 1)), br_if(top, i32.and(i32.ge_s(i, 0), i32.eqz(i32.or(i32.load8_s(i32.add(dg, i)), i32.load8_s(i32.add(dg, i32.add(i, 256))))))))];
+}
+
+/**
+ * The end of a verification, with Q = [S]B + [k](−A) as a single extended point at q: strict,
+ * the encoding of Q (into enc) must equal R byte for byte; ZIP 215, R decoded leniently (into
+ * rp, its cached negation at ep) and [8](Q − R) must be the identity. The function's value.
+ */
+export function verifyEnd(fe: Fe25519, g: GroupFunctions, a: { sig: Local<'i32'>; zip215: Local<'i32'>; q: Local<'i32'>; rp: Local<'i32'>; ep: Local<'i32'>; enc: Expr<'i32'>; rest: Expr<'i32'> }): Stmt[] {
+  const { sig, zip215, q, rp, ep, enc, rest } = a;
+  return [
+    if_(i32.eqz(zip215), [
+      call(g.encodeVt, enc, q, rest),
+      ret(i64.eqz(i64.or(i64.or(i64.xor(i64.load(enc, 0), i64.load(sig, 0)), i64.xor(i64.load(enc, 8), i64.load(sig, 8))), i64.or(i64.xor(i64.load(enc, 16), i64.load(sig, 16)), i64.xor(i64.load(enc, 24), i64.load(sig, 24)))))),
+    ]),
+    // ZIP-215: [8](Q − R) = O
+    if_(i32.eqz(callv('i32', g.decode, rp, sig, rest, i32.const(0))), [ret(i32.const(0))]),
+    ...negatePoint(fe, rp),
+    call(g.toCached, ep, rp, rest),
+    call(g.add, q, q, ep, rest),
+    ...Array.from({ length: 3 }, () => call(g.dbl, q, q, rest)),
+    i32.and(callv('i32', fe.isZero, at(q, X), rest), callv('i32', fe.eq, at(q, Y), at(q, Z), rest)),
+  ];
+}
+
+/** p ← −p in place for a single extended point (X and T negated) */
+export function negatePoint(fe: Fe25519, p: Local<'i32'>): Stmt[] {
+  return [call(fe.neg, at(p, X), at(p, X)), call(fe.neg, at(p, T), at(p, T))];
+}
+
 export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctions, sc: ScalarFunctions, flags: { skipSCheck?: boolean } = {}): { verify: Func; oddTable: Func; ws: number; oddWs: number } {
   const f = new Func('ed25519_verify', { sig: 'i32', pk: 'i32', dg: 'i32', otab: 'i32', ws: 'i32', zip215: 'i32' }, { results: ['i32'] });
   const { sig, pk, dg, otab, ws, zip215 } = f.p;
@@ -48,8 +84,7 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
   const [i, n, e1, e2, j, ent] = [f.i32('i'), f.i32('n'), f.i32('e1'), f.i32('e2'), f.i32('j'), f.i32('ent')];
   const [Ap, Qp, Ep, Rp] = [f.i32('ap'), f.i32('qp'), f.i32('ep'), f.i32('rp')];
 
-  /** q = −p in place for an extended point (X, T negated) */
-  const negate = (p: Local<'i32'>): Stmt[] => [call(fe.neg, at(p, X), at(p, X)), call(fe.neg, at(p, T), at(p, T))];
+  const negate = (p: Local<'i32'>): Stmt[] => negatePoint(fe, p);
   /**
    * Ep ← the entry at ent, or its negation (y + x and y − x swapped, 2d·t negated). Only this
    * function's own copies read at the digit-chosen address: the shared group code gets Ep, a
@@ -64,8 +99,7 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
     if_(e, [j.set(i32.shr_u(i32.sub(i32.sub(i32.xor(e, i32.shr_s(e, 31)), i32.shr_s(e, 31)), 1), 1)), ent.set(i32.add(base, i32.mul(j, size))), ...copyEntry(e, size, t2d), call(add, Qp, Qp, Ep, rest)]);
 
   const lp = label('digits'),
-    tl = label('tab'),
-    top = label('top');
+    tl = label('tab');
   f.emit(
     Ap.set(W(A)),
     Qp.set(W(Q)),
@@ -84,8 +118,7 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
     loop(tl, call(g.add, Qp, Qp, W(D2), rest), call(g.toCached, i32.add(W(TABA), i32.mul(n, CACHED)), Qp, rest), n.set(i32.add(n, 1)), br_if(tl, i32.lt_u(n, A_ENTRIES))),
     // the highest position with a nonzero digit (none: Q stays the identity)
     call(g.identity, Qp),
-    i.set(256),
-    loop(top, i.set(i32.sub(i, 1)), br_if(top, i32.and(i32.ge_s(i, 0), i32.eqz(i32.or(i32.load8_s(i32.add(dg, i)), i32.load8_s(i32.add(dg, i32.add(i, 256)))))))),
+    ...topDigit(i, dg),
     if_(i32.ge_s(i, 0), [
       loop(
         lp,
@@ -98,17 +131,7 @@ export function verifyFunction(fe: Fe25519, g: GroupFunctions, comb: CombFunctio
         br_if(lp, i32.ge_s(i.tee(i32.sub(i, 1)), 0)),
       ),
     ]),
-    if_(i32.eqz(zip215), [
-      call(g.encodeVt, W(ENC), Qp, rest),
-      ret(i64.eqz(i64.or(i64.or(i64.xor(i64.load(W(ENC), 0), i64.load(sig, 0)), i64.xor(i64.load(W(ENC), 8), i64.load(sig, 8))), i64.or(i64.xor(i64.load(W(ENC), 16), i64.load(sig, 16)), i64.xor(i64.load(W(ENC), 24), i64.load(sig, 24)))))),
-    ]),
-    // ZIP-215: [8](Q − R) = O
-    if_(i32.eqz(callv('i32', g.decode, Rp, sig, rest, i32.const(0))), [ret(i32.const(0))]),
-    ...negate(Rp),
-    call(g.toCached, Ep, Rp, rest),
-    call(g.add, Qp, Qp, Ep, rest),
-    ...Array.from({ length: 3 }, () => call(g.dbl, Qp, Qp, rest)),
-    i32.and(callv('i32', fe.isZero, at(Qp, X), rest), callv('i32', fe.eq, at(Qp, Y), at(Qp, Z), rest)),
+    ...verifyEnd(fe, g, { sig, zip215, q: Qp, rp: Rp, ep: Ep, enc: W(ENC), rest }),
   );
   f.doc.push(
     'VARIABLE TIME (public inputs only; src/ct/vartime.ts): → 1 if (R, S) at sig is a valid signature for the public key',

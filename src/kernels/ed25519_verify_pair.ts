@@ -15,12 +15,12 @@
 //
 // Negative-control flag (tests only): skipSCheck (S ≥ L accepted: malleable signatures).
 
-import { type Expr, Func, type Local, type Stmt, br_if, call, callv, i32, i64, if_, label, loop, memory, ret, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, br_if, call, callv, i32, if_, label, loop, memory, ret, v128 } from './builder/index.js';
 import type { CombFunctions } from './ed25519_comb.js';
 import { FE, type GroupFunctions, PT, T, X, Y, Z } from './ed25519_group.js';
 import { JOIN_WS, PAIR_ENTRY, PAIR_PT, type PairGroupFunctions, joinSingles, pairToSingle } from './ed25519_group_pair.js';
 import type { ScalarFunctions } from './ed25519_scalar.js';
-import { W_K, W_S } from './ed25519_verify.js';
+import { W_K, W_S, negatePoint, topDigit, verifyEnd } from './ed25519_verify.js';
 import type { Fe25519 } from './fe25519_radix25.js';
 import { type FePair25519, PAIR } from './fe25519_pair_simd128.js';
 
@@ -53,8 +53,6 @@ export function verifyPairFunction(fe: Fe25519, fp: FePair25519, g: GroupFunctio
   const [i, n, e1, e2, j, ent] = [f.i32('i'), f.i32('n'), f.i32('e1'), f.i32('e2'), f.i32('j'), f.i32('ent')];
   const [Ap, Ep, Rp, Qs, tmp] = [f.i32('ap'), f.i32('ep'), f.i32('rp'), f.i32('qs'), f.i32('tmp')];
 
-  /** q = −p in place for a single extended point (X, T negated) */
-  const negate = (p: Local<'i32'>): Stmt[] => [call(fe.neg, at(p, X), at(p, X)), call(fe.neg, at(p, T), at(p, T))];
   /**
    * Q ← Q + (the odd digit e's entry, (|e| − 1)/2 from base, negated for e < 0). Only this
    * function reads at the digit-chosen address, into its own copy at Ep: the shared pair code
@@ -70,8 +68,7 @@ export function verifyPairFunction(fe: Fe25519, fp: FePair25519, g: GroupFunctio
     ]);
 
   const lp = label('digits'),
-    tl = label('tab'),
-    top = label('top');
+    tl = label('tab');
   f.emit(
     Ap.set(W(A)),
     Ep.set(W(E)),
@@ -81,7 +78,7 @@ export function verifyPairFunction(fe: Fe25519, fp: FePair25519, g: GroupFunctio
     // the key first, so that a key that is not a point is reported whatever the signature
     if_(i32.eqz(callv('i32', g.decode, Ap, pk, rest, i32.eqz(zip215))), [ret(i32.const(2))]),
     ...(flags.skipSCheck ? [] : [if_(i32.eqz(callv('i32', sc.ltL, i32.add(sig, 32), rest)), [ret(i32.const(0))])]),
-    ...negate(Ap),
+    ...negatePoint(fe, Ap),
     // −A on pairs; 1·(−A), 3·(−A), …, 15·(−A) as entries, with 2·(−A)'s entry at D2E
     ...joinSingles(fe, fp, W(DP), at(Ap, X), at(Ap, Y), tmp),
     ...joinSingles(fe, fp, W(DP + PAIR), at(Ap, T), at(Ap, Z), tmp),
@@ -93,21 +90,10 @@ export function verifyPairFunction(fe: Fe25519, fp: FePair25519, g: GroupFunctio
     loop(tl, call(gp.add, W(QP), W(D2E), rest), call(gp.entry, i32.add(W(TABA), i32.mul(n, PAIR_ENTRY)), W(QP), rest), n.set(i32.add(n, 1)), br_if(tl, i32.lt_u(n, A_ENTRIES))),
     // the highest position with a nonzero digit (none: Q stays the identity)
     ...identity(W(QP)),
-    i.set(256),
-    loop(top, i.set(i32.sub(i, 1)), br_if(top, i32.and(i32.ge_s(i, 0), i32.eqz(i32.or(i32.load8_s(i32.add(dg, i)), i32.load8_s(i32.add(dg, i32.add(i, 256)))))))),
+    ...topDigit(i, dg),
     if_(i32.ge_s(i, 0), [loop(lp, e1.set(i32.load8_s(i32.add(dg, i))), e2.set(i32.load8_s(i32.add(dg, i32.add(i, 256)))), call(gp.dbl, W(QP), rest), addDigit(e1, otab.get()), addDigit(e2, W(TABA)), br_if(lp, i32.ge_s(i.tee(i32.sub(i, 1)), 0)))]),
     ...pairToSingle(fp, Qs, W(QP)),
-    if_(i32.eqz(zip215), [
-      call(g.encodeVt, W(ENC), Qs, rest),
-      ret(i64.eqz(i64.or(i64.or(i64.xor(i64.load(W(ENC), 0), i64.load(sig, 0)), i64.xor(i64.load(W(ENC), 8), i64.load(sig, 8))), i64.or(i64.xor(i64.load(W(ENC), 16), i64.load(sig, 16)), i64.xor(i64.load(W(ENC), 24), i64.load(sig, 24)))))),
-    ]),
-    // ZIP-215: [8](Q − R) = O
-    if_(i32.eqz(callv('i32', g.decode, Rp, sig, rest, i32.const(0))), [ret(i32.const(0))]),
-    ...negate(Rp),
-    call(g.toCached, Ep, Rp, rest),
-    call(g.add, Qs, Qs, Ep, rest),
-    ...Array.from({ length: 3 }, () => call(g.dbl, Qs, Qs, rest)),
-    i32.and(callv('i32', fe.isZero, at(Qs, X), rest), callv('i32', fe.eq, at(Qs, Y), at(Qs, Z), rest)),
+    ...verifyEnd(fe, g, { sig, zip215, q: Qs, rp: Rp, ep: Ep, enc: W(ENC), rest }),
   );
   f.doc.push(
     'VARIABLE TIME (public inputs only; src/ct/vartime.ts): → 1 if (R, S) at sig is a valid signature for the public key',
