@@ -524,6 +524,7 @@ test('after a worker crashed: new batches are refused, dispose() answers false a
   const { pool, workers } = await fakePool(2, { jobs: 'hold' });
   const p = params();
   workers[0].error(new Error('worker ran out of memory'));
+  workers[0].error(new Error('a second error')); // the first crash is the one named
   await later2();
   // the crashed worker would never answer: no job goes to any worker
   await assert.rejects(pool.sealBatch(p, new Uint8Array(1000), 0, false), (e: Error) => isExactly(e, StateError, 'worker pool: a worker failed earlier (stream worker failed: worker ran out of memory); dispose() it and create another'));

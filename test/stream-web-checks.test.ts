@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chacha20Poly1305, type Aead } from '../src/aead/index.js';
-import { CtkitTypeError } from '../src/errors.js';
+import { CtkitTypeError, StateError } from '../src/errors.js';
 import { type BatchCipher, SegmentAuthenticationError, StreamFormatError, createOpenStream, createSealStream, createSealer, openStreamAsync, sealStreamAsync, yieldToEventLoop } from '../src/stream/index.js';
 import type { SegmentParams } from '../src/stream/segments.js';
 import { Rng, hex } from './support/rng.js';
@@ -635,6 +635,31 @@ test('a readable cancelled while a write waits between two slices stops that wri
   await pending.catch(() => undefined);
   await settle();
   assert.ok(cancelled, 'the readable was cancelled');
-  assert.ok(error instanceof Error, 'the write was stopped');
+  assert.ok(exact(StateError, 'StateError', 'seal stream: cancelled')(error));
   assert.equal(hex(held), '00'.repeat(16));
+});
+
+test('an open stream cancelled while a write waits between two slices stops that write with StateError', async () => {
+  // a sealed stream of 6 MiB, written to the open stream as one chunk (two slices)
+  const sealed = await sealStreamAsync(chacha20Poly1305(key), new Uint8Array(6 << 20).fill(0x5e), { segmentSize: 65536 });
+  let r!: ReadableStreamDefaultReader<Uint8Array>;
+  let cancelled = false;
+  const ts = createOpenStream(chacha20Poly1305(key), {
+    yieldEvery: 1,
+    onProgress: (n) => {
+      if (!cancelled && n > 1000) {
+        cancelled = true;
+        void r.cancel(new Error('stop'));
+      }
+    },
+  });
+  const w = ts.writable.getWriter();
+  r = ts.readable.getReader();
+  const pending = r.read();
+  let error: unknown;
+  await w.write(sealed).catch((e) => (error = e));
+  await pending.catch(() => undefined);
+  await settle();
+  assert.ok(cancelled, 'the readable was cancelled');
+  assert.ok(exact(StateError, 'StateError', 'open stream: cancelled')(error));
 });
