@@ -578,3 +578,24 @@ test("a sealer's header is its own array: wiping it after push() changes none of
 /** two turns of the event loop */
 const later2 = () => new Promise<void>((r) => later(() => later(r)));
 const hexOf = (parts: Uint8Array[]) => parts.map((b) => Buffer.from(b).toString('hex')).join('');
+
+test('a worker that reports a failure outside any job is still alive: it takes batches and is asked to wipe its key', async () => {
+  const { pool, workers } = await fakePool(2, { jobs: 'hold' });
+  workers[0].emit({ t: 'fail', name: 'StateError', message: 'worker: no key' });
+  await later2();
+  const p = params();
+  const jobs = [0, 1].map((i) => pool.sealBatch(p, new Uint8Array(1000), i, false));
+  assert.deepEqual(
+    workers.map((w) => w.jobs().length),
+    [1, 1],
+  );
+  assert.deepEqual(await outcome(jobs[0]), 'pending');
+  assert.equal(await pool.dispose(), true);
+  assert.deepEqual(
+    workers.map((w) => [w.posted.filter((m) => m.t === 'dispose').length, w.terminated]),
+    [
+      [1, 1],
+      [1, 1],
+    ],
+  );
+});

@@ -96,7 +96,7 @@ class Member {
   #onReady!: () => void;
   #onFail!: (e: Error) => void;
   #disposed: ((wiped: boolean) => void) | undefined;
-  /** set when the worker crashed: it takes no more jobs and answers no dispose */
+  /** set when the worker's thread died (an 'error' event): it takes no more jobs and answers no dispose */
   failed: Error | undefined;
   constructor(
     readonly w: WorkerLike,
@@ -108,7 +108,11 @@ class Member {
       this.#onFail = rej;
     });
     w.addEventListener('message', (e) => this.#message(e.data, algorithm, key));
-    w.addEventListener('error', (e) => this.#crash(new Error(`stream worker failed: ${(e as { message?: string })?.message ?? String(e)}`)));
+    w.addEventListener('error', (e) => {
+      const err = new Error(`stream worker failed: ${(e as { message?: string })?.message ?? String(e)}`);
+      this.failed ??= err;
+      this.#crash(err);
+    });
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: the worker protocol is checked field by field (m.t) below
@@ -148,8 +152,8 @@ class Member {
     }
   }
 
+  /** fails every job of this worker (and its start, and a dispose in progress) with e */
   #crash(e: Error): void {
-    this.failed ??= e;
     this.#onFail(e);
     for (const j of this.jobs.values()) j.reject(e);
     this.jobs.clear();
