@@ -599,3 +599,60 @@ test('a worker that reports a failure outside any job is still alive: it takes b
     ],
   );
 });
+
+test('segment sizes: 2^24 is the largest accepted, 2^24 + 1 is refused with its whole message', () => {
+  const aead = chacha20Poly1305(new Uint8Array(32));
+  assert.equal(createSealer(aead, { segmentSize: 1 << 24 }).header.length > 0, true);
+  assert.throws(
+    () => createSealer(aead, { segmentSize: (1 << 24) + 1 }),
+    (e: Error) => isExactly(e, RangeError, `segmentSize must be an integer from 1 to ${1 << 24}, got ${(1 << 24) + 1}`),
+  );
+});
+
+test('sealBatch: a final batch of several segments flags only its last one final (as the sealer does)', () => {
+  const key = new Uint8Array(32).fill(5);
+  const plain = new Uint8Array(2500).map((_, i) => i * 7);
+  const p = params();
+  const s = createSealer(chacha20Poly1305(key), { segmentSize: 1000, noncePrefix: p.prefix });
+  const expected = hexOf([...s.push(plain), ...s.finish()].slice(1)); // the segments after the header
+  const q: SegmentParams = { ...p, aad: newStreamParamsFor(p.prefix).params.aad };
+  assert.equal(Buffer.from(sealBatch(chacha20Poly1305(key), q, plain, 0, true)).toString('hex'), expected);
+});
+
+test('sealBatch into an output below its input in one buffer seals from a copy, and wipes that copy', () => {
+  const seen = new Set<ArrayBufferLike>();
+  const inner = chacha20Poly1305(new Uint8Array(32).fill(9));
+  const aead = { ...inner, seal: (n: Uint8Array, pt: Uint8Array, aad?: Uint8Array, o?: Uint8Array) => (seen.add(pt.buffer), inner.seal(n, pt, aad, o)) } as typeof inner;
+  const buf = new Uint8Array(3000);
+  const plain = buf.subarray(100, 2100).fill(0x77);
+  sealBatch(aead, params(), plain, 0, true, buf.subarray(0));
+  const copies = [...seen].filter((b) => b !== buf.buffer).map((b) => new Uint8Array(b));
+  assert.equal(copies.length, 1, 'sealed from one copy');
+  assert.ok(
+    copies[0].every((x) => x === 0),
+    'the copy is wiped',
+  );
+});
+
+test("openBatch: an AEAD's own error (not an authentication failure) passes through as it is", () => {
+  const aead = chacha20Poly1305(new Uint8Array(32));
+  const p = params();
+  const sealed = sealBatch(aead, p, new Uint8Array(10), 0, true);
+  aead.dispose();
+  assert.throws(
+    () => openBatch(aead, p, sealed, 0, true),
+    (e: Error) => e.constructor === StateError,
+  );
+});
+
+test("a segment's 'fail' reply whose message is not a string gets the standard message", async () => {
+  const { pool, workers } = await fakePool(1, { jobs: 'hold' });
+  const job = pool.openBatch(params(), new Uint8Array(1016), 3, false);
+  workers[0].emit({ t: 'fail', id: workers[0].jobs()[0].id, name: 'SegmentAuthenticationError', message: 42, segment: 3 });
+  const o = await outcome(job);
+  assert.ok(o !== 'pending' && 'error' in o, failure(o));
+  assert.equal((o.error as Error).message, 'segment 3 failed authentication: the stream is damaged, truncated, reordered, spliced or extended, or the key is wrong');
+  await pool.dispose();
+});
+
+const newStreamParamsFor = (prefix: Uint8Array) => newStreamParams(CHACHA, { segmentSize: 1000, noncePrefix: prefix });
