@@ -21,17 +21,16 @@
 // and (2p − 2d·x·y, 2), is computed always and kept by a mask. Rows, entries, loop counters and
 // the conversions' addresses are public; everything else is straight-line SIMD integer code.
 
-import { type Expr, Func, type Local, type Stmt, br_if, call, i32, i32x4, i64, i64x2, i8x16, label, loop, v128 } from './builder/index.js';
-import { JOIN_WS, PAIR_ENTRY, PAIR_PT, type PairGroupFunctions, XMASK, joinSingles, lanes32, pairToSingle, twoP } from './ed25519_group_pair.js';
+import { Func, type Local, type Stmt, br_if, call, i32, i32x4, i64, i64x2, label, loop, v128 } from './builder/index.js';
+import { JOIN_WS, PAIR_ENTRY, type PairGroupFunctions, joinSingles, negatedEntryVector, pairIdentity, pairToSingle } from './ed25519_group_pair.js';
 import type { CombFunctions } from './ed25519_comb.js';
 import { ENTRY } from './ed25519_comb.js';
-import { FE, type GroupFunctions, NT2D, PT, T, X, Y, YMX, YPX, Z } from './ed25519_group.js';
+import { FE, NT2D, YMX, YPX } from './ed25519_group.js';
 import type { Fe25519 } from './fe25519_radix25.js';
 import { type FePair25519, PAIR } from './fe25519_pair_simd128.js';
 
 const ROWS = 32;
 export const PAIR_TABLE_BYTES = ROWS * 8 * PAIR_ENTRY;
-const PP = PAIR_PT;
 
 const at = (p: Local<'i32'>, off: number) => (off ? i32.add(p, off) : p.get());
 
@@ -44,12 +43,9 @@ export interface PairCombFunctions {
   ws: Map<Func, number>;
 }
 
-export function pairCombFunctions(fe: Fe25519, fp: FePair25519, g: GroupFunctions, gp: PairGroupFunctions, comb: CombFunctions): PairCombFunctions {
+export function pairCombFunctions(fe: Fe25519, fp: FePair25519, gp: PairGroupFunctions, comb: CombFunctions): PairCombFunctions {
   fe.addConst('two', 2n);
   const ws = new Map<Func, number>();
-  const wsOf = (f: Func) => ws.get(f) ?? g.ws.get(f) ?? comb.ws.get(f) ?? 0;
-
-  const joinCanonical = (dst: Expr<'i32'>, a: Expr<'i32'>, b: Expr<'i32'>, tmp: Local<'i32'>) => joinSingles(fe, fp, dst, a, b, tmp);
 
   // base_table_pair(tab, ws): the single table, then entry i (i = 255 … 0) converted in place
   const baseTable = new Func('base_table_pair', { tab: 'i32', ws: 'i32' });
@@ -71,16 +67,16 @@ export function pairCombFunctions(fe: Fe25519, fp: FePair25519, g: GroupFunction
         i.set(i32.sub(i, 1)),
         src.set(i32.add(tab, i32.mul(i, ENTRY))),
         dst.set(i32.add(tab, i32.mul(i, PAIR_ENTRY))),
-        ...joinCanonical(at(w, E1), i32.add(src, YMX), i32.add(src, YPX), tmp),
+        ...joinSingles(fe, fp, at(w, E1), i32.add(src, YMX), i32.add(src, YPX), tmp),
         call(fe.setc('two'), at(tmp, 32 + 2 * FE)),
-        ...joinCanonical(at(w, E2), i32.add(src, NT2D), at(tmp, 32 + 2 * FE), tmp),
+        ...joinSingles(fe, fp, at(w, E2), i32.add(src, NT2D), at(tmp, 32 + 2 * FE), tmp),
         ...Array.from({ length: PAIR / 16 }, (_, c) => v128.store(dst, v128.load(w, E1 + 16 * c), 16 * c)),
         ...Array.from({ length: PAIR / 16 }, (_, c) => v128.store(dst, v128.load(w, E2 + 16 * c), PAIR + 16 * c)),
         br_if(lp, i),
       ),
     );
     baseTable.doc.push(`tab = the comb's table in pair entries: row k, entry j − 1 = ((y − x, y + x), (2d·x·y, 2)) of j·256^k·B, ${PAIR_TABLE_BYTES} bytes.`);
-    ws.set(baseTable, Math.max(wsOf(comb.baseTable), 2 * PAIR + JOIN_WS + FE));
+    ws.set(baseTable, Math.max(comb.ws.get(comb.baseTable)!, 2 * PAIR + JOIN_WS + FE));
   }
 
   // comb_lookup_pair(dst, row, e): dst = the pair entry of e·(row's point), constant time
@@ -103,8 +99,7 @@ export function pairCombFunctions(fe: Fe25519, fp: FePair25519, g: GroupFunction
     // e < 0: (y + x, y − x) by a lane swap, 2p − 2d·x·y in lane x of the second pair, under s
     code.push(vm.set(i32x4.splat(s)));
     xv.forEach((xc, c) => {
-      const neg = c < PAIR / 16 ? i8x16.shuffle(xc, xc, lanes32([1, 0, 3, 2])) : v128.bitselect(i32x4.sub(twoP(c - PAIR / 16), xc), xc, XMASK());
-      code.push(v128.store(dst, v128.bitselect(neg, xc, vm), 16 * c));
+      code.push(v128.store(dst, v128.bitselect(negatedEntryVector(c, xc), xc, vm), 16 * c));
     });
     lookup.doc.push('dst = the pair entry of e·P for the row of P … 8P and a digit e ∈ [−8, 8]: every entry read, the wanted one kept by a mask.');
     lookup.emit(code);
@@ -116,7 +111,7 @@ export function pairCombFunctions(fe: Fe25519, fp: FePair25519, g: GroupFunction
     const { r, s, tab, ws: w } = mulBase.p;
     const DIG = 0,
       ACC = 256,
-      N = ACC + PP,
+      N = ACC + 2 * PAIR,
       REST = N + PAIR_ENTRY;
     const [k, rowp, dg] = [mulBase.i32('k'), mulBase.i32('rowp'), mulBase.i32('dg')];
     const rest = at(w, REST);
@@ -129,12 +124,9 @@ export function pairCombFunctions(fe: Fe25519, fp: FePair25519, g: GroupFunction
         loop(lp, call(lookup, at(w, N), rowp, i32.load(dg)), call(gp.add, at(w, ACC), at(w, N), rest), rowp.set(i32.add(rowp, 8 * PAIR_ENTRY)), dg.set(i32.add(dg, 8)), k.set(i32.add(k, 1)), br_if(lp, i32.lt_u(k, ROWS))),
       ];
     };
-    const identity: Stmt[] = Array.from({ length: PP / 16 }, (_, c) => v128.store(w, c % (PAIR / 16) === 0 ? v128.i32x4([0, 1, 0, 0]) : v128.i32x4([0, 0, 0, 0]), ACC + 16 * c));
-    mulBase.emit(call(comb.recode, at(w, DIG), s), ...identity, ...pass(true), ...Array.from({ length: 4 }, () => call(gp.dbl, at(w, ACC), rest)), ...pass(false), ...pairToSingle(fp, r, at(w, ACC)));
+    mulBase.emit(call(comb.recode, at(w, DIG), s), ...pairIdentity(w, ACC), ...pass(true), ...Array.from({ length: 4 }, () => call(gp.dbl, at(w, ACC), rest)), ...pass(false), ...pairToSingle(fp, r, at(w, ACC)));
     mulBase.doc.push('r = s·B for the 32-byte little-endian s < 2^255: 64 lookups and pair additions (four pair products each), 4 pair doublings.');
     ws.set(mulBase, REST + Math.max(gp.ws.get(gp.add)!, gp.ws.get(gp.dbl)!));
   }
-  // the point layout this file converts to and from
-  if (PT !== 160 || X !== 0 || Y !== 40 || Z !== 80 || T !== 120) throw new Error('ed25519 pair comb: unexpected point layout');
   return { baseTable, lookup, mulBase, ws };
 }

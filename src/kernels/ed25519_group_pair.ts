@@ -24,6 +24,7 @@ import { type Expr, Func, type Local, type Stmt, call, i32, i32x4, i8x16, v128 }
 import { type FePair25519, PAIR, TWO_P_LIMBS } from './fe25519_pair_simd128.js';
 import { modInv } from './fe_limbs.js';
 import { FE25519, type Fe25519, P25519 } from './fe25519_radix25.js';
+import { T, X, Y, Z } from './ed25519_group.js';
 
 /** bytes of a pair point ((X, Y), (T, Z)) and of a pair entry ((Y − X, Y + X), (2d·T, 2·Z)) */
 export const PAIR_PT = 2 * PAIR,
@@ -54,9 +55,22 @@ export function joinSingles(fe: Fe25519, fp: FePair25519, dst: Expr<'i32'>, a: E
   return [call(fe.toBytes, tmp, a), call(fe.fromBytes, at(tmp, 32), tmp), call(fe.toBytes, tmp, b), call(fe.fromBytes, at(tmp, 32 + FE25519), tmp), call(fp.join, dst, at(tmp, 32), at(tmp, 32 + FE25519))];
 }
 
-/** The single extended point r (X, Y, Z, T at 0, 40, 80, 120) of the pair point at pp (non-negative tight limbs). */
+/** The single extended point r (ed25519_group.ts's layout) of the pair point at pp (non-negative tight limbs). */
 export function pairToSingle(fp: FePair25519, r: Local<'i32'>, pp: Expr<'i32'>): Stmt[] {
-  return [call(fp.lane(0), at(r, 0), pp), call(fp.lane(1), at(r, 40), pp), call(fp.lane(0), at(r, 120), i32.add(pp, PAIR)), call(fp.lane(1), at(r, 80), i32.add(pp, PAIR))];
+  return [call(fp.lane(0), at(r, X), pp), call(fp.lane(1), at(r, Y), pp), call(fp.lane(0), at(r, T), i32.add(pp, PAIR)), call(fp.lane(1), at(r, Z), i32.add(pp, PAIR))];
+}
+
+/** The pair identity ((0, 1), (0, 1)) at p. */
+export function pairIdentity(p: Local<'i32'>, off: number): Stmt[] {
+  return Array.from({ length: PAIR_PT / 16 }, (_, c) => v128.store(p, c % (PAIR / 16) === 0 ? v128.i32x4([0, 1, 0, 0]) : v128.i32x4([0, 0, 0, 0]), off + 16 * c));
+}
+
+/**
+ * Vector c of the entry of −P, given vector c of the entry of P: in the first pair (Y + X, Y − X)
+ * by a lane swap, in the second 2p − 2d·T in lane x (2·Z kept).
+ */
+export function negatedEntryVector(c: number, v: Local<'v128'>): Expr<'v128'> {
+  return c < PAIR / 16 ? swap(v) : v128.bitselect(i32x4.sub(twoP(c - PAIR / 16), v), v, XMASK());
 }
 
 export interface PairGroupFunctions {
@@ -146,7 +160,7 @@ export function pairGroupFunctions(fp: FePair25519): PairGroupFunctions {
     const code: Stmt[] = [];
     for (let c = 0; c < PAIR_ENTRY / 16; c++) {
       code.push(v.set(v128.load(e, 16 * c)));
-      code.push(v128.store(e, c < PAIR / 16 ? swap(v) : v128.bitselect(i32x4.sub(twoP(c - PAIR / 16), v), v, XMASK()), 16 * c));
+      code.push(v128.store(e, negatedEntryVector(c, v), 16 * c));
     }
     negEntry.doc.push('e ← the entry of −P for the pair entry e of P: (Y + X, Y − X) by a lane swap, 2p − 2d·T in lane x of the second pair.');
     negEntry.emit(code);

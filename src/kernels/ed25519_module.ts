@@ -64,7 +64,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   const pair = (flags.group ?? (simdAllowed() ? 'pair' : 'single')) === 'pair';
   const fp = new FePair25519('fp', { dropCarry: flags.dropCarry });
   const gp = pair ? pairGroupFunctions(fp) : undefined;
-  const pc = gp ? pairCombFunctions(fe, fp, g, gp, comb) : undefined;
+  const pc = gp ? pairCombFunctions(fe, fp, gp, comb) : undefined;
   const { verify, oddTable, ws: verifyWs, oddWs } = gp ? verifyPairFunction(fe, fp, g, gp, comb, sc, flags) : verifyFunction(fe, g, comb, sc, flags);
   const oddTableBytes = gp ? ODD_TABLE_BYTES_PAIR : ODD_TABLE_BYTES;
   const mulBase = pc ? pc.mulBase : comb.mulBase;

@@ -15,10 +15,10 @@
 //
 // Negative-control flag (tests only): skipSCheck (S ≥ L accepted: malleable signatures).
 
-import { type Expr, Func, type Local, type Stmt, br_if, call, callv, i32, if_, label, loop, memory, ret, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, br_if, call, callv, i32, if_, label, loop, memory, ret } from './builder/index.js';
 import type { CombFunctions } from './ed25519_comb.js';
 import { FE, type GroupFunctions, PT, T, X, Y, Z } from './ed25519_group.js';
-import { JOIN_WS, PAIR_ENTRY, PAIR_PT, type PairGroupFunctions, joinSingles, pairToSingle } from './ed25519_group_pair.js';
+import { JOIN_WS, PAIR_ENTRY, PAIR_PT, type PairGroupFunctions, joinSingles, pairIdentity, pairToSingle } from './ed25519_group_pair.js';
 import type { ScalarFunctions } from './ed25519_scalar.js';
 import { W_K, W_S, negatePoint, topDigit, verifyEnd } from './ed25519_verify.js';
 import type { Fe25519 } from './fe25519_radix25.js';
@@ -30,9 +30,6 @@ const ODD_ENTRIES = 1 << (W_S - 2);
 /** bytes of the table of odd multiples of B in pair entries */
 export const ODD_TABLE_BYTES_PAIR = ODD_ENTRIES * PAIR_ENTRY;
 const A_ENTRIES = 1 << (W_K - 2);
-
-/** The pair identity ((0, 1), (0, 1)) at p. */
-const identity = (p: Expr<'i32'>): Stmt[] => Array.from({ length: PAIR_PT / 16 }, (_, c) => v128.store(p, c % (PAIR / 16) === 0 ? v128.i32x4([0, 1, 0, 0]) : v128.i32x4([0, 0, 0, 0]), 16 * c));
 
 export function verifyPairFunction(fe: Fe25519, fp: FePair25519, g: GroupFunctions, gp: PairGroupFunctions, comb: CombFunctions, sc: ScalarFunctions, flags: { skipSCheck?: boolean } = {}): { verify: Func; oddTable: Func; ws: number; oddWs: number } {
   const f = new Func('ed25519_verify', { sig: 'i32', pk: 'i32', dg: 'i32', otab: 'i32', ws: 'i32', zip215: 'i32' }, { results: ['i32'] });
@@ -89,7 +86,7 @@ export function verifyPairFunction(fe: Fe25519, fp: FePair25519, g: GroupFunctio
     n.set(1),
     loop(tl, call(gp.add, W(QP), W(D2E), rest), call(gp.entry, i32.add(W(TABA), i32.mul(n, PAIR_ENTRY)), W(QP), rest), n.set(i32.add(n, 1)), br_if(tl, i32.lt_u(n, A_ENTRIES))),
     // the highest position with a nonzero digit (none: Q stays the identity)
-    ...identity(W(QP)),
+    ...pairIdentity(ws, QP),
     ...topDigit(i, dg),
     if_(i32.ge_s(i, 0), [loop(lp, e1.set(i32.load8_s(i32.add(dg, i))), e2.set(i32.load8_s(i32.add(dg, i32.add(i, 256)))), call(gp.dbl, W(QP), rest), addDigit(e1, otab.get()), addDigit(e2, W(TABA)), br_if(lp, i32.ge_s(i.tee(i32.sub(i, 1)), 0)))]),
     ...pairToSingle(fp, Qs, W(QP)),
