@@ -18,7 +18,7 @@ import { ALGORITHMS, createSealer, createWorkerPool, nodeWorkers, SegmentAuthent
 import { prefixLength } from '../src/stream/format.js';
 import { newStreamParams } from '../src/stream/sealer.js';
 import { openBatch, sealBatch, type SegmentParams } from '../src/stream/segments.js';
-import { Rng } from './support/rng.js';
+import { Rng, cat, hex } from './support/rng.js';
 
 const rng = new Rng(0x9001c);
 const CHACHA = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
@@ -570,14 +570,13 @@ test("a sealer's header is its own array: wiping it after push() changes none of
     const s = createSealer(chacha20Poly1305(key), { segmentSize: 16, noncePrefix: prefix });
     const out = s.push(msg.subarray(0, 20));
     if (wipe) s.header.fill(0);
-    return hexOf([...out, ...s.push(msg.subarray(20)), ...s.finish()]);
+    return hex(cat([...out, ...s.push(msg.subarray(20)), ...s.finish()]));
   };
   assert.equal(sealOnce(true), sealOnce(false));
 });
 
 /** two turns of the event loop */
 const later2 = () => new Promise<void>((r) => later(() => later(r)));
-const hexOf = (parts: Uint8Array[]) => parts.map((b) => Buffer.from(b).toString('hex')).join('');
 
 test('a worker that reports a failure outside any job is still alive: it takes batches and is asked to wipe its key', async () => {
   const { pool, workers } = await fakePool(2, { jobs: 'hold' });
@@ -614,9 +613,9 @@ test('sealBatch: a final batch of several segments flags only its last one final
   const plain = new Uint8Array(2500).map((_, i) => i * 7);
   const p = params();
   const s = createSealer(chacha20Poly1305(key), { segmentSize: 1000, noncePrefix: p.prefix });
-  const expected = hexOf([...s.push(plain), ...s.finish()].slice(1)); // the segments after the header
+  const expected = hex(cat([...s.push(plain), ...s.finish()].slice(1))); // the segments after the header
   const q: SegmentParams = { ...p, aad: newStreamParamsFor(p.prefix).params.aad };
-  assert.equal(Buffer.from(sealBatch(chacha20Poly1305(key), q, plain, 0, true)).toString('hex'), expected);
+  assert.equal(hex(sealBatch(chacha20Poly1305(key), q, plain, 0, true)), expected);
 });
 
 test('sealBatch into an output below its input in one buffer seals from a copy, and wipes that copy', () => {

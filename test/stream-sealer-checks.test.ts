@@ -14,7 +14,7 @@ import { ALGORITHMS, createOpener, createSealer, headerLength } from '../src/str
 import { BATCH_BYTES } from '../src/stream/sealer.js';
 import { refSealStream } from '../src/ref/stream.js';
 import { VECTOR_INPUTS } from './support/stream-vectors.js';
-import { Rng, hex, unhex } from './support/rng.js';
+import { Rng, cat, hex, unhex } from './support/rng.js';
 
 const FACTORIES: Record<string, (k: Uint8Array) => Aead> = {
   'aes-256-gcm': aesGcm,
@@ -25,16 +25,6 @@ const FACTORIES: Record<string, (k: Uint8Array) => Aead> = {
 };
 const T = 16;
 const rng = new Rng(0x5ea1e5);
-
-const cat = (parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-};
 
 /** The `sealed` field of each test vector of docs/stream-format.md (those printed whole), by title. */
 function docSealed(): Map<string, Uint8Array> {

@@ -12,13 +12,11 @@ import { chacha20Poly1305, type Aead } from '../src/aead/index.js';
 import { CtkitTypeError, StateError } from '../src/errors.js';
 import { type BatchCipher, SegmentAuthenticationError, StreamFormatError, createOpenStream, createSealStream, createSealer, openStreamAsync, sealStreamAsync, yieldToEventLoop } from '../src/stream/index.js';
 import type { SegmentParams } from '../src/stream/segments.js';
-import { Rng, hex } from './support/rng.js';
+import { Rng, cat, hex } from './support/rng.js';
 
 const rng = new Rng(0x3eb5);
 const key = rng.bytes(32);
 const realSetImmediate = setImmediate;
-
-const cat = (parts: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
 
 /** Lets every queued microtask and nextTick run (a few turns of the event loop, no timers). */
 async function settle(turns = 4): Promise<void> {
@@ -516,27 +514,11 @@ test('a pool batch that fails: the batches still in flight are wiped when they a
 // before the write's wipe-on-failure, and a write waiting between two slices of a large chunk
 // went on filling the hold after a cancel had wiped it.
 
-/** An AEAD that records the buffers of the plaintext it is given (the seal stream's hold among them). */
-function recording(inner: Aead, seen: Set<ArrayBufferLike>): Aead {
-  return {
-    algorithm: inner.algorithm,
-    keyLength: inner.keyLength,
-    nonceLength: inner.nonceLength,
-    tagLength: inner.tagLength,
-    seal: (n, p, x, o) => {
-      seen.add(p.buffer);
-      return inner.seal(n, p, x, o);
-    },
-    open: (n, c, x, o) => inner.open(n, c, x, o),
-    dispose: () => inner.dispose(),
-  } as Aead;
-}
-
 /** A 16-byte-segment seal stream that has taken 30 bytes (one segment sealed, 14 held); its hold and a third step's outcome. */
 async function holdAfterThird(third: (w: WritableStreamDefaultWriter<Uint8Array>, ac: AbortController) => Promise<unknown>): Promise<{ hold: string; error: unknown }> {
   const seen = new Set<ArrayBufferLike>();
   const ac = new AbortController();
-  const ts = createSealStream(recording(chacha20Poly1305(key), seen), { segmentSize: 16, signal: ac.signal });
+  const ts = createSealStream(spyAead(chacha20Poly1305(key), seen), { segmentSize: 16, signal: ac.signal });
   const w = ts.writable.getWriter();
   const r = ts.readable.getReader();
   const a = new Uint8Array(10).fill(0xa1),
@@ -602,7 +584,7 @@ test('a readable cancelled while a write waits between two slices stops that wri
   const seen = new Set<ArrayBufferLike>();
   let r!: ReadableStreamDefaultReader<Uint8Array>;
   let cancelled = false;
-  const ts = createSealStream(recording(chacha20Poly1305(key), seen), {
+  const ts = createSealStream(spyAead(chacha20Poly1305(key), seen), {
     segmentSize: 16,
     yieldEvery: 1,
     onProgress: (n) => {

@@ -22,5 +22,7 @@ export class Rng {
   }
 }
 
+/** The bytes of parts, one after another, in a new array. */
+export const cat = (parts: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
 export const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 export const unhex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
