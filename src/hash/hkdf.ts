@@ -53,7 +53,7 @@ function expand(hash: Hash, prk: Uint8Array, info?: Uint8Array, length?: number)
     for (let i = 1, off = 0; off < L; i++, off += n) {
       buf[n + inf.length] = i;
       const t = hmac(hash, prk, i === 1 ? buf.subarray(n) : buf);
-      out.set(L - off >= n ? t : t.subarray(0, L - off), off);
+      out.set(t.subarray(0, L - off), off); // all of T(i) but in the last block (subarray clamps)
       buf.set(t);
       t.fill(0);
     }

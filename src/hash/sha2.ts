@@ -158,23 +158,21 @@ export class Sha2Stream {
       blocksFn(k, this.info)(st, buf, 1);
       this.#bufLen = 0;
     }
+    // the whole blocks through scratch (none: the loop does not run and the wipe is empty) …
     const whole = Math.floor((data.length - off) / B) * B;
-    if (whole > 0) {
-      const blocks = blocksFn(k, this.info);
-      let used = 0;
-      for (let at = off; at < off + whole; at += SCRATCH_BLOCKS) {
-        const chunk = data.subarray(at, Math.min(at + SCRATCH_BLOCKS, off + whole));
-        k.u8.set(chunk, SCRATCH_PTR);
-        blocks(st, SCRATCH_PTR, chunk.length / B);
-        used = Math.max(used, chunk.length);
-      }
-      k.wipe(SCRATCH_PTR, used);
-      off += whole;
+    const blocks = blocksFn(k, this.info);
+    let used = 0;
+    for (let at = off; at < off + whole; at += SCRATCH_BLOCKS) {
+      const chunk = data.subarray(at, Math.min(at + SCRATCH_BLOCKS, off + whole));
+      k.u8.set(chunk, SCRATCH_PTR);
+      blocks(st, SCRATCH_PTR, chunk.length / B);
+      used = Math.max(used, chunk.length);
     }
-    if (off < data.length) {
-      k.u8.set(data.subarray(off), buf);
-      this.#bufLen = data.length - off;
-    }
+    k.wipe(SCRATCH_PTR, used);
+    off += whole;
+    // … and the rest, less than a block, into the buffer (empty here whatever came before)
+    k.u8.set(data.subarray(off), buf);
+    this.#bufLen = data.length - off;
   }
 
   /**
