@@ -118,25 +118,6 @@ export class EcKernel {
     if (!ok) throw new Error('ec: k·G is the identity (k was not checked)');
     return out;
   }
-
-  /** x ‖ y of k·P for a scalar k < 2^bits(n) and a checked point (returns undefined for O). */
-  mul(k: Uint8Array, xy: Uint8Array): Uint8Array<ArrayBuffer> | undefined {
-    const L = this.fieldBytes,
-      FE = this.FE;
-    const u8 = this.k.u8;
-    u8.set(k, IO.K);
-    u8.set(xy, IO.PT);
-    const P = SCRATCH_PTR,
-      R = SCRATCH_PTR + 3 * FE,
-      ws = SCRATCH_PTR + 6 * FE;
-    this.x.point_from_bytes(P, IO.PT);
-    this.x.ec_mul(R, IO.K, P, ws);
-    const ok = this.x.to_affine(IO.OUT, IO.OUT + L, R, ws, 1) === 1;
-    const out = this.k.u8.slice(IO.OUT, IO.OUT + 2 * L);
-    this.k.wipe(0, IO_USED);
-    this.k.wipe(SCRATCH_PTR, this.wsSize + 6 * FE);
-    return ok ? out : undefined;
-  }
 }
 
 const instances = new Map<Kernel<EcExports>, EcKernel>();
