@@ -15,6 +15,7 @@ import { ctCheck, parsePublic, type CtCheckArgs } from '../src/cli/ct-check.js';
 import { UsageError } from '../src/cli/errors.js';
 import { shipped } from '../src/engine/wasm/all.js';
 import { wat } from './support/ct-wat.js';
+import { strykerChildArgs } from './support/stryker-child.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)); // the sources, as `npm run ct` runs them
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-ctcheck-'));
@@ -170,7 +171,7 @@ test('usage errors', async () => {
 
 test('the ctkit command: exit 1 with violations, 0 clean, 2 for usage errors', () => {
   const ctkit = (args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'ct-check', ...args], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...strykerChildArgs, '--import', 'tsx', MAIN, 'ct-check', ...args], { encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const bad = ctkit([libFile, ...LIB_PUBLIC.flatMap((p) => ['--public', p]), '--vartime', 'verify']);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { strykerChildArgs } from './stryker-child.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const TSX = import.meta.resolve('tsx');
@@ -30,8 +31,9 @@ function bundle(): string {
 
 /** The entry point the tests run. */
 export const MAIN = process.env.CTKIT_TEST_MAIN ?? bundle();
+
 /** argv (after the node binary) that runs `ctkit <args>` */
-export const ctkitArgv = (args: string[]): string[] => (process.env.CTKIT_TEST_MAIN ? ['--import', TSX, MAIN, ...args] : [MAIN, ...args]);
+export const ctkitArgv = (args: string[]): string[] => [...strykerChildArgs, ...(process.env.CTKIT_TEST_MAIN ? ['--import', TSX, MAIN] : [MAIN]), ...args];
 
 export function ctkitSync(args: string[], o: SpawnSyncOptions = {}) {
   const r = spawnSync(process.execPath, ctkitArgv(args), { maxBuffer: 256 << 20, ...o });
