@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { ctCheck, parsePublic, type CtCheckArgs } from '../src/cli/ct-check.js';
 import { UsageError } from '../src/cli/errors.js';
 import { shipped } from '../src/engine/wasm/all.js';
@@ -124,7 +125,8 @@ test('a clean module: exit 0; --json gives the report', async () => {
 });
 
 test('a compiler-built module from a dev dependency (AssemblyScript ChaCha20-Poly1305): a report, not a crash', async () => {
-  const file = fileURLToPath(new URL('../node_modules/@chainsafe/as-chacha20poly1305/build/optimized.wasm', import.meta.url));
+  // resolved as a package (not ../node_modules: a mutation-testing sandbox has none beside it)
+  const file = createRequire(import.meta.url).resolve('@chainsafe/as-chacha20poly1305/build/optimized.wasm');
   const r = await run({ files: [file], summary: true });
   assert.equal(r.code, 1);
   assert.match(r.out[0], /^optimized: 33 functions checked, \d+ violations$/);
