@@ -113,7 +113,7 @@ export const FOLDERS: Record<string, Folder> = {
   'src/cli': {
     dir: 'src/cli',
     extra: ['src/util/json-ct.ts'],
-    tests: t('teeth-base64', 'mutation-cli-base64', 'ct-cli-keys', 'ct-check', 'cli-files', 'cli', 'cli-age', 'cli-keys'),
+    tests: t('mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-cli-keys', 'ct-check', 'cli-files', 'cli', 'cli-age', 'cli-keys'),
   },
   // the stream code runs in the test process (the pool's side too), so its coverage per test is
   // seen; only worker.ts runs in worker threads, where it is not: it has an entry of its own, with
