@@ -10,6 +10,9 @@ import { ed25519, p256, x25519 } from '../src/ec/index.js';
 import { bits2int, withEcdsa } from '../src/ec/ecdsa.js';
 import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { EcKernel } from '../src/ec/kernel.js';
+import { type Ed25519, ed25519Kernel, makeEd25519 } from '../src/ec/ed25519.js';
+import * as edModule from '../src/engine/wasm/ed25519.js';
+import { SLOTS_PTR, getKernel } from '../src/engine/kernel.js';
 import { CURVES } from '../src/curves/params.js';
 import * as p256Module from '../src/engine/wasm/ec_p256.js';
 import { sha256 } from '../src/hash/index.js';
@@ -796,4 +799,31 @@ test('ECDSA: a verification table that would not fit its slot is refused before 
   Object.defineProperty(e.k, 'slotSize', { value: 64 * 3 * e.FE });
   assert.equal(curve.verify(sig, Uint8Array.of(1), curve.getPublicKey(sk)), true);
   Object.defineProperty(e.k, 'slotSize', { value: slotSize });
+});
+
+test('Ed25519: the shipped object runs on the shared instance; a fresh one keeps both tables inside its one slot', () => {
+  assert.throws(() => ed25519Kernel({} as Ed25519), { name: 'TypeError', message: 'not an Ed25519 object' });
+  const shared = ed25519Kernel(ed25519);
+  assert.equal(shared, getKernel(edModule, shared.slotSize), 'the shipped Ed25519 has an instance of its own');
+  // a fresh instance: its first verification builds the comb's table and the odd multiples'
+  // table in its first slot; nothing else in memory may change (IO area and scratch are wiped)
+  const ed = makeEd25519({ name: 'ed25519_mutation_ec', bytes: () => edModule.bytes() }, true);
+  const e = ed25519Kernel(ed);
+  assert.notEqual(e, shared);
+  const before = e.u8.slice();
+  const sk = Uint8Array.from({ length: 32 }, (_, i) => i);
+  const msg = Uint8Array.of(1, 2, 3);
+  assert.equal(ed.verify(ed25519.sign(msg, sk), msg, ed25519.getPublicKey(sk)), true);
+  const after = e.u8;
+  let lo = after.length,
+    hi = -1;
+  for (let i = 0; i < before.length; i++) {
+    if (after[i] !== before[i]) {
+      lo = Math.min(lo, i);
+      hi = i;
+    }
+  }
+  assert.equal(e.slotsInUse, 1);
+  assert.ok(lo >= SLOTS_PTR && hi < SLOTS_PTR + e.slotSize, `bytes changed from ${lo} to ${hi}, outside the slot at ${SLOTS_PTR}`);
+  assert.ok(hi - lo > 40 * 1024, 'both tables were written');
 });

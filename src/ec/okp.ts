@@ -53,8 +53,8 @@ export interface OkpSpec {
 
 const KEY = 32;
 const equal = (a: Uint8Array, b: Uint8Array) => {
-  let d = a.length ^ b.length;
-  for (let i = 0; i < a.length && i < b.length; i++) d |= a[i] ^ b[i];
+  let d = a.length ^ b.length; // unequal lengths are already unequal: past b's end, b[i] ^ … cannot clear d
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
   return d === 0;
 };
 

@@ -25,7 +25,8 @@ import { type OkpFormats, okpFormats } from './okp.js';
 
 /** IO-area offsets: the scalar, the u-coordinate, the result. */
 const IO = { K: 0, U: 32, OUT: 64, END: 96 } as const;
-const BASE_U = Uint8Array.of(9, ...new Array<number>(31).fill(0));
+const BASE_U = new Uint8Array(32);
+BASE_U[0] = 9; // u = 9, little-endian
 
 export interface X25519 extends OkpFormats {
   readonly privateKeyBytes: 32;
@@ -44,7 +45,7 @@ export interface X25519 extends OkpFormats {
  * `base`, when given, computes X25519(k, 9) in place of the ladder (the shipped object: the
  * Ed25519 module's comb); without it the public key runs the ladder as ECDH does.
  */
-export function makeX25519(src: ModuleSource, fresh = false, base?: (privateKey: Uint8Array) => Uint8Array<ArrayBuffer>): X25519 {
+export function makeX25519(src: ModuleSource, fresh: boolean, base?: (privateKey: Uint8Array) => Uint8Array<ArrayBuffer>): X25519 {
   registerModule(src);
   let own: Kernel<X25519Exports> | undefined;
   // the shared instance of the backend in use, looked up on each call (setBackend applies)
