@@ -12,6 +12,8 @@ import { curveKernel, makeCurve } from '../src/ec/curve.js';
 import { EcKernel } from '../src/ec/kernel.js';
 import { type Ed25519, ed25519Kernel, makeEd25519 } from '../src/ec/ed25519.js';
 import * as edModule from '../src/engine/wasm/ed25519.js';
+import * as x25519Module from '../src/engine/wasm/x25519.js';
+import type { X25519Exports } from '../src/engine/wasm/x25519.contract.js';
 import { SLOTS_PTR, getKernel } from '../src/engine/kernel.js';
 import { CURVES } from '../src/curves/params.js';
 import * as p256Module from '../src/engine/wasm/ec_p256.js';
@@ -826,4 +828,19 @@ test('Ed25519: the shipped object runs on the shared instance; a fresh one keeps
   assert.equal(e.slotsInUse, 1);
   assert.ok(lo >= SLOTS_PTR && hi < SLOTS_PTR + e.slotSize, `bytes changed from ${lo} to ${hi}, outside the slot at ${SLOTS_PTR}`);
   assert.ok(hi - lo > 40 * 1024, 'both tables were written');
+});
+
+test('X25519: the shipped object runs its ladder on the shared instance (setBackend reaches it)', () => {
+  const shared = getKernel<X25519Exports>(x25519Module, 0);
+  const real = shared.exports;
+  let calls = 0;
+  const counting = { ...real, x25519: (...a: Parameters<X25519Exports['x25519']>) => (calls++, real.x25519(...a)) };
+  (shared as { exports: X25519Exports }).exports = counting;
+  try {
+    const sk = x25519.generatePrivateKey();
+    x25519.ecdh(sk, x25519.getPublicKey(x25519.generatePrivateKey()));
+  } finally {
+    (shared as { exports: X25519Exports }).exports = real;
+  }
+  assert.equal(calls, 1, 'ecdh ran the ladder on another instance');
 });
