@@ -25,8 +25,7 @@ import { type OkpFormats, okpFormats } from './okp.js';
 
 /** IO-area offsets: the scalar, the u-coordinate, the result. */
 const IO = { K: 0, U: 32, OUT: 64, END: 96 } as const;
-const BASE_U = new Uint8Array(32);
-BASE_U[0] = 9; // u = 9, little-endian
+const BASE_U = new Uint8Array(32).fill(9, 0, 1); // u = 9, little-endian (one expression: no statement at load)
 
 export interface X25519 extends OkpFormats {
   readonly privateKeyBytes: 32;
