@@ -4,20 +4,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { createOpener } from '../src/stream/index.js';
 import { chacha20Poly1305 } from '../src/aead/index.js';
 import { Rng, cat } from './support/rng.js';
-import { TSX } from './support/cli.js';
-import { strykerChildArgs } from './support/stryker-child.js';
+import { ctkitSourceArgv } from './support/cli.js';
+import { keygenAead } from '../src/cli/files.js';
+import { parseAeadKeyFile } from '../src/cli/aead-key-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-mutation-cli-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
 test('the CLI error classes are Errors named after themselves', () => {
   for (const [C, name] of [
@@ -35,7 +34,7 @@ test('the CLI error classes are Errors named after themselves', () => {
 /** `node --import tsx src/cli/main.ts <args>`, stdin written in parts with a pause between them. */
 function fromSource(args: string[], parts: Uint8Array[], pauseMs: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...strykerChildArgs, '--import', TSX, MAIN, ...args], { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'] });
+    const c = spawn(process.execPath, ctkitSourceArgv(args), { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     c.stderr.on('data', (d) => (stderr += d));
     c.on('error', reject);
@@ -52,9 +51,9 @@ function fromSource(args: string[], parts: Uint8Array[], pauseMs: number): Promi
 test('from the sources, seal --jobs 2 starts its workers with the TypeScript loader', async () => {
   // without it a worker cannot import worker.ts ("Unknown file extension .ts") and the seal fails;
   // the pause lets the workers start (or fail) before the second half of the input arrives
-  const key = new Rng(0xc11).bytes(32);
   const keyFile = join(dir, 'k.jwk');
-  writeFileSync(keyFile, JSON.stringify({ kty: 'oct', alg: 'chacha20-poly1305', k: Buffer.from(key).toString('base64url') }));
+  await keygenAead('chacha20-poly1305', keyFile);
+  const { key } = parseAeadKeyFile(readFileSync(keyFile), keyFile);
   const rng = new Rng(0x10b5);
   const parts = [rng.bytes(9 << 20), rng.bytes(9 << 20)];
   const r = await fromSource(['seal', '-k', keyFile, '--jobs', '2', '-o', join(dir, 'out.ctk')], parts, 3000);

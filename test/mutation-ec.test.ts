@@ -827,7 +827,7 @@ test('Ed25519: the shipped object runs on the shared instance; a fresh one keeps
   }
   assert.equal(e.slotsInUse, 1);
   assert.ok(lo >= SLOTS_PTR && hi < SLOTS_PTR + e.slotSize, `bytes changed from ${lo} to ${hi}, outside the slot at ${SLOTS_PTR}`);
-  assert.ok(hi - lo > 40 * 1024, 'both tables were written');
+  assert.ok(hi >= SLOTS_PTR + (e.exports.TABLE_BYTES.value as number), 'the odd multiples were written after the comb table');
 });
 
 test('X25519: the shipped object runs its ladder on the shared instance (setBackend reaches it)', () => {

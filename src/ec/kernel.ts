@@ -19,7 +19,7 @@ import type { EcExports } from '../engine/wasm/ec.contract.js';
 import { checkBytes } from '../util/check.js';
 
 /** IO-area offsets. */
-const IO = { K: 0, PT: 256, OUT: 512, A: 1024, B: 1024 + 256, R: 1024 + 512, BYTES: 1024 + 768 } as const;
+export const IO = { K: 0, PT: 256, OUT: 512, A: 1024, B: 1024 + 256, R: 1024 + 512, BYTES: 1024 + 768 } as const;
 const IO_USED = 2048;
 
 /** The slot size: the generator keeps every fixed-base table within 32 KB. */

@@ -32,6 +32,9 @@ function bundle(): string {
 /** The entry point the tests run. */
 export const MAIN = process.env.CTKIT_TEST_MAIN ?? bundle();
 
+/** argv (after the node binary) that runs `ctkit <args>` from this checkout's TypeScript sources through tsx */
+export const ctkitSourceArgv = (args: string[]): string[] => [...strykerChildArgs, '--import', TSX, join(repo, 'src/cli/main.ts'), ...args];
+
 /** argv (after the node binary) that runs `ctkit <args>` */
 export const ctkitArgv = (args: string[]): string[] => [...strykerChildArgs, ...(process.env.CTKIT_TEST_MAIN ? ['--import', TSX, MAIN] : [MAIN]), ...args];
 

@@ -3,7 +3,7 @@
 // high Hamming weight, every window boundary) and random ones; and the group law itself
 // (pt_add, pt_dbl) on the identity, equal and opposite points.
 
-import type { EcKernel } from '../../src/ec/kernel.js';
+import { type EcKernel, IO } from '../../src/ec/kernel.js';
 import { SCRATCH_PTR } from '../../src/engine/kernel.js';
 import { type Affine, bigToBytes, bytesToBig, generator, mul, mulProj, negate, add } from '../../src/ref/ec.js';
 import { Rng } from './rng.js';
@@ -38,15 +38,14 @@ export function scalars(n: bigint, random: number, seed: number): bigint[] {
 export function kernelMul(e: EcKernel, k: Uint8Array, xy: Uint8Array): Uint8Array | undefined {
   const L = e.fieldBytes;
   const [P, R, ws] = [SCRATCH_PTR, SCRATCH_PTR + 3 * e.FE, SCRATCH_PTR + 6 * e.FE];
-  const [K, PT, OUT] = [0, 256, 512];
-  e.k.u8.set(k, K);
-  e.k.u8.set(xy, PT);
-  e.x.point_from_bytes(P, PT);
-  e.x.ec_mul(R, K, P, ws);
-  const ok = e.x.to_affine(OUT, OUT + L, R, ws, 1) === 1;
-  const out = e.k.u8.slice(OUT, OUT + 2 * L);
-  e.k.wipe(0, 1024);
-  e.k.wipe(SCRATCH_PTR, e.wsSize + 6 * e.FE);
+  e.k.u8.set(k, IO.K);
+  e.k.u8.set(xy, IO.PT);
+  e.x.point_from_bytes(P, IO.PT);
+  e.x.ec_mul(R, IO.K, P, ws);
+  const ok = e.x.to_affine(IO.OUT, IO.OUT + L, R, ws, 1) === 1;
+  const out = e.k.u8.slice(IO.OUT, IO.OUT + 2 * L);
+  e.wipe();
+  e.k.wipe(SCRATCH_PTR + e.wsSize, 6 * e.FE);
   return ok ? out : undefined;
 }
 
