@@ -18,7 +18,9 @@
 // folder of the last run. Not part of `npm test`: a whole run takes about an hour on 2 cores.
 //
 // Options: --files <glob> (mutate only these files of the folder; stale entries are then judged
-// only for them), --incremental (reuse the previous run's results for unchanged code and tests),
+// only for them; the part is kept in reports/mutation/<folder>.parts.json, and once the parts
+// cover every file of the folder, each with the source it has now, they are the folder's report
+// and its row in the summary: src/cli's tests are too slow for one sitting), --incremental (reuse the previous run's results for unchanged code and tests),
 // --head (run on a copy of the committed HEAD instead of the working tree: on a tree shared
 // with others' work in progress), --no-check (without the TypeScript checker: quicker to start,
 // but mutants that do not compile then run as tests), --concurrency <n> (default 1), --list
@@ -249,6 +251,33 @@ const score = (c: Counts) => {
 
 const slug = (folder: string) => folder.replace(/^src\//, '').replace(/[\\/]/g, '-');
 
+/** One --files run that contributes to a folder's assembled report. */
+interface PartRun {
+  command: string;
+  commit: string;
+  seconds: number;
+  files: string[];
+}
+interface Parts {
+  report: Report;
+  runs: PartRun[];
+}
+
+/**
+ * A folder too slow for one sitting (src/cli: its tests run the commands in child processes) is
+ * run in parts with --files. Each part's files replace the same files of the parts so far; a
+ * file whose source has changed since its part ran (current(path) differs from the report's copy)
+ * is dropped, so every result kept is for the code as it is now. Runs that no longer contribute a
+ * file are dropped too.
+ */
+export function mergeParts(parts: Parts | undefined, part: Report, run: PartRun, current: (path: string) => string | undefined): Parts {
+  const files: Report['files'] = {};
+  for (const [path, f] of Object.entries(parts?.report.files ?? {})) if (current(path) === f.source) files[path] = f;
+  for (const [path, f] of Object.entries(part.files)) files[path] = f;
+  const runs = [...(parts?.runs ?? []), run].map((r, i, all) => ({ ...r, files: r.files.filter((p) => p in files && !all.slice(i + 1).some((later) => later.files.includes(p))) })).filter((r) => r.files.length > 0);
+  return { report: { ...part, files }, runs };
+}
+
 interface FolderResult {
   folder: string;
   counts: Counts;
@@ -285,7 +314,7 @@ const clip = (s: string, n = 60) => {
 };
 const md = (s: string) => `\`${clip(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 
-function writeFolderMarkdown(r: FolderResult, report: Report): void {
+function writeFolderMarkdown(r: FolderResult, report: Report, name: string): void {
   const rows: string[] = [];
   for (const [path, f] of Object.entries(report.files).sort()) {
     const c = count(f.mutants);
@@ -314,7 +343,7 @@ function writeFolderMarkdown(r: FolderResult, report: Report): void {
     for (const e of r.stale) lines.push(`- ${e.file}:${e.line} ${e.mutator} ${md(e.original)} → ${md(e.replacement)}`);
     lines.push('');
   }
-  writeFileSync(join(reportDir, `${slug(r.folder)}${r.command.includes(' --files ') ? '.files' : ''}.md`), lines.join('\n'));
+  writeFileSync(join(reportDir, `${name}.md`), lines.join('\n'));
 }
 
 /** summary.md: the last result of every folder run so far (kept in summary.json between runs). */
@@ -338,6 +367,8 @@ function writeSummary(latest: FolderResult[]): void {
   lines.push('', 'Commands:', '', ...results.map((r) => `- \`${r.command}\``));
   writeFileSync(join(reportDir, 'summary.md'), lines.join('\n') + '\n');
 }
+
+const headCommit = () => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
 
 /** The committed TypeScript files of a folder, less its exclusions. */
 function tracked(f: Folder): string[] {
@@ -414,7 +445,7 @@ async function main(): Promise<number> {
     process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
     process.chdir(root);
-    console.log(`on a copy of HEAD (${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim()}) in ${root}`);
+    console.log(`on a copy of HEAD (${headCommit()}) in ${root}`);
   }
   const equivalents = readEquivalents();
   const { Stryker } = await import('@stryker-mutator/core');
@@ -431,12 +462,33 @@ async function main(): Promise<number> {
       await new Stryker(options as unknown as ConstructorParameters<typeof Stryker>[0]).runMutationTest();
     }
     const reportText = readFileSync(options.jsonReporter.fileName, 'utf8');
-    const report = JSON.parse(reportText) as Report;
+    let report = JSON.parse(reportText) as Report;
     // the baseline of a later --incremental run (Stryker writes it itself only in incremental runs)
     if (!files) writeFileSync(options.incrementalFile, reportText);
+    // a part (--files): merged into the folder's parts; once they cover every file of the folder
+    // with its current source, they are the folder's report
+    const runFile = options.jsonReporter.fileName.replace(/\.json$/, '.run.json');
+    const commit = head ? headCommit() : `the working tree on ${headCommit()}`;
+    if (files && !recheck) writeFileSync(runFile, JSON.stringify({ command, commit, seconds: (Date.now() - started) / 1000 }));
+    let assembled: PartRun[] | undefined;
+    if (files && existsSync(runFile)) {
+      const partsFile = join(reportDir, `${slug(folder)}.parts.json`);
+      const before = existsSync(partsFile) ? (JSON.parse(readFileSync(partsFile, 'utf8')) as Parts) : undefined;
+      const run: PartRun = { ...(JSON.parse(readFileSync(runFile, 'utf8')) as Omit<PartRun, 'files'>), files: Object.keys(report.files) };
+      const current = (p: string) => (existsSync(join(root, p)) ? readFileSync(join(root, p), 'utf8') : undefined);
+      const parts = mergeParts(before, report, run, current);
+      writeFileSync(partsFile, JSON.stringify(parts));
+      const missing = tracked(f).filter((p) => !(p in parts.report.files));
+      if (missing.length === 0) {
+        report = parts.report;
+        assembled = parts.runs;
+        writeFileSync(join(reportDir, `${slug(folder)}.json`), JSON.stringify(report));
+      } else console.log(`${folder}: parts cover ${tracked(f).length - missing.length} of ${tracked(f).length} files; still to run: ${missing.join(' ')}`);
+    }
+    const whole = !files || assembled !== undefined;
     const mutated = new Set(Object.keys(report.files));
     const survivors = survivorsOf(report);
-    const mine = equivalents.filter((e) => mutated.has(e.file) || (!files && tracked(f).includes(e.file)));
+    const mine = equivalents.filter((e) => mutated.has(e.file) || (whole && tracked(f).includes(e.file)));
     const { unlisted, stale, matched } = matchEquivalents(survivors, mine);
     const previous = recheck && existsSync(join(reportDir, 'summary.json')) ? (JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as FolderResult[]).find((x) => x.folder === folder) : undefined;
     const r: FolderResult = {
@@ -445,13 +497,14 @@ async function main(): Promise<number> {
       listed: matched,
       unlisted,
       stale,
-      seconds: previous ? previous.seconds : (Date.now() - started) / 1000,
-      command: previous ? previous.command : command,
+      seconds: assembled ? assembled.reduce((a, x) => a + x.seconds, 0) : previous ? previous.seconds : (Date.now() - started) / 1000,
+      command: assembled ? assembled.map((x) => `${x.command} (at ${x.commit})`).join('; ') : previous ? previous.command : command,
     };
     results.push(r);
-    writeFolderMarkdown(r, report);
-    if (!files) writeSummary(results);
-    console.log(`${folder}: score ${score(r.counts).toFixed(1)} %, ${r.listed} listed, ${unlisted.length} unlisted, ${stale.length} stale, ${(r.seconds / 60).toFixed(1)} min → reports/mutation/${slug(folder)}${files ? '.files' : ''}.md`);
+    const name = `${slug(folder)}${whole ? '' : '.files'}`;
+    writeFolderMarkdown(r, report, name);
+    if (whole) writeSummary(results);
+    console.log(`${folder}: score ${score(r.counts).toFixed(1)} %, ${r.listed} listed, ${unlisted.length} unlisted, ${stale.length} stale, ${(r.seconds / 60).toFixed(1)} min → reports/mutation/${name}.md`);
     for (const s of unlisted) console.log(`  unlisted ${s.status} ${s.file}:${s.line}:${s.column} ${s.mutator} ${clip(s.original)} → ${clip(s.replacement)}`);
     for (const e of stale) console.log(`  stale ${e.file}:${e.line} ${e.mutator} ${clip(e.original)} → ${clip(e.replacement)}`);
   }

@@ -1,0 +1,56 @@
+// scripts/mutation.ts assembles a folder's report from --files runs (src/cli is run in parts):
+// a later part replaces the same files, a file whose source changed since its part is dropped,
+// and a run that no longer contributes a file is dropped with it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mergeParts } from '../scripts/mutation.js';
+
+const mutant = (id: string, status: string) => ({ id, mutatorName: 'BooleanLiteral', replacement: 'false', location: { start: { line: 1, column: 1 }, end: { line: 1, column: 5 } }, status });
+const report = (files: Record<string, [string, string]>) => ({
+  files: Object.fromEntries(Object.entries(files).map(([p, [source, status]]) => [p, { source, mutants: [mutant(p, status)] }])),
+});
+const run = (command: string, files: string[]) => ({ command, commit: 'abc1234', seconds: 60, files });
+
+test('parts: later files replace earlier ones; changed sources and runs without files are dropped', () => {
+  const sources: Record<string, string> = { 'a.ts': 'true', 'b.ts': 'true', 'c.ts': 'true' };
+  const current = (p: string) => sources[p];
+  const one = mergeParts(undefined, report({ 'a.ts': ['true', 'Survived'], 'b.ts': ['true', 'Killed'] }), run('first', ['a.ts', 'b.ts']), current);
+  assert.deepEqual(Object.keys(one.report.files).sort(), ['a.ts', 'b.ts']);
+  assert.deepEqual(
+    one.runs.map((r) => r.command),
+    ['first'],
+  );
+
+  // a second part re-runs a.ts (now killed) and adds c.ts; the first run keeps only b.ts
+  const two = mergeParts(one, report({ 'a.ts': ['true', 'Killed'], 'c.ts': ['true', 'Killed'] }), run('second', ['a.ts', 'c.ts']), current);
+  assert.equal(two.report.files['a.ts'].mutants[0].status, 'Killed');
+  assert.deepEqual(Object.keys(two.report.files).sort(), ['a.ts', 'b.ts', 'c.ts']);
+  assert.deepEqual(
+    two.runs.map((r) => [r.command, r.files]),
+    [
+      ['first', ['b.ts']],
+      ['second', ['a.ts', 'c.ts']],
+    ],
+  );
+
+  // b.ts changes: its old result no longer stands, and the first run goes with it
+  sources['b.ts'] = 'false';
+  const three = mergeParts(two, report({ 'c.ts': ['true', 'Killed'] }), run('third', ['c.ts']), current);
+  assert.deepEqual(Object.keys(three.report.files).sort(), ['a.ts', 'c.ts']);
+  assert.deepEqual(
+    three.runs.map((r) => [r.command, r.files]),
+    [
+      ['second', ['a.ts']],
+      ['third', ['c.ts']],
+    ],
+  );
+
+  // a deleted file is dropped as well
+  delete sources['a.ts'];
+  const four = mergeParts(three, report({ 'c.ts': ['true', 'Killed'] }), run('fourth', ['c.ts']), current);
+  assert.deepEqual(Object.keys(four.report.files), ['c.ts']);
+  assert.deepEqual(
+    four.runs.map((r) => r.command),
+    ['fourth'],
+  );
+});
