@@ -20,7 +20,9 @@
 // Options: --files <glob> (mutate only these files of the folder; stale entries are then judged
 // only for them; the part is kept in reports/mutation/<folder>.parts.json, and once the parts
 // cover every file of the folder, each with the source it has now, they are the folder's report
-// and its row in the summary: src/cli's tests are too slow for one sitting), --incremental (reuse the previous run's results for unchanged code and tests),
+// and its row in the summary: src/cli's tests are too slow for one sitting; the first part is the
+// folder's last whole report, so after a change only the files it touched need to run again),
+// --incremental (reuse the previous run's results for unchanged code and tests),
 // --head (run on a copy of the committed HEAD instead of the working tree: on a tree shared
 // with others' work in progress), --no-check (without the TypeScript checker: quicker to start,
 // but mutants that do not compile then run as tests), --concurrency <n> (default 1), --list
@@ -368,6 +370,17 @@ function writeSummary(latest: FolderResult[]): void {
   writeFileSync(join(reportDir, 'summary.md'), lines.join('\n') + '\n');
 }
 
+/** The folder's last whole report as the first part: a --files run then re-runs only the files it names. */
+function lastWhole(folder: string): Parts | undefined {
+  const file = join(reportDir, `${slug(folder)}.json`);
+  const kept = join(reportDir, 'summary.json');
+  if (!existsSync(file) || !existsSync(kept)) return undefined;
+  const r = (JSON.parse(readFileSync(kept, 'utf8')) as FolderResult[]).find((x) => x.folder === folder);
+  if (!r) return undefined;
+  const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+  return { report, runs: [{ command: r.command, commit: 'an earlier run', seconds: r.seconds, files: Object.keys(report.files) }] };
+}
+
 const headCommit = () => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
 
 /** The committed TypeScript files of a folder, less its exclusions. */
@@ -465,6 +478,8 @@ async function main(): Promise<number> {
     let report = JSON.parse(reportText) as Report;
     // the baseline of a later --incremental run (Stryker writes it itself only in incremental runs)
     if (!files) writeFileSync(options.incrementalFile, reportText);
+    // a whole run supersedes the parts before it (the next part starts from this report)
+    if (!files && !recheck) rmSync(join(reportDir, `${slug(folder)}.parts.json`), { force: true });
     // a part (--files): merged into the folder's parts; once they cover every file of the folder
     // with its current source, they are the folder's report
     const runFile = options.jsonReporter.fileName.replace(/\.json$/, '.run.json');
@@ -473,7 +488,7 @@ async function main(): Promise<number> {
     let assembled: PartRun[] | undefined;
     if (files && existsSync(runFile)) {
       const partsFile = join(reportDir, `${slug(folder)}.parts.json`);
-      const before = existsSync(partsFile) ? (JSON.parse(readFileSync(partsFile, 'utf8')) as Parts) : undefined;
+      const before = existsSync(partsFile) ? (JSON.parse(readFileSync(partsFile, 'utf8')) as Parts) : lastWhole(folder);
       const run: PartRun = { ...(JSON.parse(readFileSync(runFile, 'utf8')) as Omit<PartRun, 'files'>), files: Object.keys(report.files) };
       const current = (p: string) => (existsSync(join(root, p)) ? readFileSync(join(root, p), 'utf8') : undefined);
       const parts = mergeParts(before, report, run, current);
