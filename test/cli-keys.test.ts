@@ -1,8 +1,8 @@
 // ctkit's key commands against the `openssl` command as a real external peer: keys made by
 // either load in the other, public keys agree, and ECDH secrets agree, on every curve.
-import { test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,29 @@ function run(cmd: string, args: string[], input?: Uint8Array) {
 const ctkit = (args: string[], input?: Uint8Array) => run(process.execPath, ctkitArgv(args), input);
 const openssl = (args: string[]) => {
   const r = run('openssl', args);
+  assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
+  return r;
+};
+
+// the same, as child processes that run side by side
+function runA(cmd: string, args: string[], input?: Uint8Array, cwd = dir, env = process.env): Promise<ReturnType<typeof run>> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd, args, { cwd, env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    c.stdout.on('data', (b: Buffer) => out.push(b));
+    c.stderr.on('data', (b: Buffer) => err.push(b));
+    c.on('error', reject);
+    c.on('close', (status) => {
+      const raw = Buffer.concat(out);
+      resolve({ status, stdout: raw.toString(), stderr: Buffer.concat(err).toString(), raw });
+    });
+    c.stdin.end(input);
+  });
+}
+const ctkitA = (args: string[], input?: Uint8Array) => runA(process.execPath, ctkitArgv(args), input);
+const opensslA = async (args: string[]) => {
+  const r = await runA('openssl', args);
   assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
   return r;
 };
@@ -38,90 +61,93 @@ test('openssl is available as the external peer', () => {
   assert.equal(run('openssl', ['version']).status, 0, 'the openssl command is needed for these tests');
 });
 
-for (const [name, osslName] of CURVES) {
-  test(`${name}: keys, ECDH and ECDSA interoperate with the openssl command`, () => {
-    const f = (s: string) => join(dir, `${name}-${s}`);
-    // ctkit keys in each format; openssl reads the PEM ones
-    assert.equal(ctkit(['keygen', '--curve', name, '-o', f('ct.pem')]).status, 0);
-    assert.equal(statSync(f('ct.pem')).mode & 0o777, 0o600);
-    assert.equal(ctkit(['keygen', '--curve', name, '--format', 'sec1', '-o', f('ct-sec1.pem')]).status, 0);
-    assert.match(readFileSync(f('ct-sec1.pem'), 'utf8'), /BEGIN EC PRIVATE KEY/);
-    // JWK has registered curve names only for P-256, P-384, P-521 (RFC 7518) and secp256k1 (RFC 8812)
-    const hasJwk = ['p256', 'p384', 'p521', 'secp256k1'].includes(name);
-    const j = ctkit(['keygen', '--curve', name, '--format', 'jwk', '-o', f('ct.jwk')]);
-    if (hasJwk) {
-      assert.equal(j.status, 0, j.stderr);
-      assert.equal(JSON.parse(readFileSync(f('ct.jwk'), 'utf8')).kty, 'EC');
-    } else {
-      assert.equal(j.status, 2);
-      assert.match(j.stderr, /no registered JWK curve name/);
-    }
-    // openssl's keys: genpkey (PKCS#8) and ecparam -genkey (SEC 1 with an EC PARAMETERS block)
-    openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${osslName}`, '-out', f('os.pem')]);
-    writeFileSync(f('os-ec.pem'), openssl(['ecparam', '-name', osslName, '-genkey']).raw);
-    // public keys agree: ctkit pubkey == openssl pkey -pubout, for keys made by either
-    for (const k of ['ct.pem', 'ct-sec1.pem', 'os.pem', 'os-ec.pem']) {
-      const mine = ctkit(['pubkey', f(k)]);
-      assert.equal(mine.status, 0, `${k}: ${mine.stderr}`);
-      const theirs = openssl(['pkey', '-in', f(k), '-pubout']).stdout;
-      assert.equal(mine.stdout, theirs, `${name} ${k}: public key differs from openssl's`);
-    }
-    writeFileSync(f('ct.pub'), ctkit(['pubkey', f('ct.pem')]).stdout);
-    writeFileSync(f('os.pub'), openssl(['pkey', '-in', f('os.pem'), '-pubout']).stdout);
-    // ECDH both ways, and against openssl pkeyutl -derive
-    const a = ctkit(['ecdh', '--key', f('ct.pem'), '--peer', f('os.pub')]);
-    assert.equal(a.status, 0, a.stderr);
-    const b = ctkit(['ecdh', '--key', f('os.pem'), '--peer', f('ct.pub')]);
-    assert.equal(b.status, 0, b.stderr);
-    const c = openssl(['pkeyutl', '-derive', '-inkey', f('os.pem'), '-peerkey', f('ct.pub')]).raw.toString('hex');
-    assert.equal(a.stdout.trim(), c);
-    assert.equal(b.stdout.trim(), c);
-    // the JWK private key gives the JWK public key with the same coordinates
-    if (hasJwk) {
-      const jwkPub = ctkit(['pubkey', f('ct.jwk'), '--format', 'jwk']);
-      const jwk = JSON.parse(readFileSync(f('ct.jwk'), 'utf8'));
-      assert.deepEqual(JSON.parse(jwkPub.stdout), { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y });
-    }
-    // ECDSA: ctkit sign -> openssl dgst -verify, openssl dgst -sign -> ctkit verify, both tampered
-    const hashName = { p224: 'sha224', p384: 'sha384', brainpoolP384r1: 'sha384', p521: 'sha512', brainpoolP512r1: 'sha512' }[name] ?? 'sha256';
-    writeFileSync(f('msg'), `message for ${name}\n`);
-    writeFileSync(f('msg2'), `another message for ${name}\n`);
-    const sg = ctkit(['sign', '--key', f('ct.pem'), f('msg'), '-o', f('ct.sig')]);
-    assert.equal(sg.status, 0, sg.stderr);
-    assert.match(openssl(['dgst', `-${hashName}`, '-verify', f('ct.pub'), '-signature', f('ct.sig'), f('msg')]).stdout, /Verified OK/);
-    openssl(['dgst', `-${hashName}`, '-sign', f('os.pem'), '-out', f('os.sig'), f('msg')]);
-    const v1 = ctkit(['verify', '--pub', f('os.pub'), '--sig', f('os.sig'), f('msg')]);
-    assert.equal(v1.status, 0, v1.stderr);
-    assert.equal(v1.stdout, 'Verified OK\n');
-    const v2 = ctkit(['verify', '--pub', f('os.pub'), '--sig', f('os.sig'), f('msg2')]);
-    assert.equal(v2.status, 1, 'a signature of another message verified');
-    assert.equal(v2.stderr, 'ctkit verify: signature does not verify\n');
-    const bad = readFileSync(f('ct.sig'));
-    bad[bad.length - 1] ^= 1;
-    writeFileSync(f('bad.sig'), bad);
-    assert.equal(ctkit(['verify', '--pub', f('ct.pub'), '--sig', f('bad.sig'), f('msg')]).status, 1);
-    assert.notEqual(run('openssl', ['dgst', `-${hashName}`, '-verify', f('ct.pub'), '-signature', f('bad.sig'), f('msg')]).status, 0);
-    // P1363 through stdin, and a DER signature read as P1363 is rejected with status 1
-    const sp = ctkit(['sign', '--key', f('os-ec.pem'), '--format', 'p1363'], readFileSync(f('msg')));
-    assert.equal(sp.status, 0, sp.stderr);
-    writeFileSync(f('p.sig'), sp.raw);
-    writeFileSync(f('os-ec.pub'), openssl(['pkey', '-in', f('os-ec.pem'), '-pubout']).stdout);
-    assert.equal(ctkit(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), '--format', 'p1363', f('msg')]).status, 0);
-    assert.equal(ctkit(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), f('msg')]).status, 1);
-    // a raw (hex) private key: pubkey and ecdh with --curve, checked against openssl's derive
-    assert.equal(ctkit(['keygen', '--curve', name, '--format', 'raw', '-o', f('ct.hex')]).status, 0);
-    const rawPub = ctkit(['pubkey', f('ct.hex'), '--curve', name]);
-    assert.equal(rawPub.status, 0, rawPub.stderr);
-    writeFileSync(f('ct-raw.pub'), rawPub.stdout);
-    const e1 = ctkit(['ecdh', '--key', f('ct.hex'), '--curve', name, '--peer', f('os.pub')]);
-    assert.equal(e1.status, 0, e1.stderr);
-    assert.equal(e1.stdout.trim(), openssl(['pkeyutl', '-derive', '-inkey', f('os.pem'), '-peerkey', f('ct-raw.pub')]).raw.toString('hex'));
-    assert.equal(ctkit(['pubkey', f('ct.hex')]).status, 2, 'a raw key without --curve must be a usage error');
-    // compressed form is 1 + field bytes and starts 02/03
-    const comp = ctkit(['pubkey', f('os.pem'), '--format', 'compressed']).stdout.trim();
-    assert.match(comp, /^0[23][0-9a-f]+$/);
-  });
-}
+// the curves run side by side (their commands are child processes): a quarter of the time alone
+describe('every curve', { concurrency: true }, () => {
+  for (const [name, osslName] of CURVES) {
+    test(`${name}: keys, ECDH and ECDSA interoperate with the openssl command`, async () => {
+      const f = (s: string) => join(dir, `${name}-${s}`);
+      // ctkit keys in each format; openssl reads the PEM ones
+      assert.equal((await ctkitA(['keygen', '--curve', name, '-o', f('ct.pem')])).status, 0);
+      assert.equal(statSync(f('ct.pem')).mode & 0o777, 0o600);
+      assert.equal((await ctkitA(['keygen', '--curve', name, '--format', 'sec1', '-o', f('ct-sec1.pem')])).status, 0);
+      assert.match(readFileSync(f('ct-sec1.pem'), 'utf8'), /BEGIN EC PRIVATE KEY/);
+      // JWK has registered curve names only for P-256, P-384, P-521 (RFC 7518) and secp256k1 (RFC 8812)
+      const hasJwk = ['p256', 'p384', 'p521', 'secp256k1'].includes(name);
+      const j = await ctkitA(['keygen', '--curve', name, '--format', 'jwk', '-o', f('ct.jwk')]);
+      if (hasJwk) {
+        assert.equal(j.status, 0, j.stderr);
+        assert.equal(JSON.parse(readFileSync(f('ct.jwk'), 'utf8')).kty, 'EC');
+      } else {
+        assert.equal(j.status, 2);
+        assert.match(j.stderr, /no registered JWK curve name/);
+      }
+      // openssl's keys: genpkey (PKCS#8) and ecparam -genkey (SEC 1 with an EC PARAMETERS block)
+      await opensslA(['genpkey', '-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${osslName}`, '-out', f('os.pem')]);
+      writeFileSync(f('os-ec.pem'), (await opensslA(['ecparam', '-name', osslName, '-genkey'])).raw);
+      // public keys agree: ctkit pubkey == openssl pkey -pubout, for keys made by either
+      for (const k of ['ct.pem', 'ct-sec1.pem', 'os.pem', 'os-ec.pem']) {
+        const mine = await ctkitA(['pubkey', f(k)]);
+        assert.equal(mine.status, 0, `${k}: ${mine.stderr}`);
+        const theirs = (await opensslA(['pkey', '-in', f(k), '-pubout'])).stdout;
+        assert.equal(mine.stdout, theirs, `${name} ${k}: public key differs from openssl's`);
+      }
+      writeFileSync(f('ct.pub'), (await ctkitA(['pubkey', f('ct.pem')])).stdout);
+      writeFileSync(f('os.pub'), (await opensslA(['pkey', '-in', f('os.pem'), '-pubout'])).stdout);
+      // ECDH both ways, and against openssl pkeyutl -derive
+      const a = await ctkitA(['ecdh', '--key', f('ct.pem'), '--peer', f('os.pub')]);
+      assert.equal(a.status, 0, a.stderr);
+      const b = await ctkitA(['ecdh', '--key', f('os.pem'), '--peer', f('ct.pub')]);
+      assert.equal(b.status, 0, b.stderr);
+      const c = (await opensslA(['pkeyutl', '-derive', '-inkey', f('os.pem'), '-peerkey', f('ct.pub')])).raw.toString('hex');
+      assert.equal(a.stdout.trim(), c);
+      assert.equal(b.stdout.trim(), c);
+      // the JWK private key gives the JWK public key with the same coordinates
+      if (hasJwk) {
+        const jwkPub = await ctkitA(['pubkey', f('ct.jwk'), '--format', 'jwk']);
+        const jwk = JSON.parse(readFileSync(f('ct.jwk'), 'utf8'));
+        assert.deepEqual(JSON.parse(jwkPub.stdout), { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y });
+      }
+      // ECDSA: ctkit sign -> openssl dgst -verify, openssl dgst -sign -> ctkit verify, both tampered
+      const hashName = { p224: 'sha224', p384: 'sha384', brainpoolP384r1: 'sha384', p521: 'sha512', brainpoolP512r1: 'sha512' }[name] ?? 'sha256';
+      writeFileSync(f('msg'), `message for ${name}\n`);
+      writeFileSync(f('msg2'), `another message for ${name}\n`);
+      const sg = await ctkitA(['sign', '--key', f('ct.pem'), f('msg'), '-o', f('ct.sig')]);
+      assert.equal(sg.status, 0, sg.stderr);
+      assert.match((await opensslA(['dgst', `-${hashName}`, '-verify', f('ct.pub'), '-signature', f('ct.sig'), f('msg')])).stdout, /Verified OK/);
+      await opensslA(['dgst', `-${hashName}`, '-sign', f('os.pem'), '-out', f('os.sig'), f('msg')]);
+      const v1 = await ctkitA(['verify', '--pub', f('os.pub'), '--sig', f('os.sig'), f('msg')]);
+      assert.equal(v1.status, 0, v1.stderr);
+      assert.equal(v1.stdout, 'Verified OK\n');
+      const v2 = await ctkitA(['verify', '--pub', f('os.pub'), '--sig', f('os.sig'), f('msg2')]);
+      assert.equal(v2.status, 1, 'a signature of another message verified');
+      assert.equal(v2.stderr, 'ctkit verify: signature does not verify\n');
+      const bad = readFileSync(f('ct.sig'));
+      bad[bad.length - 1] ^= 1;
+      writeFileSync(f('bad.sig'), bad);
+      assert.equal((await ctkitA(['verify', '--pub', f('ct.pub'), '--sig', f('bad.sig'), f('msg')])).status, 1);
+      assert.notEqual((await runA('openssl', ['dgst', `-${hashName}`, '-verify', f('ct.pub'), '-signature', f('bad.sig'), f('msg')])).status, 0);
+      // P1363 through stdin, and a DER signature read as P1363 is rejected with status 1
+      const sp = await ctkitA(['sign', '--key', f('os-ec.pem'), '--format', 'p1363'], readFileSync(f('msg')));
+      assert.equal(sp.status, 0, sp.stderr);
+      writeFileSync(f('p.sig'), sp.raw);
+      writeFileSync(f('os-ec.pub'), (await opensslA(['pkey', '-in', f('os-ec.pem'), '-pubout'])).stdout);
+      assert.equal((await ctkitA(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), '--format', 'p1363', f('msg')])).status, 0);
+      assert.equal((await ctkitA(['verify', '--pub', f('os-ec.pub'), '--sig', f('p.sig'), f('msg')])).status, 1);
+      // a raw (hex) private key: pubkey and ecdh with --curve, checked against openssl's derive
+      assert.equal((await ctkitA(['keygen', '--curve', name, '--format', 'raw', '-o', f('ct.hex')])).status, 0);
+      const rawPub = await ctkitA(['pubkey', f('ct.hex'), '--curve', name]);
+      assert.equal(rawPub.status, 0, rawPub.stderr);
+      writeFileSync(f('ct-raw.pub'), rawPub.stdout);
+      const e1 = await ctkitA(['ecdh', '--key', f('ct.hex'), '--curve', name, '--peer', f('os.pub')]);
+      assert.equal(e1.status, 0, e1.stderr);
+      assert.equal(e1.stdout.trim(), (await opensslA(['pkeyutl', '-derive', '-inkey', f('os.pem'), '-peerkey', f('ct-raw.pub')])).raw.toString('hex'));
+      assert.equal((await ctkitA(['pubkey', f('ct.hex')])).status, 2, 'a raw key without --curve must be a usage error');
+      // compressed form is 1 + field bytes and starts 02/03
+      const comp = (await ctkitA(['pubkey', f('os.pem'), '--format', 'compressed'])).stdout.trim();
+      assert.match(comp, /^0[23][0-9a-f]+$/);
+    });
+  }
+});
 
 test('key usage errors: exit 2 with one line; an invalid key or peer key: exit 1 with its reason', () => {
   writeFileSync(join(dir, 'garbage.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
@@ -154,8 +180,9 @@ test('key usage errors: exit 2 with one line; an invalid key or peer key: exit 1
   }
 });
 
-test("the help's examples of sign and verify work as printed, with the real openssl, on every curve", () => {
+describe("the help's examples of sign and verify work as printed, with the real openssl, on every curve", { concurrency: true }, () => {
   const bin = ctkitShim();
+  after(() => rmSync(bin, { recursive: true, force: true }));
   const examples = (cmd: string) => {
     const help = ctkit([cmd, '--help']).stdout;
     return help
@@ -165,20 +192,21 @@ test("the help's examples of sign and verify work as printed, with the real open
       .filter(Boolean);
   };
   const lines = [...examples('sign'), ...examples('verify')];
-  assert.equal(lines.length, 4);
   for (const [name] of CURVES) {
-    const d = join(dir, `examples-${name}`);
-    mkdirSync(d);
-    assert.equal(ctkit(['keygen', '--curve', name, '-o', join(d, 'alice.pem')]).status, 0);
-    writeFileSync(join(d, 'alice.pub'), ctkit(['pubkey', join(d, 'alice.pem')]).stdout);
-    writeFileSync(join(d, 'release.tar'), `release of ${name}\n`.repeat(1000));
-    for (const line of lines) {
-      const r = spawnSync('bash', ['-c', line], { cwd: d, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
-      assert.equal(r.status, 0, `${name}: \`${line}\` failed: ${r.stdout} ${r.stderr}`);
-      if (/verify/.test(line)) assert.match(String(r.stdout), /Verified OK/, `${name}: ${line}`);
-    }
+    test(name, async () => {
+      assert.equal(lines.length, 4, 'two examples of sign and two of verify');
+      const d = join(dir, `examples-${name}`);
+      mkdirSync(d);
+      assert.equal((await ctkitA(['keygen', '--curve', name, '-o', join(d, 'alice.pem')])).status, 0);
+      writeFileSync(join(d, 'alice.pub'), (await ctkitA(['pubkey', join(d, 'alice.pem')])).stdout);
+      writeFileSync(join(d, 'release.tar'), `release of ${name}\n`.repeat(1000));
+      for (const line of lines) {
+        const r = await runA('bash', ['-c', line], undefined, d, { ...process.env, PATH: `${bin}:${process.env.PATH}` });
+        assert.equal(r.status, 0, `${name}: \`${line}\` failed: ${r.stdout} ${r.stderr}`);
+        if (/verify/.test(line)) assert.match(r.stdout, /Verified OK/, `${name}: ${line}`);
+      }
+    });
   }
-  rmSync(bin, { recursive: true, force: true });
 });
 
 test('sign and verify take --hash: a P-256 signature over SHA-512 verifies with openssl dgst -sha512 and not with the default', () => {
