@@ -2,20 +2,22 @@
 // the segment-boundary sizes; every kind of tampering gives exit status 1, a clear message and no
 // output file; usage errors give exit status 2 and one line with the usage; files sealed by
 // ctkit 0.1 still open; --jobs N writes the same bytes as one thread.
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import pLimit from 'p-limit';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, statSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALGORITHMS, SEGMENT_SIZE, headerLength, algorithmByName } from '../src/stream/format.js';
 import { Rng } from './support/rng.js';
-import { ctkitArgv, ctkitSync } from './support/cli.js';
+import { ctkitArgv, ctkitAsync, ctkitSync } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-cli-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
 const ctkit = (args: string[], input?: Uint8Array) => ctkitSync(args, { cwd: dir, input });
+const ctkitA = (args: string[], input?: Uint8Array) => ctkitAsync(args, { cwd: dir, input });
 
 const rng = new Rng(0xc11);
 const keys = new Map<string, string>();
@@ -44,24 +46,27 @@ test('keygen writes a 0600 JWK and refuses to overwrite', () => {
   assert.equal(again.stderr.split('\n').length, 2, 'one line');
 });
 
-for (const alg of ALGORITHMS) {
-  test(`round trips for ${alg.name}: sizes 0, 1, S-1, S, S+1, 2S+7`, () => {
-    const key = keyFor(alg.name);
-    for (const n of [0, 1, SEGMENT_SIZE - 1, SEGMENT_SIZE, SEGMENT_SIZE + 1, 2 * SEGMENT_SIZE + 7]) {
-      const plain = rng.bytes(n);
-      const inPath = join(dir, `p-${alg.id}-${n}`);
-      writeFileSync(inPath, plain);
-      const s = ctkit(['seal', '-k', key, inPath, '-o', inPath + '.ctk']);
-      assert.equal(s.status, 0, `seal ${alg.name} ${n}: ${s.stderr}`);
-      const sealed = readFileSync(inPath + '.ctk');
-      const segments = Math.max(1, Math.ceil(n / SEGMENT_SIZE)); // a full last segment is the final one
-      assert.equal(sealed.length, headerLength(alg) + n + segments * alg.tagLength, `sealed size for ${n}`);
-      const o = ctkit(['open', '-k', key, inPath + '.ctk', '-o', inPath + '.out']);
-      assert.equal(o.status, 0, `open ${alg.name} ${n}: ${o.stderr}`);
-      assert.deepEqual(new Uint8Array(readFileSync(inPath + '.out')), plain);
-    }
-  });
-}
+// the algorithms side by side (each command is a child process)
+describe('round trips', { concurrency: true }, () => {
+  for (const alg of ALGORITHMS) {
+    test(`round trips for ${alg.name}: sizes 0, 1, S-1, S, S+1, 2S+7`, async () => {
+      const key = keyFor(alg.name);
+      for (const n of [0, 1, SEGMENT_SIZE - 1, SEGMENT_SIZE, SEGMENT_SIZE + 1, 2 * SEGMENT_SIZE + 7]) {
+        const plain = rng.bytes(n);
+        const inPath = join(dir, `p-${alg.id}-${n}`);
+        writeFileSync(inPath, plain);
+        const s = await ctkitA(['seal', '-k', key, inPath, '-o', inPath + '.ctk']);
+        assert.equal(s.status, 0, `seal ${alg.name} ${n}: ${s.stderr}`);
+        const sealed = readFileSync(inPath + '.ctk');
+        const segments = Math.max(1, Math.ceil(n / SEGMENT_SIZE)); // a full last segment is the final one
+        assert.equal(sealed.length, headerLength(alg) + n + segments * alg.tagLength, `sealed size for ${n}`);
+        const o = await ctkitA(['open', '-k', key, inPath + '.ctk', '-o', inPath + '.out']);
+        assert.equal(o.status, 0, `open ${alg.name} ${n}: ${o.stderr}`);
+        assert.deepEqual(new Uint8Array(readFileSync(inPath + '.out')), plain);
+      }
+    });
+  }
+});
 
 test('several MiB through stdin and stdout', () => {
   const key = keyFor('aes-256-gcm');
@@ -88,18 +93,19 @@ function sealedFile(name: string, n: number): { path: string; bytes: Buffer } {
   return { path: p + '.ctk', bytes: readFileSync(p + '.ctk') };
 }
 
-function assertRejected(what: string, bytes: Uint8Array, toStdout = false, authenticated = 0): void {
+/** Opens `bytes` (a damaged file) in a directory of its own, so that cases can run side by side. */
+async function assertRejected(what: string, bytes: Uint8Array, toStdout = false, authenticated = 0): Promise<void> {
   const key = keyFor(alg.name);
-  const p = join(dir, `tampered-${what.replace(/\W+/g, '-')}`);
+  const d = mkdtempSync(join(dir, 'tampered-'));
+  const p = join(d, what.replace(/\W+/g, '-'));
   writeFileSync(p, bytes);
   const out = p + '.out';
-  const before = readdirSync(dir).length;
-  const r = toStdout ? ctkit(['open', '-k', key, p]) : ctkit(['open', '-k', key, p, '-o', out]);
+  const r = toStdout ? await ctkitA(['open', '-k', key, p]) : await ctkitA(['open', '-k', key, p, '-o', out]);
   assert.equal(r.status, 1, `${what}: exit ${r.status}, stderr ${r.stderr}`);
   assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line on stderr, got ${JSON.stringify(r.stderr)}`);
   assert.match(r.stderr, /^ctkit open: /);
   assert.ok(!existsSync(out), `${what}: output file left behind`);
-  assert.equal(readdirSync(dir).length, before, `${what}: a temporary file was left behind`);
+  assert.deepEqual(readdirSync(d), [p.slice(d.length + 1)], `${what}: a temporary file was left behind`);
   if (!toStdout) assert.equal(r.stdout.length, 0, `${what}: plaintext on stdout`);
   // to stdout only whole segments that authenticated go out, and the message says how much
   else {
@@ -108,7 +114,11 @@ function assertRejected(what: string, bytes: Uint8Array, toStdout = false, authe
   }
 }
 
-test('tampering: header, every segment, tags, truncation, removal, duplication, swap, splice', () => {
+test('tampering: header, every segment, tags, truncation, removal, duplication, swap, splice', async () => {
+  // the cases run four at a time, each in a directory of its own
+  const limit = pLimit(4);
+  const pending: Promise<void>[] = [];
+  const rejected = (...a: Parameters<typeof assertRejected>) => void pending.push(limit(() => assertRejected(...a)));
   const n = 2 * SEGMENT_SIZE + 1000; // segments of S, S, 1000 bytes
   const { bytes } = sealedFile('three', n);
   assert.equal(bytes.length, H + 2 * SEG + 1000 + TAG);
@@ -118,7 +128,7 @@ test('tampering: header, every segment, tags, truncation, removal, duplication, 
     return b;
   };
   // header: every byte
-  for (let i = 0; i < H; i++) assertRejected(`header byte ${i}`, flip(i));
+  for (let i = 0; i < H; i++) rejected(`header byte ${i}`, flip(i));
   // a byte in each segment's ciphertext and in each tag
   for (const [s, len] of [
     [0, SEGMENT_SIZE],
@@ -126,32 +136,35 @@ test('tampering: header, every segment, tags, truncation, removal, duplication, 
     [2, 1000],
   ] as const) {
     const base = H + s * SEG;
-    assertRejected(`segment ${s} first byte`, flip(base));
-    assertRejected(`segment ${s} middle byte`, flip(base + (len >> 1)));
-    assertRejected(`segment ${s} tag`, flip(base + len + TAG - 1));
+    rejected(`segment ${s} first byte`, flip(base));
+    rejected(`segment ${s} middle byte`, flip(base + (len >> 1)));
+    rejected(`segment ${s} tag`, flip(base + len + TAG - 1));
   }
   // truncation at several offsets
   for (const cut of [0, 3, H - 1, H, H + 1, H + TAG - 1, H + SEG - 1, H + SEG, H + SEG + 1, H + 2 * SEG, bytes.length - 1]) {
-    assertRejected(`truncated at ${cut}`, bytes.subarray(0, cut));
+    rejected(`truncated at ${cut}`, bytes.subarray(0, cut));
   }
   // appended data after the final segment
-  assertRejected('appended byte', Buffer.concat([bytes, Buffer.from([0])]));
+  rejected('appended byte', Buffer.concat([bytes, Buffer.from([0])]));
   const seg = (i: number) => bytes.subarray(H + i * SEG, Math.min(bytes.length, H + (i + 1) * SEG));
   const hdr = bytes.subarray(0, H);
-  assertRejected('segment 1 removed', Buffer.concat([hdr, seg(0), seg(2)]));
-  assertRejected('segment 0 duplicated', Buffer.concat([hdr, seg(0), seg(0), seg(1), seg(2)]));
-  assertRejected('segments 0 and 1 swapped', Buffer.concat([hdr, seg(1), seg(0), seg(2)]));
-  assertRejected('last segment removed', Buffer.concat([hdr, seg(0), seg(1)]));
+  rejected('segment 1 removed', Buffer.concat([hdr, seg(0), seg(2)]));
+  rejected('segment 0 duplicated', Buffer.concat([hdr, seg(0), seg(0), seg(1), seg(2)]));
+  rejected('segments 0 and 1 swapped', Buffer.concat([hdr, seg(1), seg(0), seg(2)]));
+  rejected('last segment removed', Buffer.concat([hdr, seg(0), seg(1)]));
   // splicing: the same key, another file
   const other = sealedFile('other', n).bytes;
   const oseg = (i: number) => other.subarray(H + i * SEG, Math.min(other.length, H + (i + 1) * SEG));
-  assertRejected('spliced: segment 1 from another file', Buffer.concat([hdr, seg(0), oseg(1), seg(2)]));
-  assertRejected("spliced: another file's header", Buffer.concat([other.subarray(0, H), seg(0), seg(1), seg(2)]));
+  rejected('spliced: segment 1 from another file', Buffer.concat([hdr, seg(0), oseg(1), seg(2)]));
+  rejected("spliced: another file's header", Buffer.concat([other.subarray(0, H), seg(0), seg(1), seg(2)]));
   // to stdout: the segments that authenticated (0 and 1) went out before segment 2 failed; a
   // damaged segment 0 releases nothing
-  assertRejected('segment 2 tag, to stdout', flip(bytes.length - 1), true, 2 * SEGMENT_SIZE);
-  assertRejected('segment 0 byte, to stdout', flip(H + 5), true, 0);
-  assertRejected('truncated after segment 1, to stdout', bytes.subarray(0, H + 2 * SEG), true, SEGMENT_SIZE);
+  rejected('segment 2 tag, to stdout', flip(bytes.length - 1), true, 2 * SEGMENT_SIZE);
+  rejected('segment 0 byte, to stdout', flip(H + 5), true, 0);
+  rejected('truncated after segment 1, to stdout', bytes.subarray(0, H + 2 * SEG), true, SEGMENT_SIZE);
+  // every case ends before the test does; the first failure is the test's
+  const failed = (await Promise.allSettled(pending)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 
 test('wrong key and wrong algorithm are rejected', () => {

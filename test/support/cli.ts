@@ -43,6 +43,24 @@ export function ctkitSync(args: string[], o: SpawnSyncOptions = {}) {
   return { status: r.status, signal: r.signal, stdout: r.stdout as Buffer, stderr: String(r.stderr) };
 }
 
+/** A command's status and output, as spawnSync gives them, without blocking: commands run side by side. */
+export function spawnAsync(cmd: string, args: string[], o: { cwd?: string; input?: Uint8Array; env?: NodeJS.ProcessEnv } = {}): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: Buffer; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd, args, { cwd: o.cwd, env: o.env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    c.stdout!.on('data', (b: Buffer) => out.push(b));
+    c.stderr!.on('data', (b: Buffer) => err.push(b));
+    c.on('error', reject);
+    c.on('close', (status, signal) => resolve({ status, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() }));
+    c.stdin!.on('error', () => undefined); // a command that exits before reading all of its input
+    c.stdin!.end(o.input);
+  });
+}
+
+/** ctkitSync's result, without blocking. */
+export const ctkitAsync = (args: string[], o: { cwd?: string; input?: Uint8Array; env?: NodeJS.ProcessEnv } = {}) => spawnAsync(process.execPath, ctkitArgv(args), o);
+
 export function ctkitSpawn(args: string[], o: SpawnOptions = {}) {
   return spawn(process.execPath, ctkitArgv(args), o);
 }
