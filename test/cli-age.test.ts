@@ -10,6 +10,7 @@
 // files shows the writer right. Negative controls: CLI bundles with one check of src/cli/age.ts
 // patched out (or one label broken) must fail the cases that guard them.
 import { test } from 'node:test';
+import pLimit from 'p-limit';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createCipheriv, createHmac, createPrivateKey, createPublicKey, diffieHellman, hkdfSync, randomBytes } from 'node:crypto';
@@ -20,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { bech32Decode, bech32Encode, bech32Values } from '../src/cli/bech32.js';
 import { Rng } from './support/rng.js';
-import { ctkitArgv } from './support/cli.js';
+import { ctkitArgv, spawnAsync } from './support/cli.js';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'ctkit-age-'));
@@ -61,30 +62,14 @@ function age(args: string[], input?: Uint8Array): Run {
   const r = spawnSync('age', args, { input, maxBuffer: 64 << 20 });
   return { status: r.status, stdout: r.stdout, stderr: String(r.stderr) };
 }
-/** The same, asynchronously: the tests run several at once (a run is mostly start-up, not CPU). */
-function spawnRun(cmd: string, argv: string[], input?: Uint8Array, cwd?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(cmd, argv, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let err = '';
-    c.stdout.on('data', (d: Buffer) => out.push(d));
-    c.stderr.on('data', (d) => (err += d));
-    c.on('error', reject);
-    c.on('close', (status) => resolve({ status, stdout: Buffer.concat(out), stderr: err }));
-    c.stdin.on('error', () => undefined);
-    c.stdin.end(input ?? new Uint8Array(0));
-  });
-}
+// the same, asynchronously: the tests run several at once (a run is mostly start-up, not CPU)
+const spawnRun = (cmd: string, argv: string[], input?: Uint8Array, cwd?: string): Promise<Run> => spawnAsync(cmd, argv, { input, cwd });
 const ctkitA = (args: string[], o: { main?: Main; input?: Uint8Array; cwd?: string } = {}) => spawnRun(process.execPath, o.main ? [o.main, ...oneJob(args)] : ctkitArgv(oneJob(args)), o.input, o.cwd);
 const ageA = (args: string[], input?: Uint8Array) => spawnRun('age', args, input);
 /** f over items, `n` at a time */
 async function inParallel<T>(items: readonly T[], f: (t: T) => Promise<void>, n = 4): Promise<void> {
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (i < items.length) await f(items[i++]);
-    }),
-  );
+  const limit = pLimit(n);
+  await Promise.all(items.map((t) => limit(() => f(t))));
 }
 const ok = (r: Run, what: string) => assert.equal(r.status, 0, `${what}: exit ${r.status}: ${r.stderr}`);
 

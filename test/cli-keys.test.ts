@@ -2,16 +2,16 @@
 // either load in the other, public keys agree, and ECDH secrets agree, on every curve.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ctkitArgv, ctkitShim } from './support/cli.js';
+import { ctkitArgv, ctkitShim, spawnAsync } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-keys-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
-function run(cmd: string, args: string[], input?: Uint8Array) {
+function run(cmd: string, args: string[], input?: Uint8Array): { status: number | null; stdout: string; stderr: string; raw: Buffer } {
   const r = spawnSync(cmd, args, { cwd: dir, input });
   return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString(), raw: r.stdout };
 }
@@ -23,20 +23,9 @@ const openssl = (args: string[]) => {
 };
 
 // the same, as child processes that run side by side
-function runA(cmd: string, args: string[], input?: Uint8Array, cwd = dir, env = process.env): Promise<ReturnType<typeof run>> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(cmd, args, { cwd, env });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    c.stdout.on('data', (b: Buffer) => out.push(b));
-    c.stderr.on('data', (b: Buffer) => err.push(b));
-    c.on('error', reject);
-    c.on('close', (status) => {
-      const raw = Buffer.concat(out);
-      resolve({ status, stdout: raw.toString(), stderr: Buffer.concat(err).toString(), raw });
-    });
-    c.stdin.end(input);
-  });
+async function runA(cmd: string, args: string[], input?: Uint8Array, cwd = dir, env = process.env): Promise<ReturnType<typeof run>> {
+  const r = await spawnAsync(cmd, args, { input, cwd, env });
+  return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr, raw: r.stdout };
 }
 const ctkitA = (args: string[], input?: Uint8Array) => runA(process.execPath, ctkitArgv(args), input);
 const opensslA = async (args: string[]) => {
