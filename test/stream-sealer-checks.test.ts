@@ -189,6 +189,30 @@ test('sealer: an AEAD that fails in push() or finish(): the error passes through
   }
 });
 
+test("opener: each byte of the header's magic, its version and its algorithm id, changed, is refused by name", () => {
+  const v = SMALL[0]; // chacha20-poly1305: magic "CTK1", version 1, algorithm id, segment size
+  const a = FACTORIES[v.algorithm](v.key);
+  const magic = { name: 'StreamFormatError', message: 'not a ctkit sealed stream (bad magic)' };
+  for (let i = 0; i < 4; i++) {
+    for (const flip of [0x01, 0x80]) {
+      const b = v.sealed.slice();
+      b[i] ^= flip;
+      assert.throws(() => createOpener(a).push(b), magic, `magic byte ${i} ^ ${flip}`);
+      // and the bytes one at a time: the check runs once the fixed part is complete
+      const o = createOpener(a);
+      assert.throws(() => {
+        for (let j = 0; j < b.length; j++) o.push(b.subarray(j, j + 1));
+      }, magic);
+    }
+  }
+  const version = v.sealed.slice();
+  version[4] = 2;
+  assert.throws(() => createOpener(a).push(version), { name: 'StreamFormatError', message: 'unsupported format version 2 (this ctkit reads version 1)' });
+  const id = v.sealed.slice();
+  id[5] = 0xee;
+  assert.throws(() => createOpener(a).push(id), { name: 'StreamFormatError', message: 'unknown algorithm id 238 in the header' });
+});
+
 test('opener: the empty input, an input that ends inside its header, a failed segment: whole messages, then dead', () => {
   const v = SMALL[0]; // chacha20-poly1305, header 17 bytes, segments 16, 16, 7
   const a = FACTORIES[v.algorithm](v.key);

@@ -88,9 +88,9 @@ export function encodeHeader(alg: AlgorithmInfo, prefix: Uint8Array, segmentSize
   return h;
 }
 
-/** Parses the fixed part of a header (its first HEADER_FIXED bytes); the prefix follows. */
+/** Parses the fixed part of a header: b is its first HEADER_FIXED bytes (the opener's buffer); the prefix follows. */
 export function parseHeaderStart(b: Uint8Array): { alg: AlgorithmInfo; segmentSize: number } {
-  if (b.length < HEADER_FIXED || MAGIC.some((m, i) => b[i] !== m)) throw new StreamFormatError('not a ctkit sealed stream (bad magic)');
+  if (MAGIC.some((m, i) => b[i] !== m)) throw new StreamFormatError('not a ctkit sealed stream (bad magic)');
   if (b[4] !== VERSION) throw new StreamFormatError(`unsupported format version ${b[4]} (this ctkit reads version ${VERSION})`);
   const alg = algorithmById(b[5]);
   if (!alg) throw new StreamFormatError(`unknown algorithm id ${b[5]} in the header`);
