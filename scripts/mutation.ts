@@ -52,9 +52,13 @@ interface Folder {
   tests: string[];
   /**
    * 'perTest' (default): each mutant runs only the test files that reached it (in this process
-   * or in a command it ran: test/support/stryker-child.ts). 'off': every test file for every
-   * mutant — for code that runs in worker threads (the stream worker), whose coverage the test
-   * process never sees.
+   * or in a command it ran: test/support/stryker-child.ts). 'off': meant to run every test file
+   * for every mutant — for code that runs in worker threads (the stream worker), whose coverage
+   * the test process never sees. It does not do that yet: the TAP runner's hook reports the test
+   * process's coverage even with 'off', and Stryker's planner then gives every mutant no test
+   * reached an empty test filter and reports it NoCoverage without running it (src/stream/worker:
+   * 75 of 88 NoCoverage at 66fe3bb). The fix is to carry the workers' coverage back, as
+   * stryker-child does for child processes.
    */
   coverage?: 'perTest' | 'off';
 }
