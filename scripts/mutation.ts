@@ -267,6 +267,8 @@ interface PartRun {
 interface Parts {
   report: Report;
   runs: PartRun[];
+  /** files a whole run found no mutant in (re-exports, types), with their source then */
+  empty?: Record<string, string>;
 }
 
 /**
@@ -281,7 +283,8 @@ export function mergeParts(parts: Parts | undefined, part: Report, run: PartRun,
   for (const [path, f] of Object.entries(parts?.report.files ?? {})) if (current(path) === f.source) files[path] = f;
   for (const [path, f] of Object.entries(part.files)) files[path] = f;
   const runs = [...(parts?.runs ?? []), run].map((r, i, all) => ({ ...r, files: r.files.filter((p) => p in files && !all.slice(i + 1).some((later) => later.files.includes(p))) })).filter((r) => r.files.length > 0);
-  return { report: { ...part, files }, runs };
+  const empty = Object.fromEntries(Object.entries(parts?.empty ?? {}).filter(([path, source]) => !(path in files) && current(path) === source));
+  return { report: { ...part, files }, runs, empty };
 }
 
 interface FolderResult {
@@ -382,7 +385,8 @@ function lastWhole(folder: string): Parts | undefined {
   const r = (JSON.parse(readFileSync(kept, 'utf8')) as FolderResult[]).find((x) => x.folder === folder);
   if (!r) return undefined;
   const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-  return { report, runs: [{ command: r.command, commit: 'an earlier run', seconds: r.seconds, files: Object.keys(report.files) }] };
+  const empty = Object.fromEntries(tracked(FOLDERS[folder]).flatMap((p) => (p in report.files || !existsSync(join(root, p)) ? [] : [[p, readFileSync(join(root, p), 'utf8')]])));
+  return { report, runs: [{ command: r.command, commit: 'an earlier run', seconds: r.seconds, files: Object.keys(report.files) }], empty };
 }
 
 const headCommit = () => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
@@ -453,6 +457,8 @@ async function main(): Promise<number> {
     setPriority(10); // a guest on a shared machine
   } catch {}
   mkdirSync(reportDir, { recursive: true });
+  /** the commit the runs start from (HEAD may move while they run) */
+  const startCommit = headCommit();
   if (head) {
     // a copy of the committed tree, with the working tree's node_modules
     root = mkdtempSync(join(tmpdir(), 'ctkit-mutation-'));
@@ -462,7 +468,7 @@ async function main(): Promise<number> {
     process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
     process.chdir(root);
-    console.log(`on a copy of HEAD (${headCommit()}) in ${root}`);
+    console.log(`on a copy of HEAD (${startCommit}) in ${root}`);
   }
   const equivalents = readEquivalents();
   const { Stryker } = await import('@stryker-mutator/core');
@@ -487,7 +493,7 @@ async function main(): Promise<number> {
     // a part (--files): merged into the folder's parts; once they cover every file of the folder
     // with its current source, they are the folder's report
     const runFile = options.jsonReporter.fileName.replace(/\.json$/, '.run.json');
-    const commit = head ? headCommit() : `the working tree on ${headCommit()}`;
+    const commit = head ? startCommit : `the working tree on ${startCommit}`;
     if (files && !recheck) writeFileSync(runFile, JSON.stringify({ command, commit, seconds: (Date.now() - started) / 1000 }));
     let assembled: PartRun[] | undefined;
     if (files && existsSync(runFile)) {
@@ -497,7 +503,7 @@ async function main(): Promise<number> {
       const current = (p: string) => (existsSync(join(root, p)) ? readFileSync(join(root, p), 'utf8') : undefined);
       const parts = mergeParts(before, report, run, current);
       writeFileSync(partsFile, JSON.stringify(parts));
-      const missing = tracked(f).filter((p) => !(p in parts.report.files));
+      const missing = tracked(f).filter((p) => !(p in parts.report.files) && !(p in (parts.empty ?? {})));
       if (missing.length === 0) {
         report = parts.report;
         assembled = parts.runs;

@@ -54,3 +54,14 @@ test('parts: later files replace earlier ones; changed sources and runs without 
     ['fourth'],
   );
 });
+
+test('parts: a file a whole run found no mutant in stays covered while its source is the same', () => {
+  const sources: Record<string, string> = { 'a.ts': 'true', 'index.ts': "export * from './a.js';" };
+  const current = (p: string) => sources[p];
+  const whole = { report: report({ 'a.ts': ['true', 'Killed'] }), runs: [run('whole', ['a.ts'])], empty: { 'index.ts': sources['index.ts'] } };
+  const one = mergeParts(whole, report({ 'a.ts': ['true', 'Killed'] }), run('part', ['a.ts']), current);
+  assert.deepEqual(one.empty, { 'index.ts': sources['index.ts'] });
+  sources['index.ts'] = "export * from './b.js';";
+  const two = mergeParts(one, report({ 'a.ts': ['true', 'Killed'] }), run('part', ['a.ts']), current);
+  assert.deepEqual(two.empty, {});
+});
