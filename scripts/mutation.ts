@@ -50,17 +50,6 @@ interface Folder {
   extra?: string[];
   /** test files that exercise them, fastest and most pointed first (a killed mutant stops at its first failing file) */
   tests: string[];
-  /**
-   * 'perTest' (default): each mutant runs only the test files that reached it (in this process
-   * or in a command it ran: test/support/stryker-child.ts). 'off': meant to run every test file
-   * for every mutant — for code that runs in worker threads (the stream worker), whose coverage
-   * the test process never sees. It does not do that yet: the TAP runner's hook reports the test
-   * process's coverage even with 'off', and Stryker's planner then gives every mutant no test
-   * reached an empty test filter and reports it NoCoverage without running it (src/stream/worker:
-   * 75 of 88 NoCoverage at 66fe3bb). The fix is to carry the workers' coverage back, as
-   * stryker-child does for child processes.
-   */
-  coverage?: 'perTest' | 'off';
 }
 
 const t = (...names: string[]) => names.map((n) => `test/${n}.test.ts`);
@@ -123,20 +112,13 @@ export const FOLDERS: Record<string, Folder> = {
     extra: ['src/util/json-ct.ts'],
     tests: t('mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-cli-keys', 'ct-check', 'cli-files', 'cli', 'cli-age', 'cli-keys'),
   },
-  // the stream code runs in the test process (the pool's side too), so its coverage per test is
-  // seen; only worker.ts runs in worker threads, where it is not: it has an entry of its own, with
-  // every mutant run against the pool's tests (a worker reads the active mutant from the
-  // environment it shares with the test process)
+  // the stream code runs in the test process, except worker.ts, which runs in worker threads: in
+  // the dry run test/support/worker-preload.mjs carries their coverage back to the test file that
+  // started them (as stryker-child does for the CLI's processes); in a mutant run a worker reads
+  // the active mutant from the environment it inherits from the test process
   'src/stream': {
     dir: 'src/stream',
-    exclude: /^src\/stream\/worker\.ts$/,
     tests: t('stream-spec', 'stream-batches', 'stream', 'teeth-stream', 'stream-pool', 'stream-pool-checks', 'stream-sealer-checks', 'stream-web-checks'),
-  },
-  'src/stream/worker': {
-    dir: 'src/stream',
-    exclude: /^(?!src\/stream\/worker\.ts$)/,
-    tests: t('stream-pool', 'stream-pool-checks'),
-    coverage: 'off',
   },
 };
 
@@ -412,7 +394,7 @@ function strykerOptions(folder: string, f: Folder, opts: { files?: string; incre
       nodeArgs: ['--import', 'tsx', '--test-reporter=tap', '-r', '{{hookFile}}', '{{testFile}}'],
       forceBail: true,
     },
-    coverageAnalysis: f.coverage ?? 'perTest',
+    coverageAnalysis: 'perTest',
     concurrency: opts.concurrency,
     reporters: ['json', 'progress-append-only'],
     // a partial run (--files) does not replace the folder's report

@@ -12,6 +12,7 @@ import { newStreamParams } from '../src/stream/sealer.js';
 import { SegmentAuthenticationError, openBatch, sealBatch } from '../src/stream/segments.js';
 import { refSealStream } from '../src/ref/stream.js';
 import { Rng, hex } from './support/rng.js';
+import { workerPreload } from './support/stryker-child.js';
 
 const rng = new Rng(0xba7c4);
 const FACTORIES: Record<string, (k: Uint8Array) => Aead> = {
@@ -108,7 +109,7 @@ test('the pool moves a view at the start of its buffer and seals it in place; ot
   const key = rng.bytes(32);
   const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
   const aead = chacha20Poly1305(key);
-  const pool = await createWorkerPool({ algorithm: info.name, key, workers: 2, spawn: nodeWorkers(Worker as never, { preload: import.meta.resolve('tsx/esm/api') }) });
+  const pool = await createWorkerPool({ algorithm: info.name, key, workers: 2, spawn: nodeWorkers(Worker as never, { preload: workerPreload }) });
   try {
     const S = 65536;
     const { params } = newStreamParams(info, { segmentSize: S });

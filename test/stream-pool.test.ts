@@ -8,8 +8,8 @@ import { aesGcm, chacha20Poly1305 } from '../src/aead/index.js';
 import { AuthenticationError, StateError } from '../src/errors.js';
 import { createOpenStream, createSealStream, createSealer, createWorkerPool, nodeWorkers, openStreamAsync, sealStreamAsync, SegmentAuthenticationError, type WorkerLike } from '../src/stream/index.js';
 import { Rng, hex } from './support/rng.js';
+import { workerPreload as preload } from './support/stryker-child.js';
 
-const preload = import.meta.resolve('tsx/esm/api');
 const rng = new Rng(0x9001);
 const spawnCounting = (posted: unknown[][]) => {
   const base = nodeWorkers(Worker as never, { preload });
