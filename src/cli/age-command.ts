@@ -17,6 +17,7 @@ export const ageCommand = {
   details: [
     '  -r, --recipient <age1…>      encrypt to this X25519 recipient (repeatable)',
     '  -R, --recipients-file <f>    encrypt to every recipient in f (one a line, # comments)',
+    '  -e, --encrypt                encrypt (the default)',
     '  -a, --armor                  write the ASCII armor (-----BEGIN AGE ENCRYPTED FILE-----)',
     '  -d, --decrypt                decrypt (armored input is detected)',
     '  -i, --identity <file>        identity file from age-keygen or ctkit age-keygen (repeatable)',
