@@ -118,7 +118,7 @@ export const FOLDERS: Record<string, Folder> = {
   // the active mutant from the environment it inherits from the test process
   'src/stream': {
     dir: 'src/stream',
-    tests: t('stream-spec', 'stream-batches', 'stream', 'teeth-stream', 'stream-pool', 'stream-pool-checks', 'stream-sealer-checks', 'stream-web-checks'),
+    tests: t('stream-worker', 'stream-spec', 'stream-batches', 'stream', 'teeth-stream', 'stream-pool', 'stream-pool-checks', 'stream-sealer-checks', 'stream-web-checks'),
   },
 };
 
