@@ -468,6 +468,10 @@ async function main(): Promise<number> {
     }
     const reportText = readFileSync(options.jsonReporter.fileName, 'utf8');
     let report = JSON.parse(reportText) as Report;
+    // Stryker only warns when the glob matches nothing (then runs every test for no mutant)
+    if (files && Object.keys(report.files).length === 0) {
+      throw new Error(`${folder}: --files '${files}' mutated no file (braces around a single pattern, {src/x/{a,b}.ts}, match nothing: write src/x/{a,b}.ts)`);
+    }
     // the baseline of a later --incremental run (Stryker writes it itself only in incremental runs)
     if (!files) writeFileSync(options.incrementalFile, reportText);
     // a whole run supersedes the parts before it (the next part starts from this report)
