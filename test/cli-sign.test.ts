@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type KeyObject, generateKeyPairSync, sign as osslSign, verify as osslVerify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Failure, UsageError } from '../src/cli/errors.js';
+import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { signFile, verifyFile } from '../src/cli/sign.js';
 import { Rng } from './support/rng.js';
 
@@ -136,4 +136,40 @@ test('unknown hashes and formats are usage errors naming the choices', async () 
     await assert.rejects(signFile({ keyPath: k.priv, input: msgFile, output: out, format }), (e: Error) => e instanceof UsageError && e.message === `unknown signature format '${format}' (der or p1363)`, format);
     await assert.rejects(verifyFile({ pubPath: k.pub, sigPath: out, input: msgFile, format }), (e: Error) => e instanceof UsageError && e.message === `unknown signature format '${format}' (der or p1363)`, format);
   }
+});
+
+test('sign to stdout with -o -; the file is closed and the key wiped after signing; an unreadable signature file names itself', async () => {
+  const k = keyFiles('out', 'prime256v1');
+  // `-o -` is stdout: the signature's bytes are written there (the test runner writes there too:
+  // what is not a valid signature passes through)
+  const chunks: Uint8Array[] = [];
+  const write = process.stdout.write;
+  const isSignature = (c: unknown) => c instanceof Uint8Array && c.length < 100 && c[0] === 0x30 && osslVerify('sha256', message, { key: k.publicKey, dsaEncoding: 'der' }, c);
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (isSignature(chunk)) return chunks.push(chunk as Uint8Array) > 0;
+    return (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
+  }) as typeof process.stdout.write;
+  const { p256 } = await import('../src/ec/index.js');
+  const sign = p256.sign;
+  let used: Uint8Array | undefined;
+  const fds = () => readdirSync('/dev/fd').length;
+  const before = fds();
+  const cwd = process.cwd();
+  process.chdir(dir); // where a signFile that took '-' for a file name would write it
+  try {
+    // the private key the CLI loaded, as the curve gets it
+    p256.sign = ((digest: Uint8Array, key: Uint8Array, o: never) => {
+      used = key;
+      return sign.call(p256, digest, key, o);
+    }) as typeof p256.sign;
+    await signFile({ keyPath: k.priv, input: msgFile, output: '-' });
+  } finally {
+    process.stdout.write = write;
+    p256.sign = sign;
+    process.chdir(cwd);
+  }
+  assert.equal(chunks.length, 1, 'the signature went to stdout');
+  assert.ok(used && used.length === 32 && used.every((b) => b === 0), 'the private key is wiped once signed');
+  assert.equal(fds(), before, 'the input file is closed');
+  await assert.rejects(verifyFile({ pubPath: k.pub, sigPath: join(dir, 'missing.sig'), input: msgFile }), (e: Error) => e instanceof FileError && e.message.startsWith(`cannot read signature ${join(dir, 'missing.sig')}: `));
 });
