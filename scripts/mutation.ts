@@ -23,6 +23,9 @@
 // and its row in the summary: src/cli's tests are too slow for one sitting; the first part is the
 // folder's last whole report, so after a change only the files it touched need to run again),
 // --incremental (reuse the previous run's results for unchanged code and tests),
+// --tests <a,b> (a survey: only these test files, by name without test/ and .test.ts; prints the
+// survivors no list names, writes reports/mutation/<folder>.survey.json and nothing else: to find
+// with the quick in-process tests what the slow ones would spend hours on, before the real run),
 // --head (run on a copy of the committed HEAD instead of the working tree: on a tree shared
 // with others' work in progress), --no-check (without the TypeScript checker: quicker to start,
 // but mutants that do not compile then run as tests), --concurrency <n> (default 1), --list
@@ -380,7 +383,7 @@ function tracked(f: Folder): string[] {
   return [...out.split('\0').filter((p) => p.endsWith('.ts') && !(f.exclude?.test(p) ?? false)), ...(f.extra ?? [])];
 }
 
-function strykerOptions(folder: string, f: Folder, opts: { files?: string; incremental: boolean; concurrency: number; check: boolean }) {
+function strykerOptions(folder: string, f: Folder, opts: { files?: string; incremental: boolean; concurrency: number; check: boolean; survey?: boolean }) {
   const s = slug(folder);
   return {
     mutate: opts.files ? [opts.files] : tracked(f),
@@ -398,7 +401,7 @@ function strykerOptions(folder: string, f: Folder, opts: { files?: string; incre
     concurrency: opts.concurrency,
     reporters: ['json', 'progress-append-only'],
     // a partial run (--files) does not replace the folder's report
-    jsonReporter: { fileName: join(reportDir, `${s}${opts.files ? '.files' : ''}.json`) },
+    jsonReporter: { fileName: join(reportDir, `${s}${opts.survey ? '.survey' : opts.files ? '.files' : ''}.json`) },
     incremental: opts.incremental,
     incrementalFile: join(reportDir, `${s}.incremental.json`),
     tempDirName: '.stryker-tmp',
@@ -423,6 +426,7 @@ async function main(): Promise<number> {
     return v;
   };
   const files = flag('--files');
+  const only = flag('--tests');
   const concurrency = Number(flag('--concurrency') ?? '1');
   const incremental = args.includes('--incremental');
   const head = args.includes('--head');
@@ -456,11 +460,12 @@ async function main(): Promise<number> {
   const { Stryker } = await import('@stryker-mutator/core');
   const results: FolderResult[] = [];
   for (const folder of folders.length > 0 ? folders : Object.keys(FOLDERS)) {
-    const f = FOLDERS[folder];
+    // --tests: the folder's files against only these test files, a survey (see the header)
+    const f = only ? { ...FOLDERS[folder], tests: t(...only.split(',')) } : FOLDERS[folder];
     const started = Date.now();
     const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}${head ? ' --head' : ''}${check ? '' : ' --no-check'}`;
     console.log(`\n=== ${folder}: ${f.tests.join(' ')}`);
-    const options = strykerOptions(folder, f, { files, incremental, concurrency, check });
+    const options = strykerOptions(folder, f, { files, incremental: incremental && !only, concurrency, check, survey: only !== undefined });
     if (recheck && !existsSync(options.jsonReporter.fileName)) continue;
     if (!recheck) {
       // Stryker takes the options as a plain object; its types are looser than this literal's
@@ -468,6 +473,13 @@ async function main(): Promise<number> {
     }
     const reportText = readFileSync(options.jsonReporter.fileName, 'utf8');
     let report = JSON.parse(reportText) as Report;
+    if (only) {
+      // a survey: the mutants these tests leave alive and no list names; nothing else is written
+      const left = matchEquivalents(survivorsOf(report), equivalents).unlisted;
+      console.log(`${folder} against ${f.tests.join(' ')}: ${left.length} unlisted survivors, ${((Date.now() - started) / 60000).toFixed(1)} min → ${options.jsonReporter.fileName}`);
+      for (const s of left) console.log(`  ${s.status} ${s.file}:${s.line}:${s.column} ${s.mutator} ${clip(s.original)} → ${clip(s.replacement)}`);
+      continue;
+    }
     // Stryker only warns when the glob matches nothing (then runs every test for no mutant)
     if (files && Object.keys(report.files).length === 0) {
       throw new Error(`${folder}: --files '${files}' mutated no file (braces around a single pattern, {src/x/{a,b}.ts}, match nothing: write src/x/{a,b}.ts)`);
