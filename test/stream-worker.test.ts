@@ -21,7 +21,16 @@ function worker(load?: (algorithm: string) => Promise<AeadFactory | undefined>) 
   const posts: [any, Transferable[] | undefined][] = [];
   const handle = workerBody((m, t) => posts.push([m, t]), load);
   const last = () => posts[posts.length - 1];
-  return { posts, handle, last };
+  /** one batch (first 0, final) that must succeed: its result, which must be the transfer list */
+  const batch = async (t: 'seal' | 'open', id: number, data: Uint8Array, msg: object): Promise<Uint8Array> => {
+    await handle({ t, id, data, ...msg, first: 0, lastFinal: true });
+    const [m, transfer] = last();
+    assert.equal(m.t, 'done', m.message);
+    assert.equal(m.id, id);
+    assert.deepEqual(transfer, [m.data.buffer], 'the result buffer is transferred');
+    return m.data;
+  };
+  return { posts, handle, last, batch };
 }
 
 const zero = (b: Uint8Array) => b.every((x) => x === 0);
@@ -51,13 +60,9 @@ test('seal: in place when the batch starts a buffer with room, else a new buffer
   const w = worker();
   await w.handle({ t: 'init', algorithm: ALG, key: Uint8Array.from(f.key) });
   const seal = async (data: Uint8Array, id: number) => {
-    await w.handle({ t: 'seal', id, data, ...f.msg, first: 0, lastFinal: true });
-    const [m, transfer] = w.last();
-    assert.equal(m.t, 'done', m.message);
-    assert.equal(m.id, id);
-    assert.deepEqual(m.data, f.body, 'the reference sealed batch');
-    assert.deepEqual(transfer, [m.data.buffer], 'the result buffer is transferred');
-    return m.data as Uint8Array;
+    const out = await w.batch('seal', id, data, f.msg);
+    assert.deepEqual(out, f.body, 'the reference sealed batch');
+    return out;
   };
   // room to spare, and room exactly
   for (const extra of [100, 0]) {
@@ -94,12 +99,9 @@ test('open: in place at the start of a buffer (an empty final segment too), else
   const w = worker();
   await w.handle({ t: 'init', algorithm: ALG, key: Uint8Array.from(f.key) });
   const open = async (data: Uint8Array, expect: Uint8Array, msg = f.msg) => {
-    await w.handle({ t: 'open', id: 4, data, ...msg, first: 0, lastFinal: true });
-    const [m, transfer] = w.last();
-    assert.equal(m.t, 'done', m.message);
-    assert.deepEqual(m.data, expect);
-    assert.deepEqual(transfer, [m.data.buffer]);
-    return m.data as Uint8Array;
+    const out = await w.batch('open', 4, data, msg);
+    assert.deepEqual(out, expect);
+    return out;
   };
   const own = Uint8Array.from(f.body);
   assert.equal((await open(own, plain)).buffer, own.buffer, 'in place');
