@@ -39,24 +39,31 @@ function keyFiles(curve: string, osslName: string): { priv: string; pub: string;
   return { priv, pub, publicKey, privateKey };
 }
 
-/** verifyFile, with the one line it prints taken off stdout (anything else written passes through) */
-async function verified(o: Parameters<typeof verifyFile>[0]): Promise<string[]> {
-  const printed: string[] = [];
+/**
+ * Runs f with the chunks written to stdout that `mine` recognises taken off and returned; every
+ * other chunk (the test runner writes there too) passes through.
+ */
+async function takeFromStdout(mine: (chunk: unknown) => boolean, f: () => Promise<void>): Promise<unknown[]> {
+  const taken: unknown[] = [];
   const write = process.stdout.write;
   process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (chunk === 'Verified OK\n') {
-      printed.push(chunk);
-      return true;
-    }
+    if (mine(chunk)) return taken.push(chunk) > 0;
     return (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
   }) as typeof process.stdout.write;
   try {
-    await verifyFile(o);
+    await f();
   } finally {
     process.stdout.write = write;
   }
-  return printed;
+  return taken;
 }
+
+/** verifyFile, with the one line it prints taken off stdout */
+const verified = (o: Parameters<typeof verifyFile>[0]) =>
+  takeFromStdout(
+    (c) => c === 'Verified OK\n',
+    () => verifyFile(o),
+  );
 
 // more than the 1 MiB that sign.ts reads at a time, not a multiple of it
 const message = rng.bytes((2 << 20) + 777);
@@ -142,19 +149,14 @@ test('sign to stdout with -o -; the file is closed and the key wiped after signi
   const k = keyFiles('out', 'prime256v1');
   // `-o -` is stdout: the signature's bytes are written there (the test runner writes there too:
   // what is not a valid signature passes through)
-  const chunks: Uint8Array[] = [];
-  const write = process.stdout.write;
   const isSignature = (c: unknown) => c instanceof Uint8Array && c.length < 100 && c[0] === 0x30 && osslVerify('sha256', message, { key: k.publicKey, dsaEncoding: 'der' }, c);
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (isSignature(chunk)) return chunks.push(chunk as Uint8Array) > 0;
-    return (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
-  }) as typeof process.stdout.write;
   const { p256 } = await import('../src/ec/index.js');
   const sign = p256.sign;
   let used: Uint8Array | undefined;
   const fds = () => readdirSync('/dev/fd').length;
   const before = fds();
   const cwd = process.cwd();
+  let chunks: unknown[] = [];
   process.chdir(dir); // where a signFile that took '-' for a file name would write it
   try {
     // the private key the CLI loaded, as the curve gets it
@@ -162,9 +164,8 @@ test('sign to stdout with -o -; the file is closed and the key wiped after signi
       used = key;
       return sign.call(p256, digest, key, o);
     }) as typeof p256.sign;
-    await signFile({ keyPath: k.priv, input: msgFile, output: '-' });
+    chunks = await takeFromStdout(isSignature, () => signFile({ keyPath: k.priv, input: msgFile, output: '-' }));
   } finally {
-    process.stdout.write = write;
     p256.sign = sign;
     process.chdir(cwd);
   }
