@@ -133,3 +133,143 @@ test('nesting: 64 levels read, 65 refused; control characters in strings refused
   );
   assert.equal(scanJsonObject(enc.encode('{"a":" ~"}'), 't').text('a'), ' ~');
 });
+
+/** every refusal: the text, and the exact message (its reason and byte offset) */
+const REFUSALS: [string, string][] = [
+  ['', 'no JSON object (the text is empty) at byte 0'],
+  [' \n\t\r', 'no JSON object (the text is empty) at byte 4'],
+  ['[1]', 'not a JSON object at byte 0'],
+  [' 1', 'not a JSON object at byte 1'],
+  ['{} x', 'unexpected data after the JSON object at byte 3'],
+  ['{}{}', 'unexpected data after the JSON object at byte 2'],
+  ['{', 'expected a member name (a string): the text ends at byte 1'],
+  ['{ 1}', 'expected a member name (a string) at byte 2'],
+  ['{"a":1,}', 'expected a member name (a string) at byte 7'],
+  ['{"a":1,"a":2}', 'duplicate member "a" at byte 7'],
+  ['{"a":1, "\\u0061":2}', 'duplicate member "a" at byte 8'],
+  ['{"o":{"b":1,"b":2}}', 'duplicate member "b" at byte 12'],
+  ['{"a" 1}', 'expected ":" after the member name "a" at byte 5'],
+  ['{"a"', 'expected ":" after the member name "a": the text ends at byte 4'],
+  ['{"a":1 2}', 'expected "," or "}" in an object at byte 7'],
+  ['{"a":1', 'expected "," or "}" in an object: the text ends at byte 6'],
+  ['{"a":[1 2]}', 'expected "," or "]" in an array at byte 8'],
+  ['{"a":[1', 'expected "," or "]" in an array: the text ends at byte 7'],
+  ['{"a":[1,]}', 'not a JSON value at byte 8'],
+  ['{"a":', 'a value is missing: the text ends at byte 5'],
+  ['{"a":[', 'a value is missing: the text ends at byte 6'],
+  ['{"a":x}', 'not a JSON value at byte 5'],
+  ['{"a":+1}', 'not a JSON value at byte 5'],
+  ['{"a":tru}', 'invalid literal at byte 5'],
+  ['{"a":nul', 'invalid literal at byte 5'],
+  ['{"a":falsE}', 'invalid literal at byte 5'],
+  ['{"a":-}', 'invalid number at byte 5'],
+  ['{"a":-a}', 'invalid number at byte 5'],
+  ['{"a":-', 'invalid number at byte 5'],
+  ['{"a":01}', 'expected "," or "}" in an object at byte 6'],
+  ['{"a":1.}', 'invalid number (no digit after ".") at byte 5'],
+  ['{"a":-0.', 'invalid number (no digit after ".") at byte 5'],
+  ['{"a":1e}', 'invalid number (no digit in the exponent) at byte 5'],
+  ['{"a":1E+}', 'invalid number (no digit in the exponent) at byte 5'],
+  ['{"a":1.5e-', 'invalid number (no digit in the exponent) at byte 5'],
+  ['{"a":"abc', 'unterminated string at byte 5'],
+  ['{"a', 'unterminated string at byte 1'],
+  ['{"a":"x\\"}', 'unterminated string at byte 5'],
+  ['{"a":"\\u12g4"}', '\\u escape without four hex digits at byte 6'],
+  ['{"a":"\\u12', '\\u escape without four hex digits at byte 6'],
+  ['{"a":"\\x"}', 'unknown escape in a string at byte 6'],
+  ['{"a":"\\', 'unknown escape in a string at byte 6'],
+  ['{"a":"\\U0041"}', 'unknown escape in a string at byte 6'],
+  ['{"a\x01":1}', 'control character in a string at byte 3'],
+];
+
+test('every refusal names its reason and its byte offset, and nothing of the content', () => {
+  for (const [src, message] of REFUSALS) {
+    assert.throws(
+      () => scanJsonObject(enc.encode(src), 'the file'),
+      (e: Error) => e instanceof EncodingError && e.message === `the file: ${message}`,
+      JSON.stringify(src),
+    );
+  }
+  // a string that is not UTF-8 (a lone continuation byte, an overlong form), in a value and in a name
+  for (const [bytes, at] of [
+    [[...enc.encode('{"a":"x'), 0x80, ...enc.encode('"}')], 5],
+    [[...enc.encode('{"a":"'), 0xc0, 0xaf, ...enc.encode('"}')], 5],
+    [[...enc.encode('{"'), 0xff, ...enc.encode('":1}')], 1],
+  ] as [number[], number][]) {
+    assert.throws(
+      () => scanJsonObject(Uint8Array.from(bytes), 'f'),
+      (e: Error) => e instanceof EncodingError && e.message === `f: a string that is not UTF-8 at byte ${at}`,
+      String(bytes),
+    );
+  }
+});
+
+test('\\u escapes: every hex digit in either case, and the characters beside the digits refused', () => {
+  for (const d of '0123456789abcdefABCDEF') {
+    const src = `{"a":"\\u${d}${d}0${d}"}`;
+    assert.equal(scanJsonObject(enc.encode(src), 't').text('a'), JSON.parse(src).a, src);
+  }
+  for (const d of '/:@G`g') {
+    assert.throws(
+      () => scanJsonObject(enc.encode(`{"a":"\\u00${d}0"}`), 't'),
+      (e: Error) => e instanceof EncodingError && e.message === 't: \\u escape without four hex digits at byte 6',
+      d,
+    );
+  }
+  // a name with escapes of each kind decodes as JSON.parse decodes it
+  const src = '{"\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041z":1}';
+  assert.deepEqual([...scanJsonObject(enc.encode(src), 't').members.keys()], Object.keys(JSON.parse(src)));
+});
+
+test('members: kind, text and secret, with the errors of each', () => {
+  const src = '{"s":"ab\\u0063","n":-1.5e3,"o":{"x":[]},"l":[1],"t":true,"f":false,"z":null,"k":"QUJD","e":"a\\/b","h":"caf\u00e9"}';
+  const bytes = enc.encode(src);
+  const j = scanJsonObject(bytes, 'key');
+  assert.deepEqual(
+    [...j.members].map(([name, m]) => [name, m.kind]),
+    [
+      ['s', 'string'],
+      ['n', 'number'],
+      ['o', 'object'],
+      ['l', 'array'],
+      ['t', 'boolean'],
+      ['f', 'boolean'],
+      ['z', 'null'],
+      ['k', 'string'],
+      ['e', 'string'],
+      ['h', 'string'],
+    ],
+  );
+  // a string member's span is its contents; another kind's is the value's text
+  const span = (name: string) => {
+    const m = j.members.get(name);
+    return m && new TextDecoder().decode(bytes.subarray(m.start, m.end));
+  };
+  assert.deepEqual(['s', 'n', 'o', 'l', 't', 'f', 'z'].map(span), ['ab\\u0063', '-1.5e3', '{"x":[]}', '[1]', 'true', 'false', 'null']);
+  assert.deepEqual(
+    ['s', 'k', 'e'].map((m) => j.members.get(m)?.escaped),
+    [true, false, true],
+  );
+  assert.equal(j.has('s'), true);
+  assert.equal(j.has('q'), false);
+  assert.equal(j.kind('q'), undefined);
+  assert.equal(j.text('q'), undefined);
+  assert.equal(j.secret('q'), undefined);
+  assert.equal(j.text('s'), 'abc');
+  assert.equal(j.text('h'), 'café');
+  const k = j.secret('k');
+  assert.ok(k !== undefined && k.buffer === bytes.buffer && k.byteOffset === src.indexOf('QUJD') && k.length === 4, 'secret() is a view of the input');
+  const no = (f: () => unknown, message: string) => assert.throws(f, (e: Error) => e instanceof EncodingError && e.message === `key: ${message}`, message);
+  for (const [name, it] of [
+    ['n', 'a number'],
+    ['o', 'an object'],
+    ['l', 'an array'],
+    ['t', 'a boolean'],
+    ['z', 'null'],
+  ]) {
+    no(() => j.text(name), `member "${name}" is not a string (it is ${it})`);
+    no(() => j.secret(name), `member "${name}" is not a string (it is ${it})`);
+  }
+  no(() => j.secret('e'), 'member "e" has an escape (\\), which a key member never needs');
+  no(() => j.secret('h'), 'member "h" has a byte outside ASCII');
+});
