@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { signFile, verifyFile } from '../src/cli/sign.js';
 import { Rng } from './support/rng.js';
+import { takeFromStdout } from './support/stdout.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-sign-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -37,25 +38,6 @@ function keyFiles(curve: string, osslName: string): { priv: string; pub: string;
   writeFileSync(priv, privateKey.export({ format: 'pem', type: 'pkcs8' }));
   writeFileSync(pub, publicKey.export({ format: 'pem', type: 'spki' }));
   return { priv, pub, publicKey, privateKey };
-}
-
-/**
- * Runs f with the chunks written to stdout that `mine` recognises taken off and returned; every
- * other chunk (the test runner writes there too) passes through.
- */
-async function takeFromStdout(mine: (chunk: unknown) => boolean, f: () => Promise<void>): Promise<unknown[]> {
-  const taken: unknown[] = [];
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (mine(chunk)) return taken.push(chunk) > 0;
-    return (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
-  }) as typeof process.stdout.write;
-  try {
-    await f();
-  } finally {
-    process.stdout.write = write;
-  }
-  return taken;
 }
 
 /** verifyFile, with the one line it prints taken off stdout */
