@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ecdh, keygenCurve, pubkey } from '../src/cli/keys.js';
-import { takeFromStdout } from './support/stdout.js';
+import { cliStdout } from './support/stdout.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-keygen-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -33,11 +33,7 @@ const CURVES = [
   ['brainpoolP512r1', 'brainpoolP512r1', 64, undefined],
 ] as const;
 
-/** what a command writes to stdout (strings and bytes; the test runner's own lines are TAP and pass through) */
-async function stdoutOf(f: () => Promise<void>): Promise<string> {
-  const chunks = await takeFromStdout((c) => typeof c !== 'string' || !/^(TAP|#|ok |not ok |\s)/.test(c), f);
-  return chunks.map((c) => (typeof c === 'string' ? c : Buffer.from(c as Uint8Array).toString('latin1'))).join('');
-}
+const stdoutOf = async (f: () => Promise<void>) => (await cliStdout(f)).toString('latin1');
 
 const curveOf = (k: KeyObject) => k.asymmetricKeyDetails?.namedCurve;
 /** the SEC 1 uncompressed point at the end of a public key's SPKI (n: the field's bytes, here the scalar's) */

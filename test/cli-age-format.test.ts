@@ -1,0 +1,252 @@
+// `ctkit age` and `ctkit age-keygen` (src/cli/age.ts) in-process, against the independent age
+// writer and reader on node:crypto in test/support/age-writer.ts: every malformed file the age
+// specification names refused with its reason and no output file; what ctkit encrypts read by
+// the independent reader (sizes around the 64 KiB chunks, binary and armored, several
+// recipients); identity and recipient files and their errors. test/cli-age.test.ts runs the same
+// cases through the command beside the real age; this file is the quick one, so that under
+// `npm run test:mutation -- src/cli` a mutant of age.ts fails here first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert } from '../src/cli/age.js';
+import { Failure, FileError, UsageError } from '../src/cli/errors.js';
+import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
+import { Rng } from './support/rng.js';
+import { cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ctkit-age-format-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const fresh = () => {
+  const d = join(root, `d${dirs++}`);
+  mkdirSync(d);
+  return d;
+};
+const ls = (d: string) => readdirSync(d).sort();
+const rng = new Rng(0xa9f);
+const keys = fresh();
+const alice = nodeIdentity(keys, 'alice.txt');
+const bob = nodeIdentity(keys, 'bob.txt');
+const carol = nodeIdentity(keys, 'carol.txt');
+const mallory = nodeIdentity(keys, 'mallory.txt');
+const { CASES, fk, v1, goodStanza, goodFile, plain2, hdr } = malformedCases(alice, mallory, rng);
+
+async function rejects(f: Promise<unknown>, type: new (...a: never[]) => Error, message: string | RegExp, what?: string) {
+  await assert.rejects(f, (e: Error) => {
+    assert.ok(e instanceof type, `${what ?? ''}: ${e.name}: ${e.message}`);
+    if (typeof message === 'string') assert.equal(e.message, message, what);
+    else assert.match(e.message, message, what);
+    return true;
+  });
+}
+
+test('malformed files: each refused with its reason in one line (a Failure), no output file; the well-formed ones decrypt', async () => {
+  for (const c of CASES) {
+    const d = fresh();
+    const f = join(d, 'in.age');
+    writeFileSync(f, c.file);
+    const run = ageDecrypt({ identityFiles: [(c.id ?? alice).file], input: f, output: join(d, 'out'), jobs: 1 });
+    if (c.accept) {
+      await run;
+      assert.ok(readFileSync(join(d, 'out')).equals(c.accept), `${c.name}: plaintext`);
+      continue;
+    }
+    await rejects(run, Failure, c.why, c.name);
+    await rejects(ageDecrypt({ identityFiles: [(c.id ?? alice).file], input: f, output: join(d, 'out'), jobs: 1 }), Failure, /^[^\n]+$/, `${c.name}: one line`);
+    assert.deepEqual(ls(d), ['in.age'], `${c.name}: a file was left behind`);
+  }
+});
+
+test('to stdout: the chunks before a failing one go out, and the message counts them; a failure before any says so', async () => {
+  const p = payload(fk, ageChunks(plain2));
+  const d = fresh();
+  const bad = join(d, 'bad.age');
+  writeFileSync(bad, hdr(v1 + goodStanza, Buffer.concat([p.subarray(0, p.length - 1), Buffer.of(p[p.length - 1] ^ 1)])));
+  let err: unknown;
+  const out = await stdoutOf(() => ageDecrypt({ identityFiles: [alice.file], input: bad, jobs: 1 }).catch((e) => void (err = e)));
+  assert.ok(err instanceof Failure, String(err));
+  assert.equal(err.message, 'payload chunk 1 failed authentication: the file is damaged, truncated or extended; 65536 bytes of authenticated plaintext before it were already written to stdout');
+  assert.ok(out.equals(plain2.subarray(0, 65536)), `${out.length} bytes, first differing at ${out.findIndex((x, i) => x !== plain2[i])}`);
+  // a failure in the first chunk: nothing written, to a file or to stdout
+  const first = join(d, 'first.age');
+  writeFileSync(first, goodFile.subarray(0, goodFile.length - 1));
+  for (const output of [undefined, join(d, 'out')]) {
+    const none = await stdoutOf(() => rejects(ageDecrypt({ identityFiles: [alice.file], input: first, output, jobs: 1 }), Failure, 'payload chunk 0 failed authentication: the file is damaged, truncated or extended; nothing was written'));
+    assert.equal(none.length, 0);
+  }
+  // a header failure after nothing was written: the message as the header check says it
+  const wrongId = await stdoutOf(() => rejects(ageDecrypt({ identityFiles: [mallory.file], input: first, jobs: 1 }), Failure, /^no identity matched/));
+  assert.equal(wrongId.length, 0);
+  assert.deepEqual(ls(d), ['bad.age', 'first.age']);
+});
+
+test('ctkit encrypts, the independent reader decrypts: sizes around the 64 KiB chunks, binary and armored', async () => {
+  const d = fresh();
+  for (const size of [0, 1, 65535, 65536, 65537, 131072, 131073]) {
+    const plain = rng.bytes(size);
+    const input = join(d, `p${size}`);
+    writeFileSync(input, plain);
+    for (const armored of [false, true]) {
+      const output = `${input}${armored ? '.asc' : ''}.age`;
+      await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: armored, input, output, jobs: 1 });
+      const file = readFileSync(output);
+      if (armored) {
+        const lines = String(file).split('\n');
+        assert.equal(lines[0], '-----BEGIN AGE ENCRYPTED FILE-----');
+        assert.deepEqual(lines.slice(-2), ['-----END AGE ENCRYPTED FILE-----', '']);
+      } else {
+        assert.match(String(file.subarray(0, 200)), /^age-encryption\.org\/v1\n-> X25519 [A-Za-z0-9+/]{43}\n[A-Za-z0-9+/]{43}\n--- [A-Za-z0-9+/]{43}\n/);
+        const headerLen = String(file.subarray(0, 200)).indexOf('\n--- ') + 49;
+        assert.equal(file.length - headerLen - 16, size + 16 * Math.max(1, Math.ceil(size / 65536)), `payload length, size ${size}`);
+      }
+      assert.ok(readAgeFile(file, alice.sk).equals(plain), `size ${size}, armor ${armored}`);
+      assert.throws(() => readAgeFile(file, bob.sk), /no stanza for this identity/);
+      // and back through ctkit, to stdout
+      assert.ok((await stdoutOf(() => ageDecrypt({ identityFiles: [alice.file], input: output, jobs: 1 }))).equals(plain), `ctkit -d, size ${size}, armor ${armored}`);
+    }
+  }
+  // to stdout, binary and armored: the same file as to -o
+  const plain = rng.bytes(70000);
+  const input = join(d, 'small');
+  writeFileSync(input, plain);
+  for (const armor of [false, true]) {
+    const out = await stdoutOf(() => ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor, input, jobs: 1 }));
+    assert.ok(readAgeFile(out, alice.sk).equals(plain));
+    assert.equal(out.subarray(0, 5).toString(), armor ? '-----' : 'age-e');
+  }
+});
+
+test('several recipients (-r and -R files with comments), several identities, identity files with several keys', async () => {
+  const d = fresh();
+  const plain = rng.bytes(100_000);
+  const input = join(d, 'plain');
+  writeFileSync(input, plain);
+  const rfile = join(d, 'recipients.txt');
+  writeFileSync(rfile, `# the team\n${carol.recipient}\n\n  ${bob.recipient}  \n`);
+  const output = join(d, 'three.age');
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [rfile], input, output, jobs: 1 });
+  const file = readFileSync(output);
+  assert.equal((String(file.subarray(0, 1000)).match(/\n-> X25519 /g) ?? []).length, 3);
+  for (const k of [alice, bob, carol]) {
+    assert.ok(readAgeFile(file, k.sk).equals(plain), k.file);
+    assert.ok((await stdoutOf(() => ageDecrypt({ identityFiles: [k.file], input: output, jobs: 1 }))).equals(plain), k.file);
+  }
+  // mallory's identity first, then carol's; one file holding mallory's and bob's
+  assert.ok((await stdoutOf(() => ageDecrypt({ identityFiles: [mallory.file, carol.file], input: output, jobs: 1 }))).equals(plain));
+  const both = join(d, 'both.txt');
+  writeFileSync(both, readFileSync(mallory.file, 'utf8') + readFileSync(bob.file, 'utf8'));
+  assert.ok((await stdoutOf(() => ageDecrypt({ identityFiles: [both], input: output, jobs: 1 }))).equals(plain));
+  await rejects(ageDecrypt({ identityFiles: [mallory.file], input: output, jobs: 1 }), Failure, /^no identity matched/);
+});
+
+test('age-keygen: an identity file age reads (0600, the comment lines), to stdout, never overwritten; -y', async () => {
+  const d = fresh();
+  const f = join(d, 'id.txt');
+  const stderr = await takeStderr(() => ageKeygen(f));
+  const text = readFileSync(f, 'utf8');
+  assert.match(text, /^# created: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n# public key: age1[02-9ac-hj-np-z]{58}\nAGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}\n$/);
+  assert.equal(statSync(f).mode & 0o777, 0o600);
+  const k = loadKey(f);
+  assert.equal(text.split('\n')[1], `# public key: ${k.recipient}`);
+  assert.equal(stderr, `Public key: ${k.recipient}\n`);
+  await rejects(ageKeygen(f), FileError, `${f} already exists; ctkit never overwrites a key`);
+  for (const out of [undefined, '-']) {
+    const s = (
+      await takeFromStdout(
+        (c) => typeof c === 'string' && c.startsWith('# created: '),
+        () => ageKeygen(out),
+      )
+    ).join('');
+    assert.match(s, /^# created: .*\n# public key: age1\S+\nAGE-SECRET-KEY-1\S+\n$/);
+    writeFileSync(join(d, 'out.txt'), s);
+    assert.equal(s.split('\n')[1], `# public key: ${loadKey(join(d, 'out.txt')).recipient}`);
+    rmSync(join(d, 'out.txt'));
+  }
+  const y = await takeFromStdout(
+    (c) => typeof c === 'string' && c.startsWith('age1'),
+    () => ageKeygenConvert(join(keys, 'alice.txt')),
+  );
+  assert.deepEqual(y, [`${alice.recipient}\n`]);
+  const two = join(d, 'two.txt');
+  writeFileSync(two, readFileSync(alice.file, 'utf8') + readFileSync(bob.file, 'utf8'));
+  const y2 = await takeFromStdout(
+    (c) => typeof c === 'string' && c.startsWith('age1'),
+    () => ageKeygenConvert(two),
+  );
+  assert.deepEqual(y2, [`${alice.recipient}\n${bob.recipient}\n`]);
+});
+
+/** what f writes to stderr, taken off it */
+async function takeStderr(f: () => Promise<void>): Promise<string> {
+  const write = process.stderr.write;
+  let s = '';
+  process.stderr.write = ((chunk: unknown) => {
+    s += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await f();
+  } finally {
+    process.stderr.write = write;
+  }
+  return s;
+}
+
+test('recipients, identities and files refused, each with its reason; the secret never in a message', async () => {
+  const d = fresh();
+  const input = join(d, 'plain');
+  writeFileSync(input, 'hello');
+  const enc = (recipients: string[], recipientFiles: string[] = []) => ageEncrypt({ recipients, recipientFiles, input, output: join(d, 'out.age'), jobs: 1 });
+  await rejects(enc([]), UsageError, 'age needs a recipient to encrypt to (-r age1… or -R <file>), or -d to decrypt');
+  const typo = alice.recipient.slice(0, -1) + (alice.recipient.endsWith('q') ? 'p' : 'q');
+  await rejects(enc([typo]), Failure, `-r: invalid recipient ${JSON.stringify(`${typo.slice(0, 40)}…`)}: its checksum does not match (a typo, or a truncated key)`);
+  await rejects(enc(['ssh-ed25519 AAAA']), Failure, '-r: "ssh-ed25519 AAAA" is not an age X25519 recipient (age1…); ctkit age encrypts to X25519 recipients only');
+  await rejects(enc([alice.recipient.toUpperCase().replace('AGE1', 'age1')]), Failure, /^-r: invalid recipient "age1.*": /);
+  const rf = join(d, 'r.txt');
+  writeFileSync(rf, `# none\n\n`);
+  await rejects(enc([], [rf]), Failure, `${rf} holds no recipient (expected age1… lines)`);
+  writeFileSync(rf, `${alice.recipient}\nhello\n`);
+  await rejects(enc([], [rf]), Failure, `${rf} line 2: "hello" is not an age X25519 recipient (age1…); ctkit age encrypts to X25519 recipients only`);
+  await rejects(enc([], [join(d, 'nope.txt')]), FileError, /^cannot read recipients file .*nope\.txt: no such file/);
+  assert.deepEqual(ls(d), ['plain', 'r.txt'], 'a refused encryption left a file');
+
+  const dec = (identityFiles: string[]) => ageDecrypt({ identityFiles, input: join(keys, 'alice.txt'), output: join(d, 'out'), jobs: 1 });
+  await rejects(dec([]), UsageError, 'age -d needs an identity file (-i <file>)');
+  const secret = readFileSync(alice.file, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('AGE-'))!;
+  const lower = join(d, 'lower.txt');
+  writeFileSync(lower, `${secret.toLowerCase()}\n`);
+  const idMessages: string[] = [];
+  const idFails = async (f: string, message: string | RegExp) => {
+    await rejects(dec([f]), Failure, message);
+    await dec([f]).catch((e: Error) => idMessages.push(e.message));
+  };
+  await idFails(lower, `${lower} line 1: not an age X25519 identity (AGE-SECRET-KEY-1…) (identities are written in upper case); ctkit age reads X25519 identities only`);
+  const typoId = join(d, 'typo.txt');
+  writeFileSync(typoId, `# x\n${secret.slice(0, 30)}${secret[30] === 'Q' ? 'P' : 'Q'}${secret.slice(31)}\n`);
+  await idFails(typoId, `${typoId} line 2: invalid identity: its checksum does not match (a typo, or a truncated key)`);
+  const other = join(d, 'other.txt');
+  writeFileSync(other, `${alice.recipient}\n`);
+  await idFails(other, `${other} line 1: not an age X25519 identity (AGE-SECRET-KEY-1…); ctkit age reads X25519 identities only`);
+  const empty = join(d, 'empty.txt');
+  writeFileSync(empty, '# nothing\n\n');
+  await idFails(empty, `${empty} holds no identity (expected AGE-SECRET-KEY-1… lines)`);
+  const encrypted = join(d, 'encrypted.txt');
+  writeFileSync(encrypted, goodFile);
+  await idFails(encrypted, `${encrypted} is an encrypted identity file; ctkit age reads plain X25519 identity files only`);
+  writeFileSync(encrypted, `\n  -----BEGIN AGE ENCRYPTED FILE-----\n`);
+  await idFails(encrypted, `${encrypted} is an encrypted identity file; ctkit age reads plain X25519 identity files only`);
+  for (const m of idMessages) assert.ok(!m.toUpperCase().includes(secret.slice(16, 40)), `the identity in a message: ${m}`);
+  await rejects(dec([join(d, 'nope.txt')]), FileError, /^cannot read identity file .*nope\.txt: no such file/);
+
+  // -o never overwrites without --force
+  const exists = join(d, 'exists');
+  writeFileSync(exists, 'keep');
+  await rejects(ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input, output: exists, jobs: 1 }), FileError, /already exists/);
+  assert.equal(readFileSync(exists, 'utf8'), 'keep');
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input, output: exists, force: true, jobs: 1 });
+  assert.equal(readAgeFile(readFileSync(exists), alice.sk).toString(), 'hello');
+});
