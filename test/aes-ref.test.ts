@@ -54,3 +54,36 @@ test('reference GCM-SIV: RFC 8452 Appendix C (selection, with C.3 counter wrap) 
     assert.equal(gcmSivOpenRef(unhex(v.key), unhex(v.nonce), unhex(v.ct), unhex(v.aad), bad), null, v.source);
   }
 });
+
+// A Node.js Buffer's slice() is a view: the models once "copied" the tag (GCM-SIV's counter
+// block), the initial counter and blocks that way, and wrote into the caller's Buffer: a valid
+// GCM-SIV message whose tag's top bit was clear then failed to open. The RFC vectors, as Buffers.
+test('reference models take Buffers as they take Uint8Arrays, and leave their inputs alone', () => {
+  let clear = 0;
+  for (const v of RFC8452) {
+    const args = [v.key, v.nonce, v.ct, v.aad, v.tag].map((h) => Buffer.from(h, 'hex'));
+    const before = args.map((b) => b.toString('hex'));
+    assert.equal(hex(gcmSivOpenRef(args[0], args[1], args[2], args[3], args[4])!), v.pt, v.source);
+    const sealArgs = [v.key, v.nonce, v.pt, v.aad].map((h) => Buffer.from(h, 'hex'));
+    assert.equal(hex(gcmSivSealRef(sealArgs[0], sealArgs[1], sealArgs[2], sealArgs[3]).tag), v.tag, v.source);
+    assert.deepEqual(
+      args.map((b) => b.toString('hex')),
+      before,
+      v.source,
+    );
+    if ((args[4][15] & 0x80) === 0) clear++;
+  }
+  assert.ok(clear > 0, 'no vector has a tag with its top bit clear');
+  for (const v of GCM_SPEC) {
+    const args = [v.key, v.nonce, v.ct, v.aad, v.tag].map((h) => Buffer.from(h, 'hex'));
+    const before = args.map((b) => b.toString('hex'));
+    assert.equal(hex(gcmOpenRef(args[0], args[1], args[2], args[3], args[4])!), v.pt);
+    assert.deepEqual(
+      args.map((b) => b.toString('hex')),
+      before,
+    );
+  }
+  const block = Buffer.from(FIPS197_CIPHER[0].pt, 'hex');
+  assert.equal(hex(aesEncryptBlockRef(Buffer.from(FIPS197_CIPHER[0].key, 'hex'), block)), FIPS197_CIPHER[0].ct);
+  assert.equal(block.toString('hex'), FIPS197_CIPHER[0].pt);
+});

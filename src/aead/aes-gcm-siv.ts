@@ -19,7 +19,7 @@ import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { CachedKey } from '../util/key-slot.js';
 import { AuthenticationError, CtkitRangeError } from '../errors.js';
 import { layout } from '../engine/wasm/aes.contract.js';
-import { checkBytes, checkLength, checkOutput } from '../util/check.js';
+import { checkBytes, checkLength, checkOutput, copyBytes } from '../util/check.js';
 import { takeSeams } from '../util/seam.js';
 import { type AesKernel, type AesSeams, aesKernel, expandAesKey } from './aes-gcm.js';
 import { pad16 } from '../util/length.js';
@@ -142,7 +142,7 @@ export class AesGcmSiv implements Aead {
     const n = sealed.length - TAG;
     sivCheckLimits(this.#name, n, aad.length, 'sealed');
     const out = checkOutput(output, n);
-    const tag = sealed.slice(n); // before any write: out may overlap sealed
+    const tag = copyBytes(sealed.subarray(n)); // before any write: out may overlap sealed (not slice(): a view on a Buffer)
     const k = this.#k;
     const e = k.exports;
     const rk = this.#slot + AES_SLOT.sivRk;

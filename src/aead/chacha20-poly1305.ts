@@ -174,7 +174,7 @@ export class ChaCha20Poly1305 implements Aead {
         // the plaintext leaves scratch only now that the tag has been checked
         if (ok) out.set(u8.subarray(m, m + n));
       } else {
-        const tag = sealed.slice(n); // before any write: output may overlap sealed
+        const tag = copyBytes(sealed.subarray(n)); // before any write: output may overlap sealed (not slice(): a view on a Buffer)
         const maxg = this.#begin(nonce, aad, n);
         const src = n <= SCRATCH_SIZE ? sealed.subarray(0, n) : inPlaceSource(sealed.subarray(0, n), out);
         for (let off = 0; off < n; off += SCRATCH_SIZE) {

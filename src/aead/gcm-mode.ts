@@ -21,7 +21,7 @@
 import { type Kernel, SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
 import { AuthenticationError, CtkitRangeError } from '../errors.js';
 import { type GcmExports, layout } from '../engine/wasm/gcm.contract.js';
-import { checkBytes, checkOutput } from '../util/check.js';
+import { checkBytes, checkOutput, copyBytes } from '../util/check.js';
 import { CachedKey } from '../util/key-slot.js';
 import { pad16 } from '../util/length.js';
 import { inPlaceSource } from '../util/overlap.js';
@@ -181,7 +181,7 @@ function gcmOpen(g: GcmKey, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Arr
   const once = gcmFitsOnce(n, aad.length);
   // the tag, read before any write (out may overlap sealed); the one-call path writes out only
   // after the comparison, so it can read the tag in place
-  const tag = once ? sealed.subarray(n) : sealed.slice(n);
+  const tag = once ? sealed.subarray(n) : copyBytes(sealed.subarray(n)); // not slice(): a view on a Buffer
   let used = 0;
   let ok = false;
   try {

@@ -27,6 +27,7 @@ import { loadAeadFactory } from '../stream/factories.js';
 import { HeaderReader, newStreamParams } from '../stream/sealer.js';
 import { SegmentAuthenticationError, type SegmentParams, openBatch, sealBatch } from '../stream/segments.js';
 import type { BatchCipher } from '../stream/web.js';
+import { copyBytes } from '../util/check.js';
 import { Failure, FileError, UsageError } from './errors.js';
 import { Input, type Output, Progress, createSecretFile, openOutput, reason } from './io.js';
 import { parseAeadKeyFile } from './aead-key-file.js';
@@ -133,7 +134,7 @@ export async function makeCipher(alg: AlgorithmInfo, key: Uint8Array, jobs: numb
   let ready: BatchCipher | undefined;
   let failed: { error: unknown } | undefined;
   // the pool copies the key when it is created; this copy lives only until then
-  const copy = key.slice();
+  const copy = copyBytes(key); // not slice(): a view on a Buffer
   key.fill(0);
   const starting = import('./workers.js').then(({ createNodeWorkerPool }) => createNodeWorkerPool(alg.name, copy, jobs - 1)).finally(() => copy.fill(0));
   starting.then(

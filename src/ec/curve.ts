@@ -134,12 +134,12 @@ export function makeCurve(params: CurveParams, src: ModuleSource): Curve {
       if (prefix !== 4) {
         throw new EncodingError(`${what}: a ${1 + 2 * L}-byte point must start with 04 (uncompressed), not 0x${prefix.toString(16).padStart(2, '0')}${prefix === 6 || prefix === 7 ? ' (hybrid encoding is not supported)' : ''}`);
       }
-      const xy = pk.slice(1);
+      const xy = copyBytes(pk.subarray(1)); // not slice(): a view on a Buffer
       if (!e.checkPoint(xy)) throw new InvalidKeyError(`${what} is not a point of ${name} (a coordinate is ≥ p or the point is off the curve)`);
       return xy;
     }
     if (prefix !== 2 && prefix !== 3) throw new EncodingError(`${what}: a ${1 + L}-byte point must start with 02 or 03 (compressed), not 0x${prefix.toString(16).padStart(2, '0')}`);
-    const x = pk.slice(1);
+    const x = pk.subarray(1);
     const y = e.decompress(x, prefix === 3);
     if (y === undefined) throw new InvalidKeyError(`${what} is not a point of ${name} (x is ≥ p or not the x-coordinate of a point)`);
     const xy = new Uint8Array(2 * L);

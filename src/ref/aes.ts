@@ -97,7 +97,7 @@ function subBytes(st: Uint8Array): void {
 
 /** ShiftRows (section 5.1.2): s'[r][c] = s[r][(c + r) mod 4]. */
 function shiftRows(st: Uint8Array): void {
-  const t = st.slice();
+  const t = Uint8Array.from(st);
   for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) st[r + 4 * c] = t[r + 4 * ((c + r) % 4)];
 }
 
@@ -119,7 +119,7 @@ function addRoundKey(st: Uint8Array, rk: Uint8Array): void {
 export function aesEncryptWithSchedule(rks: Uint8Array[], block: Uint8Array): Uint8Array {
   if (block.length !== 16) throw new RangeError(`block must be 16 bytes, got ${block.length}`);
   const nr = rks.length - 1;
-  const st = block.slice();
+  const st = Uint8Array.from(block);
   addRoundKey(st, rks[0]);
   for (let r = 1; r < nr; r++) {
     subBytes(st);

@@ -52,7 +52,7 @@ export function sivDeriveKeysRef(key: Uint8Array, nonce: Uint8Array): { authKey:
 /** AES-CTR with a 32-bit little-endian counter in the first four bytes (RFC 8452 section 4). */
 function sivCtrRef(encRks: Uint8Array[], initialCounter: Uint8Array, x: Uint8Array): Uint8Array {
   const out = new Uint8Array(x.length);
-  const cb = initialCounter.slice();
+  const cb = Uint8Array.from(initialCounter);
   for (let off = 0; off < x.length; off += 16) {
     const ks = aesEncryptWithSchedule(encRks, cb);
     for (let j = off; j < Math.min(off + 16, x.length); j++) out[j] = x[j] ^ ks[j - off];
@@ -84,7 +84,7 @@ export function gcmSivSealRef(key: Uint8Array, nonce: Uint8Array, p: Uint8Array,
   const { authKey, encKey } = sivDeriveKeysRef(key, nonce);
   const encRks = aesExpandKeyRef(encKey);
   const tag = sivTag(authKey, encRks, nonce, p, aad);
-  const cb = tag.slice();
+  const cb = Uint8Array.from(tag);
   cb[15] |= 0x80;
   return { ciphertext: sivCtrRef(encRks, cb, p), tag };
 }
@@ -94,7 +94,7 @@ export function gcmSivOpenRef(key: Uint8Array, nonce: Uint8Array, c: Uint8Array,
   if (tag.length !== 16) throw new RangeError(`AES-GCM-SIV tag must be 16 bytes, got ${tag.length}`);
   const { authKey, encKey } = sivDeriveKeysRef(key, nonce);
   const encRks = aesExpandKeyRef(encKey);
-  const cb = tag.slice();
+  const cb = Uint8Array.from(tag);
   cb[15] |= 0x80;
   const p = sivCtrRef(encRks, cb, c);
   const expected = sivTag(authKey, encRks, nonce, p, aad);

@@ -20,7 +20,7 @@ export interface GcmRefOptions {
 
 /** inc_32 (section 6.2): the rightmost 32 bits, big-endian, plus one modulo 2^32. */
 export function inc32(block: Uint8Array): Uint8Array {
-  const out = block.slice();
+  const out = Uint8Array.from(block);
   const v = ((out[12] << 24) | (out[13] << 16) | (out[14] << 8) | out[15]) >>> 0;
   const n = (v + 1) >>> 0;
   out[12] = n >>> 24;
@@ -33,7 +33,7 @@ export function inc32(block: Uint8Array): Uint8Array {
 /** GCTR_K(ICB, X) (section 6.5, Algorithm 3). */
 function gctrRef(rks: Uint8Array[], icb: Uint8Array, x: Uint8Array): Uint8Array {
   const y = new Uint8Array(x.length);
-  let cb: Uint8Array = icb.slice();
+  let cb: Uint8Array = Uint8Array.from(icb);
   for (let off = 0; off < x.length; off += 16) {
     const ks = aesEncryptWithSchedule(rks, cb);
     for (let j = off; j < Math.min(off + 16, x.length); j++) y[j] = x[j] ^ ks[j - off];

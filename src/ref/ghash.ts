@@ -59,7 +59,7 @@ export function ghashRef(h: Uint8Array, data: Uint8Array, initialState?: Uint8Ar
   let y: Uint8Array = new Uint8Array(BLOCK);
   if (initialState !== undefined) {
     checkBlock('initialState', initialState);
-    y = initialState.slice();
+    y = Uint8Array.from(initialState);
   }
   for (let off = 0; off < data.length; off += BLOCK) {
     const xi = new Uint8Array(BLOCK); // zero-padded X_i
