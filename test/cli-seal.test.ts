@@ -1,0 +1,234 @@
+// `ctkit keygen --aead`, `ctkit seal` and `ctkit open` (src/cli/files.ts, over src/cli/io.ts)
+// in-process, against the stream format's reference model (src/ref/stream.ts): every algorithm at
+// the segment-boundary sizes, to a file and to stdout; every kind of tampering refused with its
+// reason and no output file; the key file, the input and the output refused with theirs.
+// test/cli.test.ts and test/cli-files.test.ts run the same commands as processes (signals,
+// terminals, --jobs); this file is the quick one, so that under `npm run test:mutation -- src/cli`
+// a mutant of files.ts or io.ts fails here first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Failure, FileError, UsageError } from '../src/cli/errors.js';
+import { autoJobs, keygenAead, openFile, parseJobs, sealFile, WORKERS_FROM } from '../src/cli/files.js';
+import { refOpenStream, refSealStream } from '../src/ref/stream.js';
+import { ALGORITHMS, headerLength, SEGMENT_SIZE } from '../src/stream/format.js';
+import { Rng } from './support/rng.js';
+import { cliStdout } from './support/stdout.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ctkit-seal-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const fresh = () => {
+  const d = join(root, `d${dirs++}`);
+  mkdirSync(d);
+  return d;
+};
+const ls = (d: string) => readdirSync(d).sort();
+const rng = new Rng(0x5ea1);
+const TAG = 16;
+const keyDir = fresh();
+const keyOf = (path: string) => new Uint8Array(Buffer.from(JSON.parse(readFileSync(path, 'utf8')).k, 'base64url'));
+const keyFile = async (alg: string) => {
+  const f = join(keyDir, `${alg}.${dirs++}.key`);
+  await keygenAead(alg, f);
+  return f;
+};
+
+async function rejects(f: Promise<unknown>, type: new (...a: never[]) => Error, message: string | RegExp, what?: string) {
+  await assert.rejects(f, (e: Error) => {
+    assert.ok(e instanceof type, `${what ?? ''}: ${e.name}: ${e.message}`);
+    if (typeof message === 'string') assert.equal(e.message, message, what);
+    else assert.match(e.message, message, what);
+    return true;
+  });
+}
+
+test('keygen --aead: a 0600 JWK of the algorithm with a fresh key, never overwritten; an unknown AEAD refused', async () => {
+  const names = ALGORITHMS.map((a) => a.name).join(', ');
+  for (const a of ALGORITHMS) {
+    const f = await keyFile(a.name);
+    assert.equal(statSync(f).mode & 0o777, 0o600);
+    const text = readFileSync(f, 'utf8');
+    assert.ok(text.endsWith('}\n'));
+    const jwk = JSON.parse(text);
+    assert.deepEqual(Object.keys(jwk), ['kty', 'alg', 'k', 'key_ops']);
+    assert.deepEqual([jwk.kty, jwk.alg, jwk.key_ops], ['oct', a.name, ['encrypt', 'decrypt']]);
+    assert.equal(Buffer.from(jwk.k, 'base64url').length, a.keyLength);
+    assert.equal(Buffer.from(jwk.k, 'base64url').toString('base64url'), jwk.k, 'canonical base64url');
+    assert.notEqual(JSON.parse(readFileSync(await keyFile(a.name), 'utf8')).k, jwk.k, 'the same key twice');
+    await rejects(keygenAead(a.name, f), FileError, `${f} already exists; ctkit never overwrites a key`);
+  }
+  const f = join(fresh(), 'k');
+  await rejects(keygenAead('rot13', f), UsageError, `unknown AEAD 'rot13' (choose one of ${names})`);
+  assert.throws(() => statSync(f), /ENOENT/);
+});
+
+test('tampering: every header byte, each segment, truncation, removal, duplication, swap, splice, another key', async () => {
+  const d = fresh();
+  const a = ALGORITHMS.find((x) => x.name === 'chacha20-poly1305')!;
+  const key = await keyFile(a.name);
+  const H = headerLength(a);
+  const SEG = SEGMENT_SIZE + TAG;
+  const plain = rng.bytes(2 * SEGMENT_SIZE + 1000);
+  const input = join(d, 'plain');
+  writeFileSync(input, plain);
+  const seal = async (name: string) => {
+    await sealFile({ keyPath: key, input, output: join(d, name), jobs: 1 });
+    return readFileSync(join(d, name));
+  };
+  const bytes = await seal('three.ctk');
+  const other = await seal('other.ctk');
+  const one = new Uint8Array(readFileSync(join(d, 'plain')).subarray(0, 100));
+  writeFileSync(join(d, 'one'), one);
+  await sealFile({ keyPath: key, input: join(d, 'one'), output: join(d, 'one.ctk'), jobs: 1 });
+  const oneSeg = readFileSync(join(d, 'one.ctk'));
+  const flip = (b: Buffer, i: number) => {
+    const c = Buffer.from(b);
+    c[i] ^= 1;
+    return c;
+  };
+  const seg = (b: Buffer, i: number) => b.subarray(H + i * SEG, Math.min(b.length, H + (i + 1) * SEG));
+  const cases: [string, Uint8Array, RegExp][] = [];
+  for (let i = 0; i < H; i++) {
+    cases.push([`header byte ${i}`, flip(bytes, i), /./]);
+    cases.push([`one segment: header byte ${i}`, flip(oneSeg, i), /./]);
+  }
+  for (const [s, len] of [
+    [0, SEGMENT_SIZE],
+    [1, SEGMENT_SIZE],
+    [2, 1000],
+  ] as const) {
+    for (const at of [0, len >> 1, len + TAG - 1]) cases.push([`segment ${s} byte ${at}`, flip(bytes, H + s * SEG + at), new RegExp(`^segment ${s} failed authentication: `)]);
+  }
+  for (const cut of [0, 3, H - 1, H, H + 1, H + TAG - 1, H + SEG - 1, H + SEG, H + SEG + 1, H + 2 * SEG, bytes.length - 1]) cases.push([`truncated at ${cut}`, bytes.subarray(0, cut), /./]);
+  cases.push(['appended byte', Buffer.concat([bytes, Buffer.of(0)]), /./]);
+  const hdr = bytes.subarray(0, H);
+  cases.push(['segment 1 removed', Buffer.concat([hdr, seg(bytes, 0), seg(bytes, 2)]), /^segment 1 failed authentication/]);
+  cases.push(['segment 0 duplicated', Buffer.concat([hdr, seg(bytes, 0), seg(bytes, 0), seg(bytes, 1), seg(bytes, 2)]), /^segment 1 failed authentication/]);
+  cases.push(['segments 0 and 1 swapped', Buffer.concat([hdr, seg(bytes, 1), seg(bytes, 0), seg(bytes, 2)]), /^segment 0 failed authentication/]);
+  cases.push(['last segment removed', Buffer.concat([hdr, seg(bytes, 0), seg(bytes, 1)]), /^segment 1 failed authentication/]);
+  cases.push(['segment 1 from another file', Buffer.concat([hdr, seg(bytes, 0), seg(other, 1), seg(bytes, 2)]), /^segment 1 failed authentication/]);
+  cases.push(["another file's header", Buffer.concat([other.subarray(0, H), seg(bytes, 0), seg(bytes, 1), seg(bytes, 2)]), /^segment 0 failed authentication/]);
+  for (const [what, file, why] of cases) {
+    const cd = fresh();
+    writeFileSync(join(cd, 'in'), file);
+    const run = openFile({ keyPath: key, input: join(cd, 'in'), output: join(cd, 'out'), jobs: 1 });
+    await rejects(run, Failure, why, what);
+    await openFile({ keyPath: key, input: join(cd, 'in'), output: join(cd, 'out'), jobs: 1 }).catch((e: Error) => {
+      assert.match(e.message, /^[^\n]+; nothing was written$|not a ctkit sealed file|unsupported|sealed with|segment size/, `${what}: ${e.message}`);
+    });
+    assert.deepEqual(ls(cd), ['in'], `${what}: a file was left behind`);
+  }
+  // specific messages
+  const open = (b: Uint8Array, keyPath = key) => {
+    const f = join(fresh(), 'in');
+    writeFileSync(f, b);
+    return openFile({ keyPath, input: f, output: `${f}.out`, jobs: 1 });
+  };
+  await rejects(open(new Uint8Array(0)), Failure, 'empty input: not a ctkit sealed file; nothing was written');
+  await rejects(open(bytes.subarray(0, 3)), Failure, 'truncated: the file ends inside its header; nothing was written');
+  await rejects(open(bytes.subarray(0, H + 2 * SEG)), Failure, /^segment 1 failed authentication: the file is damaged, truncated, reordered or spliced, or the key is wrong; nothing was written$/);
+  await rejects(open(bytes, await keyFile(a.name)), Failure, /^segment 0 failed authentication: .*; nothing was written$/);
+  await rejects(open(bytes, await keyFile('aes-256-gcm')), Failure, /sealed with chacha20-poly1305/);
+  await rejects(open(Buffer.from('hello, world')), Failure, /not a ctkit sealed file/);
+
+  // to stdout: the segments that authenticated went out, and the message counts them
+  for (const [what, file, written] of [
+    ['segment 2 tag', flip(bytes, bytes.length - 1), 2 * SEGMENT_SIZE],
+    ['segment 0 byte', flip(bytes, H + 5), 0],
+    ['truncated after segment 1', bytes.subarray(0, H + 2 * SEG), SEGMENT_SIZE],
+  ] as const) {
+    const f = join(fresh(), 'in');
+    writeFileSync(f, file);
+    let err: Error | undefined;
+    const out = await cliStdout(() => openFile({ keyPath: key, input: f, jobs: 1 }).catch((e) => void (err = e)));
+    assert.ok(err instanceof Failure, what);
+    assert.ok(err.message.endsWith(written ? `; ${written} bytes of authenticated plaintext before it were already written to stdout` : '; nothing was written'), `${what}: ${err.message}`);
+    assert.deepEqual(new Uint8Array(out), plain.subarray(0, written), what);
+  }
+});
+
+test('key files, inputs and outputs refused with their reasons; nothing created, existing files kept', async () => {
+  const d = fresh();
+  const key = await keyFile('aes-256-gcm');
+  const input = join(d, 'plain');
+  writeFileSync(input, 'hello');
+  const names = ALGORITHMS.map((a) => a.name).join(', ');
+  await rejects(sealFile({ keyPath: key, alg: 'chacha20-poly1305', input, output: join(d, 'o') }), UsageError, `the key in ${key} is for aes-256-gcm, not chacha20-poly1305`);
+  await rejects(sealFile({ keyPath: key, alg: 'rot13', input, output: join(d, 'o') }), UsageError, `unknown AEAD 'rot13' (choose one of ${names})`);
+  await rejects(sealFile({ keyPath: join(d, 'nope.key'), input, output: join(d, 'o') }), FileError, `cannot read key file ${join(d, 'nope.key')}: no such file (ENOENT)`);
+  await rejects(openFile({ keyPath: join(d, 'nope.key'), input, output: join(d, 'o') }), FileError, `cannot read key file ${join(d, 'nope.key')}: no such file (ENOENT)`);
+  await rejects(sealFile({ keyPath: key, input: join(d, 'nope'), output: join(d, 'o') }), FileError, `cannot read ${join(d, 'nope')}: no such file (ENOENT)`);
+  await rejects(openFile({ keyPath: key, input: join(d, 'nope'), output: join(d, 'o') }), FileError, `cannot read ${join(d, 'nope')}: no such file (ENOENT)`);
+  await rejects(sealFile({ keyPath: key, input: d, output: join(d, 'o') }), FileError, `cannot read ${d}: is a directory`);
+  const bad = join(d, 'bad.key');
+  writeFileSync(bad, '{"kty":"oct","alg":"chacha20-poly1305","k":"AAAA"}');
+  await rejects(sealFile({ keyPath: bad, input, output: join(d, 'o') }), Failure, `invalid key: a chacha20-poly1305 key is 32 bytes, the one in ${bad} is 3`);
+  await rejects(openFile({ keyPath: bad, input, output: join(d, 'o') }), Failure, `invalid key: a chacha20-poly1305 key is 32 bytes, the one in ${bad} is 3`);
+  // an existing output is kept without --force, replaced with it
+  const exists = join(d, 'exists');
+  writeFileSync(exists, 'keep');
+  await rejects(sealFile({ keyPath: key, input, output: exists, jobs: 1 }), FileError, /already exists/);
+  assert.equal(readFileSync(exists, 'utf8'), 'keep');
+  await sealFile({ keyPath: key, input, output: exists, force: true, jobs: 1 });
+  await rejects(openFile({ keyPath: key, input: exists, output: exists, jobs: 1 }), FileError, /already exists/);
+  await openFile({ keyPath: key, input: exists, output: join(d, 'back'), jobs: 1 });
+  assert.equal(readFileSync(join(d, 'back'), 'utf8'), 'hello');
+  await rejects(sealFile({ keyPath: key, input, output: join(d, 'no', 'o'), jobs: 1 }), FileError, /does not exist/);
+  assert.deepEqual(ls(d), ['back', 'bad.key', 'exists', 'plain']);
+});
+
+test('--jobs: 1 to 256 workers, in decimal; automatic: one thread below WORKERS_FROM, else every core', () => {
+  assert.equal(parseJobs(undefined), undefined);
+  for (const v of ['1', '2', '16', '256']) assert.equal(parseJobs(v), Number(v));
+  for (const v of ['0', '257', '01', '1.5', '-1', 'x', '', ' 2', '1e2']) {
+    assert.throws(
+      () => parseJobs(v),
+      (e: Error) => e instanceof UsageError && e.message === `--jobs takes a number of workers from 1 to 256, got '${v}'`,
+      v,
+    );
+  }
+  assert.equal(WORKERS_FROM, 16 << 20);
+  assert.equal(autoJobs(0), 1);
+  assert.equal(autoJobs(WORKERS_FROM - 1), 1);
+  assert.equal(autoJobs(WORKERS_FROM), availableParallelism());
+  assert.equal(autoJobs(undefined), availableParallelism());
+});
+
+test('seal → the model opens it; the model seals → open; every algorithm, around the segment size; to a file and to stdout', async () => {
+  const d = fresh();
+  for (const a of ALGORITHMS) {
+    const key = await keyFile(a.name);
+    for (const size of [0, 1, SEGMENT_SIZE, SEGMENT_SIZE + 1, 2 * SEGMENT_SIZE + 1000]) {
+      const plain = rng.bytes(size);
+      const input = join(d, `${a.name}.${size}`);
+      writeFileSync(input, plain);
+      const output = `${input}.ctk`;
+      await sealFile({ keyPath: key, input, output, jobs: 1 });
+      const sealed = new Uint8Array(readFileSync(output));
+      const segments = Math.max(1, Math.ceil(size / SEGMENT_SIZE));
+      assert.equal(sealed.length, headerLength(a) + size + segments * TAG, `${a.name} ${size}: length`);
+      // the models of the GCM family are slow (bitwise GF(2^128)): they see one two-segment stream
+      const model = size <= 1 || size === SEGMENT_SIZE + 1 || a.name.includes('chacha');
+      if (model) assert.deepEqual(refOpenStream(a.name, keyOf(key), sealed), plain, `${a.name} ${size}: the model opens it`);
+      // by name, and to stdout: another stream (a new nonce prefix) of the same plaintext
+      // (the larger stdout streams are opened by ctkit below)
+      const again = new Uint8Array(await cliStdout(() => sealFile({ keyPath: key, alg: a.name, input, jobs: 1 })));
+      assert.equal(again.length, sealed.length);
+      assert.notDeepEqual(again.subarray(0, headerLength(a)), sealed.subarray(0, headerLength(a)), 'two seals with one nonce prefix');
+      if (size <= 1) assert.deepEqual(refOpenStream(a.name, keyOf(key), again), plain, `${a.name} ${size}: the model opens the stdout stream`);
+      writeFileSync(`${input}.stdout.ctk`, again);
+      // open: to a file and to stdout, of ctkit's stream and of the model's
+      const modelFile = join(d, `${a.name}.${size}.model`);
+      if (model) writeFileSync(modelFile, refSealStream({ algorithm: a.name, key: keyOf(key), prefix: rng.bytes(a.nonceLength - 5), segmentSize: SEGMENT_SIZE }, plain));
+      for (const f of [output, ...(model ? [modelFile] : []), `${input}.stdout.ctk`]) {
+        await openFile({ keyPath: key, input: f, output: `${f}.out`, jobs: 1 });
+        assert.deepEqual(new Uint8Array(readFileSync(`${f}.out`)), plain, `${a.name} ${size}: open -o`);
+        assert.deepEqual(new Uint8Array(await cliStdout(() => openFile({ keyPath: key, input: f, output: '-', jobs: 1 }))), plain, `${a.name} ${size}: open to stdout`);
+      }
+    }
+  }
+});
