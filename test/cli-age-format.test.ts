@@ -14,7 +14,7 @@ import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert } from '../src/cli/
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
-import { cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
+import { cliOutput, cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ctkit-age-format-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
@@ -144,7 +144,7 @@ test('several recipients (-r and -R files with comments), several identities, id
 test('age-keygen: an identity file age reads (0600, the comment lines), to stdout, never overwritten; -y', async () => {
   const d = fresh();
   const f = join(d, 'id.txt');
-  const stderr = await takeStderr(() => ageKeygen(f));
+  const { stderr } = await cliOutput(() => ageKeygen(f));
   const text = readFileSync(f, 'utf8');
   assert.match(text, /^# created: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n# public key: age1[02-9ac-hj-np-z]{58}\nAGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}\n$/);
   assert.equal(statSync(f).mode & 0o777, 0o600);
@@ -177,22 +177,6 @@ test('age-keygen: an identity file age reads (0600, the comment lines), to stdou
   );
   assert.deepEqual(y2, [`${alice.recipient}\n${bob.recipient}\n`]);
 });
-
-/** what f writes to stderr, taken off it */
-async function takeStderr(f: () => Promise<void>): Promise<string> {
-  const write = process.stderr.write;
-  let s = '';
-  process.stderr.write = ((chunk: unknown) => {
-    s += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    await f();
-  } finally {
-    process.stderr.write = write;
-  }
-  return s;
-}
 
 test('recipients, identities and files refused, each with its reason; the secret never in a message', async () => {
   const d = fresh();

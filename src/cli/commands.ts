@@ -1,5 +1,5 @@
 // The commands of the ctkit tool: each one's summary, usage, options, help text and what it runs;
-// main.ts parses a command line against them. docs/cli.md is what their help prints
+// run.ts parses a command line against them. docs/cli.md is what their help prints
 // (`npm run docs:cli` rewrites it; test/cli-help.test.ts holds the two together).
 
 import type { ParseArgsConfig } from 'node:util';
@@ -259,6 +259,11 @@ export const COMMANDS: Record<string, Command> = {
   },
   'ct-check': ctCheckCommand,
 };
+
+/** The command of that name; undefined for any other word (Object.prototype's names included). */
+export function commandNamed(name: string | undefined): Command | undefined {
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
 
 export function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
