@@ -5,10 +5,11 @@
 // `npm run test:mutation -- src/cli` a mutant of run.ts fails here first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, verify as osslVerify } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMANDS, VERSION, commandHelp, mainHelp } from '../src/cli/commands.js';
+import { COMMANDS, VERSION, benchArgs, commandHelp, mainHelp } from '../src/cli/commands.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { main, report } from '../src/cli/run.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
@@ -99,4 +100,122 @@ test('report: each kind of error to its exit status and one line, the library ke
   // without a usage: the generic one
   const out = await cliOutput(async () => void report(new UsageError('x'), 'seal', undefined));
   assert.equal(out.stderr, 'ctkit seal: x; usage: ctkit <command> [options] (ctkit seal --help)\n');
+});
+
+test('every command takes its options to what it runs, and refuses the combinations it does not take', async () => {
+  const f = (name: string) => join(dir, name);
+  const ok = async (argv: string[]) => {
+    const r = await run(argv);
+    assert.equal(r.status, 0, `${argv.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+  const usage = async (argv: string[], message: string) => {
+    const r = await run(argv);
+    assert.equal(r.status, 2, argv.join(' '));
+    assert.ok(r.stderr.startsWith(`ctkit ${argv[0]}: ${message}; usage: `), `${argv.join(' ')}: ${r.stderr}`);
+  };
+  // keygen
+  await usage(['keygen'], 'keygen needs --aead <alg> or --curve <name>');
+  await usage(['keygen', '--aead', 'chacha20-poly1305', '--curve', 'p256', '-o', f('x')], 'keygen takes --aead or --curve, not both');
+  await usage(['keygen', '--aead', 'chacha20-poly1305', '--format', 'jwk', '-o', f('x')], '--format applies to --curve keys only');
+  await usage(['keygen', '--aead', 'chacha20-poly1305'], 'keygen --aead needs -o <keyfile>');
+  await ok(['keygen', '--aead', 'aes-256-gcm', '-o', f('aes.key')]);
+  assert.equal(JSON.parse(readFileSync(f('aes.key'), 'utf8')).alg, 'aes-256-gcm');
+  await ok(['keygen', '--curve', 'p384', '--format', 'sec1', '--out', f('p384.pem')]);
+  assert.equal(createPrivateKey(readFileSync(f('p384.pem'))).asymmetricKeyDetails?.namedCurve, 'secp384r1');
+  assert.ok(readFileSync(f('p384.pem'), 'utf8').startsWith('-----BEGIN EC PRIVATE KEY-----'));
+  assert.match((await ok(['keygen', '--curve', 'p256'])).stdout, /^-----BEGIN PRIVATE KEY-----\n/);
+  assert.equal(existsSync(f('x')), false);
+  // pubkey: the file, --format, --curve and -o reach it
+  await usage(['pubkey'], 'pubkey needs a key file');
+  const spki = createPublicKey(createPrivateKey(readFileSync(f('p384.pem')))).export({ format: 'der', type: 'spki' });
+  const point = spki.subarray(spki.length - 97).toString('hex');
+  await ok(['pubkey', f('p384.pem'), '--format', 'raw', '-o', f('p384.raw')]);
+  assert.equal(readFileSync(f('p384.raw'), 'utf8'), `${point}\n`);
+  writeFileSync(f('p384.hex'), `${point}\n`);
+  assert.equal((await ok(['pubkey', f('p384.hex'), '--curve', 'p384', '--format', 'raw'])).stdout, `${point}\n`);
+  // ecdh: --key, --peer, --curve and -o
+  await usage(['ecdh', '--peer', f('p384.hex')], 'ecdh needs --key <private key>');
+  await usage(['ecdh', '-k', f('p384.pem')], 'ecdh needs --peer <public key>');
+  await ok(['ecdh', '-k', f('p384.pem'), '--peer', f('p384.hex'), '--curve', 'p384', '-o', f('secret')]);
+  assert.equal(readFileSync(f('secret')).length, 48);
+  assert.equal((await ok(['ecdh', '--key', f('p384.pem'), '--peer', f('p384.hex'), '--curve', 'p384'])).stdout, `${readFileSync(f('secret')).toString('hex')}\n`);
+  // seal and open: -k, -a, -o, -f, -j and the input
+  writeFileSync(f('plain'), 'attack at dawn');
+  await usage(['seal', f('plain')], 'seal needs --key <keyfile>');
+  await usage(['open', f('plain')], 'open needs --key <keyfile>');
+  await usage(['seal', '-k', f('aes.key'), '-a', 'chacha20-poly1305', f('plain')], `the key in ${f('aes.key')} is for aes-256-gcm, not chacha20-poly1305`);
+  await usage(['seal', '-k', f('aes.key'), '-j', '0', f('plain')], "--jobs takes a number of workers from 1 to 256, got '0'");
+  await usage(['open', '-k', f('aes.key'), '--jobs', 'x', f('plain')], "--jobs takes a number of workers from 1 to 256, got 'x'");
+  await ok(['seal', '--key', f('aes.key'), '--alg', 'aes-256-gcm', '--jobs', '1', f('plain'), '--out', f('sealed')]);
+  writeFileSync(f('exists'), 'keep');
+  assert.equal((await run(['open', '-k', f('aes.key'), f('sealed'), '-o', f('exists')])).status, 2);
+  assert.equal(readFileSync(f('exists'), 'utf8'), 'keep');
+  await ok(['open', '-k', f('aes.key'), '-j', '1', f('sealed'), '-o', f('exists'), '-f']);
+  assert.equal(readFileSync(f('exists'), 'utf8'), 'attack at dawn');
+  assert.equal((await ok(['open', '--key', f('aes.key'), f('sealed')])).stdout, 'attack at dawn');
+  await ok(['seal', '-k', f('aes.key'), f('plain'), '-o', f('exists'), '--force']);
+  assert.equal((await ok(['open', '-k', f('aes.key'), f('exists')])).stdout, 'attack at dawn');
+  // age and age-keygen
+  await usage(['age', '-e', '-d', '-i', f('id')], '-e and -d do not go together');
+  await usage(['age', '-d', '-r', 'age1x', '-i', f('id')], '-r and -R are for encryption; -d decrypts with -i');
+  await usage(['age', '-d', '-R', f('r'), '-i', f('id')], '-r and -R are for encryption; -d decrypts with -i');
+  await usage(['age', '-d', '-a', '-i', f('id')], '-a is for encryption (armored input is detected when decrypting)');
+  await usage(['age', '-i', f('id'), f('plain')], '-i is for decryption (-d); encrypt with -r or -R');
+  await usage(['age-keygen', '-y', '-o', f('y')], '-y prints to stdout; it takes no -o');
+  await usage(['age-keygen', '-y'], '-y needs the identity file');
+  await usage(['age-keygen', f('a'), '-o', f('b')], `too many arguments: ${f('a')}`);
+  const made = await ok(['age-keygen', '--output', f('id')]);
+  assert.match(made.stderr, /^Public key: age1\S+\n$/);
+  const recipient = made.stderr.slice('Public key: '.length).trim();
+  assert.equal((await ok(['age-keygen', '-y', f('id')])).stdout, `${recipient}\n`);
+  writeFileSync(f('r'), `${recipient}\n`);
+  await ok(['age', '-r', recipient, '-a', '-j', '1', '-o', f('plain.asc'), f('plain')]);
+  assert.ok(readFileSync(f('plain.asc'), 'utf8').startsWith('-----BEGIN AGE ENCRYPTED FILE-----\n'));
+  await ok(['age', '--encrypt', '-R', f('r'), '--output', f('plain.age'), f('plain')]);
+  assert.ok(readFileSync(f('plain.age'), 'latin1').startsWith('age-encryption.org/v1\n'));
+  await ok(['age', '-d', '-i', f('id'), '-o', f('exists'), '-f', '--jobs', '1', f('plain.asc')]);
+  assert.equal(readFileSync(f('exists'), 'utf8'), 'attack at dawn');
+  assert.equal((await ok(['age', '--decrypt', '--identity', f('id'), f('plain.age')])).stdout, 'attack at dawn');
+  // repeated -r and -i: every recipient gets a stanza, every identity is tried
+  const second = (await ok(['age-keygen', '-o', f('id2')])).stderr.slice('Public key: '.length).trim();
+  await ok(['age', '-r', second, '--recipient', recipient, '-o', f('two.age'), f('plain')]);
+  assert.equal((readFileSync(f('two.age'), 'latin1').match(/\n-> X25519 /g) ?? []).length, 2);
+  for (const id of ['id', 'id2']) assert.equal((await ok(['age', '-d', '-i', f(id), f('two.age')])).stdout, 'attack at dawn');
+  assert.equal((await ok(['age', '-d', '-i', f('id2'), '-i', f('id'), f('plain.age')])).stdout, 'attack at dawn');
+  // sign and verify: --key, --format, --hash, -o; --pub, --sig
+  await usage(['sign', f('plain')], 'sign needs --key <private key>');
+  await usage(['verify', '--sig', f('sig'), f('plain')], 'verify needs --pub <public key>');
+  await usage(['verify', '--pub', f('p384.pem'), f('plain')], 'verify needs --sig <signature file>');
+  await ok(['sign', '-k', f('p384.pem'), '--format', 'p1363', '--hash', 'sha256', '-o', f('sig'), f('plain')]);
+  assert.equal(statSync(f('sig')).size, 96);
+  const pub = createPublicKey(createPrivateKey(readFileSync(f('p384.pem'))));
+  assert.ok(osslVerify('sha256', readFileSync(f('plain')), { key: pub, dsaEncoding: 'ieee-p1363' }, readFileSync(f('sig'))));
+  assert.equal((await ok(['verify', '--pub', f('p384.pem'), '--sig', f('sig'), '--format', 'p1363', '--hash', 'sha256', f('plain')])).stdout, 'Verified OK\n');
+  assert.equal((await run(['verify', '--pub', f('p384.pem'), '--sig', f('sig'), '--format', 'p1363', f('plain')])).status, 1, 'the default hash');
+  // info
+  const info = (await ok(['info'])).stdout.split('\n');
+  assert.equal(info[0], `ctkit: ${VERSION}`);
+  assert.match(info[1], /^backend: (simd|wasm|js)( \(CTKIT_BACKEND\))?$/);
+  assert.equal(info[3], `runtime: Node.js ${process.versions.node}`);
+});
+
+test('bench: the filter, --all, --json, --base, --time, --copies and --impl as the harness takes them', async () => {
+  const headline = benchArgs({}, []);
+  assert.equal(headline.length, 1);
+  assert.match('ghash/64', new RegExp(headline[0]));
+  assert.match('ecdsa_p256_verify', new RegExp(headline[0]));
+  assert.doesNotMatch('ghash/65', new RegExp(headline[0]));
+  assert.deepEqual(benchArgs({ all: true }, []), []);
+  assert.deepEqual(benchArgs({}, ['x25519']), ['x25519']);
+  assert.deepEqual(benchArgs({ json: true, base: 'HEAD~1', time: '50', copies: '2', impl: ['ctkit', 'node'] }, ['sha']), ['sha', '--json', '--base', 'HEAD~1', '--time', '50', '--copies', '2', '--impl', 'ctkit', '--impl', 'node']);
+  assert.deepEqual(benchArgs({ json: false }, ['sha']), ['sha']);
+  assert.throws(
+    () => benchArgs({ all: true }, ['x']),
+    (e: Error) => e instanceof UsageError && e.message === 'bench takes a filter or --all, not both',
+  );
+  // the harness refusing its arguments is a usage error (exit 2)
+  const r = await run(['bench', 'x', '--time', 'soon']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.ok(r.stderr.endsWith(`ctkit bench: the benchmark rejected its arguments (see above); usage: ${COMMANDS.bench.usage} (ctkit bench --help)\n`), r.stderr);
 });

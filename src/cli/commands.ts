@@ -247,18 +247,23 @@ export const COMMANDS: Record<string, Command> = {
     options: { all: { type: 'boolean' }, json: { type: 'boolean' }, base: { type: 'string' }, time: { type: 'string' }, copies: { type: 'string' }, impl: { type: 'string', multiple: true } },
     maxPositionals: 1,
     async run(v, p) {
-      if (v.all && p.length) throw new UsageError('bench takes a filter or --all, not both');
-      const args: string[] = p.length ? [...p] : v.all ? [] : [HEADLINE];
-      if (v.json) args.push('--json');
-      if (typeof v.base === 'string') args.push('--base', v.base);
-      if (typeof v.time === 'string') args.push('--time', v.time);
-      if (typeof v.copies === 'string') args.push('--copies', v.copies);
-      for (const i of (v.impl as string[] | undefined) ?? []) args.push('--impl', i);
-      await runBench(args);
+      await runBench(benchArgs(v, p));
     },
   },
   'ct-check': ctCheckCommand,
 };
+
+/** `ctkit bench`'s options as the arguments of the harness (bench/run.ts). */
+export function benchArgs(v: Record<string, string | boolean | string[] | undefined>, p: string[]): string[] {
+  if (v.all && p.length) throw new UsageError('bench takes a filter or --all, not both');
+  const args: string[] = p.length ? [...p] : v.all ? [] : [HEADLINE];
+  if (v.json) args.push('--json');
+  if (typeof v.base === 'string') args.push('--base', v.base);
+  if (typeof v.time === 'string') args.push('--time', v.time);
+  if (typeof v.copies === 'string') args.push('--copies', v.copies);
+  for (const i of (v.impl as string[] | undefined) ?? []) args.push('--impl', i);
+  return args;
+}
 
 /** The command of that name; undefined for any other word (Object.prototype's names included). */
 export function commandNamed(name: string | undefined): Command | undefined {
