@@ -18,6 +18,10 @@
 // any object), escapes only from RFC 8259's list, \u with four hex digits, no raw control
 // characters in strings, UTF-8 strings, numbers in RFC 8259's grammar, nesting at most 64 deep.
 // Every error is an EncodingError naming what is wrong and the byte offset, never a content.
+//
+// Past the end of the text b[i] is undefined, which is no structural character, no digit, no
+// whitespace and no hex digit: the scanner looks at a byte without a bounds check first, and
+// says "the text ends" where a byte it needs is undefined.
 
 import { EncodingError } from '../errors.js';
 
@@ -82,7 +86,7 @@ export class JsonObject {
     if (m.escaped) throw new EncodingError(`${this.#what}: member "${name}" has an escape (\\), which a key member never needs`);
     const v = this.#bytes.subarray(m.start, m.end);
     let high = 0;
-    for (let i = 0; i < v.length; i++) high |= v[i];
+    for (const c of v) high |= c;
     if (high & 0x80) throw new EncodingError(`${this.#what}: member "${name}" has a byte outside ASCII`);
     return v;
   }
@@ -95,12 +99,10 @@ function decodeString(b: Uint8Array, start: number, end: number, what: string): 
   let out = '';
   let run = start; // start of the current run of bytes without an escape
   const flush = (to: number) => {
-    if (to > run) {
-      try {
-        out += utf8.decode(b.subarray(run, to));
-      } catch {
-        throw new EncodingError(`${what}: a string that is not UTF-8 at byte ${start - 1}`);
-      }
+    try {
+      out += utf8.decode(b.subarray(run, to));
+    } catch {
+      throw new EncodingError(`${what}: a string that is not UTF-8 at byte ${start - 1}`);
     }
   };
   for (let i = start; i < end; i++) {
@@ -130,7 +132,7 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
     throw new EncodingError(`${what}: ${msg} at byte ${at}`);
   };
   const ws = (i: number) => {
-    while (i < n && isWs(b[i])) i++;
+    while (isWs(b[i])) i++;
     return i;
   };
   const expect = (i: number, c: number, msg: string) => {
@@ -146,14 +148,14 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
       ctrl = 0,
       high = 0;
     for (;;) {
-      if (j >= n) fail('unterminated string', i);
       const c = b[j];
+      if (c === undefined) fail('unterminated string', i);
       if (c === 0x22) break;
       if (c === 0x5c) {
         escaped = true;
-        const e = j + 1 < n ? b[j + 1] : -1;
+        const e = b[j + 1];
         if (e === 0x75) {
-          for (let k = 2; k < 6; k++) if (j + k >= n || hexVal(b[j + k]) < 0) fail('\\u escape without four hex digits', j);
+          for (let k = 2; k < 6; k++) if (hexVal(b[j + k]) < 0) fail('\\u escape without four hex digits', j);
           j += 6;
         } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) j += 2;
         else fail('unknown escape in a string', j);
@@ -175,42 +177,43 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
   const number = (i: number): number => {
     const s = i;
     if (b[i] === 0x2d) i++;
-    if (i < n && b[i] === 0x30) i++;
-    else if (i < n && b[i] >= 0x31 && b[i] <= 0x39) while (i < n && isDigit(b[i])) i++;
+    if (b[i] === 0x30) i++;
+    else if (b[i] >= 0x31 && b[i] <= 0x39) while (isDigit(b[i])) i++;
     else fail('invalid number', s);
-    if (i < n && b[i] === 0x2e) {
+    if (b[i] === 0x2e) {
       i++;
-      if (!(i < n && isDigit(b[i]))) fail('invalid number (no digit after ".")', s);
-      while (i < n && isDigit(b[i])) i++;
+      if (!isDigit(b[i])) fail('invalid number (no digit after ".")', s);
+      while (isDigit(b[i])) i++;
     }
-    if (i < n && (b[i] === 0x65 || b[i] === 0x45)) {
+    if (b[i] === 0x65 || b[i] === 0x45) {
       i++;
-      if (i < n && (b[i] === 0x2b || b[i] === 0x2d)) i++;
-      if (!(i < n && isDigit(b[i]))) fail('invalid number (no digit in the exponent)', s);
-      while (i < n && isDigit(b[i])) i++;
+      if (b[i] === 0x2b || b[i] === 0x2d) i++;
+      if (!isDigit(b[i])) fail('invalid number (no digit in the exponent)', s);
+      while (isDigit(b[i])) i++;
     }
     return i;
   };
 
   const literal = (i: number, word: string): number => {
-    for (let k = 0; k < word.length; k++) if (i + k >= n || b[i + k] !== word.charCodeAt(k)) fail('invalid literal', i);
+    for (let k = 0; k < word.length; k++) if (b[i + k] !== word.charCodeAt(k)) fail('invalid literal', i);
     return i + word.length;
   };
 
-  /** A value at b[i] (no whitespace before it); its kind and the index after it. */
-  const value = (i: number, depth: number): { kind: JsonKind; next: number; escaped: boolean; start: number; end: number } => {
-    if (i >= n) fail('a value is missing: the text ends', i);
+  /** A value at b[i] (no whitespace before it): the member it makes (a string's contents; another value's text) and the index after it. */
+  const value = (i: number, depth: number): { member: JsonMember; next: number } => {
     const c = b[i];
+    if (c === undefined) fail('a value is missing: the text ends', i);
     if (c === 0x22) {
       const s = string(i);
-      return { kind: 'string', next: s.next, escaped: s.escaped, start: s.start, end: s.end };
+      return { member: { kind: 'string', start: s.start, end: s.end, escaped: s.escaped }, next: s.next };
     }
-    if (c === 0x7b) return { kind: 'object', next: object(i, depth + 1), escaped: false, start: i, end: -1 };
-    if (c === 0x5b) return { kind: 'array', next: array(i, depth + 1), escaped: false, start: i, end: -1 };
-    if (c === 0x74) return { kind: 'boolean', next: literal(i, 'true'), escaped: false, start: i, end: -1 };
-    if (c === 0x66) return { kind: 'boolean', next: literal(i, 'false'), escaped: false, start: i, end: -1 };
-    if (c === 0x6e) return { kind: 'null', next: literal(i, 'null'), escaped: false, start: i, end: -1 };
-    if (c === 0x2d || isDigit(c)) return { kind: 'number', next: number(i), escaped: false, start: i, end: -1 };
+    const other = (kind: JsonKind, next: number) => ({ member: { kind, start: i, end: next, escaped: false }, next });
+    if (c === 0x7b) return other('object', object(i, depth + 1));
+    if (c === 0x5b) return other('array', array(i, depth + 1));
+    if (c === 0x74) return other('boolean', literal(i, 'true'));
+    if (c === 0x66) return other('boolean', literal(i, 'false'));
+    if (c === 0x6e) return other('null', literal(i, 'null'));
+    if (c === 0x2d || isDigit(c)) return other('number', number(i));
     return fail('not a JSON value', i);
   };
 
@@ -218,7 +221,7 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
     if (depth > MAX_DEPTH) fail(`nested more than ${MAX_DEPTH} deep`, i);
     const names = new Set<string>();
     i = ws(i + 1);
-    if (i < n && b[i] === 0x7d) return i + 1;
+    if (b[i] === 0x7d) return i + 1;
     for (;;) {
       expect(i, 0x22, 'expected a member name (a string)');
       const k = string(i);
@@ -229,9 +232,9 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
       expect(i, 0x3a, `expected ":" after the member name "${name}"`);
       i = ws(i + 1);
       const v = value(i, depth);
-      if (top) top.set(name, { kind: v.kind, start: v.start, end: v.kind === 'string' ? v.end : v.next, escaped: v.escaped });
+      if (top) top.set(name, v.member);
       i = ws(v.next);
-      if (i < n && b[i] === 0x2c) {
+      if (b[i] === 0x2c) {
         i = ws(i + 1);
         continue;
       }
@@ -243,10 +246,10 @@ export function scanJsonObject(bytes: Uint8Array, what: string): JsonObject {
   function array(i: number, depth: number): number {
     if (depth > MAX_DEPTH) fail(`nested more than ${MAX_DEPTH} deep`, i);
     i = ws(i + 1);
-    if (i < n && b[i] === 0x5d) return i + 1;
+    if (b[i] === 0x5d) return i + 1;
     for (;;) {
       i = ws(value(i, depth).next);
-      if (i < n && b[i] === 0x2c) {
+      if (b[i] === 0x2c) {
         i = ws(i + 1);
         continue;
       }
