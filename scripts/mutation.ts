@@ -113,7 +113,7 @@ export const FOLDERS: Record<string, Folder> = {
   'src/cli': {
     dir: 'src/cli',
     extra: ['src/util/json-ct.ts'],
-    tests: t('bech32', 'json-ct', 'cli-help', 'cli-main', 'cli-keygen', 'cli-age-format', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-check', 'cli-files', 'cli', 'cli-age', 'cli-keys'),
+    tests: t('bech32', 'json-ct', 'cli-help', 'cli-main', 'cli-keygen', 'cli-age-format', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'cli-io', 'mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-check', 'cli-files', 'cli', 'cli-age', 'cli-keys'),
   },
   // the stream code runs in the test process, except worker.ts, which runs in worker threads: in
   // the dry run test/support/worker-preload.mjs carries their coverage back to the test file that

@@ -245,7 +245,6 @@ class FileOutput implements Output {
   readonly streaming = false;
   written = 0;
   #fh: fsp.FileHandle | undefined;
-  #done = false;
 
   private constructor(
     readonly path: string,
@@ -284,7 +283,7 @@ class FileOutput implements Output {
   }
 
   async write(chunks: readonly Uint8Array[]): Promise<void> {
-    let list = chunks.filter((c) => c.length > 0);
+    let list = chunks;
     while (list.length) {
       let n: number;
       try {
@@ -326,7 +325,6 @@ class FileOutput implements Output {
         await fsp.unlink(this.tmp).catch(() => undefined);
       }
       temps.delete(this.tmp);
-      this.#done = true;
     } catch (e) {
       await this.abort();
       if (e instanceof FileError) throw e;
@@ -334,9 +332,8 @@ class FileOutput implements Output {
     }
   }
 
+  /** Closes and removes the temporary file (after commit() there is none: nothing happens). */
   async abort(): Promise<void> {
-    if (this.#done) return;
-    this.#done = true;
     await this.#fh?.close().catch(() => undefined);
     this.#fh = undefined;
     await fsp.unlink(this.tmp).catch(() => undefined);

@@ -1,0 +1,169 @@
+// src/cli/io.ts in-process: the file output (a 0600 temporary file beside the target, renamed
+// into place with the mode a new file gets, never over a file that exists or appears meanwhile,
+// nothing left behind on abort), the input reader, error reasons, and the progress bar (on
+// stderr, only for a terminal and a large input, at most ten times a second). Signals and stdin
+// are test/cli-files.test.ts's (a real child process); this file is the quick one, so that under
+// `npm run test:mutation -- src/cli` a mutant of io.ts fails here first.
+import { mock, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileError } from '../src/cli/errors.js';
+import { Input, openOutput, Progress, reason } from '../src/cli/io.js';
+import { Rng } from './support/rng.js';
+import { cliOutput } from './support/stdout.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ctkit-io-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const fresh = () => {
+  const d = join(root, `d${dirs++}`);
+  mkdirSync(d);
+  return d;
+};
+const ls = (d: string) => readdirSync(d).sort();
+const rng = new Rng(0x10);
+
+async function rejects(f: Promise<unknown>, message: string | RegExp) {
+  await assert.rejects(f, (e: Error) => {
+    assert.ok(e instanceof FileError, `${e.name}: ${e.message}`);
+    if (typeof message === 'string') assert.equal(e.message, message);
+    else assert.match(e.message, message);
+    return true;
+  });
+}
+
+test('file output: a 0600 temporary beside the target while writing, then the target with the usual mode', async () => {
+  const d = fresh();
+  const target = join(d, 'out.bin');
+  const out = await openOutput(target, { command: 'open' });
+  assert.equal(out.streaming, false);
+  const [tmp] = ls(d);
+  assert.match(tmp, /^\.out\.bin\.[0-9a-f]{12}\.ctkit-tmp$/);
+  assert.equal(statSync(join(d, tmp)).mode & 0o777, 0o600);
+  const data = rng.bytes(100000);
+  await out.write([data.subarray(0, 10), new Uint8Array(0), data.subarray(10, 70000)]);
+  await out.write([]);
+  await out.write([data.subarray(70000)]);
+  assert.equal(out.written, 100000);
+  assert.deepEqual(ls(d), [tmp], 'the target appears only on commit');
+  await out.commit();
+  assert.deepEqual(ls(d), ['out.bin']);
+  assert.deepEqual(new Uint8Array(readFileSync(target)), data);
+  assert.equal(statSync(target).mode & 0o777, 0o666 & ~process.umask());
+  // abort after commit does nothing
+  await out.abort();
+  assert.deepEqual(ls(d), ['out.bin']);
+});
+
+test('file output: abort leaves nothing; an existing target is kept without force, replaced with it', async () => {
+  const d = fresh();
+  const target = join(d, 'out');
+  const a = await openOutput(target, { command: 'open' });
+  await a.write([rng.bytes(1000)]);
+  await a.abort();
+  await a.abort();
+  assert.deepEqual(ls(d), []);
+  writeFileSync(target, 'keep');
+  await rejects(openOutput(target, { command: 'open' }), `${target} already exists; ctkit does not overwrite it without --force`);
+  await rejects(openOutput(target, { command: 'open', force: false }), /already exists/);
+  assert.deepEqual(ls(d), ['out']);
+  const f = await openOutput(target, { command: 'open', force: true });
+  assert.equal(readFileSync(target, 'utf8'), 'keep', 'replaced before commit');
+  await f.write([Buffer.from('new')]);
+  await f.commit();
+  assert.equal(readFileSync(target, 'utf8'), 'new');
+  assert.deepEqual(ls(d), ['out']);
+});
+
+test('file output: a target that appears while writing is not overwritten, and the output is discarded', async () => {
+  const d = fresh();
+  const target = join(d, 'out');
+  const o = await openOutput(target, { command: 'open' });
+  await o.write([Buffer.from('secret plaintext')]);
+  writeFileSync(target, 'theirs');
+  await rejects(o.commit(), `${target} appeared while ctkit was writing; not overwritten (the output was discarded)`);
+  assert.deepEqual(ls(d), ['out']);
+  assert.equal(readFileSync(target, 'utf8'), 'theirs');
+});
+
+test('file output: where it cannot be written, a FileError that says why, before any file exists', async () => {
+  const d = fresh();
+  await rejects(openOutput(join(d, 'no', 'out'), { command: 'open' }), `cannot write ${join(d, 'no', 'out')}: the directory ${join(d, 'no')} does not exist`);
+  writeFileSync(join(d, 'file'), '');
+  await rejects(openOutput(join(d, 'file', 'out'), { command: 'open' }), `cannot write ${join(d, 'file', 'out')}: ${join(d, 'file')} is not a directory`);
+  mkdirSync(join(d, 'dir'));
+  await rejects(openOutput(join(d, 'dir'), { command: 'open', force: true }), `cannot write ${join(d, 'dir')}: it is a directory`);
+  assert.deepEqual(ls(d), ['dir', 'file']);
+  assert.deepEqual(ls(join(d, 'dir')), []);
+});
+
+test('input: a file read in full in any pieces, its size known; a missing file or a directory refused', async () => {
+  const d = fresh();
+  const data = rng.bytes(70000);
+  writeFileSync(join(d, 'in'), data);
+  const input = await Input.open(join(d, 'in'));
+  assert.equal(input.size, 70000);
+  assert.equal(input.name, join(d, 'in'));
+  const buf = new Uint8Array(80000);
+  assert.equal(await input.readFull(buf, 0, 1), 1);
+  assert.equal(await input.readFull(buf, 1, 40000), 40000);
+  assert.equal(input.bytesRead, 40001);
+  assert.equal(await input.readFull(buf, 40001), 29999, 'fewer only at the end');
+  assert.equal(await input.readFull(buf, 0), 0);
+  assert.equal(input.bytesRead, 70000);
+  assert.deepEqual(buf.subarray(0, 70000), data);
+  await input.close();
+  await input.close();
+  await rejects(Input.open(join(d, 'nope')), `cannot read ${join(d, 'nope')}: no such file (ENOENT)`);
+  await rejects(Input.open(d), `cannot read ${d}: is a directory`);
+});
+
+test('reason: the errno codes in words with the code, other errors as their message', () => {
+  const err = (code: string) => Object.assign(new Error(`x ${code}`), { code });
+  assert.equal(reason(err('ENOENT')), 'no such file (ENOENT)');
+  assert.equal(reason(err('EACCES')), 'permission denied (EACCES)');
+  assert.equal(reason(err('ENOSPC')), 'no space left on the device (ENOSPC)');
+  assert.equal(reason(err('EWHATEVER')), 'EWHATEVER');
+  assert.equal(reason(new Error('plain')), 'plain');
+  assert.equal(reason('a string'), 'a string');
+  assert.equal(reason(Object.assign(new Error('m'), { code: 42 })), 'm');
+});
+
+test('progress: on stderr for a terminal and at least 8 MiB, at most every 100 ms, and the last update always', async () => {
+  const tty = process.stderr.isTTY;
+  mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  try {
+    const lines = async (f: () => void) => (await cliOutput(async () => f())).stderr;
+    // not a terminal, or too small, or of unknown size: nothing
+    process.stderr.isTTY = false;
+    assert.equal(await lines(() => new Progress(1 << 30, 'sealing').update(1 << 29)), '');
+    process.stderr.isTTY = true;
+    for (const total of [undefined, (8 << 20) - 1]) {
+      assert.equal(
+        await lines(() => {
+          const p = new Progress(total, 'sealing');
+          p.update(1 << 20);
+          p.end();
+        }),
+        '',
+      );
+    }
+    const total = 8 << 20;
+    const p = new Progress(total, 'opening');
+    assert.equal(p.label, 'opening');
+    mock.timers.tick(1000);
+    assert.equal(await lines(() => p.update(total / 4)), `\ropening [########                      ]  25% 2 MB/s`);
+    mock.timers.tick(99);
+    assert.equal(await lines(() => p.update(total / 2)), '', 'within 100 ms of the last');
+    mock.timers.tick(1);
+    assert.equal(await lines(() => p.update(total / 2)), `\ropening [###############               ]  50% 4 MB/s`);
+    assert.equal(await lines(() => p.update(total)), `\ropening [##############################] 100% 8 MB/s`, 'the end, however soon');
+    assert.equal(await lines(() => p.update(2 * total)), `\ropening [##############################] 100% 15 MB/s`, 'never past 100 % (16.8 MB in 1.1 s)');
+    assert.equal(await lines(() => p.end()), '\n');
+  } finally {
+    mock.timers.reset();
+    process.stderr.isTTY = tty;
+  }
+});
