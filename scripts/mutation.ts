@@ -408,7 +408,7 @@ function strykerOptions(folder: string, f: Folder, opts: { files?: string; incre
     cleanTempDir: true,
     // the sandbox needs the sources, the tests and their vectors, and the configuration; not the rest
     // (test/stream-spec.test.ts reads the specification's vectors from docs/stream-format.md)
-    ignorePatterns: ['/dist', '/reports', '/docs', '!/docs/stream-format.md', '/ci', '/bench', '/scratch-*', '/.bench-base', '*.log', '*.tgz'],
+    ignorePatterns: ['/dist', '/reports', '/docs', '!/docs/stream-format.md', '!/docs/cli.md', '/ci', '/bench', '/scratch-*', '/.bench-base', '*.log', '*.tgz'],
     timeoutMS: 10000,
     dryRunTimeoutMinutes: 30, // src/cli's and src/ec's test files take several minutes (Stryker's default is 5)
     logLevel: 'info',

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { UsageError, Failure } from './errors.js';
 
-export async function runBench(args: string[]): Promise<void> {
+/** Runs the harness (`script`: bench/run.ts, or a stand-in in the tests) with `args`; its exit status 2 is a usage error. */
+export async function runBench(args: string[], script = fileURLToPath(new URL('../../bench/run.ts', import.meta.url))): Promise<void> {
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const script = fileURLToPath(new URL('../../bench/run.ts', import.meta.url));
   if (!existsSync(script)) throw new UsageError('bench needs a clone of the ctkit repository (bench/ is not in this installation)');
   try {
     createRequire(import.meta.url).resolve('tsx'); // only to fail early with a clear message
