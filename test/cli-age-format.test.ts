@@ -7,24 +7,16 @@
 // `npm run test:mutation -- src/cli` a mutant of age.ts fails here first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert } from '../src/cli/age.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
+import { rejectsWith, scratch } from './support/scratch.js';
 import { cliOutput, cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
 
-const root = mkdtempSync(join(tmpdir(), 'ctkit-age-format-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = () => {
-  const d = join(root, `d${dirs++}`);
-  mkdirSync(d);
-  return d;
-};
-const ls = (d: string) => readdirSync(d).sort();
+const { fresh, ls } = scratch('age-format');
 const rng = new Rng(0xa9f);
 const keys = fresh();
 const alice = nodeIdentity(keys, 'alice.txt');
@@ -33,14 +25,7 @@ const carol = nodeIdentity(keys, 'carol.txt');
 const mallory = nodeIdentity(keys, 'mallory.txt');
 const { CASES, fk, v1, goodStanza, goodFile, plain2, hdr } = malformedCases(alice, mallory, rng);
 
-async function rejects(f: Promise<unknown>, type: new (...a: never[]) => Error, message: string | RegExp, what?: string) {
-  await assert.rejects(f, (e: Error) => {
-    assert.ok(e instanceof type, `${what ?? ''}: ${e.name}: ${e.message}`);
-    if (typeof message === 'string') assert.equal(e.message, message, what);
-    else assert.match(e.message, message, what);
-    return true;
-  });
-}
+const rejects = rejectsWith;
 
 test('malformed files: each refused with its reason in one line (a Failure), no output file; the well-formed ones decrypt', async () => {
   for (const c of CASES) {

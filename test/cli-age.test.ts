@@ -14,26 +14,18 @@ import { test } from 'node:test';
 import pLimit from 'p-limit';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Rng } from './support/rng.js';
+import { scratch } from './support/scratch.js';
 import { type Case, type Key, ageChunks, ageFile, armor, loadKey, malformedCases, payload } from './support/age-writer.js';
 import { ctkitArgv, spawnAsync } from './support/cli.js';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'ctkit-age-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+const { root, fresh, ls } = scratch('age');
 const rng = new Rng(0xa9e);
-let dirs = 0;
-const fresh = () => {
-  const d = join(root, `d${dirs++}`);
-  mkdirSync(d);
-  return d;
-};
-const ls = (d: string) => readdirSync(d).sort();
 
 // ---- running the two tools -------------------------------------------------------------------
 

@@ -6,33 +6,18 @@
 // `npm run test:mutation -- src/cli` a mutant of io.ts fails here first.
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileError } from '../src/cli/errors.js';
 import { Input, openOutput, Progress, reason } from '../src/cli/io.js';
 import { Rng } from './support/rng.js';
+import { rejectsWith, scratch } from './support/scratch.js';
 import { cliOutput } from './support/stdout.js';
 
-const root = mkdtempSync(join(tmpdir(), 'ctkit-io-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = () => {
-  const d = join(root, `d${dirs++}`);
-  mkdirSync(d);
-  return d;
-};
-const ls = (d: string) => readdirSync(d).sort();
+const { fresh, ls } = scratch('io');
 const rng = new Rng(0x10);
 
-async function rejects(f: Promise<unknown>, message: string | RegExp) {
-  await assert.rejects(f, (e: Error) => {
-    assert.ok(e instanceof FileError, `${e.name}: ${e.message}`);
-    if (typeof message === 'string') assert.equal(e.message, message);
-    else assert.match(e.message, message);
-    return true;
-  });
-}
+const rejects = (f: Promise<unknown>, message: string | RegExp) => rejectsWith(f, FileError, message);
 
 test('file output: a 0600 temporary beside the target while writing, then the target with the usual mode', async () => {
   const d = fresh();

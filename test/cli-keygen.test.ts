@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ecdh, keygenCurve, pubkey } from '../src/cli/keys.js';
+import { rejectsWith } from './support/scratch.js';
 import { cliStdout } from './support/stdout.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-keygen-'));
@@ -42,14 +43,7 @@ const uncompressed = (k: KeyObject, n: number) => {
   return spki.subarray(spki.length - (2 * n + 1));
 };
 
-async function rejects(f: () => Promise<unknown>, type: new (...a: never[]) => Error, message: string | RegExp) {
-  await assert.rejects(f, (e: Error) => {
-    assert.ok(e instanceof type, `${e.name}: ${e.message}`);
-    if (typeof message === 'string') assert.equal(e.message, message);
-    else assert.match(e.message, message);
-    return true;
-  });
-}
+const rejects = (f: () => Promise<unknown>, type: abstract new (...a: never[]) => Error, message: string | RegExp) => rejectsWith(f(), type, message);
 
 for (const [name, ossl, n, crv] of CURVES) {
   test(`${name}: keygen in every format → OpenSSL's key; pubkey in every format; ecdh both ways`, async () => {

@@ -8,43 +8,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { autoJobs, keygenAead, openFile, parseJobs, sealFile, WORKERS_FROM } from '../src/cli/files.js';
 import { refOpenStream, refSealStream } from '../src/ref/stream.js';
 import { ALGORITHMS, headerLength, SEGMENT_SIZE } from '../src/stream/format.js';
 import { Rng } from './support/rng.js';
+import { rejectsWith, scratch } from './support/scratch.js';
 import { cliStdout } from './support/stdout.js';
 
-const root = mkdtempSync(join(tmpdir(), 'ctkit-seal-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = () => {
-  const d = join(root, `d${dirs++}`);
-  mkdirSync(d);
-  return d;
-};
-const ls = (d: string) => readdirSync(d).sort();
+const { fresh, ls } = scratch('seal');
 const rng = new Rng(0x5ea1);
 const TAG = 16;
 const keyDir = fresh();
 const keyOf = (path: string) => new Uint8Array(Buffer.from(JSON.parse(readFileSync(path, 'utf8')).k, 'base64url'));
+let keys = 0;
 const keyFile = async (alg: string) => {
-  const f = join(keyDir, `${alg}.${dirs++}.key`);
+  const f = join(keyDir, `${alg}.${keys++}.key`);
   await keygenAead(alg, f);
   return f;
 };
 
-async function rejects(f: Promise<unknown>, type: new (...a: never[]) => Error, message: string | RegExp, what?: string) {
-  await assert.rejects(f, (e: Error) => {
-    assert.ok(e instanceof type, `${what ?? ''}: ${e.name}: ${e.message}`);
-    if (typeof message === 'string') assert.equal(e.message, message, what);
-    else assert.match(e.message, message, what);
-    return true;
-  });
-}
+const rejects = rejectsWith;
 
 test('keygen --aead: a 0600 JWK of the algorithm with a fresh key, never overwritten; an unknown AEAD refused', async () => {
   const names = ALGORITHMS.map((a) => a.name).join(', ');
