@@ -37,6 +37,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { setPriority, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { minimatch } from 'minimatch';
 
 const repo = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 /** where Stryker runs: the working tree, or (--head) a copy of HEAD */
@@ -53,6 +54,13 @@ interface Folder {
   extra?: string[];
   /** test files that exercise them, fastest and most pointed first (a killed mutant stops at its first failing file) */
   tests: string[];
+  /**
+   * For a file whose mutants these tests alone are to kill, the subset of `tests` (by name) that
+   * runs for it: a mutant that survives runs every covering file of the run, so the slow files
+   * (processes, the real age) stay out of the parts that do not need them. A run (or part) runs
+   * the folder's tests that some mutated file names; a file without an entry names them all.
+   */
+  testsFor?: Record<string, string[]>;
 }
 
 const t = (...names: string[]) => names.map((n) => `test/${n}.test.ts`);
@@ -109,11 +117,35 @@ export const FOLDERS: Record<string, Folder> = {
     tests: t('engine', 'teeth-engine', 'mutation-engine', 'key-cache', 'backends', 'teeth-wipe', 'teeth-limits'),
   },
   // the commands run in child processes; test/support/stryker-child.ts carries their coverage
-  // back to the test file that ran them, so coverage per test applies here too
+  // back to the test file that ran them, so coverage per test applies here too. Each module has
+  // an in-process test file (cli-main, cli-keygen, cli-age-format, cli-sign, cli-seal, cli-io,
+  // json-ct, bech32): those and the other quick files are what its part runs; the files that
+  // spawn the command (cli, cli-files, cli-age: 20–30 s each) run only for what only a process
+  // shows (the entry point, signals, stdin, worker threads); cli-keys (the CLI beside the openssl
+  // tool, 50 s) is in npm test only: cli-keygen holds keys.ts to OpenSSL in-process.
   'src/cli': {
     dir: 'src/cli',
     extra: ['src/util/json-ct.ts'],
-    tests: t('bech32', 'json-ct', 'cli-help', 'cli-main', 'cli-keygen', 'cli-age-format', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'cli-io', 'mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-check', 'cli-files', 'cli', 'cli-age', 'cli-keys'),
+    tests: t('bech32', 'json-ct', 'cli-help', 'cli-main', 'cli-keygen', 'cli-age-format', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'cli-io', 'mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-check', 'cli-files', 'cli', 'cli-age'),
+    testsFor: {
+      'src/util/json-ct.ts': ['json-ct', 'cli-main', 'cli-keygen', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'teeth-base64', 'mutation-cli-base64'],
+      'src/cli/keys.ts': ['cli-main', 'cli-keygen', 'cli-sign', 'ct-cli-keys', 'teeth-base64', 'mutation-cli-base64'],
+      'src/cli/aead-key-file.ts': ['cli-main', 'ct-cli-keys', 'cli-seal', 'teeth-base64', 'mutation-cli-base64'],
+      'src/cli/sign.ts': ['cli-main', 'cli-sign'],
+      'src/cli/bech32.ts': ['bech32', 'cli-age-format'],
+      'src/cli/run.ts': ['cli-help', 'cli-main'],
+      'src/cli/commands.ts': ['cli-help', 'cli-main'],
+      'src/cli/bench.ts': ['cli-main'],
+      'src/cli/info.ts': ['cli-main'],
+      'src/cli/age-command.ts': ['cli-help', 'cli-main'],
+      'src/cli/errors.ts': ['cli-main', 'mutation-cli'],
+      'src/cli/age.ts': ['cli-main', 'cli-age-format', 'cli-age'],
+      'src/cli/files.ts': ['cli-main', 'cli-seal', 'cli-io', 'mutation-cli', 'cli-files'],
+      'src/cli/io.ts': ['cli-main', 'cli-seal', 'cli-io', 'cli-age-format', 'cli-files'],
+      'src/cli/ct-check.ts': ['ct-check'],
+      'src/cli/workers.ts': ['mutation-cli', 'cli-files'],
+      'src/cli/main.ts': ['cli'],
+    },
   },
   // the stream code runs in the test process, except worker.ts, which runs in worker threads: in
   // the dry run test/support/worker-preload.mjs carries their coverage back to the test file that
@@ -377,6 +409,15 @@ function lastWhole(folder: string): Parts | undefined {
 const headCommit = () => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
 
 /** The committed TypeScript files of a folder, less its exclusions. */
+/** The folder's test files that the files mutated by this run (all, or those `files` matches) name. */
+export function testsOf(f: Folder, files: string | undefined): string[] {
+  if (!f.testsFor) return f.tests;
+  const mutated = tracked(f).filter((p) => files === undefined || minimatch(p, files));
+  const named = new Set<string>();
+  for (const p of mutated) for (const n of f.testsFor[p] ?? f.tests.map((x) => x.slice('test/'.length, -'.test.ts'.length))) named.add(`test/${n}.test.ts`);
+  return f.tests.filter((x) => named.has(x));
+}
+
 function tracked(f: Folder): string[] {
   const git = root === repo ? ['ls-files', '-z', '--', f.dir] : ['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', f.dir];
   const out = execFileSync('git', git, { cwd: repo, encoding: 'utf8' });
@@ -461,7 +502,7 @@ async function main(): Promise<number> {
   const results: FolderResult[] = [];
   for (const folder of folders.length > 0 ? folders : Object.keys(FOLDERS)) {
     // --tests: the folder's files against only these test files, a survey (see the header)
-    const f = only ? { ...FOLDERS[folder], tests: t(...only.split(',')) } : FOLDERS[folder];
+    const f = only ? { ...FOLDERS[folder], tests: t(...only.split(',')) } : { ...FOLDERS[folder], tests: testsOf(FOLDERS[folder], files) };
     const started = Date.now();
     const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}${head ? ' --head' : ''}${check ? '' : ' --no-check'}`;
     console.log(`\n=== ${folder}: ${f.tests.join(' ')}`);

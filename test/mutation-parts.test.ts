@@ -3,7 +3,8 @@
 // and a run that no longer contributes a file is dropped with it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeParts } from '../scripts/mutation.js';
+import { existsSync } from 'node:fs';
+import { FOLDERS, mergeParts, testsOf } from '../scripts/mutation.js';
 
 const mutant = (id: string, status: string) => ({ id, mutatorName: 'BooleanLiteral', replacement: 'false', location: { start: { line: 1, column: 1 }, end: { line: 1, column: 5 } }, status });
 const report = (files: Record<string, [string, string]>) => ({
@@ -64,4 +65,23 @@ test('parts: a file a whole run found no mutant in stays covered while its sourc
   sources['index.ts'] = "export * from './b.js';";
   const two = mergeParts(one, report({ 'a.ts': ['true', 'Killed'] }), run('part', ['a.ts']), current);
   assert.deepEqual(two.empty, {});
+});
+
+test('testsFor: each file a folder names is one of its files, each test one of its tests; a part runs what its files name', () => {
+  for (const [name, f] of Object.entries(FOLDERS)) {
+    const all = testsOf(f, undefined);
+    assert.deepEqual(all, f.tests, `${name}: a whole run runs every test its files name`);
+    for (const [file, tests] of Object.entries(f.testsFor ?? {})) {
+      assert.ok(file.startsWith(`${f.dir}/`) || (f.extra ?? []).includes(file), `${name}: ${file} is not in the folder`);
+      assert.ok(existsSync(new URL(`../${file}`, import.meta.url)), `${name}: ${file} does not exist`);
+      for (const t of tests) assert.ok(f.tests.includes(`test/${t}.test.ts`), `${name}: ${file} names ${t}, not one of the folder's tests`);
+    }
+  }
+  const cli = FOLDERS['src/cli'];
+  // in the folder's order, the union of the files' lists
+  assert.deepEqual(testsOf(cli, 'src/cli/{run,bench}.ts'), ['test/cli-help.test.ts', 'test/cli-main.test.ts']);
+  assert.deepEqual(testsOf(cli, 'src/cli/sign.ts'), ['test/cli-main.test.ts', 'test/cli-sign.test.ts']);
+  assert.deepEqual(testsOf(cli, 'src/cli/nothing.ts'), []);
+  // a folder without testsFor runs all its tests for any part
+  assert.deepEqual(testsOf(FOLDERS['src/hash'], 'src/hash/hmac.ts'), FOLDERS['src/hash'].tests);
 });
