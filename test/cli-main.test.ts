@@ -6,9 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, verify as osslVerify } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, fstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { COMMANDS, VERSION, benchArgs, commandHelp, mainHelp } from '../src/cli/commands.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { runBench } from '../src/cli/bench.js';
@@ -29,8 +31,10 @@ async function run(argv: string[]): Promise<{ status: number; stdout: string; st
 }
 
 test('help and version: exit 0, on stdout', async () => {
-  // Object.prototype's names are not commands (they once reached 'c.run is not a function')
-  for (const argv of [['--help'], ['-h'], ['help'], ['help', 'nope'], ['help', 'constructor'], ['help', '__proto__']]) assert.deepEqual(await run(argv), { status: 0, stdout: `${mainHelp()}\n`, stderr: '' }, argv.join(' '));
+  // Object.prototype's names are not commands (they once reached 'c.run is not a function');
+  // only `help` takes a topic
+  for (const argv of [['--help'], ['-h'], ['help'], ['help', 'nope'], ['help', 'constructor'], ['help', '__proto__'], ['--help', 'seal'], ['-h', 'seal']])
+    assert.deepEqual(await run(argv), { status: 0, stdout: `${mainHelp()}\n`, stderr: '' }, argv.join(' '));
   for (const argv of [
     ['help', 'seal'],
     ['seal', '--help'],
@@ -89,6 +93,8 @@ test('report: each kind of error to its exit status and one line, the library ke
     [new InvalidKeyError('off the curve'), 'ecdh', 1, 'ctkit ecdh: invalid key: off the curve\n'],
     [new TypeError('boom'), 'info', 1, 'ctkit info: boom\n'],
     ['a string', 'info', 1, 'ctkit info: a string\n'],
+    [undefined, 'info', 1, 'ctkit info: undefined\n'],
+    [null, 'info', 1, 'ctkit info: null\n'],
     [Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), 'open', 141, ''],
   ];
   for (const [e, cmd, status, stderr] of cases) {
@@ -155,6 +161,8 @@ test('every command takes its options to what it runs, and refuses the combinati
   await ok(['open', '-k', f('aes.key'), '-j', '1', f('sealed'), '-o', f('exists'), '-f']);
   assert.equal(readFileSync(f('exists'), 'utf8'), 'attack at dawn');
   assert.equal((await ok(['open', '--key', f('aes.key'), f('sealed')])).stdout, 'attack at dawn');
+  assert.equal((await run(['seal', '-k', f('aes.key'), f('plain'), '-o', f('exists')])).status, 2);
+  assert.equal(readFileSync(f('exists'), 'utf8'), 'attack at dawn');
   await ok(['seal', '-k', f('aes.key'), f('plain'), '-o', f('exists'), '--force']);
   assert.equal((await ok(['open', '-k', f('aes.key'), f('exists')])).stdout, 'attack at dawn');
   // age and age-keygen
@@ -175,6 +183,10 @@ test('every command takes its options to what it runs, and refuses the combinati
   assert.ok(readFileSync(f('plain.asc'), 'utf8').startsWith('-----BEGIN AGE ENCRYPTED FILE-----\n'));
   await ok(['age', '--encrypt', '-R', f('r'), '--output', f('plain.age'), f('plain')]);
   assert.ok(readFileSync(f('plain.age'), 'latin1').startsWith('age-encryption.org/v1\n'));
+  writeFileSync(f('exists'), 'keep');
+  assert.equal((await run(['age', '-d', '-i', f('id'), '-o', f('exists'), f('plain.asc')])).status, 2);
+  assert.equal((await run(['age', '-r', recipient, '-o', f('exists'), f('plain')])).status, 2);
+  assert.equal(readFileSync(f('exists'), 'utf8'), 'keep');
   await ok(['age', '-d', '-i', f('id'), '-o', f('exists'), '-f', '--jobs', '1', f('plain.asc')]);
   assert.equal(readFileSync(f('exists'), 'utf8'), 'attack at dawn');
   assert.equal((await ok(['age', '--decrypt', '--identity', f('id'), f('plain.age')])).stdout, 'attack at dawn');
@@ -195,10 +207,23 @@ test('every command takes its options to what it runs, and refuses the combinati
   assert.equal((await ok(['verify', '--pub', f('p384.pem'), '--sig', f('sig'), '--format', 'p1363', '--hash', 'sha256', f('plain')])).stdout, 'Verified OK\n');
   assert.equal((await run(['verify', '--pub', f('p384.pem'), '--sig', f('sig'), '--format', 'p1363', f('plain')])).status, 1, 'the default hash');
   // info
-  const info = (await ok(['info'])).stdout.split('\n');
+  const text = (await ok(['info'])).stdout;
+  const info = text.split('\n');
+  assert.equal(info.length, 5, text);
   assert.equal(info[0], `ctkit: ${VERSION}`);
-  assert.match(info[1], /^backend: (simd|wasm|js)( \(CTKIT_BACKEND\))?$/);
+  assert.match(info[1], /^backend: (simd|wasm|js)$/);
+  assert.match(info[2], /^probe: (simd|wasm|js)$/);
   assert.equal(info[3], `runtime: Node.js ${process.versions.node}`);
+  assert.equal(info[4], '', 'one line each, the last one ended');
+  // CTKIT_BACKEND set: said beside the backend
+  const env = process.env.CTKIT_BACKEND;
+  process.env.CTKIT_BACKEND = info[1].slice('backend: '.length);
+  try {
+    assert.equal((await ok(['info'])).stdout.split('\n')[1], `${info[1]} (CTKIT_BACKEND)`);
+  } finally {
+    if (env === undefined) delete process.env.CTKIT_BACKEND;
+    else process.env.CTKIT_BACKEND = env;
+  }
 });
 
 test('bench: the filter, --all, --json, --base, --time, --copies and --impl as the harness takes them', async () => {
@@ -215,12 +240,45 @@ test('bench: the filter, --all, --json, --base, --time, --copies and --impl as t
     () => benchArgs({ all: true }, ['x']),
     (e: Error) => e instanceof UsageError && e.message === 'bench takes a filter or --all, not both',
   );
-  // the harness's exit status: 2 a usage error, another a failure; a missing harness said so
-  // (a stand-in: the real one is not in every copy of the tree, and takes seconds)
+  // --impl repeats
+  assert.deepEqual(parseArgs({ args: ['--impl', 'a', '--impl', 'b'], options: COMMANDS.bench.options, allowPositionals: true }).values.impl, ['a', 'b']);
+  // the real harness, through the command: it refuses --time soon (exit 2)
+  const real = await run(['bench', 'x', '--time', 'soon']);
+  assert.deepEqual(real, { status: 2, stdout: '', stderr: `ctkit bench: the benchmark rejected its arguments (see above); usage: ${COMMANDS.bench.usage} (ctkit bench --help)\n` });
+  // a stand-in harness: it exits with the status it is given when it runs in the repository's
+  // root with this process's stdout (8 and 9 otherwise); 2 is a usage error, another a failure
   const harness = join(dir, 'harness.mjs');
-  writeFileSync(harness, 'process.exit(Number(process.argv[2]));\n');
-  await runBench(['0'], harness);
-  await assert.rejects(runBench(['2'], harness), (e: Error) => e instanceof UsageError && e.message === 'the benchmark rejected its arguments (see above)');
-  await assert.rejects(runBench(['3'], harness), (e: Error) => e instanceof Failure && e.message === 'the benchmark exited with status 3');
+  writeFileSync(
+    harness,
+    "import { fstatSync, realpathSync } from 'node:fs';\n" +
+      'const s = fstatSync(1);\n' +
+      "if (s.dev + ':' + s.ino !== process.env.CTKIT_TEST_STDOUT) process.exit(8);\n" +
+      'if (realpathSync(process.cwd()) !== process.env.CTKIT_TEST_ROOT) process.exit(9);\n' +
+      'process.exit(Number(process.argv[2]));\n',
+  );
+  const fd1 = fstatSync(1);
+  process.env.CTKIT_TEST_STDOUT = `${fd1.dev}:${fd1.ino}`;
+  process.env.CTKIT_TEST_ROOT = realpathSync(fileURLToPath(new URL('../', import.meta.url)));
+  const cwd = process.cwd();
+  process.chdir(dir); // the harness runs in the repository's root wherever ctkit is run
+  try {
+    await runBench(['0'], harness);
+    await assert.rejects(runBench(['2'], harness), (e: Error) => e instanceof UsageError && e.message === 'the benchmark rejected its arguments (see above)');
+    await assert.rejects(runBench(['3'], harness), (e: Error) => e instanceof Failure && e.message === 'the benchmark exited with status 3');
+  } finally {
+    process.chdir(cwd);
+    delete process.env.CTKIT_TEST_STDOUT;
+    delete process.env.CTKIT_TEST_ROOT;
+  }
   await assert.rejects(runBench([], join(dir, 'nope.ts')), (e: Error) => e instanceof UsageError && e.message === 'bench needs a clone of the ctkit repository (bench/ is not in this installation)');
+  // without the dev dependencies (a copy of bench.ts where no node_modules is above it)
+  const bare = mkdtempSync(join(tmpdir(), 'ctkit-bare-'));
+  try {
+    mkdirSync(join(bare, 'cli'));
+    for (const m of ['bench', 'errors']) copyFileSync(fileURLToPath(new URL(`../src/cli/${m}.ts`, import.meta.url)), join(bare, 'cli', `${m}.ts`));
+    const copy = (await import(pathToFileURL(join(bare, 'cli', 'bench.ts')).href)) as typeof import('../src/cli/bench.js');
+    await assert.rejects(copy.runBench([], harness), (e: Error) => e.name === 'UsageError' && e.message === 'bench needs the dev dependencies: run `npm install` in the clone first');
+  } finally {
+    rmSync(bare, { recursive: true, force: true });
+  }
 });

@@ -87,7 +87,7 @@ export const ageKeygenCommand = {
       await (await age()).ageKeygenConvert(p[0]);
       return;
     }
-    if (p.length) throw new UsageError(`too many arguments: ${p.join(' ')}`);
+    if (p.length) throw new UsageError(`too many arguments: ${p[0]}`); // (at most one: maxPositionals)
     await (await age()).ageKeygen(v.output as string | undefined);
   },
 };

@@ -62,13 +62,10 @@ export function report(caught: unknown, cmd: string | undefined, usage: string |
     process.stderr.write(`${prefix}${line(e.message)}\n`);
     return 2;
   }
-  if (e instanceof Failure) {
-    process.stderr.write(`${prefix}${line(e.message)}\n`);
-    return 1;
-  }
   const err = e as NodeJS.ErrnoException;
   // the reader of stdout went away (`ctkit open f | head`): quiet, as a shell reports SIGPIPE
-  if (err && err.code === 'EPIPE') return 141;
+  if (err?.code === 'EPIPE') return 141;
+  // a Failure, and anything else (a bug, a system error): exit 1 with its message
   process.stderr.write(`${prefix}${line(err?.message ?? String(e))}\n`);
   return 1;
 }
