@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { p224, p256, p384, p521, brainpoolP256r1, brainpoolP384r1, brainpoolP512r1, secp256k1, EncodingError, InvalidKeyError, type EcJwk } from '../src/ec/index.js';
 import { curveKernel } from '../src/ec/curve.js';
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
+import { backend, setBackend } from '../src/engine/backend.js';
 import { bigToBytes } from '../src/ref/ec.js';
 import { hex, unhex } from './support/rng.js';
 
@@ -214,6 +215,26 @@ test('kernel memory holding secrets is wiped after each operation', () => {
       u8.subarray(SCRATCH_PTR, SCRATCH_PTR + e.wsSize).every((b) => b === 0),
       'work space not wiped',
     );
+  }
+});
+
+test('scalarField: one object per kernel, a new one when setBackend changes the kernel', () => {
+  const before = backend();
+  const a = p256.generatePrivateKey(),
+    b = p256.generatePrivateKey();
+  try {
+    setBackend('simd');
+    const simd = p256.scalarField;
+    assert.equal(p256.scalarField, simd, 'a second read made a new object');
+    setBackend('wasm');
+    const wasm = p256.scalarField;
+    assert.notEqual(wasm, simd, "the wasm kernel kept the simd kernel's field");
+    assert.equal(p256.scalarField, wasm);
+    assert.deepEqual(wasm.mul(a, b), simd.mul(a, b));
+    setBackend('simd');
+    assert.equal(p256.scalarField, simd, 'back on simd: the first object again');
+  } finally {
+    setBackend(before);
   }
 });
 
