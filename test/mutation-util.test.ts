@@ -11,6 +11,7 @@ import { inPlaceSource } from '../src/util/overlap.js';
 import { CachedKey, KeySlot } from '../src/util/key-slot.js';
 import { Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
 import { CtkitRangeError, CtkitTypeError, StateError } from '../src/errors.js';
+import { takeSeams, withSeams } from '../src/util/seam.js';
 import { tinyModule } from './support/tiny-module.js';
 
 const typeError = (message: string) => (e: unknown) => e instanceof CtkitTypeError && (e as Error).message === message;
@@ -288,4 +289,26 @@ test('CachedKey: expands a copy of the raw key; ptr() until release(); extras re
   });
   assert.equal(d.extras, 0);
   d.release();
+});
+
+test('withSeams / takeSeams: the seams reach the first takeSeams() inside only; none are left after the call, however it ends', () => {
+  const seams = { fault: 1 };
+  assert.deepEqual(takeSeams(), {}, 'outside withSeams');
+  assert.equal(
+    withSeams(seams, () => takeSeams()),
+    seams,
+  );
+  assert.deepEqual(
+    withSeams(seams, () => [takeSeams(), takeSeams()]),
+    [seams, {}],
+    'a second takeSeams() inside gets none',
+  );
+  withSeams(seams, () => 0); // never taken
+  assert.deepEqual(takeSeams(), {}, 'seams not taken inside were left behind');
+  assert.throws(() =>
+    withSeams(seams, () => {
+      throw new Error('make failed');
+    }),
+  );
+  assert.deepEqual(takeSeams(), {}, 'seams left behind by a call that threw');
 });
