@@ -47,6 +47,7 @@ export class CachedKey {
   readonly #id: number;
   readonly #expand: (slot: number, raw: Uint8Array) => number;
   #raw: Uint8Array | undefined;
+  /** the kernel's cache entry (#load sets it; the kernel answers for it only while it holds this key's id, so it is not reset on release) */
   #entry = -1;
   /** what the owner computed in the slot besides the expansion; reset to 0 whenever it is expanded again */
   extras = 0;
@@ -83,7 +84,6 @@ export class CachedKey {
     this.#raw.fill(0);
     this.#raw = undefined;
     this.#kernel.cacheRelease(this.#entry, this.#id);
-    this.#entry = -1;
   }
 
   #load(raw: Uint8Array): number {
