@@ -118,18 +118,38 @@ export const FOLDERS: Record<string, Folder> = {
   },
   // the commands run in child processes; test/support/stryker-child.ts carries their coverage
   // back to the test file that ran them, so coverage per test applies here too. Each module has
-  // an in-process test file (cli-main, cli-keygen, cli-age-format, cli-sign, cli-seal, cli-io,
-  // json-ct, bech32): those and the other quick files are what its part runs; the files that
-  // spawn the command (cli, cli-files, cli-age: 20–30 s each) run only for what only a process
-  // shows (the entry point, signals, stdin, worker threads); cli-keys (the CLI beside the openssl
-  // tool, 50 s) is in npm test only: cli-keygen holds keys.ts to OpenSSL in-process.
+  // an in-process test file (cli-main, cli-key-parse and cli-keygen, cli-age-format, cli-sign,
+  // cli-seal, cli-io, json-ct, bech32): those and the other quick files are what its part runs;
+  // the files that spawn the command (cli, cli-files, cli-age: 20–30 s each) run only for what
+  // only a process shows (the entry point, signals, stdin, worker threads); cli-keys (the CLI
+  // beside the openssl tool, 50 s) is in npm test only: cli-keygen holds keys.ts to OpenSSL
+  // in-process.
   'src/cli': {
     dir: 'src/cli',
     extra: ['src/util/json-ct.ts'],
-    tests: t('bech32', 'json-ct', 'cli-help', 'cli-main', 'cli-keygen', 'cli-age-format', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'cli-io', 'mutation-cli', 'teeth-base64', 'mutation-cli-base64', 'ct-check', 'cli-files', 'cli', 'cli-age'),
+    tests: t(
+      'bech32',
+      'json-ct',
+      'cli-help',
+      'cli-main',
+      'cli-key-parse',
+      'cli-keygen',
+      'cli-age-format',
+      'cli-sign',
+      'ct-cli-keys',
+      'cli-seal',
+      'cli-io',
+      'mutation-cli',
+      'teeth-base64',
+      'mutation-cli-base64',
+      'ct-check',
+      'cli-files',
+      'cli',
+      'cli-age',
+    ),
     testsFor: {
       'src/util/json-ct.ts': ['json-ct', 'cli-main', 'cli-keygen', 'cli-sign', 'ct-cli-keys', 'cli-seal', 'teeth-base64', 'mutation-cli-base64'],
-      'src/cli/keys.ts': ['cli-main', 'cli-keygen', 'cli-sign', 'ct-cli-keys', 'teeth-base64', 'mutation-cli-base64'],
+      'src/cli/keys.ts': ['cli-main', 'cli-key-parse', 'cli-keygen', 'cli-sign', 'ct-cli-keys', 'teeth-base64', 'mutation-cli-base64'],
       'src/cli/aead-key-file.ts': ['cli-main', 'ct-cli-keys', 'cli-seal', 'teeth-base64', 'mutation-cli-base64'],
       'src/cli/sign.ts': ['cli-main', 'cli-sign'],
       'src/cli/bech32.ts': ['bech32', 'cli-age-format'],

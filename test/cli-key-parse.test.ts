@@ -1,0 +1,117 @@
+// The framing of src/cli/keys.ts's key reader, in-process: every curve name and alias it accepts,
+// PEM armor lines at the edges of RFC 7468's label syntax (characters next to A–Z and 0–9, inner
+// and outer spaces, the shortest and the longest line read as armor), whitespace around hex, and
+// binary input that is framed as DER against a raw scalar's length. Found by the survey of
+// keys.ts (`npx tsx scripts/mutation.ts src/cli --files src/cli/keys.ts --tests
+// cli-keygen,ct-cli-keys,cli-main --head`): the other files load well-formed keys only.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { Failure, UsageError } from '../src/cli/errors.js';
+import { parsePrivateKey, parsePublicKey } from '../src/cli/keys.js';
+
+const text = (s: string) => new TextEncoder().encode(s);
+const failsWith = (f: () => unknown, cls: typeof Failure | typeof UsageError, message: string) =>
+  assert.throws(f, (e: unknown) => {
+    assert.ok(e instanceof cls, `expected ${cls.name}, got ${(e as Error).name}: ${(e as Error).message}`);
+    assert.equal((e as Error).message, message);
+    return true;
+  });
+
+/** the hex of the scalar 1, `bytes` long: a valid private key on every curve */
+const one = (bytes: number) => '00'.repeat(bytes - 1) + '01';
+
+test('every curve name and alias, in any case, reads a raw scalar on its curve; others are a usage error', () => {
+  const names: [string, string, number][] = [
+    ['p256', 'p256', 32],
+    ['P-256', 'p256', 32],
+    ['prime256v1', 'p256', 32],
+    ['SECP256R1', 'p256', 32],
+    ['p224', 'p224', 28],
+    ['P-224', 'p224', 28],
+    ['secp224r1', 'p224', 28],
+    ['p384', 'p384', 48],
+    ['p-384', 'p384', 48],
+    ['secp384r1', 'p384', 48],
+    ['p521', 'p521', 66],
+    ['P-521', 'p521', 66],
+    ['secp521r1', 'p521', 66],
+    ['secp256k1', 'secp256k1', 32],
+    ['brainpoolP256r1', 'brainpoolP256r1', 32],
+    ['BRAINPOOLP384R1', 'brainpoolP384r1', 48],
+    ['brainpoolp512r1', 'brainpoolP512r1', 64],
+  ];
+  for (const [name, curve, bytes] of names) {
+    const k = parsePrivateKey(text(one(bytes)), 'k', name);
+    assert.equal(k.curve.name, curve, name);
+    assert.equal(Buffer.from(k.key).toString('hex'), one(bytes), name);
+  }
+  for (const name of ['p255', 'p-255', 'secp256r2', 'toString', 'brainpoolP256t1']) {
+    failsWith(() => parsePrivateKey(text(one(32)), 'k', name), UsageError, `unknown curve '${name}' (choose one of p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1)`);
+  }
+});
+
+const block = (begin: string, end = begin.replace('BEGIN', 'END')) => text(`${begin}\nAAAA\n${end}\n`);
+const notArmor = (line: number) => `invalid key: k: line ${line} starts with "-----" but is not a PEM BEGIN or END line`;
+
+test('PEM armor labels: A–Z, 0–9 and inner single spaces are labels; the characters next to them, outer spaces and an empty label are not', () => {
+  for (const label of ['A', 'Z', '0', '9', 'A0 Z9', 'X509 CRL', 'AZ', 'L'.repeat(112)]) {
+    failsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
+    failsWith(() => parsePublicKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
+  }
+  // '@' and '[' around A–Z, '/' and ':' around 0–9, lower case, spaces at either end, other punctuation
+  for (const label of ['', '@', '[', '/', ':', 'a', 'Key', ' A', 'A ', ' ', 'A-B', 'A\tB', 'L'.repeat(113)]) {
+    failsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, notArmor(1));
+  }
+  // the armor itself: five dashes at both ends, one space after the word
+  for (const line of ['-----BEGIN A', '-----BEGIN ABCDEFG', '-----BEGIN PRIVATE KEY', '-----BEGIN A----', '-----BEGINA-----', '-----BEGIN-----', '-----BEGIN -----', '------BEGIN A-----', '-----', '-----X']) {
+    failsWith(() => parsePrivateKey(text(`text before\n${line}\nAAAA\n`), 'k'), Failure, notArmor(2));
+  }
+  // an END line's label must be its BEGIN line's, also when it is a valid label of its own
+  failsWith(() => parsePrivateKey(block('-----BEGIN A-----', '-----END B-----'), 'k'), Failure, 'invalid key: k: PEM block A (line 1) ends with an END line for B (line 3)');
+  // shorter runs of dashes are text, like any text between blocks
+  assert.throws(
+    () => parsePrivateKey(text('----\n--\n-\n'), 'k'),
+    (e: unknown) => e instanceof Failure && /^invalid key: k is not a PEM, JWK or hex key \(hex: /.test((e as Error).message),
+  );
+});
+
+test('a PKCS#8 key loads with LF and CRLF lines, with text and short dash runs around it', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+  const want = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
+  for (const t of [pem, pem.replace(/\n/g, '\r\n'), `note ----\n----\n${pem}trailer\n`]) {
+    const k = parsePrivateKey(text(t), 'k');
+    assert.equal(k.curve.name, 'p256');
+    const pub = parsePublicKey(text(t), 'k');
+    assert.equal(Buffer.from(pub.key.subarray(1, 33)).toString('hex'), want);
+  }
+});
+
+test('hex keys: spaces, tabs, CR and LF around them are not part of the key', () => {
+  for (const ws of [' ', '\t', '\r\n', '\n', ' \t\r\n']) {
+    const k = parsePrivateKey(text(`${ws}${one(32)}${ws}`), 'k', 'p256');
+    assert.equal(Buffer.from(k.key).toString('hex'), one(32), JSON.stringify(ws));
+  }
+  failsWith(() => parsePrivateKey(text(' \t\r\n'), 'k', 'p256'), Failure, 'invalid key: k is empty');
+});
+
+test("binary input: a raw scalar's length framed as one DER SEQUENCE is read as DER without a curve, and as a scalar with one", () => {
+  // 32 bytes, 30 1e …: one SEQUENCE of 30 bytes (not valid PKCS#8 or SEC 1), and not text
+  const framed = new Uint8Array(32).fill(0xff);
+  framed[0] = 0x30;
+  framed[1] = 30;
+  assert.throws(
+    () => parsePrivateKey(framed, 'k'),
+    (e: unknown) => e instanceof Failure && /^invalid key: k: /.test((e as Error).message),
+  );
+  // one byte longer or shorter in the length: not framed, so a raw scalar's length asks for the curve
+  for (const len of [29, 31]) {
+    const b = framed.slice();
+    b[1] = len;
+    failsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
+  }
+  // with the curve named, the framed bytes are a scalar after the DER fails (0x30ff… < n on P-256)
+  const k = parsePrivateKey(framed, 'k', 'p256');
+  assert.equal(Buffer.from(k.key).toString('hex'), Buffer.from(framed).toString('hex'));
+});
