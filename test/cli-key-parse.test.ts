@@ -115,3 +115,48 @@ test("binary input: a raw scalar's length framed as one DER SEQUENCE is read as 
   const k = parsePrivateKey(framed, 'k', 'p256');
   assert.equal(Buffer.from(k.key).toString('hex'), Buffer.from(framed).toString('hex'));
 });
+
+test("a key on a curve ctkit does not have: its OID, with ctkit's curves; with --curve, the library's mismatch", () => {
+  const k192 = generateKeyPairSync('ec', { namedCurve: 'prime192v1' }); // OID 1.2.840.10045.3.1.1
+  const pkcs8 = text(k192.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+  const spki = text(k192.publicKey.export({ format: 'pem', type: 'spki' }) as string);
+  const unsupported = 'invalid key: k: unsupported curve (OID 1.2.840.10045.3.1.1; ctkit has p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1)';
+  failsWith(() => parsePrivateKey(pkcs8, 'k'), Failure, unsupported);
+  failsWith(() => parsePublicKey(spki, 'k'), Failure, unsupported);
+  assert.throws(
+    () => parsePrivateKey(pkcs8, 'k', 'p256'),
+    (e: unknown) => e instanceof Failure && /^invalid key: k: PKCS#8 private key: the key is for the curve with OID 1\.2\.840\.10045\.3\.1\.1, not p256/.test((e as Error).message),
+  );
+});
+
+test('JWK: a missing or unknown "crv", and a member of the wrong type, each said once', () => {
+  failsWith(() => parsePrivateKey(text('{"kty":"EC","d":"AA"}'), 'k'), Failure, 'invalid key: k: JWK member "crv" is missing');
+  // RFC 7518 and RFC 8812 register P-256, P-384, P-521 and secp256k1 of ctkit's curves
+  failsWith(() => parsePrivateKey(text('{"kty":"EC","crv":"P-192","d":"AA"}'), 'k'), Failure, 'invalid key: k: unsupported JWK curve "P-192" (ctkit has P-256, P-384, P-521, secp256k1)');
+  const jwk = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'jwk' });
+  failsWith(() => parsePrivateKey(text(JSON.stringify({ ...jwk, x: 5 })), 'k'), Failure, 'invalid key: k: JSON: member "x" is not a string (it is a number)');
+});
+
+test('binary input that is neither DER nor a scalar: the usage error without --curve, the length with it, the DER error when framed', () => {
+  for (const b of [Uint8Array.of(0xff), new Uint8Array(40).fill(0xff)]) {
+    failsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
+  }
+  failsWith(() => parsePrivateKey(new Uint8Array(40).fill(0xff), 'k', 'p256'), Failure, 'invalid key: k: data must be 32 bytes long, got 40');
+  // 30 26 …: one SEQUENCE of 38 bytes, not a scalar's length: its DER error, not the length
+  const framed = new Uint8Array(40).fill(0xff);
+  framed[0] = 0x30;
+  framed[1] = 38;
+  assert.throws(
+    () => parsePrivateKey(framed, 'k', 'p256'),
+    (e: unknown) => e instanceof Failure && /^invalid key: k: SEC 1 private key: /.test((e as Error).message),
+  );
+});
+
+test('a binary SEC 1 point loads as a public key without --curve', () => {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.of(4), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+  const k = parsePublicKey(new Uint8Array(point), 'k');
+  assert.equal(k.curve.name, 'p256');
+  assert.deepEqual(Buffer.from(k.key), point);
+});
