@@ -210,8 +210,7 @@ function firstCurve<T = Uint8Array>(candidates: Curve[], f: (c: Curve) => T, wha
     try {
       return { curve: c, key: f(c) };
     } catch (e) {
-      if (e instanceof Failure || e instanceof UsageError) throw e;
-      errors.push((e as Error).message);
+      errors.push((e as Error).message); // the library's errors: f is one of its imports
     }
   }
   // "for the curve with OID x, not <ours>" from every curve: a curve ctkit does not have
@@ -514,10 +513,10 @@ export async function pubkey(path: string, format: string | undefined, curveName
 export async function ecdh(keyPath: string, peerPath: string, out: string | undefined, curveName?: string): Promise<void> {
   const mine = await loadPrivateKey(keyPath, curveName);
   try {
+    // read as a key on the private key's curve only: a key on another curve is refused there
     const peer = await loadPublicKey(peerPath, curveName ?? mine.curve.name).catch((e) => {
       throw e instanceof Failure ? new Failure(e.message.replace(/^invalid key: /, 'invalid peer key: ')) : e;
     });
-    if (peer.curve !== mine.curve) throw new Failure(`invalid peer key: the peer key is on ${peer.curve.name}, the private key on ${mine.curve.name}`);
     const secret = mine.curve.ecdh(mine.key, peer.key);
     try {
       if (out === undefined || out === '-') process.stdout.write(hex(secret) + '\n');
