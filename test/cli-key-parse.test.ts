@@ -1,14 +1,20 @@
 // The framing of src/cli/keys.ts's key reader, in-process: every curve name and alias it accepts,
 // PEM armor lines at the edges of RFC 7468's label syntax (characters next to A–Z and 0–9, inner
-// and outer spaces, the shortest and the longest line read as armor), whitespace around hex, and
-// binary input that is framed as DER against a raw scalar's length. Found by the survey of
+// and outer spaces, the shortest and the longest line read as armor), whitespace around hex,
+// binary input that is framed as DER against a raw scalar's length, the refusals of keys on
+// curves ctkit lacks, and the wiping of every copy of a private key the reader and the commands
+// make (p256's methods and fs.promises.readFile wrapped to see them). Found by the survey of
 // keys.ts (`npx tsx scripts/mutation.ts src/cli --files src/cli/keys.ts --tests
 // cli-keygen,ct-cli-keys,cli-main --head`): the other files load well-formed keys only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { promises as fsp, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Failure, UsageError } from '../src/cli/errors.js';
-import { parsePrivateKey, parsePublicKey } from '../src/cli/keys.js';
+import { ecdh, keygenCurve, loadPrivateKey, loadPublicKey, parsePrivateKey, parsePublicKey } from '../src/cli/keys.js';
+import { p256 } from '../src/ec/index.js';
+import { scratch } from './support/scratch.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const failsWith = (f: () => unknown, cls: typeof Failure | typeof UsageError, message: string) =>
@@ -159,4 +165,88 @@ test('a binary SEC 1 point loads as a public key without --curve', () => {
   const k = parsePublicKey(new Uint8Array(point), 'k');
   assert.equal(k.curve.name, 'p256');
   assert.deepEqual(Buffer.from(k.key), point);
+});
+
+type Call = { name: string; args: unknown[]; result: unknown };
+/** Runs f with p256's methods wrapped: every call's arguments and result, in order. */
+async function spyP256(f: () => unknown): Promise<Call[]> {
+  const names = ['importPrivateKey', 'importPublicKey', 'generatePrivateKey', 'getPublicKey', 'ecdh'] as const;
+  const saved = names.map((n) => p256[n]);
+  const calls: Call[] = [];
+  names.forEach((n, i) => {
+    const orig = saved[i] as (...a: unknown[]) => unknown;
+    (p256 as unknown as Record<string, unknown>)[n] = (...args: unknown[]) => {
+      const call: Call = { name: n, args, result: undefined };
+      calls.push(call);
+      call.result = orig.apply(p256, args);
+      return call.result;
+    };
+  });
+  try {
+    await f();
+  } finally {
+    names.forEach((n, i) => {
+      (p256 as unknown as Record<string, unknown>)[n] = saved[i];
+    });
+  }
+  return calls;
+}
+const zero = (b: unknown) => b instanceof Uint8Array && b.length > 0 && b.every((x) => x === 0);
+/** the `which` (args[0] or result) of every call of `name` */
+const taken = (calls: Call[], name: string, which: 'arg' | 'result') => calls.filter((c) => c.name === name).map((c) => (which === 'arg' ? c.args[0] : c.result));
+
+test('wiping: every copy of a private key the reader makes is zero once it is done with it', async () => {
+  const { root } = scratch('key-wipe');
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const pem = text(privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+  const der = join(root, 'k.der');
+  writeFileSync(der, privateKey.export({ format: 'der', type: 'pkcs8' }));
+  const peer = join(root, 'peer.pem');
+  writeFileSync(peer, publicKey.export({ format: 'pem', type: 'spki' }));
+  const hexKey = text(`${Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url').toString('hex')}\n`);
+  const allZero = (bs: unknown[], what: string) => {
+    assert.ok(bs.length > 0, `${what}: not reached`);
+    for (const b of bs) assert.ok(zero(b), `${what} left unwiped`);
+  };
+
+  // PEM: the block's bytes handed to the library
+  let calls = await spyP256(() => parsePrivateKey(pem, 'k'));
+  allZero(taken(calls, 'importPrivateKey', 'arg'), 'the PEM block copy');
+  // hex: the decoded scalar, for a private key and for a public key read from it (and that key)
+  calls = await spyP256(() => parsePrivateKey(hexKey, 'k', 'p256'));
+  allZero(taken(calls, 'importPrivateKey', 'arg'), 'the decoded hex scalar');
+  calls = await spyP256(() => parsePublicKey(hexKey, 'k', 'p256'));
+  allZero(taken(calls, 'importPrivateKey', 'arg'), 'the decoded hex scalar (public key)');
+  allZero(taken(calls, 'importPrivateKey', 'result'), 'the private key a public key was read from');
+  // JWK: the decoded "d"; and when "x" and "y" are another key's, the imported key before the refusal
+  const jwk = privateKey.export({ format: 'jwk' });
+  calls = await spyP256(() => parsePrivateKey(text(JSON.stringify(jwk)), 'k'));
+  allZero(taken(calls, 'importPrivateKey', 'arg'), 'the decoded JWK "d"');
+  const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'jwk' });
+  calls = await spyP256(() => assert.throws(() => parsePrivateKey(text(JSON.stringify({ ...jwk, x: other.x, y: other.y })), 'k'), /do not belong to "d"/));
+  allZero(taken(calls, 'importPrivateKey', 'result'), 'the key of a refused JWK');
+  // files: the bytes read (handed to the library as DER), and a public key's private key
+  const read: unknown[] = [];
+  const readFile = fsp.readFile;
+  fsp.readFile = (async (...a: Parameters<typeof readFile>) => {
+    const buf = await readFile(...a);
+    read.push(buf);
+    return buf;
+  }) as typeof readFile;
+  try {
+    calls = await spyP256(() => loadPrivateKey(der));
+  } finally {
+    fsp.readFile = readFile;
+  }
+  allZero(read, 'the buffer Node.js read the file into');
+  allZero(taken(calls, 'importPrivateKey', 'arg'), 'the private key file bytes');
+  calls = await spyP256(() => loadPublicKey(der));
+  allZero(taken(calls, 'importPrivateKey', 'arg'), 'the file bytes read as a public key');
+  allZero(taken(calls, 'importPrivateKey', 'result'), 'the private key behind a public key file');
+  // commands: keygen's scalar, ecdh's private key and shared secret
+  calls = await spyP256(() => keygenCurve('p256', 'raw', join(root, 'new.hex')));
+  allZero(taken(calls, 'generatePrivateKey', 'result'), "keygen's scalar");
+  calls = await spyP256(() => ecdh(der, peer, join(root, 'secret.bin')));
+  allZero(taken(calls, 'importPrivateKey', 'result'), "ecdh's private key");
+  allZero(taken(calls, 'ecdh', 'result'), "ecdh's shared secret");
 });
