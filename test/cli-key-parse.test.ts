@@ -250,3 +250,12 @@ test('wiping: every copy of a private key the reader makes is zero once it is do
   allZero(taken(calls, 'importPrivateKey', 'result'), "ecdh's private key");
   allZero(taken(calls, 'ecdh', 'result'), "ecdh's shared secret");
 });
+
+test('an EC PARAMETERS block before a SEC 1 key (openssl ecparam -genkey) reaches the library, which holds the key to it', () => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const sec1 = privateKey.export({ format: 'pem', type: 'sec1' }) as string;
+  const params = (b64: string) => `-----BEGIN EC PARAMETERS-----\n${b64}\n-----END EC PARAMETERS-----\n`;
+  // 06 08 2a8648ce3d030107: prime256v1; 06 05 2b81040022: secp384r1
+  assert.equal(parsePrivateKey(text(params('BggqhkjOPQMBBw==') + sec1), 'k').curve.name, 'p256');
+  failsWith(() => parsePrivateKey(text(params('BgUrgQQAIg==') + sec1), 'k'), Failure, 'invalid key: k: SEC 1 PEM: the EC PARAMETERS block names the curve with OID 1.3.132.0.34, not 1.2.840.10045.3.1.7');
+});
