@@ -14,15 +14,9 @@ import { join } from 'node:path';
 import { Failure, UsageError } from '../src/cli/errors.js';
 import { ecdh, keygenCurve, loadPrivateKey, loadPublicKey, parsePrivateKey, parsePublicKey } from '../src/cli/keys.js';
 import { p256 } from '../src/ec/index.js';
-import { scratch } from './support/scratch.js';
+import { scratch, throwsWith } from './support/scratch.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
-const failsWith = (f: () => unknown, cls: typeof Failure | typeof UsageError, message: string) =>
-  assert.throws(f, (e: unknown) => {
-    assert.ok(e instanceof cls, `expected ${cls.name}, got ${(e as Error).name}: ${(e as Error).message}`);
-    assert.equal((e as Error).message, message);
-    return true;
-  });
 
 /** the hex of the scalar 1, `bytes` long: a valid private key on every curve */
 const one = (bytes: number) => '00'.repeat(bytes - 1) + '01';
@@ -53,7 +47,7 @@ test('every curve name and alias, in any case, reads a raw scalar on its curve; 
     assert.equal(Buffer.from(k.key).toString('hex'), one(bytes), name);
   }
   for (const name of ['p255', 'p-255', 'secp256r2', 'toString', 'brainpoolP256t1']) {
-    failsWith(() => parsePrivateKey(text(one(32)), 'k', name), UsageError, `unknown curve '${name}' (choose one of p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1)`);
+    throwsWith(() => parsePrivateKey(text(one(32)), 'k', name), UsageError, `unknown curve '${name}' (choose one of p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1)`);
   }
 });
 
@@ -62,24 +56,21 @@ const notArmor = (line: number) => `invalid key: k: line ${line} starts with "--
 
 test('PEM armor labels: A–Z, 0–9 and inner single spaces are labels; the characters next to them, outer spaces and an empty label are not', () => {
   for (const label of ['A', 'Z', '0', '9', 'A0 Z9', 'X509 CRL', 'AZ', 'L'.repeat(112)]) {
-    failsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
-    failsWith(() => parsePublicKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
+    throwsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
+    throwsWith(() => parsePublicKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
   }
   // '@' and '[' around A–Z, '/' and ':' around 0–9, lower case, spaces at either end, other punctuation
   for (const label of ['', '@', '[', '/', ':', 'a', 'Key', ' A', 'A ', ' ', 'A-B', 'A\tB', 'L'.repeat(113)]) {
-    failsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, notArmor(1));
+    throwsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, notArmor(1));
   }
   // the armor itself: five dashes at both ends, one space after the word
   for (const line of ['-----BEGIN A', '-----BEGIN ABCDEFG', '-----BEGIN PRIVATE KEY', '-----BEGIN A----', '-----BEGINA-----', '-----BEGIN-----', '-----BEGIN -----', '------BEGIN A-----', '-----', '-----X']) {
-    failsWith(() => parsePrivateKey(text(`text before\n${line}\nAAAA\n`), 'k'), Failure, notArmor(2));
+    throwsWith(() => parsePrivateKey(text(`text before\n${line}\nAAAA\n`), 'k'), Failure, notArmor(2));
   }
   // an END line's label must be its BEGIN line's, also when it is a valid label of its own
-  failsWith(() => parsePrivateKey(block('-----BEGIN A-----', '-----END B-----'), 'k'), Failure, 'invalid key: k: PEM block A (line 1) ends with an END line for B (line 3)');
+  throwsWith(() => parsePrivateKey(block('-----BEGIN A-----', '-----END B-----'), 'k'), Failure, 'invalid key: k: PEM block A (line 1) ends with an END line for B (line 3)');
   // shorter runs of dashes are text, like any text between blocks
-  assert.throws(
-    () => parsePrivateKey(text('----\n--\n-\n'), 'k'),
-    (e: unknown) => e instanceof Failure && /^invalid key: k is not a PEM, JWK or hex key \(hex: /.test((e as Error).message),
-  );
+  throwsWith(() => parsePrivateKey(text('----\n--\n-\n'), 'k'), Failure, /^invalid key: k is not a PEM, JWK or hex key \(hex: /);
 });
 
 test('a PKCS#8 key loads with LF and CRLF lines, with text and short dash runs around it', () => {
@@ -99,7 +90,7 @@ test('hex keys: spaces, tabs, CR and LF around them are not part of the key', ()
     const k = parsePrivateKey(text(`${ws}${one(32)}${ws}`), 'k', 'p256');
     assert.equal(Buffer.from(k.key).toString('hex'), one(32), JSON.stringify(ws));
   }
-  failsWith(() => parsePrivateKey(text(' \t\r\n'), 'k', 'p256'), Failure, 'invalid key: k is empty');
+  throwsWith(() => parsePrivateKey(text(' \t\r\n'), 'k', 'p256'), Failure, 'invalid key: k is empty');
 });
 
 test("binary input: a raw scalar's length framed as one DER SEQUENCE is read as DER without a curve, and as a scalar with one", () => {
@@ -107,15 +98,12 @@ test("binary input: a raw scalar's length framed as one DER SEQUENCE is read as 
   const framed = new Uint8Array(32).fill(0xff);
   framed[0] = 0x30;
   framed[1] = 30;
-  assert.throws(
-    () => parsePrivateKey(framed, 'k'),
-    (e: unknown) => e instanceof Failure && /^invalid key: k: /.test((e as Error).message),
-  );
+  throwsWith(() => parsePrivateKey(framed, 'k'), Failure, /^invalid key: k: /);
   // one byte longer or shorter in the length: not framed, so a raw scalar's length asks for the curve
   for (const len of [29, 31]) {
     const b = framed.slice();
     b[1] = len;
-    failsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
+    throwsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
   }
   // with the curve named, the framed bytes are a scalar after the DER fails (0x30ff… < n on P-256)
   const k = parsePrivateKey(framed, 'k', 'p256');
@@ -127,35 +115,29 @@ test("a key on a curve ctkit does not have: its OID, with ctkit's curves; with -
   const pkcs8 = text(k192.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
   const spki = text(k192.publicKey.export({ format: 'pem', type: 'spki' }) as string);
   const unsupported = 'invalid key: k: unsupported curve (OID 1.2.840.10045.3.1.1; ctkit has p256, p224, brainpoolP256r1, p384, p521, secp256k1, brainpoolP384r1, brainpoolP512r1)';
-  failsWith(() => parsePrivateKey(pkcs8, 'k'), Failure, unsupported);
-  failsWith(() => parsePublicKey(spki, 'k'), Failure, unsupported);
-  assert.throws(
-    () => parsePrivateKey(pkcs8, 'k', 'p256'),
-    (e: unknown) => e instanceof Failure && /^invalid key: k: PKCS#8 private key: the key is for the curve with OID 1\.2\.840\.10045\.3\.1\.1, not p256/.test((e as Error).message),
-  );
+  throwsWith(() => parsePrivateKey(pkcs8, 'k'), Failure, unsupported);
+  throwsWith(() => parsePublicKey(spki, 'k'), Failure, unsupported);
+  throwsWith(() => parsePrivateKey(pkcs8, 'k', 'p256'), Failure, /^invalid key: k: PKCS#8 private key: the key is for the curve with OID 1\.2\.840\.10045\.3\.1\.1, not p256/);
 });
 
 test('JWK: a missing or unknown "crv", and a member of the wrong type, each said once', () => {
-  failsWith(() => parsePrivateKey(text('{"kty":"EC","d":"AA"}'), 'k'), Failure, 'invalid key: k: JWK member "crv" is missing');
+  throwsWith(() => parsePrivateKey(text('{"kty":"EC","d":"AA"}'), 'k'), Failure, 'invalid key: k: JWK member "crv" is missing');
   // RFC 7518 and RFC 8812 register P-256, P-384, P-521 and secp256k1 of ctkit's curves
-  failsWith(() => parsePrivateKey(text('{"kty":"EC","crv":"P-192","d":"AA"}'), 'k'), Failure, 'invalid key: k: unsupported JWK curve "P-192" (ctkit has P-256, P-384, P-521, secp256k1)');
+  throwsWith(() => parsePrivateKey(text('{"kty":"EC","crv":"P-192","d":"AA"}'), 'k'), Failure, 'invalid key: k: unsupported JWK curve "P-192" (ctkit has P-256, P-384, P-521, secp256k1)');
   const jwk = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'jwk' });
-  failsWith(() => parsePrivateKey(text(JSON.stringify({ ...jwk, x: 5 })), 'k'), Failure, 'invalid key: k: JSON: member "x" is not a string (it is a number)');
+  throwsWith(() => parsePrivateKey(text(JSON.stringify({ ...jwk, x: 5 })), 'k'), Failure, 'invalid key: k: JSON: member "x" is not a string (it is a number)');
 });
 
 test('binary input that is neither DER nor a scalar: the usage error without --curve, the length with it, the DER error when framed', () => {
   for (const b of [Uint8Array.of(0xff), new Uint8Array(40).fill(0xff)]) {
-    failsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
+    throwsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
   }
-  failsWith(() => parsePrivateKey(new Uint8Array(40).fill(0xff), 'k', 'p256'), Failure, 'invalid key: k: data must be 32 bytes long, got 40');
+  throwsWith(() => parsePrivateKey(new Uint8Array(40).fill(0xff), 'k', 'p256'), Failure, 'invalid key: k: data must be 32 bytes long, got 40');
   // 30 26 …: one SEQUENCE of 38 bytes, not a scalar's length: its DER error, not the length
   const framed = new Uint8Array(40).fill(0xff);
   framed[0] = 0x30;
   framed[1] = 38;
-  assert.throws(
-    () => parsePrivateKey(framed, 'k', 'p256'),
-    (e: unknown) => e instanceof Failure && /^invalid key: k: SEC 1 private key: /.test((e as Error).message),
-  );
+  throwsWith(() => parsePrivateKey(framed, 'k', 'p256'), Failure, /^invalid key: k: SEC 1 private key: /);
 });
 
 test('a binary SEC 1 point loads as a public key without --curve', () => {
@@ -257,5 +239,5 @@ test('an EC PARAMETERS block before a SEC 1 key (openssl ecparam -genkey) reache
   const params = (b64: string) => `-----BEGIN EC PARAMETERS-----\n${b64}\n-----END EC PARAMETERS-----\n`;
   // 06 08 2a8648ce3d030107: prime256v1; 06 05 2b81040022: secp384r1
   assert.equal(parsePrivateKey(text(params('BggqhkjOPQMBBw==') + sec1), 'k').curve.name, 'p256');
-  failsWith(() => parsePrivateKey(text(params('BgUrgQQAIg==') + sec1), 'k'), Failure, 'invalid key: k: SEC 1 PEM: the EC PARAMETERS block names the curve with OID 1.3.132.0.34, not 1.2.840.10045.3.1.7');
+  throwsWith(() => parsePrivateKey(text(params('BgUrgQQAIg==') + sec1), 'k'), Failure, 'invalid key: k: SEC 1 PEM: the EC PARAMETERS block names the curve with OID 1.3.132.0.34, not 1.2.840.10045.3.1.7');
 });

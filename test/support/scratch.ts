@@ -1,5 +1,5 @@
 // Scratch directories for tests that write files, removed when the test process exits, and the
-// one assertion their commands need most: a rejection of a given type with a given message.
+// one assertion their commands need most: a rejection (or throw) of a given type with a given message.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,12 +18,24 @@ export function scratch(prefix: string): { root: string; fresh: () => string; ls
   return { root, fresh, ls: (d: string) => readdirSync(d).sort() };
 }
 
-/** `f` rejects with an error of `type` whose message is `message` (or matches it). */
-export async function rejectsWith(f: Promise<unknown>, type: abstract new (...a: never[]) => Error, message: string | RegExp, what = ''): Promise<void> {
-  await assert.rejects(f, (e: Error) => {
+type ErrorClass = abstract new (...a: never[]) => Error;
+
+/** An assert.throws/rejects validator: an error of `type` whose message is `message` (or matches it). */
+function errorOf(type: ErrorClass, message: string | RegExp, what: string): (e: Error) => true {
+  return (e) => {
     assert.ok(e instanceof type, `${what}: ${e.name}: ${e.message}`);
     if (typeof message === 'string') assert.equal(e.message, message, what);
     else assert.match(e.message, message, what);
     return true;
-  });
+  };
+}
+
+/** `f` rejects with an error of `type` whose message is `message` (or matches it). */
+export async function rejectsWith(f: Promise<unknown>, type: ErrorClass, message: string | RegExp, what = ''): Promise<void> {
+  await assert.rejects(f, errorOf(type, message, what));
+}
+
+/** `f()` throws an error of `type` whose message is `message` (or matches it). */
+export function throwsWith(f: () => unknown, type: ErrorClass, message: string | RegExp, what = ''): void {
+  assert.throws(f, errorOf(type, message, what));
 }
