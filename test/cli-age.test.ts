@@ -8,78 +8,20 @@
 // HMAC, ChaCha20-Poly1305) in test/support/age-writer.ts, which can re-MAC an edited header and
 // chunk a payload in any way, so each case has exactly one defect; age itself accepting the
 // writer's well-formed files shows the writer right (test/cli-age-format.test.ts runs the same
-// cases in-process). Negative controls: CLI bundles with one check of src/cli/age.ts
-// patched out (or one label broken) must fail the cases that guard them.
+// cases in-process). The negative controls (CLI bundles with one check of src/cli/age.ts patched
+// out) are in test/cli-age-controls.test.ts.
 import { test } from 'node:test';
-import pLimit from 'p-limit';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Rng } from './support/rng.js';
-import { scratch } from './support/scratch.js';
-import { type Case, type Key, ageChunks, ageFile, armor, loadKey, malformedCases, payload } from './support/age-writer.js';
-import { ctkitArgv, spawnAsync } from './support/cli.js';
+import { ageChunks, ageFile, armor, malformedCases, payload } from './support/age-writer.js';
+import { age, ageA, ageScratch, ctkit, ctkitA, inParallel, ok } from './support/age-cli.js';
+import { ctkitArgv } from './support/cli.js';
 
-const repo = fileURLToPath(new URL('../', import.meta.url));
-const { root, fresh, ls } = scratch('age');
+const { fresh, ls, ageKeygen, ctkitKeygen, checkCase: checkCaseFor } = ageScratch('age');
 const rng = new Rng(0xa9e);
-
-// ---- running the two tools -------------------------------------------------------------------
-
-const ageVersion = spawnSync('age', ['--version'], { encoding: 'utf8' });
-if (ageVersion.status !== 0) throw new Error('`age` is not installed (apt-get install -y age): these tests need the real age');
-
-/** The CLI under test: the bundle of the sources (support/cli.ts), or a mutant bundle's main.js. */
-type Main = string | undefined;
-interface Run {
-  status: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-/**
- * `ctkit age` from stdin (size unknown) would start a worker per core, as for a large file: the
- * tests say --jobs 1 unless they test the workers (a worker's start-up is most of a small run).
- */
-const oneJob = (args: string[]) => (args[0] === 'age' && !args.includes('--jobs') ? [...args, '--jobs', '1'] : args);
-function ctkit(args: string[], o: { main?: Main; input?: Uint8Array; cwd?: string } = {}): Run {
-  args = oneJob(args);
-  const argv = o.main ? [o.main, ...args] : ctkitArgv(args);
-  const r = spawnSync(process.execPath, argv, { input: o.input, cwd: o.cwd, maxBuffer: 64 << 20 });
-  return { status: r.status, stdout: r.stdout, stderr: String(r.stderr) };
-}
-function age(args: string[], input?: Uint8Array): Run {
-  const r = spawnSync('age', args, { input, maxBuffer: 64 << 20 });
-  return { status: r.status, stdout: r.stdout, stderr: String(r.stderr) };
-}
-// the same, asynchronously: the tests run several at once (a run is mostly start-up, not CPU)
-const spawnRun = (cmd: string, argv: string[], input?: Uint8Array, cwd?: string): Promise<Run> => spawnAsync(cmd, argv, { input, cwd });
-const ctkitA = (args: string[], o: { main?: Main; input?: Uint8Array; cwd?: string } = {}) => spawnRun(process.execPath, o.main ? [o.main, ...oneJob(args)] : ctkitArgv(oneJob(args)), o.input, o.cwd);
-const ageA = (args: string[], input?: Uint8Array) => spawnRun('age', args, input);
-/** f over items, `n` at a time */
-async function inParallel<T>(items: readonly T[], f: (t: T) => Promise<void>, n = 4): Promise<void> {
-  const limit = pLimit(n);
-  await Promise.all(items.map((t) => limit(() => f(t))));
-}
-const ok = (r: Run, what: string) => assert.equal(r.status, 0, `${what}: exit ${r.status}: ${r.stderr}`);
-
-// ---- keys ------------------------------------------------------------------------------------
-
-const keyDir = fresh();
-function ageKeygen(name: string): Key {
-  const file = join(keyDir, name);
-  const r = spawnSync('age-keygen', ['-o', file], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return loadKey(file);
-}
-function ctkitKeygen(name: string): Key {
-  const file = join(keyDir, name);
-  ok(ctkit(['age-keygen', '-o', file]), 'ctkit age-keygen');
-  return loadKey(file);
-}
-// ---- the keys of the tests ---------------------------------------------------------------------
 
 const alice = ageKeygen('alice.txt'); // made by age-keygen
 const bob = ctkitKeygen('bob.txt'); // made by ctkit age-keygen
@@ -118,23 +60,8 @@ test('the malformed-file cases are what they claim: the armor rewrites hit, the 
   assert.ok(/[^=]==\n-----END/.test(a), 'the good armor ends with "==" (the non-canonical padding case needs it)');
 });
 
-/** Decrypting `c` with -o: ctkit says why in one line, exit 1, and leaves no file (or decrypts an accepted case). */
-async function checkCase(c: Case, main?: Main): Promise<void> {
-  const dir = fresh();
-  const f = join(dir, 'in.age');
-  writeFileSync(f, c.file);
-  const r = await ctkitA(['age', '-d', '-i', (c.id ?? alice).file, '-o', join(dir, 'out'), f], { main });
-  if (c.accept) {
-    assert.equal(r.status, 0, `${c.name}: ctkit refused a well-formed file: ${r.stderr}`);
-    assert.ok(readFileSync(join(dir, 'out')).equals(c.accept), `${c.name}: plaintext`);
-    return;
-  }
-  assert.equal(r.status, 1, `${c.name}: exit ${r.status}, stderr ${r.stderr}`);
-  assert.match(r.stderr, /^ctkit age: [^\n]+\n$/, `${c.name}: one line`);
-  assert.match(r.stderr, c.why, c.name);
-  assert.deepEqual(ls(dir), ['in.age'], `${c.name}: a file was left behind`);
-  assert.equal(r.stdout.length, 0, `${c.name}: output on stdout`);
-}
+/** Decrypting `c` with -o (by alice's identity unless the case names one): support/age-cli.ts. */
+const checkCase = (c: Parameters<typeof checkCaseFor>[0]) => checkCaseFor(c, alice);
 
 test('malformed files: age and ctkit agree on each case; ctkit: exit 1, one line saying why, no output file', async () => {
   await inParallel(CASES, async (c) => {
@@ -330,65 +257,4 @@ test('age -d -o: SIGINT mid-decryption removes the temporary file (no plaintext 
   const { code, signal } = await done;
   assert.equal(signal, 'SIGINT', `exit ${code}, stderr ${stderr}`);
   assert.deepEqual(ls(dir), [], 'files left behind');
-});
-
-// ---- negative controls -------------------------------------------------------------------------
-
-/** The CLI bundled with one replacement in src/cli/age.ts (which must occur exactly once). */
-async function mutant(from: string, to: string): Promise<string> {
-  const out = mkdtempSync(join(root, 'mutant-'));
-  mkdirSync(join(out, 'src', 'cli'), { recursive: true });
-  copyFileSync(join(repo, 'package.json'), join(out, 'package.json'));
-  await build({
-    entryPoints: [join(repo, 'src/cli/main.ts')],
-    outfile: join(out, 'src/cli/main.js'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'error',
-    external: ['esbuild', 'tsx'],
-    plugins: [
-      {
-        name: 'mutate',
-        setup(b) {
-          b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]age\.ts$/ }, (a) => {
-            const src = readFileSync(a.path, 'utf8');
-            assert.equal(src.split(from).length, 2, `the mutation's text occurs once in age.ts: ${from}`);
-            return { contents: src.replace(from, to), loader: 'ts' };
-          });
-        },
-      },
-    ],
-  });
-  return join(out, 'src/cli/main.js');
-}
-const caseNamed = (name: string) => CASES.find((c) => c.name === name)!;
-
-test('negative controls: each check patched out of age.ts lets its case through, and the suite says so', async () => {
-  const controls: [string, string, string[]][] = [
-    ['if (diff !== 0) throw', 'if (diff !== 0 && false) throw', ['a wrong MAC', 'a header changed after its MAC']],
-    ['if (len > TAG && len % (AGE_CHUNK + TAG) === TAG)', 'if (false)', ['an empty final chunk after a full one']],
-    ['return b64encode(b) === s ? b : undefined;', 'return b;', ['an X25519 share in non-canonical base64', 'an X25519 body in non-canonical base64']],
-    ['if (share?.length !== 32)', 'if (!share)', ['an X25519 share of 31 bytes']],
-    ['if (s.body.length !== 32)', 'if (false)', ['an X25519 body of 33 bytes']],
-    ["if (line.endsWith('\\r')) line = line.slice(0, -1);", 'line = line.trim();', ['armor: a space at the end of a line']],
-  ];
-  await inParallel(
-    controls,
-    async ([from, to, names]) => {
-      const main = await mutant(from, to);
-      for (const n of names) {
-        await assert.rejects(checkCase(caseNamed(n), main), assert.AssertionError, `the mutant '${to}' passes the case '${n}'`);
-      }
-      // and the mutant still decrypts the well-formed file: the control breaks one check, not everything
-      await checkCase(caseNamed('the well-formed file (writer check)'), main);
-    },
-    2,
-  );
-  // an encoder with a wrong label: age refuses its files, as the interoperability tests would see
-  const main = await mutant("ascii('payload')", "ascii('Payload')");
-  const enc = ctkit(['age', '-r', alice.recipient], { main, input: plainS });
-  ok(enc, 'the mutant encrypts');
-  assert.notEqual(age(['-d', '-i', alice.file], enc.stdout).status, 0, 'age decrypted a file with a wrong payload label');
 });
