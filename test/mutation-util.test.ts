@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
 import { BlockBuffer } from '../src/util/block-buffer.js';
-import { checkBytes, checkLength, checkOptions, checkOutput, isBytes } from '../src/util/check.js';
+import { checkBytes, checkLength, checkOptions, checkOutput, equalBytes, isBytes } from '../src/util/check.js';
 import { inPlaceSource } from '../src/util/overlap.js';
 import { CachedKey, KeySlot } from '../src/util/key-slot.js';
 import { Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
@@ -22,6 +22,29 @@ function detached(n: number): Uint8Array {
   structuredClone(b.buffer, { transfer: [b.buffer] });
   return b;
 }
+
+test('equalBytes: the same bytes are equal; a difference in any byte or bit, or in length either way, is not', () => {
+  const a = Uint8Array.from({ length: 33 }, (_, i) => (i * 37 + 11) & 0xff);
+  assert.equal(equalBytes(a, a.slice()), true);
+  assert.equal(equalBytes(new Uint8Array(0), new Uint8Array(0)), true);
+  for (let i = 0; i < a.length; i++) {
+    for (const bit of [0x01, 0x80]) {
+      const b = a.slice();
+      b[i] ^= bit;
+      assert.equal(equalBytes(a, b), false, `byte ${i} bit ${bit}`);
+      assert.equal(equalBytes(b, a), false, `byte ${i} bit ${bit}, swapped`);
+    }
+  }
+  // a prefix, shorter or longer, is not equal (nor is a longer one whose extra bytes are zero)
+  for (const [x, y] of [
+    [a, a.subarray(0, 32)],
+    [a, Uint8Array.of(...a, 0)],
+    [new Uint8Array(0), Uint8Array.of(0)],
+  ]) {
+    assert.equal(equalBytes(x, y), false, `${x.length} against ${y.length}`);
+    assert.equal(equalBytes(y, x), false, `${y.length} against ${x.length}`);
+  }
+});
 
 test('checkBytes / isBytes: genuine Uint8Arrays (this realm, another realm, empty, views) pass; everything else is named', () => {
   const other = runInNewContext('new Uint8Array(3)') as Uint8Array;

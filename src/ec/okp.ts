@@ -10,7 +10,7 @@
 // length; PEM and JWK through der.ts's constant-time base64).
 
 import { CtkitRangeError, CtkitTypeError, EncodingError, InvalidKeyError } from '../errors.js';
-import { checkBytes, checkLength, checkOptions, copyBytes } from '../util/check.js';
+import { checkBytes, checkLength, checkOptions, copyBytes, equalBytes } from '../util/check.js';
 import { DerReader, TAG, base64url, der, derBits, derInt, derOid, derTop, pem, unbase64url, unpem } from './der.js';
 
 export type OkpPrivateKeyFormat = 'raw' | 'pkcs8-der' | 'pkcs8-pem' | 'jwk';
@@ -52,11 +52,6 @@ export interface OkpSpec {
 }
 
 const KEY = 32;
-const equal = (a: Uint8Array, b: Uint8Array) => {
-  let d = a.length ^ b.length; // unequal lengths are already unequal: past b's end, b[i] ^ … cannot clear d
-  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
-  return d === 0;
-};
 
 export function okpFormats(spec: OkpSpec): OkpFormats {
   const { name, oid } = spec;
@@ -88,7 +83,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
       if (v !== 1) throw new EncodingError(`${what}: a public key needs version 1 (OneAsymmetricKey)`);
       const bits = r.read(0x81, 'publicKey').rest();
       if (bits.length !== KEY + 1 || bits[0] !== 0) throw new EncodingError(`${what}: the public key must be a BIT STRING of ${KEY} bytes`);
-      if (!equal(bits.subarray(1), spec.publicKey(sk))) {
+      if (!equalBytes(bits.subarray(1), spec.publicKey(sk))) {
         sk.fill(0);
         throw new InvalidKeyError(`${what}: the public key does not belong to the private key`);
       }
@@ -122,7 +117,7 @@ export function okpFormats(spec: OkpSpec): OkpFormats {
     if (!needPrivate) return { x };
     if (o.d === undefined) throw new EncodingError('JWK: member "d" is missing (not a private key)');
     const d = field('d');
-    if (!equal(x, spec.publicKey(d))) {
+    if (!equalBytes(x, spec.publicKey(d))) {
       d.fill(0);
       throw new InvalidKeyError('JWK: "x" does not belong to "d"');
     }

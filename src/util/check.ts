@@ -78,3 +78,13 @@ export function checkOptions<T extends object>(v: T | undefined, name = 'options
  * view, so a "copy" of a caller's Buffer key would alias it and a wipe of either wipes both.
  */
 export const copyBytes = (b: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(b);
+
+/**
+ * Whether a and b hold the same bytes: every byte looked at, one answer (for comparing a key's
+ * public part with the one derived from its secret). Lengths are public; unequal ones are unequal.
+ */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let d = a.length ^ b.length; // unequal lengths are already unequal: past b's end, b[i] ^ … cannot clear d
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+  return d === 0;
+}
