@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Failure, UsageError } from '../src/cli/errors.js';
 import { ecdh, keygenCurve, loadPrivateKey, loadPublicKey, parsePrivateKey, parsePublicKey } from '../src/cli/keys.js';
 import { p256 } from '../src/ec/index.js';
-import { scratch, throwsWith } from './support/scratch.js';
+import { rejectsWith, scratch, throwsWith } from './support/scratch.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -59,6 +59,9 @@ test('PEM armor labels: A–Z, 0–9 and inner single spaces are labels; the cha
     throwsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a private key (expected PRIVATE KEY or EC PRIVATE KEY)`);
     throwsWith(() => parsePublicKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, `invalid key: k: PEM block ${label} is not a key (expected PUBLIC KEY, PRIVATE KEY or EC PRIVATE KEY)`);
   }
+  // the longest armor line (128 characters) as the last line, without a line feed after it
+  const longest = 'L'.repeat(112);
+  throwsWith(() => parsePrivateKey(text(`text\n-----BEGIN ${longest}-----`), 'k'), Failure, `invalid key: k: PEM block ${longest} (line 2) has no END line`);
   // '@' and '[' around A–Z, '/' and ':' around 0–9, lower case, spaces at either end, other punctuation
   for (const label of ['', '@', '[', '/', ':', 'a', 'Key', ' A', 'A ', ' ', 'A-B', 'A\tB', 'L'.repeat(113)]) {
     throwsWith(() => parsePrivateKey(block(`-----BEGIN ${label}-----`), 'k'), Failure, notArmor(1));
@@ -105,6 +108,15 @@ test("binary input: a raw scalar's length framed as one DER SEQUENCE is read as 
     b[1] = len;
     throwsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
   }
+  // nor is a long form of that length (30 81 1d …, 30 82 00 1c …): DER takes the shortest form only
+  for (const head of [
+    [0x30, 0x81, 29],
+    [0x30, 0x82, 0, 28],
+  ]) {
+    const b = framed.slice();
+    b.set(head);
+    throwsWith(() => parsePrivateKey(b, 'k'), UsageError, 'k looks like a raw scalar: say which curve with --curve');
+  }
   // with the curve named, the framed bytes are a scalar after the DER fails (0x30ff… < n on P-256)
   const k = parsePrivateKey(framed, 'k', 'p256');
   assert.equal(Buffer.from(k.key).toString('hex'), Buffer.from(framed).toString('hex'));
@@ -147,6 +159,29 @@ test('a binary SEC 1 point loads as a public key without --curve', () => {
   const k = parsePublicKey(new Uint8Array(point), 'k');
   assert.equal(k.curve.name, 'p256');
   assert.deepEqual(Buffer.from(k.key), point);
+  // with --curve too (only a scalar's length is read as a private key), and on another curve its length is wrong
+  assert.deepEqual(Buffer.from(parsePublicKey(new Uint8Array(point), 'k', 'p256').key), point);
+  throwsWith(() => parsePublicKey(new Uint8Array(point), 'k', 'p384'), Failure, 'invalid key: k: data must be 97 or 49 bytes long, got 65');
+});
+
+test('binary public keys that are not keys: a scalar-long one without --curve, one framed as DER that is neither SPKI nor a private key', () => {
+  // without --curve a scalar's length is not read as a private key: P-256 (the first curve) says what a point's length is
+  throwsWith(() => parsePublicKey(new Uint8Array(32).fill(0xff), 'k'), Failure, 'invalid key: k: data must be 65 or 33 bytes long, got 32');
+  // 30 1e ff …: one SEQUENCE, neither an SPKI nor a private key: the SPKI's error, not the raw point's length
+  const framed = new Uint8Array(32).fill(0xff);
+  framed[0] = 0x30;
+  framed[1] = 30;
+  for (const curve of [undefined, 'p384']) {
+    throwsWith(() => parsePublicKey(framed, 'k', curve), Failure, 'invalid key: k: SubjectPublicKeyInfo: multi-byte tags are not used here at byte 2');
+  }
+});
+
+test("the key files' messages name the file and what it is", async () => {
+  const { fresh } = scratch('key-what');
+  const f = join(fresh(), 'junk.key');
+  writeFileSync(f, 'not a key\n');
+  await rejectsWith(loadPrivateKey(f), Failure, `invalid key: private key ${f} is not a PEM, JWK or hex key (hex: hex length is odd)`);
+  await rejectsWith(loadPublicKey(f), Failure, new RegExp(`^invalid key: public key ${f.replace(/[.]/g, '\\.')} is not a PEM, JWK or hex key`));
 });
 
 type Call = { name: string; args: unknown[]; result: unknown };

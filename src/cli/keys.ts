@@ -20,6 +20,7 @@ import { promises as fsp } from 'node:fs';
 import * as ec from '../ec/index.js';
 import type { Curve, EcJwk } from '../ec/index.js';
 import { hex, unbase64urlBytes, unhexBytes } from '../ec/der.js';
+import { equalBytes } from '../util/check.js';
 import { type JsonObject, scanJsonObject } from '../util/json-ct.js';
 import { Failure, FileError, UsageError } from './errors.js';
 import { createSecretFile, reason } from './io.js';
@@ -191,16 +192,17 @@ function parseHex(b: Uint8Array, what: string): Uint8Array {
 
 /**
  * Whether b is exactly one DER SEQUENCE (30, a definite length in its shortest form, that many
- * bytes): a mask over the first four bytes, branched on once. A raw scalar looks like one with
- * probability about 2^−16 and is then still read as a raw scalar (after the DER fails).
+ * bytes): a mask over the first three bytes, branched on once. A raw scalar looks like one with
+ * probability about 2^−16 and is then still read as a raw scalar (after the DER fails). Lengths
+ * up to 255 only: the longest key file ctkit reads in DER (a P-521 PKCS#8 key with its public
+ * key) is 241 bytes, and a longer file starting with 30 is read as DER all the same.
  */
 function derFramed(b: Uint8Array): boolean {
   const n = b.length;
   if (n < 2) return false;
   const short = n - 2 < 0x80 ? eq(b[1], n - 2) : 0;
   const l81 = n - 3 >= 0x80 && n - 3 < 0x100 ? eq(b[1], 0x81) & eq(b[2], n - 3) : 0;
-  const l82 = n - 4 >= 0x100 && n - 4 < 0x10000 ? eq(b[1], 0x82) & eq(b[2], (n - 4) >> 8) & eq(b[3], (n - 4) & 0xff) : 0;
-  return (eq(b[0], 0x30) & (short | l81 | l82)) !== 0;
+  return (eq(b[0], 0x30) & (short | l81)) !== 0;
 }
 
 /** Run `f` on each candidate curve; the first that accepts wins; otherwise the most telling error. */
@@ -270,13 +272,6 @@ function jwkCurve(j: JsonObject, candidates: Curve[], what: string): { curve: Cu
   throw new Failure(`invalid key: ${what}: unsupported JWK curve ${JSON.stringify(crv)} (ctkit has ${names})`);
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
-  return d === 0;
-}
-
 /** An EC private JWK: "d" decoded from its bytes, checked against "x" and "y". */
 function parseJwkPrivate(b: Uint8Array, candidates: Curve[], what: string): LoadedPrivateKey {
   const j = scanJwk(b, what);
@@ -289,7 +284,7 @@ function parseJwkPrivate(b: Uint8Array, candidates: Curve[], what: string): Load
     const key = keyError(what, () => curve.importPrivateKey(d, 'raw'));
     try {
       const pub = keyError(what, () => curve.importPublicKey({ kty: 'EC', crv, x: member(() => j.text('x')), y: member(() => j.text('y')) } as EcJwk, 'jwk'));
-      if (!sameBytes(pub, curve.getPublicKey(key))) throw new Failure(`invalid key: ${what}: JWK "x" and "y" do not belong to "d"`);
+      if (!equalBytes(pub, curve.getPublicKey(key))) throw new Failure(`invalid key: ${what}: JWK "x" and "y" do not belong to "d"`);
       return { curve, key };
     } catch (e) {
       key.fill(0);
@@ -420,7 +415,7 @@ export function parsePublicKey(bytes: Uint8Array, what: string, curveName?: stri
     try {
       return firstCurve(candidates, (c) => c.importPublicKey(bytes, 'spki-der'), what);
     } catch (e) {
-      if (!derFramed(bytes)) throw e;
+      // a DER private key gives its public key (parsePrivateKey reads no other binary starting with 30 here)
       try {
         return fromPrivate(parsePrivateKey(bytes, what, curveName));
       } catch {
