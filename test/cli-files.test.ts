@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chacha20Poly1305 } from '../src/aead/index.js';
@@ -63,6 +63,35 @@ test('a missing or unreadable input: exit 2, one line, no file created, nothing 
       }
     }
   }
+});
+
+test('stdin that is a regular file: read through its descriptor, its size known; write-only, or a directory: refused', () => {
+  const { dir, key } = workdir();
+  const plain = rng.bytes(70000);
+  writeFileSync(join(dir, 'in'), plain);
+  const withStdin = (path: string, flags: string, args: string[]) => {
+    const fd = openSync(path, flags);
+    try {
+      return spawnSync(process.execPath, ctkitArgv(args), { cwd: dir, stdio: [fd, 'pipe', 'pipe'], encoding: 'buffer' });
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const sealed = withStdin(join(dir, 'in'), 'r', ['seal', '-k', key, '-o', 'in.sealed']);
+  assert.equal(sealed.status, 0, String(sealed.stderr));
+  const opened = withStdin(join(dir, 'in.sealed'), 'r', ['open', '-k', key]);
+  assert.equal(opened.status, 0, String(opened.stderr));
+  assert.ok(opened.stdout.equals(plain), 'sealed from a file on stdin, opened from one');
+  // a descriptor that cannot be read (opened for writing): the read's reason, naming stdin
+  const wo = withStdin(join(dir, 'in'), 'r+', ['seal', '-k', key]);
+  assert.equal(wo.status, 0, 'r+ reads: the control for the write-only case below');
+  const bad = withStdin(join(dir, 'in'), 'a', ['seal', '-k', key, '-o', 'never']);
+  assert.equal(bad.status, 2, String(bad.stderr));
+  assert.equal(String(bad.stderr), 'ctkit seal: cannot read stdin: EBADF\n');
+  const d = withStdin(dir, 'r', ['seal', '-k', key, '-o', 'never']);
+  assert.equal(d.status, 2, String(d.stderr));
+  assert.equal(String(d.stderr), 'ctkit seal: cannot read stdin: is a directory\n');
+  assert.deepEqual(ls(dir), ['in', 'in.sealed', 'k.key', 'tmp']);
 });
 
 function waitFor(cond: () => boolean, what: string, ms = 30000): Promise<void> {

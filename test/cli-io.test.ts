@@ -6,10 +6,10 @@
 // `npm run test:mutation -- src/cli` a mutant of io.ts fails here first.
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { promises as fsp, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileError } from '../src/cli/errors.js';
-import { Input, openOutput, Progress, reason } from '../src/cli/io.js';
+import { createSecretFile, Input, openOutput, Progress, reason } from '../src/cli/io.js';
 import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
 import { cliOutput } from './support/stdout.js';
@@ -151,4 +151,173 @@ test('progress: on stderr for a terminal and at least 8 MiB, at most every 100 m
     mock.timers.reset();
     process.stderr.isTTY = tty;
   }
+});
+
+// ---- faults the file system rarely gives, injected: node:fs's promises object (the one io.ts
+// imports) and the FileHandle prototype wrapped for one call or one test --------------------
+
+const errno = (code: string) => Object.assign(new Error(`injected ${code}`), { code });
+
+/** Runs f with `obj[name]` replaced by `impl` (given the original), restored afterwards. */
+async function patched<T extends object, K extends keyof T>(obj: T, name: K, impl: (orig: T[K]) => T[K], f: () => Promise<void>): Promise<void> {
+  const orig = obj[name];
+  obj[name] = impl(orig);
+  try {
+    await f();
+  } finally {
+    obj[name] = orig;
+  }
+}
+const fileHandleProto = async (d: string) => {
+  writeFileSync(join(d, '.probe'), '');
+  const fh = await fsp.open(join(d, '.probe'));
+  const proto = Object.getPrototypeOf(fh) as fsp.FileHandle;
+  await fh.close();
+  return proto;
+};
+
+test('file output without hard links: EPERM, ENOTSUP, EOPNOTSUPP and EXDEV from link() fall back to a checked rename; other errors do not', async () => {
+  for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV']) {
+    const d = fresh();
+    const target = join(d, 'out');
+    await patched(
+      fsp,
+      'link',
+      () => async () => Promise.reject(errno(code)),
+      async () => {
+        const o = await openOutput(target, { command: 'open' });
+        await o.write([Buffer.from('by rename')]);
+        await o.commit();
+        assert.equal(readFileSync(target, 'utf8'), 'by rename', code);
+        assert.deepEqual(ls(d), ['out'], code);
+        // the target appearing before the rename: not overwritten, the output discarded
+        const t2 = join(d, 'out2');
+        const o2 = await openOutput(t2, { command: 'open' });
+        await o2.write([Buffer.from('secret')]);
+        writeFileSync(t2, 'theirs');
+        await rejects(o2.commit(), `${t2} appeared while ctkit was writing; not overwritten`);
+        assert.equal(readFileSync(t2, 'utf8'), 'theirs');
+        assert.deepEqual(ls(d), ['out', 'out2'], code);
+      },
+    );
+  }
+  // any other error of link(): the reason, and nothing left
+  const d = fresh();
+  await patched(
+    fsp,
+    'link',
+    () => async () => Promise.reject(errno('EIO')),
+    async () => {
+      const o = await openOutput(join(d, 'out'), { command: 'open' });
+      await o.write([Buffer.from('x')]);
+      await rejects(o.commit(), `cannot write ${join(d, 'out')}: EIO`);
+    },
+  );
+  assert.deepEqual(ls(d), []);
+});
+
+test('file output: a failing rename, write, open or directory check is a FileError with the reason; nothing is left', async () => {
+  const d = fresh();
+  await patched(
+    fsp,
+    'rename',
+    () => async () => Promise.reject(errno('EACCES')),
+    async () => {
+      const o = await openOutput(join(d, 'out'), { command: 'open', force: true });
+      await o.write([Buffer.from('x')]);
+      await rejects(o.commit(), `cannot write ${join(d, 'out')}: permission denied (EACCES)`);
+    },
+  );
+  const proto = await fileHandleProto(d);
+  await patched(
+    proto,
+    'writev',
+    () => async () => Promise.reject(errno('ENOSPC')),
+    async () => {
+      const o = await openOutput(join(d, 'out'), { command: 'open' });
+      await rejects(o.write([Buffer.from('x')]), `cannot write ${join(d, 'out')}: no space left on the device (ENOSPC)`);
+      await o.abort();
+    },
+  );
+  await patched(
+    fsp,
+    'open',
+    () => async () => Promise.reject(errno('EMFILE')),
+    async () => {
+      await rejects(openOutput(join(d, 'out'), { command: 'open' }), `cannot write in ${d}: too many open files (EMFILE)`);
+    },
+  );
+  await patched(
+    fsp,
+    'stat',
+    () => async () => Promise.reject(errno('ELOOP')),
+    async () => {
+      await rejects(openOutput(join(d, 'out'), { command: 'open' }), `cannot write ${join(d, 'out')}: too many symbolic links (ELOOP)`);
+    },
+  );
+  assert.deepEqual(ls(d), ['.probe']);
+});
+
+test('file output: short writes continue after the bytes that went out, across and inside chunks', async () => {
+  const d = fresh();
+  const proto = await fileHandleProto(d);
+  const chunks = [rng.bytes(5000), rng.bytes(1), rng.bytes(0), rng.bytes(12345)];
+  // at most 777 bytes per call: every chunk boundary is met inside a call and between calls
+  await patched(
+    proto,
+    'writev',
+    (orig) =>
+      async function (this: fsp.FileHandle, list: NodeJS.ArrayBufferView[], pos?: number) {
+        let left = 777;
+        const cut: Uint8Array[] = [];
+        for (const b of list as Uint8Array[]) {
+          if (left === 0) break;
+          cut.push(b.subarray(0, Math.min(left, b.length)));
+          left -= cut[cut.length - 1].length;
+        }
+        return orig.call(this, cut, pos);
+      } as typeof orig,
+    async () => {
+      const o = await openOutput(join(d, 'out'), { command: 'open' });
+      await o.write(chunks);
+      assert.equal(o.written, 17346);
+      await o.commit();
+    },
+  );
+  assert.deepEqual(new Uint8Array(readFileSync(join(d, 'out'))), new Uint8Array(Buffer.concat(chunks)));
+});
+
+test('input: a failing stat or read is a FileError naming the input and the reason', async () => {
+  const d = fresh();
+  writeFileSync(join(d, 'in'), 'data');
+  const proto = await fileHandleProto(d);
+  await patched(
+    proto,
+    'stat',
+    () => async () => Promise.reject(errno('EIO')),
+    async () => {
+      await rejects(Input.open(join(d, 'in')), `cannot read ${join(d, 'in')}: EIO`);
+    },
+  );
+  await patched(
+    proto,
+    'read',
+    () => async () => Promise.reject(errno('EISDIR')),
+    async () => {
+      const input = await Input.open(join(d, 'in'));
+      await rejects(input.readFull(new Uint8Array(4)), `cannot read ${join(d, 'in')}: is a directory (EISDIR)`);
+      await input.close();
+    },
+  );
+});
+
+test('key files: created 0600, never over an existing file; a missing directory or another failure said so', async () => {
+  const d = fresh();
+  await createSecretFile(join(d, 'k'), 'secret');
+  assert.equal(statSync(join(d, 'k')).mode & 0o777, 0o600);
+  await rejects(createSecretFile(join(d, 'k'), 'other'), `${join(d, 'k')} already exists; ctkit never overwrites a key`);
+  assert.equal(readFileSync(join(d, 'k'), 'utf8'), 'secret');
+  await rejects(createSecretFile(join(d, 'no', 'k'), 'x'), `cannot create ${join(d, 'no', 'k')}: the directory ${join(d, 'no')} does not exist`);
+  await rejects(createSecretFile(join(d, 'k', 'k'), 'x'), `cannot create ${join(d, 'k', 'k')}: a component of the path is not a directory (ENOTDIR)`);
+  assert.deepEqual(ls(d), ['k']);
 });
