@@ -2,14 +2,15 @@
 // writer and reader on node:crypto in test/support/age-writer.ts: every malformed file the age
 // specification names refused with its reason and no output file; what ctkit encrypts read by
 // the independent reader (sizes around the 64 KiB chunks, binary and armored, several
-// recipients); identity and recipient files and their errors. test/cli-age.test.ts runs the same
+// recipients); identity and recipient files and their errors; the header parser and the
+// detection of armor, directly. test/cli-age.test.ts runs the same
 // cases through the command beside the real age; this file is the quick one, so that under
 // `npm run test:mutation -- src/cli` a mutant of age.ts fails here first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert } from '../src/cli/age.js';
+import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert, parseHeader } from '../src/cli/age.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
@@ -223,4 +224,72 @@ test('recipients, identities and files refused, each with its reason; the secret
   assert.equal(readFileSync(exists, 'utf8'), 'keep');
   await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input, output: exists, force: true, jobs: 1 });
   assert.equal(readAgeFile(readFileSync(exists), alice.sk).toString(), 'hello');
+});
+
+// ---- the header parser and the armor detection, directly --------------------------------------
+
+const A43 = 'A'.repeat(43); // 32 zero bytes, canonical unpadded base64
+const ph = (s: string) => parseHeader(Buffer.from(s, 'latin1'));
+const headerFails = (s: string, message: string) =>
+  assert.throws(
+    () => ph(s),
+    (e: Error) => e instanceof Failure && e.message === message,
+    `${JSON.stringify(s)}: ${message}`,
+  );
+
+test('parseHeader: the lines named in its messages, each limit of a stanza and of the MAC line', () => {
+  const v1 = 'age-encryption.org/v1\n';
+  const stanza = `-> X25519 ${A43}\n${A43}\n`;
+  const h = ph(`${v1}${stanza}--- ${A43}\n`);
+  assert.equal(h.stanzas.length, 1);
+  assert.deepEqual(h.stanzas[0].args, ['X25519', A43]);
+  assert.equal(Buffer.from(h.macked).toString('latin1'), `${v1}${stanza}---`);
+  headerFails(`age-encryption.org/v2\n--- ${A43}\n`, 'unsupported age format version "v2" (ctkit reads v1)');
+  headerFails(`hello\n--- ${A43}\n`, 'not an age file: the first line is not "age-encryption.org/v1"');
+  headerFails(`${v1}${stanza}`, 'malformed age header: the header has no MAC line');
+  headerFails(`${v1}${stanza}--- ${A43}\n\n`, 'malformed age header: data after the MAC line');
+  headerFails(`${v1}--- ${A43}\n`, 'malformed age header: no recipient stanza');
+  // the MAC line: "--- " at its start, 43 characters to its end
+  for (const mac of [`---- ${A43}`, `--- ${A43}A`, `---  ${A43}`, `--- ${A43.slice(1)}`]) {
+    headerFails(`${v1}${stanza}${mac}\n`, 'malformed age header: line 4: the MAC line is not "--- " and 43 canonical base64 characters');
+  }
+  headerFails(`${v1}${stanza}x\n--- ${A43}\n`, 'malformed age header: line 4: expected a stanza ("-> …") or the MAC line ("--- …")');
+  headerFails(`${v1}->\n\n--- ${A43}\n`, 'malformed age header: line 2: a stanza line is "->" and arguments of visible ASCII characters, each after one space');
+  headerFails(`${v1}-> X25519  x\n\n--- ${A43}\n`, 'malformed age header: line 2: a stanza line is "->" and arguments of visible ASCII characters, each after one space');
+  // a body: lines of 64 columns until a shorter one (possibly empty)
+  const full = 'A'.repeat(64);
+  const ends = 'malformed age header: the stanza of line 2 ends without a short body line (its body must end with a line of fewer than 64 columns)';
+  headerFails(`${v1}-> X\n${full}\n--- ${A43}\n`, ends);
+  headerFails(`${v1}-> X\n${full}\n-> Y\n\n--- ${A43}\n`, ends);
+  headerFails(`${v1}-> X\n${full}`, ends);
+  const two = ph(`${v1}-> X\n${full}\n${full}\n\n-> Y\nAA\n--- ${A43}\n`);
+  assert.deepEqual(
+    two.stanzas.map((s) => s.body.length),
+    [96, 1],
+  );
+  headerFails(`${v1}-> X\n${full}AAAA\n\n--- ${A43}\n`, 'malformed age header: line 3: a stanza body line is at most 64 columns of canonical base64 without padding');
+  headerFails(`${v1}-> X\n${full}\nAB\n--- ${A43}\n`, 'malformed age header: line 4: a stanza body line is at most 64 columns of canonical base64 without padding');
+  headerFails(`${v1}-> X\nA---\n--- ${A43}\n`, 'malformed age header: line 3: a stanza body line is at most 64 columns of canonical base64 without padding');
+});
+
+test('armored input is found after any white space before it (space, tab, CR, LF); white space before a binary file is not an age file', async () => {
+  const d = fresh();
+  const plain = rng.bytes(1000);
+  const f = join(d, 'a.age');
+  writeFileSync(join(d, 'p'), plain);
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: f, jobs: 1 });
+  const armored = readFileSync(f);
+  for (const ws of [' ', '\t', '\r', '\n', ' \t\r\n\n ']) {
+    const g = join(d, `ws${ws.length}${ws.charCodeAt(0)}.age`);
+    writeFileSync(g, Buffer.concat([Buffer.from(ws, 'latin1'), armored]));
+    const out = `${g}.out`;
+    await ageDecrypt({ identityFiles: [alice.file], input: g, output: out, jobs: 1 });
+    assert.ok(readFileSync(out).equals(plain), JSON.stringify(ws));
+  }
+  const bin = join(d, 'bin.age');
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input: join(d, 'p'), output: bin, jobs: 1 });
+  writeFileSync(join(d, 'ws-bin.age'), Buffer.concat([Buffer.from(' '), readFileSync(bin)]));
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'ws-bin.age'), jobs: 1 }), Failure, 'not an age file: it does not start with "age-encryption.org/v1"');
+  writeFileSync(join(d, 'empty.age'), '');
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'empty.age'), jobs: 1 }), Failure, 'empty input: not an age file');
 });

@@ -407,8 +407,7 @@ const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0
 /** The input as age bytes: armored input (detected after optional whitespace) decoded. */
 async function ageSource(input: Input): Promise<ByteSource> {
   const head = new Uint8Array(4096);
-  const n = await input.readFull(head);
-  if (n === 0) throw new Failure('empty input: not an age file');
+  const n = await input.readFull(head); // none: readHeader says the input is empty
   let i = 0;
   while (i < n && isSpace(head[i])) i++;
   const start = Buffer.from(head.buffer, i, Math.min(n - i, 64)).toString('latin1');
