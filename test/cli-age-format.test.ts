@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert, parseHeader } from '../src/cli/age.js';
+import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert, b64decode, parseHeader, parseIdentity, parseRecipient, unwrapFileKey } from '../src/cli/age.js';
+import { bech32Encode } from '../src/cli/bech32.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
@@ -292,4 +293,75 @@ test('armored input is found after any white space before it (space, tab, CR, LF
   await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'ws-bin.age'), jobs: 1 }), Failure, 'not an age file: it does not start with "age-encryption.org/v1"');
   writeFileSync(join(d, 'empty.age'), '');
   await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'empty.age'), jobs: 1 }), Failure, 'empty input: not an age file');
+});
+
+test('b64decode: canonical unpadded base64 only', () => {
+  for (const [s, hex] of [
+    ['', ''],
+    ['AA', '00'],
+    ['AAA', '0000'],
+    ['AAAA', '000000'],
+    ['+/+/', 'fbffbf'],
+    ['YWdl', '616765'],
+  ]) {
+    assert.equal(Buffer.from(b64decode(s) ?? [0xee]).toString('hex'), hex, JSON.stringify(s));
+  }
+  for (const s of ['A', 'AAAAA', 'AB', 'AAB', 'AA==', 'AAA=', 'AA=A', ' AAAA', 'AA AA', 'AAAA\n', '-_-_', '!AAA', 'AAA!', 'AA\u00e9A']) {
+    assert.equal(b64decode(s), undefined, JSON.stringify(s));
+  }
+});
+
+test('recipients and identities: the prefix before the key, the kind of key its bech32 holds', () => {
+  const zero31 = new Uint8Array(31);
+  const notRecipient = (s: string) => `-r: ${JSON.stringify(s)} is not an age X25519 recipient (age1…); ctkit age encrypts to X25519 recipients only`;
+  assert.throws(
+    () => parseRecipient('agexyz', '-r'),
+    (e: Error) => e instanceof Failure && e.message === notRecipient('agexyz'),
+  );
+  for (const s of [bech32Encode('age', zero31), bech32Encode('age1x', new Uint8Array(32))]) {
+    const shown = JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+    assert.throws(
+      () => parseRecipient(s, '-r'),
+      (e: Error) => e instanceof Failure && e.message === `-r: invalid recipient ${shown}: not a 32-byte X25519 key`,
+      s,
+    );
+  }
+  const notIdentity = (hint: string) => `f line 1: not an age X25519 identity (AGE-SECRET-KEY-1…)${hint}; ctkit age reads X25519 identities only`;
+  assert.throws(
+    () => parseIdentity('AGE-SECRET-KEY-X', 'f line 1'),
+    (e: Error) => e instanceof Failure && e.message === notIdentity(''),
+  );
+  assert.throws(
+    () => parseIdentity('age-secret-key-x', 'f line 1'),
+    (e: Error) => e instanceof Failure && e.message === notIdentity(''),
+  );
+  assert.throws(
+    () => parseIdentity('age-secret-key-1x', 'f line 1'),
+    (e: Error) => e instanceof Failure && e.message === notIdentity(' (identities are written in upper case)'),
+  );
+  for (const s of [bech32Encode('AGE-SECRET-KEY-', zero31), bech32Encode('AGE-SECRET-KEY-1X', new Uint8Array(32))]) {
+    assert.throws(
+      () => parseIdentity(s.toUpperCase(), 'f line 1'),
+      (e: Error) => e instanceof Failure && e.message === 'f line 1: invalid identity: not a 32-byte X25519 key',
+      s,
+    );
+  }
+});
+
+test('stanza types: scrypt alone means a passphrase, scrypt beside others is malformed, no X25519 stanza is said with the types', () => {
+  const v1 = 'age-encryption.org/v1\n';
+  const mac = `--- ${A43}\n`;
+  const share = Buffer.from(alice.pk).toString('base64').replace(/=+$/, ''); // a point of full order
+  const x = `-> X25519 ${share}\n${A43}\n`;
+  const id = [new Uint8Array(32).fill(7)];
+  const unwrapFails = (h: string, message: string) =>
+    assert.throws(
+      () => unwrapFileKey(ph(h), id),
+      (e: Error) => e instanceof Failure && e.message === message,
+      message,
+    );
+  unwrapFails(`${v1}-> scrypt c2FsdA 18\nAA\n${mac}`, 'the file is encrypted with a passphrase (scrypt); ctkit age decrypts files for X25519 identities only');
+  unwrapFails(`${v1}${x}-> scrypt c2FsdA 18\nAA\n${mac}`, 'malformed age header: an scrypt stanza must be the only stanza of its header');
+  unwrapFails(`${v1}-> ssh-ed25519 abc\nAA\n-> piv-p256 xyz\n\n${mac}`, 'no X25519 recipient in the header (stanza types: "ssh-ed25519", "piv-p256"); ctkit age decrypts X25519 files only');
+  unwrapFails(`${v1}${x}${mac}`, 'no identity matched any of the recipients (wrong identity file?)');
 });

@@ -69,17 +69,17 @@ const shown = (s: string) => JSON.stringify(s.length > 40 ? s.slice(0, 40) + 'â€
 
 // ---- base64: standard alphabet, no padding, canonical only -----------------------------------
 
-const B64_RAW = /^[A-Za-z0-9+/]*$/;
-
 export function b64encode(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64').replace(/=+$/, '');
 }
 
-/** The bytes of `s`, or undefined when s is not canonical unpadded base64. */
+/**
+ * The bytes of `s`, or undefined when s is not canonical unpadded base64. Node's decoder skips
+ * what is not base64 (white space, '=' anywhere, a lone last character), takes base64url's '-'
+ * and '_', and ignores unused bits that are not zero: the re-encoding differs from s in each case.
+ */
 export function b64decode(s: string): Uint8Array | undefined {
-  if (!B64_RAW.test(s) || s.length % 4 === 1) return undefined;
   const b = new Uint8Array(Buffer.from(s, 'base64'));
-  // Node's decoder ignores unused bits that are not zero: re-encoding shows them
   return b64encode(b) === s ? b : undefined;
 }
 
