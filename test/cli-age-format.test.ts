@@ -12,6 +12,8 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ageDecrypt, ageEncrypt, ageKeygen, ageKeygenConvert, b64decode, parseHeader, parseIdentity, parseRecipient, unwrapFileKey } from '../src/cli/age.js';
 import { bech32Encode } from '../src/cli/bech32.js';
+import { chacha20Poly1305 } from '../src/aead/chacha20-poly1305.js';
+import { x25519 } from '../src/ec/x25519.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
@@ -364,4 +366,80 @@ test('stanza types: scrypt alone means a passphrase, scrypt beside others is mal
   unwrapFails(`${v1}${x}-> scrypt c2FsdA 18\nAA\n${mac}`, 'malformed age header: an scrypt stanza must be the only stanza of its header');
   unwrapFails(`${v1}-> ssh-ed25519 abc\nAA\n-> piv-p256 xyz\n\n${mac}`, 'no X25519 recipient in the header (stanza types: "ssh-ed25519", "piv-p256"); ctkit age decrypts X25519 files only');
   unwrapFails(`${v1}${x}${mac}`, 'no identity matched any of the recipients (wrong identity file?)');
+});
+
+/** Runs f with obj[name] wrapped: each call's arguments and result pushed to `calls`. */
+async function spied<T extends object>(obj: T, name: keyof T, calls: unknown[][], f: () => Promise<void>): Promise<void> {
+  const orig = obj[name] as (...a: unknown[]) => unknown;
+  (obj as Record<keyof T, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
+    const r = orig.apply(this, args);
+    calls.push([...args, r]);
+    return r;
+  };
+  try {
+    await f();
+  } finally {
+    (obj as Record<keyof T, unknown>)[name] = orig;
+  }
+}
+const zero = (b: unknown) => b instanceof Uint8Array && b.every((x) => x === 0);
+
+test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapping keys; identities; a new identity', async () => {
+  const d = fresh();
+  writeFileSync(join(d, 'p'), rng.bytes(3000));
+  const random: unknown[][] = [];
+  const ecdh: unknown[][] = [];
+  const seal: unknown[][] = [];
+  await spied(crypto, 'getRandomValues', random, () =>
+    spied(x25519, 'ecdh', ecdh, () => spied(chacha20Poly1305, 'seal', seal, () => ageEncrypt({ recipients: [alice.recipient, bob.recipient], recipientFiles: [], input: join(d, 'p'), output: join(d, 'c.age'), jobs: 1 }))),
+  );
+  // in order: the file key (16 bytes), an ephemeral secret per recipient (32), the payload nonce (16, public)
+  assert.deepEqual(
+    random.map((c) => (c[1] as Uint8Array).length),
+    [16, 32, 32, 16],
+  );
+  assert.ok(
+    random.slice(0, 3).every((c) => zero(c[1])),
+    'the file key and the ephemeral secrets',
+  );
+  assert.ok(!zero(random[3][1]), 'the control: the nonce is not wiped');
+  assert.equal(ecdh.length, 2);
+  assert.ok(
+    ecdh.every((c) => zero(c[0]) && zero(c[2])),
+    'the ephemeral secrets given to ecdh, and the shared secrets',
+  );
+  assert.equal(seal.length, 2);
+  assert.ok(
+    seal.every((c) => zero(c[0]) && zero(c[2])),
+    'the wrapping keys, and the file key they sealed',
+  );
+
+  const getPublicKey: unknown[][] = [];
+  const open: unknown[][] = [];
+  await spied(x25519, 'getPublicKey', getPublicKey, () => spied(chacha20Poly1305, 'open', open, () => ageDecrypt({ identityFiles: [mallory.file, bob.file], input: join(d, 'c.age'), output: join(d, 'p2'), jobs: 1 })));
+  assert.ok(readFileSync(join(d, 'p2')).equals(readFileSync(join(d, 'p'))));
+  assert.equal(getPublicKey.length, 2, 'one public key per identity');
+  assert.ok(
+    getPublicKey.every((c) => zero(c[0])),
+    'the identities',
+  );
+  assert.ok(open.length >= 1 && open.every((c) => zero(c[0])), 'the wrapping keys');
+  assert.ok(zero(open[open.length - 1][3]), 'the file key');
+  // a decryption that fails: no identity matches
+  const failed: unknown[][] = [];
+  await spied(x25519, 'getPublicKey', failed, () => rejects(ageDecrypt({ identityFiles: [mallory.file], input: join(d, 'c.age'), output: join(d, 'p3'), jobs: 1 }), Failure, /^no identity matched/));
+  assert.equal(failed.length, 1);
+  assert.ok(zero(failed[0][0]), 'the identity, after a failure');
+
+  // age-keygen's new secret, and -y's identities
+  const kg: unknown[][] = [];
+  await spied(crypto, 'getRandomValues', kg, () => cliOutput(() => ageKeygen(join(d, 'id.txt'))).then(() => undefined));
+  assert.deepEqual(
+    kg.map((c) => zero(c[1])),
+    [true],
+  );
+  const y: unknown[][] = [];
+  await spied(x25519, 'getPublicKey', y, () => cliOutput(() => ageKeygenConvert(join(d, 'id.txt'))).then(() => undefined));
+  assert.equal(y.length, 1);
+  assert.ok(zero(y[0][0]), "-y's identity");
 });
