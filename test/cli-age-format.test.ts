@@ -443,3 +443,37 @@ test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapp
   assert.equal(y.length, 1);
   assert.ok(zero(y[0][0]), "-y's identity");
 });
+
+/** Runs f with process.stdout.isTTY and process.stderr.isTTY as given. */
+async function asTerminal(tty: { stdout?: boolean; stderr?: boolean }, f: () => Promise<void>): Promise<void> {
+  const saved = [process.stdout.isTTY, process.stderr.isTTY];
+  process.stdout.isTTY = !!tty.stdout;
+  process.stderr.isTTY = !!tty.stderr;
+  try {
+    await f();
+  } finally {
+    [process.stdout.isTTY, process.stderr.isTTY] = saved;
+  }
+}
+
+test('a terminal: binary output refused, armored allowed; the progress bar says encrypting or decrypting', async () => {
+  const d = fresh();
+  writeFileSync(join(d, 'p'), 'hello');
+  const enc = (armor: boolean, output?: string) => ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor, input: join(d, 'p'), output, jobs: 1 });
+  await asTerminal({ stdout: true }, async () => {
+    await rejects(enc(false), FileError, 'refusing to write sealed (binary) data to a terminal; redirect stdout or use -o <file>');
+    const { stdout } = await cliOutput(() => enc(true));
+    assert.match(stdout, /^-----BEGIN AGE ENCRYPTED FILE-----\n/);
+  });
+  // 8 MiB, the smallest input with a progress bar
+  writeFileSync(join(d, 'big'), rng.bytes(8 << 20));
+  await asTerminal({ stderr: true }, async () => {
+    const e = await cliOutput(() => ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input: join(d, 'big'), output: join(d, 'big.age'), jobs: 1 }));
+    assert.match(e.stderr, /^\rencrypting \[#*\s*\]/);
+    assert.match(e.stderr, /100% \d+ MB\/s\n$/);
+    const o = await cliOutput(() => ageDecrypt({ identityFiles: [alice.file], input: join(d, 'big.age'), output: join(d, 'big.out'), jobs: 1 }));
+    assert.match(o.stderr, /^\rdecrypting \[#*\s*\]/);
+    assert.match(o.stderr, /100% \d+ MB\/s\n$/);
+  });
+  assert.ok(readFileSync(join(d, 'big.out')).equals(readFileSync(join(d, 'big'))));
+});

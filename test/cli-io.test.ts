@@ -22,7 +22,7 @@ const rejects = (f: Promise<unknown>, message: string | RegExp) => rejectsWith(f
 test('file output: a 0600 temporary beside the target while writing, then the target with the usual mode', async () => {
   const d = fresh();
   const target = join(d, 'out.bin');
-  const out = await openOutput(target, { command: 'open' });
+  const out = await openOutput(target, {});
   assert.equal(out.streaming, false);
   const [tmp] = ls(d);
   assert.match(tmp, /^\.out\.bin\.[0-9a-f]{12}\.ctkit-tmp$/);
@@ -45,16 +45,16 @@ test('file output: a 0600 temporary beside the target while writing, then the ta
 test('file output: abort leaves nothing; an existing target is kept without force, replaced with it', async () => {
   const d = fresh();
   const target = join(d, 'out');
-  const a = await openOutput(target, { command: 'open' });
+  const a = await openOutput(target, {});
   await a.write([rng.bytes(1000)]);
   await a.abort();
   await a.abort();
   assert.deepEqual(ls(d), []);
   writeFileSync(target, 'keep');
-  await rejects(openOutput(target, { command: 'open' }), `${target} already exists; ctkit does not overwrite it without --force`);
-  await rejects(openOutput(target, { command: 'open', force: false }), /already exists/);
+  await rejects(openOutput(target, {}), `${target} already exists; ctkit does not overwrite it without --force`);
+  await rejects(openOutput(target, { force: false }), /already exists/);
   assert.deepEqual(ls(d), ['out']);
-  const f = await openOutput(target, { command: 'open', force: true });
+  const f = await openOutput(target, { force: true });
   assert.equal(readFileSync(target, 'utf8'), 'keep', 'replaced before commit');
   await f.write([Buffer.from('new')]);
   await f.commit();
@@ -65,7 +65,7 @@ test('file output: abort leaves nothing; an existing target is kept without forc
 test('file output: a target that appears while writing is not overwritten, and the output is discarded', async () => {
   const d = fresh();
   const target = join(d, 'out');
-  const o = await openOutput(target, { command: 'open' });
+  const o = await openOutput(target, {});
   await o.write([Buffer.from('secret plaintext')]);
   writeFileSync(target, 'theirs');
   await rejects(o.commit(), `${target} appeared while ctkit was writing; not overwritten (the output was discarded)`);
@@ -75,11 +75,11 @@ test('file output: a target that appears while writing is not overwritten, and t
 
 test('file output: where it cannot be written, a FileError that says why, before any file exists', async () => {
   const d = fresh();
-  await rejects(openOutput(join(d, 'no', 'out'), { command: 'open' }), `cannot write ${join(d, 'no', 'out')}: the directory ${join(d, 'no')} does not exist`);
+  await rejects(openOutput(join(d, 'no', 'out'), {}), `cannot write ${join(d, 'no', 'out')}: the directory ${join(d, 'no')} does not exist`);
   writeFileSync(join(d, 'file'), '');
-  await rejects(openOutput(join(d, 'file', 'out'), { command: 'open' }), `cannot write ${join(d, 'file', 'out')}: ${join(d, 'file')} is not a directory`);
+  await rejects(openOutput(join(d, 'file', 'out'), {}), `cannot write ${join(d, 'file', 'out')}: ${join(d, 'file')} is not a directory`);
   mkdirSync(join(d, 'dir'));
-  await rejects(openOutput(join(d, 'dir'), { command: 'open', force: true }), `cannot write ${join(d, 'dir')}: it is a directory`);
+  await rejects(openOutput(join(d, 'dir'), { force: true }), `cannot write ${join(d, 'dir')}: it is a directory`);
   assert.deepEqual(ls(d), ['dir', 'file']);
   assert.deepEqual(ls(join(d, 'dir')), []);
 });
@@ -185,14 +185,14 @@ test('file output without hard links: EPERM, ENOTSUP, EOPNOTSUPP and EXDEV from 
       'link',
       () => async () => Promise.reject(errno(code)),
       async () => {
-        const o = await openOutput(target, { command: 'open' });
+        const o = await openOutput(target, {});
         await o.write([Buffer.from('by rename')]);
         await o.commit();
         assert.equal(readFileSync(target, 'utf8'), 'by rename', code);
         assert.deepEqual(ls(d), ['out'], code);
         // the target appearing before the rename: not overwritten, the output discarded
         const t2 = join(d, 'out2');
-        const o2 = await openOutput(t2, { command: 'open' });
+        const o2 = await openOutput(t2, {});
         await o2.write([Buffer.from('secret')]);
         writeFileSync(t2, 'theirs');
         await rejects(o2.commit(), `${t2} appeared while ctkit was writing; not overwritten`);
@@ -208,7 +208,7 @@ test('file output without hard links: EPERM, ENOTSUP, EOPNOTSUPP and EXDEV from 
     'link',
     () => async () => Promise.reject(errno('EIO')),
     async () => {
-      const o = await openOutput(join(d, 'out'), { command: 'open' });
+      const o = await openOutput(join(d, 'out'), {});
       await o.write([Buffer.from('x')]);
       await rejects(o.commit(), `cannot write ${join(d, 'out')}: EIO`);
     },
@@ -223,7 +223,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
     'rename',
     () => async () => Promise.reject(errno('EACCES')),
     async () => {
-      const o = await openOutput(join(d, 'out'), { command: 'open', force: true });
+      const o = await openOutput(join(d, 'out'), { force: true });
       await o.write([Buffer.from('x')]);
       await rejects(o.commit(), `cannot write ${join(d, 'out')}: permission denied (EACCES)`);
     },
@@ -234,7 +234,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
     'writev',
     () => async () => Promise.reject(errno('ENOSPC')),
     async () => {
-      const o = await openOutput(join(d, 'out'), { command: 'open' });
+      const o = await openOutput(join(d, 'out'), {});
       await rejects(o.write([Buffer.from('x')]), `cannot write ${join(d, 'out')}: no space left on the device (ENOSPC)`);
       await o.abort();
     },
@@ -244,7 +244,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
     'open',
     () => async () => Promise.reject(errno('EMFILE')),
     async () => {
-      await rejects(openOutput(join(d, 'out'), { command: 'open' }), `cannot write in ${d}: too many open files (EMFILE)`);
+      await rejects(openOutput(join(d, 'out'), {}), `cannot write in ${d}: too many open files (EMFILE)`);
     },
   );
   await patched(
@@ -252,7 +252,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
     'stat',
     () => async () => Promise.reject(errno('ELOOP')),
     async () => {
-      await rejects(openOutput(join(d, 'out'), { command: 'open' }), `cannot write ${join(d, 'out')}: too many symbolic links (ELOOP)`);
+      await rejects(openOutput(join(d, 'out'), {}), `cannot write ${join(d, 'out')}: too many symbolic links (ELOOP)`);
     },
   );
   assert.deepEqual(ls(d), ['.probe']);
@@ -278,7 +278,7 @@ test('file output: short writes continue after the bytes that went out, across a
         return orig.call(this, cut, pos);
       } as typeof orig,
     async () => {
-      const o = await openOutput(join(d, 'out'), { command: 'open' });
+      const o = await openOutput(join(d, 'out'), {});
       await o.write(chunks);
       assert.equal(o.written, 17346);
       await o.commit();

@@ -589,7 +589,7 @@ export async function ageEncrypt(o: AgeEncryptOptions): Promise<void> {
   const progress = new Progress(input.size, 'encrypting');
   const fileKey = random(16);
   try {
-    out = await openOutput(o.output, { force: o.force, binary: !o.armor, command: 'age' });
+    out = await openOutput(o.output, { force: o.force, binary: !o.armor });
     if (o.armor) out = new ArmorOutput(out);
     const header = encodeHeader(fileKey, recipients);
     const nonce = random(16);
@@ -628,7 +628,7 @@ export async function ageDecrypt(o: AgeDecryptOptions): Promise<void> {
   let c: Cipher | undefined;
   const progress = new Progress(input.size, 'decrypting');
   try {
-    out = await openOutput(o.output, { force: o.force, command: 'age' });
+    out = await openOutput(o.output, { force: o.force });
     const { header, rest } = await readHeader(await ageSource(input));
     const fileKey = unwrapFileKey(header, ids);
     wipeIds();

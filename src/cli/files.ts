@@ -372,7 +372,7 @@ export async function sealFile(o: SealOptions): Promise<void> {
   let c: Cipher | undefined;
   const progress = new Progress(input.size, 'sealing');
   try {
-    out = await openOutput(o.output, { force: o.force, binary: true, command: 'seal' });
+    out = await openOutput(o.output, { force: o.force, binary: true });
     c = await makeCipher(kf.alg, kf.key, o.jobs ?? autoJobs(input.size));
     const { header, params } = newStreamParams(kf.alg);
     await out.write([header]);
@@ -407,7 +407,7 @@ export async function openFile(o: OpenOptions): Promise<void> {
   let c: Cipher | undefined;
   const progress = new Progress(input.size, 'opening');
   try {
-    out = await openOutput(o.output, { force: o.force, command: 'open' });
+    out = await openOutput(o.output, { force: o.force });
     c = await makeCipher(kf.alg, kf.key, o.jobs ?? autoJobs(input.size));
     const params = await readHeader(input, kf.alg);
     await pipeline('open', input, out, c.cipher, params, progress);

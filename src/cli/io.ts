@@ -192,8 +192,6 @@ export interface OutputOptions {
   force?: boolean;
   /** the data is binary ciphertext: refuse a terminal */
   binary?: boolean;
-  /** seal or open, for messages */
-  command: string;
 }
 
 /** The output `path` (undefined or '-': stdout), checked before any input is consumed. */
