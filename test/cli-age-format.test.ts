@@ -477,3 +477,28 @@ test('a terminal: binary output refused, armored allowed; the progress bar says 
   });
   assert.ok(readFileSync(join(d, 'big.out')).equals(readFileSync(join(d, 'big'))));
 });
+
+test('armored input longer than one read of the armor decoder (1 MiB), LF and CRLF lines, no line feed at the end', async () => {
+  const d = fresh();
+  const plain = rng.bytes((3 << 20) + 4321);
+  writeFileSync(join(d, 'p'), plain);
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
+  const lf = readFileSync(join(d, 'a.age'), 'latin1');
+  assert.ok(lf.length > 4 << 20);
+  writeFileSync(join(d, 'crlf.age'), lf.replace(/\n/g, '\r\n'), 'latin1');
+  writeFileSync(join(d, 'no-final-lf.age'), lf.slice(0, -1), 'latin1');
+  for (const f of ['a.age', 'crlf.age', 'no-final-lf.age']) {
+    await ageDecrypt({ identityFiles: [alice.file], input: join(d, f), output: join(d, `${f}.out`), jobs: 1 });
+    assert.ok(readFileSync(join(d, `${f}.out`)).equals(plain), f);
+  }
+  // the independent reader agrees on the armor
+  assert.ok(readAgeFile(Buffer.from(lf, 'latin1'), alice.sk).equals(plain));
+  // a line broken across the decoder's reads, damaged after the first MiB: refused
+  const bad = `${lf.slice(0, (2 << 20) + 10)}!${lf.slice((2 << 20) + 11)}`;
+  writeFileSync(join(d, 'bad.age'), bad, 'latin1');
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'bad.age'), output: join(d, 'bad.out'), jobs: 1 }), Failure, 'invalid armor: a line that is not padded base64 (or a short line before the last)');
+  assert.deepEqual(
+    ls(d).filter((f) => f.startsWith('bad')),
+    ['bad.age'],
+  );
+});
