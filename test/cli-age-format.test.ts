@@ -502,3 +502,25 @@ test('armored input longer than one read of the armor decoder (1 MiB), LF and CR
     ['bad.age'],
   );
 });
+
+test('headers longer than the first read (4096 bytes): 60 recipients, the last one decrypts; no MAC line in the first MiB is refused', async () => {
+  const d = fresh();
+  const many = Array.from({ length: 60 }, (_, i) => nodeIdentity(d, `id${i}.txt`));
+  writeFileSync(join(d, 'p'), 'to many');
+  await ageEncrypt({ recipients: many.map((k) => k.recipient), recipientFiles: [], input: join(d, 'p'), output: join(d, 'm.age'), jobs: 1 });
+  const file = readFileSync(join(d, 'm.age'));
+  assert.ok(file.indexOf('\n--- ') > 4096, 'a header longer than one read');
+  for (const k of [many[0], many[59]]) {
+    const out = join(d, `out-${k.recipient.slice(-6)}`);
+    await ageDecrypt({ identityFiles: [k.file], input: join(d, 'm.age'), output: out, jobs: 1 });
+    assert.equal(readFileSync(out, 'utf8'), 'to many');
+  }
+  assert.equal(readAgeFile(file, many[59].sk).toString(), 'to many');
+  // stanza body lines without end: refused once the header would pass 1 MiB, not read on
+  const endless = join(d, 'endless.age');
+  writeFileSync(endless, `age-encryption.org/v1\n-> X\n${`${'A'.repeat(64)}\n`.repeat(20000)}`);
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: endless, output: join(d, 'e.out'), jobs: 1 }), Failure, 'malformed age header: no MAC line in the first 1048576 bytes');
+  // cut inside the header: truncated
+  writeFileSync(join(d, 'cut.age'), file.subarray(0, 5000));
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'cut.age'), output: join(d, 'c.out'), jobs: 1 }), Failure, 'truncated: the file ends inside the age header');
+});
