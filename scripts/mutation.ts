@@ -162,7 +162,7 @@ export const FOLDERS: Record<string, Folder> = {
       'src/cli/age.ts': ['cli-main', 'cli-age-format', 'cli-age'],
       'src/cli/files.ts': ['cli-main', 'cli-seal', 'cli-io', 'mutation-cli', 'cli-files'],
       'src/cli/io.ts': ['cli-main', 'cli-seal', 'cli-io', 'cli-age-format', 'cli-files'],
-      'src/cli/ct-check.ts': ['ct-check'],
+      'src/cli/ct-check.ts': ['ct-check', 'cli-help', 'cli-main'],
       'src/cli/workers.ts': ['mutation-cli', 'cli-files'],
       'src/cli/main.ts': ['cli'],
     },

@@ -76,6 +76,54 @@ const LIB_PUBLIC = ['ct_equal=0,1,2', 'memcmp_fast=0,1,2', 'sub_bytes=0,1', 'ver
 const libFile = join(dir, 'libthirdparty.wasm');
 writeFileSync(libFile, LIB);
 
+test('the report in detail: names, plurals, helpers, the summary form, the failing count', async () => {
+  // the module's name is the file's without its last .wasm
+  const renamed = join(dir, 'lib.wasm-copy.wasm');
+  writeFileSync(renamed, LIB);
+  const r = await run({ files: [renamed], public: LIB_PUBLIC, vartime: ['verify'], helpers: ['nonce_inverse'] });
+  assert.equal(r.code, 1);
+  assert.match(r.out[0], /^lib\.wasm-copy: \d+ functions checked, 1 exempt, 2 violations$/);
+  assert.ok(r.out.includes('  variable-time helper nonce_inverse (covers inv_vt): declared a public-input helper on the command line (--helper)'), r.out.join('\n'));
+  // one violation: singular
+  const one = join(dir, 'one.wasm');
+  writeFileSync(one, wat(`(module (func (export "f") (param $s i32) (result i32) (if (result i32) (local.get $s) (then (i32.const 1)) (else (i32.const 0)))))`));
+  const o = await run({ files: [one], public: ['f='] });
+  assert.equal(o.out[0], 'one: 1 functions checked, 1 violation');
+  // --summary: one line per function, its rules counted, the first offset and the path of a violation that has one
+  const s = await run({ files: [libFile], public: LIB_PUBLIC, summary: true });
+  assert.equal(s.code, 1);
+  const sum = s.out.slice(1).filter((l) => l.startsWith('  ') && !l.startsWith('  variable-time'));
+  assert.ok(
+    sum.some((l) => /^ {2}inv_vt: 2 branch, first @0x[0-9a-f]+ \(path: verify → inv_vt\)$/.test(l)),
+    sum.join('\n'),
+  );
+  assert.ok(
+    sum.some((l) => /^ {2}memcmp_fast: 1 branch, first @0x[0-9a-f]+$/.test(l)),
+    sum.join('\n'),
+  );
+  // a call-graph violation's path is the violation itself: not repeated after the summary
+  const sv = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify'], summary: true });
+  assert.ok(
+    sv.out.some((l) => /^ {2}sign: 1 callgraph, first @0x[0-9a-f]+$/.test(l)),
+    sv.out.join('\n'),
+  );
+  // several modules: the count of failing ones
+  const many = await run({ shipped: true, files: ['sha2', 'gf128'] });
+  assert.equal(many.code, 0);
+  assert.equal(many.out.at(-1), '2 module(s) checked, 0 failing');
+  for (const [a, want] of [
+    ['=1', /^--public takes <export>=<i,j,…>/],
+    ['f=a,b', /^--public f=a,b: parameter indices are non-negative integers \(got 'a', 'b'\)$/],
+  ] as const) {
+    assert.throws(
+      () => parsePublic(a),
+      (e: unknown) => e instanceof UsageError && want.test(e.message),
+      a,
+    );
+  }
+  await assert.rejects(run({ files: [join(dir, 'missing.wasm')] }), (e: unknown) => e instanceof UsageError && e.message === `cannot read ${join(dir, 'missing.wasm')}: ENOENT`);
+});
+
 test('a third-party library: each leak reported with function, offset, rule and the call path', async () => {
   const { code, out } = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify'] });
   assert.equal(code, 1);
