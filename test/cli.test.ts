@@ -252,3 +252,19 @@ test('progress bar on stderr only when stderr is a terminal', () => {
   assert.equal(r.status, 0, r.stderr.toString());
   assert.match(r.stdout.toString(), /sealing \[#+\s*\]\s+100%/);
 });
+
+test('an exception that escapes the command (from a timer): one line, exit 1, at once', async () => {
+  const k = keyFor('chacha20-poly1305');
+  const { spawn } = await import('node:child_process');
+  const preload = new URL('./support/throw-later.cjs', import.meta.url).pathname;
+  // seal from a pipe that stays open: only the escaped exception can end it
+  const child = spawn(process.execPath, ['-r', preload, ...ctkitArgv(['seal', '-k', k, '--jobs', '1'])], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  child.stdin.destroy();
+  assert.equal(stderr, 'ctkit seal: escaped from a timer\n');
+  assert.equal(code, 1);
+});
