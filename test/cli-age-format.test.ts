@@ -524,3 +524,37 @@ test('headers longer than the first read (4096 bytes): 60 recipients, the last o
   writeFileSync(join(d, 'cut.age'), file.subarray(0, 5000));
   await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'cut.age'), output: join(d, 'c.out'), jobs: 1 }), Failure, 'truncated: the file ends inside the age header');
 });
+
+test('the MAC line is the first line that starts with "---", found as the header is read; a recipient of small order is refused', async () => {
+  const d = fresh();
+  const v1 = 'age-encryption.org/v1\n';
+  const truncated = 'truncated: the file ends inside the age header';
+  // lines with fewer than three dashes at their start are not the MAC line: without one, the header never ends
+  const cases: [string, string][] = [
+    [`${v1}-> X\n--x\n`, truncated],
+    [`${v1}-> X\nAA\n-x-\n`, truncated],
+    [`${v1}-> X\nAA\nx--\n`, truncated],
+    [`${v1}-> X\nAA\n--\n`, truncated],
+    [`${v1}-> X\nAA\n---\nrest`, 'malformed age header: line 4: the MAC line is not "--- " and 43 canonical base64 characters'],
+    [`${v1}-> X\n--x\n--- ${A43}\n`, 'malformed age header: line 3: a stanza body line is at most 64 columns of canonical base64 without padding'],
+  ];
+  for (const [text, message] of cases) {
+    const f = join(d, 'h.age');
+    writeFileSync(f, text, 'latin1');
+    await rejects(ageDecrypt({ identityFiles: [alice.file], input: f, output: join(d, 'out'), jobs: 1 }), Failure, message);
+  }
+  // the all-zero point: the shared secret would be zero
+  const small = bech32Encode('age', new Uint8Array(32));
+  writeFileSync(join(d, 'p'), 'x');
+  await rejects(ageEncrypt({ recipients: [small], recipientFiles: [], input: join(d, 'p'), output: join(d, 'o.age'), jobs: 1 }), Failure, `invalid recipient ${small}: a point of small order (the shared secret would be zero)`);
+  assert.deepEqual(ls(d), ['h.age', 'p']);
+  // a recipient of 40 characters is shown whole, a longer one cut with an ellipsis
+  assert.throws(
+    () => parseRecipient('x'.repeat(40), '-r'),
+    (e: Error) => e.message.startsWith(`-r: "${'x'.repeat(40)}" is not`),
+  );
+  assert.throws(
+    () => parseRecipient('x'.repeat(41), '-r'),
+    (e: Error) => e.message.startsWith(`-r: "${'x'.repeat(40)}…" is not`),
+  );
+});
