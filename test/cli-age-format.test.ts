@@ -558,3 +558,24 @@ test('the MAC line is the first line that starts with "---", found as the header
     (e: Error) => e.message.startsWith(`-r: "${'x'.repeat(40)}…" is not`),
   );
 });
+
+test('armor whose bytes end on a whole line (a multiple of 48), and a payload nonce cut short on stdout', async () => {
+  const d = fresh();
+  // header 168 bytes, nonce 16, one chunk of 40 + 16: 240 bytes, five full armor lines and no short one
+  const plain = rng.bytes(40);
+  writeFileSync(join(d, 'p'), plain);
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
+  const text = readFileSync(join(d, 'a.age'), 'latin1');
+  assert.deepEqual(
+    text.split('\n').map((l) => l.length),
+    [34, 64, 64, 64, 64, 64, 32, 0],
+  );
+  assert.ok(readAgeFile(Buffer.from(text, 'latin1'), alice.sk).equals(plain));
+  // the header and 10 bytes of the nonce: said as it is, nothing was written
+  const bin = join(d, 'b.age');
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input: join(d, 'p'), output: bin, jobs: 1 });
+  const file = readFileSync(bin);
+  writeFileSync(join(d, 'cut.age'), file.subarray(0, file.indexOf('\n--- ') + 49 + 10));
+  const out = await stdoutOf(() => rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'cut.age'), jobs: 1 }), Failure, 'truncated: the file ends inside the payload nonce'));
+  assert.equal(out.length, 0);
+});
