@@ -579,3 +579,36 @@ test('armor whose bytes end on a whole line (a multiple of 48), and a payload no
   const out = await stdoutOf(() => rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'cut.age'), jobs: 1 }), Failure, 'truncated: the file ends inside the payload nonce'));
   assert.equal(out.length, 0);
 });
+
+test('armor lines: a last line of 64 columns with padding; each malformed line refused with its reason', async () => {
+  const d = fresh();
+  const armoredOf = async (n: number) => {
+    writeFileSync(join(d, `p${n}`), rng.bytes(n));
+    await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, `p${n}`), output: join(d, `a${n}.age`), jobs: 1 });
+    return readFileSync(join(d, `a${n}.age`), 'latin1').split('\n');
+  };
+  // 168 + 16 + 86 + 16 = 286 bytes: five full lines and a last one of 64 columns ending in "=="
+  const padded = await armoredOf(86);
+  assert.match(padded.at(-3)!, /^[A-Za-z0-9+/]{62}==$/);
+  await ageDecrypt({ identityFiles: [alice.file], input: join(d, 'a86.age'), output: join(d, 'a86.out'), jobs: 1 });
+  assert.ok(readFileSync(join(d, 'a86.out')).equals(readFileSync(join(d, 'p86'))));
+  const whole = await armoredOf(40); // five full lines, no short one
+  await ageDecrypt({ identityFiles: [alice.file], input: join(d, 'a40.age'), output: join(d, 'a40.out'), jobs: 1 });
+  assert.ok(readFileSync(join(d, 'a40.out')).equals(readFileSync(join(d, 'p40'))));
+  const short = await armoredOf(101); // 301 bytes: a short last line of 20 columns, ending in "=="
+  assert.match(short.at(-3)!, /^[A-Za-z0-9+/]{18}==$/);
+  const notBase64 = 'invalid armor: a line that is not padded base64 (or a short line before the last)';
+  const cases: [string[], string][] = [
+    [[...whole.slice(0, -2), '', ...whole.slice(-2)], notBase64],
+    [[...short.slice(0, -3), `!${short.at(-3)!.slice(1)}`, ...short.slice(-2)], notBase64],
+    [[...short.slice(0, -3), `${short.at(-3)!.slice(0, -1)}!`, ...short.slice(-2)], notBase64],
+    [[...short.slice(0, -3), short.at(-3)!.replace(/=+$/, ''), ...short.slice(-2)], notBase64],
+    [[...short.slice(0, -4), short.at(-4)! + short.at(-3)!, ...short.slice(-2)], 'invalid armor: a line longer than 64 columns'],
+    [[...short.slice(0, -4), `${short.at(-4)!.slice(0, 63)}!`, short.at(-3)!, ...short.slice(-2)], notBase64],
+    [[...short.slice(0, -2), short.at(-3)!, ...short.slice(-2)], 'invalid armor: a short line is not followed by "-----END AGE ENCRYPTED FILE-----"'],
+  ];
+  for (const [lines, message] of cases) {
+    writeFileSync(join(d, 'bad.age'), lines.join('\n'), 'latin1');
+    await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'bad.age'), output: join(d, 'bad.out'), jobs: 1 }), Failure, message);
+  }
+});
