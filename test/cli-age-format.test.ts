@@ -543,6 +543,9 @@ test('the MAC line is the first line that starts with "---", found as the header
     writeFileSync(f, text, 'latin1');
     await rejects(ageDecrypt({ identityFiles: [alice.file], input: f, output: join(d, 'out'), jobs: 1 }), Failure, message);
   }
+  // a file shorter than the version line that begins it: cut, not foreign
+  writeFileSync(join(d, 'h.age'), 'age-encryption');
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'h.age'), output: join(d, 'out'), jobs: 1 }), Failure, truncated);
   // the all-zero point: the shared secret would be zero
   const small = bech32Encode('age', new Uint8Array(32));
   writeFileSync(join(d, 'p'), 'x');
