@@ -107,6 +107,23 @@ test('the report in detail: names, plurals, helpers, the summary form, the faili
     sv.out.some((l) => /^ {2}sign: 1 callgraph, first @0x[0-9a-f]+$/.test(l)),
     sv.out.join('\n'),
   );
+  // two rules in one function, counted apart in the summary
+  const two = join(dir, 'two.wasm');
+  writeFileSync(two, wat(`(module (memory 1) (func (export "t") (param $s i32) (result i32) (if (result i32) (local.get $s) (then (i32.load (local.get $s))) (else (i32.const 0)))))`));
+  const t = await run({ files: [two], summary: true });
+  assert.match(t.out.join('\n'), /^ {2}t: 1 branch, 1 address, first @0x[0-9a-f]+$/m);
+  // without a ctkit.ct section, the exports counted as undeclared: those with parameters (imports re-exported too), not those given --public
+  const counted = join(dir, 'counted.wasm');
+  writeFileSync(
+    counted,
+    wat(`(module (import "env" "f" (func $f (param i32))) (export "f" (func $f))
+      (func (export "g") (param i32)) (func (export "h")) (func (export "k") (param i64)))`),
+  );
+  const c = await run({ files: [counted], public: ['k=0'] });
+  assert.equal(c.out[1], '  (no ctkit.ct section: 2 export(s) with parameters and no --public taken with every parameter secret)');
+  // a --vartime export that reaches no variable-time code says so
+  const nothing = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify', 'ct_equal'] });
+  assert.ok(nothing.out.includes('  variable-time export ct_equal (no variable-time code found under it): declared variable-time on the command line (--vartime)'), nothing.out.join('\n'));
   // several modules: the count of failing ones
   const many = await run({ shipped: true, files: ['sha2', 'gf128'] });
   assert.equal(many.code, 0);
@@ -197,6 +214,8 @@ test("ctkit's shipped modules: clean with --shipped; a curve module as a file ne
   writeFileSync(file, shipped.ec_p256());
   const bare = await run({ files: [file] });
   assert.equal(bare.code, 1);
+  // its ctkit.ct section makes every export declared: no line about undeclared ones
+  assert.ok(!bare.out.some((l) => /no ctkit\.ct section/.test(l)), bare.out.slice(0, 3).join('\n'));
   assert.ok(bare.out.some((l) => /func ecdsa_verify .*\[branch\]/.test(l)));
   const declared = await run({ files: [file], vartime: ['ecdsa_verify'], helpers: ['ecdsa_gtable'] });
   assert.equal(declared.code, 0, declared.out.join('\n'));

@@ -86,19 +86,15 @@ export async function ctCheck(a: CtCheckArgs, out: (line: string) => void): Prom
   const results: Checked[] = [];
   for (const j of jobs) {
     try {
-      let hasSection = false,
-        undeclared = 0;
       const m = decode(j.bytes);
-      hasSection = m.customs.some((c) => c.name === CT_SECTION);
       // A module that carries a ctkit.ct section claims to declare every export: a missing
       // declaration is then a violation. Without one, exports not given --public have every
       // parameter secret (the safe reading), and the report says how many.
-      const strict = j.strict || hasSection;
-      if (!strict) {
-        undeclared = m.exports.filter((e) => e.kind === 'func' && !(e.name in publicDecl) && m.funcTypes[e.index] !== undefined && m.types[m.funcTypes[e.index]].params.length > 0).length;
-      }
+      const strict = j.strict || m.customs.some((c) => c.name === CT_SECTION);
+      // (funcTypes has the type of every function, imported ones too)
+      const undeclared = strict ? undefined : m.exports.filter((e) => e.kind === 'func' && !(e.name in publicDecl) && m.types[m.funcTypes[e.index]].params.length > 0).length;
       const report = checkModule(j.name, j.bytes, j.decls, { public: publicDecl, requireDeclarations: strict });
-      results.push({ name: j.name, report, undeclared: strict ? undefined : undeclared });
+      results.push({ name: j.name, report, undeclared });
     } catch (e) {
       results.push({ name: j.name, error: (e as Error).message });
     }
