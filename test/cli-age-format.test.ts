@@ -17,6 +17,7 @@ import { x25519 } from '../src/ec/x25519.js';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
+import { recorded } from './support/spy.js';
 import { rejectsWith, scratch } from './support/scratch.js';
 import { cliOutput, cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
 
@@ -368,20 +369,6 @@ test('stanza types: scrypt alone means a passphrase, scrypt beside others is mal
   unwrapFails(`${v1}${x}${mac}`, 'no identity matched any of the recipients (wrong identity file?)');
 });
 
-/** Runs f with obj[name] wrapped: each call's arguments and result pushed to `calls`. */
-async function spied<T extends object>(obj: T, name: keyof T, calls: unknown[][], f: () => Promise<void>): Promise<void> {
-  const orig = obj[name] as (...a: unknown[]) => unknown;
-  (obj as Record<keyof T, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
-    const r = orig.apply(this, args);
-    calls.push([...args, r]);
-    return r;
-  };
-  try {
-    await f();
-  } finally {
-    (obj as Record<keyof T, unknown>)[name] = orig;
-  }
-}
 const zero = (b: unknown) => b instanceof Uint8Array && b.every((x) => x === 0);
 
 test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapping keys; identities; a new identity', async () => {
@@ -390,8 +377,8 @@ test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapp
   const random: unknown[][] = [];
   const ecdh: unknown[][] = [];
   const seal: unknown[][] = [];
-  await spied(crypto, 'getRandomValues', random, () =>
-    spied(x25519, 'ecdh', ecdh, () => spied(chacha20Poly1305, 'seal', seal, () => ageEncrypt({ recipients: [alice.recipient, bob.recipient], recipientFiles: [], input: join(d, 'p'), output: join(d, 'c.age'), jobs: 1 }))),
+  await recorded(crypto, 'getRandomValues', random, () =>
+    recorded(x25519, 'ecdh', ecdh, () => recorded(chacha20Poly1305, 'seal', seal, () => ageEncrypt({ recipients: [alice.recipient, bob.recipient], recipientFiles: [], input: join(d, 'p'), output: join(d, 'c.age'), jobs: 1 }))),
   );
   // in order: the file key (16 bytes), an ephemeral secret per recipient (32), the payload nonce (16, public)
   assert.deepEqual(
@@ -416,7 +403,7 @@ test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapp
 
   const getPublicKey: unknown[][] = [];
   const open: unknown[][] = [];
-  await spied(x25519, 'getPublicKey', getPublicKey, () => spied(chacha20Poly1305, 'open', open, () => ageDecrypt({ identityFiles: [mallory.file, bob.file], input: join(d, 'c.age'), output: join(d, 'p2'), jobs: 1 })));
+  await recorded(x25519, 'getPublicKey', getPublicKey, () => recorded(chacha20Poly1305, 'open', open, () => ageDecrypt({ identityFiles: [mallory.file, bob.file], input: join(d, 'c.age'), output: join(d, 'p2'), jobs: 1 })));
   assert.ok(readFileSync(join(d, 'p2')).equals(readFileSync(join(d, 'p'))));
   assert.equal(getPublicKey.length, 2, 'one public key per identity');
   assert.ok(
@@ -427,19 +414,19 @@ test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapp
   assert.ok(zero(open[open.length - 1][3]), 'the file key');
   // a decryption that fails: no identity matches
   const failed: unknown[][] = [];
-  await spied(x25519, 'getPublicKey', failed, () => rejects(ageDecrypt({ identityFiles: [mallory.file], input: join(d, 'c.age'), output: join(d, 'p3'), jobs: 1 }), Failure, /^no identity matched/));
+  await recorded(x25519, 'getPublicKey', failed, () => rejects(ageDecrypt({ identityFiles: [mallory.file], input: join(d, 'c.age'), output: join(d, 'p3'), jobs: 1 }), Failure, /^no identity matched/));
   assert.equal(failed.length, 1);
   assert.ok(zero(failed[0][0]), 'the identity, after a failure');
 
   // age-keygen's new secret, and -y's identities
   const kg: unknown[][] = [];
-  await spied(crypto, 'getRandomValues', kg, () => cliOutput(() => ageKeygen(join(d, 'id.txt'))).then(() => undefined));
+  await recorded(crypto, 'getRandomValues', kg, () => cliOutput(() => ageKeygen(join(d, 'id.txt'))).then(() => undefined));
   assert.deepEqual(
     kg.map((c) => zero(c[1])),
     [true],
   );
   const y: unknown[][] = [];
-  await spied(x25519, 'getPublicKey', y, () => cliOutput(() => ageKeygenConvert(join(d, 'id.txt'))).then(() => undefined));
+  await recorded(x25519, 'getPublicKey', y, () => cliOutput(() => ageKeygenConvert(join(d, 'id.txt'))).then(() => undefined));
   assert.equal(y.length, 1);
   assert.ok(zero(y[0][0]), "-y's identity");
 });

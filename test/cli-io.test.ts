@@ -12,6 +12,7 @@ import { FileError } from '../src/cli/errors.js';
 import { createSecretFile, Input, openOutput, Progress, reason } from '../src/cli/io.js';
 import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
+import { replaced } from './support/spy.js';
 import { cliOutput } from './support/stdout.js';
 
 const { fresh, ls } = scratch('io');
@@ -158,16 +159,6 @@ test('progress: on stderr for a terminal and at least 8 MiB, at most every 100 m
 
 const errno = (code: string) => Object.assign(new Error(`injected ${code}`), { code });
 
-/** Runs f with `obj[name]` replaced by `impl` (given the original), restored afterwards. */
-async function patched<T extends object, K extends keyof T>(obj: T, name: K, impl: (orig: T[K]) => T[K], f: () => Promise<void>): Promise<void> {
-  const orig = obj[name];
-  obj[name] = impl(orig);
-  try {
-    await f();
-  } finally {
-    obj[name] = orig;
-  }
-}
 const fileHandleProto = async (d: string) => {
   writeFileSync(join(d, '.probe'), '');
   const fh = await fsp.open(join(d, '.probe'));
@@ -180,7 +171,7 @@ test('file output without hard links: EPERM, ENOTSUP, EOPNOTSUPP and EXDEV from 
   for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV']) {
     const d = fresh();
     const target = join(d, 'out');
-    await patched(
+    await replaced(
       fsp,
       'link',
       () => async () => Promise.reject(errno(code)),
@@ -203,7 +194,7 @@ test('file output without hard links: EPERM, ENOTSUP, EOPNOTSUPP and EXDEV from 
   }
   // any other error of link(): the reason, and nothing left
   const d = fresh();
-  await patched(
+  await replaced(
     fsp,
     'link',
     () => async () => Promise.reject(errno('EIO')),
@@ -218,7 +209,7 @@ test('file output without hard links: EPERM, ENOTSUP, EOPNOTSUPP and EXDEV from 
 
 test('file output: a failing rename, write, open or directory check is a FileError with the reason; nothing is left', async () => {
   const d = fresh();
-  await patched(
+  await replaced(
     fsp,
     'rename',
     () => async () => Promise.reject(errno('EACCES')),
@@ -229,7 +220,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
     },
   );
   const proto = await fileHandleProto(d);
-  await patched(
+  await replaced(
     proto,
     'writev',
     () => async () => Promise.reject(errno('ENOSPC')),
@@ -239,7 +230,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
       await o.abort();
     },
   );
-  await patched(
+  await replaced(
     fsp,
     'open',
     () => async () => Promise.reject(errno('EMFILE')),
@@ -247,7 +238,7 @@ test('file output: a failing rename, write, open or directory check is a FileErr
       await rejects(openOutput(join(d, 'out'), {}), `cannot write in ${d}: too many open files (EMFILE)`);
     },
   );
-  await patched(
+  await replaced(
     fsp,
     'stat',
     () => async () => Promise.reject(errno('ELOOP')),
@@ -263,7 +254,7 @@ test('file output: short writes continue after the bytes that went out, across a
   const proto = await fileHandleProto(d);
   const chunks = [rng.bytes(5000), rng.bytes(1), rng.bytes(0), rng.bytes(12345)];
   // at most 777 bytes per call: every chunk boundary is met inside a call and between calls
-  await patched(
+  await replaced(
     proto,
     'writev',
     (orig) =>
@@ -291,7 +282,7 @@ test('input: a failing stat or read is a FileError naming the input and the reas
   const d = fresh();
   writeFileSync(join(d, 'in'), 'data');
   const proto = await fileHandleProto(d);
-  await patched(
+  await replaced(
     proto,
     'stat',
     () => async () => Promise.reject(errno('EIO')),
@@ -299,7 +290,7 @@ test('input: a failing stat or read is a FileError naming the input and the reas
       await rejects(Input.open(join(d, 'in')), `cannot read ${join(d, 'in')}: EIO`);
     },
   );
-  await patched(
+  await replaced(
     proto,
     'read',
     () => async () => Promise.reject(errno('EISDIR')),
