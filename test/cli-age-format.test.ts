@@ -18,7 +18,7 @@ import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile } from './support/age-writer.js';
 import { Rng } from './support/rng.js';
 import { recorded } from './support/spy.js';
-import { rejectsWith, scratch } from './support/scratch.js';
+import { rejectsWith, scratch, throwsWith } from './support/scratch.js';
 import { cliOutput, cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
 
 const { fresh, ls } = scratch('age-format');
@@ -234,12 +234,7 @@ test('recipients, identities and files refused, each with its reason; the secret
 
 const A43 = 'A'.repeat(43); // 32 zero bytes, canonical unpadded base64
 const ph = (s: string) => parseHeader(Buffer.from(s, 'latin1'));
-const headerFails = (s: string, message: string) =>
-  assert.throws(
-    () => ph(s),
-    (e: Error) => e instanceof Failure && e.message === message,
-    `${JSON.stringify(s)}: ${message}`,
-  );
+const headerFails = (s: string, message: string) => throwsWith(() => ph(s), Failure, message, `${JSON.stringify(s)}: ${message}`);
 
 test('parseHeader: the lines named in its messages, each limit of a stanza and of the MAC line', () => {
   const v1 = 'age-encryption.org/v1\n';
@@ -317,37 +312,17 @@ test('b64decode: canonical unpadded base64 only', () => {
 test('recipients and identities: the prefix before the key, the kind of key its bech32 holds', () => {
   const zero31 = new Uint8Array(31);
   const notRecipient = (s: string) => `-r: ${JSON.stringify(s)} is not an age X25519 recipient (age1…); ctkit age encrypts to X25519 recipients only`;
-  assert.throws(
-    () => parseRecipient('agexyz', '-r'),
-    (e: Error) => e instanceof Failure && e.message === notRecipient('agexyz'),
-  );
+  throwsWith(() => parseRecipient('agexyz', '-r'), Failure, notRecipient('agexyz'));
   for (const s of [bech32Encode('age', zero31), bech32Encode('age1x', new Uint8Array(32))]) {
     const shown = JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
-    assert.throws(
-      () => parseRecipient(s, '-r'),
-      (e: Error) => e instanceof Failure && e.message === `-r: invalid recipient ${shown}: not a 32-byte X25519 key`,
-      s,
-    );
+    throwsWith(() => parseRecipient(s, '-r'), Failure, `-r: invalid recipient ${shown}: not a 32-byte X25519 key`, s);
   }
   const notIdentity = (hint: string) => `f line 1: not an age X25519 identity (AGE-SECRET-KEY-1…)${hint}; ctkit age reads X25519 identities only`;
-  assert.throws(
-    () => parseIdentity('AGE-SECRET-KEY-X', 'f line 1'),
-    (e: Error) => e instanceof Failure && e.message === notIdentity(''),
-  );
-  assert.throws(
-    () => parseIdentity('age-secret-key-x', 'f line 1'),
-    (e: Error) => e instanceof Failure && e.message === notIdentity(''),
-  );
-  assert.throws(
-    () => parseIdentity('age-secret-key-1x', 'f line 1'),
-    (e: Error) => e instanceof Failure && e.message === notIdentity(' (identities are written in upper case)'),
-  );
+  throwsWith(() => parseIdentity('AGE-SECRET-KEY-X', 'f line 1'), Failure, notIdentity(''));
+  throwsWith(() => parseIdentity('age-secret-key-x', 'f line 1'), Failure, notIdentity(''));
+  throwsWith(() => parseIdentity('age-secret-key-1x', 'f line 1'), Failure, notIdentity(' (identities are written in upper case)'));
   for (const s of [bech32Encode('AGE-SECRET-KEY-', zero31), bech32Encode('AGE-SECRET-KEY-1X', new Uint8Array(32))]) {
-    assert.throws(
-      () => parseIdentity(s.toUpperCase(), 'f line 1'),
-      (e: Error) => e instanceof Failure && e.message === 'f line 1: invalid identity: not a 32-byte X25519 key',
-      s,
-    );
+    throwsWith(() => parseIdentity(s.toUpperCase(), 'f line 1'), Failure, 'f line 1: invalid identity: not a 32-byte X25519 key', s);
   }
 });
 
@@ -357,12 +332,7 @@ test('stanza types: scrypt alone means a passphrase, scrypt beside others is mal
   const share = Buffer.from(alice.pk).toString('base64').replace(/=+$/, ''); // a point of full order
   const x = `-> X25519 ${share}\n${A43}\n`;
   const id = [new Uint8Array(32).fill(7)];
-  const unwrapFails = (h: string, message: string) =>
-    assert.throws(
-      () => unwrapFileKey(ph(h), id),
-      (e: Error) => e instanceof Failure && e.message === message,
-      message,
-    );
+  const unwrapFails = (h: string, message: string) => throwsWith(() => unwrapFileKey(ph(h), id), Failure, message, message);
   unwrapFails(`${v1}-> scrypt c2FsdA 18\nAA\n${mac}`, 'the file is encrypted with a passphrase (scrypt); ctkit age decrypts files for X25519 identities only');
   unwrapFails(`${v1}${x}-> scrypt c2FsdA 18\nAA\n${mac}`, 'malformed age header: an scrypt stanza must be the only stanza of its header');
   unwrapFails(`${v1}-> ssh-ed25519 abc\nAA\n-> piv-p256 xyz\n\n${mac}`, 'no X25519 recipient in the header (stanza types: "ssh-ed25519", "piv-p256"); ctkit age decrypts X25519 files only');
