@@ -435,9 +435,11 @@ test('a terminal: binary output refused, armored allowed; the progress bar says 
   assert.ok(readFileSync(join(d, 'big.out')).equals(readFileSync(join(d, 'big'))));
 });
 
-test('armored input longer than one read of the armor decoder (1 MiB), LF and CRLF lines, no line feed at the end', async () => {
+test('armored input longer than one read of the armor decoder (1 MiB) and of the file path (64 chunks), LF and CRLF lines, no line feed at the end', async () => {
   const d = fresh();
-  const plain = rng.bytes((3 << 20) + 4321);
+  // more than the file path's read of 64 sealed chunks (4 MiB + 1 KiB): a read that ends inside
+  // what one decoder read decoded takes only the bytes asked for
+  const plain = rng.bytes((4 << 20) + 4321);
   writeFileSync(join(d, 'p'), plain);
   await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
   const lf = readFileSync(join(d, 'a.age'), 'latin1');
@@ -473,6 +475,13 @@ test('headers longer than the first read (4096 bytes): 60 recipients, the last o
     assert.equal(readFileSync(out, 'utf8'), 'to many');
   }
   assert.equal(readAgeFile(file, many[59].sk).toString(), 'to many');
+  // a header of 450 stanzas (44 KB, 11 reads): the buffer doubles only when it is full, so the
+  // MAC line is found, not refused as if the header had reached 1 MiB
+  const big = join(d, 'big.age');
+  await ageEncrypt({ recipients: Array(450).fill(alice.recipient), recipientFiles: [], input: join(d, 'p'), output: big, jobs: 1 });
+  assert.ok(readFileSync(big).indexOf('\n--- ') > 40000, 'a header longer than ten reads');
+  await ageDecrypt({ identityFiles: [alice.file], input: big, output: join(d, 'big.out'), jobs: 1 });
+  assert.equal(readFileSync(join(d, 'big.out'), 'utf8'), 'to many');
   // stanza body lines without end: refused once the header would pass 1 MiB, not read on
   const endless = join(d, 'endless.age');
   writeFileSync(endless, `age-encryption.org/v1\n-> X\n${`${'A'.repeat(64)}\n`.repeat(20000)}`);
@@ -571,4 +580,40 @@ test('armor lines: a last line of 64 columns with padding; each malformed line r
     writeFileSync(join(d, 'bad.age'), lines.join('\n'), 'latin1');
     await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'bad.age'), output: join(d, 'bad.out'), jobs: 1 }), Failure, message);
   }
+});
+
+test('armor of exactly one decoder read (1 MiB): ended by white space after the end line; cut after a whole body line', async () => {
+  const d = fresh();
+  const plain = rng.bytes(700_000);
+  writeFileSync(join(d, 'p'), plain);
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
+  const text = readFileSync(join(d, 'a.age'), 'latin1');
+  assert.ok(text.length < 1 << 20 && text.endsWith('-----END AGE ENCRYPTED FILE-----\n'));
+  // the decoder's second read returns nothing: its end of input holds no line
+  const padded = join(d, 'padded.age');
+  writeFileSync(padded, text + ' '.repeat((1 << 20) - text.length), 'latin1');
+  await ageDecrypt({ identityFiles: [alice.file], input: padded, output: join(d, 'padded.out'), jobs: 1 });
+  assert.ok(readFileSync(join(d, 'padded.out')).equals(plain));
+  // a longer file cut after a body line at exactly 1 MiB (26 of its lines end in CRLF to get
+  // there: 35 + 16105 × 65 + 26 × 66 bytes): the input ends before the end line
+  writeFileSync(join(d, 'p2'), rng.bytes(900_000));
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p2'), output: join(d, 'b.age'), jobs: 1 });
+  const lines = readFileSync(join(d, 'b.age'), 'latin1').split('\n');
+  const cut = `${lines[0]}\n${lines.slice(1, 27).join('\r\n')}\r\n${lines.slice(27, 16132).join('\n')}\n`;
+  assert.equal(cut.length, 1 << 20);
+  writeFileSync(join(d, 'cut.age'), cut, 'latin1');
+  await rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'cut.age'), output: join(d, 'cut.out'), jobs: 1 }), Failure, 'invalid armor: the input ends before "-----END AGE ENCRYPTED FILE-----"');
+  assert.ok(!ls(d).includes('cut.out'));
+});
+
+test('to stdout: an empty final chunk after a full one is refused after the full chunk went out, and the message says so once', async () => {
+  const d = fresh();
+  const f = join(d, 'e.age');
+  const c = CASES.find((x) => x.name === 'an empty final chunk after a full one')!;
+  writeFileSync(f, c.file);
+  let err: unknown;
+  const out = await stdoutOf(() => ageDecrypt({ identityFiles: [alice.file], input: f, jobs: 1 }).catch((e) => void (err = e)));
+  assert.ok(err instanceof Failure, String(err));
+  assert.equal(err.message, 'the payload ends with an empty final chunk after full ones (not a valid age file); 65536 bytes of authenticated plaintext before it were already written to stdout');
+  assert.equal(out.length, 65536);
 });
