@@ -19,7 +19,7 @@ import { ageChunks, loadKey, malformedCases, nodeIdentity, payload, readAgeFile 
 import { Rng } from './support/rng.js';
 import { recorded } from './support/spy.js';
 import { rejectsWith, scratch, throwsWith } from './support/scratch.js';
-import { cliOutput, cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
+import { asTerminal, cliOutput, cliStdout as stdoutOf, takeFromStdout } from './support/stdout.js';
 
 const { fresh, ls } = scratch('age-format');
 const rng = new Rng(0xa9f);
@@ -400,18 +400,6 @@ test('wiped after use: the file key, ephemeral secrets, shared secrets and wrapp
   assert.equal(y.length, 1);
   assert.ok(zero(y[0][0]), "-y's identity");
 });
-
-/** Runs f with process.stdout.isTTY and process.stderr.isTTY as given. */
-async function asTerminal(tty: { stdout?: boolean; stderr?: boolean }, f: () => Promise<void>): Promise<void> {
-  const saved = [process.stdout.isTTY, process.stderr.isTTY];
-  process.stdout.isTTY = !!tty.stdout;
-  process.stderr.isTTY = !!tty.stderr;
-  try {
-    await f();
-  } finally {
-    [process.stdout.isTTY, process.stderr.isTTY] = saved;
-  }
-}
 
 test('a terminal: binary output refused, armored allowed; the progress bar says encrypting or decrypting', async () => {
   const d = fresh();

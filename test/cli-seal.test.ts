@@ -8,15 +8,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { promises as fsp, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
-import { autoJobs, keygenAead, openFile, parseJobs, sealFile, WORKERS_FROM } from '../src/cli/files.js';
+import { autoJobs, type Ciphers, keygenAead, makeCipher, openFile, parseJobs, pipeline, sealFile, WORKERS_FROM } from '../src/cli/files.js';
+import { type Output, Progress } from '../src/cli/io.js';
+import { newStreamParams } from '../src/stream/sealer.js';
+import { openBatch, type SegmentParams } from '../src/stream/segments.js';
+import type { BatchCipher } from '../src/stream/web.js';
 import { refOpenStream, refSealStream } from '../src/ref/stream.js';
-import { ALGORITHMS, headerLength, SEGMENT_SIZE } from '../src/stream/format.js';
+import { ALGORITHMS, algorithmByName, headerLength, SEGMENT_SIZE } from '../src/stream/format.js';
 import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
-import { cliStdout } from './support/stdout.js';
+import { asTerminal, cliOutput, cliStdout } from './support/stdout.js';
+import { recorded } from './support/spy.js';
 
 const { fresh, ls } = scratch('seal');
 const rng = new Rng(0x5ea1);
@@ -220,4 +225,178 @@ test('seal → the model opens it; the model seals → open; every algorithm, ar
       }
     }
   }
+});
+
+const zero = (b: Uint8Array) => b.every((x) => x === 0);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const CHACHA = algorithmByName('chacha20-poly1305')!;
+
+test('wiped: the new key of keygen --aead, and the bytes of a key file once parsed', async () => {
+  const d = fresh();
+  const f = join(d, 'k.key');
+  const random: unknown[][] = [];
+  await recorded(crypto, 'getRandomValues', random, () => keygenAead('aes-256-gcm', f));
+  assert.equal(random.length, 1);
+  assert.ok(zero(random[0][0] as Uint8Array), 'the new key');
+  assert.ok(!zero(keyOf(f)), 'the control: the file holds it');
+  writeFileSync(join(d, 'p'), 'plain');
+  const reads: unknown[][] = [];
+  await recorded(fsp, 'readFile', reads, () => sealFile({ keyPath: f, input: join(d, 'p'), output: join(d, 'c'), jobs: 1 }));
+  const mine = reads.filter((c) => c[0] === f);
+  assert.equal(mine.length, 1);
+  const bytes = (await mine[0][mine[0].length - 1]) as Uint8Array;
+  assert.ok(bytes.length > 40 && zero(bytes), 'the key file as read');
+});
+
+test('a terminal: the progress bar says sealing or opening', async () => {
+  const d = fresh();
+  const key = await keyFile('chacha20-poly1305');
+  writeFileSync(join(d, 'big'), rng.bytes(8 << 20)); // the smallest input with a progress bar
+  await asTerminal({ stderr: true }, async () => {
+    const s = await cliOutput(() => sealFile({ keyPath: key, input: join(d, 'big'), output: join(d, 'big.ctk'), jobs: 1 }));
+    assert.match(s.stderr, /^\rsealing \[#*\s*\]/);
+    assert.match(s.stderr, /100% \d+ MB\/s\n$/);
+    const o = await cliOutput(() => openFile({ keyPath: key, input: join(d, 'big.ctk'), output: join(d, 'big.out'), jobs: 1 }));
+    assert.match(o.stderr, /^\ropening \[#*\s*\]/);
+  });
+  assert.ok(readFileSync(join(d, 'big.out')).equals(readFileSync(join(d, 'big'))));
+});
+
+test('makeCipher: jobs − 1 workers started in the background beside this thread; a pool that cannot start is its error; jobs 1 has none', async () => {
+  // each disposed however the test ends: live workers would keep the process running
+  const started = await makeCipher(CHACHA, rng.bytes(32), 3);
+  try {
+    let pool: BatchCipher | undefined;
+    for (let i = 0; i < 400 && !(pool = started.cipher.pool()); i++) await sleep(50);
+    assert.ok(pool, 'the workers started');
+    assert.equal(pool.concurrency, 2);
+    assert.equal(pool.algorithm, 'chacha20-poly1305');
+  } finally {
+    await started.dispose();
+  }
+  // 300 jobs: 299 workers, more than a pool takes
+  const refused = await makeCipher(CHACHA, rng.bytes(32), 300);
+  try {
+    let error: unknown;
+    for (let i = 0; i < 400 && error === undefined; i++) {
+      try {
+        refused.cipher.pool();
+      } catch (e) {
+        error = e;
+      }
+      await sleep(10);
+    }
+    assert.ok(error instanceof RangeError && error.message === 'workers must be an integer from 1 to 256, got 299', String(error));
+  } finally {
+    await refused.dispose();
+  }
+  const one = await makeCipher(CHACHA, rng.bytes(32), 1);
+  await sleep(100);
+  assert.equal(one.cipher.pool(), undefined);
+  await one.dispose();
+});
+
+/** An input of `data` that says it is `size` bytes long (less than it is: the reads stay that small); every buffer read into is kept. */
+function memInput(data: Uint8Array, size: number) {
+  const into: Uint8Array[] = [];
+  let pos = 0;
+  return {
+    into,
+    size,
+    bytesRead: 0,
+    async readFull(buf: Uint8Array, off = 0, len = buf.length - off): Promise<number> {
+      into.push(buf);
+      const n = Math.min(len, data.length - pos);
+      buf.set(data.subarray(pos, pos + n), off);
+      pos += n;
+      this.bytesRead += n;
+      return n;
+    },
+  };
+}
+
+/** An Output that keeps each buffer it is given (not a copy) and a copy of its bytes; each write takes `delay` ms. */
+function memOutput(delay: number) {
+  const o = {
+    given: [] as Uint8Array[],
+    copies: [] as Buffer[],
+    pending: 0,
+    maxPending: 0,
+    streaming: false,
+    written: 0,
+    async write(chunks: readonly Uint8Array[]): Promise<void> {
+      o.maxPending = Math.max(o.maxPending, ++o.pending);
+      for (const c of chunks) o.given.push(c), o.copies.push(Buffer.from(c));
+      await sleep(delay);
+      o.pending--;
+    },
+    commit: async () => undefined,
+    abort: async () => undefined,
+  };
+  return o satisfies Output;
+}
+
+const distinct = (bufs: Uint8Array[]) => new Set(bufs.map((b) => b.buffer)).size;
+
+test('the file path: 40 batches through a few reused buffers, at most three writes queued, every buffer wiped at the end', async () => {
+  const S = 4096;
+  const { params } = newStreamParams(CHACHA, { segmentSize: S });
+  const c = await makeCipher(CHACHA, rng.bytes(32), 1);
+  const plain = rng.bytes(40 * S + 100);
+  // an input that says it is one segment long: one segment per read and per batch
+  const input = memInput(plain, S);
+  const out = memOutput(2);
+  await pipeline('seal', input, out, c.cipher, params, new Progress(undefined, 'test'));
+  const sealed = Buffer.concat(out.copies);
+  assert.equal(out.given.length, 41);
+  assert.ok(Buffer.from(openBatch(c.cipher.aead, params, sealed, 0, true)).equals(plain), 'the batches are the stream');
+  assert.ok(out.maxPending <= 3, `${out.maxPending} writes in flight`);
+  assert.ok(distinct(input.into) <= 6, `${distinct(input.into)} buffers for 41 batches`);
+  assert.ok(out.given.every(zero) && input.into.every(zero), 'every buffer wiped');
+  // the way back, one sealed segment per read
+  const back = memInput(sealed, S + 16);
+  const pout = memOutput(0);
+  await pipeline('open', back, pout, c.cipher, params, new Progress(undefined, 'test'));
+  assert.ok(Buffer.concat(pout.copies).equals(plain));
+  assert.ok(distinct(back.into) <= 6, `${distinct(back.into)} buffers for 41 batches`);
+  assert.ok(pout.given.every(zero) && back.into.every(zero), 'every buffer wiped');
+  await c.dispose();
+});
+
+test('the file path with workers: a failed batch stops the output there, and the results that arrive after it are wiped', async () => {
+  const S = 4096;
+  const { params } = newStreamParams(CHACHA, { segmentSize: S });
+  const c = await makeCipher(CHACHA, rng.bytes(32), 1);
+  const plain = rng.bytes(12 * S);
+  const sealed = Buffer.from(
+    await (async () => {
+      const o = memOutput(0);
+      await pipeline('seal', memInput(plain, S), o, c.cipher, params, new Progress(undefined, 'test'));
+      return Buffer.concat(o.copies);
+    })(),
+  );
+  sealed[(S + 16) * 1 + 5] ^= 1; // segment 1
+  // a pool in this thread: batch 1 (the damaged one) answers last, the ones after it first
+  const returned: Uint8Array[] = [];
+  const pool: BatchCipher = {
+    algorithm: CHACHA.name,
+    concurrency: 2,
+    sealBatch: () => Promise.reject(new Error('not used')),
+    openBatch: async (p: SegmentParams, data: Uint8Array, first: number, final: boolean) => {
+      await sleep(first === 1 ? 60 : 5);
+      const r = openBatch(c.cipher.aead, p, data, first, final);
+      returned.push(r);
+      return r;
+    },
+  };
+  const ciphers: Ciphers = { aead: c.cipher.aead, pool: () => pool };
+  const input = memInput(sealed, S + 16);
+  const out = memOutput(0);
+  await rejectsWith(pipeline('open', input, out, ciphers, params, new Progress(undefined, 'test')), Error, /segment 1/);
+  await sleep(100);
+  assert.equal(Buffer.concat(out.copies).length, S, 'segment 0 only');
+  assert.ok(returned.length >= 3, `${returned.length} batches came back`);
+  // (the sealed batches stay in the read buffers: a real pool moves them away, and they are not secret)
+  assert.ok(returned.every(zero), 'every plaintext that came back wiped');
+  await c.dispose();
 });

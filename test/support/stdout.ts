@@ -44,3 +44,15 @@ export async function cliOutput(f: () => Promise<unknown>): Promise<{ stdout: st
   });
   return { stdout: bytes(stdout).toString(), stderr: bytes(stderr).toString() };
 }
+
+/** Runs f with process.stdout.isTTY and process.stderr.isTTY as given. */
+export async function asTerminal(tty: { stdout?: boolean; stderr?: boolean }, f: () => Promise<void>): Promise<void> {
+  const saved = [process.stdout.isTTY, process.stderr.isTTY];
+  process.stdout.isTTY = !!tty.stdout;
+  process.stderr.isTTY = !!tty.stderr;
+  try {
+    await f();
+  } finally {
+    [process.stdout.isTTY, process.stderr.isTTY] = saved;
+  }
+}
