@@ -423,14 +423,19 @@ test('a terminal: binary output refused, armored allowed; the progress bar says 
   assert.ok(readFileSync(join(d, 'big.out')).equals(readFileSync(join(d, 'big'))));
 });
 
+/** `plain` encrypted to alice and armored by ctkit age into `name` in `d` (from `name`.in): the armor's text. */
+async function armoredTo(d: string, plain: Uint8Array, name: string): Promise<string> {
+  writeFileSync(join(d, `${name}.in`), plain);
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, `${name}.in`), output: join(d, name), jobs: 1 });
+  return readFileSync(join(d, name), 'latin1');
+}
+
 test('armored input longer than one read of the armor decoder (1 MiB) and of the file path (64 chunks), LF and CRLF lines, no line feed at the end', async () => {
   const d = fresh();
   // more than the file path's read of 64 sealed chunks (4 MiB + 1 KiB): a read that ends inside
   // what one decoder read decoded takes only the bytes asked for
   const plain = rng.bytes((4 << 20) + 4321);
-  writeFileSync(join(d, 'p'), plain);
-  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
-  const lf = readFileSync(join(d, 'a.age'), 'latin1');
+  const lf = await armoredTo(d, plain, 'a.age');
   assert.ok(lf.length > 4 << 20);
   writeFileSync(join(d, 'crlf.age'), lf.replace(/\n/g, '\r\n'), 'latin1');
   writeFileSync(join(d, 'no-final-lf.age'), lf.slice(0, -1), 'latin1');
@@ -520,9 +525,7 @@ test('armor whose bytes end on a whole line (a multiple of 48), and a payload no
   const d = fresh();
   // header 168 bytes, nonce 16, one chunk of 40 + 16: 240 bytes, five full armor lines and no short one
   const plain = rng.bytes(40);
-  writeFileSync(join(d, 'p'), plain);
-  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
-  const text = readFileSync(join(d, 'a.age'), 'latin1');
+  const text = await armoredTo(d, plain, 'a.age');
   assert.deepEqual(
     text.split('\n').map((l) => l.length),
     [34, 64, 64, 64, 64, 64, 32, 0],
@@ -530,7 +533,7 @@ test('armor whose bytes end on a whole line (a multiple of 48), and a payload no
   assert.ok(readAgeFile(Buffer.from(text, 'latin1'), alice.sk).equals(plain));
   // the header and 10 bytes of the nonce: said as it is, nothing was written
   const bin = join(d, 'b.age');
-  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input: join(d, 'p'), output: bin, jobs: 1 });
+  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], input: join(d, 'a.age.in'), output: bin, jobs: 1 });
   const file = readFileSync(bin);
   writeFileSync(join(d, 'cut.age'), file.subarray(0, file.indexOf('\n--- ') + 49 + 10));
   const out = await stdoutOf(() => rejects(ageDecrypt({ identityFiles: [alice.file], input: join(d, 'cut.age'), jobs: 1 }), Failure, 'truncated: the file ends inside the payload nonce'));
@@ -539,19 +542,15 @@ test('armor whose bytes end on a whole line (a multiple of 48), and a payload no
 
 test('armor lines: a last line of 64 columns with padding; each malformed line refused with its reason', async () => {
   const d = fresh();
-  const armoredOf = async (n: number) => {
-    writeFileSync(join(d, `p${n}`), rng.bytes(n));
-    await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, `p${n}`), output: join(d, `a${n}.age`), jobs: 1 });
-    return readFileSync(join(d, `a${n}.age`), 'latin1').split('\n');
-  };
+  const armoredOf = async (n: number) => (await armoredTo(d, rng.bytes(n), `a${n}.age`)).split('\n');
   // 168 + 16 + 86 + 16 = 286 bytes: five full lines and a last one of 64 columns ending in "=="
   const padded = await armoredOf(86);
   assert.match(padded.at(-3)!, /^[A-Za-z0-9+/]{62}==$/);
   await ageDecrypt({ identityFiles: [alice.file], input: join(d, 'a86.age'), output: join(d, 'a86.out'), jobs: 1 });
-  assert.ok(readFileSync(join(d, 'a86.out')).equals(readFileSync(join(d, 'p86'))));
+  assert.ok(readFileSync(join(d, 'a86.out')).equals(readFileSync(join(d, 'a86.age.in'))));
   const whole = await armoredOf(40); // five full lines, no short one
   await ageDecrypt({ identityFiles: [alice.file], input: join(d, 'a40.age'), output: join(d, 'a40.out'), jobs: 1 });
-  assert.ok(readFileSync(join(d, 'a40.out')).equals(readFileSync(join(d, 'p40'))));
+  assert.ok(readFileSync(join(d, 'a40.out')).equals(readFileSync(join(d, 'a40.age.in'))));
   const short = await armoredOf(101); // 301 bytes: a short last line of 20 columns, ending in "=="
   assert.match(short.at(-3)!, /^[A-Za-z0-9+/]{18}==$/);
   const notBase64 = 'invalid armor: a line that is not padded base64 (or a short line before the last)';
@@ -573,9 +572,7 @@ test('armor lines: a last line of 64 columns with padding; each malformed line r
 test('armor of exactly one decoder read (1 MiB): ended by white space after the end line; cut after a whole body line', async () => {
   const d = fresh();
   const plain = rng.bytes(700_000);
-  writeFileSync(join(d, 'p'), plain);
-  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p'), output: join(d, 'a.age'), jobs: 1 });
-  const text = readFileSync(join(d, 'a.age'), 'latin1');
+  const text = await armoredTo(d, plain, 'a.age');
   assert.ok(text.length < 1 << 20 && text.endsWith('-----END AGE ENCRYPTED FILE-----\n'));
   // the decoder's second read returns nothing: its end of input holds no line
   const padded = join(d, 'padded.age');
@@ -584,9 +581,7 @@ test('armor of exactly one decoder read (1 MiB): ended by white space after the 
   assert.ok(readFileSync(join(d, 'padded.out')).equals(plain));
   // a longer file cut after a body line at exactly 1 MiB (26 of its lines end in CRLF to get
   // there: 35 + 16105 × 65 + 26 × 66 bytes): the input ends before the end line
-  writeFileSync(join(d, 'p2'), rng.bytes(900_000));
-  await ageEncrypt({ recipients: [alice.recipient], recipientFiles: [], armor: true, input: join(d, 'p2'), output: join(d, 'b.age'), jobs: 1 });
-  const lines = readFileSync(join(d, 'b.age'), 'latin1').split('\n');
+  const lines = (await armoredTo(d, rng.bytes(900_000), 'b.age')).split('\n');
   const cut = `${lines[0]}\n${lines.slice(1, 27).join('\r\n')}\r\n${lines.slice(27, 16132).join('\n')}\n`;
   assert.equal(cut.length, 1 << 20);
   writeFileSync(join(d, 'cut.age'), cut, 'latin1');
