@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { chacha20Poly1305 } from '../src/aead/index.js';
 import type { Aead } from '../src/aead/types.js';
 import { CHUNK, pipeline } from '../src/cli/files.js';
-import { type Output, Progress } from '../src/cli/io.js';
+import { Progress } from '../src/cli/io.js';
 import { ALGORITHMS } from '../src/stream/format.js';
 import { newStreamParams } from '../src/stream/sealer.js';
 import { openBatch, sealBatch } from '../src/stream/segments.js';
@@ -21,6 +21,7 @@ import { createSealer, SegmentAuthenticationError } from '../src/stream/index.js
 import { refOpenStream } from '../src/ref/stream.js';
 import { Rng } from './support/rng.js';
 import { ctkitArgv, ctkitSpawn, ctkitSync } from './support/cli.js';
+import { memoryInput, memoryOutput } from './support/file-path.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ctkit-files-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
@@ -297,41 +298,6 @@ function slowPool(aead: Aead, concurrency: number, delay: () => number) {
   return { pool, stats };
 }
 
-/** An input of `data` whose reads take a while; an output that keeps copies of what it was given. */
-function memoryInput(data: Uint8Array, delays: Rng) {
-  let at = 0;
-  const input = {
-    bytesRead: 0,
-    async readFull(buf: Uint8Array, off = 0, len = buf.length - off): Promise<number> {
-      await new Promise((r) => setTimeout(r, delays.int(2)));
-      const n = Math.min(len, data.length - at);
-      buf.set(data.subarray(at, at + n), off);
-      at += n;
-      input.bytesRead += n;
-      return n;
-    },
-  };
-  return input;
-}
-function memoryOutput(): Output & { parts: Uint8Array[] } {
-  const parts: Uint8Array[] = [];
-  const o = {
-    parts,
-    streaming: true,
-    written: 0,
-    commit: async () => undefined,
-    abort: async () => undefined,
-    async write(chunks: readonly Uint8Array[]) {
-      for (const c of chunks) {
-        parts.push(c.slice());
-        o.written += c.length;
-      }
-      await new Promise((r) => setImmediate(r));
-    },
-  };
-  return o;
-}
-
 /** `n` bytes, different in every MiB (random bytes repeat only after 1 MiB). */
 function tiled(n: number, seed: number): Uint8Array {
   const block = new Rng(seed).bytes(1 << 20);
@@ -368,12 +334,12 @@ test('seal/open pipeline, this thread and workers sharing batches: the bytes of 
         });
         const ciphers = { aead: counting, pool: () => (asked++ >= readyAfter ? pool : undefined) };
         const sealedOut = memoryOutput();
-        await pipeline('seal', memoryInput(plain, rng), sealedOut, ciphers, params, new Progress(undefined, 'test'));
+        await pipeline('seal', memoryInput(plain, { delay: () => rng.int(2) }), sealedOut, ciphers, params, new Progress(undefined, 'test'));
         const what = `size ${size}, workers after ${readyAfter}`;
         assert.ok(Buffer.concat(sealedOut.parts).equals(expected.subarray(H)), `${what}: sealed bytes differ from one thread's`);
         if (size > 8 * perBatch) assert.ok(stats.batches > 0 && here > 0, `${what}: both sides sealed (${stats.batches} batches in workers, ${here} segments here)`);
         const openedOut = memoryOutput();
-        await pipeline('open', memoryInput(expected.subarray(H), rng), openedOut, ciphers, params, new Progress(undefined, 'test'));
+        await pipeline('open', memoryInput(expected.subarray(H), { delay: () => rng.int(2) }), openedOut, ciphers, params, new Progress(undefined, 'test'));
         assert.ok(Buffer.concat(openedOut.parts).equals(plain), `${what}: opened bytes`);
       }
     }
@@ -388,7 +354,11 @@ test('seal/open pipeline, this thread and workers sharing batches: the bytes of 
       bad[seg * (S + 16) + 5] ^= 0x10;
       const { pool } = slowPool(aead, 1, () => 50);
       const out = memoryOutput();
-      await assert.rejects(pipeline('open', memoryInput(bad, rng), out, { aead, pool: () => pool }, params, new Progress(undefined, 'test')), (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg, `segment ${seg}`);
+      await assert.rejects(
+        pipeline('open', memoryInput(bad, { delay: () => rng.int(2) }), out, { aead, pool: () => pool }, params, new Progress(undefined, 'test')),
+        (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg,
+        `segment ${seg}`,
+      );
       const released = Buffer.concat(out.parts);
       // (segment 576, the final one, is a batch of its own: the framing of ctkit/stream)
       const before = Math.floor(seg / 64) * perBatch;

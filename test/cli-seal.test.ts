@@ -12,7 +12,7 @@ import { promises as fsp, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { Failure, FileError, UsageError } from '../src/cli/errors.js';
 import { autoJobs, type Ciphers, keygenAead, makeCipher, openFile, parseJobs, pipeline, sealFile, WORKERS_FROM } from '../src/cli/files.js';
-import { type Output, Progress } from '../src/cli/io.js';
+import { Progress } from '../src/cli/io.js';
 import { newStreamParams } from '../src/stream/sealer.js';
 import { openBatch, type SegmentParams } from '../src/stream/segments.js';
 import type { BatchCipher } from '../src/stream/web.js';
@@ -22,6 +22,7 @@ import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
 import { asTerminal, cliOutput, cliStdout } from './support/stdout.js';
 import { recorded } from './support/spy.js';
+import { memoryInput, memoryOutput } from './support/file-path.js';
 
 const { fresh, ls } = scratch('seal');
 const rng = new Rng(0x5ea1);
@@ -296,46 +297,6 @@ test('makeCipher: jobs − 1 workers started in the background beside this threa
   await one.dispose();
 });
 
-/** An input of `data` that says it is `size` bytes long (less than it is: the reads stay that small); every buffer read into is kept. */
-function memInput(data: Uint8Array, size: number) {
-  const into: Uint8Array[] = [];
-  let pos = 0;
-  return {
-    into,
-    size,
-    bytesRead: 0,
-    async readFull(buf: Uint8Array, off = 0, len = buf.length - off): Promise<number> {
-      into.push(buf);
-      const n = Math.min(len, data.length - pos);
-      buf.set(data.subarray(pos, pos + n), off);
-      pos += n;
-      this.bytesRead += n;
-      return n;
-    },
-  };
-}
-
-/** An Output that keeps each buffer it is given (not a copy) and a copy of its bytes; each write takes `delay` ms. */
-function memOutput(delay: number) {
-  const o = {
-    given: [] as Uint8Array[],
-    copies: [] as Buffer[],
-    pending: 0,
-    maxPending: 0,
-    streaming: false,
-    written: 0,
-    async write(chunks: readonly Uint8Array[]): Promise<void> {
-      o.maxPending = Math.max(o.maxPending, ++o.pending);
-      for (const c of chunks) o.given.push(c), o.copies.push(Buffer.from(c));
-      await sleep(delay);
-      o.pending--;
-    },
-    commit: async () => undefined,
-    abort: async () => undefined,
-  };
-  return o satisfies Output;
-}
-
 const distinct = (bufs: Uint8Array[]) => new Set(bufs.map((b) => b.buffer)).size;
 
 test('the file path: 40 batches through a few reused buffers, at most three writes queued, every buffer wiped at the end', async () => {
@@ -344,20 +305,20 @@ test('the file path: 40 batches through a few reused buffers, at most three writ
   const c = await makeCipher(CHACHA, rng.bytes(32), 1);
   const plain = rng.bytes(40 * S + 100);
   // an input that says it is one segment long: one segment per read and per batch
-  const input = memInput(plain, S);
-  const out = memOutput(2);
+  const input = memoryInput(plain, { size: S });
+  const out = memoryOutput({ delay: 2 });
   await pipeline('seal', input, out, c.cipher, params, new Progress(undefined, 'test'));
-  const sealed = Buffer.concat(out.copies);
+  const sealed = Buffer.concat(out.parts);
   assert.equal(out.given.length, 41);
   assert.ok(Buffer.from(openBatch(c.cipher.aead, params, sealed, 0, true)).equals(plain), 'the batches are the stream');
   assert.ok(out.maxPending <= 3, `${out.maxPending} writes in flight`);
   assert.ok(distinct(input.into) <= 6, `${distinct(input.into)} buffers for 41 batches`);
   assert.ok(out.given.every(zero) && input.into.every(zero), 'every buffer wiped');
   // the way back, one sealed segment per read
-  const back = memInput(sealed, S + 16);
-  const pout = memOutput(0);
+  const back = memoryInput(sealed, { size: S + 16 });
+  const pout = memoryOutput();
   await pipeline('open', back, pout, c.cipher, params, new Progress(undefined, 'test'));
-  assert.ok(Buffer.concat(pout.copies).equals(plain));
+  assert.ok(Buffer.concat(pout.parts).equals(plain));
   assert.ok(distinct(back.into) <= 6, `${distinct(back.into)} buffers for 41 batches`);
   assert.ok(pout.given.every(zero) && back.into.every(zero), 'every buffer wiped');
   await c.dispose();
@@ -368,13 +329,9 @@ test('the file path with workers: a failed batch stops the output there, and the
   const { params } = newStreamParams(CHACHA, { segmentSize: S });
   const c = await makeCipher(CHACHA, rng.bytes(32), 1);
   const plain = rng.bytes(12 * S);
-  const sealed = Buffer.from(
-    await (async () => {
-      const o = memOutput(0);
-      await pipeline('seal', memInput(plain, S), o, c.cipher, params, new Progress(undefined, 'test'));
-      return Buffer.concat(o.copies);
-    })(),
-  );
+  const sealedOut = memoryOutput();
+  await pipeline('seal', memoryInput(plain, { size: S }), sealedOut, c.cipher, params, new Progress(undefined, 'test'));
+  const sealed = Buffer.concat(sealedOut.parts);
   sealed[(S + 16) * 1 + 5] ^= 1; // segment 1
   // a pool in this thread: batch 1 (the damaged one) answers last, the ones after it first
   const returned: Uint8Array[] = [];
@@ -390,11 +347,11 @@ test('the file path with workers: a failed batch stops the output there, and the
     },
   };
   const ciphers: Ciphers = { aead: c.cipher.aead, pool: () => pool };
-  const input = memInput(sealed, S + 16);
-  const out = memOutput(0);
+  const input = memoryInput(sealed, { size: S + 16 });
+  const out = memoryOutput();
   await rejectsWith(pipeline('open', input, out, ciphers, params, new Progress(undefined, 'test')), Error, /segment 1/);
   await sleep(100);
-  assert.equal(Buffer.concat(out.copies).length, S, 'segment 0 only');
+  assert.equal(Buffer.concat(out.parts).length, S, 'segment 0 only');
   assert.ok(returned.length >= 3, `${returned.length} batches came back`);
   // (the sealed batches stay in the read buffers: a real pool moves them away, and they are not secret)
   assert.ok(returned.every(zero), 'every plaintext that came back wiped');

@@ -16,6 +16,7 @@ import { ctCheck, parsePublic, type CtCheckArgs } from '../src/cli/ct-check.js';
 import { UsageError } from '../src/cli/errors.js';
 import { shipped } from '../src/engine/wasm/all.js';
 import { wat } from './support/ct-wat.js';
+import { rejectsWith, throwsWith } from './support/scratch.js';
 import { strykerChildArgs } from './support/stryker-child.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)); // the sources, as `npm run ct` runs them
@@ -132,13 +133,9 @@ test('the report in detail: names, plurals, helpers, the summary form, the faili
     ['=1', /^--public takes <export>=<i,j,…>/],
     ['f=a,b', /^--public f=a,b: parameter indices are non-negative integers \(got 'a', 'b'\)$/],
   ] as const) {
-    assert.throws(
-      () => parsePublic(a),
-      (e: unknown) => e instanceof UsageError && want.test(e.message),
-      a,
-    );
+    throwsWith(() => parsePublic(a), UsageError, want, a);
   }
-  await assert.rejects(run({ files: [join(dir, 'missing.wasm')] }), (e: unknown) => e instanceof UsageError && e.message === `cannot read ${join(dir, 'missing.wasm')}: ENOENT`);
+  await rejectsWith(run({ files: [join(dir, 'missing.wasm')] }), UsageError, `cannot read ${join(dir, 'missing.wasm')}: ENOENT`);
 });
 
 test('a third-party library: each leak reported with function, offset, rule and the call path', async () => {
