@@ -8,10 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { build } from 'esbuild';
 import { kernels } from '../src/kernels/registry.js';
@@ -86,6 +85,7 @@ let bundled: Promise<string> | undefined;
 function bundle(): Promise<string> {
   bundled ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ctkit-backends-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
     const out = join(dir, 'ctkit.mjs');
     await build({ entryPoints: [join(root, 'src/index.ts')], bundle: true, format: 'esm', platform: 'neutral', outfile: out, logLevel: 'silent' });
     return out;

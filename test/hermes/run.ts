@@ -7,7 +7,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { createCipheriv, createHash, createHmac, hkdfSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,7 @@ function expected(): string[] {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ctkit-hermes-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const bundled = await build({
     entryPoints: [join(root, 'test', 'hermes', 'smoke.ts')],
     bundle: true,
