@@ -190,21 +190,6 @@ function parseHex(b: Uint8Array, what: string): Uint8Array {
   }
 }
 
-/**
- * Whether b is exactly one DER SEQUENCE (30, a definite length in its shortest form, that many
- * bytes): a mask over the first three bytes, branched on once. A raw scalar looks like one with
- * probability about 2^−16 and is then still read as a raw scalar (after the DER fails). Lengths
- * up to 255 only: the longest key file ctkit reads in DER (a P-521 PKCS#8 key with its public
- * key) is 241 bytes, and a longer file starting with 30 is read as DER all the same.
- */
-function derFramed(b: Uint8Array): boolean {
-  const n = b.length;
-  if (n < 2) return false;
-  const short = n - 2 < 0x80 ? eq(b[1], n - 2) : 0;
-  const l81 = n - 3 >= 0x80 && n - 3 < 0x100 ? eq(b[1], 0x81) & eq(b[2], n - 3) : 0;
-  return (eq(b[0], 0x30) & (short | l81)) !== 0;
-}
-
 /** Run `f` on each candidate curve; the first that accepts wins; otherwise the most telling error. */
 function firstCurve<T = Uint8Array>(candidates: Curve[], f: (c: Curve) => T, what: string): { curve: Curve; key: T } {
   const errors: string[] = [];
@@ -347,16 +332,24 @@ export function parsePrivateKey(bytes: Uint8Array, what: string, curveName?: str
   };
   const raw = () => firstCurve(candidates, (c) => c.importPrivateKey(bytes, 'raw'), what);
   const rawLength = curveName ? candidates[0].privateKeyBytes : -1;
-  if (derFramed(bytes)) {
-    try {
-      return der();
-    } catch (e) {
-      if (bytes.length !== rawLength) throw e;
-      return raw(); // a raw scalar that looks like DER framing
+  const n = bytes.length;
+  if (n === rawLength || (!curveName && SCALAR_LENGTHS.has(n))) {
+    // A raw scalar's length (28–66 bytes) is DER only when the bytes are framed as exactly one
+    // SEQUENCE: 30, then n − 2 in the short form. A mask over the two bytes, branched on once: a
+    // raw scalar looks framed with probability about 2^−16 and is then still read as a raw
+    // scalar, after the DER fails. Every other length goes to the DER parser or the raw length
+    // error below, framed or not, so no other framing needs telling apart.
+    if ((eq(bytes[0], 0x30) & eq(bytes[1], n - 2)) !== 0) {
+      try {
+        return der();
+      } catch (e) {
+        if (n !== rawLength) throw e;
+        return raw(); // a raw scalar that looks like DER framing
+      }
     }
+    if (n === rawLength) return raw();
+    throw new UsageError(`${what} looks like a raw scalar: say which curve with --curve`);
   }
-  if (bytes.length === rawLength) return raw();
-  if (!curveName && SCALAR_LENGTHS.has(bytes.length)) throw new UsageError(`${what} looks like a raw scalar: say which curve with --curve`);
   if (bytes[0] === 0x30) return der(); // not a raw scalar's length: damaged DER, say how
   if (!curveName) throw new UsageError(`${what} looks like a raw scalar: say which curve with --curve`);
   return raw(); // the library says what the length should be
