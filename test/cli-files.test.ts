@@ -66,7 +66,7 @@ test('a missing or unreadable input: exit 2, one line, no file created, nothing 
   }
 });
 
-test('stdin that is a regular file: read through its descriptor, its size known; write-only, or a directory: refused', () => {
+test('stdin (no input or -) that is a regular file: read through its descriptor, its size known; write-only, or a directory: refused', () => {
   const { dir, key } = workdir();
   const plain = rng.bytes(70000);
   writeFileSync(join(dir, 'in'), plain);
@@ -80,7 +80,8 @@ test('stdin that is a regular file: read through its descriptor, its size known;
   };
   const sealed = withStdin(join(dir, 'in'), 'r', ['seal', '-k', key, '-o', 'in.sealed']);
   assert.equal(sealed.status, 0, String(sealed.stderr));
-  const opened = withStdin(join(dir, 'in.sealed'), 'r', ['open', '-k', key]);
+  // '-' names stdin as well as no input at all
+  const opened = withStdin(join(dir, 'in.sealed'), 'r', ['open', '-k', key, '-']);
   assert.equal(opened.status, 0, String(opened.stderr));
   assert.ok(opened.stdout.equals(plain), 'sealed from a file on stdin, opened from one');
   // a descriptor that cannot be read (opened for writing): the read's reason, naming stdin
@@ -89,6 +90,10 @@ test('stdin that is a regular file: read through its descriptor, its size known;
   const bad = withStdin(join(dir, 'in'), 'a', ['seal', '-k', key, '-o', 'never']);
   assert.equal(bad.status, 2, String(bad.stderr));
   assert.equal(String(bad.stderr), 'ctkit seal: cannot read stdin: EBADF\n');
+  // a device (not a regular file) is read as a stream: opened for writing, its read fails the same way
+  const dev = withStdin('/dev/null', 'w', ['seal', '-k', key, '-o', 'never']);
+  assert.equal(dev.status, 2, String(dev.stderr));
+  assert.equal(String(dev.stderr), 'ctkit seal: cannot read stdin: EBADF\n');
   const d = withStdin(dir, 'r', ['seal', '-k', key, '-o', 'never']);
   assert.equal(d.status, 2, String(d.stderr));
   assert.equal(String(d.stderr), 'ctkit seal: cannot read stdin: is a directory\n');

@@ -9,16 +9,59 @@ import assert from 'node:assert/strict';
 import { promises as fsp, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileError } from '../src/cli/errors.js';
-import { createSecretFile, Input, openOutput, Progress, reason } from '../src/cli/io.js';
+import { createSecretFile, Input, installCleanup, openOutput, Progress, reason } from '../src/cli/io.js';
 import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
 import { replaced } from './support/spy.js';
-import { cliOutput } from './support/stdout.js';
+import { cliOutput, fromCli, takeFrom } from './support/stdout.js';
 
 const { fresh, ls } = scratch('io');
 const rng = new Rng(0x10);
 
 const rejects = (f: Promise<unknown>, message: string | RegExp) => rejectsWith(f, FileError, message);
+
+/** f's result, with every file handle that fs.promises.open gave out meanwhile pushed to `opened` (fd −1 once closed) */
+async function handles<T>(opened: fsp.FileHandle[], f: () => Promise<T>): Promise<T> {
+  let r: T | undefined;
+  await replaced(
+    fsp,
+    'open',
+    (orig) =>
+      (async (...a: Parameters<typeof fsp.open>) => {
+        const fh = await orig(...a);
+        opened.push(fh);
+        return fh;
+      }) as typeof fsp.open,
+    async () => {
+      r = await f();
+    },
+  );
+  return r as T;
+}
+
+// first in this file: nothing before it has installed the handlers in this process
+test('cleanup handlers: installed once however often asked; at exit they remove an unfinished output', async () => {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const before = signals.map((s) => process.listenerCount(s));
+  const exitBefore = process.listeners('exit');
+  installCleanup();
+  installCleanup();
+  assert.deepEqual(
+    signals.map((s) => process.listenerCount(s)),
+    before.map((n) => n + 1),
+    'one handler per signal',
+  );
+  const added = process.listeners('exit').filter((l) => !exitBefore.includes(l));
+  assert.equal(added.length, 1, 'one exit handler');
+  // what process.exit() runs: the temporary file of an output that was neither committed nor aborted goes
+  const d = fresh();
+  const out = await openOutput(join(d, 'out.bin'), {});
+  await out.write([rng.bytes(1000)]);
+  assert.equal(ls(d).length, 1);
+  (added[0] as (code: number) => void)(1);
+  assert.deepEqual(ls(d), []);
+  await out.abort();
+});
 
 test('file output: a 0600 temporary beside the target while writing, then the target with the usual mode', async () => {
   const d = fresh();
@@ -89,7 +132,8 @@ test('input: a file read in full in any pieces, its size known; a missing file o
   const d = fresh();
   const data = rng.bytes(70000);
   writeFileSync(join(d, 'in'), data);
-  const input = await Input.open(join(d, 'in'));
+  const opened: fsp.FileHandle[] = [];
+  const input = await handles(opened, () => Input.open(join(d, 'in')));
   assert.equal(input.size, 70000);
   assert.equal(input.name, join(d, 'in'));
   const buf = new Uint8Array(80000);
@@ -102,6 +146,7 @@ test('input: a file read in full in any pieces, its size known; a missing file o
   assert.deepEqual(buf.subarray(0, 70000), data);
   await input.close();
   await input.close();
+  assert.equal(opened.at(-1)?.fd, -1, 'closed');
   await rejects(Input.open(join(d, 'nope')), `cannot read ${join(d, 'nope')}: no such file (ENOENT)`);
   await rejects(Input.open(d), `cannot read ${d}: is a directory`);
 });
@@ -111,6 +156,13 @@ test('reason: the errno codes in words with the code, other errors as their mess
   assert.equal(reason(err('ENOENT')), 'no such file (ENOENT)');
   assert.equal(reason(err('EACCES')), 'permission denied (EACCES)');
   assert.equal(reason(err('ENOSPC')), 'no space left on the device (ENOSPC)');
+  assert.equal(reason(err('EPERM')), 'operation not permitted (EPERM)');
+  assert.equal(reason(err('EISDIR')), 'is a directory (EISDIR)');
+  assert.equal(reason(err('ENOTDIR')), 'a component of the path is not a directory (ENOTDIR)');
+  assert.equal(reason(err('ELOOP')), 'too many symbolic links (ELOOP)');
+  assert.equal(reason(err('ENAMETOOLONG')), 'name too long (ENAMETOOLONG)');
+  assert.equal(reason(err('EROFS')), 'read-only file system (EROFS)');
+  assert.equal(reason(err('EMFILE')), 'too many open files (EMFILE)');
   assert.equal(reason(err('EWHATEVER')), 'EWHATEVER');
   assert.equal(reason(new Error('plain')), 'plain');
   assert.equal(reason('a string'), 'a string');
@@ -304,11 +356,71 @@ test('input: a failing stat or read is a FileError naming the input and the reas
 
 test('key files: created 0600, never over an existing file; a missing directory or another failure said so', async () => {
   const d = fresh();
-  await createSecretFile(join(d, 'k'), 'secret');
+  const opened: fsp.FileHandle[] = [];
+  await handles(opened, () => createSecretFile(join(d, 'k'), 'secret'));
+  assert.deepEqual(
+    opened.map((fh) => fh.fd),
+    [-1],
+    'the key file is closed',
+  );
   assert.equal(statSync(join(d, 'k')).mode & 0o777, 0o600);
   await rejects(createSecretFile(join(d, 'k'), 'other'), `${join(d, 'k')} already exists; ctkit never overwrites a key`);
   assert.equal(readFileSync(join(d, 'k'), 'utf8'), 'secret');
   await rejects(createSecretFile(join(d, 'no', 'k'), 'x'), `cannot create ${join(d, 'no', 'k')}: the directory ${join(d, 'no')} does not exist`);
   await rejects(createSecretFile(join(d, 'k', 'k'), 'x'), `cannot create ${join(d, 'k', 'k')}: a component of the path is not a directory (ENOTDIR)`);
   assert.deepEqual(ls(d), ['k']);
+});
+
+test('stdout output: an error on stdout fails the writes and the commit after it; empty chunks are not written; commit waits for what is queued', async () => {
+  const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+  const held: ((e?: Error | null) => void)[] = [];
+  const seen: Uint8Array[] = [];
+  let mode: 'hold' | 'ok' | 'error event' = 'hold';
+  const answer = (done: (e?: Error | null) => void, chunk: unknown) => {
+    seen.push(chunk as Uint8Array);
+    if (mode === 'hold') held.push(done);
+    else if (mode === 'ok') process.nextTick(done);
+    else {
+      // the stream reports the error by its event while the write itself went out
+      process.stdout.emit('error', epipe);
+      process.nextTick(done);
+    }
+  };
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  const a = rng.bytes(100);
+  await takeFrom(
+    process.stdout,
+    fromCli,
+    async () => {
+      const out = await openOutput('-', {});
+      assert.equal(out.streaming, true);
+      let wrote = false;
+      const w = out.write([new Uint8Array(0), a, new Uint8Array(0)]).then(() => (wrote = true));
+      await tick();
+      assert.deepEqual(seen, [a], 'the data chunk only');
+      assert.equal(wrote, false, 'write() waits for its chunk to go out');
+      held.shift()!();
+      await w;
+      assert.equal(out.written, 100);
+      // commit() resolves once what was queued before it has gone out
+      let committed = false;
+      const c = out.commit().then(() => (committed = true));
+      await tick();
+      assert.equal(seen.length, 2, 'commit asks stdout to tell when its queue is out');
+      assert.equal(committed, false);
+      held.shift()!();
+      await c;
+      // an error event on stdout: the next write fails with it before writing, and so does commit
+      mode = 'ok';
+      process.stdout.emit('error', epipe);
+      await assert.rejects(out.write([rng.bytes(10)]), (e) => e === epipe);
+      assert.equal(seen.length, 2, 'nothing written after the error');
+      await assert.rejects(out.commit(), (e) => e === epipe);
+      // an error reported while the last chunk was written: that write fails
+      const other = await openOutput(undefined, {});
+      mode = 'error event';
+      await assert.rejects(other.write([rng.bytes(10)]), (e) => e === epipe);
+    },
+    answer,
+  );
 });
