@@ -125,10 +125,31 @@ test('the report in detail: names, plurals, helpers, the summary form, the faili
   // a --vartime export that reaches no variable-time code says so
   const nothing = await run({ files: [libFile], public: LIB_PUBLIC, vartime: ['verify', 'ct_equal'] });
   assert.ok(nothing.out.includes('  variable-time export ct_equal (no variable-time code found under it): declared variable-time on the command line (--vartime)'), nothing.out.join('\n'));
+  // a --vartime export that covers two functions names both
+  const both = join(dir, 'both.wasm');
+  writeFileSync(
+    both,
+    wat(`(module
+      (func $first (param $s i32) (result i32) (if (result i32) (local.get $s) (then (i32.const 1)) (else (i32.const 0))))
+      (func $second (param $s i32) (result i32) (if (result i32) (local.get $s) (then (i32.const 2)) (else (i32.const 0))))
+      (func (export "v") (param $s i32) (result i32) (i32.add (call $first (local.get $s)) (call $second (local.get $s)))))`),
+  );
+  const b = await run({ files: [both], vartime: ['v'] });
+  assert.equal(b.code, 0, b.out.join('\n'));
+  assert.ok(b.out.includes('  variable-time export v (covers first, second): declared variable-time on the command line (--vartime)'), b.out.join('\n'));
   // several modules: the count of failing ones
   const many = await run({ shipped: true, files: ['sha2', 'gf128'] });
   assert.equal(many.code, 0);
   assert.equal(many.out.at(-1), '2 module(s) checked, 0 failing');
+  // one of two failing (a declaration naming an export that only gf128 has): exit 1
+  const mixed = await run({ shipped: true, files: ['sha2', 'gf128'], vartime: ['ghash_blocks'] });
+  assert.equal(mixed.code, 1, mixed.out.join('\n'));
+  assert.match(mixed.out[0], /^sha2: \d+ functions checked, 1 violation$/);
+  assert.ok(
+    mixed.out.some((l) => /^gf128: \d+ functions checked, 0 violations$/.test(l)),
+    mixed.out.join('\n'),
+  );
+  assert.equal(mixed.out.at(-1), '2 module(s) checked, 1 failing');
   for (const [a, want] of [
     ['=1', /^--public takes <export>=<i,j,…>/],
     ['f=a,b', /^--public f=a,b: parameter indices are non-negative integers \(got 'a', 'b'\)$/],
@@ -219,6 +240,20 @@ test("ctkit's shipped modules: clean with --shipped; a curve module as a file ne
   assert.match(declared.out[0], /^ec_p256: 86 functions checked, 6 exempt, 0 violations$/);
 });
 
+test('a valid module the checker cannot decode (legacy exception handling): exit 1, said so, and in --json', async () => {
+  // (func (try (do))): WebAssembly.validate takes it (V8's exception handling); ctkit's decoder has no opcode 0x06
+  const bytes = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, 2, 1, 0, 10, 7, 1, 5, 0, 0x06, 0x40, 0x0b, 0x0b]);
+  assert.ok(WebAssembly.validate(bytes), 'this engine validates the module (the test needs one that does)');
+  const eh = join(dir, 'eh.wasm');
+  writeFileSync(eh, bytes);
+  const r = await run({ files: [eh] });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.out, ['eh: cannot be checked: wasm decode error @0x17: unknown opcode 0x6']);
+  const j = await run({ files: [eh], json: true });
+  assert.equal(j.code, 1);
+  assert.deepEqual(JSON.parse(j.out.join('\n')), [{ module: 'eh', error: 'wasm decode error @0x17: unknown opcode 0x6' }]);
+});
+
 test('usage errors', async () => {
   const usage = async (a: Partial<CtCheckArgs>, re: RegExp) => assert.rejects(run(a), (e: unknown) => e instanceof UsageError && re.test(e.message));
   await usage({}, /needs a module file/);
@@ -231,8 +266,14 @@ test('usage errors', async () => {
   await usage({ files: [libFile], public: ['sign=a'] }, /non-negative integers/);
   await usage({ files: [libFile], public: ['sign=0', 'sign=1'] }, /given twice/);
   await usage({ shipped: true, files: ['nope'] }, /no shipped module named nope/);
+  await usage({ shipped: true, files: ['gf128', 'nope', 'nada'] }, /^no shipped module named nope, nada \(have: gf128, gf128_wasm, chacha, chacha_wasm, /);
   assert.deepEqual(parsePublic('a=b=1, 2'), ['a=b', [1, 2]]);
   assert.deepEqual(parsePublic('f='), ['f', []]);
+  assert.deepEqual(parsePublic('f= \t'), ['f', []], 'white space alone: no index');
+  assert.deepEqual(parsePublic('f=0,12,345,6789'), ['f', [0, 12, 345, 6789]]);
+  for (const bad of ['1x', 'x1', '12345', '-1', '1.5']) {
+    throwsWith(() => parsePublic(`f=${bad}`), UsageError, `--public f=${bad}: parameter indices are non-negative integers (got '${bad}')`, bad);
+  }
 });
 
 test('the ctkit command: exit 1 with violations, 0 clean, 2 for usage errors', () => {
@@ -247,6 +288,21 @@ test('the ctkit command: exit 1 with violations, 0 clean, 2 for usage errors', (
   const good = ctkit(['--shipped', 'sha2', 'gf128']);
   assert.equal(good.status, 0, good.stderr);
   assert.match(good.stdout, /^sha2: 7 functions checked, 0 violations$/m);
+  // the command's flags reach the check: --summary, --json, and --helper as often as it is given
+  const pub = LIB_PUBLIC.flatMap((p) => ['--public', p]);
+  const summary = ctkit([libFile, ...pub, '--summary']);
+  assert.equal(summary.status, 1, summary.stderr);
+  assert.match(summary.stdout, /^ {2}memcmp_fast: 1 branch, first @0x[0-9a-f]+$/m);
+  const json = ctkit(['--shipped', 'sha2', '--json']);
+  assert.equal(json.status, 0, json.stderr);
+  const parsed = JSON.parse(json.stdout) as { module: string; violations: unknown[] }[];
+  assert.deepEqual(
+    parsed.map((r) => [r.module, r.violations.length]),
+    [['sha2', 0]],
+  );
+  const helpers = ctkit([libFile, ...pub, '--vartime', 'verify', '--helper', 'nonce_inverse', '--helper', 'inv_vt']);
+  assert.match(helpers.stdout, /^ {2}variable-time helper nonce_inverse \(/m, helpers.stderr);
+  assert.match(helpers.stdout, /^ {2}variable-time helper inv_vt \(/m, helpers.stderr);
   const usage = ctkit([libFile, '--public', 'nope']);
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /--public takes/);
