@@ -373,16 +373,41 @@ test('key files: created 0600, never over an existing file; a missing directory 
 
 test('stdout output: an error on stdout fails the writes and the commit after it; empty chunks are not written; commit waits for what is queued', async () => {
   const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+  // stdout's 'error' listeners of the outputs, taken off process.stdout: the test raises the event
+  // itself (emitted on the real stdout, it would unpipe the test reporter writing there)
+  const listeners: [string | symbol, (e: Error) => void][] = [];
+  const openStdout = async () => {
+    let out: Awaited<ReturnType<typeof openOutput>> | undefined;
+    await replaced(
+      process.stdout,
+      'on',
+      () =>
+        function (this: NodeJS.WriteStream, event: string | symbol, listener: (e: Error) => void) {
+          listeners.push([event, listener]);
+          return this;
+        } as typeof process.stdout.on,
+      async () => {
+        out = await openOutput('-', {});
+      },
+    );
+    assert.deepEqual(
+      listeners.map(([event]) => event),
+      ['error'],
+      'each stdout output listens for errors',
+    );
+    return { out: out!, raise: listeners.splice(0)[0][1] };
+  };
   const held: ((e?: Error | null) => void)[] = [];
   const seen: Uint8Array[] = [];
   let mode: 'hold' | 'ok' | 'error event' = 'hold';
+  let raise = (_e: Error) => {};
   const answer = (done: (e?: Error | null) => void, chunk: unknown) => {
     seen.push(chunk as Uint8Array);
     if (mode === 'hold') held.push(done);
     else if (mode === 'ok') process.nextTick(done);
     else {
       // the stream reports the error by its event while the write itself went out
-      process.stdout.emit('error', epipe);
+      raise(epipe);
       process.nextTick(done);
     }
   };
@@ -392,7 +417,8 @@ test('stdout output: an error on stdout fails the writes and the commit after it
     process.stdout,
     fromCli,
     async () => {
-      const out = await openOutput('-', {});
+      const first = await openStdout();
+      const out = first.out;
       assert.equal(out.streaming, true);
       let wrote = false;
       const w = out.write([new Uint8Array(0), a, new Uint8Array(0)]).then(() => (wrote = true));
@@ -412,14 +438,15 @@ test('stdout output: an error on stdout fails the writes and the commit after it
       await c;
       // an error event on stdout: the next write fails with it before writing, and so does commit
       mode = 'ok';
-      process.stdout.emit('error', epipe);
+      first.raise(epipe);
       await assert.rejects(out.write([rng.bytes(10)]), (e) => e === epipe);
       assert.equal(seen.length, 2, 'nothing written after the error');
       await assert.rejects(out.commit(), (e) => e === epipe);
       // an error reported while the last chunk was written: that write fails
-      const other = await openOutput(undefined, {});
+      const second = await openStdout();
+      raise = second.raise;
       mode = 'error event';
-      await assert.rejects(other.write([rng.bytes(10)]), (e) => e === epipe);
+      await assert.rejects(second.out.write([rng.bytes(10)]), (e) => e === epipe);
     },
     answer,
   );
