@@ -12,7 +12,7 @@ import { FileError } from '../src/cli/errors.js';
 import { createSecretFile, Input, installCleanup, openOutput, Progress, reason } from '../src/cli/io.js';
 import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
-import { replaced } from './support/spy.js';
+import { recorded, replaced } from './support/spy.js';
 import { cliOutput, fromCli, takeFrom } from './support/stdout.js';
 
 const { fresh, ls } = scratch('io');
@@ -20,24 +20,8 @@ const rng = new Rng(0x10);
 
 const rejects = (f: Promise<unknown>, message: string | RegExp) => rejectsWith(f, FileError, message);
 
-/** f's result, with every file handle that fs.promises.open gave out meanwhile pushed to `opened` (fd −1 once closed) */
-async function handles<T>(opened: fsp.FileHandle[], f: () => Promise<T>): Promise<T> {
-  let r: T | undefined;
-  await replaced(
-    fsp,
-    'open',
-    (orig) =>
-      (async (...a: Parameters<typeof fsp.open>) => {
-        const fh = await orig(...a);
-        opened.push(fh);
-        return fh;
-      }) as typeof fsp.open,
-    async () => {
-      r = await f();
-    },
-  );
-  return r as T;
-}
+/** The file handles that the fs.promises.open calls recorded by `recorded` gave out (fd −1 once closed). */
+const handlesOf = (opens: unknown[][]) => Promise.all(opens.map((call) => call.at(-1) as Promise<fsp.FileHandle>));
 
 // first in this file: nothing before it has installed the handlers in this process
 test('cleanup handlers: installed once however often asked; at exit they remove an unfinished output', async () => {
@@ -132,8 +116,12 @@ test('input: a file read in full in any pieces, its size known; a missing file o
   const d = fresh();
   const data = rng.bytes(70000);
   writeFileSync(join(d, 'in'), data);
-  const opened: fsp.FileHandle[] = [];
-  const input = await handles(opened, () => Input.open(join(d, 'in')));
+  const opens: unknown[][] = [];
+  let input: Input | undefined;
+  await recorded(fsp, 'open', opens, async () => {
+    input = await Input.open(join(d, 'in'));
+  });
+  assert.ok(input);
   assert.equal(input.size, 70000);
   assert.equal(input.name, join(d, 'in'));
   const buf = new Uint8Array(80000);
@@ -146,7 +134,11 @@ test('input: a file read in full in any pieces, its size known; a missing file o
   assert.deepEqual(buf.subarray(0, 70000), data);
   await input.close();
   await input.close();
-  assert.equal(opened.at(-1)?.fd, -1, 'closed');
+  assert.deepEqual(
+    (await handlesOf(opens)).map((fh) => fh.fd),
+    [-1],
+    'closed',
+  );
   await rejects(Input.open(join(d, 'nope')), `cannot read ${join(d, 'nope')}: no such file (ENOENT)`);
   await rejects(Input.open(d), `cannot read ${d}: is a directory`);
 });
@@ -356,10 +348,10 @@ test('input: a failing stat or read is a FileError naming the input and the reas
 
 test('key files: created 0600, never over an existing file; a missing directory or another failure said so', async () => {
   const d = fresh();
-  const opened: fsp.FileHandle[] = [];
-  await handles(opened, () => createSecretFile(join(d, 'k'), 'secret'));
+  const opens: unknown[][] = [];
+  await recorded(fsp, 'open', opens, () => createSecretFile(join(d, 'k'), 'secret'));
   assert.deepEqual(
-    opened.map((fh) => fh.fd),
+    (await handlesOf(opens)).map((fh) => fh.fd),
     [-1],
     'the key file is closed',
   );
