@@ -410,6 +410,15 @@ function writeSummary(latest: FolderResult[]): void {
     const c = r.counts;
     lines.push(`| ${r.folder} | ${c.total} | ${c.Killed} | ${c.Timeout} | ${c.Survived} | ${c.NoCoverage} | ${c.CompileError} | ${score(c).toFixed(1)} % | ${r.listed} | ${r.unlisted.length} | ${r.stale.length} | ${(r.seconds / 60).toFixed(1)} |`);
   }
+  // the glue as one: every folder's counts added (a score over all its mutants, not a mean of scores)
+  const all = count([]);
+  for (const r of results) for (const k of Object.keys(all) as (keyof Counts)[]) all[k] += r.counts[k];
+  const sum = (f: (r: FolderResult) => number) => results.reduce((t, r) => t + f(r), 0);
+  const missing = Object.keys(FOLDERS).filter((f) => !byFolder.has(f));
+  lines.push(
+    `| **the glue${missing.length ? `, ${results.length} of ${Object.keys(FOLDERS).length} folders` : ''}** | ${all.total} | ${all.Killed} | ${all.Timeout} | ${all.Survived} | ${all.NoCoverage} | ${all.CompileError} | **${score(all).toFixed(1)} %** | ${sum((r) => r.listed)} | ${sum((r) => r.unlisted.length)} | ${sum((r) => r.stale.length)} | ${(sum((r) => r.seconds) / 60).toFixed(1)} |`,
+  );
+  if (missing.length) lines.push('', `No report yet: ${missing.join(', ')}.`);
   lines.push('', 'Commands:', '', ...results.map((r) => `- \`${r.command}\``));
   writeFileSync(join(reportDir, 'summary.md'), lines.join('\n') + '\n');
 }
