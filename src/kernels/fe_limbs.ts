@@ -1,18 +1,25 @@
 // Numbers for the field generators, computed at generation time: the limb count of a modulus,
-// its unsigned and signed radix-2^29 digits, modular inverses and powers. Pure arithmetic on
+// its unsigned and signed radix-2^W digits, modular inverses and powers. Pure arithmetic on
 // bigint, shared by fe_mont29.ts (Montgomery multiplication) and fe_safegcd.ts (inversion).
 
+/** The limb width of the WebAssembly targets: 29-bit limbs in i64 (fe_mont29.ts). */
 export const LIMB_BITS = 29;
+/** The limb width of the js target: 12-bit limbs in i32, so that a column of up to 2L products
+ * and L reduction terms stays below 2^31 up to P-521's 44 limbs (fe_mont29.ts proves it). */
+export const JS_LIMB_BITS = 12;
 const W = LIMB_BITS;
-export const LIMB_MASK = (1n << BigInt(W)) - 1n;
+
+/** fe_pow.ts's window: odd powers a^1 … a^(2·POW_TABLE − 1) in the work space. */
+export const POW_WINDOW = 5;
+export const POW_TABLE = 1 << (POW_WINDOW - 1);
 
 /** Bits in the binary form of v > 0. */
 export const bitLength = (v: bigint) => v.toString(2).length;
 
-/** Number of limbs for a modulus: the least L with 2^(29L) ≥ 16m. */
-export function limbsFor(m: bigint): number {
+/** Number of limbs for a modulus: the least L with 2^(wL) ≥ 16m. */
+export function limbsFor(m: bigint, w = W): number {
   let L = 1;
-  while (1n << BigInt(W * L) < 16n * m) L++;
+  while (1n << BigInt(w * L) < 16n * m) L++;
   return L;
 }
 
@@ -36,26 +43,26 @@ export function modInv(a: bigint, m: bigint): bigint {
   return ((s0 % m) + m) % m;
 }
 
-/** Unsigned radix-2^29 limbs of v (L of them). */
-export function toLimbs(v: bigint, L: number): bigint[] {
+/** Unsigned radix-2^w limbs of v (L of them). */
+export function toLimbs(v: bigint, L: number, w = W): bigint[] {
   const out: bigint[] = [];
   for (let j = 0; j < L; j++) {
-    out.push(v & LIMB_MASK);
-    v >>= BigInt(W);
+    out.push(v & ((1n << BigInt(w)) - 1n));
+    v >>= BigInt(w);
   }
   if (v !== 0n) throw new Error('toLimbs: value too large');
   return out;
 }
 
-/** Signed radix-2^29 digits of v, each in (−2^28, 2^28] (the top one absorbs the rest). */
-export function signedDigits(v: bigint, L: number): bigint[] {
+/** Signed radix-2^w digits of v, each in (−2^(w−1), 2^(w−1)] (the top one absorbs the rest). */
+export function signedDigits(v: bigint, L: number, w = W): bigint[] {
   const out: bigint[] = [];
-  const half = 1n << BigInt(W - 1);
+  const half = 1n << BigInt(w - 1);
   for (let j = 0; j < L; j++) {
-    let d = v & LIMB_MASK;
-    if (j < L - 1 && d > half) d -= 1n << BigInt(W);
+    let d = v & ((1n << BigInt(w)) - 1n);
+    if (j < L - 1 && d > half) d -= 1n << BigInt(w);
     out.push(d);
-    v = (v - d) >> BigInt(W);
+    v = (v - d) >> BigInt(w);
   }
   if (v !== 0n) throw new Error('signedDigits: value too large');
   return out;

@@ -16,8 +16,15 @@
 // the reduction's higher digits run on SIMD. Column sums are chains for dense moduli, balanced
 // trees otherwise (TurboFan schedules by the graph's shape).
 //
-// Why constant time: straight-line code on i64 values, no branch, address or division depending
-// on data; i64.mul is imul, whose timing does not depend on its operands.
+// The js target (JavaScript has no 64-bit multiply: the printer writes an i64.mul as seven
+// Math.imul on 16-bit pieces) uses the same code with 12-bit limbs in i32 (W = 12, P-256: 22
+// limbs, FE 176 bytes; only each limb's low word in memory is read): a product of two limbs is
+// one Math.imul, and mulCore proves every column below 2^31 (up to P-521's 44 limbs). Inversion
+// there is a^(m−2) (fe_field.ts). One P-256 product in a prototype of this printed shape, best
+// of 5 under load (AMD EPYC, Node 20): 319 ns, against 292 ns for @noble/curves' BigInt Fp.mul.
+//
+// Why constant time: straight-line code on i64 (js: i32) values, no branch, address or division
+// depending on data; i64.mul is imul, whose timing does not depend on its operands.
 //
 // Cost (P-256 p): mul 81 i64.mul, sqr 45. mulCore proves every column below 2^63 and the bounds are
 // written beside each function in the WAT. Measurements: docs/kernels/ec.md. Negative-control
@@ -25,7 +32,7 @@
 // correction skipped), fusedSignSlip (x·y − u·v computed as x·y + u·v).
 
 import { type Expr, Func, type Local, type Stmt, comment, i32, i32x4, i64, i64x2, i8x16, target, v128 } from './builder/index.js';
-import { LIMB_BITS, LIMB_MASK, bitLength, isDense, limbsFor, modInv, signedDigits, toLimbs } from './fe_limbs.js';
+import { JS_LIMB_BITS, LIMB_BITS, POW_TABLE, bitLength, isDense, limbsFor, modInv, signedDigits, toLimbs } from './fe_limbs.js';
 
 export { LIMB_BITS, limbsFor, modInv, toLimbs };
 
@@ -51,15 +58,8 @@ export const SIMD_FROM_LIMBS = 14;
  * brainpoolP256r1 29.0 → 28.3; P-256 n mul 29.0 → 28.0, sqr 26.0 → 25.3; 3: P512r1 sqr 68 ns). */
 export const SIMD_REDUCE_FROM_DIGIT = 4;
 export const SIMD_REDUCE_FROM_LIMBS = 9;
-const W = LIMB_BITS;
-const MASK = LIMB_MASK;
-
 type E = Expr<'i64'>;
 type L64 = Local<'i64'>;
-
-/** x mod 2^29 */
-export const andM = (e: E | L64) => i64.and(e, i64.const(MASK, true));
-const shrS = (e: E | L64, s: number) => i64.shr_s(e, s);
 
 interface Term {
   e: E;
@@ -75,29 +75,29 @@ interface Term {
  * (spill stores 152 → 72), sqr 1689 → 1593 (with the paired constants, see mulCore). For the
  * sparse moduli the tree stays (P-384: chains +2–3% on ECDH and verification).
  */
-export function sum(terms: Term[], chain = false): E {
+function sum(I: typeof i64, terms: Term[], chain = false): E {
   const tree = (xs: E[]): E => {
     if (xs.length === 1) return xs[0];
-    if (chain) return xs.reduce((x, y) => i64.add(x, y));
+    if (chain) return xs.reduce((x, y) => I.add(x, y));
     const h = xs.length >> 1;
-    return i64.add(tree(xs.slice(0, h)), tree(xs.slice(h)));
+    return I.add(tree(xs.slice(0, h)), tree(xs.slice(h)));
   };
   const pos = terms.filter((t) => !t.neg).map((t) => t.e);
   const neg = terms.filter((t) => t.neg).map((t) => t.e);
-  if (pos.length === 0 && neg.length === 0) return i64.const(0);
+  if (pos.length === 0 && neg.length === 0) return I.const(0);
   if (neg.length === 0) return tree(pos);
-  if (pos.length === 0) return i64.sub(0, tree(neg));
-  return i64.sub(tree(pos), tree(neg));
+  if (pos.length === 0) return I.sub(0, tree(neg));
+  return I.sub(tree(pos), tree(neg));
 }
 
 /** x·d for a constant d, as a term (shift for ±2^s, nothing for 0). */
-function constTerm(x: L64, d: bigint): Term | undefined {
+function constTerm(fg: FieldGen, x: L64, d: bigint): Term | undefined {
   if (d === 0n) return undefined;
   const neg = d < 0n;
   const a = neg ? -d : d;
   if (a === 1n) return { e: x.get(), neg };
-  if ((a & (a - 1n)) === 0n) return { e: i64.shl(x, bitLength(a) - 1), neg };
-  return { e: i64.mul(x, d), neg: false };
+  if ((a & (a - 1n)) === 0n) return { e: fg.I.shl(x, bitLength(a) - 1), neg };
+  return { e: fg.I.mul(x, fg.k(d)), neg: false };
 }
 
 /** Where a multiplication's second operand comes from. */
@@ -122,6 +122,15 @@ type P = Record<string, 'i32' | 'i64'>;
 export class FieldGen {
   readonly pre: string;
   readonly m: bigint;
+  /** limb width: 29 bits in i64 on the WebAssembly targets; 12 bits in i32 on js, where an i64
+   * product costs seven Math.imul (print_js.ts) and a 12-bit one is one */
+  readonly W: number;
+  readonly MASK: bigint;
+  /** the type the limbs are computed in (memory keeps 8 bytes a limb either way: FE = 8L) */
+  readonly T: 'i64' | 'i32';
+  /** the operations on limbs: i64's, or on js i32's (the same names; the builder checks at
+   * generation time that every operand of one field has the one type) */
+  readonly I: typeof i64;
   readonly L: number;
   /** bytes of an element in memory */
   readonly FE: number;
@@ -151,21 +160,26 @@ export class FieldGen {
   constructor(prefix: string, m: bigint, flags: FieldFlags = {}) {
     this.pre = prefix;
     this.m = m;
-    this.L = limbsFor(m);
+    this.T = target() === 'js' ? 'i32' : 'i64';
+    this.W = this.T === 'i32' ? JS_LIMB_BITS : LIMB_BITS;
+    this.MASK = (1n << BigInt(this.W)) - 1n;
+    this.I = this.T === 'i32' ? (i32 as unknown as typeof i64) : i64;
+    const W = this.W;
+    this.L = limbsFor(m, W);
     this.FE = 8 * this.L;
     this.bytes = Math.ceil(bitLength(m) / 8);
     this.R = 1n << BigInt(W * this.L);
     // measured (bench on the curve kernels): SIMD products pay from 14 limbs on; at 8–9 limbs the
     // scalar form is as fast (the reduction chain, not the multiplier, bounds it)
-    this.mLimbs = toLimbs(m, this.L);
-    this.m2Limbs = toLimbs(2n * m, this.L);
-    this.digits = signedDigits(m, this.L);
+    this.mLimbs = toLimbs(m, this.L, W);
+    this.m2Limbs = toLimbs(2n * m, this.L, W);
+    this.digits = signedDigits(m, this.L, W);
     const simdProducts = flags.simdProducts ?? this.L >= SIMD_FROM_LIMBS;
     this.dense = isDense(this.digits);
     this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && this.dense ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
     // the scalar targets (wasm, js): every product and reduction term on i64.mul
     if (target() !== 'simd') this.flags = { ...this.flags, simdProducts: false, simdReduce: 0 };
-    this.qinv = -modInv(m, 1n << BigInt(W)) & MASK;
+    this.qinv = -modInv(m, 1n << BigInt(W)) & this.MASK;
     this.addConst({ name: 'one', value: 1n });
     this.addConst({ name: 'raw1', value: 1n, raw: true });
     this.addConst({ name: 'r2', value: (this.R * this.R) % m, raw: true });
@@ -179,14 +193,55 @@ export class FieldGen {
   }
 
   addConst(c: FieldConst, withProduct = false): void {
-    this.consts.set(c.name, toLimbs(c.raw ? c.value : this.mont(c.value), this.L));
+    this.consts.set(c.name, toLimbs(c.raw ? c.value : this.mont(c.value), this.L, this.W));
     if (withProduct) this.mulConsts.add(c.name);
   }
 
   /** The work space (bytes) that inv and inv_vt need: the canonical copy of the input (safegcd
-   * itself keeps everything in locals; fe_field.ts checks that). */
+   * itself keeps everything in locals; fe_field.ts checks that); on js, whose inversion is
+   * a^(m−2) by fe_pow.ts (safegcd's 62-bit steps would run on i64 emulated in halves), its
+   * table of odd powers and a². */
   get invWorkspace(): number {
-    return this.FE;
+    return this.T === 'i32' ? (POW_TABLE + 1) * this.FE : this.FE;
+  }
+
+  // ---- limbs in the field's type ---------------------------------------------------------------
+
+  /** A constant operand of the limb type. */
+  k(v: bigint): bigint | number {
+    return this.T === 'i64' ? v : Number(v);
+  }
+
+  /** The local `name` of f in the limb type (declared by the caller with f.locals(fg.T, …)). */
+  v(f: Func, name: string): L64 {
+    return (this.T === 'i64' ? f.i64(name) : f.i32(name)) as unknown as L64;
+  }
+
+  /** x mod 2^W */
+  andM(e: E | L64): E {
+    return this.I.and(e, this.I.const(this.k(this.MASK) as bigint, true));
+  }
+
+  /** The limb at ptr + off. On js only the low 32 bits are the limb (limbs and column sums
+   * fit them); every reader of a limb in a js module reads those, never the high word. */
+  ld(ptr: Local<'i32'>, off: number): E {
+    return this.T === 'i64' ? i64.load(ptr, off) : (i32.load(ptr, off) as unknown as E);
+  }
+
+  /** Stores a limb at ptr + off: 8 bytes, or on js the low word (see ld). */
+  st(ptr: Local<'i32'>, v: E | L64 | bigint, off: number): Stmt[] {
+    if (this.T === 'i64') return [i64.store(ptr, v, off)];
+    return [i32.store(ptr, (typeof v === 'bigint' ? Number(v) : v) as unknown as Expr<'i32'>, off)];
+  }
+
+  /** An i32 of a limb-typed value (wrap on i64). */
+  i32of(e: E | L64): Expr<'i32'> {
+    return this.T === 'i64' ? i32.wrap_i64(e) : (e as unknown as Expr<'i32'>);
+  }
+
+  /** A column's bound must stay below this (the limb type's signed range). */
+  get columnLimit(): bigint {
+    return 1n << (this.T === 'i64' ? 63n : 31n);
   }
 
   // ---- function handles ------------------------------------------------------------------------
@@ -305,7 +360,7 @@ export class FieldGen {
     const names: string[] = ['acc', 'c', ...extra];
     for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
     if (simd) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
-    f.locals('i64', names);
+    f.locals(this.T, names);
     const vr = this.flags.simdReduce ? ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)] : [];
     const v = simd ? [...vr, 'vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : vr;
     f.locals('v128', v);
@@ -313,11 +368,11 @@ export class FieldGen {
 
   /** Locals `${prefix}0…` ← the L limbs at ptr. */
   loadLimbs(f: Func, prefix: string, ptr: Local<'i32'>): Stmt[] {
-    return Array.from({ length: this.L }, (_, i) => f.i64(`${prefix}${i}`).set(i64.load(ptr, 8 * i)));
+    return Array.from({ length: this.L }, (_, i) => this.v(f, `${prefix}${i}`).set(this.ld(ptr, 8 * i)));
   }
 
   storeLimbs(f: Func, ptr: Local<'i32'>, prefix: string): Stmt[] {
-    return Array.from({ length: this.L }, (_, i) => i64.store(ptr, f.i64(`${prefix}${i}`), 8 * i));
+    return Array.from({ length: this.L }, (_, i) => this.st(ptr, this.v(f, `${prefix}${i}`), 8 * i)).flat();
   }
 
   /**
@@ -378,7 +433,8 @@ export class FieldGen {
     const bounds: bigint[] = [];
     const simd = typeof src === 'object' && src.kind === 'simd';
     if (typeof src === 'object' && src.kind === 'simd') out.push(...this.#simdColumns(f, src.ptr));
-    const [acc, c] = [f.i64('acc'), f.i64('c')];
+    const [acc, c] = [this.v(f, 'acc'), this.v(f, 'c')];
+    const { I, W, MASK } = this;
     // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
     const sr = simd ? 0 : (this.flags.simdReduce ?? 0);
     const simdRed = { init: new Set<number>(), pairs: new Map<string, number>() };
@@ -388,17 +444,17 @@ export class FieldGen {
       const p = this.#productTerms(f, src, k, wide);
       const r = this.#reductionTerms(f, k, sr);
       const bound = p.bound + r.bound + carryBound;
-      if (bound >= 1n << 63n) throw new Error(`${this.pre}: column ${k} may overflow`);
+      if (bound >= this.columnLimit) throw new Error(`${this.pre}: column ${k} may overflow`);
       bounds.push(bound);
-      let col = sum([...p.terms, ...r.terms], this.dense);
-      if (r.late) col = r.late.neg ? i64.sub(col, r.late.e) : i64.add(col, r.late.e);
+      let col = sum(I, [...p.terms, ...r.terms], this.dense);
+      if (r.late) col = r.late.neg ? I.sub(col, r.late.e) : I.add(col, r.late.e);
       const dropped = this.flags.dropCarry && k === L + 1;
-      if (k > 0 && !dropped) col = i64.add(col, c);
+      if (k > 0 && !dropped) col = I.add(col, c);
       out.push(comment(`column ${k}`), acc.set(col));
-      out.push(...(k < L ? this.#quotient(f, k, sr, simdRed) : [f.i64(`r${k - L}`).set(andM(acc)), c.set(shrS(acc, W))]));
+      out.push(...(k < L ? this.#quotient(f, k, sr, simdRed) : [this.v(f, `r${k - L}`).set(this.andM(acc)), c.set(I.shr_s(acc, W))]));
       carryBound = ((bound + (k < L ? MASK * d0 : 0n)) >> BigInt(W)) + 1n;
     }
-    out.push(f.i64(`r${L - 1}`).set(c));
+    out.push(this.v(f, `r${L - 1}`).set(c));
     if (simdRed.pairs.size > 2 * L) throw new Error('too many constant pairs');
     // two digit pairs per constant: the low half for extmul_low, the high half for extmul_high
     const keys = [...simdRed.pairs.keys()];
@@ -408,8 +464,8 @@ export class FieldGen {
 
   /** Column k's products a_i·b_(k−i) (or the square's, or the SIMD sum, plus a wide column) and their bound. */
   #productTerms(f: Func, src: Operand, k: number, wide?: Local<'i32'>): { terms: Term[]; bound: bigint } {
-    const L = this.L;
-    const A = (i: number) => f.i64(`a${i}`);
+    const { L, I, MASK } = this;
+    const A = (i: number) => this.v(f, `a${i}`);
     const pmax = MASK * MASK;
     const terms: Term[] = [];
     let bound = 0n;
@@ -420,13 +476,13 @@ export class FieldGen {
       const cross: Term[] = [];
       for (let i = lo; i <= hi; i++) {
         if (i < k - i) {
-          cross.push({ e: i64.mul(A(i), A(k - i)), neg: false });
+          cross.push({ e: I.mul(A(i), A(k - i)), neg: false });
           bound += 2n * pmax;
         }
       }
-      if (cross.length) terms.push({ e: i64.shl(sum(cross, this.dense), 1), neg: false });
+      if (cross.length) terms.push({ e: I.shl(sum(I, cross, this.dense), 1), neg: false });
       if (k % 2 === 0) {
-        terms.push({ e: i64.mul(A(k / 2), A(k / 2)), neg: false });
+        terms.push({ e: I.mul(A(k / 2), A(k / 2)), neg: false });
         bound += pmax;
       }
     } else if (src.kind === 'simd') {
@@ -435,18 +491,18 @@ export class FieldGen {
     } else {
       for (let i = lo; i <= hi; i++) {
         if (src.kind === 'locals') {
-          terms.push({ e: i64.mul(A(i), f.i64(`${src.prefix}${k - i}`)), neg: false });
+          terms.push({ e: I.mul(A(i), this.v(f, `${src.prefix}${k - i}`)), neg: false });
           bound += pmax;
         } else {
           const d = src.limbs[k - i];
-          const t = constTerm(A(i), d);
+          const t = constTerm(this, A(i), d);
           if (t) terms.push(t);
           if (t) bound += MASK * (d < 0n ? -d : d);
         }
       }
       if (wide) {
         // column k of a product left unreduced by mulw (up to L products, signed limbs)
-        terms.push({ e: i64.load(wide, 8 * k), neg: false });
+        terms.push({ e: this.ld(wide, 8 * k), neg: false });
         bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
       }
     }
@@ -465,9 +521,9 @@ export class FieldGen {
     let fromSimd = false;
     for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
       const d = this.digits[k - i];
-      const t = constTerm(f.i64(`q${i}`), d);
+      const t = constTerm(this, this.v(f, `q${i}`), d);
       if (!t) continue;
-      bound += MASK * (d < 0n ? -d : d);
+      bound += this.MASK * (d < 0n ? -d : d);
       if (i === k - 1) late = t;
       else if (!sr || k - i < sr) terms.push(t);
       else fromSimd = true;
@@ -482,8 +538,9 @@ export class FieldGen {
    */
   #quotient(f: Func, k: number, sr: number, simdRed: { init: Set<number>; pairs: Map<string, number> }): Stmt[] {
     const L = this.L;
-    const [acc, c, q] = [f.i64('acc'), f.i64('c'), f.i64(`q${k}`)];
-    const out: Stmt[] = [q.set(this.qinv === 1n ? andM(acc) : this.qinv === MASK ? andM(i64.sub(0, acc)) : andM(i64.mul(acc, this.qinv)))];
+    const [acc, c, q] = [this.v(f, 'acc'), this.v(f, 'c'), this.v(f, `q${k}`)];
+    const { I, W } = this;
+    const out: Stmt[] = [q.set(this.qinv === 1n ? this.andM(acc) : this.qinv === this.MASK ? this.andM(I.sub(0, acc)) : this.andM(I.mul(acc, this.k(this.qinv))))];
     if (sr) {
       // q_k·m_j for j ≥ sr on SIMD: column k + j is lane (k + j) & 1 of vr_((k + j) >> 1)
       const vq = f.v128('vq');
@@ -511,10 +568,10 @@ export class FieldGen {
     }
     const d0 = this.digits[0];
     if (d0 === -1n && this.qinv === 1n) {
-      out.push(c.set(shrS(acc, W))); // acc − (acc mod 2^29) has the same high part
+      out.push(c.set(I.shr_s(acc, W))); // acc − (acc mod 2^W) has the same high part
     } else {
-      const t = constTerm(q, d0)!;
-      out.push(c.set(shrS(t.neg ? i64.sub(acc, t.e) : i64.add(acc, t.e), W)));
+      const t = constTerm(this, q, d0)!;
+      out.push(c.set(I.shr_s(t.neg ? I.sub(acc, t.e) : I.add(acc, t.e), W)));
     }
     return out;
   }
@@ -525,7 +582,7 @@ export class FieldGen {
  * mulwn), sqr, and for each constant its product (when used) and its setter.
  */
 export function productFunctions(fg: FieldGen): Func[] {
-  const L = fg.L;
+  const { L, W, I } = fg;
   const out: Func[] = [];
   const body = (f: Func, operand: Operand, load: 'a' | 'ab', wide?: Local<'i32'>) => {
     const { r, a } = { r: f.i32('r'), a: f.i32('a') };
@@ -537,7 +594,7 @@ export function productFunctions(fg: FieldGen): Func[] {
   // mul
   {
     const f = fg.mul;
-    f.doc.push(`r = a·b·R⁻¹ mod m (R = 2^${W * L}), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.`);
+    f.doc.push(`r = a·b·R⁻¹ mod m (R = 2^${W * L}), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^${W}.`);
     if (fg.flags.simdProducts) {
       fg.mulLocals(f, [], true);
       const core = fg.mulCore(f, { kind: 'simd', ptr: f.i32('b') });
@@ -565,7 +622,7 @@ export function productFunctions(fg: FieldGen): Func[] {
     f.doc.push(
       kind === 'mul2w'
         ? 'r = (a·b + w)·R⁻¹ mod m, w the 2L − 1 unreduced columns of u·v from mulw/mulwn: below 2m when ka·kb + ku·kv ≤ R/m.'
-        : `w = the 2L − 1 column sums of ${kind === 'mulw' ? 'a·b' : 'a·(2m − b)'}, unreduced (each below ${L}·2^58; ${kind === 'mulwn' ? 'b below 2m, ' : ''}limbs below 2^29).`,
+        : `w = the 2L − 1 column sums of ${kind === 'mulw' ? 'a·b' : 'a·(2m − b)'}, unreduced (each below ${L}·2^${2 * W}; ${kind === 'mulwn' ? 'b below 2m, ' : ''}limbs below 2^${W}).`,
     );
     if (kind === 'mul2w') {
       fg.mulLocals(f);
@@ -573,15 +630,16 @@ export function productFunctions(fg: FieldGen): Func[] {
       out.push(f);
       continue;
     }
+    if (BigInt(L) << BigInt(2 * W) >= fg.columnLimit) throw new Error(`${fg.pre}: ${kind}'s columns may overflow`);
     const [w, a, b] = [f.i32('w'), f.i32('a'), f.i32('b')];
-    for (let i = 0; i < L; i++) f.locals('i64', [`a${i}`, `b${i}`]);
-    const B = (i: number) => f.i64(`b${i}`);
-    const loadB = kind === 'mulw' || fg.flags.fusedSignSlip ? fg.loadLimbs(f, 'b', b) : Array.from({ length: L }, (_, i) => B(i).set(i64.sub(fg.m2Limbs[i], i64.load(b, 8 * i))));
+    for (let i = 0; i < L; i++) f.locals(fg.T, [`a${i}`, `b${i}`]);
+    const B = (i: number) => fg.v(f, `b${i}`);
+    const loadB = kind === 'mulw' || fg.flags.fusedSignSlip ? fg.loadLimbs(f, 'b', b) : Array.from({ length: L }, (_, i) => B(i).set(I.sub(fg.k(fg.m2Limbs[i]), fg.ld(b, 8 * i))));
     const cols: Stmt[] = [];
     for (let k = 0; k <= 2 * L - 2; k++) {
       const terms: Term[] = [];
-      for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) terms.push({ e: i64.mul(f.i64(`a${i}`), B(k - i)), neg: false });
-      cols.push(i64.store(w, sum(terms), 8 * k));
+      for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) terms.push({ e: I.mul(fg.v(f, `a${i}`), B(k - i)), neg: false });
+      cols.push(...fg.st(w, sum(I, terms), 8 * k));
     }
     f.emit(fg.loadLimbs(f, 'a', a), loadB, cols);
     out.push(f);
@@ -603,7 +661,7 @@ export function productFunctions(fg: FieldGen): Func[] {
       out.push(f);
     }
     const f = fg.setc(name);
-    f.emit(limbs.map((v, i) => i64.store(f.i32('r'), v, 8 * i)));
+    f.emit(limbs.flatMap((v, i) => fg.st(f.i32('r'), v, 8 * i)));
     out.push(f);
   }
   return out;
@@ -612,5 +670,9 @@ export function productFunctions(fg: FieldGen): Func[] {
 /** The proven bounds of a product's columns, for the function's comment (fiat-crypto style). */
 function boundsDoc(fg: FieldGen, bounds: bigint[]): string[] {
   const bits = bounds.map((b) => bitLength(b));
-  return [`Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = ${bits.join(' ')}; all < 2^63.`, `Quotient digits q_k below 2^29; -m^-1 mod 2^29 = ${fg.qinv}; m in signed digits: ${fg.digits.join(' ')}.`];
+  const limit = fg.columnLimit.toString(2).length - 1;
+  return [
+    `Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = ${bits.join(' ')}; all < 2^${limit}.`,
+    `Quotient digits q_k below 2^${fg.W}; -m^-1 mod 2^${fg.W} = ${fg.qinv}; m in signed digits: ${fg.digits.join(' ')}.`,
+  ];
 }

@@ -6,10 +6,7 @@
 
 import { type Func, type Local, type Stmt, block, br, br_if, call, comment, i32, i64, label, loop, memory } from './builder/index.js';
 import type { FieldGen } from './fe_mont29.js';
-import { powMod } from './fe_limbs.js';
-
-export const POW_WINDOW = 5;
-export const POW_TABLE = 1 << (POW_WINDOW - 1); // odd powers a^1, a^3, …, a^31
+import { POW_TABLE, POW_WINDOW, powMod } from './fe_limbs.js';
 
 /** The work space (bytes) that powLines needs (sqrt; the negative control's inversion). */
 export const powWorkspace = (fg: FieldGen) => (POW_TABLE + 1) * fg.FE;
