@@ -8,7 +8,7 @@
 // masks, as in ec_window.ts; a zero digit selects nothing and its (meaningless) sum is
 // discarded by a masked move, so every digit costs the same.
 
-import { Func, type Local, type Stmt, br, br_if, call, i32, i64, i64x2, if_, label, loop, memory, ret, v128 } from './builder/index.js';
+import { Func, type Local, type Stmt, br, br_if, call, i32, i64, i64x2, if_, label, loop, memory, ret, target, v128 } from './builder/index.js';
 import { type EcContext, at, round16 } from './ec_context.js';
 import type { GroupFunctions } from './ec_group.js';
 import { conditionalNegate, digitLines, lookupLocals, scanTable } from './ec_window.js';
@@ -54,6 +54,11 @@ export function combLookup(ctx: EcContext, shape: ReturnType<typeof combShape>):
               i64.store(dst, i64.shr_u(v as Local<'i64'>, 32), 16 * ci + 8),
             ],
       shape.ESa,
+      // js: the i32 limb at word offset off widened to the i64 limb at 2·off
+      (off, x) => {
+        const to = i32.add(dst, i32.shl(off, 1));
+        return [i32.store(to, x), i32.store(to, 0, 4)];
+      },
     ),
     conditionalNegate(ctx, f),
   );
@@ -72,7 +77,7 @@ export function combFunctions(ctx: EcContext, g: GroupFunctions, recode: Func, l
   {
     const f = baseTable,
       { tab, ws } = f.p;
-    const [i, t, n] = f.locals('i32', ['i', 't', 'n']);
+    const [i, t, n] = f.locals('i32', ['i', 't', 'n', ...(target() === 'js' ? ['o'] : [])]);
     const ENT = 0,
       PRE = ENT + Eb * PTS,
       B = PRE + Eb * FE,
@@ -94,10 +99,17 @@ export function combFunctions(ctx: EcContext, g: GroupFunctions, recode: Func, l
         body.push(call(fp.mul, w(T1), w(INV), pre(j - 1)), call(fp.mul, w(INV), w(INV), w(ENT + (j - 1) * PTS + 2 * FE))); // 1/Z_j
       else body.push(memory.copy(w(T1), w(INV), FE));
       body.push(call(fp.mul, ent(j), ent(j), w(T1)), call(fp.mul, w(ENT + (j - 1) * PTS + FE), w(ENT + (j - 1) * PTS + FE), w(T1)));
-      for (let l = 0; l < 2 * L; l++) {
-        const src = ENT + (j - 1) * PTS + (l < L ? 8 * l : FE + 8 * (l - L));
-        body.push(i64.store32(t, i64.load(w(src)), (j - 1) * ESa + 4 * l));
-      }
+      if (target() === 'js') {
+        // js: a loop over the limbs (o: 4·l), X then Y; unrolled it was 190 KB of JavaScript
+        const o = f.i32('o');
+        const lp = label('limbs');
+        const from = (off: number) => i32.load(i32.add(w(ENT + (j - 1) * PTS + off), i32.shl(o, 1)));
+        body.push(o.set(0), loop(lp, i32.store(i32.add(t, o), from(0), (j - 1) * ESa), i32.store(i32.add(t, o), from(FE), (j - 1) * ESa + 4 * L), o.set(i32.add(o, 4)), br_if(lp, i32.lt_u(o, 4 * L))));
+      } else
+        for (let l = 0; l < 2 * L; l++) {
+          const src = ENT + (j - 1) * PTS + (l < L ? 8 * l : FE + 8 * (l - L));
+          body.push(i64.store32(t, i64.load(w(src)), (j - 1) * ESa + 4 * l));
+        }
     }
     f.emit(
       call(fp.setc(twist !== undefined ? 'tgx' : 'gx'), w(B)),

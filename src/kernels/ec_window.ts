@@ -20,6 +20,14 @@ export const WINDOW = 5;
 function lookupLocals(f: Func, entries: number): void {
   const simd = target() === 'simd';
   f.locals('i64', ['d', 's']);
+  if (target() === 'js') {
+    f.locals(
+      'i64',
+      Array.from({ length: entries }, (_, e) => `m${e}`),
+    );
+    f.locals('i32', ['off', 'xw', ...Array.from({ length: entries }, (_, e) => `n${e}`)]);
+    return;
+  }
   if (simd) f.v128('vm');
   f.locals(
     'i64',
@@ -46,7 +54,16 @@ function digitLines(f: Func): Stmt[] {
  * result to `store` (a v128 local, or an i64 one on the scalar targets). Entry e holds digit
  * e + firstIndex.
  */
-export function scanTable(f: Func, entries: number, entryBytes: number, firstIndex: number, swap12: boolean, store: (chunk: number, v: Local<'v128'> | Local<'i64'>) => Stmt[], scanBytes: number): Stmt[] {
+export function scanTable(
+  f: Func,
+  entries: number,
+  entryBytes: number,
+  firstIndex: number,
+  swap12: boolean,
+  store: (chunk: number, v: Local<'v128'> | Local<'i64'>) => Stmt[],
+  scanBytes: number,
+  storeAt: (off: Local<'i32'>, v: Local<'i32'>) => Stmt[],
+): Stmt[] {
   const simd = target() === 'simd';
   const CB = chunkBytes();
   const [d, tab] = [f.i64('d'), f.i32('tab')];
@@ -56,6 +73,21 @@ export function scanTable(f: Func, entries: number, entryBytes: number, firstInd
     let j = e + firstIndex;
     if (swap12 && (j === 1 || j === 2)) j = 3 - j;
     out.push(m(e).set(i64.shr_s(i64.sub(i64.xor(d, j), 1), 63)));
+  }
+  if (target() === 'js') {
+    // js: a loop over 32-bit words (public offset `off`), every entry's word masked and ORed;
+    // unrolled over the chunks as on wasm, the lookup was 300 KB of JavaScript that V8 does
+    // not optimise, and an i64 is two numbers there anyway. storeAt writes word `off`.
+    const [off, x] = [f.i32('off'), f.i32('xw')];
+    const n = (e: number) => f.i32(`n${e}`);
+    const words = label('words');
+    for (let e = 0; e < entries; e++) out.push(n(e).set(i32.wrap_i64(m(e))));
+    const word = (e: number) => i32.and(i32.load(i32.add(tab, off), e * entryBytes), n(e));
+    out.push(
+      off.set(0),
+      loop(words, x.set(Array.from({ length: entries - 1 }, (_, e) => e + 1).reduce((acc, e) => i32.or(acc, word(e)), word(0))), storeAt(off, x), off.set(i32.add(off, 4)), br_if(words, i32.lt_u(off, Math.ceil(scanBytes / 4) * 4))),
+    );
+    return out;
   }
   const chunks = Math.ceil(scanBytes / CB);
   const GROUP = 12;
@@ -105,7 +137,16 @@ export function windowFunctions(ctx: EcContext, g: GroupFunctions, recode: Func,
   lookupLocals(lookup, E);
   lookup.emit(
     digitLines(lookup),
-    scanTable(lookup, E, PTS, 0, !!flags.wrongLookup, (ci, v) => [v.type === 'v128' ? v128.store(lookup.p.dst, v as Local<'v128'>, 16 * ci) : i64.store(lookup.p.dst, v as Local<'i64'>, 8 * ci)], PTS),
+    scanTable(
+      lookup,
+      E,
+      PTS,
+      0,
+      !!flags.wrongLookup,
+      (ci, v) => [v.type === 'v128' ? v128.store(lookup.p.dst, v as Local<'v128'>, 16 * ci) : i64.store(lookup.p.dst, v as Local<'i64'>, 8 * ci)],
+      PTS,
+      (off, x) => [i32.store(i32.add(lookup.p.dst, off), x)],
+    ),
     conditionalNegate(ctx, lookup),
   );
   ctx.ws.need(lookup, FE);
