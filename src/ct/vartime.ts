@@ -24,7 +24,7 @@ export interface VarTimeDecl {
 // the G-table builder, a helper; ecdsa_sign, ecdh, pubkey and to_affine must not reach any of it
 // (the tests patch them to, and the checker must say so).
 // (each with its scalar wasm module and its JavaScript one's IR: <name>_wasm, <name>_js)
-const EC_MODULES = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1'].flatMap((m) => [m, `${m}_wasm`]);
+const EC_MODULES = ['ec_p256', 'ec_p224', 'ec_brainpoolp256r1', 'ec_p384', 'ec_p521', 'ec_secp256k1', 'ec_brainpoolp384r1', 'ec_brainpoolp512r1'].flatMap((m) => [m, `${m}_wasm`, `${m}_js`]);
 const ECDSA_VERIFY =
   'ECDSA verification: its inputs are the signature, the message digest and the public key, all public. ' +
   'Branches on the wNAF digits of u1 = z/s and u2 = r/s and on the point at infinity, reads the G and Q tables at ' +

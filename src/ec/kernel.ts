@@ -14,6 +14,7 @@
 
 import { CtkitRangeError } from '../errors.js';
 import { type Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';
+import { backend } from '../engine/backend.js';
 import type { CurveParams } from '../curves/params.js';
 import type { EcExports } from '../engine/wasm/ec.contract.js';
 import { checkBytes } from '../util/check.js';
@@ -22,8 +23,11 @@ import { checkBytes } from '../util/check.js';
 export const IO = { K: 0, PT: 256, OUT: 512, A: 1024, B: 1024 + 256, R: 1024 + 512, BYTES: 1024 + 768 } as const;
 const IO_USED = 2048;
 
-/** The slot size: the generator keeps every fixed-base table within 32 KB. */
+/** The slot size: the generator keeps every fixed-base table within 32 KB. On the js backend
+ * (12-bit limbs, FE 176 bytes for a 256-bit field) ECDSA's verification table needs 64·3·FE
+ * while it is built (ecdsa.ts): twice that. */
 const TABLE_SLOT = 32 * 1024;
+const slotFor = (src: ModuleSource) => ((src.backend ?? backend()) === 'js' ? 2 * TABLE_SLOT : TABLE_SLOT);
 
 /** One curve's kernel instance and the operations the curve API needs, on byte strings. */
 export class EcKernel {
@@ -124,7 +128,7 @@ const instances = new Map<Kernel<EcExports>, EcKernel>();
 
 /** The shared EcKernel of a curve (instantiated on first use). */
 export function ecKernel(params: CurveParams, src: ModuleSource): EcKernel {
-  const k = getKernel<EcExports>(src, TABLE_SLOT); // the instance of the backend in use (setBackend)
+  const k = getKernel<EcExports>(src, slotFor(src)); // the instance of the backend in use (setBackend)
   let e = instances.get(k);
   if (!e) {
     e = new EcKernel(params, k);
