@@ -107,6 +107,7 @@ export const FOLDERS: Record<string, Folder> = {
       'ec-field',
       'ec-scalar',
       'teeth-wipe',
+      'ec-js',
       'ecdsa-openssl',
       'ec-openssl',
     ),
