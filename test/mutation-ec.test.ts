@@ -695,9 +695,10 @@ test('EcKernel: a module whose layout would overrun the IO area or its table slo
   const fake = (fieldBytes: number, FE: number, tableBytes: number) =>
     ({ exports: { FIELD_BYTES: { value: fieldBytes }, SCALAR_BYTES: { value: fieldBytes }, FE: { value: FE }, WS_SIZE: { value: 0 }, TABLE_BYTES: { value: tableBytes } }, slotSize: 32768 }) as never;
   // IO.OUT − IO.PT = 256 bytes hold an uncompressed point: 2·127 + 1 fits, 2·128 + 1 does not
-  new EcKernel(p256.params, fake(127, 256, 32768));
+  // and a field element at most IO.B − IO.A = 384 bytes
+  new EcKernel(p256.params, fake(127, 384, 32768));
   assert.throws(() => new EcKernel(p256.params, fake(128, 256, 32768)), { name: 'Error', message: 'ec: IO layout too small' });
-  assert.throws(() => new EcKernel(p256.params, fake(32, 257, 32768)), { name: 'Error', message: 'ec: IO layout too small' });
+  assert.throws(() => new EcKernel(p256.params, fake(32, 385, 32768)), { name: 'Error', message: 'ec: IO layout too small' });
   assert.throws(() => new EcKernel(p256.params, fake(32, 40, 32769)), { name: 'Error', message: 'ec: fixed-base table larger than its slot' });
 });
 

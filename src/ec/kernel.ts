@@ -9,7 +9,7 @@
 // the kernel.
 //
 // Memory (per module): IO area [0, 4096) — scalar at 0, point at 256, output at 512, field
-// operands at 1024…; the work space at SCRATCH_PTR (WS_SIZE bytes, from the module); the
+// operands at 1024… (384 bytes apart: FE is up to 352 on the js backend); the work space at SCRATCH_PTR (WS_SIZE bytes, from the module); the
 // fixed-base table in one engine slot, built on first use.
 
 import { CtkitRangeError } from '../errors.js';
@@ -20,14 +20,14 @@ import type { EcExports } from '../engine/wasm/ec.contract.js';
 import { checkBytes } from '../util/check.js';
 
 /** IO-area offsets. */
-export const IO = { K: 0, PT: 256, OUT: 512, A: 1024, B: 1024 + 256, R: 1024 + 512, BYTES: 1024 + 768 } as const;
-const IO_USED = 2048;
+export const IO = { K: 0, PT: 256, OUT: 512, A: 1024, B: 1024 + 384, R: 1024 + 768, BYTES: 1024 + 1152 } as const;
+const IO_USED = 2560;
 
 /** The slot size: the generator keeps every fixed-base table within 32 KB. On the js backend
- * (12-bit limbs, FE 176 bytes for a 256-bit field) ECDSA's verification table needs 64·3·FE
- * while it is built (ecdsa.ts): twice that. */
+ * (12-bit limbs: FE 176 bytes for a 256-bit field, 352 for P-521) ECDSA's verification table
+ * needs 64·3·FE while it is built (ecdsa.ts): three times that. */
 const TABLE_SLOT = 32 * 1024;
-const slotFor = (src: ModuleSource) => ((src.backend ?? backend()) === 'js' ? 2 * TABLE_SLOT : TABLE_SLOT);
+const slotFor = (src: ModuleSource) => ((src.backend ?? backend()) === 'js' ? 3 * TABLE_SLOT : TABLE_SLOT);
 
 /** One curve's kernel instance and the operations the curve API needs, on byte strings. */
 export class EcKernel {
@@ -50,7 +50,7 @@ export class EcKernel {
     this.FE = this.x.FE.value as number;
     this.wsSize = this.x.WS_SIZE.value as number;
     this.tableBytes = this.x.TABLE_BYTES.value as number;
-    if (this.fieldBytes * 2 + 1 > IO.OUT - IO.PT || this.FE > 256) throw new Error('ec: IO layout too small');
+    if (this.fieldBytes * 2 + 1 > IO.OUT - IO.PT || this.FE > IO.B - IO.A) throw new Error('ec: IO layout too small');
     if (this.tableBytes > k.slotSize) throw new Error('ec: fixed-base table larger than its slot');
   }
 
