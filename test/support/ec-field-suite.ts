@@ -8,13 +8,13 @@ import { SCRATCH_PTR } from '../../src/engine/kernel.js';
 import { bigToBytes, bytesToBig, invMod, mod, sqrtMod } from '../../src/ref/ec.js';
 import { Rng } from './rng.js';
 
+// operands 384 bytes apart (a field element of the js backend is up to 352 bytes)
 const A = 1024,
-  B = 1280,
-  R = 1536,
-  IN = 1792,
-  OUT = 1920,
-  C = 2048;
-const LIMB = 29n;
+  B = 1408,
+  R = 1792,
+  IN = 2176,
+  OUT = 2304,
+  C = 2432;
 
 export interface FieldCase {
   a: bigint;
@@ -24,8 +24,9 @@ export interface FieldCase {
   kb: number;
 }
 
-/** The operands: special values against each other, then random ones, at least `count`. */
-export function fieldCases(m: bigint, count: number, seed: number): FieldCase[] {
+/** The operands: special values against each other, then random ones, at least `count` (limb
+ * boundaries for limbs of w bits: 29 on simd and wasm, 12 on js). */
+export function fieldCases(m: bigint, count: number, seed: number, w = 29): FieldCase[] {
   const rng = new Rng(seed);
   const bits = m.toString(2).length;
   const rand = () => {
@@ -34,12 +35,12 @@ export function fieldCases(m: bigint, count: number, seed: number): FieldCase[] 
     return v % m;
   };
   const special = new Set<bigint>([0n, 1n, 2n, 3n, m - 1n, m - 2n, (m - 1n) / 2n, (m + 1n) / 2n]);
-  for (let k = 8; k < bits; k += k % 29 === 0 ? 8 : 21) {
+  for (let k = 8; k < bits; k += k % w === 0 ? 8 : 21) {
     for (const v of [(1n << BigInt(k)) - 1n, 1n << BigInt(k), (1n << BigInt(k)) + 1n, m - (1n << BigInt(k))]) special.add(mod(v, m));
   }
-  for (let j = 1; 29 * j < bits; j++) {
-    const k = BigInt(29 * j);
-    for (const v of [(1n << k) - 1n, 1n << k, m - (1n << k), (1n << (k + 29n)) - (1n << k)]) special.add(mod(v, m));
+  for (let j = 1; w * j < bits; j++) {
+    const k = BigInt(w * j);
+    for (const v of [(1n << k) - 1n, 1n << k, m - (1n << k), (1n << (k + BigInt(w))) - (1n << k)]) special.add(mod(v, m));
   }
   const sp = [...special];
   const out: FieldCase[] = [];
@@ -52,11 +53,11 @@ export function fieldCases(m: bigint, count: number, seed: number): FieldCase[] 
   return out;
 }
 
-function limbs(v: bigint, L: number): BigInt64Array {
+function limbs(v: bigint, L: number, w: bigint): BigInt64Array {
   const out = new BigInt64Array(L);
   for (let i = 0; i < L; i++) {
-    out[i] = v & ((1n << LIMB) - 1n);
-    v >>= LIMB;
+    out[i] = v & ((1n << w) - 1n);
+    v >>= w;
   }
   if (v !== 0n) throw new Error('limbs: too large');
   return out;
@@ -70,17 +71,18 @@ export interface SuiteResult {
 /**
  * Runs the suite for one modulus ('fp' or 'fn') of a curve kernel. `stride` > 1 runs every
  * stride-th case only (negative controls). Inversions run on every 10th case and square roots
- * (mod p) on every 40th.
+ * (mod p) on every 40th. `limbBits`: the module's limb width (12 for a js module).
  */
-export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stride = 1): SuiteResult {
+export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stride = 1, limbBits = 29): SuiteResult {
   const m = which === 'fp' ? e.params.p : e.params.n;
   const L = e.FE / 8;
+  const LIMB = BigInt(limbBits);
   const Rm = 1n << (LIMB * BigInt(L));
   const len = which === 'fp' ? e.fieldBytes : e.scalarBytes;
   const x = e.x;
   const f = (op: string) => (x as unknown as Record<string, (...a: number[]) => number>)[`${which}_${op}`];
   const [mul, sqr, add, sub, neg, inv, fromBytes, toBytes, eq, isZero] = ['mul', 'sqr', 'add', 'sub', 'neg', 'inv', 'from_bytes', 'to_bytes', 'eq', 'is_zero'].map(f);
-  const cases = fieldCases(m, count, which === 'fp' ? 0x5eed0001 : 0x5eed0002);
+  const cases = fieldCases(m, count, which === 'fp' ? 0x5eed0001 : 0x5eed0002, limbBits);
   const failures: string[] = [];
   let total = 0;
   const put = (ptr: number, v: bigint, k: number) => {
@@ -89,7 +91,7 @@ export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stri
       fromBytes(ptr, IN);
     } else {
       // a redundant representation: v·R mod m + k·m (limbs written directly)
-      const w = limbs(((v * Rm) % m) + BigInt(k) * m, L);
+      const w = limbs(((v * Rm) % m) + BigInt(k) * m, L, LIMB);
       new BigInt64Array(e.k.u8.buffer, ptr, L).set(w);
     }
   };
@@ -138,7 +140,7 @@ export function fieldSuite(e: EcKernel, which: 'fp' | 'fn', count = 10_000, stri
     }
     // products of values up to 4m (the formulas feed unreduced sums into products)
     if (i % 3 === 0) {
-      const w = limbs(((a * Rm) % m) + 3n * m, L);
+      const w = limbs(((a * Rm) % m) + 3n * m, L, LIMB);
       new BigInt64Array(e.k.u8.buffer, A, L).set(w);
       mul(R, A, A);
       check('mul (+3m operands)', c, read(R), (a * a) % m);
