@@ -177,7 +177,7 @@ export class FieldGen {
     const simdProducts = flags.simdProducts ?? this.L >= SIMD_FROM_LIMBS;
     this.dense = isDense(this.digits);
     this.flags = { simdProducts, simdReduce: this.L >= SIMD_REDUCE_FROM_LIMBS && this.dense ? SIMD_REDUCE_FROM_DIGIT : 0, ...flags };
-    // the scalar targets (wasm, js): every product and reduction term on i64.mul
+    // the scalar targets: every product and reduction term on i64.mul (wasm) or i32.mul (js)
     if (target() !== 'simd') this.flags = { ...this.flags, simdProducts: false, simdReduce: 0 };
     this.qinv = -modInv(m, 1n << BigInt(W)) & this.MASK;
     this.addConst({ name: 'one', value: 1n });
