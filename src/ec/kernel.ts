@@ -9,8 +9,9 @@
 // the kernel.
 //
 // Memory (per module): IO area [0, 4096) — scalar at 0, point at 256, output at 512, field
-// operands at 1024… (384 bytes apart: FE is up to 352 on the js backend); the work space at SCRATCH_PTR (WS_SIZE bytes, from the module); the
-// fixed-base table in one engine slot, built on first use.
+// operands at 1024… (384 bytes apart: FE is up to 352 on the js backend); the work space at
+// SCRATCH_PTR (WS_SIZE bytes, from the module); the fixed-base table in one engine slot, built
+// on first use.
 
 import { CtkitRangeError } from '../errors.js';
 import { type Kernel, SCRATCH_PTR, type ModuleSource, getKernel } from '../engine/kernel.js';

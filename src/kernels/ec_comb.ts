@@ -54,11 +54,9 @@ export function combLookup(ctx: EcContext, shape: ReturnType<typeof combShape>):
               i64.store(dst, i64.shr_u(v as Local<'i64'>, 32), 16 * ci + 8),
             ],
       shape.ESa,
-      // js: the i32 limb at word offset off widened to the i64 limb at 2·off
-      (off, x) => {
-        const to = i32.add(dst, i32.shl(off, 1));
-        return [i32.store(to, x), i32.store(to, 0, 4)];
-      },
+      // js: the i32 limb at word offset off to the limb at 2·off (its low word: the js field
+      // reads no high word, fe_mont29.ts)
+      (off, x) => [i32.store(i32.add(dst, i32.shl(off, 1)), x)],
     ),
     conditionalNegate(ctx, f),
   );

@@ -3,9 +3,9 @@
 // planner asks for, canonical reduction, equality and zero tests, the constant-time move, and
 // the conversions between big-endian bytes and limbs.
 //
-// Constant time: straight-line code on i64 values (i32 on js: fe_mont29.ts); a correction by 2m (or m) is added under a
-// mask made from the chain's sign (arithmetic shift), never by a branch; a test's result is
-// computed from all limbs (OR of XORs), never by an early exit.
+// Constant time: straight-line code on i64 values (i32 on js: fe_mont29.ts); a correction by
+// 2m (or m) is added under a mask made from the chain's sign (arithmetic shift), never by a
+// branch; a test's result is computed from all limbs (OR of XORs), never by an early exit.
 //
 // Bounds: inputs are below 2m with W-bit limbs (as the chains leave them; W = 29, on js 12); a
 // chain's true value lies in (−2^(WL), 2^(WL)), so its final carry c is the sign, 0 or −1.
@@ -135,7 +135,6 @@ export function cmovLines(f: Func, r: Local<'i32'>, a: Local<'i32'>, mask: Local
  */
 export function carryChainFunctions(fg: FieldGen): Func[] {
   const { L, I } = fg;
-  const kc = (v: bigint) => fg.k(v);
   const out: Func[] = [];
   const A = (f: Func, i: number) => fg.v(f, `a${i}`);
   const Bl = (f: Func, i: number) => fg.v(f, `b${i}`);
@@ -149,7 +148,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   // add: a + b − 2m, then + 2m under the sign mask
   fg.add.doc.push('r = a + b mod m for a, b below 2m: a + b − 2m, then + 2m under the sign mask; r below 2m, limbs below 2^29.');
   chained(fg.add, true, (f) =>
-    fg.flags.skipCorrection ? chain(fg, f, 'r', (i) => I.add(A(f, i), Bl(f, i))) : [...chain(fg, f, 'r', (i) => I.sub(I.add(A(f, i), Bl(f, i)), kc(fg.m2Limbs[i]))), maskFromCarry(f), ...addMasked(fg, f, 'r', fg.m2Limbs)],
+    fg.flags.skipCorrection ? chain(fg, f, 'r', (i) => I.add(A(f, i), Bl(f, i))) : [...chain(fg, f, 'r', (i) => I.sub(I.add(A(f, i), Bl(f, i)), fg.k(fg.m2Limbs[i]))), maskFromCarry(f), ...addMasked(fg, f, 'r', fg.m2Limbs)],
   );
   // sub: a − b, then + 2m under the sign mask
   fg.sub.doc.push('r = a − b mod m for a, b below 2m: a − b, then + 2m under the sign mask; r below 2m.');
@@ -162,7 +161,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
   for (const k of [...fg.lazySubs].sort((x, y) => x - y)) {
     const km = toLimbs(BigInt(k) * fg.m, L, fg.W);
     fg.subLazy(k).doc.push(`r = a − b + ${k}·m for b below ${k}·m, not reduced: below (ka + ${k})·m.`);
-    chained(fg.subLazy(k), true, (f) => chain(fg, f, 'r', (i) => I.add(I.sub(A(f, i), Bl(f, i)), kc(km[i]))));
+    chained(fg.subLazy(k), true, (f) => chain(fg, f, 'r', (i) => I.add(I.sub(A(f, i), Bl(f, i)), fg.k(km[i]))));
   }
   // neg: 0 − a, then + 2m under the sign mask
   fg.neg.doc.push('r = −a mod m for a below 2m: 0 − a, then + 2m under the sign mask; r below 2m.');
@@ -188,7 +187,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
     chainLocals(fg, f);
     f.emit(
       fg.loadLimbs(f, 'a', f.i32('a')),
-      eqLines(fg, f, (i) => I.const(kc(one[i]) as bigint)),
+      eqLines(fg, f, (i) => I.const(fg.k(one[i]) as bigint)),
     );
     out.push(f);
   }
@@ -207,7 +206,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
       return I.eqz(
         orAll(
           fg,
-          Array.from({ length: L }, (_, i) => I.xor(A(f, i), kc(jm[i]))),
+          Array.from({ length: L }, (_, i) => I.xor(A(f, i), fg.k(jm[i]))),
         ),
       );
     });
@@ -267,7 +266,7 @@ export function carryChainFunctions(fg: FieldGen): Func[] {
     chainLocals(fg, f);
     f.emit(
       fromBytesLines(fg, f, null, f.i32('src'), 'a'),
-      chain(fg, f, 'r', (i) => I.sub(A(f, i), kc(fg.mLimbs[i]))),
+      chain(fg, f, 'r', (i) => I.sub(A(f, i), fg.k(fg.mLimbs[i]))),
       fg.i32of(I.and(fg.v(f, 'c'), 1)),
     );
     out.push(f);
