@@ -22,7 +22,10 @@
 // cover every file of the folder, each with the source it has now, they are the folder's report
 // and its row in the summary: src/cli's tests are too slow for one sitting; the first part is the
 // folder's last whole report, so after a change only the files it touched need to run again),
-// --incremental (reuse the previous run's results for unchanged code and tests),
+// --again (with or without --files: run again only the survivors of the folder's results so far
+// that no entry lists, and keep the rest of those results: after a test was written to kill them;
+// the files must not have changed since), --incremental (reuse the previous run's results for
+// unchanged code and tests),
 // --tests <a,b> (a survey: only these test files, by name without test/ and .test.ts; prints the
 // survivors no list names, writes reports/mutation/<folder>.survey.json and nothing else: to find
 // with the quick in-process tests what the slow ones would spend hours on, before the real run),
@@ -301,6 +304,8 @@ interface PartRun {
   commit: string;
   seconds: number;
   files: string[];
+  /** an --again run: it re-ran some mutants of its files, so it does not supersede the runs before it */
+  again?: number;
 }
 interface Parts {
   report: Report;
@@ -320,10 +325,43 @@ export function mergeParts(parts: Parts | undefined, part: Report, run: PartRun,
   const files: Report['files'] = {};
   for (const [path, f] of Object.entries(parts?.report.files ?? {})) if (current(path) === f.source) files[path] = f;
   for (const [path, f] of Object.entries(part.files)) files[path] = f;
-  const runs = [...(parts?.runs ?? []), run].map((r, i, all) => ({ ...r, files: r.files.filter((p) => p in files && !all.slice(i + 1).some((later) => later.files.includes(p))) })).filter((r) => r.files.length > 0);
-  const empty = Object.fromEntries(Object.entries(parts?.empty ?? {}).filter(([path, source]) => !(path in files) && current(path) === source));
-  return { report: { ...part, files }, runs, empty };
+  return { report: { ...part, files }, runs: runsAfter(parts, run, files), empty: emptyAfter(parts, files, current) };
 }
+
+/** The runs that still contribute a file (an --again run supersedes none of the runs before it). */
+function runsAfter(parts: Parts | undefined, run: PartRun, files: Report['files']): PartRun[] {
+  return [...(parts?.runs ?? []), run].map((r, i, all) => ({ ...r, files: r.files.filter((p) => p in files && !all.slice(i + 1).some((later) => later.again === undefined && later.files.includes(p))) })).filter((r) => r.files.length > 0);
+}
+
+const emptyAfter = (parts: Parts | undefined, files: Report['files'], current: (path: string) => string | undefined) => Object.fromEntries(Object.entries(parts?.empty ?? {}).filter(([path, source]) => !(path in files) && current(path) === source));
+
+const sameMutant = (a: ReportMutant, b: ReportMutant) => a.mutatorName === b.mutatorName && (a.replacement ?? '') === (b.replacement ?? '') && JSON.stringify(a.location) === JSON.stringify(b.location);
+
+/**
+ * An --again run re-ran some mutants of files whose source has not changed since their results
+ * (after a test was added to kill them): each of its mutants replaces the same mutant (location,
+ * mutator, replacement) of the report so far, and the rest of the file's results stand. A file
+ * that changed since, or a mutant the report does not have, is an error: run the file again.
+ */
+export function mergeAgain(parts: Parts, part: Report, run: PartRun, current: (path: string) => string | undefined): Parts {
+  const files: Report['files'] = {};
+  for (const [path, f] of Object.entries(parts.report.files)) if (current(path) === f.source) files[path] = f;
+  for (const [path, f] of Object.entries(part.files)) {
+    const before = files[path];
+    if (!before || before.source !== f.source) throw new Error(`--again: ${path} has changed since its last results; run it with --files`);
+    const mutants = before.mutants.map((m) => ({ ...m }));
+    for (const m of f.mutants) {
+      const i = mutants.findIndex((x) => sameMutant(x, m));
+      if (i < 0) throw new Error(`--again: ${path}:${m.location.start.line}: ${m.mutatorName} → ${m.replacement} is not in the last results; run the file with --files`);
+      mutants[i] = { ...m, id: mutants[i].id };
+    }
+    files[path] = { source: f.source, mutants };
+  }
+  return { report: { ...parts.report, files }, runs: runsAfter(parts, run, files), empty: emptyAfter(parts, files, current) };
+}
+
+/** Stryker's mutation ranges (1-based lines, 0-based columns) that cover exactly these survivors. */
+export const rangesOf = (survivors: { file: string; location: ReportMutant['location'] }[]) => survivors.map(({ file, location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`);
 
 interface FolderResult {
   folder: string;
@@ -454,10 +492,10 @@ function tracked(f: Folder): string[] {
   return [...out.split('\0').filter((p) => p.endsWith('.ts') && !(f.exclude?.test(p) ?? false)), ...(f.extra ?? [])];
 }
 
-function strykerOptions(folder: string, f: Folder, opts: { files?: string; incremental: boolean; concurrency: number; check: boolean; survey?: boolean }) {
+function strykerOptions(folder: string, f: Folder, opts: { files?: string; ranges?: string[]; incremental: boolean; concurrency: number; check: boolean; survey?: boolean }) {
   const s = slug(folder);
   return {
-    mutate: opts.files ? [opts.files] : tracked(f),
+    mutate: opts.ranges ?? (opts.files ? [opts.files] : tracked(f)),
     testRunner: 'tap',
     checkers: opts.check ? ['typescript'] : [],
     tsconfigFile: 'tsconfig.mutation.json', // src only: a test that does not compile (others' work in progress) must not stop it
@@ -472,7 +510,7 @@ function strykerOptions(folder: string, f: Folder, opts: { files?: string; incre
     concurrency: opts.concurrency,
     reporters: ['json', 'progress-append-only'],
     // a partial run (--files) does not replace the folder's report
-    jsonReporter: { fileName: join(reportDir, `${s}${opts.survey ? '.survey' : opts.files ? '.files' : ''}.json`) },
+    jsonReporter: { fileName: join(reportDir, `${s}${opts.survey ? '.survey' : opts.ranges ? '.again' : opts.files ? '.files' : ''}.json`) },
     incremental: opts.incremental,
     incrementalFile: join(reportDir, `${s}.incremental.json`),
     tempDirName: '.stryker-tmp',
@@ -501,6 +539,7 @@ async function main(): Promise<number> {
   const only = flag('--tests');
   const concurrency = Number(flag('--concurrency') ?? '1');
   const incremental = args.includes('--incremental');
+  const again = args.includes('--again');
   const head = args.includes('--head');
   const check = !args.includes('--no-check');
   const recheck = args.includes('--recheck');
@@ -535,9 +574,26 @@ async function main(): Promise<number> {
     // --tests: the folder's files against only these test files, a survey (see the header)
     const f = only ? { ...FOLDERS[folder], tests: t(...only.split(',')) } : { ...FOLDERS[folder], tests: testsOf(FOLDERS[folder], files) };
     const started = Date.now();
-    const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${incremental ? ' --incremental' : ''}${head ? ' --head' : ''}${check ? '' : ' --no-check'}`;
+    const command = `npm run test:mutation -- ${folder}${files ? ` --files ${files}` : ''}${again ? ' --again' : ''}${incremental ? ' --incremental' : ''}${head ? ' --head' : ''}${check ? '' : ' --no-check'}`;
+    const partsFile = join(reportDir, `${slug(folder)}.parts.json`);
+    const partsBefore = () => (existsSync(partsFile) ? (JSON.parse(readFileSync(partsFile, 'utf8')) as Parts) : lastWhole(folder));
+    // --again: only the survivors of the folder's results so far (of the files --files names)
+    // that no entry lists, e.g. after a test was written to kill them
+    let targets: { file: string; location: ReportMutant['location'] }[] | undefined;
+    if (again) {
+      const before = partsBefore();
+      if (!before) throw new Error(`--again: ${folder} has no results yet`);
+      const unlisted = matchEquivalents(survivorsOf(before.report), equivalents).unlisted.filter((u) => files === undefined || minimatch(u.file, files));
+      targets = unlisted.map((u) => {
+        const m = before.report.files[u.file].mutants.find((x) => x.location.start.line === u.line && x.location.start.column === u.column && x.mutatorName === u.mutator && (x.replacement ?? '') === u.replacement);
+        if (!m) throw new Error(`--again: ${u.file}:${u.line}: survivor not found`);
+        return { file: u.file, location: m.location };
+      });
+      console.log(`${folder}: ${targets.length} unlisted survivors to run again`);
+      if (targets.length === 0) continue;
+    }
     console.log(`\n=== ${folder}: ${f.tests.join(' ')}`);
-    const options = strykerOptions(folder, f, { files, incremental: incremental && !only, concurrency, check, survey: only !== undefined });
+    const options = strykerOptions(folder, f, { files, ranges: targets && rangesOf(targets), incremental: incremental && !only && !again, concurrency, check, survey: only !== undefined });
     if (recheck && !existsSync(options.jsonReporter.fileName)) continue;
     if (!recheck) {
       // Stryker takes the options as a plain object; its types are looser than this literal's
@@ -553,25 +609,29 @@ async function main(): Promise<number> {
       continue;
     }
     // Stryker only warns when the glob matches nothing (then runs every test for no mutant)
-    if (files && Object.keys(report.files).length === 0) {
+    if (files && !again && Object.keys(report.files).length === 0) {
       throw new Error(`${folder}: --files '${files}' mutated no file (braces around a single pattern, {src/x/{a,b}.ts}, match nothing: write src/x/{a,b}.ts)`);
     }
     // the baseline of a later --incremental run (Stryker writes it itself only in incremental runs)
-    if (!files) writeFileSync(options.incrementalFile, reportText);
+    if (!files && !again) writeFileSync(options.incrementalFile, reportText);
     // a whole run supersedes the parts before it (the next part starts from this report)
-    if (!files && !recheck) rmSync(join(reportDir, `${slug(folder)}.parts.json`), { force: true });
+    if (!files && !again && !recheck) rmSync(partsFile, { force: true });
     // a part (--files): merged into the folder's parts; once they cover every file of the folder
     // with its current source, they are the folder's report
     const runFile = options.jsonReporter.fileName.replace(/\.json$/, '.run.json');
     const commit = head ? startCommit : `the working tree on ${startCommit}`;
-    if (files && !recheck) writeFileSync(runFile, JSON.stringify({ command, commit, seconds: (Date.now() - started) / 1000 }));
+    const partial = files !== undefined || again;
+    if (targets) {
+      const ran = Object.entries(report.files).flatMap(([file, x]) => x.mutants.map((m) => ({ ...m, file })));
+      for (const t of targets) if (!ran.some((m) => m.file === t.file && JSON.stringify(m.location) === JSON.stringify(t.location))) throw new Error(`--again: ${t.file}:${t.location.start.line} did not run`);
+    }
+    if (partial && !recheck) writeFileSync(runFile, JSON.stringify({ command, commit, seconds: (Date.now() - started) / 1000, ...(again ? { again: Object.values(report.files).reduce((a, x) => a + x.mutants.length, 0) } : {}) }));
     let assembled: PartRun[] | undefined;
-    if (files && existsSync(runFile)) {
-      const partsFile = join(reportDir, `${slug(folder)}.parts.json`);
-      const before = existsSync(partsFile) ? (JSON.parse(readFileSync(partsFile, 'utf8')) as Parts) : lastWhole(folder);
+    if (partial && existsSync(runFile)) {
+      const before = partsBefore();
       const run: PartRun = { ...(JSON.parse(readFileSync(runFile, 'utf8')) as Omit<PartRun, 'files'>), files: Object.keys(report.files) };
       const current = (p: string) => (existsSync(join(root, p)) ? readFileSync(join(root, p), 'utf8') : undefined);
-      const parts = mergeParts(before, report, run, current);
+      const parts = run.again !== undefined && before ? mergeAgain(before, report, run, current) : mergeParts(before, report, run, current);
       writeFileSync(partsFile, JSON.stringify(parts));
       const missing = tracked(f).filter((p) => !(p in parts.report.files) && !(p in (parts.empty ?? {})));
       if (missing.length === 0) {
@@ -580,7 +640,7 @@ async function main(): Promise<number> {
         writeFileSync(join(reportDir, `${slug(folder)}.json`), JSON.stringify(report));
       } else console.log(`${folder}: parts cover ${tracked(f).length - missing.length} of ${tracked(f).length} files; still to run: ${missing.join(' ')}`);
     }
-    const whole = !files || assembled !== undefined;
+    const whole = !partial || assembled !== undefined;
     const mutated = new Set(Object.keys(report.files));
     const survivors = survivorsOf(report);
     const mine = equivalents.filter((e) => mutated.has(e.file) || (whole && tracked(f).includes(e.file)));

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { FOLDERS, mergeParts, testsOf } from '../scripts/mutation.js';
+import { FOLDERS, mergeAgain, mergeParts, rangesOf, testsOf } from '../scripts/mutation.js';
 
 const mutant = (id: string, status: string) => ({ id, mutatorName: 'BooleanLiteral', replacement: 'false', location: { start: { line: 1, column: 1 }, end: { line: 1, column: 5 } }, status });
 const report = (files: Record<string, [string, string]>) => ({
@@ -65,6 +65,35 @@ test('parts: a file a whole run found no mutant in stays covered while its sourc
   sources['index.ts'] = "export * from './b.js';";
   const two = mergeParts(one, report({ 'a.ts': ['true', 'Killed'] }), run('part', ['a.ts']), current);
   assert.deepEqual(two.empty, {});
+});
+
+test('again: re-run mutants replace the same mutants and nothing else; the runs before still count', () => {
+  const at = (line: number, status: string, replacement = 'false') => ({ id: `${line}${replacement}`, mutatorName: 'BooleanLiteral', replacement, location: { start: { line, column: 3 }, end: { line, column: 7 } }, status });
+  const source = 'x\n  true\n  true\n';
+  const current = () => source;
+  const before = { report: { files: { 'a.ts': { source, mutants: [at(2, 'Survived'), at(2, 'Killed', '!true'), at(3, 'Survived')] } } }, runs: [run('whole', ['a.ts'])] };
+  const after = mergeAgain(before, { files: { 'a.ts': { source, mutants: [{ ...at(3, 'Killed'), id: '99' }] } } }, { ...run('again', ['a.ts']), again: 1 }, current);
+  assert.deepEqual(
+    after.report.files['a.ts'].mutants.map((m) => [m.id, m.status]),
+    [
+      ['2false', 'Survived'],
+      ['2!true', 'Killed'],
+      ['3false', 'Killed'],
+    ],
+  );
+  assert.deepEqual(
+    after.runs.map((r) => [r.command, r.files]),
+    [
+      ['whole', ['a.ts']],
+      ['again', ['a.ts']],
+    ],
+  );
+  assert.equal(before.report.files['a.ts'].mutants[2].status, 'Survived', 'the results before are not changed in place');
+  // a mutant the results do not have, or a file that changed since: run the file instead
+  assert.throws(() => mergeAgain(before, { files: { 'a.ts': { source, mutants: [at(1, 'Killed')] } } }, { ...run('again', ['a.ts']), again: 1 }, current), /not in the last results/);
+  assert.throws(() => mergeAgain(before, { files: { 'a.ts': { source: 'y', mutants: [at(3, 'Killed')] } } }, { ...run('again', ['a.ts']), again: 1 }, () => 'y'), /has changed/);
+  // Stryker's ranges: 1-based lines, 0-based columns (the report's columns are 1-based)
+  assert.deepEqual(rangesOf([{ file: 'a.ts', location: { start: { line: 3, column: 3 }, end: { line: 3, column: 7 } } }]), ['a.ts:3:2-3:6']);
 });
 
 test('testsFor: each file a folder names is one of its files, each test one of its tests; a part runs what its files name', () => {
