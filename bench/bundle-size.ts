@@ -46,6 +46,7 @@ export const ENTRIES: Record<string, string> = {
   'sha256 + hmac (ctkit/hash)': `import { sha256, hmac } from './src/hash/index.ts'; console.log(sha256, hmac);`,
   'p256 (ctkit/ec)': `import { p256 } from './src/ec/index.ts'; console.log(p256);`,
   'secp256k1 (ctkit/ec)': `import { secp256k1 } from './src/ec/index.ts'; console.log(secp256k1);`,
+  'p256 with its js (ctkit/ec, ctkit/ec/js/p256)': `import { p256 } from './src/ec/index.ts'; import './src/ec/js/p256.ts'; console.log(p256);`,
   'everything (ctkit)': `import * as all from './src/index.ts'; console.log(all);`,
 };
 

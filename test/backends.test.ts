@@ -19,7 +19,7 @@ import { withTarget } from '../src/kernels/builder/index.js';
 import { checkJs } from '../src/kernels/builder/check_js.js';
 import { compileKernel } from '../src/kernels/build.js';
 import { checkModule, formatViolation } from '../src/ct/check.js';
-import { backend, ed25519, p256, setBackend, x25519 } from '../src/index.js';
+import { backend, brainpoolP384r1, ed25519, p256, setBackend, x25519 } from '../src/index.js';
 import { curveKernel } from '../src/ec/curve.js';
 import { ed25519Kernel } from '../src/ec/ed25519.js';
 import { getKernel } from '../src/engine/kernel.js';
@@ -48,7 +48,7 @@ const FAMILY_TESTS: Record<string, string[]> = {
   ),
 };
 
-/** The modules with a variant for backend b (the curves have wasm; their js is not shipped yet: test/ec-js.test.ts). */
+/** The modules with a variant for backend b (six curves' js is opt-in: test/support/ec-curves.ts imports it on js). */
 const withTarget_ = (b: 'wasm' | 'js') => kernels.filter((k) => k.targets?.includes(b));
 
 test('every module with a wasm or js variant has its family tests run on them here', () => {
@@ -125,7 +125,7 @@ test('a WebAssembly that refuses to compile (a CSP without wasm-unsafe-eval) pic
   assert.equal(await run(refuse, SAME), 'js same');
 });
 
-test('setBackend applies to the shared curve, X25519 and Ed25519 objects after their first use', () => {
+test('setBackend applies to the shared curve, X25519 and Ed25519 objects after their first use', async () => {
   const before = backend();
   const sk = new Uint8Array(32).fill(9);
   const msg = Uint8Array.of(1, 2, 3);
@@ -139,9 +139,15 @@ test('setBackend applies to the shared curve, X25519 and Ed25519 objects after t
     assert.equal(curveKernel(p256).k.backend, 'wasm');
     assert.equal(ed25519Kernel(ed25519).backend, 'wasm');
     assert.equal(getKernel(x25519Module, 0).backend, 'wasm');
-    // the curves have no js variant: a typed error, not a silent SIMD run
+    // a curve's js variant is opt-in: without its import, a typed error that names the import,
+    // not a silent SIMD run; with it, the same results
     setBackend('js');
-    assert.throws(() => p256.getPublicKey(sk), /kernel module 'ec_p256' has no js backend/);
+    assert.throws(() => p256.getPublicKey(sk), { name: 'CtkitError', message: "kernel module 'ec_p256' has no js backend: import 'ctkit/ec/js/p256' to provide it (without WebAssembly, the curves' JavaScript is opt-in)" });
+    await import('../src/ec/js/p256.js');
+    assert.equal(Buffer.from(p256.getPublicKey(sk)).toString('hex'), want[0]);
+    assert.equal(curveKernel(p256).k.backend, 'js');
+    // brainpoolP384r1 and brainpoolP512r1 have none (src/kernels/ec_rcb_window.ts: JS_TOO_LARGE)
+    assert.throws(() => brainpoolP384r1.getPublicKey(new Uint8Array(48).fill(9)), { name: 'CtkitError', message: "kernel module 'ec_brainpoolp384r1' has no js backend" });
   } finally {
     setBackend(before);
   }

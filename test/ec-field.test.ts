@@ -4,16 +4,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldSuite } from './support/ec-field-suite.js';
-import { CURVE_NAMES, brokenKernel, controlHere, kernelOf, perBackend } from './support/ec-curves.js';
+import { CURVE_NAMES, LIMB_BITS, brokenKernel, controlHere, kernelOf, perBackend } from './support/ec-curves.js';
 
 // the scalar backends (test/backends.test.ts) run every STRIDE-th pair (coprime to the suite's
 // 10, 40 and 3: inversions, square roots and +3m operands keep their share)
-const STRIDE = perBackend(1, 11);
+const STRIDE = perBackend(1, 11, 41);
 
 for (const name of CURVE_NAMES) {
   for (const which of ['fp', 'fn'] as const) {
     test(`${name} ${which === 'fp' ? 'mod p' : 'mod n'}: kernel equals BigInt over 10,000 operand pairs${STRIDE > 1 ? ` (every ${STRIDE}th)` : ''}`, () => {
-      const { total, failures } = fieldSuite(kernelOf(name), which, 10_000, STRIDE);
+      const { total, failures } = fieldSuite(kernelOf(name), which, 10_000, STRIDE, LIMB_BITS);
       assert.ok(total >= 10_000 / STRIDE, `only ${total} checks for ${10_000 / STRIDE} pairs`);
       assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${total} checks failed`);
       console.log(`# ${name} ${which}: ${total} checks, 0 failures`);
@@ -30,7 +30,7 @@ for (const [i, [what, flags]] of broken.entries()) {
   for (const name of ['p256', 'brainpoolP384r1'] as const) {
     if (!controlHere(i, name)) continue; // on wasm: P-256 only (support/ec-curves.ts)
     test(`negative control (${name}): ${what} fails the field suite`, async () => {
-      const { failures } = fieldSuite(await brokenKernel(name, flags), 'fp', 2000, 5);
+      const { failures } = fieldSuite(await brokenKernel(name, flags), 'fp', 2000, 5, LIMB_BITS);
       assert.ok(failures.length > 0, `broken kernel (${what}) passed the field suite`);
     });
   }

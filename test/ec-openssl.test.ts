@@ -11,7 +11,7 @@ import type { Curve } from '../src/ec/index.js';
 import { CURVE_NAMES, perBackend } from './support/ec-curves.js';
 import { Rng } from './support/rng.js';
 
-const PAIRS = perBackend(200, 20); // fewer on the scalar backends (test/backends.test.ts)
+const PAIRS = perBackend(200, 20, 4); // fewer on the scalar backends (test/backends.test.ts)
 const curveOf = (name: string) => (ec as unknown as Record<string, Curve>)[name];
 const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length);
 const pad = (b: Uint8Array, n: number) => {

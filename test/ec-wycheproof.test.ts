@@ -11,6 +11,11 @@ import type { Curve } from '../src/ec/index.js';
 import { CtkitError } from '../src/errors.js';
 import { hex, unhex } from './support/rng.js';
 import type { CurveName } from '../src/curves/params.js';
+import { onThisBackend, perBackend } from './support/ec-curves.js';
+
+// every case on simd and wasm; on js (its curves run mostly unoptimised in a short test: a P-521
+// ECDH takes about 300 ms there) every 7th case of each file, from its first
+const EVERY = perBackend(1, 1, 7);
 
 const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(repoRoot, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
@@ -66,8 +71,8 @@ test('the Wycheproof vectors are present', () => {
   assert.ok(existsSync(dir), `Wycheproof vectors missing: ${dir} (vendored in test/vectors/wycheproof)`);
 });
 
-for (const [file, curve] of FILES) {
-  test(`Wycheproof ${file}: every case honoured`, () => {
+for (const [file, curve] of FILES.filter(([, , name]) => onThisBackend(name))) {
+  test(`Wycheproof ${file}: every ${EVERY > 1 ? `${EVERY}th ` : ''}case honoured`, () => {
     const p = path.join(dir, file);
     assert.ok(existsSync(p), `missing Wycheproof file ${p}`);
     const data = JSON.parse(readFileSync(p, 'utf8'));
@@ -75,8 +80,10 @@ for (const [file, curve] of FILES) {
       accepted = 0,
       rejected = 0;
     const bad: string[] = [];
+    let seen = 0;
     for (const g of data.testGroups) {
       for (const t of g.tests as Vector[]) {
+        if (seen++ % EVERY !== 0) continue;
         n++;
         let shared: Uint8Array | undefined;
         let error: unknown;
@@ -96,7 +103,7 @@ for (const [file, curve] of FILES) {
         else rejected++;
       }
     }
-    assert.equal(n, data.numberOfTests);
+    assert.equal(n, Math.ceil(data.numberOfTests / EVERY));
     assert.deepEqual(bad.slice(0, 10), [], `${bad.length} of ${n} cases wrong`);
     console.log(`# ${file}: ${n} cases, ${accepted} accepted, ${rejected} rejected`);
   });

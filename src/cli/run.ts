@@ -8,6 +8,7 @@ import { UsageError, Failure, FileError } from './errors.js';
 import { installCleanup } from './io.js';
 import { COMMANDS, VERSION, commandHelp, commandNamed, mainHelp } from './commands.js';
 import { EncodingError, InvalidKeyError } from '../errors.js';
+import { backend } from '../engine/backend.js';
 
 export async function main(argv: string[]): Promise<number> {
   installCleanup();
@@ -41,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     if (parsed.positionals.length > c.maxPositionals) {
       throw new UsageError(`too many arguments: ${parsed.positionals.slice(c.maxPositionals).join(' ')}`);
     }
+    if (backend() === 'js') await import('./ec-js.js'); // the curves' opt-in JavaScript (ec-js.ts)
     await c.run(parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
     return 0;
   } catch (caught) {

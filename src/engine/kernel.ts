@@ -33,6 +33,8 @@ export interface ModuleSource {
   readonly name: string;
   bytes(): Uint8Array;
   readonly variants?: { readonly wasm?: () => Uint8Array; readonly js?: () => unknown };
+  /** a variant this module's file does not import: the import that provides it (provideJs) */
+  readonly optIn?: { readonly js?: string };
   /** runs on this backend whatever backend() says (tests: a broken variant of one backend) */
   readonly backend?: Backend;
 }
@@ -60,6 +62,17 @@ const PAGE = 65536;
 export const CACHE_SLOTS = 256;
 
 const sources = new Map<string, ModuleSource>();
+/** js variants provided by opt-in imports (the curves' JavaScript: ctkit/ec/js/<curve>) */
+const provided = new Map<string, () => unknown>();
+
+/**
+ * Gives module `name` its JavaScript backend. The opt-in files (src/ec/js/<curve>.ts) call this
+ * when imported: a curve's kernel printed as JavaScript is 200–600 KB, which every bundle would
+ * carry if the module's file imported it, for the few engines without WebAssembly.
+ */
+export function provideJs(name: string, instantiate: () => unknown): void {
+  provided.set(name, instantiate);
+}
 const compiled = new Map<string, WebAssembly.Module>();
 // biome-ignore lint/suspicious/noExplicitAny: the cache holds every module's kernel; getKernel gives each caller its own exports type
 const kernels = new Map<string, Partial<Record<Backend, Kernel<any>>>>();
@@ -109,8 +122,11 @@ export class Kernel<E> {
     this.slotSize = slotSize;
     const b = (this.backend = backendOf(src));
     if (b === 'js') {
-      const js = src.variants?.js;
-      if (!js) throw new CtkitError(`kernel module '${src.name}' has no js backend`);
+      const js = src.variants?.js ?? provided.get(src.name);
+      if (!js) {
+        const hint = src.optIn?.js ? `: import '${src.optIn.js}' to provide it (without WebAssembly, the curves' JavaScript is opt-in)` : '';
+        throw new CtkitError(`kernel module '${src.name}' has no js backend${hint}`);
+      }
       this.exports = js() as E;
     } else {
       const key = `${src.name}:${b}`;

@@ -20,7 +20,8 @@
 // Math.imul on 16-bit pieces) uses the same code with 12-bit limbs in i32 (W = 12, P-256: 22
 // limbs, FE 176 bytes; only each limb's low word in memory is read): a product of two limbs is
 // one Math.imul, and mulCore proves every column below 2^31 (up to P-521's 44 limbs). Inversion
-// there is a^(m−2) (fe_field.ts). Not shipped yet; test/ec-js.test.ts holds it to OpenSSL and BigInt.
+// there is a^(m−2) (fe_field.ts). Opt-in per curve (src/ec/js/); test/backends.test.ts runs the curve
+// family tests on it (the field suite against BigInt on 12-bit limbs, OpenSSL, Wycheproof).
 //
 // Why constant time: straight-line code on i64 (js: i32) values, no branch, address or division
 // depending on data; i64.mul is imul, whose timing does not depend on its operands.

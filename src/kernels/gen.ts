@@ -56,7 +56,7 @@ function moduleFile(k: KernelEntry, bytes: Uint8Array, t: 'simd' | 'wasm' = 'sim
   for (let i = 0; i < b64.length; i += 96) lines.push(`  '${b64.slice(i, i + 96)}',`);
   const sha = createHash('sha256').update(bytes).digest('hex');
   const file = t === 'simd' ? k.name : `${k.name}_wasm`;
-  const variants = t === 'simd' ? (k.targets ?? []) : [];
+  const variants = t === 'simd' ? (k.targets ?? []).filter((v) => !(k.optIn && v in k.optIn)) : [];
   return [
     ...provenance(k, t).map((l) => `// ${l}`),
     `// The shipped binary of the '${k.name}' kernel module${t === 'simd' ? '' : ' for the scalar wasm backend'}; its text is src/kernels/generated/${file}.wat.`,
@@ -72,6 +72,7 @@ function moduleFile(k: KernelEntry, bytes: Uint8Array, t: 'simd' | 'wasm' = 'sim
           `export const variants = { ${[variants.includes('wasm') ? 'wasm: wasmBytes' : '', variants.includes('js') ? 'js: instantiate' : ''].filter(Boolean).join(', ')} };`,
         ]
       : []),
+    ...(t === 'simd' && k.optIn ? [`/** The JavaScript backend of this module is opt-in: this import provides it (src/engine/kernel.ts, provideJs). */`, `export const optIn = { js: '${k.optIn.js}' };`] : []),
     `const base64 = [`,
     ...lines,
     `].join('');`,

@@ -36,6 +36,11 @@ export interface KernelEntry {
   layout?: Record<string, unknown>;
   /** the other backends the generator writes (src/kernels/builder/target.ts): <name>_wasm, <name>_js */
   targets?: readonly ('wasm' | 'js')[];
+  /**
+   * a target written but not imported by <name>.ts: the import that provides it (a curve's
+   * JavaScript is hundreds of KB, so only an application that needs it carries it)
+   */
+  optIn?: { readonly js: string };
   generate: () => GeneratedKernel;
 }
 

@@ -29,8 +29,21 @@ export const MODULES: Record<CurveName, ModuleSource> = {
 
 export const ALL_CURVES = Object.keys(CURVES) as CurveName[];
 
-/** Every curve: the curve modules run on simd and wasm (no js backend: 83952c9). */
-export const CURVE_NAMES = ALL_CURVES;
+/**
+ * Whether curve `name` runs on the backend under test: every curve on simd and wasm; on js the
+ * curves whose JavaScript ships (opt-in, src/ec/js/<curve>.ts), not brainpoolP384r1 and
+ * brainpoolP512r1 (test/backends.test.ts holds them to their typed error there).
+ */
+export const onThisBackend = (name: CurveName): boolean => testBackend() !== 'js' || MODULES[name].optIn?.js !== undefined;
+
+/** The curves the family tests run on the backend under test. */
+export const CURVE_NAMES = ALL_CURVES.filter(onThisBackend);
+
+// on js, the opt-in imports of every curve that has one, as an application would write them
+if (testBackend() === 'js') await Promise.all(CURVE_NAMES.map((n) => import(`../../src/ec/js/${n}.js`)));
+
+/** The field's limb width on the backend under test (src/kernels/fe_mont29.ts: 12 bits in i32 on js). */
+export const LIMB_BITS = testBackend() === 'js' ? 12 : 29;
 
 export function kernelOf(name: CurveName): EcKernel {
   return ecKernel(CURVES[name], MODULES[name]);
@@ -48,15 +61,15 @@ export async function brokenSource(name: CurveName, flags: EcFlags, label: strin
 /** A broken build of a curve module as an EcKernel of its own, on the backend under test. */
 export async function brokenKernel(name: CurveName, flags: EcFlags): Promise<EcKernel> {
   const src = await brokenSource(name, flags, `broken-${name}-${Object.keys(flags)[0]}`);
-  return new EcKernel(CURVES[name], new Kernel<EcExports>(src, 32 * 1024));
+  return new EcKernel(CURVES[name], new Kernel<EcExports>(src, (testBackend() === 'js' ? 3 : 1) * 32 * 1024)); // as src/ec/kernel.ts's slotFor
 }
 
-/** n on the simd backend, else the count for the scalar wasm backend (slower; CI time). */
-export const perBackend = (simd: number, wasm: number): number => (testBackend() === 'simd' ? simd : wasm);
+/** n on the simd backend, else the count for the scalar wasm backend (slower; CI time), and for js (wasm's unless given). */
+export const perBackend = (simd: number, wasm: number, js = wasm): number => ({ simd, wasm, js })[testBackend()];
 
 /**
  * Whether negative control number `i` (of a file's list) on curve `name` runs on the backend
  * under test (each broken build is generated for it: CI time): all of them on simd; on wasm
- * every control on P-256.
+ * and js every control on P-256.
  */
 export const controlHere = (_i: number, name: CurveName): boolean => testBackend() === 'simd' || name === 'p256';

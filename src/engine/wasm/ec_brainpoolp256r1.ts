@@ -8,6 +8,8 @@ import { bytes as wasmBytes } from './ec_brainpoolp256r1_wasm.js';
 export const name = 'ec_brainpoolp256r1';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
 export const variants = { wasm: wasmBytes };
+/** The JavaScript backend of this module is opt-in: this import provides it (src/engine/kernel.ts, provideJs). */
+export const optIn = { js: 'ctkit/ec/js/brainpoolP256r1' };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgBH9/f38AYAJ/fwBgAX8AYAJ/fwF/YAF/AX9gA39/fgBgA39/fwF/YAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A2ppAAEAAAIDAwIDAgMDAwIDAwMCAwIDAgMCAwMDAgMDAAAAAAACAgQFBQUFBgICAgUFAAAAAAcAAgMD',
