@@ -6,7 +6,7 @@
 // with the reference model of RFC 8439 (src/ref/poly1305.ts). Exits non-zero on any difference.
 
 import { spawnSync } from 'node:child_process';
-import { createCipheriv, createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createCipheriv, createECDH, createHash, createHmac, createPublicKey, hkdfSync, verify } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,7 +40,35 @@ function expected(): string[] {
     lines.push(`hmac-sha512/${n} ${createHmac('sha512', key).update(msg).digest('hex')}`);
     lines.push(`hkdf-sha256/${n} ${hex(new Uint8Array(hkdfSync('sha256', msg, aad, key, 42)))}`);
   }
+  for (const [name, curve] of CURVES) {
+    const e = createECDH(curve);
+    e.setPrivateKey(pattern(32, 5));
+    const peer = createECDH(curve);
+    peer.setPrivateKey(pattern(32, 6));
+    lines.push(`${name}-public-key ${hex(e.getPublicKey())}`, `${name}-ecdh ${hex(e.computeSecret(peer.getPublicKey()))}`);
+    lines.push(`${name}-sign verified by OpenSSL`, `${name}-verify true false`);
+  }
   return lines;
+}
+
+const CURVES = [
+  ['p256', 'prime256v1'],
+  ['secp256k1', 'secp256k1'],
+] as const;
+
+/** Hermes's signature lines, verified here by OpenSSL against the public key it printed (ECDSA with SHA-256, DER). */
+function verifiedSignatures(got: string[]): string[] {
+  const hexOf = (prefix: string) => got.find((l) => l.startsWith(prefix))?.slice(prefix.length) ?? '';
+  return got.map((line) => {
+    const m = /^(\S+)-sign ([0-9a-f]+)$/.exec(line);
+    if (!m) return line;
+    const curve = CURVES.find(([n]) => n === m[1])?.[1];
+    const raw = Buffer.from(hexOf(`${m[1]}-public-key `), 'hex');
+    if (!curve || raw.length !== 65) return `${m[1]}-sign without its public key`;
+    const jwk = { kty: 'EC', crv: curve === 'prime256v1' ? 'P-256' : 'secp256k1', x: raw.subarray(1, 33).toString('base64url'), y: raw.subarray(33).toString('base64url') };
+    const ok = verify('sha256', pattern(100, 7), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(m[2], 'hex'));
+    return `${m[1]}-sign ${ok ? 'verified by OpenSSL' : 'REFUSED by OpenSSL'}`;
+  });
 }
 
 async function main(): Promise<void> {
@@ -68,7 +96,7 @@ async function main(): Promise<void> {
   writeFileSync(file, es5.code);
   const r = spawnSync(hermes, [file], { encoding: 'utf8', maxBuffer: 16 << 20 });
   if (r.status !== 0) throw new Error(`hermes exited ${r.status}: ${r.stderr}`);
-  const got = r.stdout.trim().split('\n');
+  const got = verifiedSignatures(r.stdout.trim().split('\n'));
   const want = expected();
   let bad = 0;
   for (let i = 0; i < Math.max(got.length, want.length); i++) {

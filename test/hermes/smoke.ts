@@ -2,6 +2,8 @@
 // the way React Native's toolchain does, and runs it under the Hermes binary of
 // hermes-engine-cli, which has no WebAssembly). Every family with a JavaScript backend, over
 // fixed inputs of several lengths; one `name hex` line each, which run.ts compares with OpenSSL.
+// P-256 and secp256k1 with their opt-in JavaScript (ctkit/ec/js/<curve>), as an app imports it:
+// public keys and ECDH compared with OpenSSL's, signatures verified by OpenSSL (run.ts).
 
 import { backend } from '../../src/engine/backend.js';
 import { chacha20, chacha20Poly1305 } from '../../src/aead/chacha20-poly1305.js';
@@ -10,6 +12,10 @@ import { sha224, sha256, sha384, sha512 } from '../../src/hash/sha2.js';
 import { hmac } from '../../src/hash/hmac.js';
 import { hkdf } from '../../src/hash/hkdf.js';
 import { AuthenticationError } from '../../src/errors.js';
+import { p256 } from '../../src/ec/p256.js';
+import { secp256k1 } from '../../src/ec/secp256k1.js';
+import '../../src/ec/js/p256.js';
+import '../../src/ec/js/secp256k1.js';
 import { SMOKE_LENGTHS, pattern } from './inputs.js';
 
 declare const print: ((s: string) => void) | undefined;
@@ -44,4 +50,20 @@ for (const n of SMOKE_LENGTHS) {
   out(`hmac-sha256/${n} ${hex(hmac(sha256, key, msg))}`);
   out(`hmac-sha512/${n} ${hex(hmac(sha512, key, msg))}`);
   out(`hkdf-sha256/${n} ${hex(hkdf(sha256, msg, aad, key, 42))}`);
+}
+for (const [name, c] of [
+  ['p256', p256],
+  ['secp256k1', secp256k1],
+] as const) {
+  const sk = pattern(32, 5),
+    peer = c.getPublicKey(pattern(32, 6)),
+    msg = pattern(100, 7);
+  const pk = c.getPublicKey(sk);
+  out(`${name}-public-key ${hex(pk)}`);
+  out(`${name}-ecdh ${hex(c.ecdh(sk, peer))}`);
+  const sig = c.sign(msg, sk);
+  out(`${name}-sign ${hex(sig)}`);
+  const bad = sig.slice();
+  bad[bad.length - 1] ^= 1;
+  out(`${name}-verify ${c.verify(sig, msg, pk)} ${c.verify(bad, msg, pk)}`);
 }
