@@ -6,6 +6,7 @@ import { aesGcmSiv, sm4Gcm, xchacha20Poly1305 } from 'ctkit/aead';
 import { poly1305, polyval } from 'ctkit/mac';
 import { hmac, sha384, type Hash } from 'ctkit/hash';
 import { p256, p384, secp256k1, InvalidKeyError, EncodingError, type EcJwk } from 'ctkit/ec';
+import 'ctkit/ec/js/p256'; // the opt-in js backend of P-256 resolves, types included
 
 export async function consumer(x: Uint8Array<ArrayBuffer>, a: Uint8Array<ArrayBuffer>, B: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   await ready();
