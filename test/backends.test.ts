@@ -48,7 +48,7 @@ const FAMILY_TESTS: Record<string, string[]> = {
   ),
 };
 
-/** The modules with a variant for backend b (six curves' js is opt-in: test/support/ec-curves.ts imports it on js). */
+/** The modules with a variant for backend b (five curves' js is opt-in: test/support/ec-curves.ts imports it on js). */
 const withTarget_ = (b: 'wasm' | 'js') => kernels.filter((k) => k.targets?.includes(b));
 
 test('every module with a wasm or js variant has its family tests run on them here', () => {
@@ -146,7 +146,7 @@ test('setBackend applies to the shared curve, X25519 and Ed25519 objects after t
     await import('../src/ec/js/p256.js');
     assert.equal(Buffer.from(p256.getPublicKey(sk)).toString('hex'), want[0]);
     assert.equal(curveKernel(p256).k.backend, 'js');
-    // brainpoolP384r1 and brainpoolP512r1 have none (src/kernels/ec_rcb_window.ts: JS_TOO_LARGE)
+    // P-521, brainpoolP384r1 and brainpoolP512r1 have none (src/kernels/ec_rcb_window.ts: JS_TOO_LARGE)
     assert.throws(() => brainpoolP384r1.getPublicKey(new Uint8Array(48).fill(9)), { name: 'CtkitError', message: "kernel module 'ec_brainpoolp384r1' has no js backend" });
   } finally {
     setBackend(before);

@@ -1,10 +1,10 @@
 // The curve modules on the js backend, in this process (issue 16): their JavaScript is opt-in,
 // `import 'ctkit/ec/js/<curve>'` (src/ec/js/), and then runs under setBackend('js') through the
-// same glue as the WebAssembly modules. Six curves are held to OpenSSL: public keys, ECDH,
+// same glue as the WebAssembly modules. Five curves are held to OpenSSL: public keys, ECDH,
 // ECDSA both ways (6 keys for P-256 and secp256k1, the issue's bar; 2 for the others). The
 // family test files run on js too (test/backends.test.ts, with the field suite on 12-bit limbs,
 // Wycheproof and the negative controls); this file is the in-process one that mutation testing
-// of src/ec sees. brainpoolP384r1 and brainpoolP512r1 have no js backend (their unrolled
+// of src/ec sees. P-521, brainpoolP384r1 and brainpoolP512r1 have no js backend (their unrolled
 // products are too large for V8 to optimise): test/backends.test.ts holds them to the typed error.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,6 @@ import { sha256 } from '../src/hash/sha2.js';
 import '../src/ec/js/p256.js';
 import '../src/ec/js/p224.js';
 import '../src/ec/js/p384.js';
-import '../src/ec/js/p521.js';
 import '../src/ec/js/secp256k1.js';
 import '../src/ec/js/brainpoolP256r1.js';
 
@@ -27,7 +26,6 @@ const OPENSSL: Partial<Record<CurveName, string>> = {
   p224: 'secp224r1',
   brainpoolP256r1: 'brainpoolP256r1',
   p384: 'secp384r1',
-  p521: 'secp521r1',
   secp256k1: 'secp256k1',
 };
 const KEYS = 6;

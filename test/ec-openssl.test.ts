@@ -9,9 +9,10 @@ import crypto from 'node:crypto';
 import * as ec from '../src/ec/index.js';
 import type { Curve } from '../src/ec/index.js';
 import { CURVE_NAMES, perBackend } from './support/ec-curves.js';
+import type { CurveName } from '../src/curves/params.js';
 import { Rng } from './support/rng.js';
 
-const PAIRS = perBackend(200, 20, 4); // fewer on the scalar backends (test/backends.test.ts)
+const PAIRS = perBackend(200, 20); // fewer on the scalar backends (test/backends.test.ts)
 const curveOf = (name: string) => (ec as unknown as Record<string, Curve>)[name];
 const buf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length);
 const pad = (b: Uint8Array, n: number) => {
@@ -99,7 +100,7 @@ for (const name of CURVE_NAMES) {
 }
 
 const WEBCRYPTO: Record<string, string> = { p256: 'P-256', p384: 'P-384', p521: 'P-521' };
-for (const [name, namedCurve] of Object.entries(WEBCRYPTO)) {
+for (const [name, namedCurve] of Object.entries(WEBCRYPTO).filter(([n]) => CURVE_NAMES.includes(n as CurveName))) {
   test(`${name}: ECDH agrees with WebCrypto (keys exchanged as PKCS#8, SPKI and JWK)`, async () => {
     const c = curveOf(name);
     const subtle = globalThis.crypto.subtle;

@@ -22,7 +22,7 @@ const CURVE_OBJECTS: Record<CurveName, EcdsaCurve> = {
   brainpoolP512r1: ec.brainpoolP512r1,
 };
 
-const COUNT = perBackend(200, 20, 10); // a multiple of 10; fewer on the scalar backends (test/backends.test.ts)
+const COUNT = perBackend(200, 20); // a multiple of 10; fewer on the scalar backends (test/backends.test.ts)
 
 for (const [name, c] of (Object.entries(CURVE_OBJECTS) as [CurveName, EcdsaCurve][]).filter(([n]) => onThisBackend(n))) {
   test(`${name}: ${COUNT} signatures each way in DER and in P1363 agree with OpenSSL; tampered ones rejected by both`, () => {

@@ -132,9 +132,9 @@ test('npm pack ships dist/, bin/ctkit.js, README, LICENSE and package.json, noth
   const binText = readFileSync(join(repo, 'bin', 'ctkit.js'), 'utf8');
   assert.doesNotMatch(binText, /['"]tsx|\.\.\/src\//);
   assert.match(binText, /\.\.\/dist\/cli\/main\.js/);
-  // a ceiling above today's size (10.5 MB unpacked, 1.8 MB packed: the scalar wasm and js
-  // backends, and 4.4 MB of it the six curves' opt-in JavaScript, 66260ad), so that sources or
-  // kernel text (the .wat alone is about 10 MB) slipping back in fails
+  // a ceiling above today's size (9.2 MB unpacked, 1.6 MB packed: the scalar wasm and js
+  // backends, 3.6 MB of it the five curves' opt-in JavaScript), so that sources or kernel text
+  // (the .wat alone is about 10 MB) slipping back in fails
   assert.ok(pack.unpackedSize < 12_000_000, `unpacked ${pack.unpackedSize} bytes`);
   console.log(`# npm pack: ${pack.filename} ${pack.size} bytes packed, ${pack.unpackedSize} unpacked, ${pack.entryCount} files`);
 });

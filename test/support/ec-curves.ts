@@ -31,7 +31,7 @@ export const ALL_CURVES = Object.keys(CURVES) as CurveName[];
 
 /**
  * Whether curve `name` runs on the backend under test: every curve on simd and wasm; on js the
- * curves whose JavaScript ships (opt-in, src/ec/js/<curve>.ts), not brainpoolP384r1 and
+ * curves whose JavaScript ships (opt-in, src/ec/js/<curve>.ts), not P-521, brainpoolP384r1 and
  * brainpoolP512r1 (test/backends.test.ts holds them to their typed error there).
  */
 export const onThisBackend = (name: CurveName): boolean => testBackend() !== 'js' || MODULES[name].optIn?.js !== undefined;
@@ -64,8 +64,8 @@ export async function brokenKernel(name: CurveName, flags: EcFlags): Promise<EcK
   return new EcKernel(CURVES[name], new Kernel<EcExports>(src, (testBackend() === 'js' ? 3 : 1) * 32 * 1024)); // as src/ec/kernel.ts's slotFor
 }
 
-/** n on the simd backend, else the count for the scalar wasm backend (slower; CI time), and for js (wasm's unless given). */
-export const perBackend = (simd: number, wasm: number, js = wasm): number => ({ simd, wasm, js })[testBackend()];
+/** n on the simd backend, else the count for the scalar backends, wasm and js (slower; CI time). */
+export const perBackend = (simd: number, wasm: number): number => (testBackend() === 'simd' ? simd : wasm);
 
 /**
  * Whether negative control number `i` (of a file's list) on curve `name` runs on the backend
