@@ -122,8 +122,15 @@ test('npm pack ships dist/, bin/ctkit.js, README, LICENSE and package.json, noth
   assert.deepEqual(bad, [], 'generators, .wat, sources or maps in the tarball');
   // every exports target and the bin are in the tarball
   const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>>; bin: Record<string, string>; license: string };
+  // a pattern export (./ec/js/*: one file per curve with an opt-in js backend) covers each of
+  // its sources in src/, built and packed
+  const optIn = readdirSync(join(repo, 'src', 'ec', 'js')).map((f) => f.replace(/\.ts$/, ''));
+  assert.ok(optIn.length >= 5, `src/ec/js has ${optIn.join(', ')}`);
   for (const [sub, target] of Object.entries(manifest.exports)) {
-    for (const file of typeof target === 'string' ? [target] : Object.values(target)) assert.ok(paths.includes(file.replace(/^\.\//, '')), `exports["${sub}"] → ${file} is not packed`);
+    for (const file of typeof target === 'string' ? [target] : Object.values(target)) {
+      const each = file.includes('*') ? optIn.map((name) => file.replace('*', name)) : [file];
+      for (const f of each) assert.ok(paths.includes(f.replace(/^\.\//, '')), `exports["${sub}"] → ${f} is not packed`);
+    }
   }
   for (const file of Object.values(manifest.bin)) assert.ok(paths.includes(file.replace(/^\.\//, '')), `bin ${file} is not packed`);
   assert.equal(manifest.license, 'MIT');
