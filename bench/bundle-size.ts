@@ -55,6 +55,8 @@ export interface BundleSize {
   bytes: number;
   gzip: number;
   modules: string[];
+  /** the minified bundle */
+  text: string;
 }
 
 export async function measure(entry: string, code: string): Promise<BundleSize> {
@@ -72,7 +74,7 @@ export async function measure(entry: string, code: string): Promise<BundleSize> 
     .filter(([, line]) => text.includes(line))
     .map(([name]) => name)
     .sort();
-  return { entry, bytes: text.length, gzip: gzipSync(text).length, modules };
+  return { entry, bytes: text.length, gzip: gzipSync(text).length, modules, text };
 }
 
 async function main(): Promise<void> {
