@@ -15,7 +15,7 @@ import * as tiny from 'tiny-secp256k1';
 import * as ec from '../src/ec/index.js';
 import type { Curve, EcKernel } from '../src/ec/index.js';
 import { curveKernel } from '../src/ec/curve.js';
-import '../src/cli/ec-js.js'; // the curves' opt-in JavaScript: the \`ctkit (js)\` column
+import '../src/ec/js/all.js'; // the curves' opt-in JavaScript: the `ctkit (js)` column
 import { SCRATCH_PTR } from '../src/engine/kernel.js';
 import type { Case, Family, Setup } from './harness.js';
 import { ecdsaCases, fixedKey } from './ecdsa-cases.js';

@@ -20,6 +20,8 @@ import '../src/ec/js/p224.js';
 import '../src/ec/js/p384.js';
 import '../src/ec/js/secp256k1.js';
 import '../src/ec/js/brainpoolP256r1.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { EC_MODULES } from '../src/kernels/ec_rcb_window.js';
 
 const OPENSSL: Partial<Record<CurveName, string>> = {
   p256: 'prime256v1',
@@ -61,3 +63,16 @@ for (const name of Object.keys(OPENSSL) as CurveName[]) {
     }
   });
 }
+
+test('src/ec/js: one file per curve module with an opt-in js, and all.ts imports every one', () => {
+  const dir = new URL('../src/ec/js/', import.meta.url);
+  const files = readdirSync(dir)
+    .filter((f) => f !== 'all.ts')
+    .map((f) => f.replace(/\.ts$/, ''))
+    .sort();
+  const optIn = EC_MODULES.flatMap((m) => ('optIn' in m && m.optIn ? [m.optIn.js.replace('ctkit/ec/js/', '')] : [])).sort();
+  assert.deepEqual(files, optIn);
+  assert.ok(files.length >= 5);
+  const imported = [...readFileSync(new URL('all.ts', dir), 'utf8').matchAll(/^import '\.\/(\w+)\.js';$/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(imported, files);
+});

@@ -42,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     if (parsed.positionals.length > c.maxPositionals) {
       throw new UsageError(`too many arguments: ${parsed.positionals.slice(c.maxPositionals).join(' ')}`);
     }
-    if (backend() === 'js') await import('./ec-js.js'); // the curves' opt-in JavaScript (ec-js.ts)
+    if (backend() === 'js') await import('../ec/js/all.js'); // every curve's opt-in JavaScript
     await c.run(parsed.values as Record<string, string | boolean | string[] | undefined>, parsed.positionals);
     return 0;
   } catch (caught) {

@@ -67,7 +67,7 @@ const provided = new Map<string, () => unknown>();
 
 /**
  * Gives module `name` its JavaScript backend. The opt-in files (src/ec/js/<curve>.ts) call this
- * when imported: a curve's kernel printed as JavaScript is 200–600 KB, which every bundle would
+ * when imported: a curve's kernel printed as JavaScript is 200–450 KB, which every bundle would
  * carry if the module's file imported it, for the few engines without WebAssembly.
  */
 export function provideJs(name: string, instantiate: () => unknown): void {
