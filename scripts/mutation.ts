@@ -305,7 +305,7 @@ interface PartRun {
   seconds: number;
   files: string[];
   /** an --again run: it re-ran some mutants of its files, so it does not supersede the runs before it */
-  again?: number;
+  again?: boolean;
 }
 interface Parts {
   report: Report;
@@ -330,7 +330,7 @@ export function mergeParts(parts: Parts | undefined, part: Report, run: PartRun,
 
 /** The runs that still contribute a file (an --again run supersedes none of the runs before it). */
 function runsAfter(parts: Parts | undefined, run: PartRun, files: Report['files']): PartRun[] {
-  return [...(parts?.runs ?? []), run].map((r, i, all) => ({ ...r, files: r.files.filter((p) => p in files && !all.slice(i + 1).some((later) => later.again === undefined && later.files.includes(p))) })).filter((r) => r.files.length > 0);
+  return [...(parts?.runs ?? []), run].map((r, i, all) => ({ ...r, files: r.files.filter((p) => p in files && !all.slice(i + 1).some((later) => !later.again && later.files.includes(p))) })).filter((r) => r.files.length > 0);
 }
 
 const emptyAfter = (parts: Parts | undefined, files: Report['files'], current: (path: string) => string | undefined) => Object.fromEntries(Object.entries(parts?.empty ?? {}).filter(([path, source]) => !(path in files) && current(path) === source));
@@ -625,13 +625,13 @@ async function main(): Promise<number> {
       const ran = Object.entries(report.files).flatMap(([file, x]) => x.mutants.map((m) => ({ ...m, file })));
       for (const t of targets) if (!ran.some((m) => m.file === t.file && JSON.stringify(m.location) === JSON.stringify(t.location))) throw new Error(`--again: ${t.file}:${t.location.start.line} did not run`);
     }
-    if (partial && !recheck) writeFileSync(runFile, JSON.stringify({ command, commit, seconds: (Date.now() - started) / 1000, ...(again ? { again: Object.values(report.files).reduce((a, x) => a + x.mutants.length, 0) } : {}) }));
+    if (partial && !recheck) writeFileSync(runFile, JSON.stringify({ command, commit, seconds: (Date.now() - started) / 1000, ...(again ? { again: true } : {}) }));
     let assembled: PartRun[] | undefined;
     if (partial && existsSync(runFile)) {
       const before = partsBefore();
       const run: PartRun = { ...(JSON.parse(readFileSync(runFile, 'utf8')) as Omit<PartRun, 'files'>), files: Object.keys(report.files) };
       const current = (p: string) => (existsSync(join(root, p)) ? readFileSync(join(root, p), 'utf8') : undefined);
-      const parts = run.again !== undefined && before ? mergeAgain(before, report, run, current) : mergeParts(before, report, run, current);
+      const parts = run.again && before ? mergeAgain(before, report, run, current) : mergeParts(before, report, run, current);
       writeFileSync(partsFile, JSON.stringify(parts));
       const missing = tracked(f).filter((p) => !(p in parts.report.files) && !(p in (parts.empty ?? {})));
       if (missing.length === 0) {

@@ -72,7 +72,7 @@ test('again: re-run mutants replace the same mutants and nothing else; the runs 
   const source = 'x\n  true\n  true\n';
   const current = () => source;
   const before = { report: { files: { 'a.ts': { source, mutants: [at(2, 'Survived'), at(2, 'Killed', '!true'), at(3, 'Survived')] } } }, runs: [run('whole', ['a.ts'])] };
-  const after = mergeAgain(before, { files: { 'a.ts': { source, mutants: [{ ...at(3, 'Killed'), id: '99' }] } } }, { ...run('again', ['a.ts']), again: 1 }, current);
+  const after = mergeAgain(before, { files: { 'a.ts': { source, mutants: [{ ...at(3, 'Killed'), id: '99' }] } } }, { ...run('again', ['a.ts']), again: true }, current);
   assert.deepEqual(
     after.report.files['a.ts'].mutants.map((m) => [m.id, m.status]),
     [
@@ -90,8 +90,8 @@ test('again: re-run mutants replace the same mutants and nothing else; the runs 
   );
   assert.equal(before.report.files['a.ts'].mutants[2].status, 'Survived', 'the results before are not changed in place');
   // a mutant the results do not have, or a file that changed since: run the file instead
-  assert.throws(() => mergeAgain(before, { files: { 'a.ts': { source, mutants: [at(1, 'Killed')] } } }, { ...run('again', ['a.ts']), again: 1 }, current), /not in the last results/);
-  assert.throws(() => mergeAgain(before, { files: { 'a.ts': { source: 'y', mutants: [at(3, 'Killed')] } } }, { ...run('again', ['a.ts']), again: 1 }, () => 'y'), /has changed/);
+  assert.throws(() => mergeAgain(before, { files: { 'a.ts': { source, mutants: [at(1, 'Killed')] } } }, { ...run('again', ['a.ts']), again: true }, current), /not in the last results/);
+  assert.throws(() => mergeAgain(before, { files: { 'a.ts': { source: 'y', mutants: [at(3, 'Killed')] } } }, { ...run('again', ['a.ts']), again: true }, () => 'y'), /has changed/);
   // Stryker's ranges: 1-based lines, 0-based columns (the report's columns are 1-based)
   assert.deepEqual(rangesOf([{ file: 'a.ts', location: { start: { line: 3, column: 3 }, end: { line: 3, column: 7 } } }]), ['a.ts:3:2-3:6']);
 });
