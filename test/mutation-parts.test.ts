@@ -65,6 +65,9 @@ test('parts: a file a whole run found no mutant in stays covered while its sourc
   sources['index.ts'] = "export * from './b.js';";
   const two = mergeParts(one, report({ 'a.ts': ['true', 'Killed'] }), run('part', ['a.ts']), current);
   assert.deepEqual(two.empty, {});
+  // a part whose glob named index.ts, where it found no mutant, covers it as it is now
+  const three = mergeParts(two, report({ 'a.ts': ['true', 'Killed'] }), run('part', ['a.ts']), current, ['a.ts', 'index.ts']);
+  assert.deepEqual(three.empty, { 'index.ts': "export * from './b.js';" });
 });
 
 test('again: re-run mutants replace the same mutants and nothing else; the runs before still count', () => {
