@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldSuite } from './support/ec-field-suite.js';
 import { CURVE_NAMES, LIMB_BITS, brokenKernel, controlHere, kernelOf, perBackend } from './support/ec-curves.js';
+import { testBackend } from './support/backends.js';
 
 // the scalar backends (test/backends.test.ts) run every STRIDE-th pair (coprime to the suite's
 // 10, 40 and 3: inversions, square roots and +3m operands keep their share)
@@ -34,4 +35,12 @@ for (const [i, [what, flags]] of broken.entries()) {
       assert.ok(failures.length > 0, `broken kernel (${what}) passed the field suite`);
     });
   }
+}
+
+// on js the widest fields multiply in a loop (src/kernels/fe_mont29.ts: rolledProduct), P-256 unrolled
+if (testBackend() === 'js') {
+  test('negative control (brainpoolP384r1, a rolled product on js): a carry dropped fails the field suite', async () => {
+    const { failures } = fieldSuite(await brokenKernel('brainpoolP384r1', { dropCarry: true }), 'fp', 2000, 5, LIMB_BITS);
+    assert.ok(failures.length > 0, 'broken kernel (a carry dropped) passed the field suite');
+  });
 }

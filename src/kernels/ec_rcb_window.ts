@@ -190,18 +190,16 @@ export function generateEc(c: CurveParams, flags: EcFlags = {}): GeneratedKernel
   return { ...kernel(m), layout: layout as unknown as Record<string, unknown> & EcLayout };
 }
 
-const JS_TOO_LARGE = ['p521', 'brainpoolP384r1', 'brainpoolP512r1'];
-
 /** Every curve module, for the registry. */
 export const EC_MODULES = Object.entries(CURVES).map(([key, c]) => ({
   name: ecModuleName(c),
   source: 'src/kernels/ec_rcb_window.ts',
   call: `generateEc(CURVES.${key})`,
-  // js: 200–450 KB of JavaScript per curve, so opt-in (src/ec/js/<curve>.ts provides it). Not
-  // for P-521, brainpoolP384r1 and brainpoolP512r1: 44, 32 and 43 twelve-bit limbs make unrolled
-  // product functions of 70–140 KB that V8 does not optimise (a P-521 key export and import
-  // against OpenSSL took 36 s on js, an ECDH about a second: 50× @noble/curves' BigInt)
-  targets: JS_TOO_LARGE.includes(key) ? (['wasm'] as const) : (['wasm', 'js'] as const),
-  ...(JS_TOO_LARGE.includes(key) ? {} : { optIn: { js: `ctkit/ec/js/${key}` } }),
+  // js: 500–900 KB of JavaScript per curve, so opt-in (src/ec/js/<curve>.ts provides it). P-521,
+  // brainpoolP384r1 and brainpoolP512r1 (44, 33 and 43 twelve-bit limbs) have rolled products
+  // (fe_mont29.ts: ROLL_FROM_TERMS); unrolled, V8 left them to its interpreter (P-521's ECDH
+  // took about a second, 50× @noble/curves' BigInt)
+  targets: ['wasm', 'js'] as const,
+  optIn: { js: `ctkit/ec/js/${key}` },
   generate: () => generateEc(c),
 }));

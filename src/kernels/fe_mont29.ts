@@ -19,8 +19,9 @@
 // The js target (JavaScript has no 64-bit multiply: the printer writes an i64.mul as seven
 // Math.imul on 16-bit pieces) uses the same code with 12-bit limbs in i32 (W = 12, P-256: 22
 // limbs, FE 176 bytes; only each limb's low word in memory is read): a product of two limbs is
-// one Math.imul, and mulCore proves every column below 2^31 (up to P-521's 44 limbs). Inversion
-// there is a^(m−2) (fe_field.ts). Opt-in per curve (src/ec/js/); test/backends.test.ts runs the curve
+// one Math.imul, and mulCore proves every column below 2^31 (up to P-521's 44 limbs). From
+// ROLL_FROM_TERMS multiplications (P-521, brainpoolP384r1, brainpoolP512r1) the product is a loop
+// over a's limbs (rolledProduct), not unrolled. Inversion there is a^(m−2) (fe_field.ts). Opt-in per curve (src/ec/js/); test/backends.test.ts runs the curve
 // family tests on it (the field suite against BigInt on 12-bit limbs, OpenSSL, Wycheproof).
 //
 // Why constant time: straight-line code on i64 (js: i32) values, no branch, address or division
@@ -31,7 +32,7 @@
 // flags (tests only): dropCarry (a column's carry lost), skipCorrection (the addition's masked
 // correction skipped), fusedSignSlip (x·y − u·v computed as x·y + u·v).
 
-import { type Expr, Func, type Local, type Stmt, comment, i32, i32x4, i64, i64x2, i8x16, target, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, br_if, comment, i32, i32x4, i64, i64x2, i8x16, label, loop, target, v128 } from './builder/index.js';
 import { JS_LIMB_BITS, LIMB_BITS, POW_TABLE, bitLength, isDense, limbsFor, modInv, signedDigits, toLimbs } from './fe_limbs.js';
 
 export { LIMB_BITS, limbsFor, modInv, toLimbs };
@@ -58,6 +59,13 @@ export const SIMD_FROM_LIMBS = 14;
  * brainpoolP256r1 29.0 → 28.3; P-256 n mul 29.0 → 28.0, sqr 26.0 → 25.3; 3: P512r1 sqr 68 ns). */
 export const SIMD_REDUCE_FROM_DIGIT = 4;
 export const SIMD_REDUCE_FROM_LIMBS = 9;
+/**
+ * On js, a product with at least this many multiplications unrolled (L² products and L per
+ * non-zero digit of m) is rolled instead: a loop over a's limbs (see rolledCore). Unrolled, P-521,
+ * brainpoolP384r1 and brainpoolP512r1 (2024–3698 multiplications) make functions of 70–140 KB
+ * that V8 leaves to its interpreter; P-384 (n: 1650) is the largest unrolled one.
+ */
+export const ROLL_FROM_TERMS = 2000;
 type E = Expr<'i64'>;
 type L64 = Local<'i64'>;
 
@@ -462,6 +470,92 @@ export class FieldGen {
     return { code: out, bounds };
   }
 
+  /** Are this field's products rolled (js, from ROLL_FROM_TERMS multiplications; see rolledProduct)? */
+  get rolled(): boolean {
+    const nz = this.digits.filter((d) => d !== 0n).length;
+    return this.T === 'i32' && this.L * this.L + this.L * nz >= ROLL_FROM_TERMS;
+  }
+
+  /**
+   * The proven bounds of a product's columns (|column k| < bound, carry included), as mulCore
+   * proves them for scalar operands; also that a column with its own quotient's term q_k·m_0
+   * stays in range. The rolled product sums the same terms per column in another order, so
+   * every partial sum is bounded by its column's bound.
+   */
+  #columnBounds(src: 'square' | 'locals' | { kind: 'const'; limbs: bigint[] }): bigint[] {
+    const { L, MASK, W } = this;
+    const abs = (d: bigint) => (d < 0n ? -d : d);
+    const d0 = abs(this.digits[0]);
+    const bounds: bigint[] = [];
+    let carryBound = 0n;
+    for (let k = 0; k <= 2 * L - 2; k++) {
+      let bound = carryBound;
+      for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) bound += typeof src === 'object' ? MASK * abs(src.limbs[k - i]) : MASK * MASK;
+      for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) bound += MASK * abs(this.digits[k - i]);
+      const own = k < L ? MASK * d0 : 0n;
+      if (bound + own >= this.columnLimit) throw new Error(`${this.pre}: column ${k} may overflow`);
+      bounds.push(bound);
+      carryBound = ((bound + own) >> BigInt(W)) + 1n;
+    }
+    return bounds;
+  }
+
+  /**
+   * Montgomery multiplication as a loop over a's limbs (js, for the fields with the most
+   * products: an unrolled product of 2000–3700 multiplications is a function V8 does not
+   * optimise). Operand scanning with the reduction interleaved, in locals t_0 … t_(L−1): row i
+   * adds a_i·b_j to t_j, takes q_i from t_0 (the low W bits of column i: the same digit as
+   * mulCore's), adds q_i·m_j to t_j, and shifts t down by one limb, t_0's carry into t_1. After
+   * L rows t holds columns L … 2L − 2 (uncarried), and one carry chain gives r. Every column is
+   * the same sum as in mulCore, with the same carries, so the same bounds hold (#columnBounds).
+   * b comes from memory at b (or a, squaring: no cross-product saving) into locals, or is a
+   * constant (immediates); a_i is read at a + 8i in the loop (a public address); r, written
+   * last, may be a or b.
+   */
+  rolledProduct(f: Func, src: 'square' | 'locals' | { kind: 'const'; limbs: bigint[] }): { code: Stmt[]; bounds: bigint[] } {
+    const { L, I, W } = this;
+    const bounds = this.#columnBounds(src);
+    const [r, a] = [f.i32('r'), f.i32('a')];
+    const [p, end] = [f.i32('p'), f.i32('end')];
+    const t = (j: number) => this.v(f, `t${j}`);
+    const [ai, q] = [this.v(f, 'ai'), this.v(f, 'q')];
+    f.locals(this.T, ['ai', 'q', ...Array.from({ length: L }, (_, j) => `t${j}`)]);
+    const out: Stmt[] = [];
+    if (typeof src !== 'object') {
+      f.locals(
+        this.T,
+        Array.from({ length: L }, (_, j) => `b${j}`),
+      );
+      out.push(...this.loadLimbs(f, 'b', src === 'square' ? a : f.i32('b')));
+    }
+    const addTo = (j: number, term: Term | undefined): Stmt[] => (term ? [t(j).set(term.neg ? I.sub(t(j), term.e) : I.add(t(j), term.e))] : []);
+    const row = label('row');
+    const d0 = this.digits[0];
+    const qOf = this.qinv === 1n ? this.andM(t(0)) : this.qinv === this.MASK ? this.andM(I.sub(0, t(0))) : this.andM(I.mul(t(0), this.k(this.qinv)));
+    out.push(
+      ...Array.from({ length: L }, (_, j) => t(j).set(I.const(0))),
+      p.set(a),
+      end.set(i32.add(a, 8 * L)),
+      loop(
+        row,
+        ai.set(this.ld(p, 0)),
+        Array.from({ length: L }, (_, j) => addTo(j, typeof src === 'object' ? constTerm(this, ai, src.limbs[j]) : { e: I.mul(ai, this.v(f, `b${j}`)), neg: false })).flat(),
+        q.set(qOf),
+        // t_0 + q·m_0 ≡ 0 mod 2^W; with m_0 = −1 and q = t_0 mod 2^W, t_0 − q has t_0's high part
+        Array.from({ length: L - 1 }, (_, j) => addTo(j + 1, constTerm(this, q, this.digits[j + 1]))).flat(),
+        d0 === -1n && this.qinv === 1n ? [] : addTo(0, constTerm(this, q, d0)),
+        this.flags.dropCarry ? t(0).set(t(1)) : t(0).set(I.add(t(1), I.shr_s(t(0), W))),
+        Array.from({ length: L - 2 }, (_, j) => t(j + 1).set(t(j + 2))),
+        t(L - 1).set(I.const(0)),
+        p.set(i32.add(p, 8)),
+        br_if(row, i32.lt_u(p, end)),
+      ),
+    );
+    for (let j = 0; j < L - 1; j++) out.push(...this.st(r, this.andM(t(j)), 8 * j), t(j + 1).set(I.add(t(j + 1), I.shr_s(t(j), W))));
+    out.push(...this.st(r, t(L - 1), 8 * (L - 1)));
+    return { code: out, bounds };
+  }
+
   /** Column k's products a_i·b_(k−i) (or the square's, or the SIMD sum, plus a wide column) and their bound. */
   #productTerms(f: Func, src: Operand, k: number, wide?: Local<'i32'>): { terms: Term[]; bound: bigint } {
     const { L, I, MASK } = this;
@@ -585,6 +679,13 @@ export function productFunctions(fg: FieldGen): Func[] {
   const { L, W, I } = fg;
   const out: Func[] = [];
   const body = (f: Func, operand: Operand, load: 'a' | 'ab', wide?: Local<'i32'>) => {
+    if (fg.rolled) {
+      if (wide || (typeof operand === 'object' && operand.kind === 'simd')) throw new Error(`${fg.pre}: a rolled product takes no wide columns or SIMD operand`);
+      const core = fg.rolledProduct(f, operand === 'square' ? 'square' : operand.kind === 'const' ? operand : 'locals');
+      f.doc.push('Rolled: a loop over the limbs of a (rolledProduct).', ...boundsDoc(fg, core.bounds));
+      f.emit(core.code);
+      return;
+    }
     const { r, a } = { r: f.i32('r'), a: f.i32('a') };
     const loads = [...fg.loadLimbs(f, 'a', a), ...(load === 'ab' ? fg.loadLimbs(f, 'b', f.i32('b')) : [])];
     const core = fg.mulCore(f, operand, wide);
@@ -618,6 +719,7 @@ export function productFunctions(fg: FieldGen): Func[] {
   // locals spill).
   for (const kind of [...fg.fused].sort()) {
     if (fg.flags.simdProducts) throw new Error(`${fg.pre}: fused products need scalar products`);
+    if (fg.rolled) throw new Error(`${fg.pre}: fused products need unrolled products`);
     const f = fg.fusedMul(kind as 'mulw' | 'mulwn' | 'mul2w');
     f.doc.push(
       kind === 'mul2w'

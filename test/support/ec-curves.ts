@@ -29,17 +29,10 @@ export const MODULES: Record<CurveName, ModuleSource> = {
 
 export const ALL_CURVES = Object.keys(CURVES) as CurveName[];
 
-/**
- * Whether curve `name` runs on the backend under test: every curve on simd and wasm; on js the
- * curves whose JavaScript ships (opt-in, src/ec/js/<curve>.ts), not P-521, brainpoolP384r1 and
- * brainpoolP512r1 (test/backends.test.ts holds them to their typed error there).
- */
-export const onThisBackend = (name: CurveName): boolean => testBackend() !== 'js' || MODULES[name].optIn?.js !== undefined;
+/** The curves the family tests run: every curve, on every backend (on js since the rolled products). */
+export const CURVE_NAMES = ALL_CURVES;
 
-/** The curves the family tests run on the backend under test. */
-export const CURVE_NAMES = ALL_CURVES.filter(onThisBackend);
-
-// on js, the opt-in imports of every curve that has one, as an application would write them
+// on js, the opt-in imports of every curve, as an application would write them
 if (testBackend() === 'js') await Promise.all(CURVE_NAMES.map((n) => import(`../../src/ec/js/${n}.js`)));
 
 /** The field's limb width on the backend under test (src/kernels/fe_mont29.ts: 12 bits in i32 on js). */

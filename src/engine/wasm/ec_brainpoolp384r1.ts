@@ -8,6 +8,8 @@ import { bytes as wasmBytes } from './ec_brainpoolp384r1_wasm.js';
 export const name = 'ec_brainpoolp384r1';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
 export const variants = { wasm: wasmBytes };
+/** The JavaScript backend of this module is opt-in: this import provides it (src/engine/kernel.ts, provideJs). */
+export const optIn = { js: 'ctkit/ec/js/brainpoolP384r1' };
 const base64 = [
   'AGFzbQEAAAABSgtgA39/fwBgAn9/AGABfwBgAn9/AX9gAX8Bf2ADf39+AGADf39/AX9gBH9/f38AYAV/f39/fwF/YAR/f39/',
   'AX9gBn9/f39/fwF/A21sAAECAgECAQICAgECAgIBAgECAQIBAgICAQICAAAAAAAAAAAAAAABAQMEBAQEBQEBAQQEAAAAAAYA',
