@@ -9,3 +9,10 @@ export function pattern(n: number, seed: number): Uint8Array {
   for (let i = 0; i < n; i++) b[i] = (i * seed + seed) % 251;
   return b;
 }
+
+/** A smoke curve's private key of n bytes: pattern(n, seed), its top byte cleared for P-521 (66 bytes, 521 bits). */
+export function smokeKey(n: number, seed: number): Uint8Array {
+  const k = pattern(n, seed);
+  if (n === 66) k[0] = 0;
+  return k;
+}

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { transformAsync } from '@babel/core';
-import { SMOKE_LENGTHS, pattern } from './inputs.js';
+import { SMOKE_LENGTHS, pattern, smokeKey } from './inputs.js';
 import { poly1305Ref } from '../../src/ref/poly1305.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -40,33 +40,36 @@ function expected(): string[] {
     lines.push(`hmac-sha512/${n} ${createHmac('sha512', key).update(msg).digest('hex')}`);
     lines.push(`hkdf-sha256/${n} ${hex(new Uint8Array(hkdfSync('sha256', msg, aad, key, 42)))}`);
   }
-  for (const [name, curve] of CURVES) {
+  for (const [name, curve, , , bytes] of CURVES) {
     const e = createECDH(curve);
-    e.setPrivateKey(pattern(32, 5));
+    e.setPrivateKey(smokeKey(bytes, 5));
     const peer = createECDH(curve);
-    peer.setPrivateKey(pattern(32, 6));
+    peer.setPrivateKey(smokeKey(bytes, 6));
     lines.push(`${name}-public-key ${hex(e.getPublicKey())}`, `${name}-ecdh ${hex(e.computeSecret(peer.getPublicKey()))}`);
     lines.push(`${name}-sign verified by OpenSSL`, `${name}-verify true false`);
   }
   return lines;
 }
 
+/** name in smoke.ts, OpenSSL's curve, JWK crv, the signatures' hash (the curve's default), private key bytes */
 const CURVES = [
-  ['p256', 'prime256v1'],
-  ['secp256k1', 'secp256k1'],
+  ['p256', 'prime256v1', 'P-256', 'sha256', 32],
+  ['secp256k1', 'secp256k1', 'secp256k1', 'sha256', 32],
+  ['p521', 'secp521r1', 'P-521', 'sha512', 66],
 ] as const;
 
-/** Hermes's signature lines, verified here by OpenSSL against the public key it printed (ECDSA with SHA-256, DER). */
+/** Hermes's signature lines, verified here by OpenSSL against the public key it printed (ECDSA with the curve's hash, DER). */
 function verifiedSignatures(got: string[]): string[] {
   const hexOf = (prefix: string) => got.find((l) => l.startsWith(prefix))?.slice(prefix.length) ?? '';
   return got.map((line) => {
     const m = /^(\S+)-sign ([0-9a-f]+)$/.exec(line);
     if (!m) return line;
-    const curve = CURVES.find(([n]) => n === m[1])?.[1];
+    const c = CURVES.find(([n]) => n === m[1]);
     const raw = Buffer.from(hexOf(`${m[1]}-public-key `), 'hex');
-    if (!curve || raw.length !== 65) return `${m[1]}-sign without its public key`;
-    const jwk = { kty: 'EC', crv: curve === 'prime256v1' ? 'P-256' : 'secp256k1', x: raw.subarray(1, 33).toString('base64url'), y: raw.subarray(33).toString('base64url') };
-    const ok = verify('sha256', pattern(100, 7), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(m[2], 'hex'));
+    const L = c?.[4] ?? 0; // a coordinate's bytes: the private key's, on these curves
+    if (!c || raw.length !== 1 + 2 * L) return `${m[1]}-sign without its public key`;
+    const jwk = { kty: 'EC', crv: c[2], x: raw.subarray(1, 1 + L).toString('base64url'), y: raw.subarray(1 + L).toString('base64url') };
+    const ok = verify(c[3], pattern(100, 7), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(m[2], 'hex'));
     return `${m[1]}-sign ${ok ? 'verified by OpenSSL' : 'REFUSED by OpenSSL'}`;
   });
 }

@@ -2,8 +2,9 @@
 // the way React Native's toolchain does, and runs it under the Hermes binary of
 // hermes-engine-cli, which has no WebAssembly). Every family with a JavaScript backend, over
 // fixed inputs of several lengths; one `name hex` line each, which run.ts compares with OpenSSL.
-// P-256 and secp256k1 with their opt-in JavaScript (ctkit/ec/js/<curve>), as an app imports it:
-// public keys and ECDH compared with OpenSSL's, signatures verified by OpenSSL (run.ts).
+// P-256, secp256k1 and P-521 (rolled products: src/kernels/fe_mont29.ts) with their opt-in
+// JavaScript (ctkit/ec/js/<curve>), as an app imports it: public keys and ECDH compared with
+// OpenSSL's, signatures verified by OpenSSL (run.ts).
 
 import { backend } from '../../src/engine/backend.js';
 import { chacha20, chacha20Poly1305 } from '../../src/aead/chacha20-poly1305.js';
@@ -14,9 +15,11 @@ import { hkdf } from '../../src/hash/hkdf.js';
 import { AuthenticationError } from '../../src/errors.js';
 import { p256 } from '../../src/ec/p256.js';
 import { secp256k1 } from '../../src/ec/secp256k1.js';
+import { p521 } from '../../src/ec/p521.js';
 import '../../src/ec/js/p256.js';
 import '../../src/ec/js/secp256k1.js';
-import { SMOKE_LENGTHS, pattern } from './inputs.js';
+import '../../src/ec/js/p521.js';
+import { SMOKE_LENGTHS, pattern, smokeKey } from './inputs.js';
 
 declare const print: ((s: string) => void) | undefined;
 const out = (s: string) => (typeof print === 'function' ? print(s) : console.log(s));
@@ -54,9 +57,10 @@ for (const n of SMOKE_LENGTHS) {
 for (const [name, c] of [
   ['p256', p256],
   ['secp256k1', secp256k1],
+  ['p521', p521],
 ] as const) {
-  const sk = pattern(32, 5),
-    peer = c.getPublicKey(pattern(32, 6)),
+  const sk = smokeKey(c.privateKeyBytes, 5),
+    peer = c.getPublicKey(smokeKey(c.privateKeyBytes, 6)),
     msg = pattern(100, 7);
   const pk = c.getPublicKey(sk);
   out(`${name}-public-key ${hex(pk)}`);
