@@ -20,9 +20,10 @@
 // Math.imul on 16-bit pieces) uses the same code with 12-bit limbs in i32 (W = 12, P-256: 22
 // limbs, FE 176 bytes; only each limb's low word in memory is read): a product of two limbs is
 // one Math.imul, and mulCore proves every column below 2^31 (up to P-521's 44 limbs). From
-// ROLL_FROM_TERMS multiplications (P-521, brainpoolP384r1, brainpoolP512r1) the product is a loop
-// over a's limbs (rolledProduct), not unrolled. Inversion there is a^(m−2) (fe_field.ts). Opt-in per curve (src/ec/js/); test/backends.test.ts runs the curve
-// family tests on it (the field suite against BigInt on 12-bit limbs, OpenSSL, Wycheproof).
+// ROLL_FROM_TERMS multiplications (P-521, brainpoolP384r1, brainpoolP512r1) the product is a
+// loop over a's limbs (rolledProduct), not unrolled. Inversion there is a^(m−2) (fe_field.ts).
+// Opt-in per curve (src/ec/js/); test/backends.test.ts runs the curve family tests on it (the
+// field suite against BigInt on 12-bit limbs, OpenSSL, Wycheproof).
 //
 // Why constant time: straight-line code on i64 (js: i32) values, no branch, address or division
 // depending on data; i64.mul is imul, whose timing does not depend on its operands.
@@ -61,7 +62,7 @@ export const SIMD_REDUCE_FROM_DIGIT = 4;
 export const SIMD_REDUCE_FROM_LIMBS = 9;
 /**
  * On js, a product with at least this many multiplications unrolled (L² products and L per
- * non-zero digit of m) is rolled instead: a loop over a's limbs (see rolledCore). Unrolled, P-521,
+ * non-zero digit of m) is rolled instead: a loop over a's limbs (rolledProduct). Unrolled, P-521,
  * brainpoolP384r1 and brainpoolP512r1 (2024–3698 multiplications) make functions of 70–140 KB
  * that V8 leaves to its interpreter; P-384 (n: 1650) is the largest unrolled one.
  */
