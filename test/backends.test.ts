@@ -48,7 +48,7 @@ const FAMILY_TESTS: Record<string, string[]> = {
   ),
 };
 
-/** The modules with a variant for backend b (five curves' js is opt-in: test/support/ec-curves.ts imports it on js). */
+/** The modules with a variant for backend b (the curves' js is opt-in: test/support/ec-curves.ts imports it on js). */
 const withTarget_ = (b: 'wasm' | 'js') => kernels.filter((k) => k.targets?.includes(b));
 
 test('every module with a wasm or js variant has its family tests run on them here', () => {

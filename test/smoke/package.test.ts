@@ -139,10 +139,10 @@ test('npm pack ships dist/, bin/ctkit.js, README, LICENSE and package.json, noth
   const binText = readFileSync(join(repo, 'bin', 'ctkit.js'), 'utf8');
   assert.doesNotMatch(binText, /['"]tsx|\.\.\/src\//);
   assert.match(binText, /\.\.\/dist\/cli\/main\.js/);
-  // a ceiling above today's size (9.2 MB unpacked, 1.6 MB packed: the scalar wasm and js
-  // backends, 3.6 MB of it the five curves' opt-in JavaScript), so that sources or kernel text
+  // a ceiling above today's size (11.8 MB unpacked, 1.9 MB packed: the scalar wasm and js
+  // backends, 5.7 MB of it the eight curves' opt-in JavaScript), so that sources or kernel text
   // (the .wat alone is about 10 MB) slipping back in fails
-  assert.ok(pack.unpackedSize < 12_000_000, `unpacked ${pack.unpackedSize} bytes`);
+  assert.ok(pack.unpackedSize < 14_000_000, `unpacked ${pack.unpackedSize} bytes`);
   console.log(`# npm pack: ${pack.filename} ${pack.size} bytes packed, ${pack.unpackedSize} unpacked, ${pack.entryCount} files`);
 });
 
