@@ -282,3 +282,17 @@ test('bench: the filter, --all, --json, --base, --time, --copies and --impl as t
     rmSync(bare, { recursive: true, force: true });
   }
 });
+
+test("on the js backend a command first loads every curve's opt-in JavaScript", async () => {
+  const { backend, setBackend } = await import('../src/engine/backend.js');
+  const before = backend();
+  setBackend('js');
+  try {
+    const r = await run(['keygen', '--curve', 'p521', '-o', join(dir, 'js-p521.pem')]);
+    assert.equal(r.status, 0, r.stderr);
+    const key = createPrivateKey(readFileSync(join(dir, 'js-p521.pem')));
+    assert.equal(key.asymmetricKeyDetails?.namedCurve, 'secp521r1');
+  } finally {
+    setBackend(before);
+  }
+});
