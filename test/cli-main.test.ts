@@ -17,6 +17,8 @@ import { runBench } from '../src/cli/bench.js';
 import { main, report } from '../src/cli/run.js';
 import { EncodingError, InvalidKeyError } from '../src/errors.js';
 import { cliOutput } from './support/stdout.js';
+import { ctkitSourceArgv } from './support/cli.js';
+import { spawnSync } from 'node:child_process';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctkit-main-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -283,16 +285,11 @@ test('bench: the filter, --all, --json, --base, --time, --copies and --impl as t
   }
 });
 
-test("on the js backend a command first loads every curve's opt-in JavaScript", async () => {
-  const { backend, setBackend } = await import('../src/engine/backend.js');
-  const before = backend();
-  setBackend('js');
-  try {
-    const r = await run(['keygen', '--curve', 'p521', '-o', join(dir, 'js-p521.pem')]);
-    assert.equal(r.status, 0, r.stderr);
-    const key = createPrivateKey(readFileSync(join(dir, 'js-p521.pem')));
-    assert.equal(key.asymmetricKeyDetails?.namedCurve, 'secp521r1');
-  } finally {
-    setBackend(before);
-  }
+test("on the js backend a command first loads every curve's opt-in JavaScript", () => {
+  // a process of its own: in this one, a mutant that imports the opt-in on the wrong backend
+  // would have imported it already, in the simd runs above
+  const key = join(dir, 'js-p521.pem');
+  const r = spawnSync(process.execPath, ctkitSourceArgv(['keygen', '--curve', 'p521', '-o', key]), { encoding: 'utf8', env: { ...process.env, CTKIT_BACKEND: 'js' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(createPrivateKey(readFileSync(key)).asymmetricKeyDetails?.namedCurve, 'secp521r1');
 });
