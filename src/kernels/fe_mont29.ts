@@ -439,29 +439,23 @@ export class FieldGen {
   mulCore(f: Func, src: Operand, wide?: Local<'i32'>): { code: Stmt[]; bounds: bigint[] } {
     const L = this.L;
     const out: Stmt[] = [];
-    const bounds: bigint[] = [];
+    const bounds = this.#columnBounds(typeof src === 'object' && src.kind === 'const' ? src : 'products', wide !== undefined);
     const simd = typeof src === 'object' && src.kind === 'simd';
     if (typeof src === 'object' && src.kind === 'simd') out.push(...this.#simdColumns(f, src.ptr));
     const [acc, c] = [this.v(f, 'acc'), this.v(f, 'c')];
-    const { I, W, MASK } = this;
+    const { I, W } = this;
     // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
     const sr = simd ? 0 : (this.flags.simdReduce ?? 0);
     const simdRed = { init: new Set<number>(), pairs: new Map<string, number>() };
-    const d0 = this.digits[0] < 0n ? -this.digits[0] : this.digits[0];
-    let carryBound = 0n; // bound on |carry|
     for (let k = 0; k <= 2 * L - 2; k++) {
       const p = this.#productTerms(f, src, k, wide);
       const r = this.#reductionTerms(f, k, sr);
-      const bound = p.bound + r.bound + carryBound;
-      if (bound >= this.columnLimit) throw new Error(`${this.pre}: column ${k} may overflow`);
-      bounds.push(bound);
-      let col = sum(I, [...p.terms, ...r.terms], this.dense);
+      let col = sum(I, [...p, ...r.terms], this.dense);
       if (r.late) col = r.late.neg ? I.sub(col, r.late.e) : I.add(col, r.late.e);
       const dropped = this.flags.dropCarry && k === L + 1;
       if (k > 0 && !dropped) col = I.add(col, c);
       out.push(comment(`column ${k}`), acc.set(col));
       out.push(...(k < L ? this.#quotient(f, k, sr, simdRed) : [this.v(f, `r${k - L}`).set(this.andM(acc)), c.set(I.shr_s(acc, W))]));
-      carryBound = ((bound + (k < L ? MASK * d0 : 0n)) >> BigInt(W)) + 1n;
     }
     out.push(this.v(f, `r${L - 1}`).set(c));
     if (simdRed.pairs.size > 2 * L) throw new Error('too many constant pairs');
@@ -478,12 +472,14 @@ export class FieldGen {
   }
 
   /**
-   * The proven bounds of a product's columns (|column k| < bound, carry included), as mulCore
-   * proves them for scalar operands; also that a column with its own quotient's term q_k·m_0
-   * stays in range. The rolled product sums the same terms per column in another order, so
-   * every partial sum is bounded by its column's bound.
+   * The proven bounds of a product's columns (|column k| < bound): its products a_i·b_(k−i)
+   * (each below 2^2W, or 2^W·|c| by a constant's limb; a square's doubled cross products count
+   * twice, the same), its reduction terms q_i·m_(k−i), a wide column's up-to-L products (mul2w),
+   * and the carry in; also that the column with its own quotient's term q_k·m_0 stays in range.
+   * mulCore and rolledProduct sum the same terms per column (in other orders), so every partial
+   * sum is bounded by its column's bound.
    */
-  #columnBounds(src: 'square' | 'locals' | { kind: 'const'; limbs: bigint[] }): bigint[] {
+  #columnBounds(src: 'products' | { kind: 'const'; limbs: bigint[] }, wide = false): bigint[] {
     const { L, MASK, W } = this;
     const abs = (d: bigint) => (d < 0n ? -d : d);
     const d0 = abs(this.digits[0]);
@@ -493,6 +489,7 @@ export class FieldGen {
       let bound = carryBound;
       for (let i = Math.max(0, k - L + 1); i <= Math.min(k, L - 1); i++) bound += typeof src === 'object' ? MASK * abs(src.limbs[k - i]) : MASK * MASK;
       for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) bound += MASK * abs(this.digits[k - i]);
+      if (wide) bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * MASK * MASK;
       const own = k < L ? MASK * d0 : 0n;
       if (bound + own >= this.columnLimit) throw new Error(`${this.pre}: column ${k} may overflow`);
       bounds.push(bound);
@@ -515,7 +512,7 @@ export class FieldGen {
    */
   rolledProduct(f: Func, src: 'square' | 'locals' | { kind: 'const'; limbs: bigint[] }): { code: Stmt[]; bounds: bigint[] } {
     const { L, I, W } = this;
-    const bounds = this.#columnBounds(src);
+    const bounds = this.#columnBounds(typeof src === 'object' ? src : 'products');
     const [r, a] = [f.i32('r'), f.i32('a')];
     const [p, end] = [f.i32('p'), f.i32('end')];
     const t = (j: number) => this.v(f, `t${j}`);
@@ -557,74 +554,59 @@ export class FieldGen {
     return { code: out, bounds };
   }
 
-  /** Column k's products a_i·b_(k−i) (or the square's, or the SIMD sum, plus a wide column) and their bound. */
-  #productTerms(f: Func, src: Operand, k: number, wide?: Local<'i32'>): { terms: Term[]; bound: bigint } {
-    const { L, I, MASK } = this;
+  /** Column k's products a_i·b_(k−i) (or the square's, or the SIMD sum, plus a wide column); their bound: #columnBounds. */
+  #productTerms(f: Func, src: Operand, k: number, wide?: Local<'i32'>): Term[] {
+    const { L, I } = this;
     const A = (i: number) => this.v(f, `a${i}`);
-    const pmax = MASK * MASK;
     const terms: Term[] = [];
-    let bound = 0n;
     const lo = Math.max(0, k - L + 1),
       hi = Math.min(k, L - 1);
     if (src === 'square') {
       // cross products summed once, then doubled; the square of the middle limb added after
       const cross: Term[] = [];
       for (let i = lo; i <= hi; i++) {
-        if (i < k - i) {
-          cross.push({ e: I.mul(A(i), A(k - i)), neg: false });
-          bound += 2n * pmax;
-        }
+        if (i < k - i) cross.push({ e: I.mul(A(i), A(k - i)), neg: false });
       }
       if (cross.length) terms.push({ e: I.shl(sum(I, cross, this.dense), 1), neg: false });
-      if (k % 2 === 0) {
-        terms.push({ e: I.mul(A(k / 2), A(k / 2)), neg: false });
-        bound += pmax;
-      }
+      if (k % 2 === 0) terms.push({ e: I.mul(A(k / 2), A(k / 2)), neg: false });
     } else if (src.kind === 'simd') {
       terms.push({ e: f.i64(`s${k}`).get(), neg: false });
-      bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
     } else {
       for (let i = lo; i <= hi; i++) {
-        if (src.kind === 'locals') {
-          terms.push({ e: I.mul(A(i), this.v(f, `${src.prefix}${k - i}`)), neg: false });
-          bound += pmax;
-        } else {
-          const d = src.limbs[k - i];
-          const t = constTerm(this, A(i), d);
+        if (src.kind === 'locals') terms.push({ e: I.mul(A(i), this.v(f, `${src.prefix}${k - i}`)), neg: false });
+        else {
+          const t = constTerm(this, A(i), src.limbs[k - i]);
           if (t) terms.push(t);
-          if (t) bound += MASK * (d < 0n ? -d : d);
         }
       }
       if (wide) {
         // column k of a product left unreduced by mulw (up to L products, signed limbs)
         terms.push({ e: this.ld(wide, 8 * k), neg: false });
-        bound += BigInt(Math.min(k, 2 * L - 2 - k) + 1) * pmax;
       }
     }
-    return { terms, bound };
+    return terms;
   }
 
   /**
-   * Column k's reduction terms q_i·m_(k−i) and their bound: the newest quotient digit apart
-   * (`late`, added last: it is on the carry path), digits j ≥ sr from the SIMD accumulators.
+   * Column k's reduction terms q_i·m_(k−i) (their bound: #columnBounds): the newest quotient
+   * digit apart (`late`, added last: it is on the carry path), digits j ≥ sr from the SIMD
+   * accumulators.
    */
-  #reductionTerms(f: Func, k: number, sr: number): { terms: Term[]; late?: Term; bound: bigint } {
+  #reductionTerms(f: Func, k: number, sr: number): { terms: Term[]; late?: Term } {
     const L = this.L;
     const terms: Term[] = [];
     let late: Term | undefined;
-    let bound = 0n;
     let fromSimd = false;
     for (let i = Math.max(0, k - L + 1); i <= Math.min(k - 1, L - 1); i++) {
       const d = this.digits[k - i];
       const t = constTerm(this, this.v(f, `q${i}`), d);
       if (!t) continue;
-      bound += this.MASK * (d < 0n ? -d : d);
       if (i === k - 1) late = t;
       else if (!sr || k - i < sr) terms.push(t);
       else fromSimd = true;
     }
     if (fromSimd) terms.push({ e: i64x2.extract_lane(f.v128(`vr${k >> 1}`), k & 1), neg: false });
-    return { terms, late, bound };
+    return { terms, late };
   }
 
   /**
