@@ -15,14 +15,7 @@ import * as ec from '../src/ec/index.js';
 import type { EcdsaCurve } from '../src/ec/ecdsa.js';
 import { backend, setBackend } from '../src/engine/backend.js';
 import { sha256 } from '../src/hash/sha2.js';
-import '../src/ec/js/p256.js';
-import '../src/ec/js/p224.js';
-import '../src/ec/js/p384.js';
-import '../src/ec/js/secp256k1.js';
-import '../src/ec/js/brainpoolP256r1.js';
-import '../src/ec/js/p521.js';
-import '../src/ec/js/brainpoolP384r1.js';
-import '../src/ec/js/brainpoolP512r1.js';
+import '../src/ec/js/all.js'; // every curve's opt-in (the last test checks it imports each)
 import { readFileSync, readdirSync } from 'node:fs';
 import { EC_MODULES } from '../src/kernels/ec_rcb_window.js';
 

@@ -40,10 +40,10 @@ function expected(): string[] {
     lines.push(`hmac-sha512/${n} ${createHmac('sha512', key).update(msg).digest('hex')}`);
     lines.push(`hkdf-sha256/${n} ${hex(new Uint8Array(hkdfSync('sha256', msg, aad, key, 42)))}`);
   }
-  for (const [name, curve, , , bytes] of CURVES) {
-    const e = createECDH(curve);
+  for (const { name, openssl, bytes } of CURVES) {
+    const e = createECDH(openssl);
     e.setPrivateKey(smokeKey(bytes, 5));
-    const peer = createECDH(curve);
+    const peer = createECDH(openssl);
     peer.setPrivateKey(smokeKey(bytes, 6));
     lines.push(`${name}-public-key ${hex(e.getPublicKey())}`, `${name}-ecdh ${hex(e.computeSecret(peer.getPublicKey()))}`);
     lines.push(`${name}-sign verified by OpenSSL`, `${name}-verify true false`);
@@ -51,12 +51,12 @@ function expected(): string[] {
   return lines;
 }
 
-/** name in smoke.ts, OpenSSL's curve, JWK crv, the signatures' hash (the curve's default), private key bytes */
+/** The smoke program's curves: OpenSSL's name, the JWK crv, the signatures' hash (the curve's default), private key and coordinate bytes. */
 const CURVES = [
-  ['p256', 'prime256v1', 'P-256', 'sha256', 32],
-  ['secp256k1', 'secp256k1', 'secp256k1', 'sha256', 32],
-  ['p521', 'secp521r1', 'P-521', 'sha512', 66],
-] as const;
+  { name: 'p256', openssl: 'prime256v1', crv: 'P-256', hash: 'sha256', bytes: 32 },
+  { name: 'secp256k1', openssl: 'secp256k1', crv: 'secp256k1', hash: 'sha256', bytes: 32 },
+  { name: 'p521', openssl: 'secp521r1', crv: 'P-521', hash: 'sha512', bytes: 66 },
+];
 
 /** Hermes's signature lines, verified here by OpenSSL against the public key it printed (ECDSA with the curve's hash, DER). */
 function verifiedSignatures(got: string[]): string[] {
@@ -64,12 +64,11 @@ function verifiedSignatures(got: string[]): string[] {
   return got.map((line) => {
     const m = /^(\S+)-sign ([0-9a-f]+)$/.exec(line);
     if (!m) return line;
-    const c = CURVES.find(([n]) => n === m[1]);
+    const c = CURVES.find((x) => x.name === m[1]);
     const raw = Buffer.from(hexOf(`${m[1]}-public-key `), 'hex');
-    const L = c?.[4] ?? 0; // a coordinate's bytes: the private key's, on these curves
-    if (!c || raw.length !== 1 + 2 * L) return `${m[1]}-sign without its public key`;
-    const jwk = { kty: 'EC', crv: c[2], x: raw.subarray(1, 1 + L).toString('base64url'), y: raw.subarray(1 + L).toString('base64url') };
-    const ok = verify(c[3], pattern(100, 7), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(m[2], 'hex'));
+    if (!c || raw.length !== 1 + 2 * c.bytes) return `${m[1]}-sign without its public key`;
+    const jwk = { kty: 'EC', crv: c.crv, x: raw.subarray(1, 1 + c.bytes).toString('base64url'), y: raw.subarray(1 + c.bytes).toString('base64url') };
+    const ok = verify(c.hash, pattern(100, 7), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(m[2], 'hex'));
     return `${m[1]}-sign ${ok ? 'verified by OpenSSL' : 'REFUSED by OpenSSL'}`;
   });
 }
