@@ -195,7 +195,7 @@ export const EC_MODULES = Object.entries(CURVES).map(([key, c]) => ({
   name: ecModuleName(c),
   source: 'src/kernels/ec_rcb_window.ts',
   call: `generateEc(CURVES.${key})`,
-  // js: 500–900 KB of JavaScript per curve, so opt-in (src/ec/js/<curve>.ts provides it). P-521,
+  // js: 470–910 KB of JavaScript per curve (210–440 KB minified), so opt-in (src/ec/js/<curve>.ts provides it). P-521,
   // brainpoolP384r1 and brainpoolP512r1 (44, 33 and 43 twelve-bit limbs) have rolled products
   // (fe_mont29.ts: ROLL_FROM_TERMS); unrolled, V8 left them to its interpreter (P-521's ECDH
   // took about a second, 50× @noble/curves' BigInt)
