@@ -63,8 +63,9 @@ export const SIMD_REDUCE_FROM_LIMBS = 9;
 /**
  * On js, a product with at least this many multiplications unrolled (L² products and L per
  * non-zero digit of m) is rolled instead: a loop over a's limbs (rolledProduct). Unrolled, P-521,
- * brainpoolP384r1 and brainpoolP512r1 (2024–3698 multiplications) make functions of 70–140 KB
- * that V8 leaves to its interpreter; P-384 (n: 1650) is the largest unrolled one.
+ * brainpoolP384r1 and brainpoolP512r1 (2024–3698 multiplications) made functions of 70–140 KB
+ * that ran far slower (P-521 ECDH: about a second unrolled, 12.4 ms rolled, README);
+ * P-384 (n: 1650) is the largest unrolled one.
  */
 export const ROLL_FROM_TERMS = 2000;
 type E = Expr<'i64'>;
@@ -500,15 +501,14 @@ export class FieldGen {
 
   /**
    * Montgomery multiplication as a loop over a's limbs (js, for the fields with the most
-   * products: an unrolled product of 2000–3700 multiplications is a function V8 does not
-   * optimise). Operand scanning with the reduction interleaved, in locals t_0 … t_(L−1): row i
-   * adds a_i·b_j to t_j, takes q_i from t_0 (the low W bits of column i: the same digit as
-   * mulCore's), adds q_i·m_j to t_j, and shifts t down by one limb, t_0's carry into t_1. After
-   * L rows t holds columns L … 2L − 2 (uncarried), and one carry chain gives r. Every column is
-   * the same sum as in mulCore, with the same carries, so the same bounds hold (#columnBounds).
-   * b comes from memory at b (or a, squaring: no cross-product saving) into locals, or is a
-   * constant (immediates); a_i is read at a + 8i in the loop (a public address); r, written
-   * last, may be a or b.
+   * products: unrolled, they ran far slower, see ROLL_FROM_TERMS). Operand scanning with the
+   * reduction interleaved, in locals t_0 … t_(L−1): row i adds a_i·b_j to t_j, takes q_i from
+   * t_0 (the low W bits of column i: the same digit as mulCore's), adds q_i·m_j to t_j, and
+   * shifts t down by one limb, t_0's carry into t_1. After L rows t holds columns L … 2L − 2
+   * (uncarried), and one carry chain gives r. Every column is the same sum as in mulCore, with
+   * the same carries, so the same bounds hold (#columnBounds). b comes from memory at b (or a,
+   * squaring: no cross-product saving) into locals, or is a constant (immediates); a_i is read
+   * at a + 8i in the loop (a public address); r, written last, may be a or b.
    */
   rolledProduct(f: Func, src: 'square' | 'locals' | { kind: 'const'; limbs: bigint[] }): { code: Stmt[]; bounds: bigint[] } {
     const { L, I, W } = this;
