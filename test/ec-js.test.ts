@@ -5,7 +5,8 @@
 // family test files run on js too (test/backends.test.ts, with the field suite on 12-bit limbs,
 // Wycheproof and the negative controls); this file is the in-process one that mutation testing
 // of src/ec sees. P-521, brainpoolP384r1 and brainpoolP512r1 run on rolled products
-// (src/kernels/fe_mont29.ts: rolledProduct).
+// (src/kernels/fe_mont29.ts: rolledProduct). X25519 and Ed25519 (their own opt-ins) are held to
+// OpenSSL the same way.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createECDH, createSign, createVerify, createPrivateKey, createPublicKey } from 'node:crypto';
@@ -18,6 +19,9 @@ import { sha256 } from '../src/hash/sha2.js';
 import '../src/ec/js/all.js'; // every curve's opt-in (the last test checks it imports each)
 import { readFileSync, readdirSync } from 'node:fs';
 import { EC_MODULES } from '../src/kernels/ec_rcb_window.js';
+import { kernels } from '../src/kernels/registry.js';
+import { diffieHellman, generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { ed25519Kernel } from '../src/ec/ed25519.js';
 
 const OPENSSL: Record<CurveName, string> = {
   p256: 'prime256v1',
@@ -63,15 +67,37 @@ for (const name of Object.keys(OPENSSL) as CurveName[]) {
   });
 }
 
+test("X25519 and Ed25519 on the js target: keys, ECDH, signatures both ways equal OpenSSL's (6 keys)", () => {
+  assert.equal(ed25519Kernel(ec.ed25519).backend, 'js');
+  const raw = (k: ReturnType<typeof createPublicKey>) => new Uint8Array(k.export({ format: 'der', type: 'spki' }).subarray(12));
+  const rawPriv = (k: ReturnType<typeof createPrivateKey>) => new Uint8Array(k.export({ format: 'der', type: 'pkcs8' }).subarray(16));
+  const peer = generateKeyPairSync('x25519');
+  for (let i = 0; i < 6; i++) {
+    const x = generateKeyPairSync('x25519');
+    const sk = rawPriv(x.privateKey);
+    assert.deepEqual(ec.x25519.getPublicKey(sk), raw(x.publicKey), `X25519 public key ${i}`);
+    assert.deepEqual(ec.x25519.ecdh(sk, raw(peer.publicKey)), new Uint8Array(diffieHellman({ privateKey: x.privateKey, publicKey: peer.publicKey })), `X25519 ECDH ${i}`);
+    const e = generateKeyPairSync('ed25519');
+    const esk = rawPriv(e.privateKey);
+    const msg = Buffer.from(`message ${i} for Ed25519`);
+    assert.deepEqual(ec.ed25519.getPublicKey(esk), raw(e.publicKey), `Ed25519 public key ${i}`);
+    const ours = ec.ed25519.sign(msg, esk);
+    assert.deepEqual(ours, new Uint8Array(nodeSign(null, msg, e.privateKey)), `Ed25519 signature ${i} (deterministic: OpenSSL's bytes)`);
+    assert.ok(nodeVerify(null, msg, e.publicKey, ours));
+    assert.equal(ec.ed25519.verify(ours, msg, raw(e.publicKey)), true);
+    assert.equal(ec.ed25519.verify(ours, Buffer.from('another message'), raw(e.publicKey)), false);
+  }
+});
+
 test('src/ec/js: one file per curve module with an opt-in js, and all.ts imports every one', () => {
   const dir = new URL('../src/ec/js/', import.meta.url);
   const files = readdirSync(dir)
     .filter((f) => f !== 'all.ts')
     .map((f) => f.replace(/\.ts$/, ''))
     .sort();
-  const optIn = EC_MODULES.flatMap((m) => ('optIn' in m && m.optIn ? [m.optIn.js.replace('ctkit/ec/js/', '')] : [])).sort();
+  const optIn = kernels.flatMap((m) => (m.optIn ? [m.optIn.js.replace('ctkit/ec/js/', '')] : [])).sort();
   assert.deepEqual(files, optIn);
-  assert.equal(files.length, EC_MODULES.length);
+  assert.equal(files.length, EC_MODULES.length + 2); // the eight curves, X25519 and Ed25519
   const imported = [...readFileSync(new URL('all.ts', dir), 'utf8').matchAll(/^import '\.\/(\w+)\.js';$/gm)].map((m) => m[1]).sort();
   assert.deepEqual(imported, files);
 });

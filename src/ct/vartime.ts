@@ -36,7 +36,8 @@ const ECDSA_GTABLE =
 
 // Ed25519 verification (src/kernels/ed25519_verify.ts; ed25519_verify_pair.ts on SIMD128): the violations are in ed25519_verify
 // itself and in the variable-time inversion only it reaches (pt_encode_vt → fe_inv_vt); the
-// group and field code it shares with signing must stay clean.
+// group and field code it shares with signing must stay clean (each backend: ed25519_wasm, and
+// the JavaScript module's IR, ed25519_js).
 const ED25519_VERIFY =
   'Ed25519 verification: its inputs are the signature (R, S), the public key A and k = SHA-512(R ‖ A ‖ M) mod L, ' +
   'all public. Returns early when A (or, with ZIP-215, R) does not decode or S ≥ L, doubles without T before a doubling ' +
@@ -49,5 +50,5 @@ export const varTime: VarTimeDecl[] = [
     { module, kind: 'export', func: 'ecdsa_verify', reason: ECDSA_VERIFY },
     { module, kind: 'helper', func: 'ecdsa_gtable', reason: ECDSA_GTABLE },
   ]),
-  ...['ed25519', 'ed25519_wasm'].map((module): VarTimeDecl => ({ module, kind: 'export', func: 'ed25519_verify', reason: ED25519_VERIFY })),
+  ...['ed25519', 'ed25519_wasm', 'ed25519_js'].map((module): VarTimeDecl => ({ module, kind: 'export', func: 'ed25519_verify', reason: ED25519_VERIFY })),
 ];

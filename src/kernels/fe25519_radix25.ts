@@ -23,7 +23,7 @@
 // same p) and the choice: docs/kernels/x25519.md.
 // Negative-control flag (tests only): dropCarry (the carry from limb 4 into limb 5 lost).
 
-import { type Expr, Func, type Local, type Stmt, call, comment, i32, i64, i64x2, simdAllowed, v128 } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, br_if, call, comment, i32, i64, i64x2, label, loop, memory, setMany, simdAllowed, target, v128 } from './builder/index.js';
 import { safegcdFunction } from './fe_safegcd.js';
 import { cmovLines } from './fe_ops.js';
 
@@ -94,7 +94,8 @@ export class Fe25519 {
   constructor(prefix: string, flags: Fe25519Flags = {}) {
     this.pre = prefix;
     this.flags = flags;
-    this.invWorkspace = 32 + 72;
+    // safegcd: 32 bytes and 9 limbs of 29 bits; js: five elements for the chain of a^(p − 2)
+    this.invWorkspace = target() === 'js' ? 5 * FE25519 : 32 + 72;
     this.testWorkspace = this.FE + 32;
     // tight: the fixed point of "carry the columns of a product of loose inputs"
     let tight: Iv[] = BITS.map((b) => [0n, (1n << BigInt(b)) - 1n]);
@@ -281,9 +282,43 @@ export class Fe25519 {
     return out;
   }
 
+  /**
+   * On js, the product's ten columns come from two functions of five columns each (their results
+   * the columns): one function of all 100 emulated i64 products was larger than V8 optimises
+   * (it stayed in the baseline tier: X25519 ~20 ms instead of ~3), the square's 55 were not.
+   */
+  #columnHalves(): Func[] {
+    if (!this.#halves) {
+      this.#halves = [0, 1].map((half) => {
+        const h = new Func(`${this.pre}_mul_cols${half}`, { a: 'i32', b: 'i32' }, { results: Array(NL / 2).fill('i64') });
+        h.doc.push(`columns ${(NL / 2) * half} … ${(NL / 2) * half + NL / 2 - 1} of mul (the js target: see #columnHalves), each raw_k + 19·raw_(k+10), unreduced.`);
+        const { body, cols } = this.#columns(h, false, (NL / 2) * half, (NL / 2) * (half + 1));
+        h.emit(
+          body,
+          cols.map((c) => c.get()),
+        );
+        return h;
+      });
+    }
+    return this.#halves;
+  }
+  #halves: Func[] | undefined;
+
   /** The product (or square) of the operands in f's parameters after r, into r. */
   #mulBody(f: Func, square: boolean): Stmt[] {
     const r = f.i32('r');
+    if (!square && target() === 'js') {
+      const h = Array.from({ length: NL }, (_, k) => f.i64(`h${k}`));
+      const [a, b] = [f.i32('a'), f.i32('b')];
+      const halves = this.#columnHalves();
+      return [...setMany(call(halves[0], a, b), h.slice(0, NL / 2)), ...setMany(call(halves[1], a, b), h.slice(NL / 2)), ...this.carryLines(h, f.i64('c')), ...this.#storeLines(r, h)];
+    }
+    const { body, cols } = this.#columns(f, square, 0, NL);
+    return [...body, ...this.carryLines(cols, f.i64('c')), ...this.#storeLines(r, cols)];
+  }
+
+  /** Columns from..to−1 of the product (or square) of the operands a (and b) of f, in locals h_k. */
+  #columns(f: Func, square: boolean, from: number, to: number): { body: Stmt[]; cols: L64[] } {
     const out: Stmt[] = this.#loadLines(f, 'f', f.i32('a'));
     const F = (i: number) => f.i64(`f${i}`);
     const G = (j: number) => f.i64(square ? `f${j}` : `g${j}`);
@@ -311,18 +346,17 @@ export class Fe25519 {
       }
     }
     // h_k = raw_k + 19·raw_(k+10), the 19 as shifts and adds (off the multiplier)
-    const h = Array.from({ length: NL }, (_, k) => f.i64(`h${k}`));
+    const h = Array.from({ length: to - from }, (_, k) => f.i64(`h${from + k}`));
     const u = f.i64('u');
     const times19 = (x: L64): E => i64.add(i64.add(x, i64.shl(x, 1)), i64.shl(x, 4));
     out.push(...pre);
-    for (let k = 0; k < NL; k++) {
+    for (let k = from; k < to; k++) {
       const lo = raw[k].reduce((x, y) => i64.add(x, y));
       out.push(comment(`column ${k}`));
-      if (k < NL - 1) out.push(u.set(raw[k + NL].reduce((x, y) => i64.add(x, y))), h[k].set(i64.add(lo, times19(u))));
-      else out.push(h[k].set(lo));
+      if (k < NL - 1) out.push(u.set(raw[k + NL].reduce((x, y) => i64.add(x, y))), h[k - from].set(i64.add(lo, times19(u))));
+      else out.push(h[k - from].set(lo));
     }
-    out.push(...this.carryLines(h, f.i64('c')), ...this.#storeLines(r, h));
-    return out;
+    return { body: out, cols: h };
   }
 
   #boundsDoc(square: boolean): string[] {
@@ -357,6 +391,47 @@ export class Fe25519 {
       if (i < NL - 1) code.push(h[i + 1].set(i64.add(h[i + 1], c)));
     }
     return { code, h };
+  }
+
+  /**
+   * r = a^(p − 2) = a^(2^255 − 21) by ref10's chain (the js target's inversion: safegcd's i64
+   * arithmetic, emulated on i32 halves, took about three times as long as the rest of a signing).
+   */
+  #fermatLines(f: Func): Stmt[] {
+    const { r, a, ws } = { r: f.i32('r'), a: f.i32('a'), ws: f.i32('ws') };
+    const i = f.i32('i');
+    const T = (k: number): Expr<'i32'> => (k ? i32.add(ws, k * FE25519) : ws.get());
+    const [z11, e5, e10, e20, e50] = [0, 1, 2, 3, 4];
+    const code: Stmt[] = [];
+    const sqrN = (k: number, n: number) => {
+      const lp = label('sq');
+      code.push(i.set(n), loop(lp, call(this.sqr, T(k), T(k)), i.set(i32.sub(i, 1)), br_if(lp, i)));
+    };
+    /** T(dst) = T(src)^(2^n) · T(by) */
+    const step = (dst: number, src: number, n: number, by: number) => {
+      if (dst !== src) code.push(memory.copy(T(dst), T(src), FE25519));
+      sqrN(dst, n);
+      code.push(call(this.mul, T(dst), T(dst), T(by)));
+    };
+    code.push(
+      call(this.sqr, T(z11), a), //              a^2
+      call(this.sqr, T(e5), T(z11)),
+      call(this.sqr, T(e5), T(e5)), //           a^8
+      call(this.mul, T(e5), a, T(e5)), //        a^9
+      call(this.mul, T(z11), T(z11), T(e5)), //  a^11
+      call(this.sqr, T(e10), T(z11)), //         a^22
+      call(this.mul, T(e5), T(e5), T(e10)), //   a^(2^5 − 1)
+    );
+    step(e10, e5, 5, e5); //     2^10 − 1
+    step(e20, e10, 10, e10); //  2^20 − 1
+    step(e50, e20, 20, e20); //  2^40 − 1
+    step(e50, e50, 10, e10); //  2^50 − 1
+    step(e5, e50, 50, e50); //   2^100 − 1 (e5's place is free)
+    step(e10, e5, 100, e5); //   2^200 − 1
+    step(e10, e10, 50, e50); //  2^250 − 1
+    sqrN(e10, 5); //             2^255 − 32
+    code.push(call(this.mul, r, T(e10), T(z11))); // 2^255 − 21
+    return code;
   }
 
   /** The four little-endian words of canonical limbs h. */
@@ -403,7 +478,7 @@ export class Fe25519 {
       const f = this.mul;
       f.doc.push('r = a·b mod p: 100 limb products in 19 columns, the top nine folded ×19, then the carry chains.', ...this.#boundsDoc(false));
       f.emit(this.#mulBody(f, false));
-      emit('mul', f);
+      emit('mul', f, target() === 'js' ? this.#columnHalves() : []);
     }
     {
       const f = this.sqr;
@@ -542,9 +617,15 @@ export class Fe25519 {
       f.emit(code);
       emit(name, f);
     }
-    // inversion: canonical bytes → 9 limbs of 29 bits → safegcd → bytes → limbs
+    // inversion: canonical bytes → 9 limbs of 29 bits → safegcd → bytes → limbs; on js, a^(p − 2)
     const kinds: [Func, boolean][] = [[this.inv, true], ...(this.has('inv_vt') ? [[this.invVt, false] as [Func, boolean]] : [])];
     for (const [f, constantTime] of kinds) {
+      if (target() === 'js') {
+        f.doc.push(`r = a⁻¹ = a^(p − 2) mod p (0 for 0): 254 squarings and 11 products (a fixed chain); ws: ${this.invWorkspace} bytes.`);
+        f.emit(this.#fermatLines(f));
+        emit(f === this.inv ? 'inv' : 'inv_vt', f);
+        continue;
+      }
       const sg = safegcdFunction(`${f.name}_raw`, P25519, { constantTime });
       const { r, a, ws } = { r: f.i32('r'), a: f.i32('a'), ws: f.i32('ws') };
       const lw = (k: number) => i64.load(ws, 8 * k);

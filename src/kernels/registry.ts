@@ -58,6 +58,6 @@ export const kernels: KernelEntry[] = [
   { name: 'aes', source: 'src/kernels/aes_gcm.ts', call: 'generateAesGcm()', layout: { IO: AES_IO, SLOT: AES_SLOT, GF128: GF128_LAYOUT }, targets: ['wasm', 'js'], generate: () => generateAesGcm() },
   { name: 'sm4', source: 'src/kernels/sm4_gcm.ts', call: 'generateSm4Gcm()', layout: { IO: AES_IO, RK: SM4_RK, SLOT: SM4_SLOT, GCM_BLOCKS: SM4_GCM_BLOCKS, GF128: GF128_LAYOUT }, targets: ['wasm', 'js'], generate: () => generateSm4Gcm() },
   ...EC_MODULES, // ec_p256, ec_p224, …: one module per curve
-  { name: 'x25519', source: 'src/kernels/x25519_ladder.ts', call: 'generateX25519()', targets: ['wasm'], generate: () => generateX25519() },
-  { name: 'ed25519', source: 'src/kernels/ed25519_module.ts', call: 'generateEd25519()', targets: ['wasm'], generate: () => generateEd25519() },
+  { name: 'x25519', source: 'src/kernels/x25519_ladder.ts', call: 'generateX25519()', targets: ['wasm', 'js'], optIn: { js: 'ctkit/ec/js/x25519' }, generate: () => generateX25519() },
+  { name: 'ed25519', source: 'src/kernels/ed25519_module.ts', call: 'generateEd25519()', targets: ['wasm', 'js'], optIn: { js: 'ctkit/ec/js/ed25519' }, generate: () => generateEd25519() },
 ];

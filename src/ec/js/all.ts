@@ -9,3 +9,5 @@ import './brainpoolP256r1.js';
 import './p521.js';
 import './brainpoolP384r1.js';
 import './brainpoolP512r1.js';
+import './x25519.js';
+import './ed25519.js';

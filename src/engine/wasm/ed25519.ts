@@ -8,6 +8,8 @@ import { bytes as wasmBytes } from './ed25519_wasm.js';
 export const name = 'ed25519';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
 export const variants = { wasm: wasmBytes };
+/** The JavaScript backend of this module is opt-in: this import provides it (src/engine/kernel.ts, provideJs). */
+export const optIn = { js: 'ctkit/ec/js/ed25519' };
 const base64 = [
   'AGFzbQEAAAABSQtgA39/fwBgAn9/AGADf39+AGABfwF/YAJ/fwF/YAN/f38Bf2ABfwBgBX9/f39/AGAEf39/fwBgBH9/f38B',
   'f2AGf39/f39/AX8DV1YAAQAAAQECAgEBAwQFBAAAAAAGBgYGBgYGBgYAAQEBAAEBAAEGBgEGAQYBBgAAAAEBBAMDAgEBAQMD',

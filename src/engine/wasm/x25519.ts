@@ -8,6 +8,8 @@ import { bytes as wasmBytes } from './x25519_wasm.js';
 export const name = 'x25519';
 /** The module for the other backends (src/engine/backend.ts): scalar WebAssembly. */
 export const variants = { wasm: wasmBytes };
+/** The JavaScript backend of this module is opt-in: this import provides it (src/engine/kernel.ts, provideJs). */
+export const optIn = { js: 'ctkit/ec/js/x25519' };
 const base64 = [
   'AGFzbQEAAAABHgVgA39/fwBgAn9/AGABfwBgA39/fgBgBH9/f38BfwMTEgABAQAAAgIAAQEBAQADAAEBBAUDAQACBgcBfwBB',
   '8AgLBx0DBm1lbW9yeQIAB1dTX1NJWkUDAAZ4MjU1MTkAEQqRhQESjgoBJX4gATQCACEDIAE0AgQhBCABNAIIIQUgATQCDCEG',
