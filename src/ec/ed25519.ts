@@ -48,8 +48,8 @@ const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, E
 const TABLE_SLOT = 50 * 1024;
 /** messages up to this length are hashed from a joined copy (one call), longer ones incrementally */
 const SHORT = 1024;
-/** the 32 ASCII bytes dom2 starts with (RFC 8032 section 5.1) */
-const DOM2_TAG = new TextEncoder().encode('SigEd25519 no Ed25519 collisions');
+/** the 32 ASCII bytes dom2 starts with (RFC 8032 section 5.1); not by TextEncoder, which Hermes lacks */
+const DOM2_TAG = Uint8Array.from('SigEd25519 no Ed25519 collisions', (c) => c.charCodeAt(0));
 const NO_DOM = new Uint8Array(0);
 
 /**

@@ -6,7 +6,7 @@
 // with the reference model of RFC 8439 (src/ref/poly1305.ts). Exits non-zero on any difference.
 
 import { spawnSync } from 'node:child_process';
-import { createCipheriv, createECDH, createHash, createHmac, createPublicKey, hkdfSync, verify } from 'node:crypto';
+import { createCipheriv, createECDH, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, hkdfSync, sign, verify } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,8 +48,17 @@ function expected(): string[] {
     lines.push(`${name}-public-key ${hex(e.getPublicKey())}`, `${name}-ecdh ${hex(e.computeSecret(peer.getPublicKey()))}`);
     lines.push(`${name}-sign verified by OpenSSL`, `${name}-verify true false`);
   }
+  // X25519 and Ed25519 from OpenSSL's key objects on the same 32 bytes (PKCS#8 prefixes of RFC 8410)
+  const okp = (prefix: string, seed: number) => createPrivateKey({ key: Buffer.concat([Buffer.from(prefix, 'hex'), smokeKey(32, seed)]), format: 'der', type: 'pkcs8' });
+  const rawPub = (k: ReturnType<typeof createPrivateKey>) => hex(createPublicKey(k).export({ format: 'der', type: 'spki' }).subarray(12));
+  const [x, xPeer, ed] = [okp(X25519_PKCS8, 8), okp(X25519_PKCS8, 9), okp(ED25519_PKCS8, 8)];
+  lines.push(`x25519-public-key ${rawPub(x)}`, `x25519-ecdh ${hex(diffieHellman({ privateKey: x, publicKey: createPublicKey(xPeer) }))}`);
+  lines.push(`ed25519-public-key ${rawPub(ed)}`, `ed25519-sign ${hex(sign(null, pattern(100, 7), ed))}`, 'ed25519-verify true false');
   return lines;
 }
+
+const X25519_PKCS8 = '302e020100300506032b656e04220420';
+const ED25519_PKCS8 = '302e020100300506032b657004220420';
 
 /** The smoke program's curves: OpenSSL's name, the JWK crv, the signatures' hash (the curve's default), private key and coordinate bytes. */
 const CURVES = [
@@ -58,12 +67,12 @@ const CURVES = [
   { name: 'p521', openssl: 'secp521r1', crv: 'P-521', hash: 'sha512', bytes: 66 },
 ];
 
-/** Hermes's signature lines, verified here by OpenSSL against the public key it printed (ECDSA with the curve's hash, DER). */
+/** Hermes's ECDSA signature lines, verified here by OpenSSL against the public key it printed (ECDSA with the curve's hash, DER). */
 function verifiedSignatures(got: string[]): string[] {
   const hexOf = (prefix: string) => got.find((l) => l.startsWith(prefix))?.slice(prefix.length) ?? '';
   return got.map((line) => {
     const m = /^(\S+)-sign ([0-9a-f]+)$/.exec(line);
-    if (!m) return line;
+    if (!m || m[1] === 'ed25519') return line; // Ed25519 is deterministic: its bytes are compared
     const c = CURVES.find((x) => x.name === m[1]);
     const raw = Buffer.from(hexOf(`${m[1]}-public-key `), 'hex');
     if (!c || raw.length !== 1 + 2 * c.bytes) return `${m[1]}-sign without its public key`;

@@ -4,7 +4,8 @@
 // fixed inputs of several lengths; one `name hex` line each, which run.ts compares with OpenSSL.
 // P-256, secp256k1 and P-521 (rolled products: src/kernels/fe_mont29.ts) with their opt-in
 // JavaScript (ctkit/ec/js/<curve>), as an app imports it: public keys and ECDH compared with
-// OpenSSL's, signatures verified by OpenSSL (run.ts).
+// OpenSSL's, signatures verified by OpenSSL (run.ts). X25519 and Ed25519 (ctkit/ec/js/x25519 brings
+// both): public keys, the shared secret and the (deterministic) signature compared with OpenSSL's.
 
 import { backend } from '../../src/engine/backend.js';
 import { chacha20, chacha20Poly1305 } from '../../src/aead/chacha20-poly1305.js';
@@ -19,6 +20,9 @@ import { p521 } from '../../src/ec/p521.js';
 import '../../src/ec/js/p256.js';
 import '../../src/ec/js/secp256k1.js';
 import '../../src/ec/js/p521.js';
+import { x25519 } from '../../src/ec/x25519.js';
+import { ed25519 } from '../../src/ec/ed25519.js';
+import '../../src/ec/js/x25519.js';
 import { SMOKE_LENGTHS, pattern, smokeKey } from './inputs.js';
 
 declare const print: ((s: string) => void) | undefined;
@@ -70,4 +74,18 @@ for (const [name, c] of [
   const bad = sig.slice();
   bad[bad.length - 1] ^= 1;
   out(`${name}-verify ${c.verify(sig, msg, pk)} ${c.verify(bad, msg, pk)}`);
+}
+{
+  const sk = smokeKey(32, 8),
+    peerSk = smokeKey(32, 9),
+    msg = pattern(100, 7);
+  out(`x25519-public-key ${hex(x25519.getPublicKey(sk))}`);
+  out(`x25519-ecdh ${hex(x25519.ecdh(sk, x25519.getPublicKey(peerSk)))}`);
+  const pk = ed25519.getPublicKey(sk);
+  out(`ed25519-public-key ${hex(pk)}`);
+  const sig = ed25519.sign(msg, sk);
+  out(`ed25519-sign ${hex(sig)}`);
+  const bad = sig.slice();
+  bad[0] ^= 1;
+  out(`ed25519-verify ${ed25519.verify(sig, msg, pk)} ${ed25519.verify(bad, msg, pk)}`);
 }
