@@ -185,6 +185,26 @@ test('age encrypts, ctkit age -d decrypts: the same sizes, binary and armored, f
   });
 });
 
+test('on the js backend (X25519 printed as JavaScript): age-keygen, encrypt and decrypt against age', () => {
+  const js = { env: { CTKIT_BACKEND: 'js' } };
+  const d = fresh();
+  const id = join(d, 'js-id.txt');
+  const k = ctkit(['age-keygen', '-o', id], js);
+  ok(k, 'ctkit age-keygen on js');
+  const recipient = /age1[0-9a-z]+/.exec(k.stderr)?.[0];
+  // the identity's recipient by age-keygen -y: X25519's public key on js is right
+  assert.equal(recipient, spawnSync('age-keygen', ['-y', id], { encoding: 'utf8' }).stdout.trim());
+  const plain = rng.bytes(70_000);
+  const enc = ctkit(['age', '-r', recipient!], { ...js, input: plain });
+  ok(enc, 'ctkit age -r on js');
+  const dec = age(['-d', '-i', id], enc.stdout);
+  ok(dec, 'age -d of the file ctkit made on js');
+  assert.deepEqual(new Uint8Array(dec.stdout), plain);
+  const back = ctkit(['age', '-d', '-i', id], { ...js, input: age(['-r', recipient!], plain).stdout });
+  ok(back, 'ctkit age -d on js');
+  assert.deepEqual(new Uint8Array(back.stdout), plain);
+});
+
 test('several recipients both ways; -R files; several identities; worker threads', () => {
   const dir = fresh();
   const plain = rng.bytes(300_000);

@@ -22,6 +22,8 @@ interface CtkitOptions {
   main?: Main;
   input?: Uint8Array;
   cwd?: string;
+  /** environment variables beside this process's (CTKIT_BACKEND) */
+  env?: Record<string, string>;
 }
 
 /**
@@ -32,7 +34,7 @@ const oneJob = (args: string[]) => (args[0] === 'age' && !args.includes('--jobs'
 const argvOf = (args: string[], main: Main) => (main ? [main, ...oneJob(args)] : ctkitArgv(oneJob(args)));
 
 export function ctkit(args: string[], o: CtkitOptions = {}): Run {
-  const r = spawnSync(process.execPath, argvOf(args, o.main), { input: o.input, cwd: o.cwd, maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, argvOf(args, o.main), { input: o.input, cwd: o.cwd, maxBuffer: 64 << 20, env: o.env && { ...process.env, ...o.env } });
   return { status: r.status, stdout: r.stdout, stderr: String(r.stderr) };
 }
 export function age(args: string[], input?: Uint8Array): Run {
