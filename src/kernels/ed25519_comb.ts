@@ -122,7 +122,6 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
     const simd = simdAllowed();
     const vm = simd ? lookup.v128('vm') : undefined;
     const xv = simd ? Array.from({ length: ENTRY / 16 }, (_, c) => lookup.v128(`x${c}`)) : [];
-    const xw = simd ? [] : Array.from({ length: ENTRY / 8 }, (_, c) => lookup.i64(`x${c}`));
     const code: Stmt[] = [
       s.set(i32.shr_s(e, 31)),
       a.set(i32.sub(i32.xor(e, s), s)),
@@ -131,14 +130,28 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
       call(fe.setc('one'), at(dst, YMX)),
       call(fe.setc('zero'), at(dst, NT2D)),
       ...xv.map((xc, c) => xc.set(v128.load(dst, 16 * c))),
-      ...xw.map((xc, c) => xc.set(i64.load(dst, 8 * c))),
     ];
-    for (let j = 1; j <= 8; j++) {
-      code.push(m.set(i64.extend_i32_s(i32.shr_s(i32.sub(i32.xor(a, j), 1), 31))));
-      if (vm) code.push(vm.set(i64x2.splat(m)), ...xv.map((xc, c) => xc.set(v128.bitselect(v128.load(row, (j - 1) * ENTRY + 16 * c), xc, vm))));
-      code.push(...xw.map((xc, c) => xc.set(i64.xor(xc, i64.and(i64.xor(xc, i64.load(row, (j - 1) * ENTRY + 8 * c)), m)))));
+    /** all ones when |e| = j, else zero (j = 0: a − 1 is negative only for a = 0) */
+    const maskOf = (j: number) => i64.extend_i32_s(i32.shr_s(i32.sub(i32.xor(a, j), 1), 31));
+    if (vm) {
+      for (let j = 1; j <= 8; j++) {
+        code.push(m.set(maskOf(j)), vm.set(i64x2.splat(m)), ...xv.map((xc, c) => xc.set(v128.bitselect(v128.load(row, (j - 1) * ENTRY + 16 * c), xc, vm))));
+      }
+      code.push(...xv.map((xc, c) => v128.store(dst, xc, 16 * c)));
+    } else {
+      // the scalar targets: word by word, one accumulator and the nine masks live (sixteen
+      // accumulators across the eight entries spilled: the lookup was a fifth of a comb on wasm);
+      // exactly one mask is all ones (m0: e = 0, the identity), so the word is the OR of each
+      // candidate under its mask; the 120 bytes of a niels point, not the entry's padding
+      const masks = Array.from({ length: 9 }, (_, j) => lookup.i64(`m${j}`));
+      const x = lookup.i64('x');
+      code.push(...masks.map((mj, j) => mj.set(maskOf(j))));
+      for (let c = 0; c < (3 * FE) / 8; c++) {
+        code.push(x.set(i64.and(i64.load(dst, 8 * c), masks[0])));
+        for (let j = 1; j <= 8; j++) code.push(x.set(i64.or(x, i64.and(i64.load(row, (j - 1) * ENTRY + 8 * c), masks[j]))));
+        code.push(i64.store(dst, x, 8 * c));
+      }
     }
-    code.push(...xv.map((xc, c) => v128.store(dst, xc, 16 * c)), ...xw.map((xc, c) => i64.store(dst, xc, 8 * c)));
     // e < 0: swap y + x and y − x, negate 2d·x·y, under the mask s
     code.push(m.set(i64.extend_i32_s(s)), call(fe.cswap, at(dst, YPX), at(dst, YMX), m), call(fe.neg, w, at(dst, NT2D)), call(fe.cmov, at(dst, NT2D), w, m));
     lookup.doc.push('dst = e·P for the row of P, 2P, …, 8P (niels) and a digit e ∈ [−8, 8]: every entry read, the wanted one kept by a mask.');

@@ -7184,554 +7184,181 @@
   ;; dst = e·P for the row of P, 2P, …, 8P (niels) and a digit e ∈ [−8, 8]: every entry read, the wanted one kept by a
   ;;   mask.
   (func $comb_lookup (param $dst i32) (param $row i32) (param $e i32) (param $ws i32)
-    (local $s i32) (local $a i32) (local $m i64) (local $x0 i64) (local $x1 i64) (local $x2 i64) (local $x3 i64)
-    (local $x4 i64) (local $x5 i64) (local $x6 i64) (local $x7 i64) (local $x8 i64) (local $x9 i64) (local $x10 i64)
-    (local $x11 i64) (local $x12 i64) (local $x13 i64) (local $x14 i64) (local $x15 i64)
+    (local $s i32) (local $a i32) (local $m i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64)
+    (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $x i64)
     (local.set $s (i32.shr_s (local.get $e) (i32.const 31)))
     (local.set $a (i32.sub (i32.xor (local.get $e) (local.get $s)) (local.get $s)))
     (call $fe_set_one (local.get $dst))
     (call $fe_set_one (i32.add (local.get $dst) (i32.const 40)))
     (call $fe_set_zero (i32.add (local.get $dst) (i32.const 80)))
-    (local.set $x0 (i64.load (local.get $dst)))
-    (local.set $x1 (i64.load offset=8 (local.get $dst)))
-    (local.set $x2 (i64.load offset=16 (local.get $dst)))
-    (local.set $x3 (i64.load offset=24 (local.get $dst)))
-    (local.set $x4 (i64.load offset=32 (local.get $dst)))
-    (local.set $x5 (i64.load offset=40 (local.get $dst)))
-    (local.set $x6 (i64.load offset=48 (local.get $dst)))
-    (local.set $x7 (i64.load offset=56 (local.get $dst)))
-    (local.set $x8 (i64.load offset=64 (local.get $dst)))
-    (local.set $x9 (i64.load offset=72 (local.get $dst)))
-    (local.set $x10 (i64.load offset=80 (local.get $dst)))
-    (local.set $x11 (i64.load offset=88 (local.get $dst)))
-    (local.set $x12 (i64.load offset=96 (local.get $dst)))
-    (local.set $x13 (i64.load offset=104 (local.get $dst)))
-    (local.set $x14 (i64.load offset=112 (local.get $dst)))
-    (local.set $x15 (i64.load offset=120 (local.get $dst)))
-    (local.set $m
+    (local.set $m0
+      (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 0)) (i32.const 1)) (i32.const 31))))
+    (local.set $m1
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 1)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor (local.get $x0) (i64.and (i64.xor (local.get $x0) (i64.load (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor (local.get $x1) (i64.and (i64.xor (local.get $x1) (i64.load offset=8 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor (local.get $x2) (i64.and (i64.xor (local.get $x2) (i64.load offset=16 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor (local.get $x3) (i64.and (i64.xor (local.get $x3) (i64.load offset=24 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor (local.get $x4) (i64.and (i64.xor (local.get $x4) (i64.load offset=32 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor (local.get $x5) (i64.and (i64.xor (local.get $x5) (i64.load offset=40 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor (local.get $x6) (i64.and (i64.xor (local.get $x6) (i64.load offset=48 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor (local.get $x7) (i64.and (i64.xor (local.get $x7) (i64.load offset=56 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor (local.get $x8) (i64.and (i64.xor (local.get $x8) (i64.load offset=64 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor (local.get $x9) (i64.and (i64.xor (local.get $x9) (i64.load offset=72 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=80 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=88 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=96 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=104 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=112 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=120 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m2
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 2)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=128 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=136 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=144 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=152 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=160 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=168 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=176 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=184 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=192 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=200 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=208 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=216 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=224 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=232 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=240 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=248 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m3
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 3)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=256 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=264 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=272 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=280 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=288 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=296 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=304 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=312 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=320 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=328 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=336 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=344 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=352 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=360 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=368 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=376 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m4
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 4)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=384 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=392 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=400 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=408 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=416 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=424 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=432 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=440 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=448 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=456 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=464 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=472 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=480 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=488 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=496 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=504 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m5
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 5)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=512 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=520 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=528 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=536 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=544 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=552 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=560 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=568 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=576 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=584 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=592 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=600 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=608 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=616 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=624 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=632 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m6
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 6)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=640 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=648 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=656 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=664 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=672 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=680 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=688 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=696 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=704 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=712 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=720 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=728 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=736 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=744 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=752 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=760 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m7
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 7)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=768 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=776 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=784 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=792 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=800 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=808 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=816 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=824 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=832 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=840 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=848 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=856 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=864 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=872 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=880 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=888 (local.get $row))) (local.get $m))))
-    (local.set $m
+    (local.set $m8
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 8)) (i32.const 1)) (i32.const 31))))
-    (local.set $x0
-      (i64.xor
-        (local.get $x0)
-        (i64.and (i64.xor (local.get $x0) (i64.load offset=896 (local.get $row))) (local.get $m))))
-    (local.set $x1
-      (i64.xor
-        (local.get $x1)
-        (i64.and (i64.xor (local.get $x1) (i64.load offset=904 (local.get $row))) (local.get $m))))
-    (local.set $x2
-      (i64.xor
-        (local.get $x2)
-        (i64.and (i64.xor (local.get $x2) (i64.load offset=912 (local.get $row))) (local.get $m))))
-    (local.set $x3
-      (i64.xor
-        (local.get $x3)
-        (i64.and (i64.xor (local.get $x3) (i64.load offset=920 (local.get $row))) (local.get $m))))
-    (local.set $x4
-      (i64.xor
-        (local.get $x4)
-        (i64.and (i64.xor (local.get $x4) (i64.load offset=928 (local.get $row))) (local.get $m))))
-    (local.set $x5
-      (i64.xor
-        (local.get $x5)
-        (i64.and (i64.xor (local.get $x5) (i64.load offset=936 (local.get $row))) (local.get $m))))
-    (local.set $x6
-      (i64.xor
-        (local.get $x6)
-        (i64.and (i64.xor (local.get $x6) (i64.load offset=944 (local.get $row))) (local.get $m))))
-    (local.set $x7
-      (i64.xor
-        (local.get $x7)
-        (i64.and (i64.xor (local.get $x7) (i64.load offset=952 (local.get $row))) (local.get $m))))
-    (local.set $x8
-      (i64.xor
-        (local.get $x8)
-        (i64.and (i64.xor (local.get $x8) (i64.load offset=960 (local.get $row))) (local.get $m))))
-    (local.set $x9
-      (i64.xor
-        (local.get $x9)
-        (i64.and (i64.xor (local.get $x9) (i64.load offset=968 (local.get $row))) (local.get $m))))
-    (local.set $x10
-      (i64.xor
-        (local.get $x10)
-        (i64.and (i64.xor (local.get $x10) (i64.load offset=976 (local.get $row))) (local.get $m))))
-    (local.set $x11
-      (i64.xor
-        (local.get $x11)
-        (i64.and (i64.xor (local.get $x11) (i64.load offset=984 (local.get $row))) (local.get $m))))
-    (local.set $x12
-      (i64.xor
-        (local.get $x12)
-        (i64.and (i64.xor (local.get $x12) (i64.load offset=992 (local.get $row))) (local.get $m))))
-    (local.set $x13
-      (i64.xor
-        (local.get $x13)
-        (i64.and (i64.xor (local.get $x13) (i64.load offset=1000 (local.get $row))) (local.get $m))))
-    (local.set $x14
-      (i64.xor
-        (local.get $x14)
-        (i64.and (i64.xor (local.get $x14) (i64.load offset=1008 (local.get $row))) (local.get $m))))
-    (local.set $x15
-      (i64.xor
-        (local.get $x15)
-        (i64.and (i64.xor (local.get $x15) (i64.load offset=1016 (local.get $row))) (local.get $m))))
-    (i64.store (local.get $dst) (local.get $x0))
-    (i64.store offset=8 (local.get $dst) (local.get $x1))
-    (i64.store offset=16 (local.get $dst) (local.get $x2))
-    (i64.store offset=24 (local.get $dst) (local.get $x3))
-    (i64.store offset=32 (local.get $dst) (local.get $x4))
-    (i64.store offset=40 (local.get $dst) (local.get $x5))
-    (i64.store offset=48 (local.get $dst) (local.get $x6))
-    (i64.store offset=56 (local.get $dst) (local.get $x7))
-    (i64.store offset=64 (local.get $dst) (local.get $x8))
-    (i64.store offset=72 (local.get $dst) (local.get $x9))
-    (i64.store offset=80 (local.get $dst) (local.get $x10))
-    (i64.store offset=88 (local.get $dst) (local.get $x11))
-    (i64.store offset=96 (local.get $dst) (local.get $x12))
-    (i64.store offset=104 (local.get $dst) (local.get $x13))
-    (i64.store offset=112 (local.get $dst) (local.get $x14))
-    (i64.store offset=120 (local.get $dst) (local.get $x15))
+    (local.set $x (i64.and (i64.load (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=128 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=256 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=384 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=512 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=640 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=768 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=896 (local.get $row)) (local.get $m8))))
+    (i64.store (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=8 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=8 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=136 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=264 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=392 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=520 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=648 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=776 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=904 (local.get $row)) (local.get $m8))))
+    (i64.store offset=8 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=16 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=16 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=144 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=272 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=400 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=528 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=656 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=784 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=912 (local.get $row)) (local.get $m8))))
+    (i64.store offset=16 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=24 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=24 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=152 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=280 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=408 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=536 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=664 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=792 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=920 (local.get $row)) (local.get $m8))))
+    (i64.store offset=24 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=32 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=32 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=160 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=288 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=416 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=544 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=672 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=800 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=928 (local.get $row)) (local.get $m8))))
+    (i64.store offset=32 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=40 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=40 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=168 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=296 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=424 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=552 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=680 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=808 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=936 (local.get $row)) (local.get $m8))))
+    (i64.store offset=40 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=48 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=48 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=176 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=304 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=432 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=560 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=688 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=816 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=944 (local.get $row)) (local.get $m8))))
+    (i64.store offset=48 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=56 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=56 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=184 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=312 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=440 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=568 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=696 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=824 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=952 (local.get $row)) (local.get $m8))))
+    (i64.store offset=56 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=64 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=64 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=192 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=320 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=448 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=576 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=704 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=832 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=960 (local.get $row)) (local.get $m8))))
+    (i64.store offset=64 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=72 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=72 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=200 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=328 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=456 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=584 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=712 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=840 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=968 (local.get $row)) (local.get $m8))))
+    (i64.store offset=72 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=80 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=80 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=208 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=336 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=464 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=592 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=720 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=848 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=976 (local.get $row)) (local.get $m8))))
+    (i64.store offset=80 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=88 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=88 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=216 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=344 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=472 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=600 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=728 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=856 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=984 (local.get $row)) (local.get $m8))))
+    (i64.store offset=88 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=96 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=96 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=224 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=352 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=480 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=608 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=736 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=864 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=992 (local.get $row)) (local.get $m8))))
+    (i64.store offset=96 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=104 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=104 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=232 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=360 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=488 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=616 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=744 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=872 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=1000 (local.get $row)) (local.get $m8))))
+    (i64.store offset=104 (local.get $dst) (local.get $x))
+    (local.set $x (i64.and (i64.load offset=112 (local.get $dst)) (local.get $m0)))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=112 (local.get $row)) (local.get $m1))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=240 (local.get $row)) (local.get $m2))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=368 (local.get $row)) (local.get $m3))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=496 (local.get $row)) (local.get $m4))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=624 (local.get $row)) (local.get $m5))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=752 (local.get $row)) (local.get $m6))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=880 (local.get $row)) (local.get $m7))))
+    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=1008 (local.get $row)) (local.get $m8))))
+    (i64.store offset=112 (local.get $dst) (local.get $x))
     (local.set $m (i64.extend_i32_s (local.get $s)))
     (call $fe_cswap (local.get $dst) (i32.add (local.get $dst) (i32.const 40)) (local.get $m))
     (call $fe_neg (local.get $ws) (i32.add (local.get $dst) (i32.const 80)))
