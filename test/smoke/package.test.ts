@@ -13,7 +13,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createECDH, createPublicKey, verify } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, verify } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -221,6 +221,17 @@ test('without WebAssembly, ctkit/ec/js/p256 gives P-256 its js backend; without 
   assert.equal(withJs.stdout.trim(), `js ${e.getPublicKey('hex')}`, withJs.stderr);
   const without = run(process.execPath, ['--input-type=module', '-e', body(false)], consumer);
   assert.equal(without.stdout.trim(), "CtkitError kernel module 'ec_p256' has no js backend: import 'ctkit/ec/js/p256' to provide it (without WebAssembly, the curves' JavaScript is opt-in)");
+});
+
+test('without WebAssembly, ctkit/ec/js/x25519 gives X25519 (and Ed25519) their js backend, equal to OpenSSL', () => {
+  const seed = Buffer.alloc(32, 7);
+  const okp = (prefix: string) => createPrivateKey({ key: Buffer.concat([Buffer.from(prefix, 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const raw = (k: ReturnType<typeof createPrivateKey>) => createPublicKey(k).export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
+  const body = `delete globalThis.WebAssembly; const { x25519, ed25519, backend } = await import('ctkit'); await import('ctkit/ec/js/x25519');
+     const s = new Uint8Array(32).fill(7), hex = (b) => Buffer.from(b).toString('hex');
+     console.log(backend(), hex(x25519.getPublicKey(s)), hex(ed25519.getPublicKey(s)));`;
+  const r = run(process.execPath, ['--input-type=module', '-e', body], consumer);
+  assert.equal(r.stdout.trim(), `js ${raw(okp('302e020100300506032b656e04220420'))} ${raw(okp('302e020100300506032b657004220420'))}`, r.stderr);
 });
 
 test('Node.js, ES module consumer (import)', () => {
