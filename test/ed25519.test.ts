@@ -21,27 +21,15 @@ import { type Kernel, SLOTS_PTR } from '../src/engine/kernel.js';
 import * as edModule from '../src/engine/wasm/ed25519.js';
 import * as sha2Module from '../src/engine/wasm/sha2.js';
 import { sha2Family, sha2KernelFrom } from '../src/hash/sha2.js';
-import { compileKernel } from '../src/kernels/build.js';
 import { type Ed25519Flags, generateEd25519 } from '../src/kernels/ed25519_module.js';
 import { checkModule, formatViolation } from '../src/ct/check.js';
 import { varTime } from '../src/ct/vartime.js';
 import { findWindows } from './support/teeth.js';
 import { Rng, hex, unhex } from './support/rng.js';
-import { sourceFor, testBackend } from './support/backends.js';
-import type { ModuleSource } from '../src/engine/kernel.js';
-import type { GeneratedKernel } from '../src/kernels/builder/index.js';
+import { controlSource, testBackend } from './support/backends.js';
 
 // on the js backend the curves' JavaScript is opt-in (src/ec/js/): x25519 brings ed25519's too
 if (testBackend() === 'js') await import('../src/ec/js/x25519.js');
-
-/** A broken build (a negative control) for the backend under test: on js, printed JavaScript. Each
- * needs a name of its own: the engine keeps a compiled wasm module per name. */
-async function brokenSource(name: string, generate: () => GeneratedKernel): Promise<ModuleSource> {
-  const b = testBackend();
-  if (b !== 'simd') return sourceFor(b, name, generate);
-  const bytes = await compileKernel(generate());
-  return { name, bytes: () => bytes };
-}
 
 const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wycheproof = JSON.parse(readFileSync(path.join(repoRoot, 'test', 'vectors', 'wycheproof', 'testvectors_v1', 'ed25519_test.json'), 'utf8')) as {
@@ -380,7 +368,7 @@ test('negative controls: S not reduced, a wrong comb entry, a lost carry, a half
     ['the high half of a 64-byte hash dropped', { skipReduceHigh: true }, /signature/],
   ];
   for (const [name, flags, expected] of controls) {
-    const broken = makeEd25519(await brokenSource(`ed25519_broken_${Object.keys(flags).join('_')}`, () => generateEd25519(flags)), true);
+    const broken = makeEd25519(await controlSource(`ed25519_broken_${Object.keys(flags).join('_')}`, () => generateEd25519(flags)), true);
     const fails = suite(broken, 99, 4);
     assert.ok(fails.length > 0, `${name}: the suite did not notice`);
     assert.ok(

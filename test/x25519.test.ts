@@ -26,21 +26,10 @@ import { type X25519Flags, generateX25519 } from '../src/kernels/x25519_ladder.j
 import { checkModule, formatViolation } from '../src/ct/check.js';
 import { P, encodeLittleEndian, x25519Ref } from '../src/ref/x25519.js';
 import { Rng, hex, unhex } from './support/rng.js';
-import { sourceFor, testBackend } from './support/backends.js';
-import type { ModuleSource } from '../src/engine/kernel.js';
-import type { GeneratedKernel } from '../src/kernels/builder/index.js';
+import { controlSource, testBackend } from './support/backends.js';
 
 // on the js backend the curves' JavaScript is opt-in (src/ec/js/): x25519 brings ed25519's too
 if (testBackend() === 'js') await import('../src/ec/js/x25519.js');
-
-/** A broken build (a negative control) for the backend under test: on js, printed JavaScript. Each
- * needs a name of its own: the engine keeps a compiled wasm module per name. */
-async function brokenSource(name: string, generate: () => GeneratedKernel): Promise<ModuleSource> {
-  const b = testBackend();
-  if (b !== 'simd') return sourceFor(b, name, generate);
-  const bytes = await compileKernel(generate());
-  return { name, bytes: () => bytes };
-}
 
 const repoRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wycheproof = JSON.parse(readFileSync(path.join(repoRoot, 'test', 'vectors', 'wycheproof', 'testvectors_v1', 'x25519_test.json'), 'utf8')) as {
@@ -231,7 +220,7 @@ test('negative controls: a skipped ladder swap, a missing clamp and a lost carry
   ];
   // the pair field is SIMD128's: on the scalar backends the lost carry is the scalar field's
   for (const [name, flags] of controls.filter(([, f]) => testBackend() === 'simd' || f.field !== 'radix25')) {
-    const broken = makeX25519(await brokenSource(`x25519_broken_${name.replace(/\W+/g, '_')}`, () => generateX25519(flags)), true);
+    const broken = makeX25519(await controlSource(`x25519_broken_${name.replace(/\W+/g, '_')}`, () => generateX25519(flags)), true);
     const fails = suite(broken, 99);
     assert.ok(fails.length > 0, `${name}: the suite did not notice`);
   }
@@ -294,7 +283,7 @@ test('getPublicKey runs on the Ed25519 comb: equal to the ladder, noble and Open
     ['a carry lost in the field products', { dropCarry: true }],
   ];
   for (const [name, flags] of controls) {
-    const broken = makeEd25519(await brokenSource(`ed25519_x_${name}`, () => generateEd25519(flags)), true);
+    const broken = makeEd25519(await controlSource(`ed25519_x_${name}`, () => generateEd25519(flags)), true);
     const x = makeX25519(x25519Module, true, (sk) => x25519BaseVia(broken, sk));
     const wrong = keys.filter((sk) => hex(x.getPublicKey(sk)) !== hex(nobleX25519.getPublicKey(sk))).length;
     assert.ok(wrong > 0, `${name}: not noticed`);

@@ -32,6 +32,18 @@ export async function sourceFor(b: Exclude<Backend, 'simd'>, name: string, gener
   return { name, bytes: () => new Uint8Array(0), variants: { js: instantiate }, backend: 'js' };
 }
 
+/**
+ * A broken build (a negative control) for the backend under test (CTKIT_BACKEND): on simd the
+ * module's bytes, else sourceFor's (on js, printed JavaScript). Each needs a name of its own:
+ * the engine keeps a compiled wasm module per name.
+ */
+export async function controlSource(name: string, generate: () => GeneratedKernel): Promise<ModuleSource> {
+  const b = testBackend();
+  if (b !== 'simd') return sourceFor(b, name, generate);
+  const bytes = await compileKernel(generate());
+  return { name, bytes: () => bytes };
+}
+
 /** A kernel of backend b ('wasm' or 'js') from generate(), run under that target. */
 export async function kernelFor<E>(b: Exclude<Backend, 'simd'>, name: string, generate: () => GeneratedKernel, slotSize: number): Promise<Kernel<E>> {
   return new Kernel<E>(await sourceFor(b, name, generate), slotSize);
