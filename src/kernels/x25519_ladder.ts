@@ -13,7 +13,7 @@
 //   (x3, t) = ((DA + CB)², (DA − CB)²)  W3 = (x3·1, t·x1)
 //   (AA, E), E = AA − BB; (BB, F), F = AA + a24·E   W2 = (AA·BB, E·F)
 // field: 'radix25' builds the scalar ladder on fe25519_radix25.ts instead (no SIMD): the
-// default on the scalar wasm target, whose module is x25519_wasm.
+// default on the scalar targets, whose modules are x25519_wasm and x25519_js.
 //
 // Why constant time: the loop counter and the addresses are public (the scalar byte read is at
 // k + t/8 for the public t); the bit only makes masks; the swaps are xors under the mask; the
