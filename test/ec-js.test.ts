@@ -9,7 +9,7 @@
 // OpenSSL the same way.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createECDH, createSign, createVerify, createPrivateKey, createPublicKey } from 'node:crypto';
+import { createECDH, createSign, createVerify, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import type { CurveName } from '../src/curves/params.js';
 import { curveKernel } from '../src/ec/curve.js';
 import * as ec from '../src/ec/index.js';
@@ -20,7 +20,6 @@ import '../src/ec/js/all.js'; // every curve's opt-in (the last test checks it i
 import { readFileSync, readdirSync } from 'node:fs';
 import { EC_MODULES } from '../src/kernels/ec_rcb_window.js';
 import { kernels } from '../src/kernels/registry.js';
-import { diffieHellman, generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { ed25519Kernel } from '../src/ec/ed25519.js';
 
 const OPENSSL: Record<CurveName, string> = {

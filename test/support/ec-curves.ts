@@ -13,8 +13,7 @@ import { EcKernel, ecKernel } from '../../src/ec/kernel.js';
 import { Kernel, type ModuleSource } from '../../src/engine/kernel.js';
 import type { EcExports } from '../../src/engine/wasm/ec.contract.js';
 import { type EcFlags, generateEc } from '../../src/kernels/ec_rcb_window.js';
-import { compileKernel } from '../../src/kernels/build.js';
-import { sourceFor, testBackend } from './backends.js';
+import { controlSource, testBackend } from './backends.js';
 
 export const MODULES: Record<CurveName, ModuleSource> = {
   p256: ec_p256,
@@ -41,12 +40,8 @@ export function kernelOf(name: CurveName): EcKernel {
 }
 
 /** A broken build of a curve module (negative controls) for the backend under test, as a module source. */
-export async function brokenSource(name: CurveName, flags: EcFlags, label: string): Promise<ModuleSource> {
-  const b = testBackend();
-  const generate = () => generateEc(CURVES[name], flags);
-  if (b !== 'simd') return sourceFor(b, label, generate);
-  const bytes = await compileKernel(generate());
-  return { name: label, bytes: () => bytes };
+export function brokenSource(name: CurveName, flags: EcFlags, label: string): Promise<ModuleSource> {
+  return controlSource(label, () => generateEc(CURVES[name], flags));
 }
 
 /** A broken build of a curve module as an EcKernel of its own, on the backend under test. */
