@@ -25,6 +25,8 @@ import * as chachaModule from '../src/engine/wasm/chacha.js';
 import { assertTamperingRejected } from './support/tamper.js';
 import { kernelFor, testBackend } from './support/backends.js';
 import type { ChachaExports } from '../src/engine/wasm/chacha.contract.js';
+import { ARENA } from '../src/engine/kernel.js';
+import { spied } from './support/spy.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wycheproof = join(root, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
@@ -381,4 +383,99 @@ test('large input streams through bounded scratch (memory stays small)', () => {
   assert.equal(hex(a.open(new Uint8Array(12), sealed).subarray(0, 64)), hex(pt.subarray(0, 64)));
   a.dispose();
   assert.ok(k.u8.buffer.byteLength <= 1 << 20, `memory grew to ${k.u8.buffer.byteLength}`);
+});
+
+test('in kernel memory (an Arena region): seal and open in place equal OpenSSL, use no scratch, and a bad tag wipes', () => {
+  const rng = new Rng(0xa7e4a);
+  const k = chachaKernel();
+  const a = chacha20Poly1305(rng.bytes(32));
+  const arena = a[ARENA]();
+  if (k.backend === 'js') {
+    // a JavaScript kernel's memory is replaced when it grows: no region is offered
+    assert.equal(arena, undefined);
+    a.dispose();
+    return;
+  }
+  assert.ok(arena === k, 'the arena is the kernel the AEAD runs on');
+  assert.equal((Object.create(a) as typeof a)[ARENA](), undefined, 'a wrapper has no kernel of its own');
+  const cap = 300_000;
+  const ptr = arena.allocRegion(cap);
+  assert.equal(ptr % 64, 0);
+  const gen = arena.generation;
+  const exports = k.exports;
+  try {
+    const { calls } = spied(k, ['aead_seal', 'aead_open', 'aead_seal_all', 'aead_open_all']);
+    for (const n of [0, 1, 15, 16, 17, 255, 256, 511, 767, 768, 769, 1000, 65535, 65536, 65537, 200_003]) {
+      for (const at of [0, 3]) {
+        const key = rng.bytes(32);
+        const nonce = rng.bytes(12);
+        const aad = rng.bytes(n % 3 === 0 ? 0 : 13);
+        const pt = rng.bytes(n);
+        const b = new ChaCha20Poly1305(key, false);
+        const o = ptr + at;
+        k.u8.set(pt, o);
+        calls.length = 0;
+        const sealed = b.seal(nonce, k.u8.subarray(o, o + n), aad, k.u8.subarray(o, o + n + 16));
+        const what = `n ${n} at +${at}`;
+        // one kernel call on the region itself (no layout in scratch, no copy)
+        assert.deepEqual(
+          calls.map(([f, args]) => [f, args[2], args[3], args[4]]),
+          [['aead_seal', o, o, n]],
+          what,
+        );
+        assert.equal(sealed.byteOffset, o);
+        assert.equal(hex(sealed), hex(opensslSeal(key, nonce, pt, aad)), `${what}: sealed`);
+        assert.ok(
+          k.u8.subarray(4096, 4096 + 65536).every((x) => x === 0),
+          `${what}: scratch used`,
+        );
+        calls.length = 0;
+        const opened = b.open(nonce, k.u8.subarray(o, o + n + 16), aad, k.u8.subarray(o, o + n));
+        assert.deepEqual(
+          calls.map(([f, args]) => [f, args[2], args[3], args[4]]),
+          [['aead_open', o, o, n]],
+          what,
+        );
+        assert.equal(hex(opened), hex(pt), `${what}: opened`);
+        // sealed again, one bit of ciphertext or tag flipped: rejected, no plaintext left there
+        b.seal(nonce, k.u8.subarray(o, o + n), aad, k.u8.subarray(o, o + n + 16));
+        k.u8[o + rng.int(n + 16)] ^= 1 << rng.int(8);
+        assert.throws(() => b.open(nonce, k.u8.subarray(o, o + n + 16), aad, k.u8.subarray(o, o + n)), AuthenticationError, what);
+        assert.ok(
+          k.u8.subarray(o, o + n).every((x) => x === 0),
+          `${what}: plaintext left after a failed open`,
+        );
+        assert.ok(
+          k.u8.subarray(0, 4096).every((x) => x === 0),
+          `${what}: IO area not wiped`,
+        );
+        b.dispose();
+      }
+    }
+    // views of a region that do not start at the same byte take the copying path (still correct)
+    const key = rng.bytes(32);
+    const nonce = rng.bytes(12);
+    const pt = rng.bytes(1000);
+    const b = new ChaCha20Poly1305(key, false);
+    k.u8.set(pt, ptr);
+    calls.length = 0;
+    const out = b.seal(nonce, k.u8.subarray(ptr, ptr + 1000), new Uint8Array(0), k.u8.subarray(ptr + 2000, ptr + 3016));
+    assert.equal(hex(out), hex(opensslSeal(key, nonce, pt, new Uint8Array(0))));
+    assert.deepEqual(
+      calls.map(([f]) => f),
+      ['aead_seal_all'],
+    );
+    b.dispose();
+  } finally {
+    (k as { exports: object }).exports = exports;
+    arena.freeRegion(ptr, cap);
+    a.dispose();
+  }
+  assert.ok(
+    k.u8.subarray(ptr, ptr + cap).every((x) => x === 0),
+    'a freed region is wiped',
+  );
+  assert.equal(arena.allocRegion(cap), ptr, 'a freed region is reused for its size');
+  assert.equal(arena.generation, gen, 'the reuse did not grow the memory');
+  arena.freeRegion(ptr, cap);
 });

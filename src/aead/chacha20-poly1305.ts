@@ -10,7 +10,7 @@
 // Constant time: the glue branches only on lengths, and compares tags by OR-accumulating the
 // XOR of all sixteen bytes, without an early exit.
 
-import { SCRATCH_PTR, SCRATCH_SIZE } from '../engine/kernel.js';
+import { ARENA, type Arena, SCRATCH_PTR, SCRATCH_SIZE, SLOTS_PTR } from '../engine/kernel.js';
 import { AuthenticationError, StateError, CtkitRangeError } from '../errors.js';
 import { absorbPadded, absorbPartial, chachaKernel, type ChachaKernel, IO, MAXG, POWERS_MIN_BLOCKS } from '../mac/poly1305.js';
 import { checkBytes, checkLength, checkOutput, copyBytes } from '../util/check.js';
@@ -114,6 +114,17 @@ export class ChaCha20Poly1305 implements Aead {
     const blocks = macBlocks(aad.length, n);
     let used = 0; // scratch bytes to wipe
     try {
+      const at = this.#inKernel(plaintext, out);
+      if (at >= 0) {
+        // in place in kernel memory (an Arena region): no copy through scratch
+        const maxg = this.#begin(nonce, aad, n);
+        e.aead_seal(IO.ST, IO.POLY, at, at, n, maxg);
+        const whole = whole16(n);
+        if (whole < n) absorbPartial(k, IO.POLY, k.u8.subarray(at + whole, at + n), false);
+        this.#finish(aad.length, n);
+        k.u8.copyWithin(at + n, IO.TAG, IO.TAG + TAG);
+        return out;
+      }
       if (chachaFitsOnce(aad.length, n)) {
         used = 16 * blocks;
         const u8 = k.u8;
@@ -161,7 +172,25 @@ export class ChaCha20Poly1305 implements Aead {
     let used = 0; // scratch bytes to wipe
     let ok = false;
     try {
-      if (chachaFitsOnce(aad.length, n)) {
+      const at = this.#inKernel(sealed, out);
+      if (at >= 0) {
+        // in place in kernel memory (an Arena region): no copy through scratch
+        const tag = k.u8.slice(at + n, at + n + TAG);
+        const maxg = this.#begin(nonce, aad, n);
+        const whole = whole16(n);
+        // the partial block's ciphertext, taken before the kernel decrypts it in place
+        const partial = whole < n ? k.u8.slice(at + whole, at + n) : undefined;
+        e.aead_open(IO.ST, IO.POLY, at, at, n, maxg);
+        if (partial) {
+          absorbPartial(k, IO.POLY, partial, false);
+          partial.fill(0);
+        }
+        this.#finish(aad.length, n);
+        const u8 = k.u8;
+        let diff = 0;
+        for (let i = 0; i < TAG; i++) diff |= u8[IO.TAG + i] ^ tag[i];
+        ok = diff === 0;
+      } else if (chachaFitsOnce(aad.length, n)) {
         used = 16 * blocks;
         const u8 = k.u8;
         u8.set(nonce, IO.NONCE);
@@ -207,6 +236,21 @@ export class ChaCha20Poly1305 implements Aead {
     }
     if (!ok) throw new AuthenticationError(`${this.#name}: authentication failed, the tag does not match`);
     return out;
+  }
+
+  /** Kernel memory for batches sealed and opened in place (the CLI's file path); none on the js backend. */
+  [ARENA](): Arena | undefined {
+    // (a wrapper made by Object.create has no kernel of its own: none)
+    return #k in this && this.#k.backend !== 'js' ? this.#k : undefined;
+  }
+
+  /**
+   * The offset of `input` in kernel memory when it and `out` start at the same byte there (a
+   * region from ARENA: sealed or opened in place with no copy), else -1.
+   */
+  #inKernel(input: Uint8Array, out: Uint8Array): number {
+    const buf = this.#k.u8.buffer;
+    return input.buffer === buf && out.buffer === buf && out.byteOffset === input.byteOffset && input.byteOffset >= SLOTS_PTR ? input.byteOffset : -1;
   }
 
   /** Wipe the key. Further use throws StateError. Idempotent. */

@@ -5,7 +5,8 @@
 //
 //   [0, IO_SIZE)                       small per-call area (states, padded blocks)
 //   [SCRATCH_PTR, + SCRATCH_SIZE)      the scratch window through which inputs stream in chunks
-//   [SLOTS_PTR, …)                     key slots of a fixed size, allocated and wiped here
+//   [SLOTS_PTR, …)                     key slots of a fixed size, allocated and wiped here,
+//                                      and regions for a caller's batches (allocRegion)
 //
 // so a 1 GiB message needs 64 KiB of WebAssembly memory, not 1 GiB. Scratch that held caller
 // data is wiped by the family code when a call ends; a key slot is wiped when it is freed
@@ -52,12 +53,32 @@ function wasmBytes(src: ModuleSource, b: Backend): Uint8Array {
   return v();
 }
 
+/**
+ * Kernel memory for data that a caller reads into and writes from directly, so that an AEAD
+ * seals or opens it in place with no copy through scratch (the CLI's file path). An AEAD object
+ * offers it under ARENA when its kernel is WebAssembly (a JavaScript kernel's memory is replaced
+ * when it grows, so views of it cannot be held across I/O).
+ */
+export interface Arena {
+  /** the memory's current view (views made before a growth are detached) */
+  readonly u8: Uint8Array;
+  /** changes whenever the memory grows */
+  readonly generation: number;
+  allocRegion(bytes: number): number;
+  freeRegion(ptr: number, bytes: number): void;
+}
+
+/** The key of an AEAD object's method that returns its Arena, or undefined. */
+export const ARENA: unique symbol = Symbol('ctkit.arena');
+
 export const IO_PTR = 0;
 export const IO_SIZE = 4096;
 export const SCRATCH_PTR = IO_PTR + IO_SIZE;
 export const SCRATCH_SIZE = 65536;
 export const SLOTS_PTR = SCRATCH_PTR + SCRATCH_SIZE;
 const PAGE = 65536;
+/** Key slots' room kept free beyond a region (Kernel.allocRegion). */
+const REGION_SLACK_SLOTS = 8;
 /** Slots of a module's key cache: above this many live keys, the least recently used is re-expanded on its next use. */
 export const CACHE_SLOTS = 256;
 
@@ -107,6 +128,11 @@ export class Kernel<E> {
   #u8: Uint8Array;
   #free: number[] = [];
   #next = SLOTS_PTR;
+  #generation = 0;
+  /** slots made (freed ones included) */
+  #slots = 0;
+  /** freed regions by size, wiped, for the next allocRegion of that size */
+  readonly #freeRegions = new Map<number, number[]>();
   // the key cache: entry i has slot #cPtr[i] (-1: free entry), owner #cId[i], #cUsed[i] bytes
   // written from the slot's start, and the clock's reference bit #cRef[i]
   #cPtr: number[] = [];
@@ -141,6 +167,15 @@ export class Kernel<E> {
     this.#u8 = new Uint8Array(this.#memory.buffer);
   }
 
+  /**
+   * Growths of this memory so far. A WebAssembly memory's buffer is detached when it grows (and a
+   * JavaScript memory's replaced), so a holder of views of its regions compares this before and
+   * after I/O into them.
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /** The current view of linear memory (a new view after the memory grows). */
   get u8(): Uint8Array {
     if (this.#u8.byteLength === 0) this.#u8 = new Uint8Array(this.#memory.buffer);
@@ -152,14 +187,44 @@ export class Kernel<E> {
     const reused = this.#free.pop();
     if (reused !== undefined) return reused;
     const ptr = this.#next;
-    const end = ptr + this.slotSize;
-    const have = this.#memory.buffer.byteLength;
-    if (end > have) {
-      this.#memory.grow(Math.ceil((end - have) / PAGE));
-      this.#u8 = new Uint8Array(this.#memory.buffer); // a JS memory's old buffer is not detached
-    }
-    this.#next = end;
+    this.#reserve(ptr + this.slotSize);
+    this.#next = ptr + this.slotSize;
+    this.#slots++;
     return ptr;
+  }
+
+  /** Grows the memory (if needed) to hold `end` bytes. */
+  #reserve(end: number): void {
+    const have = this.#memory.buffer.byteLength;
+    if (end <= have) return;
+    this.#memory.grow(Math.ceil((end - have) / PAGE));
+    this.#generation++;
+    this.#u8 = new Uint8Array(this.#memory.buffer); // a JS memory's old buffer is not detached
+  }
+
+  /**
+   * A region of `bytes` zero-filled bytes of this memory for a caller's data (the file path's
+   * batches: read into, sealed or opened in place, written out, with no copy), at a 64-byte
+   * boundary; freeRegion wipes it. The memory is grown here, with room for REGION_SLACK_SLOTS
+   * key slots beyond, so that a key expanded after the regions were made does not grow it again
+   * (which would detach their views while a read into them is in flight; holders check
+   * `generation`).
+   */
+  allocRegion(bytes: number): number {
+    const reused = this.#freeRegions.get(bytes)?.pop();
+    if (reused !== undefined) return reused;
+    const ptr = (this.#next + 63) & ~63;
+    this.#reserve(ptr + bytes + REGION_SLACK_SLOTS * this.slotSize);
+    this.#next = ptr + bytes;
+    return ptr;
+  }
+
+  /** Wipes a region from allocRegion and keeps it for the next of its size. */
+  freeRegion(ptr: number, bytes: number): void {
+    this.wipe(ptr, bytes);
+    let list = this.#freeRegions.get(bytes);
+    if (!list) this.#freeRegions.set(bytes, (list = []));
+    list.push(ptr);
   }
 
   /**
@@ -247,7 +312,7 @@ export class Kernel<E> {
 
   /** Number of slots handed out and not yet freed (for tests). */
   get slotsInUse(): number {
-    return (this.#next - SLOTS_PTR) / this.slotSize - this.#free.length;
+    return this.#slots - this.#free.length;
   }
 }
 
