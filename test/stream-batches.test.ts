@@ -9,7 +9,8 @@ import { Worker } from 'node:worker_threads';
 import { aesGcm, chacha20Poly1305, xchacha20Poly1305, type Aead } from '../src/aead/index.js';
 import { ALGORITHMS, createWorkerPool, nodeWorkers } from '../src/stream/index.js';
 import { newStreamParams } from '../src/stream/sealer.js';
-import { SegmentAuthenticationError, openBatch, sealBatch } from '../src/stream/segments.js';
+import { SegmentAuthenticationError, openBatch, openSpaced, sealBatch, sealSpaced } from '../src/stream/segments.js';
+import { ARENA, type Arena } from '../src/engine/kernel.js';
 import { refSealStream } from '../src/ref/stream.js';
 import { Rng, hex } from './support/rng.js';
 import { workerPreload } from './support/stryker-child.js';
@@ -102,6 +103,96 @@ test('a batch that fails opening in place leaves none of its plaintext in the bu
     );
     assert.deepEqual(buf.subarray(plain.length), sealed.subarray(plain.length));
   }
+  aead.dispose();
+});
+
+test('sealSpaced / openSpaced (segments with room for their tags) equal the model, in plain and kernel memory', () => {
+  const bad: string[] = [];
+  for (const alg of Object.keys(FACTORIES)) {
+    const info = ALGORITHMS.find((a) => a.name === alg)!;
+    for (const S of [16, 1000, 65536]) {
+      const key = rng.bytes(32);
+      const prefix = rng.bytes(info.nonceLength - 5);
+      const aead = FACTORIES[alg](key);
+      const arena = (aead as Partial<Record<typeof ARENA, () => Arena | undefined>>)[ARENA]?.();
+      const { header, params } = newStreamParams(info, { segmentSize: S, noncePrefix: prefix });
+      for (const [k, rest] of [
+        [0, 0],
+        [0, 1],
+        [1, S],
+        [3, S - 1],
+        [4, 1],
+      ] as const) {
+        const plain = rng.bytes(k * S + rest);
+        const body = refSealStream({ algorithm: alg, key, prefix, segmentSize: S }, plain).subarray(header.length);
+        // batch A: the first k segments (not final), from segment 0; batch B: the rest, final
+        for (const [part, first, final, expected] of [
+          [plain.subarray(0, k * S), 0, false, body.subarray(0, k * (S + T))],
+          [plain.subarray(k * S), k, true, body.subarray(k * (S + T))],
+        ] as const) {
+          if (!final && part.length === 0) continue;
+          const cap = expected.length + 40;
+          const region = arena?.allocRegion(cap);
+          for (const where of ['plain', 'kernel'] as const) {
+            if (where === 'kernel' && region === undefined) continue; // (no kernel memory: the js backend, AES-GCM)
+            const what = `${alg} S=${S} k=${k} rest=${rest} ${final ? 'B' : 'A'} in ${where} memory`;
+            const buf = where === 'plain' ? new Uint8Array(cap).fill(0xa5) : arena!.u8.subarray(region!, region! + cap).fill(0xa5);
+            // the plaintext laid out segment by segment, S + T apart
+            for (let o = 0, i = 0; o < part.length; o += S, i++) buf.set(part.subarray(o, Math.min(part.length, o + S)), i * (S + T));
+            const sealed = sealSpaced(aead, params, buf, part.length, first, final);
+            if (sealed.buffer !== buf.buffer || sealed.byteOffset !== buf.byteOffset) bad.push(`${what}: not in place`);
+            if (hex(sealed) !== hex(expected)) bad.push(`${what}: sealed bytes differ`);
+            if (buf[expected.length] !== 0xa5) bad.push(`${what}: wrote past the batch`);
+            const pieces = openSpaced(aead, params, buf.subarray(0, expected.length), first, final);
+            if (pieces.some((p, i) => p.buffer !== buf.buffer || p.byteOffset !== buf.byteOffset + i * (S + T))) bad.push(`${what}: a piece is not where its segment was`);
+            if (hex(Buffer.concat(pieces)) !== hex(part)) bad.push(`${what}: opened bytes differ`);
+          }
+          if (region !== undefined) arena!.freeRegion(region, cap);
+        }
+      }
+      aead.dispose();
+    }
+  }
+  assert.deepEqual(bad, []);
+  const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
+  const aead = chacha20Poly1305(rng.bytes(32));
+  const { params } = newStreamParams(info, { segmentSize: 1000 });
+  assert.throws(() => sealSpaced(aead, params, new Uint8Array(2 * 1016 - 1), 2000, 0, false), RangeError, 'a buffer one byte short');
+  assert.throws(() => sealSpaced(aead, params, new Uint8Array(4000), 1999, 0, false), RangeError, 'a batch that is not the last holds whole segments');
+  aead.dispose();
+});
+
+test('openSpaced: a failing segment wipes the whole batch, names the segment; truncation is named', () => {
+  const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
+  const key = rng.bytes(32);
+  const aead = chacha20Poly1305(key);
+  const S = 4096;
+  const { header, params } = newStreamParams(info, { segmentSize: S });
+  const plain = rng.bytes(3 * S + 100);
+  const sealed = refSealStream({ algorithm: info.name, key, prefix: header.subarray(10), segmentSize: S }, plain).subarray(header.length);
+  for (const damaged of [0, 2, 3]) {
+    const buf = Uint8Array.from(sealed);
+    buf[damaged * (S + T) + 7] ^= 1;
+    assert.throws(
+      () => openSpaced(aead, params, buf, 0, true),
+      (e: unknown) => e instanceof SegmentAuthenticationError && e.segment === damaged,
+    );
+    assert.ok(
+      buf.every((x) => x === 0),
+      `segment ${damaged}: bytes left in the batch`,
+    );
+  }
+  // a final segment shorter than its tag: truncated, named after the segments before it
+  assert.throws(
+    () => openSpaced(aead, params, Uint8Array.from(sealed.subarray(0, 2 * (S + T) + 15)), 5, true),
+    (e: unknown) => e instanceof SegmentAuthenticationError && e.segment === 7 && /^truncated: segment 7 /.test((e as Error).message),
+    'truncated',
+  );
+  // not final and not whole segments
+  assert.throws(
+    () => openSpaced(aead, params, Uint8Array.from(sealed.subarray(0, S + T + 1)), 0, false),
+    (e: unknown) => e instanceof SegmentAuthenticationError && /^truncated/.test((e as Error).message),
+  );
   aead.dispose();
 });
 

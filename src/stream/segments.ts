@@ -117,6 +117,63 @@ export function openBatch(aead: Aead, p: SegmentParams, sealed: Uint8Array, firs
 }
 
 /**
+ * Seals a batch laid out with room for each tag, in place: segment i's plaintext at
+ * buf[i·(S+T), i·(S+T) + S) (all segments full but the last), `n` plaintext bytes in all. Each
+ * segment becomes its ciphertext and tag where it lies, so the sealed batch is the returned view
+ * buf[0, sealedLength) with no byte moved: in kernel memory (an Arena region), the AEAD seals
+ * it with no copy.
+ */
+export function sealSpaced(aead: Aead, p: SegmentParams, buf: Uint8Array, n: number, first: number, lastFinal: boolean): Uint8Array {
+  const S = p.segmentSize;
+  const T = p.alg.tagLength;
+  const count = sealedSegments(n, S, lastFinal);
+  const total = n + count * T;
+  // all segments but the last are full, so the last one's tag ends at `total`
+  if (buf.length < total) throw new RangeError('the buffer is too short for the batch');
+  const nonce = new Uint8Array(p.alg.nonceLength);
+  for (let i = 0; i < count; i++) {
+    const len = Math.min(S, n - i * S);
+    const o = i * (S + T);
+    segmentNonce(p.alg, p.prefix, first + i, lastFinal && i === count - 1, nonce);
+    aead.seal(nonce, buf.subarray(o, o + len), p.aad, buf.subarray(o, o + len + T));
+  }
+  return buf.subarray(0, total);
+}
+
+/**
+ * Opens the sealed batch `sealed` in place: segment i's plaintext is left where its ciphertext
+ * began, at i·(S+T), and the returned views are the plaintext pieces in order (no byte moved:
+ * in kernel memory, the AEAD opens it with no copy). All or nothing, as openBatch: when a
+ * segment fails, all of `sealed` is wiped and SegmentAuthenticationError names the segment.
+ */
+export function openSpaced(aead: Aead, p: SegmentParams, sealed: Uint8Array, first: number, lastFinal: boolean): Uint8Array[] {
+  const S = p.segmentSize;
+  const T = p.alg.tagLength;
+  const unit = S + T;
+  if (openedLength(sealed.length, p, lastFinal) < 0) {
+    const at = first + Math.floor(sealed.length / unit);
+    throw new SegmentAuthenticationError(at, `truncated: segment ${at} is shorter than its tag (the stream was cut, or is not a ctkit sealed stream)`);
+  }
+  const count = lastFinal ? Math.max(1, Math.ceil(sealed.length / unit)) : sealed.length / unit;
+  const nonce = new Uint8Array(p.alg.nonceLength);
+  const pieces: Uint8Array[] = [];
+  let i = 0;
+  try {
+    for (; i < count; i++) {
+      const o = i * unit;
+      const seg = sealed.subarray(o, Math.min(sealed.length, o + unit));
+      segmentNonce(p.alg, p.prefix, first + i, lastFinal && i === count - 1, nonce);
+      pieces.push(aead.open(nonce, seg, p.aad, seg.subarray(0, seg.length - T)));
+    }
+  } catch (e) {
+    sealed.fill(0);
+    if (e instanceof AuthenticationError) throw new SegmentAuthenticationError(first + i);
+    throw e;
+  }
+  return pieces;
+}
+
+/**
  * Cuts a byte stream into batches of whole units (a unit: a plaintext segment when sealing, a
  * sealed segment when opening) that are certainly not the stream's last: the last unit is held
  * back, in a buffer of our own, until more bytes arrive or the stream ends. Batches are views
