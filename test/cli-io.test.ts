@@ -322,6 +322,62 @@ test('file output: short writes continue after the bytes that went out, across a
   assert.deepEqual(new Uint8Array(readFileSync(join(d, 'out'))), new Uint8Array(Buffer.concat(chunks)));
 });
 
+test('input: readFullInto fills views in order (one readv each time, short ones continued), fewer bytes only at the end', async () => {
+  const d = fresh();
+  const data = rng.bytes(70000);
+  writeFileSync(join(d, 'in'), data);
+  const proto = await fileHandleProto(d);
+  const lists: number[][] = [];
+  await replaced(
+    proto,
+    'readv',
+    (orig) =>
+      async function (this: fsp.FileHandle, bufs: NodeJS.ArrayBufferView[], pos?: number) {
+        lists.push(bufs.map((b) => b.byteLength));
+        // at most 3000 bytes a call, ending inside a view or at its end
+        const limited: Uint8Array[] = [];
+        let room = 3000;
+        for (const b of bufs) {
+          if (room === 0) break;
+          const v = new Uint8Array(b.buffer, b.byteOffset, Math.min(b.byteLength, room));
+          limited.push(v);
+          room -= v.length;
+        }
+        return orig.call(this, limited, pos);
+      } as typeof orig,
+    async () => {
+      const input = await Input.open(join(d, 'in'));
+      const buf = new Uint8Array(80000).fill(0xee);
+      // views with gaps between them (a batch's segments with room for their tags), one empty
+      const views = [buf.subarray(0, 2000), buf.subarray(2010, 2010), buf.subarray(2020, 6020), buf.subarray(6030, 46030)];
+      assert.equal(await input.readFullInto(views), 46000);
+      assert.equal(input.bytesRead, 46000);
+      assert.deepEqual(Buffer.concat(views), Buffer.from(data.subarray(0, 46000)));
+      assert.ok(buf.subarray(2000, 2020).every((x) => x === 0xee) && buf.subarray(6020, 6030).every((x) => x === 0xee), 'a gap was written');
+      // the calls: every view not yet full, from where the last call stopped
+      assert.deepEqual(lists.slice(0, 3), [[2000, 0, 4000, 40000], [3000, 40000], [40000]]);
+      lists.length = 0;
+      assert.equal(await input.readFullInto([buf.subarray(0, 20000), buf.subarray(30000, 40000)]), 24000, 'fewer only at the end');
+      assert.deepEqual(buf.subarray(0, 20000), data.subarray(46000, 66000));
+      assert.deepEqual(buf.subarray(30000, 34000), data.subarray(66000));
+      assert.equal(input.bytesRead, 70000);
+      assert.equal(await input.readFullInto([buf.subarray(0, 10)]), 0);
+      assert.equal(await input.readFullInto([]), 0);
+      await input.close();
+    },
+  );
+  await replaced(
+    proto,
+    'readv',
+    () => async () => Promise.reject(errno('EIO')),
+    async () => {
+      const input = await Input.open(join(d, 'in'));
+      await rejects(input.readFullInto([new Uint8Array(4)]), `cannot read ${join(d, 'in')}: EIO`);
+      await input.close();
+    },
+  );
+});
+
 test('input: a failing stat or read is a FileError naming the input and the reason', async () => {
   const d = fresh();
   writeFileSync(join(d, 'in'), 'data');

@@ -23,6 +23,9 @@ import { rejectsWith, scratch } from './support/scratch.js';
 import { asTerminal, cliOutput, cliStdout } from './support/stdout.js';
 import { recorded } from './support/spy.js';
 import { memoryInput, memoryOutput } from './support/file-path.js';
+import { chachaKernel } from '../src/mac/poly1305.js';
+import { ARENA, type Arena } from '../src/engine/kernel.js';
+import type { Aead } from '../src/aead/types.js';
 
 const { fresh, ls } = scratch('seal');
 const rng = new Rng(0x5ea1);
@@ -297,7 +300,15 @@ test('makeCipher: jobs − 1 workers started in the background beside this threa
   await one.dispose();
 });
 
-const distinct = (bufs: Uint8Array[]) => new Set(bufs.map((b) => b.buffer)).size;
+const ids = new Map<ArrayBufferLike, number>();
+/** Buffers (or regions of one kernel memory: views at different offsets) among `bufs`. */
+const distinct = (bufs: Uint8Array[]) =>
+  new Set(
+    bufs.map((b) => {
+      if (!ids.has(b.buffer)) ids.set(b.buffer, ids.size);
+      return `${ids.get(b.buffer)}:${b.byteOffset}`;
+    }),
+  ).size;
 
 test('the file path: 40 batches through a few reused buffers, at most three writes queued, every buffer wiped at the end', async () => {
   const S = 4096;
@@ -312,15 +323,79 @@ test('the file path: 40 batches through a few reused buffers, at most three writ
   assert.equal(out.given.length, 41);
   assert.ok(Buffer.from(openBatch(c.cipher.aead, params, sealed, 0, true)).equals(plain), 'the batches are the stream');
   assert.ok(out.maxPending <= 3, `${out.maxPending} writes in flight`);
-  assert.ok(distinct(input.into) <= 6, `${distinct(input.into)} buffers for 41 batches`);
+  assert.ok(distinct(input.into) <= 7, `${distinct(input.into)} buffers for 41 batches`);
+  // on WebAssembly, the batches ran in regions of the kernel's memory (read and written there)
+  const wasm = chachaKernel().backend !== 'js';
+  const inKernel = (b: Uint8Array) => b.buffer === chachaKernel().u8.buffer;
+  assert.equal(input.into.every(inKernel) && out.given.every(inKernel), wasm, 'batches in kernel memory');
   assert.ok(out.given.every(zero) && input.into.every(zero), 'every buffer wiped');
   // the way back, one sealed segment per read
   const back = memoryInput(sealed, { size: S + 16 });
   const pout = memoryOutput();
   await pipeline('open', back, pout, c.cipher, params, new Progress(undefined, 'test'));
   assert.ok(Buffer.concat(pout.parts).equals(plain));
-  assert.ok(distinct(back.into) <= 6, `${distinct(back.into)} buffers for 41 batches`);
+  assert.ok(distinct(back.into) <= 7, `${distinct(back.into)} buffers for 41 batches`);
+  assert.equal(back.into.every(inKernel) && pout.given.every(inKernel), wasm, 'batches in kernel memory');
   assert.ok(pout.given.every(zero) && back.into.every(zero), 'every buffer wiped');
+  await c.dispose();
+});
+
+test('the file path in kernel memory: if the memory grows meanwhile (a read in flight may be lost), it stops with an internal error', async () => {
+  const S = 4096;
+  const { params } = newStreamParams(CHACHA, { segmentSize: S });
+  const c = await makeCipher(CHACHA, rng.bytes(32), 1);
+  const real = (c.cipher.aead as unknown as Record<typeof ARENA, () => Arena | undefined>)[ARENA]();
+  if (!real) {
+    assert.equal(chachaKernel().backend, 'js', 'no kernel memory only on the js backend');
+    await c.dispose();
+    return;
+  }
+  let grown = 0;
+  // the same kernel, whose generation moves once `grown` is set
+  const arena: Arena = {
+    get u8() {
+      return real.u8;
+    },
+    get generation() {
+      return real.generation + grown;
+    },
+    allocRegion: (b) => real.allocRegion(b),
+    freeRegion: (p, b) => real.freeRegion(p, b),
+  };
+  const aead = c.cipher.aead;
+  const wrapped = Object.assign(Object.create(aead) as Aead, { seal: aead.seal.bind(aead), open: aead.open.bind(aead), [ARENA]: () => arena });
+  const plain = rng.bytes(10 * S);
+  const input = memoryInput(plain, { size: S });
+  const readFull = input.readFull;
+  let reads = 0;
+  input.readFull = async (...a) => {
+    if (++reads === 4) grown = 1;
+    return readFull(...a);
+  };
+  const out = memoryOutput();
+  await rejectsWith(pipeline('seal', input, out, { aead: wrapped, pool: () => undefined }, params, new Progress(undefined, 'test')), Failure, 'internal error: kernel memory grew during the file path');
+  assert.ok(out.parts.length <= 3, `${out.parts.length} batches went out`);
+  await c.dispose();
+});
+
+test('the file path: workers that could not start stop it with their error, on every backend', async () => {
+  const S = 4096;
+  const { params } = newStreamParams(CHACHA, { segmentSize: S });
+  const c = await makeCipher(CHACHA, rng.bytes(32), 1);
+  for (const dir of ['seal', 'open'] as const) {
+    let asked = 0;
+    const failed = new Error('the worker could not start');
+    const cipher = {
+      aead: c.cipher.aead,
+      pool: () => {
+        if (++asked > 3) throw failed;
+        return undefined;
+      },
+    };
+    const out = memoryOutput();
+    await assert.rejects(pipeline(dir, memoryInput(rng.bytes(20 * (S + 16)), { size: S }), out, cipher, params, new Progress(undefined, 'test')), (e) => e === failed, dir);
+    assert.ok(out.parts.length < 20, `${dir}: ${out.parts.length} batches went out`);
+  }
   await c.dispose();
 });
 

@@ -25,7 +25,8 @@ import { AuthenticationError } from '../errors.js';
 import { ALGORITHMS, type AlgorithmInfo, HEADER_FIXED, StreamFormatError, algorithmById, algorithmByName, headerLength } from '../stream/format.js';
 import { loadAeadFactory } from '../stream/factories.js';
 import { HeaderReader, newStreamParams } from '../stream/sealer.js';
-import { SegmentAuthenticationError, type SegmentParams, openBatch, sealBatch } from '../stream/segments.js';
+import { SegmentAuthenticationError, type SegmentParams, openBatch, openSpaced, sealBatch, sealSpaced } from '../stream/segments.js';
+import { ARENA, type Arena } from '../engine/kernel.js';
 import type { BatchCipher } from '../stream/web.js';
 import { copyBytes } from '../util/check.js';
 import { Failure, FileError, UsageError } from './errors.js';
@@ -170,18 +171,63 @@ class Buffers {
   }
 }
 
+/**
+ * Regions of kernel memory (an Arena) of one capacity, all made at the start so that the memory
+ * does not grow while reads into them are in flight; take() returns -1 when none is free (the
+ * batch then takes a plain buffer).
+ */
+class Regions {
+  readonly #free: number[] = [];
+  readonly #all: number[] = [];
+  readonly generation: number;
+  constructor(
+    readonly arena: Arena,
+    readonly capacity: number,
+    count: number,
+  ) {
+    for (let i = 0; i < count; i++) this.#all.push(arena.allocRegion(capacity));
+    this.#free.push(...this.#all);
+    this.generation = arena.generation;
+  }
+  take(): number {
+    return this.#free.pop() ?? -1;
+  }
+  /** The region is free again; what it held is wiped by free() at the end (as Buffers). */
+  give(ptr: number): void {
+    this.#free.push(ptr);
+  }
+  /** The region's bytes; throws if the memory grew since the regions were made (a read in flight may have been lost). */
+  view(ptr: number, len = this.capacity): Uint8Array {
+    if (this.arena.generation !== this.generation) throw new Failure('internal error: kernel memory grew during the file path');
+    return this.arena.u8.subarray(ptr, ptr + len);
+  }
+  /** Wipes and frees them all (every one must have been given back). */
+  free(): void {
+    for (const ptr of this.#all) this.arena.freeRegion(ptr, this.capacity);
+    this.#free.length = this.#all.length = 0;
+  }
+}
+
+/** A read's data: in a plain buffer (`buf`), or in a region of kernel memory (`region` ≥ 0). */
 interface Chunk {
-  buf: Uint8Array;
+  buf: Uint8Array | undefined;
+  region: number;
   n: number;
 }
 
 /** A batch's result to be written in its turn; settled once it can be written (or has failed). */
 interface Result {
-  promise: Promise<Uint8Array>;
+  promise: Promise<Written>;
   settled: boolean;
 }
 
-function result(promise: Promise<Uint8Array>): Result {
+/** What a batch gives to write: the bytes, and what to do once they are written. */
+interface Written {
+  chunks: Uint8Array[];
+  release(): void;
+}
+
+function result(promise: Promise<Written>): Result {
   const r: Result = { promise, settled: false };
   promise.then(
     () => void (r.settled = true),
@@ -190,12 +236,30 @@ function result(promise: Promise<Uint8Array>): Result {
   return r;
 }
 
+/** A Written for bytes that live in a plain buffer of `bufs` (wiped: given back). */
+const plainWritten = (bufs: Buffers, b: Uint8Array): Written => ({ chunks: [b], release: () => bufs.give(b) });
+
+/** Regions for a pipeline: reads ahead, the batch at hand, and writes queued. */
+const REGIONS = READ_AHEAD + 1 + WRITES_QUEUED + 2;
+
 /**
  * Seals (or opens) everything `input` has left into `out`, after the header: reads of `units`
  * whole units (plaintext segments, or sealed segments), each known not to be the last once the
  * next read has returned data; results written in order.
+ *
+ * The batches this thread takes run in kernel memory when the AEAD offers it (ARENA, on
+ * WebAssembly): a seal's read lands with room for each segment's tag (sealSpaced), an open's
+ * plaintext is written from where it was opened (openSpaced), so no byte is copied between the
+ * read and the write. Batches for the workers are plain buffers, which move to them.
  */
-export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFull' | 'bytesRead'> & { readonly size?: number }, out: Output, cipher: Ciphers, p: SegmentParams, progress: Progress): Promise<void> {
+export async function pipeline(
+  dir: 'seal' | 'open',
+  input: Pick<Input, 'readFull' | 'bytesRead'> & Partial<Pick<Input, 'readFullInto'>> & { readonly size?: number },
+  out: Output,
+  cipher: Ciphers,
+  p: SegmentParams,
+  progress: Progress,
+): Promise<void> {
   const S = p.segmentSize;
   const T = p.alg.tagLength;
   const unit = dir === 'seal' ? S : S + T;
@@ -207,33 +271,77 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
   const R = units * unit; // bytes per read
   const bufs = new Buffers(units * (S + T));
   const aead = cipher.aead;
+  const arena = (aead as Partial<Record<typeof ARENA, () => Arena | undefined>>)[ARENA]?.();
+  const regions = arena ? new Regions(arena, units * (S + T), REGIONS) : undefined;
 
-  // reads, one after the other (one file position), queued ahead
+  let atPool = 0; // batches sent to the workers and not back yet
+  /** The workers' batch limit now (0: no workers yet); throws if they could not start. */
+  const poolLimit = () => {
+    const pool = cipher.pool();
+    return pool ? Math.max(1, pool.concurrency) * INFLIGHT_PER_WORKER : 0;
+  };
+
+  /** Fills the views in order (fewer bytes only at the input's end). */
+  const readInto = async (views: Uint8Array[]): Promise<number> => {
+    if (input.readFullInto) return input.readFullInto(views);
+    let got = 0;
+    for (const v of views) {
+      const n = await input.readFull(v);
+      got += n;
+      if (n < v.length) break;
+    }
+    return got;
+  };
+  // reads, one after the other (one file position), queued ahead: into a region when the AEAD
+  // has kernel memory (a batch for the workers is copied out of it: a copy on this thread costs
+  // a tenth of sealing it here), else a plain buffer
   let chain: Promise<unknown> = Promise.resolve();
   const reads: Promise<Chunk>[] = [];
+  let plainAhead = 0; // reads into plain buffers, for the workers, not yet batched
   const readNext = () => {
-    const buf = bufs.take();
-    const r = chain
-      .then(() => input.readFull(buf, 0, R))
-      .then(
-        (n) => ({ buf, n }),
-        (e) => {
-          buf.fill(0);
-          throw e;
-        },
-      );
+    const region = regions && atPool + plainAhead >= poolLimit() ? regions.take() : -1;
+    const buf = region < 0 ? bufs.take() : undefined;
+    if (buf) plainAhead++;
+    const into = (): Promise<number> => {
+      if (buf) return input.readFull(buf, 0, R);
+      const v = regions!.view(region);
+      // sealing: each segment's plaintext with room for its tag after it
+      if (dir === 'seal') return readInto(Array.from({ length: units }, (_, i) => v.subarray(i * (S + T), i * (S + T) + S)));
+      return input.readFull(v, 0, R);
+    };
+    const r = chain.then(into).then(
+      (n): Chunk => ({ buf, region, n }),
+      (e) => {
+        release({ buf, region, n: 0 });
+        throw e;
+      },
+    );
     chain = r;
     r.catch(() => undefined);
     reads.push(r);
   };
+  /** A region's chunk moved to a plain buffer, contiguous (a seal's segments gathered), for the workers. */
+  const toPlain = (c: Chunk): Chunk => {
+    const buf = bufs.take();
+    const v = regions!.view(c.region);
+    if (dir === 'open') buf.set(v.subarray(0, c.n));
+    else for (let o = 0, i = 0; o < c.n; o += S, i++) buf.set(v.subarray(i * (S + T), i * (S + T) + Math.min(S, c.n - o)), o);
+    regions!.give(c.region);
+    return { buf, region: -1, n: c.n };
+  };
+  /** A chunk's buffer is free again. */
+  const release = (c: Chunk) => {
+    if (c.buf) bufs.give(c.buf);
+    else regions!.give(c.region);
+  };
   // writes, one after the other, each buffer reused once it is written
   let wchain: Promise<void> = Promise.resolve();
   const writes: Promise<void>[] = [];
-  const write = async (b: Uint8Array) => {
-    const w = wchain.then(() => out.write([b])).finally(() => bufs.give(b));
-    wchain = w;
-    w.catch(() => undefined);
-    writes.push(w);
+  const write = async (w: Written) => {
+    const done = wchain.then(() => out.write(w.chunks)).finally(() => w.release());
+    wchain = done;
+    done.catch(() => undefined);
+    writes.push(done);
     while (writes.length > WRITES_QUEUED) await writes.shift();
   };
   // results in order, this thread's and the workers' (a failed batch: a rejection in its place,
@@ -243,9 +351,38 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
   const drain = async (keep: number) => {
     while (results.length > keep || (results.length > 0 && results[0].settled)) await write(await results.shift()!.promise);
   };
-  let atPool = 0; // batches sent to the workers and not back yet
   let index = 0;
-  /** Seals or opens `data`, a view at the start of a buffer of ours, in place; its result goes out. */
+  /** A batch of this thread in a region: `n` bytes read there; sealed or opened in place, then written from there. */
+  const regionBatch = async (region: number, n: number, final: boolean) => {
+    const first = index;
+    index += final ? 0 : n / unit;
+    const v = regions!.view(region);
+    // opening the final read: the units before the last one are a batch of their own, released
+    // even when the final one fails (the framing of ctkit/stream, as for a plain buffer)
+    const split = dir === 'open' && final && n > 0 ? Math.floor((n - 1) / unit) * unit : 0;
+    // the region is given back once every result in it is written
+    let owners = 0;
+    const own = (chunks: Uint8Array[]): Written => {
+      owners++;
+      return { chunks, release: () => void (--owners === 0 && regions!.give(region)) };
+    };
+    try {
+      if (dir === 'seal') results.push(result(Promise.resolve(own([sealSpaced(aead, p, v, n, first, final)]))));
+      else {
+        if (split > 0) results.push(result(Promise.resolve(own(openSpaced(aead, p, v.subarray(0, split), first, false)))));
+        results.push(result(Promise.resolve(own(openSpaced(aead, p, v.subarray(split, n), first + split / unit, final)))));
+      }
+    } catch (e) {
+      if (owners === 0) regions!.give(region);
+      results.push(result(Promise.reject(e)));
+      await drain(0);
+    }
+    const limit = poolLimit();
+    if (limit === 0) return drain(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await drain(limit + RESULTS_AHEAD);
+  };
+  /** Seals or opens `data`, a view at the start of a plain buffer of ours, in place; its result goes out. */
   const batch = async (data: Uint8Array, final: boolean) => {
     const first = index;
     index += final ? 0 : data.length / unit;
@@ -255,14 +392,15 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
       // the buffer moves to a worker and comes back with the result in it
       atPool++;
       const r = dir === 'seal' ? pool.sealBatch(p, data, first, final) : pool.openBatch(p, data, first, final);
-      results.push(result(r.finally(() => atPool--)));
+      results.push(result(r.then((b) => plainWritten(bufs, b)).finally(() => atPool--)));
       await drain(limit + RESULTS_AHEAD);
       return;
     }
     // this thread: there are no workers (yet), or they have enough in flight
     const room = new Uint8Array(data.buffer, 0, bufs.capacity);
     try {
-      results.push(result(Promise.resolve(dir === 'seal' ? sealBatch(aead, p, data, first, final, room) : openBatch(aead, p, data, first, final, room))));
+      const b = dir === 'seal' ? sealBatch(aead, p, data, first, final, room) : openBatch(aead, p, data, first, final, room);
+      results.push(result(Promise.resolve(plainWritten(bufs, b))));
     } catch (e) {
       bufs.give(room);
       results.push(result(Promise.reject(e)));
@@ -277,27 +415,34 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
   try {
     for (let i = 0; i <= READ_AHEAD; i++) readNext();
     for (;;) {
-      const cur = await reads.shift()!;
+      let cur = await reads.shift()!;
+      if (cur.buf) plainAhead--;
       readNext();
       let last: boolean;
       try {
         last = cur.n < R || (await reads[0]).n === 0;
       } catch (e) {
-        bufs.give(cur.buf);
+        release(cur);
         throw e;
       }
-      if (!last) {
-        await batch(cur.buf.subarray(0, cur.n), false);
+      if (cur.region >= 0 && !last && atPool < poolLimit()) cur = toPlain(cur);
+      if (cur.region >= 0) {
+        // a region: this thread, the final segment in place too
+        await regionBatch(cur.region, cur.n, last);
+        if (last) break;
+      } else if (!last) {
+        await batch(cur.buf!.subarray(0, cur.n), false);
       } else {
+        const buf = cur.buf!;
         // whole units but the last, then the last alone as the final segment (the framing of
         // ctkit/stream: a full last unit is the final one; opening releases the ones before it)
         const split = cur.n > 0 ? Math.floor((cur.n - 1) / unit) * unit : 0;
         // the final unit gets a buffer of its own first: the batch before it may move to a worker
         const tail = bufs.take();
-        tail.set(cur.buf.subarray(split, cur.n));
+        tail.set(buf.subarray(split, cur.n));
         try {
-          if (split > 0) await batch(cur.buf.subarray(0, split), false);
-          else bufs.give(cur.buf);
+          if (split > 0) await batch(buf.subarray(0, split), false);
+          else bufs.give(buf);
         } catch (e) {
           bufs.give(tail);
           throw e;
@@ -315,15 +460,19 @@ export async function pipeline(dir: 'seal' | 'open', input: Pick<Input, 'readFul
     // results still to come are wiped when they arrive
     for (const r of results.splice(0))
       void r.promise.then(
-        (b) => b.fill(0),
+        (w) => {
+          for (const c of w.chunks) c.fill(0);
+          w.release();
+        },
         () => undefined,
       );
     await wchain.catch(() => undefined);
     throw e;
   } finally {
     // reads still running (past the end, or after an error): their buffers come back to be wiped
-    for (const r of await Promise.allSettled(reads.splice(0))) if (r.status === 'fulfilled') bufs.give(r.value.buf);
+    for (const r of await Promise.allSettled(reads.splice(0))) if (r.status === 'fulfilled') release(r.value);
     bufs.wipe();
+    regions?.free();
   }
 }
 

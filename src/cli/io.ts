@@ -12,7 +12,7 @@
 //   only SIGKILL (or a power cut) can leave one behind, under a hidden name beside the target.
 // - nothing is ever spooled to $TMPDIR.
 
-import { constants as fsc, fstatSync, promises as fsp, read as fsRead, type Stats, unlinkSync } from 'node:fs';
+import { constants as fsc, fstatSync, promises as fsp, read as fsRead, readv as fsReadv, type Stats, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { FileError } from './errors.js';
@@ -145,6 +145,40 @@ export class Input {
     return got;
   }
 
+  /** Reads into the views in order, as readFull: fewer bytes than they hold only at the input's end. A file is read by readv, one call for all of them. */
+  async readFullInto(views: readonly Uint8Array[]): Promise<number> {
+    let got = 0;
+    let i = 0; // the view being filled, from byte `at`
+    let at = 0;
+    while (i < views.length && !this.#eof) {
+      if (at === views[i].length) {
+        i++;
+        at = 0;
+        continue;
+      }
+      const n = await this.#readvSome([views[i].subarray(at), ...views.slice(i + 1)]);
+      if (n === 0) this.#eof = true;
+      got += n;
+      at += n;
+      while (i < views.length && at >= views[i].length) at -= views[i++].length;
+    }
+    this.bytesRead += got;
+    return got;
+  }
+
+  async #readvSome(list: Uint8Array[]): Promise<number> {
+    try {
+      if (this.#fh) return (await this.#fh.readv(list)).bytesRead;
+      if (this.#fd !== undefined) {
+        const fd = this.#fd;
+        return await new Promise<number>((resolve, reject) => fsReadv(fd, list, (e, n) => (e ? reject(e) : resolve(n))));
+      }
+    } catch (e) {
+      throw new FileError(`cannot read ${this.name}: ${reason(e)}`);
+    }
+    return this.#readSome(list[0], 0, list[0].length);
+  }
+
   async #readSome(buf: Uint8Array, off: number, len: number): Promise<number> {
     try {
       if (this.#fh) return (await this.#fh.read(buf, off, len, null)).bytesRead;
@@ -216,17 +250,18 @@ class StdoutOutput implements Output {
     process.stdout.on('error', this.#onError);
   }
 
-  /** Resolves when every chunk has been handed to the system (its buffer may be reused). */
+  /** Resolves when every chunk has been handed to the system (its buffer may be reused). The chunks are queued at once, in order. */
   async write(chunks: readonly Uint8Array[]): Promise<void> {
     const out = process.stdout;
+    if (this.#error) throw this.#error;
+    const done: Promise<void>[] = [];
     for (const c of chunks) {
-      if (this.#error) throw this.#error;
       if (c.length === 0) continue;
       this.written += c.length;
-      await new Promise<void>((resolve, reject) => {
-        out.write(c, (e) => (e ? reject(this.#error ?? e) : resolve()));
-      });
+      done.push(new Promise<void>((resolve, reject) => void out.write(c, (e) => (e ? reject(this.#error ?? e) : resolve()))));
     }
+    // every callback, before the buffers may be reused, then the first error
+    for (const r of await Promise.allSettled(done)) if (r.status === 'rejected') throw r.reason;
     if (this.#error) throw this.#error;
   }
 
