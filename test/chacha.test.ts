@@ -27,6 +27,7 @@ import { kernelFor, testBackend } from './support/backends.js';
 import type { ChachaExports } from '../src/engine/wasm/chacha.contract.js';
 import { ARENA } from '../src/engine/kernel.js';
 import { spied } from './support/spy.js';
+import { chacha20Poly1305With } from '../src/internal.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wycheproof = join(root, 'test', 'vectors', 'wycheproof', 'testvectors_v1');
@@ -452,6 +453,26 @@ test('in kernel memory (an Arena region): seal and open in place equal OpenSSL, 
         b.dispose();
       }
     }
+    // an input in the region with an output elsewhere at the same offset, and the other way
+    // round: the copying path, which writes the output the caller gave
+    {
+      const key = rng.bytes(32);
+      const nonce = rng.bytes(12);
+      const pt = rng.bytes(3000);
+      const want = hex(opensslSeal(key, nonce, pt, new Uint8Array(0)));
+      const b = new ChaCha20Poly1305(key, false);
+      k.u8.set(pt, ptr);
+      const elsewhere = new Uint8Array(new ArrayBuffer(ptr + 4000), ptr, 3016);
+      assert.equal(hex(b.seal(nonce, k.u8.subarray(ptr, ptr + 3000), new Uint8Array(0), elsewhere)), want, 'into a plain buffer');
+      assert.equal(hex(elsewhere), want);
+      assert.equal(hex(k.u8.subarray(ptr, ptr + 3000)), hex(pt), 'the region (the input) unchanged');
+      const from = new Uint8Array(new ArrayBuffer(ptr + 4000), ptr, 3000);
+      from.set(pt);
+      k.u8.fill(0, ptr, ptr + 3016);
+      assert.equal(hex(b.seal(nonce, from, new Uint8Array(0), k.u8.subarray(ptr, ptr + 3016))), want, 'from a plain buffer');
+      assert.equal(hex(k.u8.subarray(ptr, ptr + 3016)), want);
+      b.dispose();
+    }
     // views of a region that do not start at the same byte take the copying path (still correct)
     const key = rng.bytes(32);
     const nonce = rng.bytes(12);
@@ -478,4 +499,11 @@ test('in kernel memory (an Arena region): seal and open in place equal OpenSSL, 
   assert.equal(arena.allocRegion(cap), ptr, 'a freed region is reused for its size');
   assert.equal(arena.generation, gen, 'the reuse did not grow the memory');
   arena.freeRegion(ptr, cap);
+});
+
+test('no Arena on a JavaScript kernel (its memory is replaced when it grows)', async () => {
+  const js = await kernelFor<ChachaExports>('js', 'chacha-js-arena', () => generateChacha(), CHACHA_SLOT_SIZE);
+  const a = chacha20Poly1305With({ kernel: js }, new Uint8Array(32), false);
+  assert.equal(a[ARENA](), undefined);
+  a.dispose();
 });
