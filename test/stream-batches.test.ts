@@ -12,6 +12,7 @@ import { newStreamParams } from '../src/stream/sealer.js';
 import { SegmentAuthenticationError, openBatch, openSpaced, sealBatch, sealSpaced } from '../src/stream/segments.js';
 import { ARENA, type Arena } from '../src/engine/kernel.js';
 import { refSealStream } from '../src/ref/stream.js';
+import { StateError } from '../src/errors.js';
 import { Rng, hex } from './support/rng.js';
 import { workerPreload } from './support/stryker-child.js';
 
@@ -125,17 +126,19 @@ test('sealSpaced / openSpaced (segments with room for their tags) equal the mode
       ] as const) {
         const plain = rng.bytes(k * S + rest);
         const body = refSealStream({ algorithm: alg, key, prefix, segmentSize: S }, plain).subarray(header.length);
-        // batch A: the first k segments (not final), from segment 0; batch B: the rest, final
+        // batch A: the first k segments (not final), from segment 0; batch B: the rest, final;
+        // batch C: the whole stream as one final batch
         for (const [part, first, final, expected] of [
           [plain.subarray(0, k * S), 0, false, body.subarray(0, k * (S + T))],
           [plain.subarray(k * S), k, true, body.subarray(k * (S + T))],
+          [plain, 0, true, body],
         ] as const) {
           if (!final && part.length === 0) continue;
           const cap = expected.length + 40;
           const region = arena?.allocRegion(cap);
           for (const where of ['plain', 'kernel'] as const) {
             if (where === 'kernel' && region === undefined) continue; // (no kernel memory: the js backend, AES-GCM)
-            const what = `${alg} S=${S} k=${k} rest=${rest} ${final ? 'B' : 'A'} in ${where} memory`;
+            const what = `${alg} S=${S} k=${k} rest=${rest} ${part === plain ? 'C' : final ? 'B' : 'A'} in ${where} memory`;
             const buf = where === 'plain' ? new Uint8Array(cap).fill(0xa5) : arena!.u8.subarray(region!, region! + cap).fill(0xa5);
             // the plaintext laid out segment by segment, S + T apart
             for (let o = 0, i = 0; o < part.length; o += S, i++) buf.set(part.subarray(o, Math.min(part.length, o + S)), i * (S + T));
@@ -157,9 +160,18 @@ test('sealSpaced / openSpaced (segments with room for their tags) equal the mode
   const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
   const aead = chacha20Poly1305(rng.bytes(32));
   const { params } = newStreamParams(info, { segmentSize: 1000 });
-  assert.throws(() => sealSpaced(aead, params, new Uint8Array(2 * 1016 - 1), 2000, 0, false), RangeError, 'a buffer one byte short');
-  assert.throws(() => sealSpaced(aead, params, new Uint8Array(4000), 1999, 0, false), RangeError, 'a batch that is not the last holds whole segments');
+  assert.equal(sealSpaced(aead, params, new Uint8Array(2 * 1016), 2000, 0, false).length, 2032, 'a buffer just long enough');
+  assert.equal(sealSpaced(aead, params, new Uint8Array(2 * 1016 + 500), 2000, 0, false).length, 2032, 'a longer one: the batch');
+  assert.throws(() => sealSpaced(aead, params, new Uint8Array(2 * 1016 - 1), 2000, 0, false), /^RangeError: the buffer is too short for the batch$/, 'a buffer one byte short');
+  assert.throws(() => sealSpaced(aead, params, new Uint8Array(4000), 1999, 0, false), /^RangeError: a batch that is not the last must hold whole segments$/);
+  // an error that is not an authentication failure stays what it is (the batch still wiped)
+  const sealed = sealSpaced(aead, params, new Uint8Array(2 * 1016), 2000, 0, false).slice();
   aead.dispose();
+  assert.throws(() => openSpaced(aead, params, sealed, 0, false), StateError);
+  assert.ok(
+    sealed.every((x) => x === 0),
+    'wiped',
+  );
 });
 
 test('openSpaced: a failing segment wipes the whole batch, names the segment; truncation is named', () => {
