@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { aesGcm, chacha20Poly1305, xchacha20Poly1305, type Aead } from '../src/aead/index.js';
 import { ALGORITHMS, createWorkerPool, nodeWorkers } from '../src/stream/index.js';
 import { newStreamParams } from '../src/stream/sealer.js';
-import { SegmentAuthenticationError, openBatch, openSpaced, sealBatch, sealSpaced } from '../src/stream/segments.js';
+import { SegmentAuthenticationError, type SegmentParams, openBatch, openSpaced, sealBatch, sealSpaced } from '../src/stream/segments.js';
 import { ARENA, type Arena } from '../src/engine/kernel.js';
 import { refSealStream } from '../src/ref/stream.js';
 import { StateError } from '../src/errors.js';
@@ -31,8 +31,8 @@ function placed(data: Uint8Array, at: number, room: number): Uint8Array {
   return buf.subarray(at, at + data.length);
 }
 
-test('sealBatch / openBatch in place, above and below the input equal the model (3 AEADs, 3 segment sizes)', () => {
-  const bad: string[] = [];
+/** Each shape of stream the batch tests cut: 3 AEADs × 3 segment sizes × 5 lengths, with the model's sealed body. */
+function forEachShape(f: (c: { alg: string; S: number; k: number; rest: number; key: Uint8Array; aead: Aead; params: SegmentParams; plain: Uint8Array; body: Uint8Array }) => void): void {
   for (const alg of Object.keys(FACTORIES)) {
     const info = ALGORITHMS.find((a) => a.name === alg)!;
     for (const S of [16, 1000, 65536]) {
@@ -49,39 +49,47 @@ test('sealBatch / openBatch in place, above and below the input equal the model 
       ] as const) {
         const plain = rng.bytes(k * S + rest);
         const body = refSealStream({ algorithm: alg, key, prefix, segmentSize: S }, plain).subarray(header.length);
-        // batch A: the first k segments (not final); batch B: the rest, final (as a stream ends)
-        const a = plain.subarray(0, k * S);
-        const b = plain.subarray(k * S);
-        const sealedA = body.subarray(0, k * (S + T));
-        const sealedB = body.subarray(k * (S + T));
-        for (const shift of [0, 3, 16, 40, -3, -40]) {
-          const what = `${alg} S=${S} k=${k} rest=${rest} shift=${shift}`;
-          for (const [part, first, final, expected] of [
-            [a, 0, false, sealedA],
-            [b, k, true, sealedB],
-          ] as const) {
-            if (!final && part.length === 0) continue;
-            // seal: the output starts `shift` bytes after the input in the same buffer
-            const at = 64;
-            const src = placed(part, at, expected.length + 64);
-            const out = new Uint8Array(src.buffer, at + shift, expected.length);
-            const got = sealBatch(aead, params, src, first, final, out);
-            if (hex(got) !== hex(expected)) bad.push(`${what} ${final ? 'B' : 'A'}: sealed bytes differ`);
-            // open: the plaintext lands `shift` bytes after the sealed input
-            const src2 = placed(expected, at, expected.length + 64);
-            const out2 = new Uint8Array(src2.buffer, at + shift, part.length);
-            const back = openBatch(aead, params, src2, first, final, out2);
-            if (hex(back) !== hex(part)) bad.push(`${what} ${final ? 'B' : 'A'}: opened bytes differ`);
-          }
-        }
+        f({ alg, S, k, rest, key, aead, params, plain, body });
       }
       aead.dispose();
     }
   }
+}
+
+test('sealBatch / openBatch in place, above and below the input equal the model (3 AEADs, 3 segment sizes)', () => {
+  const bad: string[] = [];
+  forEachShape(({ S, k, rest, aead, params, plain, body, alg }) => {
+    // batch A: the first k segments (not final); batch B: the rest, final (as a stream ends)
+    const a = plain.subarray(0, k * S);
+    const b = plain.subarray(k * S);
+    const sealedA = body.subarray(0, k * (S + T));
+    const sealedB = body.subarray(k * (S + T));
+    for (const shift of [0, 3, 16, 40, -3, -40]) {
+      const what = `${alg} S=${S} k=${k} rest=${rest} shift=${shift}`;
+      for (const [part, first, final, expected] of [
+        [a, 0, false, sealedA],
+        [b, k, true, sealedB],
+      ] as const) {
+        if (!final && part.length === 0) continue;
+        // seal: the output starts `shift` bytes after the input in the same buffer
+        const at = 64;
+        const src = placed(part, at, expected.length + 64);
+        const out = new Uint8Array(src.buffer, at + shift, expected.length);
+        const got = sealBatch(aead, params, src, first, final, out);
+        if (hex(got) !== hex(expected)) bad.push(`${what} ${final ? 'B' : 'A'}: sealed bytes differ`);
+        // open: the plaintext lands `shift` bytes after the sealed input
+        const src2 = placed(expected, at, expected.length + 64);
+        const out2 = new Uint8Array(src2.buffer, at + shift, part.length);
+        const back = openBatch(aead, params, src2, first, final, out2);
+        if (hex(back) !== hex(part)) bad.push(`${what} ${final ? 'B' : 'A'}: opened bytes differ`);
+      }
+    }
+  });
   assert.deepEqual(bad, []);
 });
 
-test('a batch that fails opening in place leaves none of its plaintext in the buffer', () => {
+/** A ChaCha20-Poly1305 stream of four 4 KiB segments (the last 100 bytes) sealed by the model, to damage. */
+function fourSegments() {
   const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
   const key = rng.bytes(32);
   const aead = chacha20Poly1305(key);
@@ -89,6 +97,11 @@ test('a batch that fails opening in place leaves none of its plaintext in the bu
   const { header, params } = newStreamParams(info, { segmentSize: S });
   const plain = rng.bytes(3 * S + 100);
   const sealed = refSealStream({ algorithm: info.name, key, prefix: header.subarray(10), segmentSize: S }, plain).subarray(header.length);
+  return { aead, S, params, plain, sealed };
+}
+
+test('a batch that fails opening in place leaves none of its plaintext in the buffer', () => {
+  const { aead, S, params, plain, sealed } = fourSegments();
   for (const damaged of [0, 2, 3]) {
     const buf = new Uint8Array(sealed.length);
     buf.set(sealed);
@@ -109,53 +122,35 @@ test('a batch that fails opening in place leaves none of its plaintext in the bu
 
 test('sealSpaced / openSpaced (segments with room for their tags) equal the model, in plain and kernel memory', () => {
   const bad: string[] = [];
-  for (const alg of Object.keys(FACTORIES)) {
-    const info = ALGORITHMS.find((a) => a.name === alg)!;
-    for (const S of [16, 1000, 65536]) {
-      const key = rng.bytes(32);
-      const prefix = rng.bytes(info.nonceLength - 5);
-      const aead = FACTORIES[alg](key);
-      const arena = (aead as Partial<Record<typeof ARENA, () => Arena | undefined>>)[ARENA]?.();
-      const { header, params } = newStreamParams(info, { segmentSize: S, noncePrefix: prefix });
-      for (const [k, rest] of [
-        [0, 0],
-        [0, 1],
-        [1, S],
-        [3, S - 1],
-        [4, 1],
-      ] as const) {
-        const plain = rng.bytes(k * S + rest);
-        const body = refSealStream({ algorithm: alg, key, prefix, segmentSize: S }, plain).subarray(header.length);
-        // batch A: the first k segments (not final), from segment 0; batch B: the rest, final;
-        // batch C: the whole stream as one final batch
-        for (const [part, first, final, expected] of [
-          [plain.subarray(0, k * S), 0, false, body.subarray(0, k * (S + T))],
-          [plain.subarray(k * S), k, true, body.subarray(k * (S + T))],
-          [plain, 0, true, body],
-        ] as const) {
-          if (!final && part.length === 0) continue;
-          const cap = expected.length + 40;
-          const region = arena?.allocRegion(cap);
-          for (const where of ['plain', 'kernel'] as const) {
-            if (where === 'kernel' && region === undefined) continue; // (no kernel memory: the js backend, AES-GCM)
-            const what = `${alg} S=${S} k=${k} rest=${rest} ${part === plain ? 'C' : final ? 'B' : 'A'} in ${where} memory`;
-            const buf = where === 'plain' ? new Uint8Array(cap).fill(0xa5) : arena!.u8.subarray(region!, region! + cap).fill(0xa5);
-            // the plaintext laid out segment by segment, S + T apart
-            for (let o = 0, i = 0; o < part.length; o += S, i++) buf.set(part.subarray(o, Math.min(part.length, o + S)), i * (S + T));
-            const sealed = sealSpaced(aead, params, buf, part.length, first, final);
-            if (sealed.buffer !== buf.buffer || sealed.byteOffset !== buf.byteOffset) bad.push(`${what}: not in place`);
-            if (hex(sealed) !== hex(expected)) bad.push(`${what}: sealed bytes differ`);
-            if (buf[expected.length] !== 0xa5) bad.push(`${what}: wrote past the batch`);
-            const pieces = openSpaced(aead, params, buf.subarray(0, expected.length), first, final);
-            if (pieces.some((p, i) => p.buffer !== buf.buffer || p.byteOffset !== buf.byteOffset + i * (S + T))) bad.push(`${what}: a piece is not where its segment was`);
-            if (hex(Buffer.concat(pieces)) !== hex(part)) bad.push(`${what}: opened bytes differ`);
-          }
-          if (region !== undefined) arena!.freeRegion(region, cap);
-        }
+  forEachShape(({ S, k, rest, aead, params, plain, body, alg }) => {
+    const arena = (aead as Partial<Record<typeof ARENA, () => Arena | undefined>>)[ARENA]?.();
+    // batch A: the first k segments (not final), from segment 0; batch B: the rest, final;
+    // batch C: the whole stream as one final batch
+    for (const [part, first, final, expected] of [
+      [plain.subarray(0, k * S), 0, false, body.subarray(0, k * (S + T))],
+      [plain.subarray(k * S), k, true, body.subarray(k * (S + T))],
+      [plain, 0, true, body],
+    ] as const) {
+      if (!final && part.length === 0) continue;
+      const cap = expected.length + 40;
+      const region = arena?.allocRegion(cap);
+      for (const where of ['plain', 'kernel'] as const) {
+        if (where === 'kernel' && region === undefined) continue; // (no kernel memory: the js backend, AES-GCM)
+        const what = `${alg} S=${S} k=${k} rest=${rest} ${part === plain ? 'C' : final ? 'B' : 'A'} in ${where} memory`;
+        const buf = where === 'plain' ? new Uint8Array(cap).fill(0xa5) : arena!.u8.subarray(region!, region! + cap).fill(0xa5);
+        // the plaintext laid out segment by segment, S + T apart
+        for (let o = 0, i = 0; o < part.length; o += S, i++) buf.set(part.subarray(o, Math.min(part.length, o + S)), i * (S + T));
+        const sealed = sealSpaced(aead, params, buf, part.length, first, final);
+        if (sealed.buffer !== buf.buffer || sealed.byteOffset !== buf.byteOffset) bad.push(`${what}: not in place`);
+        if (hex(sealed) !== hex(expected)) bad.push(`${what}: sealed bytes differ`);
+        if (buf[expected.length] !== 0xa5) bad.push(`${what}: wrote past the batch`);
+        const pieces = openSpaced(aead, params, buf.subarray(0, expected.length), first, final);
+        if (pieces.some((p, i) => p.buffer !== buf.buffer || p.byteOffset !== buf.byteOffset + i * (S + T))) bad.push(`${what}: a piece is not where its segment was`);
+        if (hex(Buffer.concat(pieces)) !== hex(part)) bad.push(`${what}: opened bytes differ`);
       }
-      aead.dispose();
+      if (region !== undefined) arena!.freeRegion(region, cap);
     }
-  }
+  });
   assert.deepEqual(bad, []);
   const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
   const aead = chacha20Poly1305(rng.bytes(32));
@@ -175,13 +170,7 @@ test('sealSpaced / openSpaced (segments with room for their tags) equal the mode
 });
 
 test('openSpaced: a failing segment wipes the whole batch, names the segment; truncation is named', () => {
-  const info = ALGORITHMS.find((a) => a.name === 'chacha20-poly1305')!;
-  const key = rng.bytes(32);
-  const aead = chacha20Poly1305(key);
-  const S = 4096;
-  const { header, params } = newStreamParams(info, { segmentSize: S });
-  const plain = rng.bytes(3 * S + 100);
-  const sealed = refSealStream({ algorithm: info.name, key, prefix: header.subarray(10), segmentSize: S }, plain).subarray(header.length);
+  const { aead, S, params, sealed } = fourSegments();
   for (const damaged of [0, 2, 3]) {
     const buf = Uint8Array.from(sealed);
     buf[damaged * (S + T) + 7] ^= 1;
