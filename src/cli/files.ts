@@ -197,9 +197,9 @@ class Regions {
     this.#free.push(ptr);
   }
   /** The region's bytes; throws if the memory grew since the regions were made (a read in flight may have been lost). */
-  view(ptr: number, len = this.capacity): Uint8Array {
+  view(ptr: number): Uint8Array {
     if (this.arena.generation !== this.generation) throw new Failure('internal error: kernel memory grew during the file path');
-    return this.arena.u8.subarray(ptr, ptr + len);
+    return this.arena.u8.subarray(ptr, ptr + this.capacity);
   }
   /** Wipes and frees them all (every one must have been given back). */
   free(): void {
@@ -351,6 +351,12 @@ export async function pipeline(
   const drain = async (keep: number) => {
     while (results.length > keep || (results.length > 0 && results[0].settled)) await write(await results.shift()!.promise);
   };
+  /** After a batch on this thread: with no workers (limit 0), everything out; else let the workers' results and finished reads in (they arrive as events) before the next batch. */
+  const afterThisThread = async (limit: number) => {
+    if (limit === 0) return drain(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await drain(limit + RESULTS_AHEAD);
+  };
   let index = 0;
   /** A batch of this thread in a region: `n` bytes read there; sealed or opened in place, then written from there. */
   const regionBatch = async (region: number, n: number, final: boolean) => {
@@ -377,10 +383,7 @@ export async function pipeline(
       results.push(result(Promise.reject(e)));
       await drain(0);
     }
-    const limit = poolLimit();
-    if (limit === 0) return drain(0);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    await drain(limit + RESULTS_AHEAD);
+    await afterThisThread(poolLimit());
   };
   /** Seals or opens `data`, a view at the start of a plain buffer of ours, in place; its result goes out. */
   const batch = async (data: Uint8Array, final: boolean) => {
@@ -406,10 +409,7 @@ export async function pipeline(
       results.push(result(Promise.reject(e)));
       await drain(0);
     }
-    if (!pool) return drain(0);
-    // workers' results and finished reads arrive as events: let them in before the next batch
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    await drain(limit + RESULTS_AHEAD);
+    await afterThisThread(limit);
   };
 
   try {
