@@ -42,8 +42,8 @@ import { type Hash, sha512 as shippedSha512 } from '../hash/sha2.js';
 import { checkBytes, checkLength, checkOptions } from '../util/check.js';
 import { type OkpFormats, okpFormats } from './okp.js';
 
-/** IO-area offsets (DG: verification's digits, 256 signed bytes for S, then 256 for k). */
-const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, DG: 320, END: 832 } as const;
+/** IO-area offsets (A: the public key sign derives; DG: verification's digits, 256 signed bytes for S, then 256 for k). */
+const IO = { S: 0, OUT: 32, H: 64, R: 128, K: 160, SIG: 192, PK: 256, A: 288, DG: 320, END: 832 } as const;
 /** one engine slot: the comb's table, then verification's odd multiples of B (40 + 10 KB on pairs, 32 + 8 KB on single elements) */
 const TABLE_SLOT = 50 * 1024;
 /** messages up to this length are hashed from a joined copy (one call), longer ones incrementally */
@@ -267,19 +267,26 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
   }
 
   /**
-   * R ‖ S of msg, with s already at IO.S, the 32-byte prefix, A and dom2 (or nothing) given
-   * (section 5.1.6 steps 2–5). The caller wipes the IO area and scratch.
+   * R ‖ S of msg, with s already at IO.S, the 32-byte prefix, A (or undefined: derived here, from
+   * s, in the kernel call that computes R) and dom2 (or nothing) given (section 5.1.6 steps 2–5).
+   * The caller wipes the IO area and scratch.
    */
-  const signWith = (prefix: Uint8Array, A: Uint8Array, msg: Uint8Array, dom: Uint8Array): Uint8Array<ArrayBuffer> => {
+  const signWith = (prefix: Uint8Array, held: Uint8Array | undefined, msg: Uint8Array, dom: Uint8Array): Uint8Array<ArrayBuffer> => {
     const e = k();
-    // r = SHA-512(dom2 ‖ prefix ‖ M) mod L; R = r·B
+    // r = SHA-512(dom2 ‖ prefix ‖ M) mod L; R = r·B (and A = s·B beside it, one inversion for both)
     const rd = hashDom(dom, prefix, undefined, msg);
     try {
       reduce(rd, IO.R);
     } finally {
       rd.fill(0);
     }
-    const R = base(IO.R);
+    let A = held;
+    if (A) e.exports.ed25519_base(IO.OUT, IO.R, tab(), SCRATCH_PTR);
+    else {
+      e.exports.ed25519_base2(IO.A, IO.S, IO.OUT, IO.R, tab(), SCRATCH_PTR);
+      A = e.u8.subarray(IO.A, IO.A + 32);
+    }
+    const R = e.u8.slice(IO.OUT, IO.OUT + 32);
     // k = SHA-512(dom2 ‖ R ‖ A ‖ M) mod L; S = (r + k·s) mod L
     reduce(hashDom(dom, R, A, msg), IO.K);
     e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
@@ -330,7 +337,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       const { dom, m } = scheme(msg, checkOptions(options));
       const h = expand(privateKey);
       try {
-        return signWith(h.subarray(32), base(IO.S), m, dom);
+        return signWith(h.subarray(32), undefined, m, dom);
       } finally {
         h.fill(0);
         wipe();

@@ -56,7 +56,17 @@ export interface Fv {
 }
 
 const at = (p: Local<'i32'>, off: number): Expr<'i32'> => (off ? i32.add(p, off) : p.get());
-const fv = (p: Local<'i32'>, off: number, k = 1): Fv => ({ at: () => at(p, off), k });
+export const fv = (p: Local<'i32'>, off: number, k = 1): Fv => ({ at: () => at(p, off), k });
+
+/**
+ * out ← the 32-byte encoding (RFC 8032 section 5.1.2) of the point with coordinates X and Y,
+ * given zi = 1/Z: y = Y·zi, bit 255 the low bit of x = X·zi (into xa and ya, or new temporaries).
+ */
+export function encodeWith(x: Fx, px: Fv, py: Fv, zi: Fv, out: Local<'i32'>, xa = x.tmp(), ya = x.tmp()): void {
+  x.mul(px, zi, xa);
+  x.mul(py, zi, ya);
+  x.stmt(call(x.fe.toBytes, out, ya.at()), i32.store8(out, i32.or(i32.load8_u(out, 31), i32.shl(callv('i32', x.fe.isNegative, xa.at(), x.rest), 7)), 31));
+}
 
 /**
  * A formula inside one function: temporaries of 40 bytes in the work space from `base`, field
@@ -294,9 +304,7 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
       xa = x.tmp(),
       ya = x.tmp();
     x.stmt(call(vt ? fe.invVt : fe.inv, zi.at(), at(P, Z), x.rest));
-    x.mul(fv(P, X), zi, xa);
-    x.mul(fv(P, Y), zi, ya);
-    x.stmt(call(fe.toBytes, out, ya.at()), i32.store8(out, i32.or(i32.load8_u(out, 31), i32.shl(callv('i32', fe.isNegative, xa.at(), x.rest), 7)), 31));
+    encodeWith(x, fv(P, X), fv(P, Y), zi, out, xa, ya);
     f.doc.push(`out = the 32-byte encoding of p (RFC 8032 section 5.1.2): y = Y/Z, bit 255 the low bit of x = X/Z${vt ? ' (VARIABLE-TIME inversion: public points only)' : ''}.`);
     f.emit(x.code);
     ws.set(f, x.used + fieldWs);

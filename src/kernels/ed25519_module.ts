@@ -3,9 +3,10 @@
 // with its additions on pairs of field elements, ed25519_comb_pair.ts), the scalars
 // mod L (ed25519_scalar.ts) and verification (ed25519_verify.ts); this file assembles them. The
 // glue (src/ec/ed25519.ts) hashes with the sha2 module and calls, for a signature:
-//   ed25519_base(A, a)        the public key A = encode(a·B), a the clamped secret scalar
 //   sc_reduce512(r, h)        r = SHA-512(prefix ‖ M) mod L
-//   ed25519_base(R, r)        R = encode(r·B)
+//   ed25519_base2(A, a, R, r) the public key A = encode(a·B), a the clamped secret scalar, and
+//                             R = encode(r·B), with one inversion for both (ed25519_base(R, r)
+//                             alone when A is held: signingKey)
 //   sc_reduce512(k, h′)       k = SHA-512(R ‖ A ‖ M) mod L
 //   sc_muladd(S, k, a, r)     S = (r + k·a) mod L
 // and ed25519_verify for a verification (base_odd_table builds its table once), ed25519_check
@@ -28,7 +29,7 @@ import { FePair25519 } from './fe25519_pair_simd128.js';
 import { PAIR_TABLE_BYTES, pairCombFunctions } from './ed25519_comb_pair.js';
 import { pairGroupFunctions } from './ed25519_group_pair.js';
 import { ODD_TABLE_BYTES_PAIR, verifyPairFunction } from './ed25519_verify_pair.js';
-import { type Fv, Fx, PT, Y, Z, groupFunctions } from './ed25519_group.js';
+import { type Fv, Fx, PT, X, Y, Z, encodeWith, fv, groupFunctions } from './ed25519_group.js';
 import { TABLE_BYTES, combFunctions } from './ed25519_comb.js';
 import { scalarFunctions } from './ed25519_scalar.js';
 import { ODD_TABLE_BYTES, W_K, W_S, verifyFunction } from './ed25519_verify.js';
@@ -79,6 +80,27 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
     base.emit(call(mulBase, ws, s, tab, i32.add(ws, PT)), call(g.encode, out, ws, i32.add(ws, PT)));
     base.doc.push('out = the encoding of s·B (s: 32 little-endian bytes below 2^255), by the comb at tab.');
   }
+  // ed25519_base2(outA, a, outR, r, tab, ws): outA = encode(a·B), outR = encode(r·B), the two
+  // points' Z inverted together (Montgomery's trick: 1/Z1 = Z2/(Z1·Z2), 1/Z2 = Z1/(Z1·Z2)),
+  // one inversion instead of two: sign(M, seed) needs both A and R. Work space: the two points,
+  // then the comb's (or the formula's) temporaries. Z of an extended point is never zero.
+  const base2 = new Func('ed25519_base2', { outA: 'i32', a: 'i32', outR: 'i32', r: 'i32', tab: 'i32', ws: 'i32' });
+  let base2Ws: number;
+  {
+    const { outA, a, outR, r, tab, ws } = base2.p;
+    const [P1, P2, REST] = [0, PT, 2 * PT];
+    const x = new Fx(fe, ws, REST);
+    const zz = x.mul(fv(ws, P1 + Z), fv(ws, P2 + Z));
+    const zi = x.tmp();
+    x.stmt(call(fe.inv, zi.at(), zz.at(), x.rest));
+    const z1i = x.mul(zi, fv(ws, P2 + Z));
+    const z2i = x.mul(zi, fv(ws, P1 + Z));
+    encodeWith(x, fv(ws, P1 + X), fv(ws, P1 + Y), z1i, outA);
+    encodeWith(x, fv(ws, P2 + X), fv(ws, P2 + Y), z2i, outR);
+    base2.emit(call(mulBase, ws, a, tab, i32.add(ws, REST)), call(mulBase, i32.add(ws, P2), r, tab, i32.add(ws, REST)), ...x.code);
+    base2.doc.push('outA = the encoding of a·B, outR = that of r·B (a, r: 32 little-endian bytes below 2^255), by the comb at tab and one shared inversion.');
+    base2Ws = REST + Math.max(mulBaseWs, x.used + Math.max(fe.invWorkspace, fe.testWorkspace));
+  }
   // x25519_base(out, k, tab, ws): out = X25519(k, 9) for the 32 bytes at k, through the comb.
   // Work space: the clamped copy of k (32 bytes, 64 reserved), the point, then the formula's
   // temporaries and the callees'. The clamped k is below 2^255 and a multiple of 8, never a
@@ -104,7 +126,7 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   check.emit(callv('i32', g.decode, check.p.ws, check.p.pk, i32.add(check.p.ws, PT), i32.const(1)));
   check.doc.push('→ 1 iff the 32 bytes at pk are the canonical encoding of a point of edwards25519 (strict decoding).');
 
-  const need = [xbaseWs, comb.ws.get(comb.baseTable)!, ...(pc ? [pc.ws.get(pc.baseTable)!] : []), PT + Math.max(mulBaseWs, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
+  const need = [xbaseWs, base2Ws, comb.ws.get(comb.baseTable)!, ...(pc ? [pc.ws.get(pc.baseTable)!] : []), PT + Math.max(mulBaseWs, g.ws.get(g.encode)!), PT + g.ws.get(g.decode)!, verifyWs, oddWs, sc.ws];
   const wsSize = Math.ceil(Math.max(...need) / 16) * 16;
   if (wsSize > 65536) throw new Error(`ed25519: work space ${wsSize} exceeds scratch`);
 
@@ -115,9 +137,9 @@ export function generateEd25519(flags: Ed25519Flags = {}): GeneratedKernel & { l
   m.global('ODD_TABLE_BYTES', 'i32', oddTableBytes);
   const groupFuncs: Func[] = [g.dbl, g.dblXyz, g.madd, g.add, g.toCached, g.identity, g.pow22523, g.encode, g.encodeVt, g.decode];
   const combFuncs: Func[] = pc && gp ? [comb.setBase, comb.baseTable, comb.recode, gp.add, gp.dbl, gp.entry, gp.negEntry, pc.baseTable, pc.lookup, pc.mulBase] : [comb.setBase, comb.baseTable, comb.recode, comb.lookup, comb.mulBase];
-  m.add(fe.functions(), ...(pc ? [fp.functions()] : []), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, xbase, check);
+  m.add(fe.functions(), ...(pc ? [fp.functions()] : []), sc.functions, groupFuncs, combFuncs, verify, oddTable, base, base2, xbase, check);
   const all = (f: Func) => f.params.map((_, i) => i);
-  for (const f of [base, xbase, baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f === baseTable ? 'base_table' : f.name, f, all(f));
+  for (const f of [base, base2, xbase, baseTable, oddTable, sc.reduce, sc.muladd, verify, check]) m.exportFunc(f === baseTable ? 'base_table' : f.name, f, all(f));
   m.header.push(
     `Ed25519 (RFC 8032): radix-2^25.5 field, extended coordinates, signed radix-16 comb, scalars mod L, verification${pc ? ', the comb and verification on pairs of field elements (fe25519_pair_simd128.ts)' : ''}.`,
     `layout ${JSON.stringify(layout)}`,

@@ -9,6 +9,7 @@ export interface Ed25519Exports {
   TABLE_BYTES: WebAssembly.Global;
   ODD_TABLE_BYTES: WebAssembly.Global;
   ed25519_base(out: number, s: number, tab: number, ws: number): void;
+  ed25519_base2(outA: number, a: number, outR: number, r: number, tab: number, ws: number): void;
   x25519_base(out: number, k: number, tab: number, ws: number): void;
   base_table(tab: number, ws: number): void;
   base_odd_table(otab: number, ws: number): void;

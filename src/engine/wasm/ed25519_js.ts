@@ -6254,6 +6254,31 @@ export function instantiate() {
     f_pt_encode(p_out, p_ws, ((p_ws + 160) | 0));
   }
 
+  // outA = the encoding of a·B, outR = that of r·B (a, r: 32 little-endian bytes below 2^255), by the comb at tab and one shared inversion.
+  function f_ed25519_base2(p_outA: number, p_a: number, p_outR: number, p_r: number, p_tab: number, p_ws: number): void {
+    let p_$0 = 0, s_$1 = 0, s_$2 = 0, p_$3 = 0, s_$4 = 0, s_$5 = 0;
+    f_ed_mul_base(p_ws, p_a, p_tab, ((p_ws + 320) | 0));
+    f_ed_mul_base(((p_ws + 160) | 0), p_r, p_tab, ((p_ws + 320) | 0));
+    f_fe_mul(((p_ws + 320) | 0), ((p_ws + 80) | 0), ((p_ws + 240) | 0));
+    f_fe_inv(((p_ws + 360) | 0), ((p_ws + 320) | 0), ((p_ws + 400) | 0));
+    f_fe_mul(((p_ws + 400) | 0), ((p_ws + 360) | 0), ((p_ws + 240) | 0));
+    f_fe_mul(((p_ws + 440) | 0), ((p_ws + 360) | 0), ((p_ws + 80) | 0));
+    f_fe_mul(((p_ws + 480) | 0), p_ws, ((p_ws + 400) | 0));
+    f_fe_mul(((p_ws + 520) | 0), ((p_ws + 40) | 0), ((p_ws + 400) | 0));
+    f_fe_to_bytes(p_outA, ((p_ws + 520) | 0));
+    p_$0 = p_outA;
+    s_$1 = M[p_outA + 31];
+    s_$2 = f_fe_is_negative(((p_ws + 480) | 0), ((p_ws + 560) | 0));
+    M[p_$0 + 31] = (s_$1 | (s_$2 << 7));
+    f_fe_mul(((p_ws + 560) | 0), ((p_ws + 160) | 0), ((p_ws + 440) | 0));
+    f_fe_mul(((p_ws + 600) | 0), ((p_ws + 200) | 0), ((p_ws + 440) | 0));
+    f_fe_to_bytes(p_outR, ((p_ws + 600) | 0));
+    p_$3 = p_outR;
+    s_$4 = M[p_outR + 31];
+    s_$5 = f_fe_is_negative(((p_ws + 560) | 0), ((p_ws + 640) | 0));
+    M[p_$3 + 31] = (s_$4 | (s_$5 << 7));
+  }
+
   // out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z + Y)/(Z − Y).
   function f_x25519_base(p_out: number, p_k: number, p_tab: number, p_ws: number): void {
     M.copyWithin(p_ws, p_k, p_k + 32);
@@ -6278,6 +6303,7 @@ export function instantiate() {
   return {
     memory,
     ed25519_base: f_ed25519_base,
+    ed25519_base2: f_ed25519_base2,
     x25519_base: f_x25519_base,
     base_table: f_base_table,
     base_odd_table: f_base_odd_table,

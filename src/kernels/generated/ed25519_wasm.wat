@@ -6,6 +6,7 @@
 ;;   base_odd_table(otab*: i32, ws*: i32)
 ;;   base_table(tab*: i32, ws*: i32)
 ;;   ed25519_base(out*: i32, s*: i32, tab*: i32, ws*: i32)
+;;   ed25519_base2(outA*: i32, a*: i32, outR*: i32, r*: i32, tab*: i32, ws*: i32)
 ;;   ed25519_check(pk*: i32, ws*: i32) -> i32
 ;;   ed25519_verify(sig*: i32, pk*: i32, dg*: i32, otab*: i32, ws*: i32, zip215*: i32) -> i32
 ;;   sc_muladd(out*: i32, k*: i32, s*: i32, r*: i32, ws*: i32)
@@ -7606,6 +7607,62 @@
     (call $ed_mul_base (local.get $ws) (local.get $s) (local.get $tab) (i32.add (local.get $ws) (i32.const 160)))
     (call $pt_encode (local.get $out) (local.get $ws) (i32.add (local.get $ws) (i32.const 160)))
   )
+  ;; outA = the encoding of a·B, outR = that of r·B (a, r: 32 little-endian bytes below 2^255), by the comb at tab and
+  ;;   one shared inversion.
+  (func $ed25519_base2 (param $outA i32) (param $a i32) (param $outR i32) (param $r i32) (param $tab i32)
+      (param $ws i32)
+    (call $ed_mul_base (local.get $ws) (local.get $a) (local.get $tab) (i32.add (local.get $ws) (i32.const 320)))
+    (call $ed_mul_base
+      (i32.add (local.get $ws) (i32.const 160))
+      (local.get $r)
+      (local.get $tab)
+      (i32.add (local.get $ws) (i32.const 320)))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 80))
+      (i32.add (local.get $ws) (i32.const 240)))
+    (call $fe_inv
+      (i32.add (local.get $ws) (i32.const 360))
+      (i32.add (local.get $ws) (i32.const 320))
+      (i32.add (local.get $ws) (i32.const 400)))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 400))
+      (i32.add (local.get $ws) (i32.const 360))
+      (i32.add (local.get $ws) (i32.const 240)))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 440))
+      (i32.add (local.get $ws) (i32.const 360))
+      (i32.add (local.get $ws) (i32.const 80)))
+    (call $fe_mul (i32.add (local.get $ws) (i32.const 480)) (local.get $ws) (i32.add (local.get $ws) (i32.const 400)))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 520))
+      (i32.add (local.get $ws) (i32.const 40))
+      (i32.add (local.get $ws) (i32.const 400)))
+    (call $fe_to_bytes (local.get $outA) (i32.add (local.get $ws) (i32.const 520)))
+    (i32.store8 offset=31
+      (local.get $outA)
+      (i32.or
+        (i32.load8_u offset=31 (local.get $outA))
+        (i32.shl
+          (call $fe_is_negative (i32.add (local.get $ws) (i32.const 480)) (i32.add (local.get $ws) (i32.const 560)))
+          (i32.const 7))))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 560))
+      (i32.add (local.get $ws) (i32.const 160))
+      (i32.add (local.get $ws) (i32.const 440)))
+    (call $fe_mul
+      (i32.add (local.get $ws) (i32.const 600))
+      (i32.add (local.get $ws) (i32.const 200))
+      (i32.add (local.get $ws) (i32.const 440)))
+    (call $fe_to_bytes (local.get $outR) (i32.add (local.get $ws) (i32.const 600)))
+    (i32.store8 offset=31
+      (local.get $outR)
+      (i32.or
+        (i32.load8_u offset=31 (local.get $outR))
+        (i32.shl
+          (call $fe_is_negative (i32.add (local.get $ws) (i32.const 560)) (i32.add (local.get $ws) (i32.const 640)))
+          (i32.const 7))))
+  )
   ;; out = the u-coordinate of k·B (k: 32 bytes, clamped here as RFC 7748 section 5 says), by the comb at tab and u = (Z
   ;;   + Y)/(Z − Y).
   (func $x25519_base (param $out i32) (param $k i32) (param $tab i32) (param $ws i32)
@@ -7643,6 +7700,7 @@
     (call $pt_decode (local.get $ws) (local.get $pk) (i32.add (local.get $ws) (i32.const 160)) (i32.const 1))
   )
   (export "ed25519_base" (func $ed25519_base))
+  (export "ed25519_base2" (func $ed25519_base2))
   (export "x25519_base" (func $x25519_base))
   (export "base_table" (func $base_table))
   (export "base_odd_table" (func $base_odd_table))
