@@ -122,38 +122,50 @@ export function combFunctions(fe: Fe25519, g: GroupFunctions, flags: { wrongEntr
     const simd = simdAllowed();
     const vm = simd ? lookup.v128('vm') : undefined;
     const xv = simd ? Array.from({ length: ENTRY / 16 }, (_, c) => lookup.v128(`x${c}`)) : [];
-    const code: Stmt[] = [
-      s.set(i32.shr_s(e, 31)),
-      a.set(i32.sub(i32.xor(e, s), s)),
-      // the identity (1, 1, 0) in niels form, for e = 0
-      call(fe.setc('one'), at(dst, YPX)),
-      call(fe.setc('one'), at(dst, YMX)),
-      call(fe.setc('zero'), at(dst, NT2D)),
-      ...xv.map((xc, c) => xc.set(v128.load(dst, 16 * c))),
-    ];
     /** all ones when |e| = j, else zero (j = 0: a − 1 is negative only for a = 0) */
     const maskOf = (j: number) => i64.extend_i32_s(i32.shr_s(i32.sub(i32.xor(a, j), 1), 31));
+    const code: Stmt[] = [s.set(i32.shr_s(e, 31)), a.set(i32.sub(i32.xor(e, s), s))];
     if (vm) {
+      code.push(
+        // the identity (1, 1, 0) in niels form, for e = 0
+        call(fe.setc('one'), at(dst, YPX)),
+        call(fe.setc('one'), at(dst, YMX)),
+        call(fe.setc('zero'), at(dst, NT2D)),
+        ...xv.map((xc, c) => xc.set(v128.load(dst, 16 * c))),
+      );
       for (let j = 1; j <= 8; j++) {
         code.push(m.set(maskOf(j)), vm.set(i64x2.splat(m)), ...xv.map((xc, c) => xc.set(v128.bitselect(v128.load(row, (j - 1) * ENTRY + 16 * c), xc, vm))));
       }
       code.push(...xv.map((xc, c) => v128.store(dst, xc, 16 * c)));
+      // e < 0: swap y + x and y − x, negate 2d·x·y, under the mask s
+      code.push(m.set(i64.extend_i32_s(s)), call(fe.cswap, at(dst, YPX), at(dst, YMX), m), call(fe.neg, w, at(dst, NT2D)), call(fe.cmov, at(dst, NT2D), w, m));
     } else {
       // the scalar targets: word by word, one accumulator and the nine masks live (sixteen
       // accumulators across the eight entries spilled: the lookup was a fifth of a comb on wasm);
-      // exactly one mask is all ones (m0: e = 0, the identity), so the word is the OR of each
-      // candidate under its mask; the 120 bytes of a niels point, not the entry's padding
+      // exactly one mask is all ones (m0: e = 0, the identity (1, 1, 0), whose only nonzero
+      // words are the first of y + x and of y − x, both 1), so a word is the OR of each
+      // candidate under its mask; the 120 bytes of a niels point, not the entry's padding. The
+      // negation of e < 0 in the same pass: word c of y + x and of y − x swapped under the mask
+      // s, and each 32-bit limb of 2d·x·y replaced by its negation under s.
       const masks = Array.from({ length: 9 }, (_, j) => lookup.i64(`m${j}`));
-      const x = lookup.i64('x');
-      code.push(...masks.map((mj, j) => mj.set(maskOf(j))));
-      for (let c = 0; c < (3 * FE) / 8; c++) {
-        code.push(x.set(i64.and(i64.load(dst, 8 * c), masks[0])));
-        for (let j = 1; j <= 8; j++) code.push(x.set(i64.or(x, i64.and(i64.load(row, (j - 1) * ENTRY + 8 * c), masks[j]))));
-        code.push(i64.store(dst, x, 8 * c));
+      const [x, y, t] = [lookup.i64('x'), lookup.i64('y'), lookup.i64('t')];
+      const [lo, hi] = [lookup.i32('lo'), lookup.i32('hi')];
+      const word = (c: number) => {
+        let v = i64.and(i64.load(row, 8 * c), masks[1]);
+        for (let j = 2; j <= 8; j++) v = i64.or(v, i64.and(i64.load(row, (j - 1) * ENTRY + 8 * c), masks[j]));
+        return c === YPX / 8 || c === YMX / 8 ? i64.or(v, i64.and(masks[0], 1)) : v;
+      };
+      const negUnder = (v: Local<'i32'>) => i32.xor(v, i32.and(i32.xor(v, i32.sub(0, v)), s));
+      code.push(...masks.map((mj, j) => mj.set(maskOf(j))), m.set(i64.extend_i32_s(s)));
+      for (let c = 0; c < FE / 8; c++) {
+        code.push(x.set(word(YPX / 8 + c)), y.set(word(YMX / 8 + c)), t.set(i64.and(i64.xor(x, y), m)));
+        code.push(i64.store(dst, i64.xor(x, t), YPX + 8 * c), i64.store(dst, i64.xor(y, t), YMX + 8 * c));
+      }
+      for (let c = 0; c < FE / 8; c++) {
+        code.push(x.set(word(NT2D / 8 + c)), lo.set(i32.wrap_i64(x)), hi.set(i32.wrap_i64(i64.shr_u(x, 32))));
+        code.push(i32.store(dst, negUnder(lo), NT2D + 8 * c), i32.store(dst, negUnder(hi), NT2D + 8 * c + 4));
       }
     }
-    // e < 0: swap y + x and y − x, negate 2d·x·y, under the mask s
-    code.push(m.set(i64.extend_i32_s(s)), call(fe.cswap, at(dst, YPX), at(dst, YMX), m), call(fe.neg, w, at(dst, NT2D)), call(fe.cmov, at(dst, NT2D), w, m));
     lookup.doc.push('dst = e·P for the row of P, 2P, …, 8P (niels) and a digit e ∈ [−8, 8]: every entry read, the wanted one kept by a mask.');
     lookup.emit(code);
     ws.set(lookup, FE);

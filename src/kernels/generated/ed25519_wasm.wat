@@ -607,29 +607,6 @@
     (i64.store32 offset=32 (local.get $r) (local.get $h8))
     (i64.store32 offset=36 (local.get $r) (local.get $h9))
   )
-  ;; (a, b) ← (b, a) where mask is all ones (xor under the mask).
-  (func $fe_cswap (param $a i32) (param $b i32) (param $mask i64)
-    (local $tt i64)
-    (local.set $tt (i64.and (i64.xor (i64.load (local.get $a)) (i64.load (local.get $b))) (local.get $mask)))
-    (i64.store (local.get $a) (i64.xor (i64.load (local.get $a)) (local.get $tt)))
-    (i64.store (local.get $b) (i64.xor (i64.load (local.get $b)) (local.get $tt)))
-    (local.set $tt
-      (i64.and (i64.xor (i64.load offset=8 (local.get $a)) (i64.load offset=8 (local.get $b))) (local.get $mask)))
-    (i64.store offset=8 (local.get $a) (i64.xor (i64.load offset=8 (local.get $a)) (local.get $tt)))
-    (i64.store offset=8 (local.get $b) (i64.xor (i64.load offset=8 (local.get $b)) (local.get $tt)))
-    (local.set $tt
-      (i64.and (i64.xor (i64.load offset=16 (local.get $a)) (i64.load offset=16 (local.get $b))) (local.get $mask)))
-    (i64.store offset=16 (local.get $a) (i64.xor (i64.load offset=16 (local.get $a)) (local.get $tt)))
-    (i64.store offset=16 (local.get $b) (i64.xor (i64.load offset=16 (local.get $b)) (local.get $tt)))
-    (local.set $tt
-      (i64.and (i64.xor (i64.load offset=24 (local.get $a)) (i64.load offset=24 (local.get $b))) (local.get $mask)))
-    (i64.store offset=24 (local.get $a) (i64.xor (i64.load offset=24 (local.get $a)) (local.get $tt)))
-    (i64.store offset=24 (local.get $b) (i64.xor (i64.load offset=24 (local.get $b)) (local.get $tt)))
-    (local.set $tt
-      (i64.and (i64.xor (i64.load offset=32 (local.get $a)) (i64.load offset=32 (local.get $b))) (local.get $mask)))
-    (i64.store offset=32 (local.get $a) (i64.xor (i64.load offset=32 (local.get $a)) (local.get $tt)))
-    (i64.store offset=32 (local.get $b) (i64.xor (i64.load offset=32 (local.get $b)) (local.get $tt)))
-  )
   ;; r ← a where mask is all ones.
   (func $fe_cmov (param $r i32) (param $a i32) (param $mask i64)
     (local $cm i64)
@@ -7186,12 +7163,10 @@
   ;;   mask.
   (func $comb_lookup (param $dst i32) (param $row i32) (param $e i32) (param $ws i32)
     (local $s i32) (local $a i32) (local $m i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64)
-    (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $x i64)
+    (local $m4 i64) (local $m5 i64) (local $m6 i64) (local $m7 i64) (local $m8 i64) (local $x i64) (local $y i64)
+    (local $t i64) (local $lo i32) (local $hi i32)
     (local.set $s (i32.shr_s (local.get $e) (i32.const 31)))
     (local.set $a (i32.sub (i32.xor (local.get $e) (local.get $s)) (local.get $s)))
-    (call $fe_set_one (local.get $dst))
-    (call $fe_set_one (i32.add (local.get $dst) (i32.const 40)))
-    (call $fe_set_zero (i32.add (local.get $dst) (i32.const 80)))
     (local.set $m0
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 0)) (i32.const 1)) (i32.const 31))))
     (local.set $m1
@@ -7210,160 +7185,326 @@
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 7)) (i32.const 1)) (i32.const 31))))
     (local.set $m8
       (i64.extend_i32_s (i32.shr_s (i32.sub (i32.xor (local.get $a) (i32.const 8)) (i32.const 1)) (i32.const 31))))
-    (local.set $x (i64.and (i64.load (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=128 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=256 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=384 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=512 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=640 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=768 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=896 (local.get $row)) (local.get $m8))))
-    (i64.store (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=8 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=8 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=136 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=264 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=392 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=520 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=648 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=776 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=904 (local.get $row)) (local.get $m8))))
-    (i64.store offset=8 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=16 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=16 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=144 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=272 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=400 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=528 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=656 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=784 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=912 (local.get $row)) (local.get $m8))))
-    (i64.store offset=16 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=24 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=24 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=152 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=280 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=408 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=536 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=664 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=792 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=920 (local.get $row)) (local.get $m8))))
-    (i64.store offset=24 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=32 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=32 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=160 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=288 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=416 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=544 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=672 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=800 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=928 (local.get $row)) (local.get $m8))))
-    (i64.store offset=32 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=40 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=40 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=168 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=296 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=424 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=552 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=680 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=808 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=936 (local.get $row)) (local.get $m8))))
-    (i64.store offset=40 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=48 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=48 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=176 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=304 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=432 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=560 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=688 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=816 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=944 (local.get $row)) (local.get $m8))))
-    (i64.store offset=48 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=56 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=56 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=184 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=312 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=440 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=568 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=696 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=824 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=952 (local.get $row)) (local.get $m8))))
-    (i64.store offset=56 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=64 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=64 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=192 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=320 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=448 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=576 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=704 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=832 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=960 (local.get $row)) (local.get $m8))))
-    (i64.store offset=64 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=72 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=72 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=200 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=328 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=456 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=584 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=712 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=840 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=968 (local.get $row)) (local.get $m8))))
-    (i64.store offset=72 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=80 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=80 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=208 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=336 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=464 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=592 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=720 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=848 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=976 (local.get $row)) (local.get $m8))))
-    (i64.store offset=80 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=88 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=88 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=216 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=344 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=472 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=600 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=728 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=856 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=984 (local.get $row)) (local.get $m8))))
-    (i64.store offset=88 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=96 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=96 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=224 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=352 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=480 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=608 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=736 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=864 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=992 (local.get $row)) (local.get $m8))))
-    (i64.store offset=96 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=104 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=104 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=232 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=360 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=488 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=616 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=744 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=872 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=1000 (local.get $row)) (local.get $m8))))
-    (i64.store offset=104 (local.get $dst) (local.get $x))
-    (local.set $x (i64.and (i64.load offset=112 (local.get $dst)) (local.get $m0)))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=112 (local.get $row)) (local.get $m1))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=240 (local.get $row)) (local.get $m2))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=368 (local.get $row)) (local.get $m3))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=496 (local.get $row)) (local.get $m4))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=624 (local.get $row)) (local.get $m5))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=752 (local.get $row)) (local.get $m6))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=880 (local.get $row)) (local.get $m7))))
-    (local.set $x (i64.or (local.get $x) (i64.and (i64.load offset=1008 (local.get $row)) (local.get $m8))))
-    (i64.store offset=112 (local.get $dst) (local.get $x))
     (local.set $m (i64.extend_i32_s (local.get $s)))
-    (call $fe_cswap (local.get $dst) (i32.add (local.get $dst) (i32.const 40)) (local.get $m))
-    (call $fe_neg (local.get $ws) (i32.add (local.get $dst) (i32.const 80)))
-    (call $fe_cmov (i32.add (local.get $dst) (i32.const 80)) (local.get $ws) (local.get $m))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and (i64.load (local.get $row)) (local.get $m1))
+                      (i64.and (i64.load offset=128 (local.get $row)) (local.get $m2)))
+                    (i64.and (i64.load offset=256 (local.get $row)) (local.get $m3)))
+                  (i64.and (i64.load offset=384 (local.get $row)) (local.get $m4)))
+                (i64.and (i64.load offset=512 (local.get $row)) (local.get $m5)))
+              (i64.and (i64.load offset=640 (local.get $row)) (local.get $m6)))
+            (i64.and (i64.load offset=768 (local.get $row)) (local.get $m7)))
+          (i64.and (i64.load offset=896 (local.get $row)) (local.get $m8)))
+        (i64.and (local.get $m0) (i64.const 1))))
+    (local.set $y
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.and (i64.load offset=40 (local.get $row)) (local.get $m1))
+                      (i64.and (i64.load offset=168 (local.get $row)) (local.get $m2)))
+                    (i64.and (i64.load offset=296 (local.get $row)) (local.get $m3)))
+                  (i64.and (i64.load offset=424 (local.get $row)) (local.get $m4)))
+                (i64.and (i64.load offset=552 (local.get $row)) (local.get $m5)))
+              (i64.and (i64.load offset=680 (local.get $row)) (local.get $m6)))
+            (i64.and (i64.load offset=808 (local.get $row)) (local.get $m7)))
+          (i64.and (i64.load offset=936 (local.get $row)) (local.get $m8)))
+        (i64.and (local.get $m0) (i64.const 1))))
+    (local.set $t (i64.and (i64.xor (local.get $x) (local.get $y)) (local.get $m)))
+    (i64.store (local.get $dst) (i64.xor (local.get $x) (local.get $t)))
+    (i64.store offset=40 (local.get $dst) (i64.xor (local.get $y) (local.get $t)))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=8 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=136 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=264 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=392 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=520 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=648 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=776 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=904 (local.get $row)) (local.get $m8))))
+    (local.set $y
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=48 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=176 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=304 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=432 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=560 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=688 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=816 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=944 (local.get $row)) (local.get $m8))))
+    (local.set $t (i64.and (i64.xor (local.get $x) (local.get $y)) (local.get $m)))
+    (i64.store offset=8 (local.get $dst) (i64.xor (local.get $x) (local.get $t)))
+    (i64.store offset=48 (local.get $dst) (i64.xor (local.get $y) (local.get $t)))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=16 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=144 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=272 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=400 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=528 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=656 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=784 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=912 (local.get $row)) (local.get $m8))))
+    (local.set $y
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=56 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=184 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=312 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=440 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=568 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=696 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=824 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=952 (local.get $row)) (local.get $m8))))
+    (local.set $t (i64.and (i64.xor (local.get $x) (local.get $y)) (local.get $m)))
+    (i64.store offset=16 (local.get $dst) (i64.xor (local.get $x) (local.get $t)))
+    (i64.store offset=56 (local.get $dst) (i64.xor (local.get $y) (local.get $t)))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=24 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=152 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=280 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=408 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=536 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=664 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=792 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=920 (local.get $row)) (local.get $m8))))
+    (local.set $y
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=64 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=192 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=320 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=448 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=576 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=704 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=832 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=960 (local.get $row)) (local.get $m8))))
+    (local.set $t (i64.and (i64.xor (local.get $x) (local.get $y)) (local.get $m)))
+    (i64.store offset=24 (local.get $dst) (i64.xor (local.get $x) (local.get $t)))
+    (i64.store offset=64 (local.get $dst) (i64.xor (local.get $y) (local.get $t)))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=32 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=160 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=288 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=416 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=544 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=672 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=800 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=928 (local.get $row)) (local.get $m8))))
+    (local.set $y
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=72 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=200 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=328 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=456 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=584 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=712 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=840 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=968 (local.get $row)) (local.get $m8))))
+    (local.set $t (i64.and (i64.xor (local.get $x) (local.get $y)) (local.get $m)))
+    (i64.store offset=32 (local.get $dst) (i64.xor (local.get $x) (local.get $t)))
+    (i64.store offset=72 (local.get $dst) (i64.xor (local.get $y) (local.get $t)))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=80 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=208 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=336 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=464 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=592 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=720 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=848 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=976 (local.get $row)) (local.get $m8))))
+    (local.set $lo (i32.wrap_i64 (local.get $x)))
+    (local.set $hi (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))
+    (i32.store offset=80
+      (local.get $dst)
+      (i32.xor
+        (local.get $lo)
+        (i32.and (i32.xor (local.get $lo) (i32.sub (i32.const 0) (local.get $lo))) (local.get $s))))
+    (i32.store offset=84
+      (local.get $dst)
+      (i32.xor
+        (local.get $hi)
+        (i32.and (i32.xor (local.get $hi) (i32.sub (i32.const 0) (local.get $hi))) (local.get $s))))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=88 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=216 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=344 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=472 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=600 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=728 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=856 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=984 (local.get $row)) (local.get $m8))))
+    (local.set $lo (i32.wrap_i64 (local.get $x)))
+    (local.set $hi (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))
+    (i32.store offset=88
+      (local.get $dst)
+      (i32.xor
+        (local.get $lo)
+        (i32.and (i32.xor (local.get $lo) (i32.sub (i32.const 0) (local.get $lo))) (local.get $s))))
+    (i32.store offset=92
+      (local.get $dst)
+      (i32.xor
+        (local.get $hi)
+        (i32.and (i32.xor (local.get $hi) (i32.sub (i32.const 0) (local.get $hi))) (local.get $s))))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=96 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=224 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=352 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=480 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=608 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=736 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=864 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=992 (local.get $row)) (local.get $m8))))
+    (local.set $lo (i32.wrap_i64 (local.get $x)))
+    (local.set $hi (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))
+    (i32.store offset=96
+      (local.get $dst)
+      (i32.xor
+        (local.get $lo)
+        (i32.and (i32.xor (local.get $lo) (i32.sub (i32.const 0) (local.get $lo))) (local.get $s))))
+    (i32.store offset=100
+      (local.get $dst)
+      (i32.xor
+        (local.get $hi)
+        (i32.and (i32.xor (local.get $hi) (i32.sub (i32.const 0) (local.get $hi))) (local.get $s))))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=104 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=232 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=360 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=488 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=616 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=744 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=872 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=1000 (local.get $row)) (local.get $m8))))
+    (local.set $lo (i32.wrap_i64 (local.get $x)))
+    (local.set $hi (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))
+    (i32.store offset=104
+      (local.get $dst)
+      (i32.xor
+        (local.get $lo)
+        (i32.and (i32.xor (local.get $lo) (i32.sub (i32.const 0) (local.get $lo))) (local.get $s))))
+    (i32.store offset=108
+      (local.get $dst)
+      (i32.xor
+        (local.get $hi)
+        (i32.and (i32.xor (local.get $hi) (i32.sub (i32.const 0) (local.get $hi))) (local.get $s))))
+    (local.set $x
+      (i64.or
+        (i64.or
+          (i64.or
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.and (i64.load offset=112 (local.get $row)) (local.get $m1))
+                    (i64.and (i64.load offset=240 (local.get $row)) (local.get $m2)))
+                  (i64.and (i64.load offset=368 (local.get $row)) (local.get $m3)))
+                (i64.and (i64.load offset=496 (local.get $row)) (local.get $m4)))
+              (i64.and (i64.load offset=624 (local.get $row)) (local.get $m5)))
+            (i64.and (i64.load offset=752 (local.get $row)) (local.get $m6)))
+          (i64.and (i64.load offset=880 (local.get $row)) (local.get $m7)))
+        (i64.and (i64.load offset=1008 (local.get $row)) (local.get $m8))))
+    (local.set $lo (i32.wrap_i64 (local.get $x)))
+    (local.set $hi (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))
+    (i32.store offset=112
+      (local.get $dst)
+      (i32.xor
+        (local.get $lo)
+        (i32.and (i32.xor (local.get $lo) (i32.sub (i32.const 0) (local.get $lo))) (local.get $s))))
+    (i32.store offset=116
+      (local.get $dst)
+      (i32.xor
+        (local.get $hi)
+        (i32.and (i32.xor (local.get $hi) (i32.sub (i32.const 0) (local.get $hi))) (local.get $s))))
   )
   ;; r = s·B for the 32-byte little-endian s < 2^255: 64 lookups and additions of niels points, 4 doublings.
   (func $ed_mul_base (param $r i32) (param $s i32) (param $tab i32) (param $ws i32)
