@@ -271,7 +271,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
    * s, in the kernel call that computes R) and dom2 (or nothing) given (section 5.1.6 steps 2–5).
    * The caller wipes the IO area and scratch.
    */
-  const signWith = (prefix: Uint8Array, held: Uint8Array | undefined, msg: Uint8Array, dom: Uint8Array): Uint8Array<ArrayBuffer> => {
+  const signWith = (prefix: Uint8Array, heldA: Uint8Array | undefined, msg: Uint8Array, dom: Uint8Array): Uint8Array<ArrayBuffer> => {
     const e = k();
     // r = SHA-512(dom2 ‖ prefix ‖ M) mod L; R = r·B (and A = s·B beside it, one inversion for both)
     const rd = hashDom(dom, prefix, undefined, msg);
@@ -280,7 +280,7 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
     } finally {
       rd.fill(0);
     }
-    let A = held;
+    let A = heldA;
     if (A) e.exports.ed25519_base(IO.OUT, IO.R, tab(), SCRATCH_PTR);
     else {
       e.exports.ed25519_base2(IO.A, IO.S, IO.OUT, IO.R, tab(), SCRATCH_PTR);
