@@ -108,6 +108,14 @@ export class Fx {
     this.#emit(call(this.fe.sub, dst.at(), a.at(), b.at()));
     return { at: dst.at, k: a.k + b.k };
   }
+  /** [a + b, a − b] in one pass over the limbs */
+  addSub(a: Fv, b: Fv, sum = this.tmp(), diff = this.tmp()): [Fv, Fv] {
+    this.#emit(call(this.fe.addSub, sum.at(), diff.at(), a.at(), b.at()));
+    return [
+      { at: sum.at, k: a.k + b.k },
+      { at: diff.at, k: a.k + b.k },
+    ];
+  }
   neg(a: Fv, dst = this.tmp()): Fv {
     this.#emit(call(this.fe.neg, dst.at(), a.at()));
     return { at: dst.at, k: a.k };
@@ -209,15 +217,14 @@ export function groupFunctions(fe: Fe25519): GroupFunctions {
     const ypx = fv(q, YPX, niels ? 1 : 2),
       ymx = fv(q, YMX, niels ? 1 : 2),
       t2d = fv(q, niels ? NT2D : CT2D);
-    const A = x.mul(x.sub(Y1, X1), ymx);
-    const B = x.mul(x.add(Y1, X1), ypx);
+    const [YpX, YmX] = x.addSub(Y1, X1);
+    const A = x.mul(YmX, ymx);
+    const B = x.mul(YpX, ypx);
     const C = x.mul(T1, t2d);
     const Dz = niels ? Z1 : x.mul(Z1, fv(q, CZ));
     const D2 = x.add(Dz, Dz);
-    const E = x.sub(B, A),
-      F = x.sub(D2, C),
-      G = x.add(D2, C),
-      H = x.add(B, A);
+    const [H, E] = x.addSub(B, A);
+    const [G, F] = x.addSub(D2, C);
     x.mul(E, F, fv(r, X));
     x.mul(G, H, fv(r, Y));
     x.mul(E, H, fv(r, T));

@@ -150,6 +150,10 @@ export class Fe25519 {
   get sub() {
     return this.func('sub', { r: 'i32', a: 'i32', b: 'i32' });
   }
+  /** s = a + b and d = a − b, limbwise, each limb of a and b read once (tight inputs, loose outputs) */
+  get addSub() {
+    return this.func('add_sub', { s: 'i32', d: 'i32', a: 'i32', b: 'i32' });
+  }
   /** r = −a, limbwise */
   get neg() {
     return this.func('neg', { r: 'i32', a: 'i32' });
@@ -498,6 +502,14 @@ export class Fe25519 {
       const { r, a, b } = { r: f.i32('r'), a: f.i32('a'), b: f.i32('b') };
       f.emit(Array.from({ length: NL }, (_, i) => i32.store(r, op(i32.load(a, 4 * i), i32.load(b, 4 * i)), 4 * i)));
       emit(name, f);
+    }
+    {
+      const f = this.addSub;
+      f.doc.push('s = a + b and d = a − b limbwise, no carry (tight inputs, loose outputs; s or d may be a or b).');
+      const { s, d, a, b } = { s: f.i32('s'), d: f.i32('d'), a: f.i32('a'), b: f.i32('b') };
+      const [x, y] = [f.i32('x'), f.i32('y')];
+      f.emit(Array.from({ length: NL }, (_, i) => [x.set(i32.load(a, 4 * i)), y.set(i32.load(b, 4 * i)), i32.store(s, i32.add(x, y), 4 * i), i32.store(d, i32.sub(x, y), 4 * i)]).flat());
+      emit('add_sub', f);
     }
     {
       const f = this.neg;

@@ -1846,6 +1846,51 @@ export function instantiate() {
     DV.setInt32(p_r + 36, ((DV.getInt32(p_a + 36, true) - DV.getInt32(p_b + 36, true)) | 0), true);
   }
 
+  // s = a + b and d = a − b limbwise, no carry (tight inputs, loose outputs; s or d may be a or b).
+  function f_fe_add_sub(p_s: number, p_d: number, p_a: number, p_b: number): void {
+    let s_x = 0, s_y = 0;
+    s_x = DV.getInt32(p_a, true);
+    s_y = DV.getInt32(p_b, true);
+    DV.setInt32(p_s, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 4, true);
+    s_y = DV.getInt32(p_b + 4, true);
+    DV.setInt32(p_s + 4, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 4, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 8, true);
+    s_y = DV.getInt32(p_b + 8, true);
+    DV.setInt32(p_s + 8, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 8, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 12, true);
+    s_y = DV.getInt32(p_b + 12, true);
+    DV.setInt32(p_s + 12, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 12, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 16, true);
+    s_y = DV.getInt32(p_b + 16, true);
+    DV.setInt32(p_s + 16, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 16, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 20, true);
+    s_y = DV.getInt32(p_b + 20, true);
+    DV.setInt32(p_s + 20, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 20, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 24, true);
+    s_y = DV.getInt32(p_b + 24, true);
+    DV.setInt32(p_s + 24, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 24, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 28, true);
+    s_y = DV.getInt32(p_b + 28, true);
+    DV.setInt32(p_s + 28, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 28, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 32, true);
+    s_y = DV.getInt32(p_b + 32, true);
+    DV.setInt32(p_s + 32, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 32, ((s_x - s_y) | 0), true);
+    s_x = DV.getInt32(p_a + 36, true);
+    s_y = DV.getInt32(p_b + 36, true);
+    DV.setInt32(p_s + 36, ((s_x + s_y) | 0), true);
+    DV.setInt32(p_d + 36, ((s_x - s_y) | 0), true);
+  }
+
   function f_fe_neg(p_r: number, p_a: number): void {
     let p_$0 = 0, s_$1 = 0, s_$2 = 0, s_$3 = 0, s_$4 = 0, p_$5 = 0, s_$6 = 0, s_$7 = 0, s_$8 = 0, s_$9 = 0, p_$10 = 0, s_$11 = 0;
     let s_$12 = 0, s_$13 = 0, s_$14 = 0, p_$15 = 0, s_$16 = 0, s_$17 = 0, s_$18 = 0, s_$19 = 0, p_$20 = 0, s_$21 = 0, s_$22 = 0, s_$23 = 0;
@@ -4699,39 +4744,33 @@ export function instantiate() {
 
   // r = p + q for q in niels form (y + x, y − x, 2d·x·y; r may be p): 7M (madd-2008-hwcd-3).
   function f_pt_madd(p_r: number, p_p: number, p_q: number, p_ws: number): void {
-    f_fe_sub(p_ws, ((p_p + 40) | 0), p_p);
-    f_fe_mul(((p_ws + 40) | 0), p_ws, ((p_q + 40) | 0));
-    f_fe_add(((p_ws + 80) | 0), ((p_p + 40) | 0), p_p);
-    f_fe_mul(((p_ws + 120) | 0), ((p_ws + 80) | 0), p_q);
+    f_fe_add_sub(p_ws, ((p_ws + 40) | 0), ((p_p + 40) | 0), p_p);
+    f_fe_mul(((p_ws + 80) | 0), ((p_ws + 40) | 0), ((p_q + 40) | 0));
+    f_fe_mul(((p_ws + 120) | 0), p_ws, p_q);
     f_fe_mul(((p_ws + 160) | 0), ((p_p + 120) | 0), ((p_q + 80) | 0));
     f_fe_add(((p_ws + 200) | 0), ((p_p + 80) | 0), ((p_p + 80) | 0));
-    f_fe_sub(((p_ws + 240) | 0), ((p_ws + 120) | 0), ((p_ws + 40) | 0));
-    f_fe_sub(((p_ws + 280) | 0), ((p_ws + 200) | 0), ((p_ws + 160) | 0));
-    f_fe_add(((p_ws + 320) | 0), ((p_ws + 200) | 0), ((p_ws + 160) | 0));
-    f_fe_add(((p_ws + 360) | 0), ((p_ws + 120) | 0), ((p_ws + 40) | 0));
-    f_fe_mul(p_r, ((p_ws + 240) | 0), ((p_ws + 280) | 0));
-    f_fe_mul(((p_r + 40) | 0), ((p_ws + 320) | 0), ((p_ws + 360) | 0));
-    f_fe_mul(((p_r + 120) | 0), ((p_ws + 240) | 0), ((p_ws + 360) | 0));
-    f_fe_mul(((p_r + 80) | 0), ((p_ws + 280) | 0), ((p_ws + 320) | 0));
+    f_fe_add_sub(((p_ws + 240) | 0), ((p_ws + 280) | 0), ((p_ws + 120) | 0), ((p_ws + 80) | 0));
+    f_fe_add_sub(((p_ws + 320) | 0), ((p_ws + 360) | 0), ((p_ws + 200) | 0), ((p_ws + 160) | 0));
+    f_fe_mul(p_r, ((p_ws + 280) | 0), ((p_ws + 360) | 0));
+    f_fe_mul(((p_r + 40) | 0), ((p_ws + 320) | 0), ((p_ws + 240) | 0));
+    f_fe_mul(((p_r + 120) | 0), ((p_ws + 280) | 0), ((p_ws + 240) | 0));
+    f_fe_mul(((p_r + 80) | 0), ((p_ws + 360) | 0), ((p_ws + 320) | 0));
   }
 
   // r = p + q for q cached (Y + X, Y − X, Z, 2d·T; r may be p): 8M (add-2008-hwcd-3).
   function f_pt_add(p_r: number, p_p: number, p_q: number, p_ws: number): void {
-    f_fe_sub(p_ws, ((p_p + 40) | 0), p_p);
-    f_fe_mul(((p_ws + 40) | 0), p_ws, ((p_q + 40) | 0));
-    f_fe_add(((p_ws + 80) | 0), ((p_p + 40) | 0), p_p);
-    f_fe_mul(((p_ws + 120) | 0), ((p_ws + 80) | 0), p_q);
+    f_fe_add_sub(p_ws, ((p_ws + 40) | 0), ((p_p + 40) | 0), p_p);
+    f_fe_mul(((p_ws + 80) | 0), ((p_ws + 40) | 0), ((p_q + 40) | 0));
+    f_fe_mul(((p_ws + 120) | 0), p_ws, p_q);
     f_fe_mul(((p_ws + 160) | 0), ((p_p + 120) | 0), ((p_q + 120) | 0));
     f_fe_mul(((p_ws + 200) | 0), ((p_p + 80) | 0), ((p_q + 80) | 0));
     f_fe_add(((p_ws + 240) | 0), ((p_ws + 200) | 0), ((p_ws + 200) | 0));
-    f_fe_sub(((p_ws + 280) | 0), ((p_ws + 120) | 0), ((p_ws + 40) | 0));
-    f_fe_sub(((p_ws + 320) | 0), ((p_ws + 240) | 0), ((p_ws + 160) | 0));
-    f_fe_add(((p_ws + 360) | 0), ((p_ws + 240) | 0), ((p_ws + 160) | 0));
-    f_fe_add(((p_ws + 400) | 0), ((p_ws + 120) | 0), ((p_ws + 40) | 0));
-    f_fe_mul(p_r, ((p_ws + 280) | 0), ((p_ws + 320) | 0));
-    f_fe_mul(((p_r + 40) | 0), ((p_ws + 360) | 0), ((p_ws + 400) | 0));
-    f_fe_mul(((p_r + 120) | 0), ((p_ws + 280) | 0), ((p_ws + 400) | 0));
-    f_fe_mul(((p_r + 80) | 0), ((p_ws + 320) | 0), ((p_ws + 360) | 0));
+    f_fe_add_sub(((p_ws + 280) | 0), ((p_ws + 320) | 0), ((p_ws + 120) | 0), ((p_ws + 80) | 0));
+    f_fe_add_sub(((p_ws + 360) | 0), ((p_ws + 400) | 0), ((p_ws + 240) | 0), ((p_ws + 160) | 0));
+    f_fe_mul(p_r, ((p_ws + 320) | 0), ((p_ws + 400) | 0));
+    f_fe_mul(((p_r + 40) | 0), ((p_ws + 360) | 0), ((p_ws + 280) | 0));
+    f_fe_mul(((p_r + 120) | 0), ((p_ws + 320) | 0), ((p_ws + 280) | 0));
+    f_fe_mul(((p_r + 80) | 0), ((p_ws + 400) | 0), ((p_ws + 360) | 0));
   }
 
   // c = (Y + X, Y − X, Z, 2d·T) of the extended point p (the first two loose).
