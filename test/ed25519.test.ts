@@ -283,6 +283,38 @@ test('signingKey: the RFC 8032 vectors and OpenSSL signatures, many messages on 
   key.dispose();
 });
 
+test('the combs a signature costs: sign(msg, seed) one ed25519_base2 call (A and R), a signing key one ed25519_base (R)', () => {
+  const ed = makeEd25519({ name: 'ed25519_combs', bytes: () => edModule.bytes() }, true);
+  const kern = ed25519Kernel(ed);
+  const calls: string[] = [];
+  const real = kern.exports;
+  const counted = { ...real };
+  for (const name of ['ed25519_base', 'ed25519_base2', 'x25519_base'] as const) {
+    const f = real[name] as (...a: number[]) => void;
+    (counted as Record<string, unknown>)[name] = (...a: number[]) => {
+      calls.push(name);
+      f(...a);
+    };
+  }
+  Object.defineProperty(kern, 'exports', { value: counted });
+  const rng = new Rng(0xc0b5);
+  for (let i = 0; i < 3; i++) {
+    const seed = rng.bytes(32);
+    const msg = rng.bytes(40 * i);
+    calls.length = 0;
+    const sig = ed.sign(msg, seed);
+    assert.deepEqual(calls, ['ed25519_base2'], `#${i}: sign(msg, seed)`);
+    assert.equal(hex(sig), hex(node.sign(msg, seed)), `#${i}: OpenSSL's signature`);
+    calls.length = 0;
+    const key = ed.signingKey(seed);
+    assert.deepEqual(calls, ['ed25519_base'], `#${i}: signingKey derives A`);
+    calls.length = 0;
+    assert.equal(hex(key.sign(msg)), hex(sig), `#${i}: the signing key's signature`);
+    assert.deepEqual(calls, ['ed25519_base'], `#${i}: the signing key computes R alone`);
+    key.dispose();
+  }
+});
+
 test('ZIP 215: every small-order A and R (canonical or not) with S = 0; strict mode as OpenSSL on canonical keys', () => {
   const msg = utf8('Zcash');
   // the set is what it says: small order, the first eight canonical (noble as the judge)
