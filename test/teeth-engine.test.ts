@@ -92,6 +92,66 @@ test('growth: the memory grows by whole pages only when a slot would not fit, an
   assert.ok(zero(small, s, 3 * PAGE + 5));
 });
 
+test('regions: 64-byte aligned after the slots, room for 8 slots beyond, generation counts growths, freeRegion wipes and reuses by size', () => {
+  // 2 pages, slots of 4096 bytes: a region at SLOTS_PTR + 4096 whose 8 slots of slack end exactly at the end
+  const k = tiny(2, 4096);
+  assert.equal(k.generation, 0);
+  const s0 = k.allocSlot();
+  const fit = 2 * PAGE - (s0 + 4096) - 8 * 4096;
+  const r = k.allocRegion(fit);
+  assert.equal(r, s0 + 4096);
+  assert.equal(k.generation, 0, 'grew although the region and its slack end exactly at the end');
+  assert.ok(zero(k, r, fit));
+  k.u8.fill(0x5a, r, r + fit);
+  for (let i = 0; i < 8; i++) assert.equal(k.allocSlot(), r + fit + 4096 * i, `slack slot ${i}`);
+  assert.equal(k.generation, 0, 'the slack slots grew the memory');
+  assert.equal(k.u8.buffer.byteLength, 2 * PAGE);
+  assert.equal(k.allocSlot(), 2 * PAGE, 'the ninth slot lies beyond');
+  assert.equal(k.generation, 1, 'one growth');
+  assert.equal(k.u8.buffer.byteLength, 3 * PAGE);
+  assert.ok(
+    k.u8.subarray(r, r + fit).every((b) => b === 0x5a),
+    'the region kept its bytes through the growth',
+  );
+
+  // a region whose slack does not fit grows the memory when it is made, not at the next slot
+  const g = tiny(2, 4096);
+  const big = g.allocRegion(40000);
+  assert.equal(big, SLOTS_PTR);
+  assert.equal(g.generation, 1, 'allocRegion did not make room for its slack');
+  assert.equal(g.u8.buffer.byteLength, 3 * PAGE);
+  for (let i = 0; i < 8; i++) assert.equal(g.allocSlot(), SLOTS_PTR + 40000 + 4096 * i);
+  assert.equal(g.generation, 1, 'a slack slot grew the memory');
+
+  // alignment: after a 100-byte slot, the region starts at the next multiple of 64, past the slot
+  const a = tiny(2, 100);
+  const slot = a.allocSlot();
+  const ra = a.allocRegion(10);
+  assert.equal(ra, Math.ceil((slot + 100) / 64) * 64);
+  assert.ok(ra % 64 === 0 && ra >= slot + 100);
+  assert.equal(a.allocSlot(), ra + 10, 'the next slot starts where the region ends');
+
+  // freeRegion: wiped, kept by size, handed out again last-in first-out; another size is new memory
+  const f = tiny(4, 4096);
+  const [x, y] = [f.allocRegion(1000), f.allocRegion(1000)];
+  f.u8.fill(0x11, x, x + 1000);
+  f.u8.fill(0x22, y, y + 1000);
+  f.freeRegion(x, 1000);
+  assert.ok(zero(f, x, 1000), 'a freed region is wiped');
+  assert.ok(
+    f.u8.subarray(y, y + 1000).every((b) => b === 0x22),
+    'its neighbour was touched',
+  );
+  f.freeRegion(y, 1000);
+  assert.ok(zero(f, y, 1000));
+  const other = f.allocRegion(500);
+  assert.ok(other >= y + 1000, 'a freed region of another size was handed out');
+  assert.equal(f.allocRegion(1000), y);
+  assert.equal(f.allocRegion(1000), x);
+  assert.ok(f.allocRegion(1000) > other, 'a third region of that size is new');
+  assert.equal(f.generation, 0);
+});
+
 test('holdSlot/releaseSlot and KeySlot: release wipes and frees once; check() and released after it', () => {
   const k = tiny(2, 512);
   const owner = {};
