@@ -281,12 +281,13 @@ export function makeEd25519(src: ModuleSource, fresh = false, sha512: Hash = shi
       rd.fill(0);
     }
     let A = heldA;
-    if (A) e.exports.ed25519_base(IO.OUT, IO.R, tab(), SCRATCH_PTR);
+    let R: Uint8Array;
+    if (A) R = base(IO.R);
     else {
       e.exports.ed25519_base2(IO.A, IO.S, IO.OUT, IO.R, tab(), SCRATCH_PTR);
       A = e.u8.subarray(IO.A, IO.A + 32);
+      R = e.u8.slice(IO.OUT, IO.OUT + 32);
     }
-    const R = e.u8.slice(IO.OUT, IO.OUT + 32);
     // k = SHA-512(dom2 ‖ R ‖ A ‖ M) mod L; S = (r + k·s) mod L
     reduce(hashDom(dom, R, A, msg), IO.K);
     e.exports.sc_muladd(IO.OUT, IO.K, IO.S, IO.R, SCRATCH_PTR);
