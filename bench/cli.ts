@@ -11,6 +11,12 @@
 //                        (default --jobs, and --jobs 1)
 //     kernel 1MiB×1024   in this process: aead.seal / aead.open of 1 MiB, 1024 times (the
 //                        encrypt/1048576 row's work for 1 GiB), the bound the CLI is held to
+//     kernel, 1 process  the same loop in one child process of the compiled package (start-up
+//                        and import included, as for the CLI)
+//     kernel, N processes  the GiB split between N such processes at once, N the number of
+//                        cores: what this machine gives for the work spread over every core,
+//                        with nothing shared; its ratio to the row above is the most the
+//                        default --jobs can gain over --jobs 1 here
 //
 // The CLI runs compiled, as the package ships it: tsc's dist/ built once per run into the work
 // directory (no tsx in the measured process). The 1 GiB input and its sealed forms (about 4 GiB in all)
@@ -23,10 +29,10 @@
 // process's for the kernel rows), and the load average when each case started and ended.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { aesGcm, chacha20Poly1305, type Aead } from '../src/aead/index.js';
 import type { Case, Family, Setup } from './harness.js';
 import { bytes } from './inputs.js';
@@ -114,11 +120,28 @@ let ageKey = '';
 let agePath = '';
 let main = '';
 let ageRecipient = '';
+let loopPath = '';
+
+/** The kernel loop of the process rows: `node kernel-loop.mjs <alg> seal|open <MiB>`, on the compiled package. */
+const loopSource = (aeadIndex: string) => `const { aesGcm, chacha20Poly1305 } = await import(${JSON.stringify(aeadIndex)});
+const [alg, op, mib] = process.argv.slice(2);
+const aead = (alg === 'aes-256-gcm' ? aesGcm : chacha20Poly1305)(new Uint8Array(32).fill(7));
+const nonce = new Uint8Array(12).fill(9);
+const msg = new Uint8Array(1 << 20).fill(11);
+const sealed = aead.seal(nonce, msg);
+const out = new Uint8Array(op === 'open' ? msg.length : sealed.length);
+for (let i = 0; i < Number(mib); i++) {
+  if (op === 'open') aead.open(nonce, sealed, undefined, out);
+  else aead.seal(nonce, msg, undefined, out);
+}
+`;
 
 /** Builds the CLI and makes the files, once, when a row of this family first runs (not at import). */
 function prepare(): void {
   if (main) return;
   main = buildCli();
+  loopPath = join(work, 'kernel-loop.mjs');
+  writeFileSync(loopPath, loopSource(pathToFileURL(join(work, 'cli/dist/aead/index.js')).href));
   plainPath = join(work, 'plain-1GiB');
   ageKey = join(work, 'age.key');
   agePath = join(work, 'plain-1GiB.age');
@@ -172,6 +195,20 @@ function kernel(alg: string, open: boolean): Setup {
   };
 }
 
+/**
+ * The kernel loop in `procs` child processes at once (the compiled package's AEAD), 1024 / procs
+ * MiB each; sh waits for them all, so their CPU time reaches the witness.
+ */
+function kernelProcesses(alg: string, open: boolean, procs: number): Setup {
+  return () => {
+    prepare();
+    const each = String(Math.ceil(1024 / procs));
+    const sh = 'p=""; i=0; while [ $i -lt "$1" ]; do "$2" "$3" "$4" "$5" "$6" & p="$p $!"; i=$((i + 1)); done; s=0; for q in $p; do wait "$q" || s=1; done; exit $s';
+    return () => run('sh', ['-c', sh, 'sh', String(procs), process.execPath, loopPath, alg, open ? 'open' : 'seal', each]);
+  };
+}
+const cores = Math.max(1, availableParallelism());
+
 const cases: Case[] = [];
 for (const alg of ALGS) {
   const seal: Case = {
@@ -181,6 +218,8 @@ for (const alg of ALGS) {
       'ctkit --jobs 1': cli(() => ['seal', '-k', keyFile(alg), plainPath, '--jobs', '1']),
       ctkit: cli(() => ['seal', '-k', keyFile(alg), plainPath]),
       'kernel 1MiB×1024': kernel(alg, false),
+      'kernel, 1 process': kernelProcesses(alg, false, 1),
+      [`kernel, ${cores} processes`]: kernelProcesses(alg, false, cores),
     },
   };
   const open: Case = {
@@ -190,6 +229,8 @@ for (const alg of ALGS) {
       'ctkit --jobs 1': cli(() => ['open', '-k', keyFile(alg), sealedPath(alg), '--jobs', '1']),
       ctkit: cli(() => ['open', '-k', keyFile(alg), sealedPath(alg)]),
       'kernel 1MiB×1024': kernel(alg, true),
+      'kernel, 1 process': kernelProcesses(alg, true, 1),
+      [`kernel, ${cores} processes`]: kernelProcesses(alg, true, cores),
     },
   };
   if (hasAge && alg === 'chacha20-poly1305') {
