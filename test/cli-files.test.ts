@@ -284,10 +284,12 @@ test('files sealed by ctkit 0.1 open with the CLI; --jobs 2 and --jobs 1 give st
 
 /** A BatchCipher that seals or opens in place like a pool worker, after delay() ms (results come back out of order). */
 function slowPool(aead: Aead, concurrency: number, delay: () => number) {
-  const stats = { batches: 0 };
-  const later = <T>(f: () => T) =>
-    new Promise<T>((resolve, reject) =>
+  const stats = { batches: 0, inFlight: 0, maxInFlight: 0 };
+  const later = <T>(f: () => T) => {
+    stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
+    return new Promise<T>((resolve, reject) =>
       setTimeout(() => {
+        stats.inFlight--;
         try {
           resolve(f());
         } catch (e) {
@@ -295,6 +297,7 @@ function slowPool(aead: Aead, concurrency: number, delay: () => number) {
         }
       }, delay()),
     );
+  };
   const pool: BatchCipher = {
     algorithm: aead.algorithm,
     concurrency,
@@ -346,32 +349,62 @@ test('seal/open pipeline, this thread and workers sharing batches: the bytes of 
         const what = `size ${size}, workers after ${readyAfter}`;
         assert.ok(Buffer.concat(sealedOut.parts).equals(expected.subarray(H)), `${what}: sealed bytes differ from one thread's`);
         if (size > 8 * perBatch) assert.ok(stats.batches > 0 && here > 0, `${what}: both sides sealed (${stats.batches} batches in workers, ${here} segments here)`);
+        assert.ok(stats.maxInFlight <= 2, `${what}: ${stats.maxInFlight} batches in flight in one worker`);
         const openedOut = memoryOutput();
         await pipeline('open', memoryInput(expected.subarray(H), { delay: () => rng.int(2) }), openedOut, ciphers, params, new Progress(undefined, 'test'));
         assert.ok(Buffer.concat(openedOut.parts).equals(plain), `${what}: opened bytes`);
       }
     }
     // a damaged segment: everything before its batch goes out, in order, and nothing after; the
-    // workers take 50 ms a batch, so batches 2-4 fail on this thread with 0 and 1 still out there
-    const plain = tiled(9 * perBatch + 100, 7);
+    // workers take 50 ms a batch, so batches 2-4 fail on this thread with 0 and 1 still out there.
+    // The last read holds three segments, the final one alone a batch of its own (the framing of
+    // ctkit/stream): the two before it are released when only the final one fails. Once with the
+    // AEAD's kernel memory (this thread's batches in regions), once without (plain buffers).
+    const plain = tiled(9 * perBatch + 2 * S + 100, 7);
     const one = createSealer(aead, { noncePrefix: prefix });
     const sealed = Buffer.concat([...one.push(plain), ...one.finish()]).subarray(one.header.length);
     const { params } = newStreamParams(ALGORITHMS[1], { noncePrefix: prefix });
-    for (const seg of [0, 63, 64 + 5, 128 + 5, 192 + 5, 256 + 5, 320 + 5, 384 + 5, 448 + 5, 512 + 5, 576]) {
-      const bad = Buffer.from(sealed);
-      bad[seg * (S + 16) + 5] ^= 0x10;
-      const { pool } = slowPool(aead, 1, () => 50);
-      const out = memoryOutput();
-      await assert.rejects(
-        pipeline('open', memoryInput(bad, { delay: () => rng.int(2) }), out, { aead, pool: () => pool }, params, new Progress(undefined, 'test')),
-        (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg,
-        `segment ${seg}`,
-      );
-      const released = Buffer.concat(out.parts);
-      // (segment 576, the final one, is a batch of its own: the framing of ctkit/stream)
-      const before = Math.floor(seg / 64) * perBatch;
-      assert.equal(released.length, before, `segment ${seg}: released ${released.length} bytes`);
-      assert.ok(released.equals(plain.subarray(0, before)), `segment ${seg}: released bytes`);
+    const last = 9 * 64 + 2;
+    const plainOnly = Object.assign(Object.create(aead) as Aead, {
+      seal: (...a: Parameters<Aead['seal']>) => aead.seal(...a),
+      open: (...a: Parameters<Aead['open']>) => aead.open(...a),
+      [ARENA]: () => undefined,
+    });
+    for (const thisThread of [aead, plainOnly]) {
+      for (const seg of [0, 63, 64 + 5, 128 + 5, 128 + 63, 192 + 5, 256 + 5, 320 + 5, 384 + 5, 448 + 5, 512 + 5, 576, last - 1, last]) {
+        const bad = Buffer.from(sealed);
+        bad[seg * (S + 16) + 5] ^= 0x10;
+        const { pool, stats } = slowPool(aead, 1, () => 50);
+        const out = memoryOutput();
+        const what = `segment ${seg}${thisThread === aead ? '' : ', plain buffers'}`;
+        await assert.rejects(
+          pipeline('open', memoryInput(bad, { delay: () => rng.int(2) }), out, { aead: thisThread, pool: () => pool }, params, new Progress(undefined, 'test')),
+          (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg,
+          what,
+        );
+        const released = Buffer.concat(out.parts);
+        const before = seg === last ? seg * S : Math.floor(seg / 64) * perBatch;
+        assert.equal(released.length, before, `${what}: released ${released.length} bytes`);
+        assert.ok(released.equals(plain.subarray(0, before)), `${what}: released bytes`);
+        assert.ok(stats.maxInFlight <= 2, `${what}: ${stats.maxInFlight} batches in flight in one worker`);
+      }
+    }
+    // cut short: nothing after the header, a piece of a tag, two segments and a piece of a third
+    for (const thisThread of [aead, plainOnly]) {
+      for (const [cut, seg] of [
+        [0, 0],
+        [5, 0],
+        [2 * (S + 16) + 5, 2],
+      ]) {
+        const out = memoryOutput();
+        const what = `cut at ${cut}${thisThread === aead ? '' : ', plain buffers'}`;
+        await assert.rejects(
+          pipeline('open', memoryInput(sealed.subarray(0, cut)), out, { aead: thisThread, pool: () => undefined }, params, new Progress(undefined, 'test')),
+          (e: Error) => e instanceof SegmentAuthenticationError && e.segment === seg && e.message === `truncated: segment ${seg} is shorter than its tag (the stream was cut, or is not a ctkit sealed stream)`,
+          what,
+        );
+        assert.ok(Buffer.concat(out.parts).equals(plain.subarray(0, seg * S)), `${what}: the segments before it released`);
+      }
     }
   } finally {
     aead.dispose();

@@ -310,33 +310,76 @@ const distinct = (bufs: Uint8Array[]) =>
     }),
   ).size;
 
-test('the file path: 40 batches through a few reused buffers, at most three writes queued, every buffer wiped at the end', async () => {
+/** `aead` without its kernel memory (ARENA): the file path then reads into plain buffers, as on the js backend. */
+function withoutArena(aead: Aead): Aead {
+  return Object.assign(Object.create(aead) as Aead, {
+    seal: (...a: Parameters<Aead['seal']>) => aead.seal(...a),
+    open: (...a: Parameters<Aead['open']>) => aead.open(...a),
+    [ARENA]: () => undefined,
+  });
+}
+
+for (const where of ['kernel memory', 'plain buffers'] as const) {
+  test(`the file path (${where}): 40 batches through a few reused buffers, at most three writes queued, every buffer wiped at the end`, async () => {
+    const S = 4096;
+    const { params } = newStreamParams(CHACHA, { segmentSize: S });
+    const c = await makeCipher(CHACHA, rng.bytes(32), 1);
+    const cipher: Ciphers = where === 'kernel memory' ? c.cipher : { aead: withoutArena(c.cipher.aead), pool: () => undefined };
+    const plain = rng.bytes(40 * S + 100);
+    // an input that says it is one segment long: one segment per read and per batch
+    const input = memoryInput(plain, { size: S });
+    const out = memoryOutput({ delay: 2 });
+    await pipeline('seal', input, out, cipher, params, new Progress(undefined, 'test'));
+    const sealed = Buffer.concat(out.parts);
+    assert.equal(out.given.length, 41);
+    assert.ok(Buffer.from(openBatch(c.cipher.aead, params, sealed, 0, true)).equals(plain), 'the batches are the stream');
+    assert.ok(out.maxPending <= 3, `${out.maxPending} writes in flight`);
+    // (the reads ahead of the last one, past the end, are among them: wiped too)
+    assert.ok(input.into.length > 41 && distinct(input.into) <= 7, `${distinct(input.into)} buffers for 41 batches`);
+    // on WebAssembly, the batches ran in regions of the kernel's memory (read and written there)
+    const wasm = where === 'kernel memory' && chachaKernel().backend !== 'js';
+    const inKernel = (b: Uint8Array) => b.buffer === chachaKernel().u8.buffer;
+    assert.equal(input.into.every(inKernel) && out.given.every(inKernel), wasm, 'batches in kernel memory');
+    assert.ok(!input.into.some(inKernel) || wasm, 'plain buffers only');
+    assert.ok(out.given.every(zero) && input.into.every(zero), 'every buffer wiped');
+    // the way back, one sealed segment per read
+    const back = memoryInput(sealed, { size: S + 16 });
+    const pout = memoryOutput();
+    await pipeline('open', back, pout, cipher, params, new Progress(undefined, 'test'));
+    assert.ok(Buffer.concat(pout.parts).equals(plain));
+    assert.ok(back.into.length > 41 && distinct(back.into) <= 7, `${distinct(back.into)} buffers for 41 batches`);
+    assert.equal(back.into.every(inKernel) && pout.given.every(inKernel), wasm, 'batches in kernel memory');
+    assert.ok(pout.given.every(zero) && back.into.every(zero), 'every buffer wiped');
+    await c.dispose();
+  });
+}
+
+test('the file path: a write that fails ends it with that error, on both paths, every buffer wiped', async () => {
   const S = 4096;
   const { params } = newStreamParams(CHACHA, { segmentSize: S });
   const c = await makeCipher(CHACHA, rng.bytes(32), 1);
-  const plain = rng.bytes(40 * S + 100);
-  // an input that says it is one segment long: one segment per read and per batch
-  const input = memoryInput(plain, { size: S });
-  const out = memoryOutput({ delay: 2 });
-  await pipeline('seal', input, out, c.cipher, params, new Progress(undefined, 'test'));
-  const sealed = Buffer.concat(out.parts);
-  assert.equal(out.given.length, 41);
-  assert.ok(Buffer.from(openBatch(c.cipher.aead, params, sealed, 0, true)).equals(plain), 'the batches are the stream');
-  assert.ok(out.maxPending <= 3, `${out.maxPending} writes in flight`);
-  assert.ok(distinct(input.into) <= 7, `${distinct(input.into)} buffers for 41 batches`);
-  // on WebAssembly, the batches ran in regions of the kernel's memory (read and written there)
-  const wasm = chachaKernel().backend !== 'js';
-  const inKernel = (b: Uint8Array) => b.buffer === chachaKernel().u8.buffer;
-  assert.equal(input.into.every(inKernel) && out.given.every(inKernel), wasm, 'batches in kernel memory');
-  assert.ok(out.given.every(zero) && input.into.every(zero), 'every buffer wiped');
-  // the way back, one sealed segment per read
-  const back = memoryInput(sealed, { size: S + 16 });
-  const pout = memoryOutput();
-  await pipeline('open', back, pout, c.cipher, params, new Progress(undefined, 'test'));
-  assert.ok(Buffer.concat(pout.parts).equals(plain));
-  assert.ok(distinct(back.into) <= 7, `${distinct(back.into)} buffers for 41 batches`);
-  assert.equal(back.into.every(inKernel) && pout.given.every(inKernel), wasm, 'batches in kernel memory');
-  assert.ok(pout.given.every(zero) && back.into.every(zero), 'every buffer wiped');
+  // three full batches of 1024 segments, then a last read of three segments and a piece
+  const plain = rng.bytes(3 * (4 << 20) + 3 * S + 7);
+  for (const cipher of [c.cipher, { aead: withoutArena(c.cipher.aead), pool: () => undefined }]) {
+    // the writes of a run that does not fail (four: the last read is one batch in kernel memory; five: two on plain buffers)
+    const whole = memoryOutput();
+    await pipeline('seal', memoryInput(plain), whole, cipher, params, new Progress(undefined, 'test'));
+    assert.ok(Buffer.concat(whole.parts).length === plain.length + (3 * 1024 + 4) * 16 && whole.given.length >= 4);
+    for (let failAt = 1; failAt <= whole.given.length; failAt++) {
+      let writes = 0;
+      const out = memoryOutput();
+      const write = out.write;
+      out.write = async (chunks) => {
+        if (++writes === failAt) throw new Error(`write ${writes} failed`);
+        return write(chunks);
+      };
+      const input = memoryInput(plain);
+      const what = `${cipher === c.cipher ? 'kernel memory' : 'plain buffers'}, write ${failAt}`;
+      await assert.rejects(pipeline('seal', input, out, cipher, params, new Progress(undefined, 'test')), { message: `write ${failAt} failed` }, what);
+      assert.equal(out.parts.length, failAt - 1, `${what}: the writes before it`);
+      assert.ok(input.into.every(zero) && out.given.every(zero), `${what}: every buffer wiped`);
+    }
+  }
   await c.dispose();
 });
 
