@@ -606,6 +606,10 @@ async function main(): Promise<number> {
     }
     const reportText = readFileSync(options.jsonReporter.fileName, 'utf8');
     let report = JSON.parse(reportText) as Report;
+    // an --incremental part: Stryker's report also holds its baseline's results for the files the
+    // glob did not name (reused, judged on their code and tests then); only the named files are
+    // this part's results, and the others' parts stand
+    if (files && !again) report = { ...report, files: Object.fromEntries(Object.entries(report.files).filter(([p]) => minimatch(p, files))) };
     if (only) {
       // a survey: the mutants these tests leave alive and no list names; nothing else is written
       const left = matchEquivalents(survivorsOf(report), equivalents).unlisted;
