@@ -348,6 +348,9 @@ test('input: readFullInto fills views in order (one readv each time, short ones 
     async () => {
       const input = await Input.open(join(d, 'in'));
       const buf = new Uint8Array(80000).fill(0xee);
+      // only empty views: nothing to read, no call, and not the end of the input
+      assert.equal(await input.readFullInto([buf.subarray(0, 0), buf.subarray(5, 5)]), 0);
+      assert.equal(lists.length, 0, 'a readv for empty views');
       // views with gaps between them (a batch's segments with room for their tags), one empty
       const views = [buf.subarray(0, 2000), buf.subarray(2010, 2010), buf.subarray(2020, 6020), buf.subarray(6030, 46030)];
       assert.equal(await input.readFullInto(views), 46000);
