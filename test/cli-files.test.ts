@@ -22,7 +22,7 @@ import { createSealer, SegmentAuthenticationError } from '../src/stream/index.js
 import { refOpenStream } from '../src/ref/stream.js';
 import { Rng } from './support/rng.js';
 import { ctkitArgv, ctkitSpawn, ctkitSync } from './support/cli.js';
-import { memoryInput, memoryOutput } from './support/file-path.js';
+import { memoryInput, memoryOutput, withoutArena } from './support/file-path.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ctkit-files-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
@@ -365,11 +365,7 @@ test('seal/open pipeline, this thread and workers sharing batches: the bytes of 
     const sealed = Buffer.concat([...one.push(plain), ...one.finish()]).subarray(one.header.length);
     const { params } = newStreamParams(ALGORITHMS[1], { noncePrefix: prefix });
     const last = 9 * 64 + 2;
-    const plainOnly = Object.assign(Object.create(aead) as Aead, {
-      seal: (...a: Parameters<Aead['seal']>) => aead.seal(...a),
-      open: (...a: Parameters<Aead['open']>) => aead.open(...a),
-      [ARENA]: () => undefined,
-    });
+    const plainOnly = withoutArena(aead);
     for (const thisThread of [aead, plainOnly]) {
       for (const seg of [0, 63, 64 + 5, 128 + 5, 128 + 63, 192 + 5, 256 + 5, 320 + 5, 384 + 5, 448 + 5, 512 + 5, 576, last - 1, last]) {
         const bad = Buffer.from(sealed);

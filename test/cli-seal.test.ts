@@ -22,7 +22,7 @@ import { Rng } from './support/rng.js';
 import { rejectsWith, scratch } from './support/scratch.js';
 import { asTerminal, cliOutput, cliStdout } from './support/stdout.js';
 import { recorded } from './support/spy.js';
-import { memoryInput, memoryOutput } from './support/file-path.js';
+import { memoryInput, memoryOutput, withoutArena } from './support/file-path.js';
 import { chachaKernel } from '../src/mac/poly1305.js';
 import { ARENA, type Arena } from '../src/engine/kernel.js';
 import type { Aead } from '../src/aead/types.js';
@@ -309,15 +309,6 @@ const distinct = (bufs: Uint8Array[]) =>
       return `${ids.get(b.buffer)}:${b.byteOffset}`;
     }),
   ).size;
-
-/** `aead` without its kernel memory (ARENA): the file path then reads into plain buffers, as on the js backend. */
-function withoutArena(aead: Aead): Aead {
-  return Object.assign(Object.create(aead) as Aead, {
-    seal: (...a: Parameters<Aead['seal']>) => aead.seal(...a),
-    open: (...a: Parameters<Aead['open']>) => aead.open(...a),
-    [ARENA]: () => undefined,
-  });
-}
 
 for (const where of ['kernel memory', 'plain buffers'] as const) {
   test(`the file path (${where}): 40 batches through a few reused buffers, at most three writes queued, every buffer wiped at the end`, async () => {

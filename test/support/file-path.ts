@@ -1,6 +1,8 @@
 // In-memory ends for the CLI's file path (pipeline() in src/cli/files.ts): tests that drive it
 // directly, without files or processes (cli-seal, cli-files).
+import type { Aead } from '../../src/aead/types.js';
 import type { Output } from '../../src/cli/io.js';
+import { ARENA } from '../../src/engine/kernel.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,4 +57,13 @@ export function memoryOutput(o: { delay?: number } = {}) {
     },
   };
   return out satisfies Output;
+}
+
+/** `aead` without its kernel memory (ARENA): the file path then reads into plain buffers, as on the js backend. */
+export function withoutArena(aead: Aead): Aead {
+  return Object.assign(Object.create(aead) as Aead, {
+    seal: (...a: Parameters<Aead['seal']>) => aead.seal(...a),
+    open: (...a: Parameters<Aead['open']>) => aead.open(...a),
+    [ARENA]: () => undefined,
+  });
 }
