@@ -22,7 +22,7 @@ interface Fx {
   [name: string]: ((...a: (number | bigint)[]) => number) | WebAssembly.Memory;
 }
 
-async function build(flags: { dropCarry?: boolean } = {}): Promise<{ x: Fx; bytes: Uint8Array }> {
+async function build(flags: { dropCarry?: boolean; schoolbook?: boolean } = {}): Promise<{ x: Fx; bytes: Uint8Array }> {
   const fe = new Fe25519('fe', flags);
   const fp = new FePair25519('fp', flags);
   const handles: Func[] = [
@@ -33,6 +33,7 @@ async function build(flags: { dropCarry?: boolean } = {}): Promise<{ x: Fx; byte
     fe.neg,
     fe.carry,
     fe.mulSmall(121665),
+    fe.addSub,
     fe.cswap,
     fe.cmov,
     fe.fromBytes,
@@ -150,6 +151,9 @@ function suite(x: Fx, seed: number): string[] {
     eq(`sqr ${a}`, f.get(R), a * a);
     f.call('fe_mul121665', R, A);
     eq(`mul121665 ${a}`, f.get(R), a * 121665n);
+    f.call('fe_add_sub', R, R + 40, A, B);
+    eq(`add_sub s ${a} + ${b}`, f.get(R), a + b);
+    eq(`add_sub d ${a} − ${b}`, f.get(R + 40), a - b);
     // loose operands: (a + b)·(a − b) and (a − b)², the widest the products accept
     f.call('fe_add', R, A, B);
     f.call('fe_sub', R + 40, A, B);
@@ -230,6 +234,24 @@ function suite(x: Fx, seed: number): string[] {
     eq(`from_bytes ${v}`, f.get(A), v & ((1n << 255n) - 1n));
     if (f.call('fe_bytes_canonical', BYTES) !== ((v & ((1n << 255n) - 1n)) < P ? 1 : 0)) fails.push(`bytes_canonical ${v}`);
   }
+  // products of limbs at the loose extremes (the widest the products accept), in sign patterns
+  // of a few kinds: Karatsuba's intermediates are then at their largest
+  const looseMax = new Fe25519('bounds').loose.map(([, hi]) => hi);
+  const patterns: ((i: number) => bigint)[] = [() => 1n, () => -1n, (i) => (i % 2 ? -1n : 1n), (i) => (i < 5 ? 1n : -1n), (i) => ((i * 7) % 3 ? 1n : -1n)];
+  for (const [pi, sa] of patterns.entries())
+    for (const [qi, sb] of patterns.entries()) {
+      const la = Array.from({ length: 10 }, (_, i) => sa(i) * looseMax[i]);
+      const lb = Array.from({ length: 10 }, (_, i) => sb(i) * looseMax[i]);
+      f.setLimbs(A, la);
+      f.setLimbs(B, lb);
+      const [va, vb] = [f.get(A), f.get(B)];
+      f.call('fe_mul', R, A, B);
+      eq(`mul of loose extremes, patterns ${pi}·${qi}`, f.get(R), va * vb);
+      if (qi === 0) {
+        f.call('fe_sqr', R, A);
+        eq(`sqr of loose extremes, pattern ${pi}`, f.get(R), va * va);
+      }
+    }
   // limbs at their extremes (tight bounds, negative limbs 1 and 5) through to_bytes
   for (const limbs of [
     [67108863, 33554431, 67108863, 33554431, 67108863, 33554431, 67108863, 33554431, 67108863, 33554431],
@@ -259,6 +281,8 @@ function suite(x: Fx, seed: number): string[] {
 test('fe25519 single elements and pairs agree with BigInt on edge, random and loose values', async () => {
   const { x, bytes } = await build();
   assert.deepEqual(suite(x, 1), []);
+  // the schoolbook products (the js target's) on the same suite
+  assert.deepEqual(suite((await build({ schoolbook: true })).x, 3), []);
   const report = checkModule('fe25519_test', bytes);
   assert.deepEqual(
     report.violations.map(formatViolation).filter((v) => !v.includes('inv_vt')),
@@ -268,9 +292,11 @@ test('fe25519 single elements and pairs agree with BigInt on edge, random and lo
 });
 
 test('negative control: a carry dropped in the products is caught', async () => {
-  const { x } = await build({ dropCarry: true });
-  const fails = suite(x, 2);
-  assert.ok(fails.some((f) => f.startsWith('mul')) && fails.some((f) => f.startsWith('pair mul')), fails.slice(0, 3).join('; '));
+  for (const schoolbook of [false, true]) {
+    const { x } = await build({ dropCarry: true, schoolbook });
+    const fails = suite(x, 2);
+    assert.ok(fails.some((f) => f.startsWith('mul')) && fails.some((f) => f.startsWith('pair mul')), fails.slice(0, 3).join('; '));
+  }
 });
 
 test('the generator proves its bounds: tight and loose limbs, every column below 2^63', () => {

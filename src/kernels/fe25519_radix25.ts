@@ -8,22 +8,28 @@
 // return tight ones. Values are not
 // reduced: only to_bytes and the tests built on it (eq, is_zero, is_negative) make them canonical.
 //
-// Product: all 100 limb products f_i·g_j in i64 (55 for a square), a factor 2 where both limb
-// indices are odd (their weights add to one bit more), summed into 19 columns; the top nine
-// folded into the low ones ×19 (2^255 ≡ 19; shifts and adds, off the multiplier), then two
-// interleaved carry chains (0→1→…, 4→5→…) with the top carry folded ×19.
+// Product (wasm and simd targets): Karatsuba over the even/odd split. The even limbs sit at
+// 2^(51k) and the odd ones at 2^(51k + 26), so with X = 2^51 an element is A(X) + 2^26·B(X),
+// two polynomials of five uniform limbs, and a product is AC + 2^26·((A + B)(C + D) − AC − BD)
+// + 2X·BD: three five-by-five products, 75 limb products in i64 (a square 45), each
+// polynomial's top coefficients folded ×19 (2^255 ≡ 19). Schoolbook (the js target, and the
+// flag): all 100 limb products f_i·g_j (55 for a square), a factor 2 where both limb indices
+// are odd (their weights add to one bit more), summed into 19 columns, the top nine folded ×19
+// by shifts and adds. Both give the same ten column integers; then two interleaved carry
+// chains (0→1→…, 4→5→…) with the top carry folded ×19.
 // The generator proves every column below 2^63 from the input bounds and writes the bounds
-// beside each function.
+// beside each function; Karatsuba's intermediates are exact modulo 2^64 (#evenOddColumns).
 //
 // Why constant time: straight-line code on i64 values (imul, shifts, adds); no branch, address or
 // division depends on data; canonical reduction subtracts p under a mask made by arithmetic.
 //
-// Cost: mul 100 i64.mul, sqr 55, add/sub 10 adds; inversion by safegcd (fe_safegcd.ts) on the
+// Cost: mul 75 i64.mul (schoolbook 100), sqr 45 (55), add/sub 10 adds; inversion by safegcd (fe_safegcd.ts) on the
 // canonical value. On the js target (i64 printed as i32 halves) mul's columns come from two
 // functions of five and inversion is a^(p − 2) (#columnHalves, #fermatLines; measurements in
 // docs/kernels/x25519.md). Measurements (against fe_mont29's 9 × 29-bit Montgomery form for the
 // same p) and the choice: docs/kernels/x25519.md.
 // Negative-control flag (tests only): dropCarry (the carry from limb 4 into limb 5 lost).
+// schoolbook (tests, and measurements) builds the schoolbook products on every target.
 
 import { type Expr, Func, type Local, type Stmt, br_if, call, comment, i32, i64, i64x2, label, loop, memory, setMany, simdAllowed, target, v128 } from './builder/index.js';
 import { safegcdFunction } from './fe_safegcd.js';
@@ -47,6 +53,8 @@ const POS = Array.from({ length: NL }, (_, i) => 25 * i + Math.ceil(i / 2));
 export interface Fe25519Flags {
   /** the carry from limb 4 into limb 5 is lost in every carry chain of a product */
   dropCarry?: boolean;
+  /** the products by the schoolbook (100 limb products) instead of Karatsuba over even/odd limbs */
+  schoolbook?: boolean;
 }
 
 type E = Expr<'i64'>;
@@ -319,8 +327,73 @@ export class Fe25519 {
       const halves = this.#columnHalves();
       return [...setMany(call(halves[0], a, b), h.slice(0, NL / 2)), ...setMany(call(halves[1], a, b), h.slice(NL / 2)), ...this.carryLines(h, f.i64('c')), ...this.#storeLines(r, h)];
     }
-    const { body, cols } = this.#columns(f, square, 0, NL);
+    const { body, cols } = this.#evenOdd() ? this.#evenOddColumns(f, square) : this.#columns(f, square, 0, NL);
     return [...body, ...this.carryLines(cols, f.i64('c')), ...this.#storeLines(r, cols)];
+  }
+
+  /** Karatsuba over the even/odd limbs (#evenOddColumns), except on js (see #columnHalves) or when the flag asks for the schoolbook */
+  #evenOdd(): boolean {
+    return !this.flags.schoolbook && target() !== 'js';
+  }
+
+  /**
+   * The ten columns by Karatsuba over the even/odd split. With X = 2^51, an element is
+   * A(X) + 2^26·B(X), A the even limbs and B the odd ones, each a polynomial of five uniform
+   * limbs; so f·g = AC + 2^26·(AD + BC) + 2X·BD, and AD + BC = (A + B)(C + D) − AC − BD: three
+   * products of five by five limbs (75 multiplications; a square 45) where the schoolbook takes
+   * 100 (55). AC lands in the even columns, 2X·BD in the even columns one up (the factor 2 of
+   * two odd limbs), the middle term in the odd columns; each polynomial's coefficients of X^5 and
+   * up are folded ×19 before they are combined.
+   * Bounds: every column is the same integer as the schoolbook's (#columnBounds proves it below
+   * 2^63). An intermediate such as (A + B)(C + D)'s coefficient may pass 2^63, but everything up
+   * to the columns is addition, subtraction, multiplication and shl, exact modulo 2^64, so a
+   * column that lies below 2^63 comes out exact; only the carry chain after it needs the bound.
+   */
+  #evenOddColumns(f: Func, square: boolean): { body: Stmt[]; cols: L64[] } {
+    const H = NL / 2;
+    const out: Stmt[] = [];
+    /** the limbs 2k + odd (k = 0 … 4) of the element at ptr, into locals */
+    const limbs = (name: string, ptr: Local<'i32'>, odd: number): L64[] => {
+      const l = Array.from({ length: H }, (_, k) => f.i64(`${name}${k}`));
+      out.push(...l.map((x, k) => x.set(this.ld(ptr, 2 * k + odd))));
+      return l;
+    };
+    /** x + y limbwise, into locals */
+    const sums = (name: string, x: L64[], y: L64[]): L64[] => {
+      const l = x.map((_, k) => f.i64(`${name}${k}`));
+      out.push(...l.map((s, k) => s.set(i64.add(x[k], y[k]))));
+      return l;
+    };
+    /** the nine coefficients of x·y (five limbs each), those of X^5 … X^8 folded ×19 into 0 … 3 */
+    const poly = (name: string, x: L64[], y: L64[]): L64[] => {
+      const terms: E[][] = Array.from({ length: 2 * H - 1 }, () => []);
+      for (let i = 0; i < H; i++)
+        for (let j = square ? i : 0; j < H; j++) {
+          const p = i64.mul(x[i], y[j]);
+          terms[i + j].push(square && i !== j ? i64.shl(p, 1) : p);
+        }
+      const sum = (k: number): E => terms[k].reduce((u, v) => i64.add(u, v));
+      const c = Array.from({ length: H }, (_, k) => f.i64(`${name}${k}`));
+      for (let k = 0; k < H; k++) out.push(c[k].set(k + H < 2 * H - 1 ? i64.add(sum(k), i64.mul(sum(k + H), 19)) : sum(k)));
+      return c;
+    };
+    const [a, b] = [f.i32('a'), square ? f.i32('a') : f.i32('b')];
+    const A = limbs('fe', a, 0);
+    const B = limbs('fo', a, 1);
+    const C = square ? A : limbs('ge', b, 0);
+    const D = square ? B : limbs('go', b, 1);
+    const S = sums('s', A, B);
+    const T = square ? S : sums('t', C, D);
+    const P = poly('p', A, C);
+    const Q = poly('q', B, D);
+    const M = poly('m', S, T);
+    const h = Array.from({ length: NL }, (_, k) => f.i64(`h${k}`));
+    for (let k = 0; k < H; k++) {
+      // even column 2k: AC_k + 2·BD_(k−1), BD_(−1) being 19·BD_4 (X^5 wraps)
+      const q = k === 0 ? i64.mul(Q[H - 1], 38) : i64.shl(Q[k - 1], 1);
+      out.push(comment(`columns ${2 * k}, ${2 * k + 1}`), h[2 * k].set(i64.add(P[k], q)), h[2 * k + 1].set(i64.sub(i64.sub(M[k], P[k]), Q[k])));
+    }
+    return { body: out, cols: h };
   }
 
   /** Columns from..to−1 of the product (or square) of the operands a (and b) of f, in locals h_k. */
@@ -370,6 +443,7 @@ export class Fe25519 {
     return [
       `Inputs: limb i within ±${this.loose.map((v) => `2^${Math.log2(Number(mag(v))).toFixed(2)}`).join(' ')} (loose).`,
       `Proven at generation time: |column k| < 2^b_k, b = ${cols.map((v) => bitsOf(mag(v))).join(' ')}; all < 2^63.`,
+      ...(this.#evenOdd() ? ["Karatsuba's intermediates may pass 2^63; they are sums, differences and products modulo 2^64, and each column is the schoolbook's integer, so it is exact."] : []),
       `Output (tight): limb i in [${this.tight.map((v) => `${v[0]}, 2^${Math.log2(Number(v[1])).toFixed(3)}`).join('] [')}].`,
     ];
   }
@@ -483,13 +557,16 @@ export class Fe25519 {
     };
     {
       const f = this.mul;
-      f.doc.push('r = a·b mod p: 100 limb products in 19 columns, the top nine folded ×19, then the carry chains.', ...this.#boundsDoc(false));
+      f.doc.push(
+        this.#evenOdd() ? 'r = a·b mod p: Karatsuba over the even and odd limbs, 75 limb products, then the carry chains.' : 'r = a·b mod p: 100 limb products in 19 columns, the top nine folded ×19, then the carry chains.',
+        ...this.#boundsDoc(false),
+      );
       f.emit(this.#mulBody(f, false));
       emit('mul', f, target() === 'js' ? this.#columnHalves() : []);
     }
     {
       const f = this.sqr;
-      f.doc.push('r = a² mod p: 55 limb products, cross products doubled.', ...this.#boundsDoc(true));
+      f.doc.push(this.#evenOdd() ? 'r = a² mod p: Karatsuba over the even and odd limbs, 45 limb products, cross products doubled.' : 'r = a² mod p: 55 limb products, cross products doubled.', ...this.#boundsDoc(true));
       f.emit(this.#mulBody(f, true));
       emit('sqr', f);
     }

@@ -7,235 +7,194 @@
 (module
   (memory (export "memory") 2)
   (global (export "WS_SIZE") i32 (i32.const 1136))
-  ;; r = a·b mod p: 100 limb products in 19 columns, the top nine folded ×19, then the carry chains.
+  ;; r = a·b mod p: Karatsuba over the even and odd limbs, 75 limb products, then the carry chains.
   ;; Inputs: limb i within ±2^27.58 2^26.59 2^27.58 2^26.58 2^27.58 2^26.59 2^27.58 2^26.58 2^27.58 2^26.58 (loose).
   ;; Proven at generation time: |column k| < 2^b_k, b = 63 62 62 62 62 61 61 60 60 58; all < 2^63.
+  ;; Karatsuba's intermediates may pass 2^63; they are sums, differences and products modulo 2^64, and each column is
+  ;;   the schoolbook's integer, so it is exact.
   ;; Output (tight): limb i in [0, 2^26.000] [-1711, 2^25.000] [0, 2^26.000] [0, 2^25.000] [0, 2^26.000] [-1063,
   ;;   2^25.000] [0, 2^26.000] [0, 2^25.000] [0, 2^26.000] [0, 2^25.000].
   (func $fe_mul (param $r i32) (param $a i32) (param $b i32)
-    (local $f0 i64) (local $f1 i64) (local $f2 i64) (local $f3 i64) (local $f4 i64) (local $f5 i64) (local $f6 i64)
-    (local $f7 i64) (local $f8 i64) (local $f9 i64) (local $g0 i64) (local $g1 i64) (local $g2 i64) (local $g3 i64)
-    (local $g4 i64) (local $g5 i64) (local $g6 i64) (local $g7 i64) (local $g8 i64) (local $g9 i64) (local $f1_2 i64)
-    (local $f3_2 i64) (local $f5_2 i64) (local $f7_2 i64) (local $f9_2 i64) (local $h0 i64) (local $h1 i64)
-    (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $h5 i64) (local $h6 i64) (local $h7 i64) (local $h8 i64)
-    (local $h9 i64) (local $u i64) (local $c i64)
-    (local.set $f0 (i64.load32_s (local.get $a)))
-    (local.set $f1 (i64.load32_s offset=4 (local.get $a)))
-    (local.set $f2 (i64.load32_s offset=8 (local.get $a)))
-    (local.set $f3 (i64.load32_s offset=12 (local.get $a)))
-    (local.set $f4 (i64.load32_s offset=16 (local.get $a)))
-    (local.set $f5 (i64.load32_s offset=20 (local.get $a)))
-    (local.set $f6 (i64.load32_s offset=24 (local.get $a)))
-    (local.set $f7 (i64.load32_s offset=28 (local.get $a)))
-    (local.set $f8 (i64.load32_s offset=32 (local.get $a)))
-    (local.set $f9 (i64.load32_s offset=36 (local.get $a)))
-    (local.set $g0 (i64.load32_s (local.get $b)))
-    (local.set $g1 (i64.load32_s offset=4 (local.get $b)))
-    (local.set $g2 (i64.load32_s offset=8 (local.get $b)))
-    (local.set $g3 (i64.load32_s offset=12 (local.get $b)))
-    (local.set $g4 (i64.load32_s offset=16 (local.get $b)))
-    (local.set $g5 (i64.load32_s offset=20 (local.get $b)))
-    (local.set $g6 (i64.load32_s offset=24 (local.get $b)))
-    (local.set $g7 (i64.load32_s offset=28 (local.get $b)))
-    (local.set $g8 (i64.load32_s offset=32 (local.get $b)))
-    (local.set $g9 (i64.load32_s offset=36 (local.get $b)))
-    (local.set $f1_2 (i64.shl (local.get $f1) (i64.const 1)))
-    (local.set $f3_2 (i64.shl (local.get $f3) (i64.const 1)))
-    (local.set $f5_2 (i64.shl (local.get $f5) (i64.const 1)))
-    (local.set $f7_2 (i64.shl (local.get $f7) (i64.const 1)))
-    (local.set $f9_2 (i64.shl (local.get $f9) (i64.const 1)))
-    ;; column 0
-    (local.set $u
+    (local $fe0 i64) (local $fe1 i64) (local $fe2 i64) (local $fe3 i64) (local $fe4 i64) (local $fo0 i64)
+    (local $fo1 i64) (local $fo2 i64) (local $fo3 i64) (local $fo4 i64) (local $ge0 i64) (local $ge1 i64)
+    (local $ge2 i64) (local $ge3 i64) (local $ge4 i64) (local $go0 i64) (local $go1 i64) (local $go2 i64)
+    (local $go3 i64) (local $go4 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64)
+    (local $t0 i64) (local $t1 i64) (local $t2 i64) (local $t3 i64) (local $t4 i64) (local $p0 i64) (local $p1 i64)
+    (local $p2 i64) (local $p3 i64) (local $p4 i64) (local $q0 i64) (local $q1 i64) (local $q2 i64) (local $q3 i64)
+    (local $q4 i64) (local $m0 i64) (local $m1 i64) (local $m2 i64) (local $m3 i64) (local $m4 i64) (local $h0 i64)
+    (local $h1 i64) (local $h2 i64) (local $h3 i64) (local $h4 i64) (local $h5 i64) (local $h6 i64) (local $h7 i64)
+    (local $h8 i64) (local $h9 i64) (local $c i64)
+    (local.set $fe0 (i64.load32_s (local.get $a)))
+    (local.set $fe1 (i64.load32_s offset=8 (local.get $a)))
+    (local.set $fe2 (i64.load32_s offset=16 (local.get $a)))
+    (local.set $fe3 (i64.load32_s offset=24 (local.get $a)))
+    (local.set $fe4 (i64.load32_s offset=32 (local.get $a)))
+    (local.set $fo0 (i64.load32_s offset=4 (local.get $a)))
+    (local.set $fo1 (i64.load32_s offset=12 (local.get $a)))
+    (local.set $fo2 (i64.load32_s offset=20 (local.get $a)))
+    (local.set $fo3 (i64.load32_s offset=28 (local.get $a)))
+    (local.set $fo4 (i64.load32_s offset=36 (local.get $a)))
+    (local.set $ge0 (i64.load32_s (local.get $b)))
+    (local.set $ge1 (i64.load32_s offset=8 (local.get $b)))
+    (local.set $ge2 (i64.load32_s offset=16 (local.get $b)))
+    (local.set $ge3 (i64.load32_s offset=24 (local.get $b)))
+    (local.set $ge4 (i64.load32_s offset=32 (local.get $b)))
+    (local.set $go0 (i64.load32_s offset=4 (local.get $b)))
+    (local.set $go1 (i64.load32_s offset=12 (local.get $b)))
+    (local.set $go2 (i64.load32_s offset=20 (local.get $b)))
+    (local.set $go3 (i64.load32_s offset=28 (local.get $b)))
+    (local.set $go4 (i64.load32_s offset=36 (local.get $b)))
+    (local.set $s0 (i64.add (local.get $fe0) (local.get $fo0)))
+    (local.set $s1 (i64.add (local.get $fe1) (local.get $fo1)))
+    (local.set $s2 (i64.add (local.get $fe2) (local.get $fo2)))
+    (local.set $s3 (i64.add (local.get $fe3) (local.get $fo3)))
+    (local.set $s4 (i64.add (local.get $fe4) (local.get $fo4)))
+    (local.set $t0 (i64.add (local.get $ge0) (local.get $go0)))
+    (local.set $t1 (i64.add (local.get $ge1) (local.get $go1)))
+    (local.set $t2 (i64.add (local.get $ge2) (local.get $go2)))
+    (local.set $t3 (i64.add (local.get $ge3) (local.get $go3)))
+    (local.set $t4 (i64.add (local.get $ge4) (local.get $go4)))
+    (local.set $p0
       (i64.add
-        (i64.add
+        (i64.mul (local.get $fe0) (local.get $ge0))
+        (i64.mul
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add (i64.mul (local.get $f1_2) (local.get $g9)) (i64.mul (local.get $f2) (local.get $g8)))
-                    (i64.mul (local.get $f3_2) (local.get $g7)))
-                  (i64.mul (local.get $f4) (local.get $g6)))
-                (i64.mul (local.get $f5_2) (local.get $g5)))
-              (i64.mul (local.get $f6) (local.get $g4)))
-            (i64.mul (local.get $f7_2) (local.get $g3)))
-          (i64.mul (local.get $f8) (local.get $g2)))
-        (i64.mul (local.get $f9_2) (local.get $g1))))
-    (local.set $h0
+              (i64.add (i64.mul (local.get $fe1) (local.get $ge4)) (i64.mul (local.get $fe2) (local.get $ge3)))
+              (i64.mul (local.get $fe3) (local.get $ge2)))
+            (i64.mul (local.get $fe4) (local.get $ge1)))
+          (i64.const 19))))
+    (local.set $p1
       (i64.add
-        (i64.mul (local.get $f0) (local.get $g0))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 1
-    (local.set $u
+        (i64.add (i64.mul (local.get $fe0) (local.get $ge1)) (i64.mul (local.get $fe1) (local.get $ge0)))
+        (i64.mul
+          (i64.add
+            (i64.add (i64.mul (local.get $fe2) (local.get $ge4)) (i64.mul (local.get $fe3) (local.get $ge3)))
+            (i64.mul (local.get $fe4) (local.get $ge2)))
+          (i64.const 19))))
+    (local.set $p2
       (i64.add
         (i64.add
+          (i64.add (i64.mul (local.get $fe0) (local.get $ge2)) (i64.mul (local.get $fe1) (local.get $ge1)))
+          (i64.mul (local.get $fe2) (local.get $ge0)))
+        (i64.mul
+          (i64.add (i64.mul (local.get $fe3) (local.get $ge4)) (i64.mul (local.get $fe4) (local.get $ge3)))
+          (i64.const 19))))
+    (local.set $p3
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $fe0) (local.get $ge3)) (i64.mul (local.get $fe1) (local.get $ge2)))
+            (i64.mul (local.get $fe2) (local.get $ge1)))
+          (i64.mul (local.get $fe3) (local.get $ge0)))
+        (i64.mul (i64.mul (local.get $fe4) (local.get $ge4)) (i64.const 19))))
+    (local.set $p4
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $fe0) (local.get $ge4)) (i64.mul (local.get $fe1) (local.get $ge3)))
+            (i64.mul (local.get $fe2) (local.get $ge2)))
+          (i64.mul (local.get $fe3) (local.get $ge1)))
+        (i64.mul (local.get $fe4) (local.get $ge0))))
+    (local.set $q0
+      (i64.add
+        (i64.mul (local.get $fo0) (local.get $go0))
+        (i64.mul
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add (i64.mul (local.get $f2) (local.get $g9)) (i64.mul (local.get $f3) (local.get $g8)))
-                  (i64.mul (local.get $f4) (local.get $g7)))
-                (i64.mul (local.get $f5) (local.get $g6)))
-              (i64.mul (local.get $f6) (local.get $g5)))
-            (i64.mul (local.get $f7) (local.get $g4)))
-          (i64.mul (local.get $f8) (local.get $g3)))
-        (i64.mul (local.get $f9) (local.get $g2))))
-    (local.set $h1
+              (i64.add (i64.mul (local.get $fo1) (local.get $go4)) (i64.mul (local.get $fo2) (local.get $go3)))
+              (i64.mul (local.get $fo3) (local.get $go2)))
+            (i64.mul (local.get $fo4) (local.get $go1)))
+          (i64.const 19))))
+    (local.set $q1
       (i64.add
-        (i64.add (i64.mul (local.get $f0) (local.get $g1)) (i64.mul (local.get $f1) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 2
-    (local.set $u
+        (i64.add (i64.mul (local.get $fo0) (local.get $go1)) (i64.mul (local.get $fo1) (local.get $go0)))
+        (i64.mul
+          (i64.add
+            (i64.add (i64.mul (local.get $fo2) (local.get $go4)) (i64.mul (local.get $fo3) (local.get $go3)))
+            (i64.mul (local.get $fo4) (local.get $go2)))
+          (i64.const 19))))
+    (local.set $q2
       (i64.add
         (i64.add
+          (i64.add (i64.mul (local.get $fo0) (local.get $go2)) (i64.mul (local.get $fo1) (local.get $go1)))
+          (i64.mul (local.get $fo2) (local.get $go0)))
+        (i64.mul
+          (i64.add (i64.mul (local.get $fo3) (local.get $go4)) (i64.mul (local.get $fo4) (local.get $go3)))
+          (i64.const 19))))
+    (local.set $q3
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $fo0) (local.get $go3)) (i64.mul (local.get $fo1) (local.get $go2)))
+            (i64.mul (local.get $fo2) (local.get $go1)))
+          (i64.mul (local.get $fo3) (local.get $go0)))
+        (i64.mul (i64.mul (local.get $fo4) (local.get $go4)) (i64.const 19))))
+    (local.set $q4
+      (i64.add
+        (i64.add
+          (i64.add
+            (i64.add (i64.mul (local.get $fo0) (local.get $go4)) (i64.mul (local.get $fo1) (local.get $go3)))
+            (i64.mul (local.get $fo2) (local.get $go2)))
+          (i64.mul (local.get $fo3) (local.get $go1)))
+        (i64.mul (local.get $fo4) (local.get $go0))))
+    (local.set $m0
+      (i64.add
+        (i64.mul (local.get $s0) (local.get $t0))
+        (i64.mul
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $f3_2) (local.get $g9)) (i64.mul (local.get $f4) (local.get $g8)))
-                (i64.mul (local.get $f5_2) (local.get $g7)))
-              (i64.mul (local.get $f6) (local.get $g6)))
-            (i64.mul (local.get $f7_2) (local.get $g5)))
-          (i64.mul (local.get $f8) (local.get $g4)))
-        (i64.mul (local.get $f9_2) (local.get $g3))))
-    (local.set $h2
+              (i64.add (i64.mul (local.get $s1) (local.get $t4)) (i64.mul (local.get $s2) (local.get $t3)))
+              (i64.mul (local.get $s3) (local.get $t2)))
+            (i64.mul (local.get $s4) (local.get $t1)))
+          (i64.const 19))))
+    (local.set $m1
+      (i64.add
+        (i64.add (i64.mul (local.get $s0) (local.get $t1)) (i64.mul (local.get $s1) (local.get $t0)))
+        (i64.mul
+          (i64.add
+            (i64.add (i64.mul (local.get $s2) (local.get $t4)) (i64.mul (local.get $s3) (local.get $t3)))
+            (i64.mul (local.get $s4) (local.get $t2)))
+          (i64.const 19))))
+    (local.set $m2
       (i64.add
         (i64.add
-          (i64.add (i64.mul (local.get $f0) (local.get $g2)) (i64.mul (local.get $f1_2) (local.get $g1)))
-          (i64.mul (local.get $f2) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 3
-    (local.set $u
+          (i64.add (i64.mul (local.get $s0) (local.get $t2)) (i64.mul (local.get $s1) (local.get $t1)))
+          (i64.mul (local.get $s2) (local.get $t0)))
+        (i64.mul
+          (i64.add (i64.mul (local.get $s3) (local.get $t4)) (i64.mul (local.get $s4) (local.get $t3)))
+          (i64.const 19))))
+    (local.set $m3
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $f4) (local.get $g9)) (i64.mul (local.get $f5) (local.get $g8)))
-              (i64.mul (local.get $f6) (local.get $g7)))
-            (i64.mul (local.get $f7) (local.get $g6)))
-          (i64.mul (local.get $f8) (local.get $g5)))
-        (i64.mul (local.get $f9) (local.get $g4))))
-    (local.set $h3
+            (i64.add (i64.mul (local.get $s0) (local.get $t3)) (i64.mul (local.get $s1) (local.get $t2)))
+            (i64.mul (local.get $s2) (local.get $t1)))
+          (i64.mul (local.get $s3) (local.get $t0)))
+        (i64.mul (i64.mul (local.get $s4) (local.get $t4)) (i64.const 19))))
+    (local.set $m4
       (i64.add
         (i64.add
           (i64.add
-            (i64.add (i64.mul (local.get $f0) (local.get $g3)) (i64.mul (local.get $f1) (local.get $g2)))
-            (i64.mul (local.get $f2) (local.get $g1)))
-          (i64.mul (local.get $f3) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 4
-    (local.set $u
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $f5_2) (local.get $g9)) (i64.mul (local.get $f6) (local.get $g8)))
-            (i64.mul (local.get $f7_2) (local.get $g7)))
-          (i64.mul (local.get $f8) (local.get $g6)))
-        (i64.mul (local.get $f9_2) (local.get $g5))))
-    (local.set $h4
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $f0) (local.get $g4)) (i64.mul (local.get $f1_2) (local.get $g3)))
-              (i64.mul (local.get $f2) (local.get $g2)))
-            (i64.mul (local.get $f3_2) (local.get $g1)))
-          (i64.mul (local.get $f4) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 5
-    (local.set $u
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $f6) (local.get $g9)) (i64.mul (local.get $f7) (local.get $g8)))
-          (i64.mul (local.get $f8) (local.get $g7)))
-        (i64.mul (local.get $f9) (local.get $g6))))
-    (local.set $h5
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $f0) (local.get $g5)) (i64.mul (local.get $f1) (local.get $g4)))
-                (i64.mul (local.get $f2) (local.get $g3)))
-              (i64.mul (local.get $f3) (local.get $g2)))
-            (i64.mul (local.get $f4) (local.get $g1)))
-          (i64.mul (local.get $f5) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 6
-    (local.set $u
-      (i64.add
-        (i64.add (i64.mul (local.get $f7_2) (local.get $g9)) (i64.mul (local.get $f8) (local.get $g8)))
-        (i64.mul (local.get $f9_2) (local.get $g7))))
-    (local.set $h6
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add (i64.mul (local.get $f0) (local.get $g6)) (i64.mul (local.get $f1_2) (local.get $g5)))
-                  (i64.mul (local.get $f2) (local.get $g4)))
-                (i64.mul (local.get $f3_2) (local.get $g3)))
-              (i64.mul (local.get $f4) (local.get $g2)))
-            (i64.mul (local.get $f5_2) (local.get $g1)))
-          (i64.mul (local.get $f6) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 7
-    (local.set $u (i64.add (i64.mul (local.get $f8) (local.get $g9)) (i64.mul (local.get $f9) (local.get $g8))))
-    (local.set $h7
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add (i64.mul (local.get $f0) (local.get $g7)) (i64.mul (local.get $f1) (local.get $g6)))
-                    (i64.mul (local.get $f2) (local.get $g5)))
-                  (i64.mul (local.get $f3) (local.get $g4)))
-                (i64.mul (local.get $f4) (local.get $g3)))
-              (i64.mul (local.get $f5) (local.get $g2)))
-            (i64.mul (local.get $f6) (local.get $g1)))
-          (i64.mul (local.get $f7) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 8
-    (local.set $u (i64.mul (local.get $f9_2) (local.get $g9)))
-    (local.set $h8
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add (i64.mul (local.get $f0) (local.get $g8)) (i64.mul (local.get $f1_2) (local.get $g7)))
-                      (i64.mul (local.get $f2) (local.get $g6)))
-                    (i64.mul (local.get $f3_2) (local.get $g5)))
-                  (i64.mul (local.get $f4) (local.get $g4)))
-                (i64.mul (local.get $f5_2) (local.get $g3)))
-              (i64.mul (local.get $f6) (local.get $g2)))
-            (i64.mul (local.get $f7_2) (local.get $g1)))
-          (i64.mul (local.get $f8) (local.get $g0)))
-        (i64.add (i64.add (local.get $u) (i64.shl (local.get $u) (i64.const 1))) (i64.shl (local.get $u) (i64.const 4)))))
-    ;; column 9
-    (local.set $h9
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add (i64.mul (local.get $f0) (local.get $g9)) (i64.mul (local.get $f1) (local.get $g8)))
-                      (i64.mul (local.get $f2) (local.get $g7)))
-                    (i64.mul (local.get $f3) (local.get $g6)))
-                  (i64.mul (local.get $f4) (local.get $g5)))
-                (i64.mul (local.get $f5) (local.get $g4)))
-              (i64.mul (local.get $f6) (local.get $g3)))
-            (i64.mul (local.get $f7) (local.get $g2)))
-          (i64.mul (local.get $f8) (local.get $g1)))
-        (i64.mul (local.get $f9) (local.get $g0))))
+            (i64.add (i64.mul (local.get $s0) (local.get $t4)) (i64.mul (local.get $s1) (local.get $t3)))
+            (i64.mul (local.get $s2) (local.get $t2)))
+          (i64.mul (local.get $s3) (local.get $t1)))
+        (i64.mul (local.get $s4) (local.get $t0))))
+    ;; columns 0, 1
+    (local.set $h0 (i64.add (local.get $p0) (i64.mul (local.get $q4) (i64.const 38))))
+    (local.set $h1 (i64.sub (i64.sub (local.get $m0) (local.get $p0)) (local.get $q0)))
+    ;; columns 2, 3
+    (local.set $h2 (i64.add (local.get $p1) (i64.shl (local.get $q0) (i64.const 1))))
+    (local.set $h3 (i64.sub (i64.sub (local.get $m1) (local.get $p1)) (local.get $q1)))
+    ;; columns 4, 5
+    (local.set $h4 (i64.add (local.get $p2) (i64.shl (local.get $q1) (i64.const 1))))
+    (local.set $h5 (i64.sub (i64.sub (local.get $m2) (local.get $p2)) (local.get $q2)))
+    ;; columns 6, 7
+    (local.set $h6 (i64.add (local.get $p3) (i64.shl (local.get $q2) (i64.const 1))))
+    (local.set $h7 (i64.sub (i64.sub (local.get $m3) (local.get $p3)) (local.get $q3)))
+    ;; columns 8, 9
+    (local.set $h8 (i64.add (local.get $p4) (i64.shl (local.get $q3) (i64.const 1))))
+    (local.set $h9 (i64.sub (i64.sub (local.get $m4) (local.get $p4)) (local.get $q4)))
     (local.set $c (i64.shr_s (local.get $h0) (i64.const 26)))
     (local.set $h1 (i64.add (local.get $h1) (local.get $c)))
     (local.set $h0 (i64.and (local.get $h0) (i64.const 67108863)))
