@@ -33,6 +33,7 @@ async function build(flags: { dropCarry?: boolean; schoolbook?: boolean } = {}):
     fe.neg,
     fe.carry,
     fe.mulSmall(121665),
+    fe.subMulAdd(121665),
     fe.addSub,
     fe.cswap,
     fe.cmov,
@@ -151,6 +152,9 @@ function suite(x: Fx, seed: number): string[] {
     eq(`sqr ${a}`, f.get(R), a * a);
     f.call('fe_mul121665', R, A);
     eq(`mul121665 ${a}`, f.get(R), a * 121665n);
+    f.call('fe_sub_mul_add121665', R, R + 40, A, B);
+    eq(`sub_mul_add e ${a} − ${b}`, f.get(R), a - b);
+    eq(`sub_mul_add r ${a} + 121665(${a} − ${b})`, f.get(R + 40), a + 121665n * (a - b));
     f.call('fe_add_sub', R, R + 40, A, B);
     eq(`add_sub s ${a} + ${b}`, f.get(R), a + b);
     eq(`add_sub d ${a} − ${b}`, f.get(R + 40), a - b);

@@ -216,6 +216,13 @@ export class Fe25519 {
     this.smallMuls.add(c);
     return this.func(`mul${c}`, { r: 'i32', a: 'i32' });
   }
+  /** e = a − b (loose) and r = a + c·(a − b) (tight), for tight a and b and a small constant c (|c| < 2^20) */
+  subMulAdd(c: number): Func {
+    if (!Number.isInteger(c) || c <= 0 || c >= 1 << 20) throw new Error('subMulAdd: 0 < c < 2^20');
+    this.smallMulAdds.add(c);
+    return this.func(`sub_mul_add${c}`, { e: 'i32', r: 'i32', a: 'i32', b: 'i32' });
+  }
+  readonly smallMulAdds = new Set<number>();
   /** r ← the named constant */
   setc(name: string): Func {
     if (!this.consts.has(name)) throw new Error(`${this.pre}: no constant ${name}`);
@@ -614,6 +621,23 @@ export class Fe25519 {
         this.#storeLines(f.i32('r'), h),
       );
       emit(`mul${c}`, f);
+    }
+    for (const c of [...this.smallMulAdds].sort((x, y) => x - y)) {
+      const f = this.subMulAdd(c);
+      const diff = this.tight.map((t): Iv => [t[0] - t[1], t[1] - t[0]]);
+      const bound = this.#carryBounds(diff.map((v, i) => ivAdd(ivMulK(v, BigInt(c)), this.tight[i])));
+      if (bound.some((v, i) => mag(v) > mag(this.tight[i]))) throw new Error(`sub_mul_add${c}: output not tight`);
+      f.doc.push(`e = a − b limbwise (loose) and r = a + ${c}·(a − b) carried (tight), for tight a and b.`);
+      const h = this.#load(f, 'h');
+      const [x, d] = [f.i32('x'), f.i32('d')];
+      const { e, r, a, b } = { e: f.i32('e'), r: f.i32('r'), a: f.i32('a'), b: f.i32('b') };
+      const code: Stmt[] = [];
+      for (let i = 0; i < NL; i++) {
+        code.push(x.set(i32.load(a, 4 * i)), d.set(i32.sub(x, i32.load(b, 4 * i))), i32.store(e, d, 4 * i));
+        code.push(h[i].set(i64.add(i64.extend_i32_s(x), i64.mul(i64.extend_i32_s(d), c))));
+      }
+      f.emit(code, this.carryLines(h, f.i64('c')), this.#storeLines(r, h));
+      emit(`sub_mul_add${c}`, f);
     }
     for (const [name, swap] of [
       ['cswap', true],

@@ -13,14 +13,17 @@
 //   (x3, t) = ((DA + CB)², (DA − CB)²)  W3 = (x3·1, t·x1)
 //   (AA, E), E = AA − BB; (BB, F), F = AA + a24·E   W2 = (AA·BB, E·F)
 // field: 'radix25' builds the scalar ladder on fe25519_radix25.ts instead (no SIMD): the
-// default on the scalar targets, whose modules are x25519_wasm and x25519_js.
+// default on the scalar targets, whose modules are x25519_wasm and x25519_js. Its step is
+// ladder_in (the conditional swap and A, B, C, D in one pass: the swapped values are never
+// stored), four squares and five products, add_sub for DA ± CB, and sub_mul_add for
+// E = AA − BB beside AA + a24·E.
 //
 // Why constant time: the loop counter and the addresses are public (the scalar byte read is at
 // k + t/8 for the public t); the bit only makes masks; the swaps are xors under the mask; the
 // field code is straight-line; the inversion is constant-time safegcd.
 //
-// Cost: 255 steps of 5 pair operations (the scalar form: 5M + 4S + a24 + 8 add/sub) and one
-// inversion; the measurements behind the field and the pairing: docs/kernels/x25519.md.
+// Cost: 255 steps of 5 pair operations (the scalar form: 5M + 4S, ladder_in, add_sub and
+// sub_mul_add) and one inversion; the measurements behind the field and the pairing: docs/kernels/x25519.md.
 // Negative-control flags (tests only): skipSwapAt (the conditional swap before step t left
 // out), noClamp (the scalar used as given), dropCarry (a carry lost in the field's products).
 
@@ -58,6 +61,42 @@ function slots<N extends string>(groups: [readonly N[], number][]): { off: Recor
   return { off, own: o };
 }
 
+/**
+ * The scalar ladder's first part of a step, with the step's conditional swap: from x2, z2, x3, z3
+ * (four adjacent elements at p, tight), swapped as pairs when mask is all ones, the limbwise
+ * A = x2 + z2, B = x2 − z2, C = x3 + z3, D = x3 − z3 (four adjacent elements at o, loose). The
+ * swapped values are not written back: the rest of the step overwrites all four, so this is
+ * RFC 7748's cswap followed by its sums, with one call and no stores of the swap.
+ */
+function ladderIn(fe: Fe25519): Func {
+  const g = new Func('ladder_in', { o: 'i32', p: 'i32', mask: 'i64' });
+  const { o, p, mask } = g.p;
+  const [m, x2, z2, x3, z3, t] = [g.i32('m'), g.i32('x2'), g.i32('z2'), g.i32('x3'), g.i32('z3'), g.i32('t')];
+  const FE = fe.FE;
+  const code: Stmt[] = [m.set(i32.wrap_i64(mask))];
+  for (let i = 0; i < FE; i += 4) {
+    code.push(
+      x2.set(i32.load(p, i)),
+      z2.set(i32.load(p, FE + i)),
+      x3.set(i32.load(p, 2 * FE + i)),
+      z3.set(i32.load(p, 3 * FE + i)),
+      t.set(i32.and(i32.xor(x2, x3), m)),
+      x2.set(i32.xor(x2, t)),
+      x3.set(i32.xor(x3, t)),
+      t.set(i32.and(i32.xor(z2, z3), m)),
+      z2.set(i32.xor(z2, t)),
+      z3.set(i32.xor(z3, t)),
+      i32.store(o, i32.add(x2, z2), i),
+      i32.store(o, i32.sub(x2, z2), FE + i),
+      i32.store(o, i32.add(x3, z3), 2 * FE + i),
+      i32.store(o, i32.sub(x3, z3), 3 * FE + i),
+    );
+  }
+  g.doc.push('(A, B, C, D) = (x2 + z2, x2 − z2, x3 + z3, x3 − z3) after (x2, z2) ↔ (x3, z3) under mask; limbwise, no carry.');
+  g.emit(code);
+  return g;
+}
+
 /** The x25519 module. */
 export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { layout: X25519Layout } {
   const fe = new Fe25519('fe', { dropCarry: flags.dropCarry });
@@ -66,7 +105,7 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
   const f = new Func('x25519', { out: 'i32', k: 'i32', u: 'i32', ws: 'i32' }, { results: ['i32'] });
   const { out, k, u, ws } = f.p;
   const pairNames = ['W2', 'W3', 'X1', 'AB', 'DC', 'Y1', 'Y2', 'Y3', 'T', 'BF'] as const;
-  const singleNames = ['x1', 'one', 'zero', 'x2', 'z2', 'x3', 'z3', 'A', 'B', 'C', 'D', 'AA', 'BB', 'DA', 'CB', 'E', 'S'] as const;
+  const singleNames = ['x1', 'one', 'zero', 'x2', 'z2', 'x3', 'z3', 'A', 'B', 'C', 'D', 'AA', 'BB', 'DA', 'CB', 'E', 'S', 'T'] as const;
   const { off, own } = slots<(typeof pairNames)[number] | (typeof singleNames)[number]>(
     pair
       ? [
@@ -76,9 +115,13 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
       : [[singleNames, fe.FE]],
   );
   const W = (n: keyof typeof off) => at(ws, off[n]);
+  // the scalar ladder's step_in reads x2, z2, x3, z3 and writes A, B, C, D, each four adjacent
+  if (!pair && (['z2', 'x3', 'z3'] as const).some((n, i) => off[n] !== off.x2 + (i + 1) * fe.FE)) throw new Error('x25519: x2, z2, x3, z3 must be adjacent');
+  if (!pair && (['B', 'C', 'D'] as const).some((n, i) => off[n] !== off.A + (i + 1) * fe.FE)) throw new Error('x25519: A, B, C, D must be adjacent');
   const sub = f.i32('sub'); // the callees' work space
   const [t, bit, swap, mask] = [f.i32('t'), f.i64('bit'), f.i64('swap'), f.i64('mask')];
   const swapOf = (m: typeof mask): Stmt[] => (pair ? [call(fp.cswap, W('W2'), W('W3'), m)] : [call(fe.cswap, W('x2'), W('x3'), m), call(fe.cswap, W('z2'), W('z3'), m)]);
+  const stepIn = pair ? undefined : ladderIn(fe);
   const step: Stmt[] = pair
     ? [
         call(fp.combine('x+y', 'x-y'), W('AB'), W('W2')),
@@ -93,23 +136,17 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
         call(fp.mul, W('W2'), W('T'), W('BF')),
       ]
     : [
-        call(fe.add, W('A'), W('x2'), W('z2')),
-        call(fe.sub, W('B'), W('x2'), W('z2')),
-        call(fe.add, W('C'), W('x3'), W('z3')),
-        call(fe.sub, W('D'), W('x3'), W('z3')),
+        call(stepIn!, W('A'), W('x2'), mask),
         call(fe.sqr, W('AA'), W('A')),
         call(fe.sqr, W('BB'), W('B')),
         call(fe.mul, W('DA'), W('D'), W('A')),
         call(fe.mul, W('CB'), W('C'), W('B')),
-        call(fe.sub, W('E'), W('AA'), W('BB')),
-        call(fe.add, W('S'), W('DA'), W('CB')),
+        call(fe.addSub, W('S'), W('T'), W('DA'), W('CB')),
         call(fe.sqr, W('x3'), W('S')),
-        call(fe.sub, W('S'), W('DA'), W('CB')),
-        call(fe.sqr, W('S'), W('S')),
+        call(fe.sqr, W('S'), W('T')),
         call(fe.mul, W('z3'), W('S'), W('x1')),
         call(fe.mul, W('x2'), W('AA'), W('BB')),
-        call(fe.mulSmall(121665), W('S'), W('E')),
-        call(fe.add, W('S'), W('AA'), W('S')),
+        call(fe.subMulAdd(121665), W('E'), W('S'), W('AA'), W('BB')),
         call(fe.mul, W('z2'), W('E'), W('S')),
       ];
   const init: Stmt[] = pair
@@ -133,7 +170,7 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
       swap.set(i64.xor(swap, bit)),
       mask.set(i64.sub(0, swap)),
       ...(skip === undefined ? [] : [mask.set(i64.and(mask, i64.extend_i32_s(i32.sub(0, i32.ne(t, skip)))))]),
-      ...swapOf(mask),
+      ...(pair ? swapOf(mask) : []), // the scalar step swaps in step_in
       swap.set(bit),
       ...step,
       br_if(lp, i32.ge_s(t.tee(i32.sub(t, 1)), 0)),
@@ -150,7 +187,7 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
   const wsSize = Math.ceil((own + fe.invWorkspace) / 16) * 16;
   const m = new Module('x25519').memory(2);
   m.global('WS_SIZE', 'i32', wsSize);
-  m.add(fe.functions(), fp.functions(), f);
+  m.add(fe.functions(), fp.functions(), ...(stepIn ? [stepIn] : []), f);
   m.exportFunc('x25519', f, [0, 1, 2, 3]);
   m.header.push(`X25519 (RFC 7748): the Montgomery ladder on ${pair ? 'pairs of field elements (fe25519_pair_simd128.ts)' : 'single field elements (fe25519_radix25.ts)'}.`, `layout ${JSON.stringify({ wsSize })}`);
   return { ...kernel(m), layout: { wsSize } as X25519Layout & Record<string, unknown> };
