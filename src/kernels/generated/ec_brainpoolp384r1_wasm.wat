@@ -55,6 +55,7 @@
   (global (export "WS_SIZE") i32 (i32.const 11648))
   (global (export "TABLE_BYTES") i32 (i32.const 28672))
   ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
   ;;   62 62 62 63 62 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 178178085; m in signed digits: -251138989 -96993126 122068066
@@ -68,47 +69,267 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $ka0 i64)
+    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
+    (local $kb0 i64) (local $kb1 i64) (local $kb2 i64) (local $kb3 i64) (local $kb4 i64) (local $kb5 i64)
+    (local $kb6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
+    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
+    (local $kp11 i64) (local $kp12 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
+    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
+    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64)
+    (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64)
+    (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64)
     (local.set $a0 (i64.load (local.get $a)))
-    (local.set $a1 (i64.load offset=8 (local.get $a)))
-    (local.set $a2 (i64.load offset=16 (local.get $a)))
-    (local.set $a3 (i64.load offset=24 (local.get $a)))
-    (local.set $a4 (i64.load offset=32 (local.get $a)))
-    (local.set $a5 (i64.load offset=40 (local.get $a)))
-    (local.set $a6 (i64.load offset=48 (local.get $a)))
-    (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $a8 (i64.load offset=64 (local.get $a)))
-    (local.set $a9 (i64.load offset=72 (local.get $a)))
-    (local.set $a10 (i64.load offset=80 (local.get $a)))
-    (local.set $a11 (i64.load offset=88 (local.get $a)))
-    (local.set $a12 (i64.load offset=96 (local.get $a)))
-    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
+    (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
+    (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
+    (local.set $a3 (i64.load offset=24 (local.get $a)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
+    (local.set $a4 (i64.load offset=32 (local.get $a)))
     (local.set $b4 (i64.load offset=32 (local.get $b)))
+    (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $b5 (i64.load offset=40 (local.get $b)))
+    (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
+    (local.set $a7 (i64.load offset=56 (local.get $a)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
+    (local.set $a8 (i64.load offset=64 (local.get $a)))
     (local.set $b8 (i64.load offset=64 (local.get $b)))
+    (local.set $a9 (i64.load offset=72 (local.get $a)))
     (local.set $b9 (i64.load offset=72 (local.get $b)))
+    (local.set $a10 (i64.load offset=80 (local.get $a)))
     (local.set $b10 (i64.load offset=80 (local.get $b)))
+    (local.set $a11 (i64.load offset=88 (local.get $a)))
     (local.set $b11 (i64.load offset=88 (local.get $b)))
+    (local.set $a12 (i64.load offset=96 (local.get $a)))
     (local.set $b12 (i64.load offset=96 (local.get $b)))
+    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
+    (local.set $ka0 (i64.add (local.get $a0) (local.get $a7)))
+    (local.set $kb0 (i64.add (local.get $b0) (local.get $b7)))
+    (local.set $ka1 (i64.add (local.get $a1) (local.get $a8)))
+    (local.set $kb1 (i64.add (local.get $b1) (local.get $b8)))
+    (local.set $ka2 (i64.add (local.get $a2) (local.get $a9)))
+    (local.set $kb2 (i64.add (local.get $b2) (local.get $b9)))
+    (local.set $ka3 (i64.add (local.get $a3) (local.get $a10)))
+    (local.set $kb3 (i64.add (local.get $b3) (local.get $b10)))
+    (local.set $ka4 (i64.add (local.get $a4) (local.get $a11)))
+    (local.set $kb4 (i64.add (local.get $b4) (local.get $b11)))
+    (local.set $ka5 (i64.add (local.get $a5) (local.get $a12)))
+    (local.set $kb5 (i64.add (local.get $b5) (local.get $b12)))
+    (local.set $ka6 (i64.add (local.get $a6) (local.get $a13)))
+    (local.set $kb6 (i64.add (local.get $b6) (local.get $b13)))
+    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kp2
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (local.set $kp3
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (local.set $kp4
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (local.set $kp5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (local.set $kp6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (local.set $kp7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a1) (local.get $b6))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b3))
+          (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))))))
+    (local.set $kp8
+      (i64.add
+        (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b4))
+          (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))))))
+    (local.set $kp9
+      (i64.add
+        (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
+        (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
+    (local.set $kp10
+      (i64.add
+        (i64.mul (local.get $a4) (local.get $b6))
+        (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))))
+    (local.set $kp11 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+    (local.set $kp12 (i64.mul (local.get $a6) (local.get $b6)))
+    (local.set $kq0 (i64.mul (local.get $a7) (local.get $b7)))
+    (local.set $kq1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
+    (local.set $kq2
+      (i64.add
+        (i64.mul (local.get $a7) (local.get $b9))
+        (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
+    (local.set $kq3
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
+        (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
+    (local.set $kq4
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10)))
+        (i64.add
+          (i64.mul (local.get $a9) (local.get $b9))
+          (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7))))))
+    (local.set $kq5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b12))
+          (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b9))
+          (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7))))))
+    (local.set $kq6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b13))
+          (i64.add (i64.mul (local.get $a8) (local.get $b12)) (i64.mul (local.get $a9) (local.get $b11))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b10)) (i64.mul (local.get $a11) (local.get $b9)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
+    (local.set $kq7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a8) (local.get $b13))
+          (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b10))
+          (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
+    (local.set $kq8
+      (i64.add
+        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b11))
+          (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
+    (local.set $kq9
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
+        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
+    (local.set $kq10
+      (i64.add
+        (i64.mul (local.get $a11) (local.get $b13))
+        (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
+    (local.set $kq11 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
+    (local.set $kq12 (i64.mul (local.get $a13) (local.get $b13)))
+    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
+    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
+    (local.set $km2
+      (i64.add
+        (i64.mul (local.get $ka0) (local.get $kb2))
+        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
+    (local.set $km3
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+    (local.set $km4
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
+        (i64.add
+          (i64.mul (local.get $ka2) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+    (local.set $km5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb5))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+    (local.set $km6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
+    (local.set $km7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka1) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb3))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb2)) (i64.mul (local.get $ka6) (local.get $kb1))))))
+    (local.set $km8
+      (i64.add
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5)))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb4))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb3)) (i64.mul (local.get $ka6) (local.get $kb2))))))
+    (local.set $km9
+      (i64.add
+        (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))))
+    (local.set $km10
+      (i64.add
+        (i64.mul (local.get $ka4) (local.get $kb6))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))))
+    (local.set $km11 (i64.add (i64.mul (local.get $ka5) (local.get $kb6)) (i64.mul (local.get $ka6) (local.get $kb5))))
+    (local.set $km12 (i64.mul (local.get $ka6) (local.get $kb6)))
+    (local.set $s0 (local.get $kp0))
+    (local.set $s1 (local.get $kp1))
+    (local.set $s2 (local.get $kp2))
+    (local.set $s3 (local.get $kp3))
+    (local.set $s4 (local.get $kp4))
+    (local.set $s5 (local.get $kp5))
+    (local.set $s6 (local.get $kp6))
+    (local.set $s7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $s8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $s9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $s13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $s14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $s15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $s16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $s17
+      (i64.sub (i64.add (local.get $km10) (local.get $kq3)) (i64.add (local.get $kp10) (local.get $kq10))))
+    (local.set $s18
+      (i64.sub (i64.add (local.get $km11) (local.get $kq4)) (i64.add (local.get $kp11) (local.get $kq11))))
+    (local.set $s19
+      (i64.sub (i64.add (local.get $km12) (local.get $kq5)) (i64.add (local.get $kp12) (local.get $kq12))))
+    (local.set $s20 (local.get $kq6))
+    (local.set $s21 (local.get $kq7))
+    (local.set $s22 (local.get $kq8))
+    (local.set $s23 (local.get $kq9))
+    (local.set $s24 (local.get $kq10))
+    (local.set $s25 (local.get $kq11))
+    (local.set $s26 (local.get $kq12))
     ;; column 0
-    (local.set $acc (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 178178085)) (i64.const 0x1fffffff)))
     (local.set $c
       (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const -251138989))) (i64.const 29)))
     ;; column 1
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
-          (i64.mul (local.get $q0) (i64.const -96993126)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s1) (i64.mul (local.get $q0) (i64.const -96993126))) (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 178178085)) (i64.const 0x1fffffff)))
     (local.set $c
       (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -251138989))) (i64.const 29)))
@@ -116,11 +337,7 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1)))
-              (i64.mul (local.get $a2) (local.get $b0)))
-            (i64.mul (local.get $q0) (i64.const 122068066)))
+          (i64.add (local.get $s2) (i64.mul (local.get $q0) (i64.const 122068066)))
           (i64.mul (local.get $q1) (i64.const -96993126)))
         (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 178178085)) (i64.const 0x1fffffff)))
@@ -131,13 +348,7 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
-                  (i64.mul (local.get $a2) (local.get $b1)))
-                (i64.mul (local.get $a3) (local.get $b0)))
-              (i64.mul (local.get $q0) (i64.const 122573600)))
+            (i64.add (local.get $s3) (i64.mul (local.get $q0) (i64.const 122573600)))
             (i64.mul (local.get $q1) (i64.const 122068066)))
           (i64.mul (local.get $q2) (i64.const -96993126)))
         (local.get $c)))
@@ -150,15 +361,7 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-                      (i64.mul (local.get $a2) (local.get $b2)))
-                    (i64.mul (local.get $a3) (local.get $b1)))
-                  (i64.mul (local.get $a4) (local.get $b0)))
-                (i64.mul (local.get $q0) (i64.const -250463539)))
+              (i64.add (local.get $s4) (i64.mul (local.get $q0) (i64.const -250463539)))
               (i64.mul (local.get $q1) (i64.const 122573600)))
             (i64.mul (local.get $q2) (i64.const 122068066)))
           (i64.mul (local.get $q3) (i64.const -96993126)))
@@ -173,17 +376,7 @@
           (i64.add
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.mul (local.get $a1) (local.get $b4)))
-                          (i64.mul (local.get $a2) (local.get $b3)))
-                        (i64.mul (local.get $a3) (local.get $b2)))
-                      (i64.mul (local.get $a4) (local.get $b1)))
-                    (i64.mul (local.get $a5) (local.get $b0)))
-                  (i64.mul (local.get $q0) (i64.const 218939356)))
+                (i64.add (local.get $s5) (i64.mul (local.get $q0) (i64.const 218939356)))
                 (i64.mul (local.get $q1) (i64.const -250463539)))
               (i64.mul (local.get $q2) (i64.const 122573600)))
             (i64.mul (local.get $q3) (i64.const 122068066)))
@@ -200,21 +393,7 @@
             (i64.add
               (i64.add
                 (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.mul (local.get $a0) (local.get $b6))
-                                (i64.mul (local.get $a1) (local.get $b5)))
-                              (i64.mul (local.get $a2) (local.get $b4)))
-                            (i64.mul (local.get $a3) (local.get $b3)))
-                          (i64.mul (local.get $a4) (local.get $b2)))
-                        (i64.mul (local.get $a5) (local.get $b1)))
-                      (i64.mul (local.get $a6) (local.get $b0)))
-                    (i64.mul (local.get $q0) (i64.const -87012665)))
+                  (i64.add (local.get $s6) (i64.mul (local.get $q0) (i64.const -87012665)))
                   (i64.mul (local.get $q1) (i64.const 218939356)))
                 (i64.mul (local.get $q2) (i64.const -250463539)))
               (i64.mul (local.get $q3) (i64.const 122573600)))
@@ -233,23 +412,7 @@
               (i64.add
                 (i64.add
                   (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.mul (local.get $a0) (local.get $b7))
-                                    (i64.mul (local.get $a1) (local.get $b6)))
-                                  (i64.mul (local.get $a2) (local.get $b5)))
-                                (i64.mul (local.get $a3) (local.get $b4)))
-                              (i64.mul (local.get $a4) (local.get $b3)))
-                            (i64.mul (local.get $a5) (local.get $b2)))
-                          (i64.mul (local.get $a6) (local.get $b1)))
-                        (i64.mul (local.get $a7) (local.get $b0)))
-                      (i64.mul (local.get $q0) (i64.const 20818571)))
+                    (i64.add (local.get $s7) (i64.mul (local.get $q0) (i64.const 20818571)))
                     (i64.mul (local.get $q1) (i64.const -87012665)))
                   (i64.mul (local.get $q2) (i64.const 218939356)))
                 (i64.mul (local.get $q3) (i64.const -250463539)))
@@ -270,25 +433,7 @@
                 (i64.add
                   (i64.add
                     (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.mul (local.get $a0) (local.get $b8))
-                                        (i64.mul (local.get $a1) (local.get $b7)))
-                                      (i64.mul (local.get $a2) (local.get $b6)))
-                                    (i64.mul (local.get $a3) (local.get $b5)))
-                                  (i64.mul (local.get $a4) (local.get $b4)))
-                                (i64.mul (local.get $a5) (local.get $b3)))
-                              (i64.mul (local.get $a6) (local.get $b2)))
-                            (i64.mul (local.get $a7) (local.get $b1)))
-                          (i64.mul (local.get $a8) (local.get $b0)))
-                        (i64.mul (local.get $q0) (i64.const -15388815)))
+                      (i64.add (local.get $s8) (i64.mul (local.get $q0) (i64.const -15388815)))
                       (i64.mul (local.get $q1) (i64.const 20818571)))
                     (i64.mul (local.get $q2) (i64.const -87012665)))
                   (i64.mul (local.get $q3) (i64.const 218939356)))
@@ -311,27 +456,7 @@
                   (i64.add
                     (i64.add
                       (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.mul (local.get $a0) (local.get $b9))
-                                            (i64.mul (local.get $a1) (local.get $b8)))
-                                          (i64.mul (local.get $a2) (local.get $b7)))
-                                        (i64.mul (local.get $a3) (local.get $b6)))
-                                      (i64.mul (local.get $a4) (local.get $b5)))
-                                    (i64.mul (local.get $a5) (local.get $b4)))
-                                  (i64.mul (local.get $a6) (local.get $b3)))
-                                (i64.mul (local.get $a7) (local.get $b2)))
-                              (i64.mul (local.get $a8) (local.get $b1)))
-                            (i64.mul (local.get $a9) (local.get $b0)))
-                          (i64.mul (local.get $q0) (i64.const -226020849)))
+                        (i64.add (local.get $s9) (i64.mul (local.get $q0) (i64.const -226020849)))
                         (i64.mul (local.get $q1) (i64.const -15388815)))
                       (i64.mul (local.get $q2) (i64.const 20818571)))
                     (i64.mul (local.get $q3) (i64.const -87012665)))
@@ -356,29 +481,7 @@
                     (i64.add
                       (i64.add
                         (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.mul (local.get $a0) (local.get $b10))
-                                                (i64.mul (local.get $a1) (local.get $b9)))
-                                              (i64.mul (local.get $a2) (local.get $b8)))
-                                            (i64.mul (local.get $a3) (local.get $b7)))
-                                          (i64.mul (local.get $a4) (local.get $b6)))
-                                        (i64.mul (local.get $a5) (local.get $b5)))
-                                      (i64.mul (local.get $a6) (local.get $b4)))
-                                    (i64.mul (local.get $a7) (local.get $b3)))
-                                  (i64.mul (local.get $a8) (local.get $b2)))
-                                (i64.mul (local.get $a9) (local.get $b1)))
-                              (i64.mul (local.get $a10) (local.get $b0)))
-                            (i64.mul (local.get $q0) (i64.const 64445408)))
+                          (i64.add (local.get $s10) (i64.mul (local.get $q0) (i64.const 64445408)))
                           (i64.mul (local.get $q1) (i64.const -226020849)))
                         (i64.mul (local.get $q2) (i64.const -15388815)))
                       (i64.mul (local.get $q3) (i64.const 20818571)))
@@ -405,31 +508,7 @@
                       (i64.add
                         (i64.add
                           (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.mul (local.get $a0) (local.get $b11))
-                                                    (i64.mul (local.get $a1) (local.get $b10)))
-                                                  (i64.mul (local.get $a2) (local.get $b9)))
-                                                (i64.mul (local.get $a3) (local.get $b8)))
-                                              (i64.mul (local.get $a4) (local.get $b7)))
-                                            (i64.mul (local.get $a5) (local.get $b6)))
-                                          (i64.mul (local.get $a6) (local.get $b5)))
-                                        (i64.mul (local.get $a7) (local.get $b4)))
-                                      (i64.mul (local.get $a8) (local.get $b3)))
-                                    (i64.mul (local.get $a9) (local.get $b2)))
-                                  (i64.mul (local.get $a10) (local.get $b1)))
-                                (i64.mul (local.get $a11) (local.get $b0)))
-                              (i64.mul (local.get $q0) (i64.const 108059216)))
+                            (i64.add (local.get $s11) (i64.mul (local.get $q0) (i64.const 108059216)))
                             (i64.mul (local.get $q1) (i64.const 64445408)))
                           (i64.mul (local.get $q2) (i64.const -226020849)))
                         (i64.mul (local.get $q3) (i64.const -15388815)))
@@ -458,33 +537,7 @@
                         (i64.add
                           (i64.add
                             (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.add
-                                                        (i64.mul (local.get $a0) (local.get $b12))
-                                                        (i64.mul (local.get $a1) (local.get $b11)))
-                                                      (i64.mul (local.get $a2) (local.get $b10)))
-                                                    (i64.mul (local.get $a3) (local.get $b9)))
-                                                  (i64.mul (local.get $a4) (local.get $b8)))
-                                                (i64.mul (local.get $a5) (local.get $b7)))
-                                              (i64.mul (local.get $a6) (local.get $b6)))
-                                            (i64.mul (local.get $a7) (local.get $b5)))
-                                          (i64.mul (local.get $a8) (local.get $b4)))
-                                        (i64.mul (local.get $a9) (local.get $b3)))
-                                      (i64.mul (local.get $a10) (local.get $b2)))
-                                    (i64.mul (local.get $a11) (local.get $b1)))
-                                  (i64.mul (local.get $a12) (local.get $b0)))
-                                (i64.mul (local.get $q0) (i64.const 194111530)))
+                              (i64.add (local.get $s12) (i64.mul (local.get $q0) (i64.const 194111530)))
                               (i64.mul (local.get $q1) (i64.const 108059216)))
                             (i64.mul (local.get $q2) (i64.const 64445408)))
                           (i64.mul (local.get $q3) (i64.const -226020849)))
@@ -515,35 +568,7 @@
                           (i64.add
                             (i64.add
                               (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.add
-                                                        (i64.add
-                                                          (i64.add
-                                                            (i64.mul (local.get $a0) (local.get $b13))
-                                                            (i64.mul (local.get $a1) (local.get $b12)))
-                                                          (i64.mul (local.get $a2) (local.get $b11)))
-                                                        (i64.mul (local.get $a3) (local.get $b10)))
-                                                      (i64.mul (local.get $a4) (local.get $b9)))
-                                                    (i64.mul (local.get $a5) (local.get $b8)))
-                                                  (i64.mul (local.get $a6) (local.get $b7)))
-                                                (i64.mul (local.get $a7) (local.get $b6)))
-                                              (i64.mul (local.get $a8) (local.get $b5)))
-                                            (i64.mul (local.get $a9) (local.get $b4)))
-                                          (i64.mul (local.get $a10) (local.get $b3)))
-                                        (i64.mul (local.get $a11) (local.get $b2)))
-                                      (i64.mul (local.get $a12) (local.get $b1)))
-                                    (i64.mul (local.get $a13) (local.get $b0)))
-                                  (i64.mul (local.get $q0) (i64.const 70)))
+                                (i64.add (local.get $s13) (i64.mul (local.get $q0) (i64.const 70)))
                                 (i64.mul (local.get $q1) (i64.const 194111530)))
                               (i64.mul (local.get $q2) (i64.const 108059216)))
                             (i64.mul (local.get $q3) (i64.const 64445408)))
@@ -575,33 +600,7 @@
                           (i64.add
                             (i64.add
                               (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.add
-                                                        (i64.add
-                                                          (i64.mul (local.get $a1) (local.get $b13))
-                                                          (i64.mul (local.get $a2) (local.get $b12)))
-                                                        (i64.mul (local.get $a3) (local.get $b11)))
-                                                      (i64.mul (local.get $a4) (local.get $b10)))
-                                                    (i64.mul (local.get $a5) (local.get $b9)))
-                                                  (i64.mul (local.get $a6) (local.get $b8)))
-                                                (i64.mul (local.get $a7) (local.get $b7)))
-                                              (i64.mul (local.get $a8) (local.get $b6)))
-                                            (i64.mul (local.get $a9) (local.get $b5)))
-                                          (i64.mul (local.get $a10) (local.get $b4)))
-                                        (i64.mul (local.get $a11) (local.get $b3)))
-                                      (i64.mul (local.get $a12) (local.get $b2)))
-                                    (i64.mul (local.get $a13) (local.get $b1)))
-                                  (i64.mul (local.get $q1) (i64.const 70)))
+                                (i64.add (local.get $s14) (i64.mul (local.get $q1) (i64.const 70)))
                                 (i64.mul (local.get $q2) (i64.const 194111530)))
                               (i64.mul (local.get $q3) (i64.const 108059216)))
                             (i64.mul (local.get $q4) (i64.const 64445408)))
@@ -631,31 +630,7 @@
                         (i64.add
                           (i64.add
                             (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.mul (local.get $a2) (local.get $b13))
-                                                      (i64.mul (local.get $a3) (local.get $b12)))
-                                                    (i64.mul (local.get $a4) (local.get $b11)))
-                                                  (i64.mul (local.get $a5) (local.get $b10)))
-                                                (i64.mul (local.get $a6) (local.get $b9)))
-                                              (i64.mul (local.get $a7) (local.get $b8)))
-                                            (i64.mul (local.get $a8) (local.get $b7)))
-                                          (i64.mul (local.get $a9) (local.get $b6)))
-                                        (i64.mul (local.get $a10) (local.get $b5)))
-                                      (i64.mul (local.get $a11) (local.get $b4)))
-                                    (i64.mul (local.get $a12) (local.get $b3)))
-                                  (i64.mul (local.get $a13) (local.get $b2)))
-                                (i64.mul (local.get $q2) (i64.const 70)))
+                              (i64.add (local.get $s15) (i64.mul (local.get $q2) (i64.const 70)))
                               (i64.mul (local.get $q3) (i64.const 194111530)))
                             (i64.mul (local.get $q4) (i64.const 108059216)))
                           (i64.mul (local.get $q5) (i64.const 64445408)))
@@ -683,29 +658,7 @@
                       (i64.add
                         (i64.add
                           (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.mul (local.get $a3) (local.get $b13))
-                                                  (i64.mul (local.get $a4) (local.get $b12)))
-                                                (i64.mul (local.get $a5) (local.get $b11)))
-                                              (i64.mul (local.get $a6) (local.get $b10)))
-                                            (i64.mul (local.get $a7) (local.get $b9)))
-                                          (i64.mul (local.get $a8) (local.get $b8)))
-                                        (i64.mul (local.get $a9) (local.get $b7)))
-                                      (i64.mul (local.get $a10) (local.get $b6)))
-                                    (i64.mul (local.get $a11) (local.get $b5)))
-                                  (i64.mul (local.get $a12) (local.get $b4)))
-                                (i64.mul (local.get $a13) (local.get $b3)))
-                              (i64.mul (local.get $q3) (i64.const 70)))
+                            (i64.add (local.get $s16) (i64.mul (local.get $q3) (i64.const 70)))
                             (i64.mul (local.get $q4) (i64.const 194111530)))
                           (i64.mul (local.get $q5) (i64.const 108059216)))
                         (i64.mul (local.get $q6) (i64.const 64445408)))
@@ -731,27 +684,7 @@
                     (i64.add
                       (i64.add
                         (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.mul (local.get $a4) (local.get $b13))
-                                              (i64.mul (local.get $a5) (local.get $b12)))
-                                            (i64.mul (local.get $a6) (local.get $b11)))
-                                          (i64.mul (local.get $a7) (local.get $b10)))
-                                        (i64.mul (local.get $a8) (local.get $b9)))
-                                      (i64.mul (local.get $a9) (local.get $b8)))
-                                    (i64.mul (local.get $a10) (local.get $b7)))
-                                  (i64.mul (local.get $a11) (local.get $b6)))
-                                (i64.mul (local.get $a12) (local.get $b5)))
-                              (i64.mul (local.get $a13) (local.get $b4)))
-                            (i64.mul (local.get $q4) (i64.const 70)))
+                          (i64.add (local.get $s17) (i64.mul (local.get $q4) (i64.const 70)))
                           (i64.mul (local.get $q5) (i64.const 194111530)))
                         (i64.mul (local.get $q6) (i64.const 108059216)))
                       (i64.mul (local.get $q7) (i64.const 64445408)))
@@ -775,25 +708,7 @@
                   (i64.add
                     (i64.add
                       (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.mul (local.get $a5) (local.get $b13))
-                                          (i64.mul (local.get $a6) (local.get $b12)))
-                                        (i64.mul (local.get $a7) (local.get $b11)))
-                                      (i64.mul (local.get $a8) (local.get $b10)))
-                                    (i64.mul (local.get $a9) (local.get $b9)))
-                                  (i64.mul (local.get $a10) (local.get $b8)))
-                                (i64.mul (local.get $a11) (local.get $b7)))
-                              (i64.mul (local.get $a12) (local.get $b6)))
-                            (i64.mul (local.get $a13) (local.get $b5)))
-                          (i64.mul (local.get $q5) (i64.const 70)))
+                        (i64.add (local.get $s18) (i64.mul (local.get $q5) (i64.const 70)))
                         (i64.mul (local.get $q6) (i64.const 194111530)))
                       (i64.mul (local.get $q7) (i64.const 108059216)))
                     (i64.mul (local.get $q8) (i64.const 64445408)))
@@ -815,23 +730,7 @@
                 (i64.add
                   (i64.add
                     (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.mul (local.get $a6) (local.get $b13))
-                                      (i64.mul (local.get $a7) (local.get $b12)))
-                                    (i64.mul (local.get $a8) (local.get $b11)))
-                                  (i64.mul (local.get $a9) (local.get $b10)))
-                                (i64.mul (local.get $a10) (local.get $b9)))
-                              (i64.mul (local.get $a11) (local.get $b8)))
-                            (i64.mul (local.get $a12) (local.get $b7)))
-                          (i64.mul (local.get $a13) (local.get $b6)))
-                        (i64.mul (local.get $q6) (i64.const 70)))
+                      (i64.add (local.get $s19) (i64.mul (local.get $q6) (i64.const 70)))
                       (i64.mul (local.get $q7) (i64.const 194111530)))
                     (i64.mul (local.get $q8) (i64.const 108059216)))
                   (i64.mul (local.get $q9) (i64.const 64445408)))
@@ -851,21 +750,7 @@
               (i64.add
                 (i64.add
                   (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.mul (local.get $a7) (local.get $b13))
-                                  (i64.mul (local.get $a8) (local.get $b12)))
-                                (i64.mul (local.get $a9) (local.get $b11)))
-                              (i64.mul (local.get $a10) (local.get $b10)))
-                            (i64.mul (local.get $a11) (local.get $b9)))
-                          (i64.mul (local.get $a12) (local.get $b8)))
-                        (i64.mul (local.get $a13) (local.get $b7)))
-                      (i64.mul (local.get $q7) (i64.const 70)))
+                    (i64.add (local.get $s20) (i64.mul (local.get $q7) (i64.const 70)))
                     (i64.mul (local.get $q8) (i64.const 194111530)))
                   (i64.mul (local.get $q9) (i64.const 108059216)))
                 (i64.mul (local.get $q10) (i64.const 64445408)))
@@ -883,19 +768,7 @@
             (i64.add
               (i64.add
                 (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.mul (local.get $a8) (local.get $b13))
-                              (i64.mul (local.get $a9) (local.get $b12)))
-                            (i64.mul (local.get $a10) (local.get $b11)))
-                          (i64.mul (local.get $a11) (local.get $b10)))
-                        (i64.mul (local.get $a12) (local.get $b9)))
-                      (i64.mul (local.get $a13) (local.get $b8)))
-                    (i64.mul (local.get $q8) (i64.const 70)))
+                  (i64.add (local.get $s21) (i64.mul (local.get $q8) (i64.const 70)))
                   (i64.mul (local.get $q9) (i64.const 194111530)))
                 (i64.mul (local.get $q10) (i64.const 108059216)))
               (i64.mul (local.get $q11) (i64.const 64445408)))
@@ -911,15 +784,7 @@
           (i64.add
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
-                        (i64.mul (local.get $a11) (local.get $b11)))
-                      (i64.mul (local.get $a12) (local.get $b10)))
-                    (i64.mul (local.get $a13) (local.get $b9)))
-                  (i64.mul (local.get $q9) (i64.const 70)))
+                (i64.add (local.get $s22) (i64.mul (local.get $q9) (i64.const 70)))
                 (i64.mul (local.get $q10) (i64.const 194111530)))
               (i64.mul (local.get $q11) (i64.const 108059216)))
             (i64.mul (local.get $q12) (i64.const 64445408)))
@@ -933,13 +798,7 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
-                    (i64.mul (local.get $a12) (local.get $b11)))
-                  (i64.mul (local.get $a13) (local.get $b10)))
-                (i64.mul (local.get $q10) (i64.const 70)))
+              (i64.add (local.get $s23) (i64.mul (local.get $q10) (i64.const 70)))
               (i64.mul (local.get $q11) (i64.const 194111530)))
             (i64.mul (local.get $q12) (i64.const 108059216)))
           (i64.mul (local.get $q13) (i64.const 64445408)))
@@ -951,11 +810,7 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a11) (local.get $b13)) (i64.mul (local.get $a12) (local.get $b12)))
-                (i64.mul (local.get $a13) (local.get $b11)))
-              (i64.mul (local.get $q11) (i64.const 70)))
+            (i64.add (local.get $s24) (i64.mul (local.get $q11) (i64.const 70)))
             (i64.mul (local.get $q12) (i64.const 194111530)))
           (i64.mul (local.get $q13) (i64.const 108059216)))
         (local.get $c)))
@@ -965,18 +820,13 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12)))
-            (i64.mul (local.get $q12) (i64.const 70)))
+          (i64.add (local.get $s25) (i64.mul (local.get $q12) (i64.const 70)))
           (i64.mul (local.get $q13) (i64.const 194111530)))
         (local.get $c)))
     (local.set $r11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 26
-    (local.set $acc
-      (i64.add
-        (i64.add (i64.mul (local.get $a13) (local.get $b13)) (i64.mul (local.get $q13) (i64.const 70)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s26) (i64.mul (local.get $q13) (i64.const 70))) (local.get $c)))
     (local.set $r12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r13 (local.get $c))
@@ -1009,7 +859,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1832,7 +1686,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -2783,7 +2641,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -3766,7 +3628,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -4749,7 +4615,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -5700,7 +5570,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -6651,7 +6525,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -7602,7 +7480,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -8585,7 +8467,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -12373,7 +12259,11 @@
     (local $r7 i64) (local $a8 i64) (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64)
     (local $q9 i64) (local $r9 i64) (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64)
     (local $b11 i64) (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64)
-    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64)
+    (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64)
+    (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64)
+    (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64)
+    (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -16111,6 +16001,7 @@
     (call $fp_eq (i32.add (local.get $ws) (i32.const 2576)) (i32.add (local.get $ws) (i32.const 1904)))
   )
   ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
   ;;   62 62 62 63 62 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 481672083; m in signed digits: 151283045 -62812137 -998385
@@ -16124,57 +16015,273 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $ka0 i64)
+    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
+    (local $kb0 i64) (local $kb1 i64) (local $kb2 i64) (local $kb3 i64) (local $kb4 i64) (local $kb5 i64)
+    (local $kb6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
+    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
+    (local $kp11 i64) (local $kp12 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
+    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
+    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64)
+    (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64)
+    (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64)
     (local.set $a0 (i64.load (local.get $a)))
-    (local.set $a1 (i64.load offset=8 (local.get $a)))
-    (local.set $a2 (i64.load offset=16 (local.get $a)))
-    (local.set $a3 (i64.load offset=24 (local.get $a)))
-    (local.set $a4 (i64.load offset=32 (local.get $a)))
-    (local.set $a5 (i64.load offset=40 (local.get $a)))
-    (local.set $a6 (i64.load offset=48 (local.get $a)))
-    (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $a8 (i64.load offset=64 (local.get $a)))
-    (local.set $a9 (i64.load offset=72 (local.get $a)))
-    (local.set $a10 (i64.load offset=80 (local.get $a)))
-    (local.set $a11 (i64.load offset=88 (local.get $a)))
-    (local.set $a12 (i64.load offset=96 (local.get $a)))
-    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
+    (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
+    (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
+    (local.set $a3 (i64.load offset=24 (local.get $a)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
+    (local.set $a4 (i64.load offset=32 (local.get $a)))
     (local.set $b4 (i64.load offset=32 (local.get $b)))
+    (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $b5 (i64.load offset=40 (local.get $b)))
+    (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
+    (local.set $a7 (i64.load offset=56 (local.get $a)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
+    (local.set $a8 (i64.load offset=64 (local.get $a)))
     (local.set $b8 (i64.load offset=64 (local.get $b)))
+    (local.set $a9 (i64.load offset=72 (local.get $a)))
     (local.set $b9 (i64.load offset=72 (local.get $b)))
+    (local.set $a10 (i64.load offset=80 (local.get $a)))
     (local.set $b10 (i64.load offset=80 (local.get $b)))
+    (local.set $a11 (i64.load offset=88 (local.get $a)))
     (local.set $b11 (i64.load offset=88 (local.get $b)))
+    (local.set $a12 (i64.load offset=96 (local.get $a)))
     (local.set $b12 (i64.load offset=96 (local.get $b)))
+    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
+    (local.set $ka0 (i64.add (local.get $a0) (local.get $a7)))
+    (local.set $kb0 (i64.add (local.get $b0) (local.get $b7)))
+    (local.set $ka1 (i64.add (local.get $a1) (local.get $a8)))
+    (local.set $kb1 (i64.add (local.get $b1) (local.get $b8)))
+    (local.set $ka2 (i64.add (local.get $a2) (local.get $a9)))
+    (local.set $kb2 (i64.add (local.get $b2) (local.get $b9)))
+    (local.set $ka3 (i64.add (local.get $a3) (local.get $a10)))
+    (local.set $kb3 (i64.add (local.get $b3) (local.get $b10)))
+    (local.set $ka4 (i64.add (local.get $a4) (local.get $a11)))
+    (local.set $kb4 (i64.add (local.get $b4) (local.get $b11)))
+    (local.set $ka5 (i64.add (local.get $a5) (local.get $a12)))
+    (local.set $kb5 (i64.add (local.get $b5) (local.get $b12)))
+    (local.set $ka6 (i64.add (local.get $a6) (local.get $a13)))
+    (local.set $kb6 (i64.add (local.get $b6) (local.get $b13)))
+    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kp2
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (local.set $kp3
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (local.set $kp4
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (local.set $kp5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (local.set $kp6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (local.set $kp7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a1) (local.get $b6))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b3))
+          (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))))))
+    (local.set $kp8
+      (i64.add
+        (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b4))
+          (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))))))
+    (local.set $kp9
+      (i64.add
+        (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
+        (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
+    (local.set $kp10
+      (i64.add
+        (i64.mul (local.get $a4) (local.get $b6))
+        (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))))
+    (local.set $kp11 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+    (local.set $kp12 (i64.mul (local.get $a6) (local.get $b6)))
+    (local.set $kq0 (i64.mul (local.get $a7) (local.get $b7)))
+    (local.set $kq1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
+    (local.set $kq2
+      (i64.add
+        (i64.mul (local.get $a7) (local.get $b9))
+        (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
+    (local.set $kq3
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
+        (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
+    (local.set $kq4
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10)))
+        (i64.add
+          (i64.mul (local.get $a9) (local.get $b9))
+          (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7))))))
+    (local.set $kq5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b12))
+          (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b9))
+          (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7))))))
+    (local.set $kq6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b13))
+          (i64.add (i64.mul (local.get $a8) (local.get $b12)) (i64.mul (local.get $a9) (local.get $b11))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b10)) (i64.mul (local.get $a11) (local.get $b9)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
+    (local.set $kq7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a8) (local.get $b13))
+          (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b10))
+          (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
+    (local.set $kq8
+      (i64.add
+        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b11))
+          (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
+    (local.set $kq9
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
+        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
+    (local.set $kq10
+      (i64.add
+        (i64.mul (local.get $a11) (local.get $b13))
+        (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
+    (local.set $kq11 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
+    (local.set $kq12 (i64.mul (local.get $a13) (local.get $b13)))
+    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
+    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
+    (local.set $km2
+      (i64.add
+        (i64.mul (local.get $ka0) (local.get $kb2))
+        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
+    (local.set $km3
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+    (local.set $km4
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
+        (i64.add
+          (i64.mul (local.get $ka2) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+    (local.set $km5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb5))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+    (local.set $km6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
+    (local.set $km7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka1) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb3))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb2)) (i64.mul (local.get $ka6) (local.get $kb1))))))
+    (local.set $km8
+      (i64.add
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5)))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb4))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb3)) (i64.mul (local.get $ka6) (local.get $kb2))))))
+    (local.set $km9
+      (i64.add
+        (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))))
+    (local.set $km10
+      (i64.add
+        (i64.mul (local.get $ka4) (local.get $kb6))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))))
+    (local.set $km11 (i64.add (i64.mul (local.get $ka5) (local.get $kb6)) (i64.mul (local.get $ka6) (local.get $kb5))))
+    (local.set $km12 (i64.mul (local.get $ka6) (local.get $kb6)))
+    (local.set $s0 (local.get $kp0))
+    (local.set $s1 (local.get $kp1))
+    (local.set $s2 (local.get $kp2))
+    (local.set $s3 (local.get $kp3))
+    (local.set $s4 (local.get $kp4))
+    (local.set $s5 (local.get $kp5))
+    (local.set $s6 (local.get $kp6))
+    (local.set $s7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $s8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $s9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $s13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $s14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $s15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $s16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $s17
+      (i64.sub (i64.add (local.get $km10) (local.get $kq3)) (i64.add (local.get $kp10) (local.get $kq10))))
+    (local.set $s18
+      (i64.sub (i64.add (local.get $km11) (local.get $kq4)) (i64.add (local.get $kp11) (local.get $kq11))))
+    (local.set $s19
+      (i64.sub (i64.add (local.get $km12) (local.get $kq5)) (i64.add (local.get $kp12) (local.get $kq12))))
+    (local.set $s20 (local.get $kq6))
+    (local.set $s21 (local.get $kq7))
+    (local.set $s22 (local.get $kq8))
+    (local.set $s23 (local.get $kq9))
+    (local.set $s24 (local.get $kq10))
+    (local.set $s25 (local.get $kq11))
+    (local.set $s26 (local.get $kq12))
     ;; column 0
-    (local.set $acc (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 481672083)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 151283045))) (i64.const 29)))
     ;; column 1
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
-          (i64.mul (local.get $q0) (i64.const -62812137)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s1) (i64.mul (local.get $q0) (i64.const -62812137))) (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 481672083)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const 151283045))) (i64.const 29)))
     ;; column 2
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1)))
-              (i64.mul (local.get $a2) (local.get $b0)))
-            (i64.mul (local.get $q0) (i64.const -998385)))
+          (i64.add (local.get $s2) (i64.mul (local.get $q0) (i64.const -998385)))
           (i64.mul (local.get $q1) (i64.const -62812137)))
         (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 481672083)) (i64.const 0x1fffffff)))
@@ -16184,13 +16291,7 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
-                  (i64.mul (local.get $a2) (local.get $b1)))
-                (i64.mul (local.get $a3) (local.get $b0)))
-              (i64.mul (local.get $q0) (i64.const -177381673)))
+            (i64.add (local.get $s3) (i64.mul (local.get $q0) (i64.const -177381673)))
             (i64.mul (local.get $q1) (i64.const -998385)))
           (i64.mul (local.get $q2) (i64.const -62812137)))
         (local.get $c)))
@@ -16202,15 +16303,7 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-                      (i64.mul (local.get $a2) (local.get $b2)))
-                    (i64.mul (local.get $a3) (local.get $b1)))
-                  (i64.mul (local.get $a4) (local.get $b0)))
-                (i64.mul (local.get $q0) (i64.const 39484660)))
+              (i64.add (local.get $s4) (i64.mul (local.get $q0) (i64.const 39484660)))
               (i64.mul (local.get $q1) (i64.const -177381673)))
             (i64.mul (local.get $q2) (i64.const -998385)))
           (i64.mul (local.get $q3) (i64.const -62812137)))
@@ -16224,17 +16317,7 @@
           (i64.add
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.mul (local.get $a1) (local.get $b4)))
-                          (i64.mul (local.get $a2) (local.get $b3)))
-                        (i64.mul (local.get $a3) (local.get $b2)))
-                      (i64.mul (local.get $a4) (local.get $b1)))
-                    (i64.mul (local.get $a5) (local.get $b0)))
-                  (i64.mul (local.get $q0) (i64.const -147433982)))
+                (i64.add (local.get $s5) (i64.mul (local.get $q0) (i64.const -147433982)))
                 (i64.mul (local.get $q1) (i64.const 39484660)))
               (i64.mul (local.get $q2) (i64.const -177381673)))
             (i64.mul (local.get $q3) (i64.const -998385)))
@@ -16250,21 +16333,7 @@
             (i64.add
               (i64.add
                 (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.mul (local.get $a0) (local.get $b6))
-                                (i64.mul (local.get $a1) (local.get $b5)))
-                              (i64.mul (local.get $a2) (local.get $b4)))
-                            (i64.mul (local.get $a3) (local.get $b3)))
-                          (i64.mul (local.get $a4) (local.get $b2)))
-                        (i64.mul (local.get $a5) (local.get $b1)))
-                      (i64.mul (local.get $a6) (local.get $b0)))
-                    (i64.mul (local.get $q0) (i64.const -87262118)))
+                  (i64.add (local.get $s6) (i64.mul (local.get $q0) (i64.const -87262118)))
                   (i64.mul (local.get $q1) (i64.const -147433982)))
                 (i64.mul (local.get $q2) (i64.const 39484660)))
               (i64.mul (local.get $q3) (i64.const -177381673)))
@@ -16282,23 +16351,7 @@
               (i64.add
                 (i64.add
                   (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.mul (local.get $a0) (local.get $b7))
-                                    (i64.mul (local.get $a1) (local.get $b6)))
-                                  (i64.mul (local.get $a2) (local.get $b5)))
-                                (i64.mul (local.get $a3) (local.get $b4)))
-                              (i64.mul (local.get $a4) (local.get $b3)))
-                            (i64.mul (local.get $a5) (local.get $b2)))
-                          (i64.mul (local.get $a6) (local.get $b1)))
-                        (i64.mul (local.get $a7) (local.get $b0)))
-                      (i64.mul (local.get $q0) (i64.const 20818571)))
+                    (i64.add (local.get $s7) (i64.mul (local.get $q0) (i64.const 20818571)))
                     (i64.mul (local.get $q1) (i64.const -87262118)))
                   (i64.mul (local.get $q2) (i64.const -147433982)))
                 (i64.mul (local.get $q3) (i64.const 39484660)))
@@ -16318,25 +16371,7 @@
                 (i64.add
                   (i64.add
                     (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.mul (local.get $a0) (local.get $b8))
-                                        (i64.mul (local.get $a1) (local.get $b7)))
-                                      (i64.mul (local.get $a2) (local.get $b6)))
-                                    (i64.mul (local.get $a3) (local.get $b5)))
-                                  (i64.mul (local.get $a4) (local.get $b4)))
-                                (i64.mul (local.get $a5) (local.get $b3)))
-                              (i64.mul (local.get $a6) (local.get $b2)))
-                            (i64.mul (local.get $a7) (local.get $b1)))
-                          (i64.mul (local.get $a8) (local.get $b0)))
-                        (i64.mul (local.get $q0) (i64.const -15388815)))
+                      (i64.add (local.get $s8) (i64.mul (local.get $q0) (i64.const -15388815)))
                       (i64.mul (local.get $q1) (i64.const 20818571)))
                     (i64.mul (local.get $q2) (i64.const -87262118)))
                   (i64.mul (local.get $q3) (i64.const -147433982)))
@@ -16358,27 +16393,7 @@
                   (i64.add
                     (i64.add
                       (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.mul (local.get $a0) (local.get $b9))
-                                            (i64.mul (local.get $a1) (local.get $b8)))
-                                          (i64.mul (local.get $a2) (local.get $b7)))
-                                        (i64.mul (local.get $a3) (local.get $b6)))
-                                      (i64.mul (local.get $a4) (local.get $b5)))
-                                    (i64.mul (local.get $a5) (local.get $b4)))
-                                  (i64.mul (local.get $a6) (local.get $b3)))
-                                (i64.mul (local.get $a7) (local.get $b2)))
-                              (i64.mul (local.get $a8) (local.get $b1)))
-                            (i64.mul (local.get $a9) (local.get $b0)))
-                          (i64.mul (local.get $q0) (i64.const -226020849)))
+                        (i64.add (local.get $s9) (i64.mul (local.get $q0) (i64.const -226020849)))
                         (i64.mul (local.get $q1) (i64.const -15388815)))
                       (i64.mul (local.get $q2) (i64.const 20818571)))
                     (i64.mul (local.get $q3) (i64.const -87262118)))
@@ -16402,29 +16417,7 @@
                     (i64.add
                       (i64.add
                         (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.mul (local.get $a0) (local.get $b10))
-                                                (i64.mul (local.get $a1) (local.get $b9)))
-                                              (i64.mul (local.get $a2) (local.get $b8)))
-                                            (i64.mul (local.get $a3) (local.get $b7)))
-                                          (i64.mul (local.get $a4) (local.get $b6)))
-                                        (i64.mul (local.get $a5) (local.get $b5)))
-                                      (i64.mul (local.get $a6) (local.get $b4)))
-                                    (i64.mul (local.get $a7) (local.get $b3)))
-                                  (i64.mul (local.get $a8) (local.get $b2)))
-                                (i64.mul (local.get $a9) (local.get $b1)))
-                              (i64.mul (local.get $a10) (local.get $b0)))
-                            (i64.mul (local.get $q0) (i64.const 64445408)))
+                          (i64.add (local.get $s10) (i64.mul (local.get $q0) (i64.const 64445408)))
                           (i64.mul (local.get $q1) (i64.const -226020849)))
                         (i64.mul (local.get $q2) (i64.const -15388815)))
                       (i64.mul (local.get $q3) (i64.const 20818571)))
@@ -16451,31 +16444,7 @@
                       (i64.add
                         (i64.add
                           (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.mul (local.get $a0) (local.get $b11))
-                                                    (i64.mul (local.get $a1) (local.get $b10)))
-                                                  (i64.mul (local.get $a2) (local.get $b9)))
-                                                (i64.mul (local.get $a3) (local.get $b8)))
-                                              (i64.mul (local.get $a4) (local.get $b7)))
-                                            (i64.mul (local.get $a5) (local.get $b6)))
-                                          (i64.mul (local.get $a6) (local.get $b5)))
-                                        (i64.mul (local.get $a7) (local.get $b4)))
-                                      (i64.mul (local.get $a8) (local.get $b3)))
-                                    (i64.mul (local.get $a9) (local.get $b2)))
-                                  (i64.mul (local.get $a10) (local.get $b1)))
-                                (i64.mul (local.get $a11) (local.get $b0)))
-                              (i64.mul (local.get $q0) (i64.const 108059216)))
+                            (i64.add (local.get $s11) (i64.mul (local.get $q0) (i64.const 108059216)))
                             (i64.mul (local.get $q1) (i64.const 64445408)))
                           (i64.mul (local.get $q2) (i64.const -226020849)))
                         (i64.mul (local.get $q3) (i64.const -15388815)))
@@ -16504,33 +16473,7 @@
                         (i64.add
                           (i64.add
                             (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.add
-                                                        (i64.mul (local.get $a0) (local.get $b12))
-                                                        (i64.mul (local.get $a1) (local.get $b11)))
-                                                      (i64.mul (local.get $a2) (local.get $b10)))
-                                                    (i64.mul (local.get $a3) (local.get $b9)))
-                                                  (i64.mul (local.get $a4) (local.get $b8)))
-                                                (i64.mul (local.get $a5) (local.get $b7)))
-                                              (i64.mul (local.get $a6) (local.get $b6)))
-                                            (i64.mul (local.get $a7) (local.get $b5)))
-                                          (i64.mul (local.get $a8) (local.get $b4)))
-                                        (i64.mul (local.get $a9) (local.get $b3)))
-                                      (i64.mul (local.get $a10) (local.get $b2)))
-                                    (i64.mul (local.get $a11) (local.get $b1)))
-                                  (i64.mul (local.get $a12) (local.get $b0)))
-                                (i64.mul (local.get $q0) (i64.const 194111530)))
+                              (i64.add (local.get $s12) (i64.mul (local.get $q0) (i64.const 194111530)))
                               (i64.mul (local.get $q1) (i64.const 108059216)))
                             (i64.mul (local.get $q2) (i64.const 64445408)))
                           (i64.mul (local.get $q3) (i64.const -226020849)))
@@ -16561,35 +16504,7 @@
                           (i64.add
                             (i64.add
                               (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.add
-                                                        (i64.add
-                                                          (i64.add
-                                                            (i64.mul (local.get $a0) (local.get $b13))
-                                                            (i64.mul (local.get $a1) (local.get $b12)))
-                                                          (i64.mul (local.get $a2) (local.get $b11)))
-                                                        (i64.mul (local.get $a3) (local.get $b10)))
-                                                      (i64.mul (local.get $a4) (local.get $b9)))
-                                                    (i64.mul (local.get $a5) (local.get $b8)))
-                                                  (i64.mul (local.get $a6) (local.get $b7)))
-                                                (i64.mul (local.get $a7) (local.get $b6)))
-                                              (i64.mul (local.get $a8) (local.get $b5)))
-                                            (i64.mul (local.get $a9) (local.get $b4)))
-                                          (i64.mul (local.get $a10) (local.get $b3)))
-                                        (i64.mul (local.get $a11) (local.get $b2)))
-                                      (i64.mul (local.get $a12) (local.get $b1)))
-                                    (i64.mul (local.get $a13) (local.get $b0)))
-                                  (i64.mul (local.get $q0) (i64.const 70)))
+                                (i64.add (local.get $s13) (i64.mul (local.get $q0) (i64.const 70)))
                                 (i64.mul (local.get $q1) (i64.const 194111530)))
                               (i64.mul (local.get $q2) (i64.const 108059216)))
                             (i64.mul (local.get $q3) (i64.const 64445408)))
@@ -16621,33 +16536,7 @@
                           (i64.add
                             (i64.add
                               (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.add
-                                                        (i64.add
-                                                          (i64.mul (local.get $a1) (local.get $b13))
-                                                          (i64.mul (local.get $a2) (local.get $b12)))
-                                                        (i64.mul (local.get $a3) (local.get $b11)))
-                                                      (i64.mul (local.get $a4) (local.get $b10)))
-                                                    (i64.mul (local.get $a5) (local.get $b9)))
-                                                  (i64.mul (local.get $a6) (local.get $b8)))
-                                                (i64.mul (local.get $a7) (local.get $b7)))
-                                              (i64.mul (local.get $a8) (local.get $b6)))
-                                            (i64.mul (local.get $a9) (local.get $b5)))
-                                          (i64.mul (local.get $a10) (local.get $b4)))
-                                        (i64.mul (local.get $a11) (local.get $b3)))
-                                      (i64.mul (local.get $a12) (local.get $b2)))
-                                    (i64.mul (local.get $a13) (local.get $b1)))
-                                  (i64.mul (local.get $q1) (i64.const 70)))
+                                (i64.add (local.get $s14) (i64.mul (local.get $q1) (i64.const 70)))
                                 (i64.mul (local.get $q2) (i64.const 194111530)))
                               (i64.mul (local.get $q3) (i64.const 108059216)))
                             (i64.mul (local.get $q4) (i64.const 64445408)))
@@ -16677,31 +16566,7 @@
                         (i64.add
                           (i64.add
                             (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.add
-                                                    (i64.add
-                                                      (i64.mul (local.get $a2) (local.get $b13))
-                                                      (i64.mul (local.get $a3) (local.get $b12)))
-                                                    (i64.mul (local.get $a4) (local.get $b11)))
-                                                  (i64.mul (local.get $a5) (local.get $b10)))
-                                                (i64.mul (local.get $a6) (local.get $b9)))
-                                              (i64.mul (local.get $a7) (local.get $b8)))
-                                            (i64.mul (local.get $a8) (local.get $b7)))
-                                          (i64.mul (local.get $a9) (local.get $b6)))
-                                        (i64.mul (local.get $a10) (local.get $b5)))
-                                      (i64.mul (local.get $a11) (local.get $b4)))
-                                    (i64.mul (local.get $a12) (local.get $b3)))
-                                  (i64.mul (local.get $a13) (local.get $b2)))
-                                (i64.mul (local.get $q2) (i64.const 70)))
+                              (i64.add (local.get $s15) (i64.mul (local.get $q2) (i64.const 70)))
                               (i64.mul (local.get $q3) (i64.const 194111530)))
                             (i64.mul (local.get $q4) (i64.const 108059216)))
                           (i64.mul (local.get $q5) (i64.const 64445408)))
@@ -16729,29 +16594,7 @@
                       (i64.add
                         (i64.add
                           (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.add
-                                                (i64.add
-                                                  (i64.mul (local.get $a3) (local.get $b13))
-                                                  (i64.mul (local.get $a4) (local.get $b12)))
-                                                (i64.mul (local.get $a5) (local.get $b11)))
-                                              (i64.mul (local.get $a6) (local.get $b10)))
-                                            (i64.mul (local.get $a7) (local.get $b9)))
-                                          (i64.mul (local.get $a8) (local.get $b8)))
-                                        (i64.mul (local.get $a9) (local.get $b7)))
-                                      (i64.mul (local.get $a10) (local.get $b6)))
-                                    (i64.mul (local.get $a11) (local.get $b5)))
-                                  (i64.mul (local.get $a12) (local.get $b4)))
-                                (i64.mul (local.get $a13) (local.get $b3)))
-                              (i64.mul (local.get $q3) (i64.const 70)))
+                            (i64.add (local.get $s16) (i64.mul (local.get $q3) (i64.const 70)))
                             (i64.mul (local.get $q4) (i64.const 194111530)))
                           (i64.mul (local.get $q5) (i64.const 108059216)))
                         (i64.mul (local.get $q6) (i64.const 64445408)))
@@ -16777,27 +16620,7 @@
                     (i64.add
                       (i64.add
                         (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.add
-                                            (i64.add
-                                              (i64.mul (local.get $a4) (local.get $b13))
-                                              (i64.mul (local.get $a5) (local.get $b12)))
-                                            (i64.mul (local.get $a6) (local.get $b11)))
-                                          (i64.mul (local.get $a7) (local.get $b10)))
-                                        (i64.mul (local.get $a8) (local.get $b9)))
-                                      (i64.mul (local.get $a9) (local.get $b8)))
-                                    (i64.mul (local.get $a10) (local.get $b7)))
-                                  (i64.mul (local.get $a11) (local.get $b6)))
-                                (i64.mul (local.get $a12) (local.get $b5)))
-                              (i64.mul (local.get $a13) (local.get $b4)))
-                            (i64.mul (local.get $q4) (i64.const 70)))
+                          (i64.add (local.get $s17) (i64.mul (local.get $q4) (i64.const 70)))
                           (i64.mul (local.get $q5) (i64.const 194111530)))
                         (i64.mul (local.get $q6) (i64.const 108059216)))
                       (i64.mul (local.get $q7) (i64.const 64445408)))
@@ -16821,25 +16644,7 @@
                   (i64.add
                     (i64.add
                       (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.add
-                                        (i64.add
-                                          (i64.mul (local.get $a5) (local.get $b13))
-                                          (i64.mul (local.get $a6) (local.get $b12)))
-                                        (i64.mul (local.get $a7) (local.get $b11)))
-                                      (i64.mul (local.get $a8) (local.get $b10)))
-                                    (i64.mul (local.get $a9) (local.get $b9)))
-                                  (i64.mul (local.get $a10) (local.get $b8)))
-                                (i64.mul (local.get $a11) (local.get $b7)))
-                              (i64.mul (local.get $a12) (local.get $b6)))
-                            (i64.mul (local.get $a13) (local.get $b5)))
-                          (i64.mul (local.get $q5) (i64.const 70)))
+                        (i64.add (local.get $s18) (i64.mul (local.get $q5) (i64.const 70)))
                         (i64.mul (local.get $q6) (i64.const 194111530)))
                       (i64.mul (local.get $q7) (i64.const 108059216)))
                     (i64.mul (local.get $q8) (i64.const 64445408)))
@@ -16861,23 +16666,7 @@
                 (i64.add
                   (i64.add
                     (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.add
-                                    (i64.add
-                                      (i64.mul (local.get $a6) (local.get $b13))
-                                      (i64.mul (local.get $a7) (local.get $b12)))
-                                    (i64.mul (local.get $a8) (local.get $b11)))
-                                  (i64.mul (local.get $a9) (local.get $b10)))
-                                (i64.mul (local.get $a10) (local.get $b9)))
-                              (i64.mul (local.get $a11) (local.get $b8)))
-                            (i64.mul (local.get $a12) (local.get $b7)))
-                          (i64.mul (local.get $a13) (local.get $b6)))
-                        (i64.mul (local.get $q6) (i64.const 70)))
+                      (i64.add (local.get $s19) (i64.mul (local.get $q6) (i64.const 70)))
                       (i64.mul (local.get $q7) (i64.const 194111530)))
                     (i64.mul (local.get $q8) (i64.const 108059216)))
                   (i64.mul (local.get $q9) (i64.const 64445408)))
@@ -16897,21 +16686,7 @@
               (i64.add
                 (i64.add
                   (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.add
-                                (i64.add
-                                  (i64.mul (local.get $a7) (local.get $b13))
-                                  (i64.mul (local.get $a8) (local.get $b12)))
-                                (i64.mul (local.get $a9) (local.get $b11)))
-                              (i64.mul (local.get $a10) (local.get $b10)))
-                            (i64.mul (local.get $a11) (local.get $b9)))
-                          (i64.mul (local.get $a12) (local.get $b8)))
-                        (i64.mul (local.get $a13) (local.get $b7)))
-                      (i64.mul (local.get $q7) (i64.const 70)))
+                    (i64.add (local.get $s20) (i64.mul (local.get $q7) (i64.const 70)))
                     (i64.mul (local.get $q8) (i64.const 194111530)))
                   (i64.mul (local.get $q9) (i64.const 108059216)))
                 (i64.mul (local.get $q10) (i64.const 64445408)))
@@ -16929,19 +16704,7 @@
             (i64.add
               (i64.add
                 (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add
-                          (i64.add
-                            (i64.add
-                              (i64.mul (local.get $a8) (local.get $b13))
-                              (i64.mul (local.get $a9) (local.get $b12)))
-                            (i64.mul (local.get $a10) (local.get $b11)))
-                          (i64.mul (local.get $a11) (local.get $b10)))
-                        (i64.mul (local.get $a12) (local.get $b9)))
-                      (i64.mul (local.get $a13) (local.get $b8)))
-                    (i64.mul (local.get $q8) (i64.const 70)))
+                  (i64.add (local.get $s21) (i64.mul (local.get $q8) (i64.const 70)))
                   (i64.mul (local.get $q9) (i64.const 194111530)))
                 (i64.mul (local.get $q10) (i64.const 108059216)))
               (i64.mul (local.get $q11) (i64.const 64445408)))
@@ -16957,15 +16720,7 @@
           (i64.add
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add
-                      (i64.add
-                        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
-                        (i64.mul (local.get $a11) (local.get $b11)))
-                      (i64.mul (local.get $a12) (local.get $b10)))
-                    (i64.mul (local.get $a13) (local.get $b9)))
-                  (i64.mul (local.get $q9) (i64.const 70)))
+                (i64.add (local.get $s22) (i64.mul (local.get $q9) (i64.const 70)))
                 (i64.mul (local.get $q10) (i64.const 194111530)))
               (i64.mul (local.get $q11) (i64.const 108059216)))
             (i64.mul (local.get $q12) (i64.const 64445408)))
@@ -16979,13 +16734,7 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add
-                  (i64.add
-                    (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
-                    (i64.mul (local.get $a12) (local.get $b11)))
-                  (i64.mul (local.get $a13) (local.get $b10)))
-                (i64.mul (local.get $q10) (i64.const 70)))
+              (i64.add (local.get $s23) (i64.mul (local.get $q10) (i64.const 70)))
               (i64.mul (local.get $q11) (i64.const 194111530)))
             (i64.mul (local.get $q12) (i64.const 108059216)))
           (i64.mul (local.get $q13) (i64.const 64445408)))
@@ -16997,11 +16746,7 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a11) (local.get $b13)) (i64.mul (local.get $a12) (local.get $b12)))
-                (i64.mul (local.get $a13) (local.get $b11)))
-              (i64.mul (local.get $q11) (i64.const 70)))
+            (i64.add (local.get $s24) (i64.mul (local.get $q11) (i64.const 70)))
             (i64.mul (local.get $q12) (i64.const 194111530)))
           (i64.mul (local.get $q13) (i64.const 108059216)))
         (local.get $c)))
@@ -17011,18 +16756,13 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12)))
-            (i64.mul (local.get $q12) (i64.const 70)))
+          (i64.add (local.get $s25) (i64.mul (local.get $q12) (i64.const 70)))
           (i64.mul (local.get $q13) (i64.const 194111530)))
         (local.get $c)))
     (local.set $r11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 26
-    (local.set $acc
-      (i64.add
-        (i64.add (i64.mul (local.get $a13) (local.get $b13)) (i64.mul (local.get $q13) (i64.const 70)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s26) (i64.mul (local.get $q13) (i64.const 70))) (local.get $c)))
     (local.set $r12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r13 (local.get $c))
@@ -17055,7 +16795,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -17868,7 +17612,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -18809,7 +18557,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -21261,7 +21013,11 @@
     (local $r7 i64) (local $a8 i64) (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64)
     (local $q9 i64) (local $r9 i64) (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64)
     (local $b11 i64) (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64)
-    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64)
+    (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64)
+    (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64)
+    (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64)
+    (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))

@@ -55,6 +55,7 @@
   (global (export "WS_SIZE") i32 (i32.const 11648))
   (global (export "TABLE_BYTES") i32 (i32.const 28672))
   ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 61 62 62 62
   ;;   62 62 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 8 0 -512 -4096 0 0 0 0 0 0 0 0 128.
@@ -67,68 +68,277 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $ka0 i64)
+    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
+    (local $kb0 i64) (local $kb1 i64) (local $kb2 i64) (local $kb3 i64) (local $kb4 i64) (local $kb5 i64)
+    (local $kb6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
+    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
+    (local $kp11 i64) (local $kp12 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
+    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
+    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64)
+    (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64)
+    (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64)
     (local.set $a0 (i64.load (local.get $a)))
-    (local.set $a1 (i64.load offset=8 (local.get $a)))
-    (local.set $a2 (i64.load offset=16 (local.get $a)))
-    (local.set $a3 (i64.load offset=24 (local.get $a)))
-    (local.set $a4 (i64.load offset=32 (local.get $a)))
-    (local.set $a5 (i64.load offset=40 (local.get $a)))
-    (local.set $a6 (i64.load offset=48 (local.get $a)))
-    (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $a8 (i64.load offset=64 (local.get $a)))
-    (local.set $a9 (i64.load offset=72 (local.get $a)))
-    (local.set $a10 (i64.load offset=80 (local.get $a)))
-    (local.set $a11 (i64.load offset=88 (local.get $a)))
-    (local.set $a12 (i64.load offset=96 (local.get $a)))
-    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
+    (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
+    (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
+    (local.set $a3 (i64.load offset=24 (local.get $a)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
+    (local.set $a4 (i64.load offset=32 (local.get $a)))
     (local.set $b4 (i64.load offset=32 (local.get $b)))
+    (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $b5 (i64.load offset=40 (local.get $b)))
+    (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
+    (local.set $a7 (i64.load offset=56 (local.get $a)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
+    (local.set $a8 (i64.load offset=64 (local.get $a)))
     (local.set $b8 (i64.load offset=64 (local.get $b)))
+    (local.set $a9 (i64.load offset=72 (local.get $a)))
     (local.set $b9 (i64.load offset=72 (local.get $b)))
+    (local.set $a10 (i64.load offset=80 (local.get $a)))
     (local.set $b10 (i64.load offset=80 (local.get $b)))
+    (local.set $a11 (i64.load offset=88 (local.get $a)))
     (local.set $b11 (i64.load offset=88 (local.get $b)))
+    (local.set $a12 (i64.load offset=96 (local.get $a)))
     (local.set $b12 (i64.load offset=96 (local.get $b)))
+    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
+    (local.set $ka0 (i64.add (local.get $a0) (local.get $a7)))
+    (local.set $kb0 (i64.add (local.get $b0) (local.get $b7)))
+    (local.set $ka1 (i64.add (local.get $a1) (local.get $a8)))
+    (local.set $kb1 (i64.add (local.get $b1) (local.get $b8)))
+    (local.set $ka2 (i64.add (local.get $a2) (local.get $a9)))
+    (local.set $kb2 (i64.add (local.get $b2) (local.get $b9)))
+    (local.set $ka3 (i64.add (local.get $a3) (local.get $a10)))
+    (local.set $kb3 (i64.add (local.get $b3) (local.get $b10)))
+    (local.set $ka4 (i64.add (local.get $a4) (local.get $a11)))
+    (local.set $kb4 (i64.add (local.get $b4) (local.get $b11)))
+    (local.set $ka5 (i64.add (local.get $a5) (local.get $a12)))
+    (local.set $kb5 (i64.add (local.get $b5) (local.get $b12)))
+    (local.set $ka6 (i64.add (local.get $a6) (local.get $a13)))
+    (local.set $kb6 (i64.add (local.get $b6) (local.get $b13)))
+    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kp2
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (local.set $kp3
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (local.set $kp4
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (local.set $kp5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (local.set $kp6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (local.set $kp7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a1) (local.get $b6))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b3))
+          (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))))))
+    (local.set $kp8
+      (i64.add
+        (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b4))
+          (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))))))
+    (local.set $kp9
+      (i64.add
+        (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
+        (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
+    (local.set $kp10
+      (i64.add
+        (i64.mul (local.get $a4) (local.get $b6))
+        (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))))
+    (local.set $kp11 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+    (local.set $kp12 (i64.mul (local.get $a6) (local.get $b6)))
+    (local.set $kq0 (i64.mul (local.get $a7) (local.get $b7)))
+    (local.set $kq1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
+    (local.set $kq2
+      (i64.add
+        (i64.mul (local.get $a7) (local.get $b9))
+        (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
+    (local.set $kq3
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
+        (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
+    (local.set $kq4
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10)))
+        (i64.add
+          (i64.mul (local.get $a9) (local.get $b9))
+          (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7))))))
+    (local.set $kq5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b12))
+          (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b9))
+          (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7))))))
+    (local.set $kq6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b13))
+          (i64.add (i64.mul (local.get $a8) (local.get $b12)) (i64.mul (local.get $a9) (local.get $b11))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b10)) (i64.mul (local.get $a11) (local.get $b9)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
+    (local.set $kq7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a8) (local.get $b13))
+          (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b10))
+          (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
+    (local.set $kq8
+      (i64.add
+        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b11))
+          (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
+    (local.set $kq9
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
+        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
+    (local.set $kq10
+      (i64.add
+        (i64.mul (local.get $a11) (local.get $b13))
+        (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
+    (local.set $kq11 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
+    (local.set $kq12 (i64.mul (local.get $a13) (local.get $b13)))
+    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
+    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
+    (local.set $km2
+      (i64.add
+        (i64.mul (local.get $ka0) (local.get $kb2))
+        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
+    (local.set $km3
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+    (local.set $km4
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
+        (i64.add
+          (i64.mul (local.get $ka2) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+    (local.set $km5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb5))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+    (local.set $km6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
+    (local.set $km7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka1) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb3))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb2)) (i64.mul (local.get $ka6) (local.get $kb1))))))
+    (local.set $km8
+      (i64.add
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5)))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb4))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb3)) (i64.mul (local.get $ka6) (local.get $kb2))))))
+    (local.set $km9
+      (i64.add
+        (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))))
+    (local.set $km10
+      (i64.add
+        (i64.mul (local.get $ka4) (local.get $kb6))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))))
+    (local.set $km11 (i64.add (i64.mul (local.get $ka5) (local.get $kb6)) (i64.mul (local.get $ka6) (local.get $kb5))))
+    (local.set $km12 (i64.mul (local.get $ka6) (local.get $kb6)))
+    (local.set $s0 (local.get $kp0))
+    (local.set $s1 (local.get $kp1))
+    (local.set $s2 (local.get $kp2))
+    (local.set $s3 (local.get $kp3))
+    (local.set $s4 (local.get $kp4))
+    (local.set $s5 (local.get $kp5))
+    (local.set $s6 (local.get $kp6))
+    (local.set $s7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $s8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $s9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $s13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $s14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $s15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $s16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $s17
+      (i64.sub (i64.add (local.get $km10) (local.get $kq3)) (i64.add (local.get $kp10) (local.get $kq10))))
+    (local.set $s18
+      (i64.sub (i64.add (local.get $km11) (local.get $kq4)) (i64.add (local.get $kp11) (local.get $kq11))))
+    (local.set $s19
+      (i64.sub (i64.add (local.get $km12) (local.get $kq5)) (i64.add (local.get $kp12) (local.get $kq12))))
+    (local.set $s20 (local.get $kq6))
+    (local.set $s21 (local.get $kq7))
+    (local.set $s22 (local.get $kq8))
+    (local.set $s23 (local.get $kq9))
+    (local.set $s24 (local.get $kq10))
+    (local.set $s25 (local.get $kq11))
+    (local.set $s26 (local.get $kq12))
     ;; column 0
-    (local.set $acc (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 1
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
-          (i64.shl (local.get $q0) (i64.const 3)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s1) (i64.shl (local.get $q0) (i64.const 3))) (local.get $c)))
     (local.set $q1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 2
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a0) (local.get $b2))
-            (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0))))
-          (i64.shl (local.get $q1) (i64.const 3)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s2) (i64.shl (local.get $q1) (i64.const 3))) (local.get $c)))
     (local.set $q2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 3
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.sub
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
-              (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0))))
-            (i64.shl (local.get $q0) (i64.const 9)))
+          (i64.sub (local.get $s3) (i64.shl (local.get $q0) (i64.const 9)))
           (i64.shl (local.get $q2) (i64.const 3)))
         (local.get $c)))
     (local.set $q3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
@@ -138,11 +348,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-              (i64.add
-                (i64.mul (local.get $a2) (local.get $b2))
-                (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0)))))
+            (local.get $s4)
             (i64.add (i64.shl (local.get $q0) (i64.const 12)) (i64.shl (local.get $q1) (i64.const 9))))
           (i64.shl (local.get $q3) (i64.const 3)))
         (local.get $c)))
@@ -153,13 +359,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b5))
-                (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
-              (i64.add
-                (i64.mul (local.get $a3) (local.get $b2))
-                (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0)))))
+            (local.get $s5)
             (i64.add (i64.shl (local.get $q1) (i64.const 12)) (i64.shl (local.get $q2) (i64.const 9))))
           (i64.shl (local.get $q4) (i64.const 3)))
         (local.get $c)))
@@ -170,13 +370,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b6))
-                (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
-                (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0)))))
+            (local.get $s6)
             (i64.add (i64.shl (local.get $q2) (i64.const 12)) (i64.shl (local.get $q3) (i64.const 9))))
           (i64.shl (local.get $q5) (i64.const 3)))
         (local.get $c)))
@@ -187,13 +381,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
-                (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0)))))
+            (local.get $s7)
             (i64.add (i64.shl (local.get $q3) (i64.const 12)) (i64.shl (local.get $q4) (i64.const 9))))
           (i64.shl (local.get $q6) (i64.const 3)))
         (local.get $c)))
@@ -204,15 +392,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b8)) (i64.mul (local.get $a1) (local.get $b7)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b2))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.mul (local.get $a8) (local.get $b0))))))
+            (local.get $s8)
             (i64.add (i64.shl (local.get $q4) (i64.const 12)) (i64.shl (local.get $q5) (i64.const 9))))
           (i64.shl (local.get $q7) (i64.const 3)))
         (local.get $c)))
@@ -223,17 +403,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b9)) (i64.mul (local.get $a1) (local.get $b8)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b7))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))
-                (i64.add
-                  (i64.mul (local.get $a7) (local.get $b2))
-                  (i64.add (i64.mul (local.get $a8) (local.get $b1)) (i64.mul (local.get $a9) (local.get $b0))))))
+            (local.get $s9)
             (i64.add (i64.shl (local.get $q5) (i64.const 12)) (i64.shl (local.get $q6) (i64.const 9))))
           (i64.shl (local.get $q8) (i64.const 3)))
         (local.get $c)))
@@ -244,19 +414,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b10)) (i64.mul (local.get $a1) (local.get $b9)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b8))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a5) (local.get $b5))
-                  (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))))
-                (i64.add
-                  (i64.mul (local.get $a8) (local.get $b2))
-                  (i64.add (i64.mul (local.get $a9) (local.get $b1)) (i64.mul (local.get $a10) (local.get $b0))))))
+            (local.get $s10)
             (i64.add (i64.shl (local.get $q6) (i64.const 12)) (i64.shl (local.get $q7) (i64.const 9))))
           (i64.shl (local.get $q9) (i64.const 3)))
         (local.get $c)))
@@ -267,21 +425,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a0) (local.get $b11))
-                  (i64.add (i64.mul (local.get $a1) (local.get $b10)) (i64.mul (local.get $a2) (local.get $b9))))
-                (i64.add
-                  (i64.mul (local.get $a3) (local.get $b8))
-                  (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b5))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.mul (local.get $a8) (local.get $b3))))
-                (i64.add
-                  (i64.mul (local.get $a9) (local.get $b2))
-                  (i64.add (i64.mul (local.get $a10) (local.get $b1)) (i64.mul (local.get $a11) (local.get $b0))))))
+            (local.get $s11)
             (i64.add (i64.shl (local.get $q7) (i64.const 12)) (i64.shl (local.get $q8) (i64.const 9))))
           (i64.shl (local.get $q10) (i64.const 3)))
         (local.get $c)))
@@ -292,21 +436,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a0) (local.get $b12))
-                  (i64.add (i64.mul (local.get $a1) (local.get $b11)) (i64.mul (local.get $a2) (local.get $b10))))
-                (i64.add
-                  (i64.mul (local.get $a3) (local.get $b9))
-                  (i64.add (i64.mul (local.get $a4) (local.get $b8)) (i64.mul (local.get $a5) (local.get $b7)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b6))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.mul (local.get $a8) (local.get $b4))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a9) (local.get $b3)) (i64.mul (local.get $a10) (local.get $b2)))
-                  (i64.add (i64.mul (local.get $a11) (local.get $b1)) (i64.mul (local.get $a12) (local.get $b0))))))
+            (local.get $s12)
             (i64.add (i64.shl (local.get $q8) (i64.const 12)) (i64.shl (local.get $q9) (i64.const 9))))
           (i64.shl (local.get $q11) (i64.const 3)))
         (local.get $c)))
@@ -317,21 +447,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a0) (local.get $b13))
-                  (i64.add (i64.mul (local.get $a1) (local.get $b12)) (i64.mul (local.get $a2) (local.get $b11))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a3) (local.get $b10)) (i64.mul (local.get $a4) (local.get $b9)))
-                  (i64.add (i64.mul (local.get $a5) (local.get $b8)) (i64.mul (local.get $a6) (local.get $b7)))))
-              (i64.add
-                (i64.add
-                  (i64.add (i64.mul (local.get $a7) (local.get $b6)) (i64.mul (local.get $a8) (local.get $b5)))
-                  (i64.add (i64.mul (local.get $a9) (local.get $b4)) (i64.mul (local.get $a10) (local.get $b3))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a11) (local.get $b2)) (i64.mul (local.get $a12) (local.get $b1)))
-                  (i64.add (i64.mul (local.get $a13) (local.get $b0)) (i64.shl (local.get $q0) (i64.const 7))))))
+            (i64.add (local.get $s13) (i64.shl (local.get $q0) (i64.const 7)))
             (i64.add (i64.shl (local.get $q9) (i64.const 12)) (i64.shl (local.get $q10) (i64.const 9))))
           (i64.shl (local.get $q12) (i64.const 3)))
         (local.get $c)))
@@ -342,21 +458,7 @@
       (i64.add
         (i64.add
           (i64.sub
-            (i64.add
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a1) (local.get $b13))
-                  (i64.add (i64.mul (local.get $a2) (local.get $b12)) (i64.mul (local.get $a3) (local.get $b11))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a4) (local.get $b10)) (i64.mul (local.get $a5) (local.get $b9)))
-                  (i64.add (i64.mul (local.get $a6) (local.get $b8)) (i64.mul (local.get $a7) (local.get $b7)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a8) (local.get $b6))
-                  (i64.add (i64.mul (local.get $a9) (local.get $b5)) (i64.mul (local.get $a10) (local.get $b4))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a11) (local.get $b3)) (i64.mul (local.get $a12) (local.get $b2)))
-                  (i64.add (i64.mul (local.get $a13) (local.get $b1)) (i64.shl (local.get $q1) (i64.const 7))))))
+            (i64.add (local.get $s14) (i64.shl (local.get $q1) (i64.const 7)))
             (i64.add (i64.shl (local.get $q10) (i64.const 12)) (i64.shl (local.get $q11) (i64.const 9))))
           (i64.shl (local.get $q13) (i64.const 3)))
         (local.get $c)))
@@ -366,21 +468,7 @@
     (local.set $acc
       (i64.add
         (i64.sub
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a2) (local.get $b13))
-                (i64.add (i64.mul (local.get $a3) (local.get $b12)) (i64.mul (local.get $a4) (local.get $b11))))
-              (i64.add
-                (i64.mul (local.get $a5) (local.get $b10))
-                (i64.add (i64.mul (local.get $a6) (local.get $b9)) (i64.mul (local.get $a7) (local.get $b8)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a8) (local.get $b7))
-                (i64.add (i64.mul (local.get $a9) (local.get $b6)) (i64.mul (local.get $a10) (local.get $b5))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a11) (local.get $b4)) (i64.mul (local.get $a12) (local.get $b3)))
-                (i64.add (i64.mul (local.get $a13) (local.get $b2)) (i64.shl (local.get $q2) (i64.const 7))))))
+          (i64.add (local.get $s15) (i64.shl (local.get $q2) (i64.const 7)))
           (i64.add (i64.shl (local.get $q11) (i64.const 12)) (i64.shl (local.get $q12) (i64.const 9))))
         (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
@@ -389,21 +477,7 @@
     (local.set $acc
       (i64.add
         (i64.sub
-          (i64.add
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a3) (local.get $b13))
-                (i64.add (i64.mul (local.get $a4) (local.get $b12)) (i64.mul (local.get $a5) (local.get $b11))))
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b10))
-                (i64.add (i64.mul (local.get $a7) (local.get $b9)) (i64.mul (local.get $a8) (local.get $b8)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a9) (local.get $b7))
-                (i64.add (i64.mul (local.get $a10) (local.get $b6)) (i64.mul (local.get $a11) (local.get $b5))))
-              (i64.add
-                (i64.mul (local.get $a12) (local.get $b4))
-                (i64.add (i64.mul (local.get $a13) (local.get $b3)) (i64.shl (local.get $q3) (i64.const 7))))))
+          (i64.add (local.get $s16) (i64.shl (local.get $q3) (i64.const 7)))
           (i64.add (i64.shl (local.get $q12) (i64.const 12)) (i64.shl (local.get $q13) (i64.const 9))))
         (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
@@ -412,128 +486,45 @@
     (local.set $acc
       (i64.add
         (i64.sub
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b13)) (i64.mul (local.get $a5) (local.get $b12)))
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b11))
-                (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a9) (local.get $b8))
-                (i64.add (i64.mul (local.get $a10) (local.get $b7)) (i64.mul (local.get $a11) (local.get $b6))))
-              (i64.add
-                (i64.mul (local.get $a12) (local.get $b5))
-                (i64.add (i64.mul (local.get $a13) (local.get $b4)) (i64.shl (local.get $q4) (i64.const 7))))))
+          (i64.add (local.get $s17) (i64.shl (local.get $q4) (i64.const 7)))
           (i64.shl (local.get $q13) (i64.const 12)))
         (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 18
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a5) (local.get $b13)) (i64.mul (local.get $a6) (local.get $b12)))
-            (i64.add
-              (i64.mul (local.get $a7) (local.get $b11))
-              (i64.add (i64.mul (local.get $a8) (local.get $b10)) (i64.mul (local.get $a9) (local.get $b9)))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7)))
-            (i64.add
-              (i64.mul (local.get $a12) (local.get $b6))
-              (i64.add (i64.mul (local.get $a13) (local.get $b5)) (i64.shl (local.get $q5) (i64.const 7))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s18) (i64.shl (local.get $q5) (i64.const 7))) (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 19
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a6) (local.get $b13)) (i64.mul (local.get $a7) (local.get $b12)))
-            (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a10) (local.get $b9)) (i64.mul (local.get $a11) (local.get $b8)))
-            (i64.add
-              (i64.mul (local.get $a12) (local.get $b7))
-              (i64.add (i64.mul (local.get $a13) (local.get $b6)) (i64.shl (local.get $q6) (i64.const 7))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s19) (i64.shl (local.get $q6) (i64.const 7))) (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 20
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a7) (local.get $b13)) (i64.mul (local.get $a8) (local.get $b12)))
-            (i64.add (i64.mul (local.get $a9) (local.get $b11)) (i64.mul (local.get $a10) (local.get $b10))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b9)) (i64.mul (local.get $a12) (local.get $b8)))
-            (i64.add (i64.mul (local.get $a13) (local.get $b7)) (i64.shl (local.get $q7) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s20) (i64.shl (local.get $q7) (i64.const 7))) (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 21
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a8) (local.get $b13))
-            (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b10)) (i64.mul (local.get $a12) (local.get $b9)))
-            (i64.add (i64.mul (local.get $a13) (local.get $b8)) (i64.shl (local.get $q8) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s21) (i64.shl (local.get $q8) (i64.const 7))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 22
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a9) (local.get $b13))
-            (i64.add (i64.mul (local.get $a10) (local.get $b12)) (i64.mul (local.get $a11) (local.get $b11))))
-          (i64.add
-            (i64.mul (local.get $a12) (local.get $b10))
-            (i64.add (i64.mul (local.get $a13) (local.get $b9)) (i64.shl (local.get $q9) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s22) (i64.shl (local.get $q9) (i64.const 7))) (local.get $c)))
     (local.set $r8 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 23
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
-          (i64.add
-            (i64.mul (local.get $a12) (local.get $b11))
-            (i64.add (i64.mul (local.get $a13) (local.get $b10)) (i64.shl (local.get $q10) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s23) (i64.shl (local.get $q10) (i64.const 7))) (local.get $c)))
     (local.set $r9 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 24
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a11) (local.get $b13)) (i64.mul (local.get $a12) (local.get $b12)))
-          (i64.add (i64.mul (local.get $a13) (local.get $b11)) (i64.shl (local.get $q11) (i64.const 7))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s24) (i64.shl (local.get $q11) (i64.const 7))) (local.get $c)))
     (local.set $r10 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 25
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a12) (local.get $b13))
-          (i64.add (i64.mul (local.get $a13) (local.get $b12)) (i64.shl (local.get $q12) (i64.const 7))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s25) (i64.shl (local.get $q12) (i64.const 7))) (local.get $c)))
     (local.set $r11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 26
-    (local.set $acc
-      (i64.add
-        (i64.add (i64.mul (local.get $a13) (local.get $b13)) (i64.shl (local.get $q13) (i64.const 7)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s26) (i64.shl (local.get $q13) (i64.const 7))) (local.get $c)))
     (local.set $r12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r13 (local.get $c))
@@ -565,7 +556,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1027,7 +1022,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1412,7 +1411,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1928,7 +1931,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -5398,7 +5405,11 @@
     (local $r7 i64) (local $a8 i64) (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64)
     (local $q9 i64) (local $r9 i64) (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64)
     (local $b11 i64) (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64)
-    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64)
+    (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64)
+    (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64)
+    (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64)
+    (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -8852,6 +8863,7 @@
     (call $fp_eq (i32.add (local.get $ws) (i32.const 2576)) (i32.add (local.get $ws) (i32.const 1904)))
   )
   ;; r = a·b·R⁻¹ mod m (R = 2^406), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
   ;;   62 62 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 143645765; m in signed digits: 214247795 123784022 204070587
@@ -8865,55 +8877,273 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $ka0 i64)
+    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
+    (local $kb0 i64) (local $kb1 i64) (local $kb2 i64) (local $kb3 i64) (local $kb4 i64) (local $kb5 i64)
+    (local $kb6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
+    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
+    (local $kp11 i64) (local $kp12 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
+    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
+    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64)
+    (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64)
+    (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64)
     (local.set $a0 (i64.load (local.get $a)))
-    (local.set $a1 (i64.load offset=8 (local.get $a)))
-    (local.set $a2 (i64.load offset=16 (local.get $a)))
-    (local.set $a3 (i64.load offset=24 (local.get $a)))
-    (local.set $a4 (i64.load offset=32 (local.get $a)))
-    (local.set $a5 (i64.load offset=40 (local.get $a)))
-    (local.set $a6 (i64.load offset=48 (local.get $a)))
-    (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $a8 (i64.load offset=64 (local.get $a)))
-    (local.set $a9 (i64.load offset=72 (local.get $a)))
-    (local.set $a10 (i64.load offset=80 (local.get $a)))
-    (local.set $a11 (i64.load offset=88 (local.get $a)))
-    (local.set $a12 (i64.load offset=96 (local.get $a)))
-    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
+    (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
+    (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
+    (local.set $a3 (i64.load offset=24 (local.get $a)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
+    (local.set $a4 (i64.load offset=32 (local.get $a)))
     (local.set $b4 (i64.load offset=32 (local.get $b)))
+    (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $b5 (i64.load offset=40 (local.get $b)))
+    (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
+    (local.set $a7 (i64.load offset=56 (local.get $a)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
+    (local.set $a8 (i64.load offset=64 (local.get $a)))
     (local.set $b8 (i64.load offset=64 (local.get $b)))
+    (local.set $a9 (i64.load offset=72 (local.get $a)))
     (local.set $b9 (i64.load offset=72 (local.get $b)))
+    (local.set $a10 (i64.load offset=80 (local.get $a)))
     (local.set $b10 (i64.load offset=80 (local.get $b)))
+    (local.set $a11 (i64.load offset=88 (local.get $a)))
     (local.set $b11 (i64.load offset=88 (local.get $b)))
+    (local.set $a12 (i64.load offset=96 (local.get $a)))
     (local.set $b12 (i64.load offset=96 (local.get $b)))
+    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
+    (local.set $ka0 (i64.add (local.get $a0) (local.get $a7)))
+    (local.set $kb0 (i64.add (local.get $b0) (local.get $b7)))
+    (local.set $ka1 (i64.add (local.get $a1) (local.get $a8)))
+    (local.set $kb1 (i64.add (local.get $b1) (local.get $b8)))
+    (local.set $ka2 (i64.add (local.get $a2) (local.get $a9)))
+    (local.set $kb2 (i64.add (local.get $b2) (local.get $b9)))
+    (local.set $ka3 (i64.add (local.get $a3) (local.get $a10)))
+    (local.set $kb3 (i64.add (local.get $b3) (local.get $b10)))
+    (local.set $ka4 (i64.add (local.get $a4) (local.get $a11)))
+    (local.set $kb4 (i64.add (local.get $b4) (local.get $b11)))
+    (local.set $ka5 (i64.add (local.get $a5) (local.get $a12)))
+    (local.set $kb5 (i64.add (local.get $b5) (local.get $b12)))
+    (local.set $ka6 (i64.add (local.get $a6) (local.get $a13)))
+    (local.set $kb6 (i64.add (local.get $b6) (local.get $b13)))
+    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kp2
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (local.set $kp3
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (local.set $kp4
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (local.set $kp5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (local.set $kp6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (local.set $kp7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a1) (local.get $b6))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b3))
+          (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))))))
+    (local.set $kp8
+      (i64.add
+        (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b4))
+          (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))))))
+    (local.set $kp9
+      (i64.add
+        (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
+        (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
+    (local.set $kp10
+      (i64.add
+        (i64.mul (local.get $a4) (local.get $b6))
+        (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))))
+    (local.set $kp11 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+    (local.set $kp12 (i64.mul (local.get $a6) (local.get $b6)))
+    (local.set $kq0 (i64.mul (local.get $a7) (local.get $b7)))
+    (local.set $kq1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
+    (local.set $kq2
+      (i64.add
+        (i64.mul (local.get $a7) (local.get $b9))
+        (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
+    (local.set $kq3
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
+        (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
+    (local.set $kq4
+      (i64.add
+        (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10)))
+        (i64.add
+          (i64.mul (local.get $a9) (local.get $b9))
+          (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7))))))
+    (local.set $kq5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b12))
+          (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b9))
+          (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7))))))
+    (local.set $kq6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b13))
+          (i64.add (i64.mul (local.get $a8) (local.get $b12)) (i64.mul (local.get $a9) (local.get $b11))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b10)) (i64.mul (local.get $a11) (local.get $b9)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
+    (local.set $kq7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a8) (local.get $b13))
+          (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b10))
+          (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
+    (local.set $kq8
+      (i64.add
+        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
+        (i64.add
+          (i64.mul (local.get $a11) (local.get $b11))
+          (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
+    (local.set $kq9
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
+        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
+    (local.set $kq10
+      (i64.add
+        (i64.mul (local.get $a11) (local.get $b13))
+        (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
+    (local.set $kq11 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
+    (local.set $kq12 (i64.mul (local.get $a13) (local.get $b13)))
+    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
+    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
+    (local.set $km2
+      (i64.add
+        (i64.mul (local.get $ka0) (local.get $kb2))
+        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
+    (local.set $km3
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+    (local.set $km4
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
+        (i64.add
+          (i64.mul (local.get $ka2) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+    (local.set $km5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb5))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+    (local.set $km6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
+    (local.set $km7
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka1) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb3))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb2)) (i64.mul (local.get $ka6) (local.get $kb1))))))
+    (local.set $km8
+      (i64.add
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5)))
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb4))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb3)) (i64.mul (local.get $ka6) (local.get $kb2))))))
+    (local.set $km9
+      (i64.add
+        (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))))
+    (local.set $km10
+      (i64.add
+        (i64.mul (local.get $ka4) (local.get $kb6))
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))))
+    (local.set $km11 (i64.add (i64.mul (local.get $ka5) (local.get $kb6)) (i64.mul (local.get $ka6) (local.get $kb5))))
+    (local.set $km12 (i64.mul (local.get $ka6) (local.get $kb6)))
+    (local.set $s0 (local.get $kp0))
+    (local.set $s1 (local.get $kp1))
+    (local.set $s2 (local.get $kp2))
+    (local.set $s3 (local.get $kp3))
+    (local.set $s4 (local.get $kp4))
+    (local.set $s5 (local.get $kp5))
+    (local.set $s6 (local.get $kp6))
+    (local.set $s7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $s8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $s9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $s13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $s14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $s15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $s16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $s17
+      (i64.sub (i64.add (local.get $km10) (local.get $kq3)) (i64.add (local.get $kp10) (local.get $kq10))))
+    (local.set $s18
+      (i64.sub (i64.add (local.get $km11) (local.get $kq4)) (i64.add (local.get $kp11) (local.get $kq11))))
+    (local.set $s19
+      (i64.sub (i64.add (local.get $km12) (local.get $kq5)) (i64.add (local.get $kp12) (local.get $kq12))))
+    (local.set $s20 (local.get $kq6))
+    (local.set $s21 (local.get $kq7))
+    (local.set $s22 (local.get $kq8))
+    (local.set $s23 (local.get $kq9))
+    (local.set $s24 (local.get $kq10))
+    (local.set $s25 (local.get $kq11))
+    (local.set $s26 (local.get $kq12))
     ;; column 0
-    (local.set $acc (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 214247795))) (i64.const 29)))
     ;; column 1
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
-          (i64.mul (local.get $q0) (i64.const 123784022)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s1) (i64.mul (local.get $q0) (i64.const 123784022))) (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const 214247795))) (i64.const 29)))
     ;; column 2
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1)))
-            (i64.add (i64.mul (local.get $a2) (local.get $b0)) (i64.mul (local.get $q0) (i64.const 204070587))))
+          (i64.add (local.get $s2) (i64.mul (local.get $q0) (i64.const 204070587)))
           (i64.mul (local.get $q1) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -8923,12 +9153,8 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.mul (local.get $a0) (local.get $b3))
-              (i64.add (i64.mul (local.get $a1) (local.get $b2)) (i64.mul (local.get $a2) (local.get $b1))))
-            (i64.add
-              (i64.mul (local.get $a3) (local.get $b0))
-              (i64.add (i64.mul (local.get $q0) (i64.const -199531375)) (i64.mul (local.get $q1) (i64.const 204070587)))))
+            (local.get $s3)
+            (i64.add (i64.mul (local.get $q0) (i64.const -199531375)) (i64.mul (local.get $q1) (i64.const 204070587))))
           (i64.mul (local.get $q2) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -8938,12 +9164,8 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-              (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.mul (local.get $a3) (local.get $b1))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b0)) (i64.mul (local.get $q0) (i64.const -220334718)))
-              (i64.add (i64.mul (local.get $q1) (i64.const -199531375)) (i64.mul (local.get $q2) (i64.const 204070587)))))
+            (i64.add (local.get $s4) (i64.mul (local.get $q0) (i64.const -220334718)))
+            (i64.add (i64.mul (local.get $q1) (i64.const -199531375)) (i64.mul (local.get $q2) (i64.const 204070587))))
           (i64.mul (local.get $q3) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -8953,18 +9175,10 @@
       (i64.add
         (i64.add
           (i64.add
+            (i64.add (local.get $s5) (i64.mul (local.get $q0) (i64.const 113310236)))
             (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.mul (local.get $a1) (local.get $b4)))
-              (i64.add
-                (i64.mul (local.get $a2) (local.get $b3))
-                (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.mul (local.get $a4) (local.get $b1)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a5) (local.get $b0)) (i64.mul (local.get $q0) (i64.const 113310236)))
-              (i64.add
-                (i64.mul (local.get $q1) (i64.const -220334718))
-                (i64.add
-                  (i64.mul (local.get $q2) (i64.const -199531375))
-                  (i64.mul (local.get $q3) (i64.const 204070587))))))
+              (i64.mul (local.get $q1) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q2) (i64.const -199531375)) (i64.mul (local.get $q3) (i64.const 204070587)))))
           (i64.mul (local.get $q4) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -8975,21 +9189,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b6))
-                (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
-              (i64.add
-                (i64.mul (local.get $a3) (local.get $b3))
-                (i64.add (i64.mul (local.get $a4) (local.get $b2)) (i64.mul (local.get $a5) (local.get $b1)))))
+              (local.get $s6)
+              (i64.add (i64.mul (local.get $q0) (i64.const -57971)) (i64.mul (local.get $q1) (i64.const 113310236))))
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b0))
-                (i64.add (i64.mul (local.get $q0) (i64.const -57971)) (i64.mul (local.get $q1) (i64.const 113310236))))
-              (i64.add
-                (i64.mul (local.get $q2) (i64.const -220334718))
-                (i64.add
-                  (i64.mul (local.get $q3) (i64.const -199531375))
-                  (i64.mul (local.get $q4) (i64.const 204070587))))))
+              (i64.mul (local.get $q2) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q3) (i64.const -199531375)) (i64.mul (local.get $q4) (i64.const 204070587)))))
           (i64.mul (local.get $q5) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9000,23 +9204,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b7))
-                (i64.add (i64.mul (local.get $a1) (local.get $b6)) (i64.mul (local.get $a2) (local.get $b5))))
-              (i64.add
-                (i64.mul (local.get $a3) (local.get $b4))
-                (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))))
+              (local.get $s7)
+              (i64.add (i64.mul (local.get $q1) (i64.const -57971)) (i64.mul (local.get $q2) (i64.const 113310236))))
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b1))
-                (i64.add (i64.mul (local.get $a7) (local.get $b0)) (i64.mul (local.get $q1) (i64.const -57971))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q2) (i64.const 113310236))
-                  (i64.mul (local.get $q3) (i64.const -220334718)))
-                (i64.add
-                  (i64.mul (local.get $q4) (i64.const -199531375))
-                  (i64.mul (local.get $q5) (i64.const 204070587))))))
+              (i64.mul (local.get $q3) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q4) (i64.const -199531375)) (i64.mul (local.get $q5) (i64.const 204070587)))))
           (i64.mul (local.get $q6) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9027,23 +9219,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b8))
-                (i64.add (i64.mul (local.get $a1) (local.get $b7)) (i64.mul (local.get $a2) (local.get $b6))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a3) (local.get $b5)) (i64.mul (local.get $a4) (local.get $b4)))
-                (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2)))))
+              (local.get $s8)
+              (i64.add (i64.mul (local.get $q2) (i64.const -57971)) (i64.mul (local.get $q3) (i64.const 113310236))))
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a7) (local.get $b1))
-                (i64.add (i64.mul (local.get $a8) (local.get $b0)) (i64.mul (local.get $q2) (i64.const -57971))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q3) (i64.const 113310236))
-                  (i64.mul (local.get $q4) (i64.const -220334718)))
-                (i64.add
-                  (i64.mul (local.get $q5) (i64.const -199531375))
-                  (i64.mul (local.get $q6) (i64.const 204070587))))))
+              (i64.mul (local.get $q4) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q5) (i64.const -199531375)) (i64.mul (local.get $q6) (i64.const 204070587)))))
           (i64.mul (local.get $q7) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9054,23 +9234,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b9))
-                (i64.add (i64.mul (local.get $a1) (local.get $b8)) (i64.mul (local.get $a2) (local.get $b7))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
-                (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
+              (local.get $s9)
+              (i64.add (i64.mul (local.get $q3) (i64.const -57971)) (i64.mul (local.get $q4) (i64.const 113310236))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a7) (local.get $b2)) (i64.mul (local.get $a8) (local.get $b1)))
-                (i64.add (i64.mul (local.get $a9) (local.get $b0)) (i64.mul (local.get $q3) (i64.const -57971))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q4) (i64.const 113310236))
-                  (i64.mul (local.get $q5) (i64.const -220334718)))
-                (i64.add
-                  (i64.mul (local.get $q6) (i64.const -199531375))
-                  (i64.mul (local.get $q7) (i64.const 204070587))))))
+              (i64.mul (local.get $q5) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q6) (i64.const -199531375)) (i64.mul (local.get $q7) (i64.const 204070587)))))
           (i64.mul (local.get $q8) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9081,23 +9249,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b10)) (i64.mul (local.get $a1) (local.get $b9)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b8)) (i64.mul (local.get $a3) (local.get $b7))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5)))
-                (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3)))))
+              (local.get $s10)
+              (i64.add (i64.mul (local.get $q4) (i64.const -57971)) (i64.mul (local.get $q5) (i64.const 113310236))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a8) (local.get $b2)) (i64.mul (local.get $a9) (local.get $b1)))
-                (i64.add (i64.mul (local.get $a10) (local.get $b0)) (i64.mul (local.get $q4) (i64.const -57971))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q5) (i64.const 113310236))
-                  (i64.mul (local.get $q6) (i64.const -220334718)))
-                (i64.add
-                  (i64.mul (local.get $q7) (i64.const -199531375))
-                  (i64.mul (local.get $q8) (i64.const 204070587))))))
+              (i64.mul (local.get $q6) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q7) (i64.const -199531375)) (i64.mul (local.get $q8) (i64.const 204070587)))))
           (i64.mul (local.get $q9) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9109,23 +9265,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b11)) (i64.mul (local.get $a1) (local.get $b10)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b9)) (i64.mul (local.get $a3) (local.get $b8))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))
-                (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))))
+              (local.get $s11)
+              (i64.add (i64.mul (local.get $q5) (i64.const -57971)) (i64.mul (local.get $q6) (i64.const 113310236))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a8) (local.get $b3)) (i64.mul (local.get $a9) (local.get $b2)))
-                (i64.add (i64.mul (local.get $a10) (local.get $b1)) (i64.mul (local.get $a11) (local.get $b0))))
-              (i64.add
-                (i64.add (i64.mul (local.get $q5) (i64.const -57971)) (i64.mul (local.get $q6) (i64.const 113310236)))
-                (i64.add
-                  (i64.mul (local.get $q7) (i64.const -220334718))
-                  (i64.add
-                    (i64.mul (local.get $q8) (i64.const -199531375))
-                    (i64.mul (local.get $q9) (i64.const 204070587)))))))
+              (i64.mul (local.get $q7) (i64.const -220334718))
+              (i64.add (i64.mul (local.get $q8) (i64.const -199531375)) (i64.mul (local.get $q9) (i64.const 204070587)))))
           (i64.mul (local.get $q10) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9137,25 +9281,13 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b12)) (i64.mul (local.get $a1) (local.get $b11)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b10)) (i64.mul (local.get $a3) (local.get $b9))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b8)) (i64.mul (local.get $a5) (local.get $b7)))
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b6))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.mul (local.get $a8) (local.get $b4))))))
+              (local.get $s12)
+              (i64.add (i64.mul (local.get $q6) (i64.const -57971)) (i64.mul (local.get $q7) (i64.const 113310236))))
             (i64.add
+              (i64.mul (local.get $q8) (i64.const -220334718))
               (i64.add
-                (i64.add (i64.mul (local.get $a9) (local.get $b3)) (i64.mul (local.get $a10) (local.get $b2)))
-                (i64.add (i64.mul (local.get $a11) (local.get $b1)) (i64.mul (local.get $a12) (local.get $b0))))
-              (i64.add
-                (i64.add (i64.mul (local.get $q6) (i64.const -57971)) (i64.mul (local.get $q7) (i64.const 113310236)))
-                (i64.add
-                  (i64.mul (local.get $q8) (i64.const -220334718))
-                  (i64.add
-                    (i64.mul (local.get $q9) (i64.const -199531375))
-                    (i64.mul (local.get $q10) (i64.const 204070587)))))))
+                (i64.mul (local.get $q9) (i64.const -199531375))
+                (i64.mul (local.get $q10) (i64.const 204070587)))))
           (i64.mul (local.get $q11) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9167,29 +9299,13 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b13)) (i64.mul (local.get $a1) (local.get $b12)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b11))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b10)) (i64.mul (local.get $a4) (local.get $b9)))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a5) (local.get $b8)) (i64.mul (local.get $a6) (local.get $b7)))
-                (i64.add
-                  (i64.mul (local.get $a7) (local.get $b6))
-                  (i64.add (i64.mul (local.get $a8) (local.get $b5)) (i64.mul (local.get $a9) (local.get $b4))))))
+              (local.get $s13)
+              (i64.add (i64.shl (local.get $q0) (i64.const 7)) (i64.mul (local.get $q7) (i64.const -57971))))
             (i64.add
+              (i64.add (i64.mul (local.get $q8) (i64.const 113310236)) (i64.mul (local.get $q9) (i64.const -220334718)))
               (i64.add
-                (i64.add (i64.mul (local.get $a10) (local.get $b3)) (i64.mul (local.get $a11) (local.get $b2)))
-                (i64.add
-                  (i64.mul (local.get $a12) (local.get $b1))
-                  (i64.add (i64.mul (local.get $a13) (local.get $b0)) (i64.shl (local.get $q0) (i64.const 7)))))
-              (i64.add
-                (i64.add (i64.mul (local.get $q7) (i64.const -57971)) (i64.mul (local.get $q8) (i64.const 113310236)))
-                (i64.add
-                  (i64.mul (local.get $q9) (i64.const -220334718))
-                  (i64.add
-                    (i64.mul (local.get $q10) (i64.const -199531375))
-                    (i64.mul (local.get $q11) (i64.const 204070587)))))))
+                (i64.mul (local.get $q10) (i64.const -199531375))
+                (i64.mul (local.get $q11) (i64.const 204070587)))))
           (i64.mul (local.get $q12) (i64.const 123784022)))
         (local.get $c)))
     (local.set $q13 (i64.and (i64.mul (local.get $acc) (i64.const 143645765)) (i64.const 0x1fffffff)))
@@ -9201,27 +9317,15 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a1) (local.get $b13)) (i64.mul (local.get $a2) (local.get $b12)))
-                (i64.add (i64.mul (local.get $a3) (local.get $b11)) (i64.mul (local.get $a4) (local.get $b10))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a5) (local.get $b9)) (i64.mul (local.get $a6) (local.get $b8)))
-                (i64.add
-                  (i64.mul (local.get $a7) (local.get $b7))
-                  (i64.add (i64.mul (local.get $a8) (local.get $b6)) (i64.mul (local.get $a9) (local.get $b5))))))
+              (local.get $s14)
+              (i64.add (i64.shl (local.get $q1) (i64.const 7)) (i64.mul (local.get $q8) (i64.const -57971))))
             (i64.add
               (i64.add
-                (i64.add (i64.mul (local.get $a10) (local.get $b4)) (i64.mul (local.get $a11) (local.get $b3)))
-                (i64.add
-                  (i64.mul (local.get $a12) (local.get $b2))
-                  (i64.add (i64.mul (local.get $a13) (local.get $b1)) (i64.shl (local.get $q1) (i64.const 7)))))
+                (i64.mul (local.get $q9) (i64.const 113310236))
+                (i64.mul (local.get $q10) (i64.const -220334718)))
               (i64.add
-                (i64.add (i64.mul (local.get $q8) (i64.const -57971)) (i64.mul (local.get $q9) (i64.const 113310236)))
-                (i64.add
-                  (i64.mul (local.get $q10) (i64.const -220334718))
-                  (i64.add
-                    (i64.mul (local.get $q11) (i64.const -199531375))
-                    (i64.mul (local.get $q12) (i64.const 204070587)))))))
+                (i64.mul (local.get $q11) (i64.const -199531375))
+                (i64.mul (local.get $q12) (i64.const 204070587)))))
           (i64.mul (local.get $q13) (i64.const 123784022)))
         (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
@@ -9231,25 +9335,11 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a2) (local.get $b13)) (i64.mul (local.get $a3) (local.get $b12)))
-              (i64.add (i64.mul (local.get $a4) (local.get $b11)) (i64.mul (local.get $a5) (local.get $b10))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a6) (local.get $b9)) (i64.mul (local.get $a7) (local.get $b8)))
-              (i64.add
-                (i64.mul (local.get $a8) (local.get $b7))
-                (i64.add (i64.mul (local.get $a9) (local.get $b6)) (i64.mul (local.get $a10) (local.get $b5))))))
+            (local.get $s15)
+            (i64.add (i64.shl (local.get $q2) (i64.const 7)) (i64.mul (local.get $q9) (i64.const -57971))))
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a11) (local.get $b4)) (i64.mul (local.get $a12) (local.get $b3)))
-              (i64.add (i64.mul (local.get $a13) (local.get $b2)) (i64.shl (local.get $q2) (i64.const 7))))
-            (i64.add
-              (i64.add (i64.mul (local.get $q9) (i64.const -57971)) (i64.mul (local.get $q10) (i64.const 113310236)))
-              (i64.add
-                (i64.mul (local.get $q11) (i64.const -220334718))
-                (i64.add
-                  (i64.mul (local.get $q12) (i64.const -199531375))
-                  (i64.mul (local.get $q13) (i64.const 204070587)))))))
+            (i64.add (i64.mul (local.get $q10) (i64.const 113310236)) (i64.mul (local.get $q11) (i64.const -220334718)))
+            (i64.add (i64.mul (local.get $q12) (i64.const -199531375)) (i64.mul (local.get $q13) (i64.const 204070587)))))
         (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -9258,21 +9348,13 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a3) (local.get $b13)) (i64.mul (local.get $a4) (local.get $b12)))
-              (i64.add (i64.mul (local.get $a5) (local.get $b11)) (i64.mul (local.get $a6) (local.get $b10))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a7) (local.get $b9)) (i64.mul (local.get $a8) (local.get $b8)))
-              (i64.add (i64.mul (local.get $a9) (local.get $b7)) (i64.mul (local.get $a10) (local.get $b6)))))
+            (local.get $s16)
+            (i64.add (i64.shl (local.get $q3) (i64.const 7)) (i64.mul (local.get $q10) (i64.const -57971))))
           (i64.add
+            (i64.mul (local.get $q11) (i64.const 113310236))
             (i64.add
-              (i64.add (i64.mul (local.get $a11) (local.get $b5)) (i64.mul (local.get $a12) (local.get $b4)))
-              (i64.add (i64.mul (local.get $a13) (local.get $b3)) (i64.shl (local.get $q3) (i64.const 7))))
-            (i64.add
-              (i64.add (i64.mul (local.get $q10) (i64.const -57971)) (i64.mul (local.get $q11) (i64.const 113310236)))
-              (i64.add
-                (i64.mul (local.get $q12) (i64.const -220334718))
-                (i64.mul (local.get $q13) (i64.const -199531375))))))
+              (i64.mul (local.get $q12) (i64.const -220334718))
+              (i64.mul (local.get $q13) (i64.const -199531375)))))
         (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -9280,22 +9362,10 @@
     (local.set $acc
       (i64.add
         (i64.add
+          (i64.add (local.get $s17) (i64.shl (local.get $q4) (i64.const 7)))
           (i64.add
-            (i64.add
-              (i64.mul (local.get $a4) (local.get $b13))
-              (i64.add (i64.mul (local.get $a5) (local.get $b12)) (i64.mul (local.get $a6) (local.get $b11))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
-              (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a11) (local.get $b6))
-              (i64.add (i64.mul (local.get $a12) (local.get $b5)) (i64.mul (local.get $a13) (local.get $b4))))
-            (i64.add
-              (i64.add (i64.shl (local.get $q4) (i64.const 7)) (i64.mul (local.get $q11) (i64.const -57971)))
-              (i64.add
-                (i64.mul (local.get $q12) (i64.const 113310236))
-                (i64.mul (local.get $q13) (i64.const -220334718))))))
+            (i64.mul (local.get $q11) (i64.const -57971))
+            (i64.add (i64.mul (local.get $q12) (i64.const 113310236)) (i64.mul (local.get $q13) (i64.const -220334718)))))
         (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -9303,20 +9373,8 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a5) (local.get $b13))
-              (i64.add (i64.mul (local.get $a6) (local.get $b12)) (i64.mul (local.get $a7) (local.get $b11))))
-            (i64.add
-              (i64.mul (local.get $a8) (local.get $b10))
-              (i64.add (i64.mul (local.get $a9) (local.get $b9)) (i64.mul (local.get $a10) (local.get $b8)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a11) (local.get $b7))
-              (i64.add (i64.mul (local.get $a12) (local.get $b6)) (i64.mul (local.get $a13) (local.get $b5))))
-            (i64.add
-              (i64.shl (local.get $q5) (i64.const 7))
-              (i64.add (i64.mul (local.get $q12) (i64.const -57971)) (i64.mul (local.get $q13) (i64.const 113310236))))))
+          (i64.add (local.get $s18) (i64.shl (local.get $q5) (i64.const 7)))
+          (i64.add (i64.mul (local.get $q12) (i64.const -57971)) (i64.mul (local.get $q13) (i64.const 113310236))))
         (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -9324,92 +9382,37 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a6) (local.get $b13)) (i64.mul (local.get $a7) (local.get $b12)))
-            (i64.add
-              (i64.mul (local.get $a8) (local.get $b11))
-              (i64.add (i64.mul (local.get $a9) (local.get $b10)) (i64.mul (local.get $a10) (local.get $b9)))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7)))
-            (i64.add
-              (i64.mul (local.get $a13) (local.get $b6))
-              (i64.add (i64.shl (local.get $q6) (i64.const 7)) (i64.mul (local.get $q13) (i64.const -57971))))))
+          (local.get $s19)
+          (i64.add (i64.shl (local.get $q6) (i64.const 7)) (i64.mul (local.get $q13) (i64.const -57971))))
         (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 20
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a7) (local.get $b13)) (i64.mul (local.get $a8) (local.get $b12)))
-            (i64.add (i64.mul (local.get $a9) (local.get $b11)) (i64.mul (local.get $a10) (local.get $b10))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b9)) (i64.mul (local.get $a12) (local.get $b8)))
-            (i64.add (i64.mul (local.get $a13) (local.get $b7)) (i64.shl (local.get $q7) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s20) (i64.shl (local.get $q7) (i64.const 7))) (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 21
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a8) (local.get $b13))
-            (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b10)) (i64.mul (local.get $a12) (local.get $b9)))
-            (i64.add (i64.mul (local.get $a13) (local.get $b8)) (i64.shl (local.get $q8) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s21) (i64.shl (local.get $q8) (i64.const 7))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 22
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a9) (local.get $b13))
-            (i64.add (i64.mul (local.get $a10) (local.get $b12)) (i64.mul (local.get $a11) (local.get $b11))))
-          (i64.add
-            (i64.mul (local.get $a12) (local.get $b10))
-            (i64.add (i64.mul (local.get $a13) (local.get $b9)) (i64.shl (local.get $q9) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s22) (i64.shl (local.get $q9) (i64.const 7))) (local.get $c)))
     (local.set $r8 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 23
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
-          (i64.add
-            (i64.mul (local.get $a12) (local.get $b11))
-            (i64.add (i64.mul (local.get $a13) (local.get $b10)) (i64.shl (local.get $q10) (i64.const 7)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s23) (i64.shl (local.get $q10) (i64.const 7))) (local.get $c)))
     (local.set $r9 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 24
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a11) (local.get $b13)) (i64.mul (local.get $a12) (local.get $b12)))
-          (i64.add (i64.mul (local.get $a13) (local.get $b11)) (i64.shl (local.get $q11) (i64.const 7))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s24) (i64.shl (local.get $q11) (i64.const 7))) (local.get $c)))
     (local.set $r10 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 25
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a12) (local.get $b13))
-          (i64.add (i64.mul (local.get $a13) (local.get $b12)) (i64.shl (local.get $q12) (i64.const 7))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s25) (i64.shl (local.get $q12) (i64.const 7))) (local.get $c)))
     (local.set $r11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 26
-    (local.set $acc
-      (i64.add
-        (i64.add (i64.mul (local.get $a13) (local.get $b13)) (i64.shl (local.get $q13) (i64.const 7)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s26) (i64.shl (local.get $q13) (i64.const 7))) (local.get $c)))
     (local.set $r12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r13 (local.get $c))
@@ -9442,7 +9445,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -9961,7 +9968,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -10624,7 +10635,11 @@
     (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64) (local $q9 i64) (local $r9 i64)
     (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64) (local $b11 i64)
     (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64) (local $r12 i64)
-    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64)
+    (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
+    (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
+    (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -12798,7 +12813,11 @@
     (local $r7 i64) (local $a8 i64) (local $b8 i64) (local $q8 i64) (local $r8 i64) (local $a9 i64) (local $b9 i64)
     (local $q9 i64) (local $r9 i64) (local $a10 i64) (local $b10 i64) (local $q10 i64) (local $r10 i64) (local $a11 i64)
     (local $b11 i64) (local $q11 i64) (local $r11 i64) (local $a12 i64) (local $b12 i64) (local $q12 i64)
-    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64)
+    (local $r12 i64) (local $a13 i64) (local $b13 i64) (local $q13 i64) (local $r13 i64) (local $s0 i64) (local $s1 i64)
+    (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64)
+    (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64)
+    (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64)
+    (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))

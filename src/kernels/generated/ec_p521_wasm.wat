@@ -55,6 +55,7 @@
   (global (export "WS_SIZE") i32 (i32.const 15888))
   (global (export "TABLE_BYTES") i32 (i32.const 30720))
   ;; r = a·b·R⁻¹ mod m (R = 2^551), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 59 60 60 61 61 61 61 62 62
   ;;   62 62 62 62 62 62 63 63 63 63 63 63 62 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 1; m in signed digits: -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
@@ -72,659 +73,587 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64) (local $ka0 i64)
+    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
+    (local $ka7 i64) (local $ka8 i64) (local $ka9 i64) (local $kb0 i64) (local $kb1 i64) (local $kb2 i64)
+    (local $kb3 i64) (local $kb4 i64) (local $kb5 i64) (local $kb6 i64) (local $kb7 i64) (local $kb8 i64)
+    (local $kb9 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
+    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
+    (local $kp11 i64) (local $kp12 i64) (local $kp13 i64) (local $kp14 i64) (local $kp15 i64) (local $kp16 i64)
+    (local $kp17 i64) (local $kp18 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
+    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
+    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $kq13 i64) (local $kq14 i64) (local $kq15 i64)
+    (local $kq16 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64) (local $km3 i64) (local $km4 i64)
+    (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64) (local $km9 i64) (local $km10 i64)
+    (local $km11 i64) (local $km12 i64) (local $km13 i64) (local $km14 i64) (local $km15 i64) (local $km16 i64)
+    (local $km17 i64) (local $km18 i64)
     (local.set $a0 (i64.load (local.get $a)))
-    (local.set $a1 (i64.load offset=8 (local.get $a)))
-    (local.set $a2 (i64.load offset=16 (local.get $a)))
-    (local.set $a3 (i64.load offset=24 (local.get $a)))
-    (local.set $a4 (i64.load offset=32 (local.get $a)))
-    (local.set $a5 (i64.load offset=40 (local.get $a)))
-    (local.set $a6 (i64.load offset=48 (local.get $a)))
-    (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $a8 (i64.load offset=64 (local.get $a)))
-    (local.set $a9 (i64.load offset=72 (local.get $a)))
-    (local.set $a10 (i64.load offset=80 (local.get $a)))
-    (local.set $a11 (i64.load offset=88 (local.get $a)))
-    (local.set $a12 (i64.load offset=96 (local.get $a)))
-    (local.set $a13 (i64.load offset=104 (local.get $a)))
-    (local.set $a14 (i64.load offset=112 (local.get $a)))
-    (local.set $a15 (i64.load offset=120 (local.get $a)))
-    (local.set $a16 (i64.load offset=128 (local.get $a)))
-    (local.set $a17 (i64.load offset=136 (local.get $a)))
-    (local.set $a18 (i64.load offset=144 (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
+    (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
+    (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
+    (local.set $a3 (i64.load offset=24 (local.get $a)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
+    (local.set $a4 (i64.load offset=32 (local.get $a)))
     (local.set $b4 (i64.load offset=32 (local.get $b)))
+    (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $b5 (i64.load offset=40 (local.get $b)))
+    (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
+    (local.set $a7 (i64.load offset=56 (local.get $a)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
+    (local.set $a8 (i64.load offset=64 (local.get $a)))
     (local.set $b8 (i64.load offset=64 (local.get $b)))
+    (local.set $a9 (i64.load offset=72 (local.get $a)))
     (local.set $b9 (i64.load offset=72 (local.get $b)))
+    (local.set $a10 (i64.load offset=80 (local.get $a)))
     (local.set $b10 (i64.load offset=80 (local.get $b)))
+    (local.set $a11 (i64.load offset=88 (local.get $a)))
     (local.set $b11 (i64.load offset=88 (local.get $b)))
+    (local.set $a12 (i64.load offset=96 (local.get $a)))
     (local.set $b12 (i64.load offset=96 (local.get $b)))
+    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
+    (local.set $a14 (i64.load offset=112 (local.get $a)))
     (local.set $b14 (i64.load offset=112 (local.get $b)))
+    (local.set $a15 (i64.load offset=120 (local.get $a)))
     (local.set $b15 (i64.load offset=120 (local.get $b)))
+    (local.set $a16 (i64.load offset=128 (local.get $a)))
     (local.set $b16 (i64.load offset=128 (local.get $b)))
+    (local.set $a17 (i64.load offset=136 (local.get $a)))
     (local.set $b17 (i64.load offset=136 (local.get $b)))
+    (local.set $a18 (i64.load offset=144 (local.get $a)))
     (local.set $b18 (i64.load offset=144 (local.get $b)))
+    (local.set $ka0 (i64.add (local.get $a0) (local.get $a10)))
+    (local.set $kb0 (i64.add (local.get $b0) (local.get $b10)))
+    (local.set $ka1 (i64.add (local.get $a1) (local.get $a11)))
+    (local.set $kb1 (i64.add (local.get $b1) (local.get $b11)))
+    (local.set $ka2 (i64.add (local.get $a2) (local.get $a12)))
+    (local.set $kb2 (i64.add (local.get $b2) (local.get $b12)))
+    (local.set $ka3 (i64.add (local.get $a3) (local.get $a13)))
+    (local.set $kb3 (i64.add (local.get $b3) (local.get $b13)))
+    (local.set $ka4 (i64.add (local.get $a4) (local.get $a14)))
+    (local.set $kb4 (i64.add (local.get $b4) (local.get $b14)))
+    (local.set $ka5 (i64.add (local.get $a5) (local.get $a15)))
+    (local.set $kb5 (i64.add (local.get $b5) (local.get $b15)))
+    (local.set $ka6 (i64.add (local.get $a6) (local.get $a16)))
+    (local.set $kb6 (i64.add (local.get $b6) (local.get $b16)))
+    (local.set $ka7 (i64.add (local.get $a7) (local.get $a17)))
+    (local.set $kb7 (i64.add (local.get $b7) (local.get $b17)))
+    (local.set $ka8 (i64.add (local.get $a8) (local.get $a18)))
+    (local.set $kb8 (i64.add (local.get $b8) (local.get $b18)))
+    (local.set $ka9 (local.get $a9))
+    (local.set $kb9 (local.get $b9))
+    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kp2
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (local.set $kp3
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (local.set $kp4
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (local.set $kp5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (local.set $kp6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (local.set $kp7
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))))
+    (local.set $kp8
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b8)) (i64.mul (local.get $a1) (local.get $b7)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
+          (i64.add
+            (i64.mul (local.get $a6) (local.get $b2))
+            (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.mul (local.get $a8) (local.get $b0)))))))
+    (local.set $kp9
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b9)) (i64.mul (local.get $a1) (local.get $b8)))
+          (i64.add
+            (i64.mul (local.get $a2) (local.get $b7))
+            (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))
+          (i64.add
+            (i64.mul (local.get $a7) (local.get $b2))
+            (i64.add (i64.mul (local.get $a8) (local.get $b1)) (i64.mul (local.get $a9) (local.get $b0)))))))
+    (local.set $kp10
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a1) (local.get $b9)) (i64.mul (local.get $a2) (local.get $b8)))
+          (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))
+          (i64.add
+            (i64.mul (local.get $a7) (local.get $b3))
+            (i64.add (i64.mul (local.get $a8) (local.get $b2)) (i64.mul (local.get $a9) (local.get $b1)))))))
+    (local.set $kp11
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a2) (local.get $b9)) (i64.mul (local.get $a3) (local.get $b8)))
+          (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))
+          (i64.add (i64.mul (local.get $a8) (local.get $b3)) (i64.mul (local.get $a9) (local.get $b2))))))
+    (local.set $kp12
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b9))
+          (i64.add (i64.mul (local.get $a4) (local.get $b8)) (i64.mul (local.get $a5) (local.get $b7))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a6) (local.get $b6)) (i64.mul (local.get $a7) (local.get $b5)))
+          (i64.add (i64.mul (local.get $a8) (local.get $b4)) (i64.mul (local.get $a9) (local.get $b3))))))
+    (local.set $kp13
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b9))
+          (i64.add (i64.mul (local.get $a5) (local.get $b8)) (i64.mul (local.get $a6) (local.get $b7))))
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b6))
+          (i64.add (i64.mul (local.get $a8) (local.get $b5)) (i64.mul (local.get $a9) (local.get $b4))))))
+    (local.set $kp14
+      (i64.add
+        (i64.add (i64.mul (local.get $a5) (local.get $b9)) (i64.mul (local.get $a6) (local.get $b8)))
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b7))
+          (i64.add (i64.mul (local.get $a8) (local.get $b6)) (i64.mul (local.get $a9) (local.get $b5))))))
+    (local.set $kp15
+      (i64.add
+        (i64.add (i64.mul (local.get $a6) (local.get $b9)) (i64.mul (local.get $a7) (local.get $b8)))
+        (i64.add (i64.mul (local.get $a8) (local.get $b7)) (i64.mul (local.get $a9) (local.get $b6)))))
+    (local.set $kp16
+      (i64.add
+        (i64.mul (local.get $a7) (local.get $b9))
+        (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
+    (local.set $kp17 (i64.add (i64.mul (local.get $a8) (local.get $b9)) (i64.mul (local.get $a9) (local.get $b8))))
+    (local.set $kp18 (i64.mul (local.get $a9) (local.get $b9)))
+    (local.set $kq0 (i64.mul (local.get $a10) (local.get $b10)))
+    (local.set $kq1 (i64.add (i64.mul (local.get $a10) (local.get $b11)) (i64.mul (local.get $a11) (local.get $b10))))
+    (local.set $kq2
+      (i64.add
+        (i64.mul (local.get $a10) (local.get $b12))
+        (i64.add (i64.mul (local.get $a11) (local.get $b11)) (i64.mul (local.get $a12) (local.get $b10)))))
+    (local.set $kq3
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
+        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
+    (local.set $kq4
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b14)) (i64.mul (local.get $a11) (local.get $b13)))
+        (i64.add
+          (i64.mul (local.get $a12) (local.get $b12))
+          (i64.add (i64.mul (local.get $a13) (local.get $b11)) (i64.mul (local.get $a14) (local.get $b10))))))
+    (local.set $kq5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b15))
+          (i64.add (i64.mul (local.get $a11) (local.get $b14)) (i64.mul (local.get $a12) (local.get $b13))))
+        (i64.add
+          (i64.mul (local.get $a13) (local.get $b12))
+          (i64.add (i64.mul (local.get $a14) (local.get $b11)) (i64.mul (local.get $a15) (local.get $b10))))))
+    (local.set $kq6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b16))
+          (i64.add (i64.mul (local.get $a11) (local.get $b15)) (i64.mul (local.get $a12) (local.get $b14))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a13) (local.get $b13)) (i64.mul (local.get $a14) (local.get $b12)))
+          (i64.add (i64.mul (local.get $a15) (local.get $b11)) (i64.mul (local.get $a16) (local.get $b10))))))
+    (local.set $kq7
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b17)) (i64.mul (local.get $a11) (local.get $b16)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b15)) (i64.mul (local.get $a13) (local.get $b14))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a14) (local.get $b13)) (i64.mul (local.get $a15) (local.get $b12)))
+          (i64.add (i64.mul (local.get $a16) (local.get $b11)) (i64.mul (local.get $a17) (local.get $b10))))))
+    (local.set $kq8
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b18)) (i64.mul (local.get $a11) (local.get $b17)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b16)) (i64.mul (local.get $a13) (local.get $b15))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a14) (local.get $b14)) (i64.mul (local.get $a15) (local.get $b13)))
+          (i64.add
+            (i64.mul (local.get $a16) (local.get $b12))
+            (i64.add (i64.mul (local.get $a17) (local.get $b11)) (i64.mul (local.get $a18) (local.get $b10)))))))
+    (local.set $kq9
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a11) (local.get $b18)) (i64.mul (local.get $a12) (local.get $b17)))
+          (i64.add (i64.mul (local.get $a13) (local.get $b16)) (i64.mul (local.get $a14) (local.get $b15))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a15) (local.get $b14)) (i64.mul (local.get $a16) (local.get $b13)))
+          (i64.add (i64.mul (local.get $a17) (local.get $b12)) (i64.mul (local.get $a18) (local.get $b11))))))
+    (local.set $kq10
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a12) (local.get $b18))
+          (i64.add (i64.mul (local.get $a13) (local.get $b17)) (i64.mul (local.get $a14) (local.get $b16))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a15) (local.get $b15)) (i64.mul (local.get $a16) (local.get $b14)))
+          (i64.add (i64.mul (local.get $a17) (local.get $b13)) (i64.mul (local.get $a18) (local.get $b12))))))
+    (local.set $kq11
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a13) (local.get $b18))
+          (i64.add (i64.mul (local.get $a14) (local.get $b17)) (i64.mul (local.get $a15) (local.get $b16))))
+        (i64.add
+          (i64.mul (local.get $a16) (local.get $b15))
+          (i64.add (i64.mul (local.get $a17) (local.get $b14)) (i64.mul (local.get $a18) (local.get $b13))))))
+    (local.set $kq12
+      (i64.add
+        (i64.add (i64.mul (local.get $a14) (local.get $b18)) (i64.mul (local.get $a15) (local.get $b17)))
+        (i64.add
+          (i64.mul (local.get $a16) (local.get $b16))
+          (i64.add (i64.mul (local.get $a17) (local.get $b15)) (i64.mul (local.get $a18) (local.get $b14))))))
+    (local.set $kq13
+      (i64.add
+        (i64.add (i64.mul (local.get $a15) (local.get $b18)) (i64.mul (local.get $a16) (local.get $b17)))
+        (i64.add (i64.mul (local.get $a17) (local.get $b16)) (i64.mul (local.get $a18) (local.get $b15)))))
+    (local.set $kq14
+      (i64.add
+        (i64.mul (local.get $a16) (local.get $b18))
+        (i64.add (i64.mul (local.get $a17) (local.get $b17)) (i64.mul (local.get $a18) (local.get $b16)))))
+    (local.set $kq15 (i64.add (i64.mul (local.get $a17) (local.get $b18)) (i64.mul (local.get $a18) (local.get $b17))))
+    (local.set $kq16 (i64.mul (local.get $a18) (local.get $b18)))
+    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
+    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
+    (local.set $km2
+      (i64.add
+        (i64.mul (local.get $ka0) (local.get $kb2))
+        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
+    (local.set $km3
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+    (local.set $km4
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
+        (i64.add
+          (i64.mul (local.get $ka2) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+    (local.set $km5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb5))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+    (local.set $km6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
+    (local.set $km7
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka0) (local.get $kb7)) (i64.mul (local.get $ka1) (local.get $kb6)))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb3)) (i64.mul (local.get $ka5) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka6) (local.get $kb1)) (i64.mul (local.get $ka7) (local.get $kb0))))))
+    (local.set $km8
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka0) (local.get $kb8)) (i64.mul (local.get $ka1) (local.get $kb7)))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb4)) (i64.mul (local.get $ka5) (local.get $kb3)))
+          (i64.add
+            (i64.mul (local.get $ka6) (local.get $kb2))
+            (i64.add (i64.mul (local.get $ka7) (local.get $kb1)) (i64.mul (local.get $ka8) (local.get $kb0)))))))
+    (local.set $km9
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka0) (local.get $kb9)) (i64.mul (local.get $ka1) (local.get $kb8)))
+          (i64.add
+            (i64.mul (local.get $ka2) (local.get $kb7))
+            (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))
+          (i64.add
+            (i64.mul (local.get $ka7) (local.get $kb2))
+            (i64.add (i64.mul (local.get $ka8) (local.get $kb1)) (i64.mul (local.get $ka9) (local.get $kb0)))))))
+    (local.set $km10
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb9)) (i64.mul (local.get $ka2) (local.get $kb8)))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb7)) (i64.mul (local.get $ka4) (local.get $kb6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))
+          (i64.add
+            (i64.mul (local.get $ka7) (local.get $kb3))
+            (i64.add (i64.mul (local.get $ka8) (local.get $kb2)) (i64.mul (local.get $ka9) (local.get $kb1)))))))
+    (local.set $km11
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb9)) (i64.mul (local.get $ka3) (local.get $kb8)))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb7)) (i64.mul (local.get $ka5) (local.get $kb6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka6) (local.get $kb5)) (i64.mul (local.get $ka7) (local.get $kb4)))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb3)) (i64.mul (local.get $ka9) (local.get $kb2))))))
+    (local.set $km12
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb9))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb8)) (i64.mul (local.get $ka5) (local.get $kb7))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka6) (local.get $kb6)) (i64.mul (local.get $ka7) (local.get $kb5)))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb4)) (i64.mul (local.get $ka9) (local.get $kb3))))))
+    (local.set $km13
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb9))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb8)) (i64.mul (local.get $ka6) (local.get $kb7))))
+        (i64.add
+          (i64.mul (local.get $ka7) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb5)) (i64.mul (local.get $ka9) (local.get $kb4))))))
+    (local.set $km14
+      (i64.add
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb9)) (i64.mul (local.get $ka6) (local.get $kb8)))
+        (i64.add
+          (i64.mul (local.get $ka7) (local.get $kb7))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb6)) (i64.mul (local.get $ka9) (local.get $kb5))))))
+    (local.set $km15
+      (i64.add
+        (i64.add (i64.mul (local.get $ka6) (local.get $kb9)) (i64.mul (local.get $ka7) (local.get $kb8)))
+        (i64.add (i64.mul (local.get $ka8) (local.get $kb7)) (i64.mul (local.get $ka9) (local.get $kb6)))))
+    (local.set $km16
+      (i64.add
+        (i64.mul (local.get $ka7) (local.get $kb9))
+        (i64.add (i64.mul (local.get $ka8) (local.get $kb8)) (i64.mul (local.get $ka9) (local.get $kb7)))))
+    (local.set $km17 (i64.add (i64.mul (local.get $ka8) (local.get $kb9)) (i64.mul (local.get $ka9) (local.get $kb8))))
+    (local.set $km18 (i64.mul (local.get $ka9) (local.get $kb9)))
+    (local.set $s0 (local.get $kp0))
+    (local.set $s1 (local.get $kp1))
+    (local.set $s2 (local.get $kp2))
+    (local.set $s3 (local.get $kp3))
+    (local.set $s4 (local.get $kp4))
+    (local.set $s5 (local.get $kp5))
+    (local.set $s6 (local.get $kp6))
+    (local.set $s7 (local.get $kp7))
+    (local.set $s8 (local.get $kp8))
+    (local.set $s9 (local.get $kp9))
+    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $s13 (i64.sub (i64.add (local.get $kp13) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $s14 (i64.sub (i64.add (local.get $kp14) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $s15 (i64.sub (i64.add (local.get $kp15) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $s16 (i64.sub (i64.add (local.get $kp16) (local.get $km6)) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $s17 (i64.sub (i64.add (local.get $kp17) (local.get $km7)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $s18 (i64.sub (i64.add (local.get $kp18) (local.get $km8)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $s19 (i64.sub (local.get $km9) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $s20
+      (i64.sub (i64.add (local.get $km10) (local.get $kq0)) (i64.add (local.get $kp10) (local.get $kq10))))
+    (local.set $s21
+      (i64.sub (i64.add (local.get $km11) (local.get $kq1)) (i64.add (local.get $kp11) (local.get $kq11))))
+    (local.set $s22
+      (i64.sub (i64.add (local.get $km12) (local.get $kq2)) (i64.add (local.get $kp12) (local.get $kq12))))
+    (local.set $s23
+      (i64.sub (i64.add (local.get $km13) (local.get $kq3)) (i64.add (local.get $kp13) (local.get $kq13))))
+    (local.set $s24
+      (i64.sub (i64.add (local.get $km14) (local.get $kq4)) (i64.add (local.get $kp14) (local.get $kq14))))
+    (local.set $s25
+      (i64.sub (i64.add (local.get $km15) (local.get $kq5)) (i64.add (local.get $kp15) (local.get $kq15))))
+    (local.set $s26
+      (i64.sub (i64.add (local.get $km16) (local.get $kq6)) (i64.add (local.get $kp16) (local.get $kq16))))
+    (local.set $s27 (i64.sub (i64.add (local.get $km17) (local.get $kq7)) (local.get $kp17)))
+    (local.set $s28 (i64.sub (i64.add (local.get $km18) (local.get $kq8)) (local.get $kp18)))
+    (local.set $s29 (local.get $kq9))
+    (local.set $s30 (local.get $kq10))
+    (local.set $s31 (local.get $kq11))
+    (local.set $s32 (local.get $kq12))
+    (local.set $s33 (local.get $kq13))
+    (local.set $s34 (local.get $kq14))
+    (local.set $s35 (local.get $kq15))
+    (local.set $s36 (local.get $kq16))
     ;; column 0
-    (local.set $acc (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 1
-    (local.set $acc
-      (i64.add
-        (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s1) (local.get $c)))
     (local.set $q1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 2
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a0) (local.get $b2))
-          (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s2) (local.get $c)))
     (local.set $q2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 3
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
-          (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s3) (local.get $c)))
     (local.set $q3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 4
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-          (i64.add
-            (i64.mul (local.get $a2) (local.get $b2))
-            (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s4) (local.get $c)))
     (local.set $q4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 5
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a0) (local.get $b5))
-            (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
-          (i64.add
-            (i64.mul (local.get $a3) (local.get $b2))
-            (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s5) (local.get $c)))
     (local.set $q5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 6
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a0) (local.get $b6))
-            (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
-            (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s6) (local.get $c)))
     (local.set $q6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 7
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
-            (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
-            (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s7) (local.get $c)))
     (local.set $q7 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 8
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a0) (local.get $b8)) (i64.mul (local.get $a1) (local.get $b7)))
-            (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
-            (i64.add
-              (i64.mul (local.get $a6) (local.get $b2))
-              (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.mul (local.get $a8) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s8) (local.get $c)))
     (local.set $q8 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 9
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a0) (local.get $b9)) (i64.mul (local.get $a1) (local.get $b8)))
-            (i64.add
-              (i64.mul (local.get $a2) (local.get $b7))
-              (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))
-            (i64.add
-              (i64.mul (local.get $a7) (local.get $b2))
-              (i64.add (i64.mul (local.get $a8) (local.get $b1)) (i64.mul (local.get $a9) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s9) (local.get $c)))
     (local.set $q9 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 10
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a0) (local.get $b10)) (i64.mul (local.get $a1) (local.get $b9)))
-            (i64.add
-              (i64.mul (local.get $a2) (local.get $b8))
-              (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a5) (local.get $b5))
-              (i64.add (i64.mul (local.get $a6) (local.get $b4)) (i64.mul (local.get $a7) (local.get $b3))))
-            (i64.add
-              (i64.mul (local.get $a8) (local.get $b2))
-              (i64.add (i64.mul (local.get $a9) (local.get $b1)) (i64.mul (local.get $a10) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s10) (local.get $c)))
     (local.set $q10 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 11
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a0) (local.get $b11))
-              (i64.add (i64.mul (local.get $a1) (local.get $b10)) (i64.mul (local.get $a2) (local.get $b9))))
-            (i64.add
-              (i64.mul (local.get $a3) (local.get $b8))
-              (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a6) (local.get $b5))
-              (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.mul (local.get $a8) (local.get $b3))))
-            (i64.add
-              (i64.mul (local.get $a9) (local.get $b2))
-              (i64.add (i64.mul (local.get $a10) (local.get $b1)) (i64.mul (local.get $a11) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s11) (local.get $c)))
     (local.set $q11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 12
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a0) (local.get $b12))
-              (i64.add (i64.mul (local.get $a1) (local.get $b11)) (i64.mul (local.get $a2) (local.get $b10))))
-            (i64.add
-              (i64.mul (local.get $a3) (local.get $b9))
-              (i64.add (i64.mul (local.get $a4) (local.get $b8)) (i64.mul (local.get $a5) (local.get $b7)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a6) (local.get $b6))
-              (i64.add (i64.mul (local.get $a7) (local.get $b5)) (i64.mul (local.get $a8) (local.get $b4))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a9) (local.get $b3)) (i64.mul (local.get $a10) (local.get $b2)))
-              (i64.add (i64.mul (local.get $a11) (local.get $b1)) (i64.mul (local.get $a12) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s12) (local.get $c)))
     (local.set $q12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 13
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a0) (local.get $b13))
-              (i64.add (i64.mul (local.get $a1) (local.get $b12)) (i64.mul (local.get $a2) (local.get $b11))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a3) (local.get $b10)) (i64.mul (local.get $a4) (local.get $b9)))
-              (i64.add (i64.mul (local.get $a5) (local.get $b8)) (i64.mul (local.get $a6) (local.get $b7)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a7) (local.get $b6))
-              (i64.add (i64.mul (local.get $a8) (local.get $b5)) (i64.mul (local.get $a9) (local.get $b4))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a10) (local.get $b3)) (i64.mul (local.get $a11) (local.get $b2)))
-              (i64.add (i64.mul (local.get $a12) (local.get $b1)) (i64.mul (local.get $a13) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s13) (local.get $c)))
     (local.set $q13 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 14
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a0) (local.get $b14))
-              (i64.add (i64.mul (local.get $a1) (local.get $b13)) (i64.mul (local.get $a2) (local.get $b12))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a3) (local.get $b11)) (i64.mul (local.get $a4) (local.get $b10)))
-              (i64.add (i64.mul (local.get $a5) (local.get $b9)) (i64.mul (local.get $a6) (local.get $b8)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a7) (local.get $b7)) (i64.mul (local.get $a8) (local.get $b6)))
-              (i64.add (i64.mul (local.get $a9) (local.get $b5)) (i64.mul (local.get $a10) (local.get $b4))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a11) (local.get $b3)) (i64.mul (local.get $a12) (local.get $b2)))
-              (i64.add (i64.mul (local.get $a13) (local.get $b1)) (i64.mul (local.get $a14) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s14) (local.get $c)))
     (local.set $q14 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 15
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b15)) (i64.mul (local.get $a1) (local.get $b14)))
-              (i64.add (i64.mul (local.get $a2) (local.get $b13)) (i64.mul (local.get $a3) (local.get $b12))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b11)) (i64.mul (local.get $a5) (local.get $b10)))
-              (i64.add (i64.mul (local.get $a6) (local.get $b9)) (i64.mul (local.get $a7) (local.get $b8)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a8) (local.get $b7)) (i64.mul (local.get $a9) (local.get $b6)))
-              (i64.add (i64.mul (local.get $a10) (local.get $b5)) (i64.mul (local.get $a11) (local.get $b4))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a12) (local.get $b3)) (i64.mul (local.get $a13) (local.get $b2)))
-              (i64.add (i64.mul (local.get $a14) (local.get $b1)) (i64.mul (local.get $a15) (local.get $b0))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s15) (local.get $c)))
     (local.set $q15 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 16
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b16)) (i64.mul (local.get $a1) (local.get $b15)))
-              (i64.add (i64.mul (local.get $a2) (local.get $b14)) (i64.mul (local.get $a3) (local.get $b13))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b12)) (i64.mul (local.get $a5) (local.get $b11)))
-              (i64.add (i64.mul (local.get $a6) (local.get $b10)) (i64.mul (local.get $a7) (local.get $b9)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))
-              (i64.add (i64.mul (local.get $a10) (local.get $b6)) (i64.mul (local.get $a11) (local.get $b5))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a12) (local.get $b4)) (i64.mul (local.get $a13) (local.get $b3)))
-              (i64.add
-                (i64.mul (local.get $a14) (local.get $b2))
-                (i64.add (i64.mul (local.get $a15) (local.get $b1)) (i64.mul (local.get $a16) (local.get $b0)))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (local.get $s16) (local.get $c)))
     (local.set $q16 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 17
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b17)) (i64.mul (local.get $a1) (local.get $b16)))
-              (i64.add (i64.mul (local.get $a2) (local.get $b15)) (i64.mul (local.get $a3) (local.get $b14))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b13)) (i64.mul (local.get $a5) (local.get $b12)))
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b11))
-                (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9))))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))
-              (i64.add
-                (i64.mul (local.get $a11) (local.get $b6))
-                (i64.add (i64.mul (local.get $a12) (local.get $b5)) (i64.mul (local.get $a13) (local.get $b4)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a14) (local.get $b3)) (i64.mul (local.get $a15) (local.get $b2)))
-              (i64.add
-                (i64.mul (local.get $a16) (local.get $b1))
-                (i64.add (i64.mul (local.get $a17) (local.get $b0)) (i64.shl (local.get $q0) (i64.const 28)))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s17) (i64.shl (local.get $q0) (i64.const 28))) (local.get $c)))
     (local.set $q17 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 18
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b18)) (i64.mul (local.get $a1) (local.get $b17)))
-              (i64.add
-                (i64.mul (local.get $a2) (local.get $b16))
-                (i64.add (i64.mul (local.get $a3) (local.get $b15)) (i64.mul (local.get $a4) (local.get $b14)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a5) (local.get $b13)) (i64.mul (local.get $a6) (local.get $b12)))
-              (i64.add
-                (i64.mul (local.get $a7) (local.get $b11))
-                (i64.add (i64.mul (local.get $a8) (local.get $b10)) (i64.mul (local.get $a9) (local.get $b9))))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7)))
-              (i64.add
-                (i64.mul (local.get $a12) (local.get $b6))
-                (i64.add (i64.mul (local.get $a13) (local.get $b5)) (i64.mul (local.get $a14) (local.get $b4)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a15) (local.get $b3)) (i64.mul (local.get $a16) (local.get $b2)))
-              (i64.add
-                (i64.mul (local.get $a17) (local.get $b1))
-                (i64.add (i64.mul (local.get $a18) (local.get $b0)) (i64.shl (local.get $q1) (i64.const 28)))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s18) (i64.shl (local.get $q1) (i64.const 28))) (local.get $c)))
     (local.set $q18 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 19
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a1) (local.get $b18)) (i64.mul (local.get $a2) (local.get $b17)))
-              (i64.add (i64.mul (local.get $a3) (local.get $b16)) (i64.mul (local.get $a4) (local.get $b15))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a5) (local.get $b14)) (i64.mul (local.get $a6) (local.get $b13)))
-              (i64.add
-                (i64.mul (local.get $a7) (local.get $b12))
-                (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a10) (local.get $b9)) (i64.mul (local.get $a11) (local.get $b8)))
-              (i64.add
-                (i64.mul (local.get $a12) (local.get $b7))
-                (i64.add (i64.mul (local.get $a13) (local.get $b6)) (i64.mul (local.get $a14) (local.get $b5)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a15) (local.get $b4)) (i64.mul (local.get $a16) (local.get $b3)))
-              (i64.add
-                (i64.mul (local.get $a17) (local.get $b2))
-                (i64.add (i64.mul (local.get $a18) (local.get $b1)) (i64.shl (local.get $q2) (i64.const 28)))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s19) (i64.shl (local.get $q2) (i64.const 28))) (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 20
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a2) (local.get $b18)) (i64.mul (local.get $a3) (local.get $b17)))
-              (i64.add (i64.mul (local.get $a4) (local.get $b16)) (i64.mul (local.get $a5) (local.get $b15))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a6) (local.get $b14)) (i64.mul (local.get $a7) (local.get $b13)))
-              (i64.add
-                (i64.mul (local.get $a8) (local.get $b12))
-                (i64.add (i64.mul (local.get $a9) (local.get $b11)) (i64.mul (local.get $a10) (local.get $b10))))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a11) (local.get $b9)) (i64.mul (local.get $a12) (local.get $b8)))
-              (i64.add (i64.mul (local.get $a13) (local.get $b7)) (i64.mul (local.get $a14) (local.get $b6))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a15) (local.get $b5)) (i64.mul (local.get $a16) (local.get $b4)))
-              (i64.add
-                (i64.mul (local.get $a17) (local.get $b3))
-                (i64.add (i64.mul (local.get $a18) (local.get $b2)) (i64.shl (local.get $q3) (i64.const 28)))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s20) (i64.shl (local.get $q3) (i64.const 28))) (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 21
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a3) (local.get $b18)) (i64.mul (local.get $a4) (local.get $b17)))
-              (i64.add (i64.mul (local.get $a5) (local.get $b16)) (i64.mul (local.get $a6) (local.get $b15))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a7) (local.get $b14)) (i64.mul (local.get $a8) (local.get $b13)))
-              (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a11) (local.get $b10)) (i64.mul (local.get $a12) (local.get $b9)))
-              (i64.add (i64.mul (local.get $a13) (local.get $b8)) (i64.mul (local.get $a14) (local.get $b7))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a15) (local.get $b6)) (i64.mul (local.get $a16) (local.get $b5)))
-              (i64.add
-                (i64.mul (local.get $a17) (local.get $b4))
-                (i64.add (i64.mul (local.get $a18) (local.get $b3)) (i64.shl (local.get $q4) (i64.const 28)))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s21) (i64.shl (local.get $q4) (i64.const 28))) (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 22
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b18)) (i64.mul (local.get $a5) (local.get $b17)))
-              (i64.add (i64.mul (local.get $a6) (local.get $b16)) (i64.mul (local.get $a7) (local.get $b15))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a8) (local.get $b14)) (i64.mul (local.get $a9) (local.get $b13)))
-              (i64.add (i64.mul (local.get $a10) (local.get $b12)) (i64.mul (local.get $a11) (local.get $b11)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9)))
-              (i64.add (i64.mul (local.get $a14) (local.get $b8)) (i64.mul (local.get $a15) (local.get $b7))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a16) (local.get $b6)) (i64.mul (local.get $a17) (local.get $b5)))
-              (i64.add (i64.mul (local.get $a18) (local.get $b4)) (i64.shl (local.get $q5) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s22) (i64.shl (local.get $q5) (i64.const 28))) (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 23
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a5) (local.get $b18))
-              (i64.add (i64.mul (local.get $a6) (local.get $b17)) (i64.mul (local.get $a7) (local.get $b16))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a8) (local.get $b15)) (i64.mul (local.get $a9) (local.get $b14)))
-              (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))
-              (i64.add (i64.mul (local.get $a14) (local.get $b9)) (i64.mul (local.get $a15) (local.get $b8))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a16) (local.get $b7)) (i64.mul (local.get $a17) (local.get $b6)))
-              (i64.add (i64.mul (local.get $a18) (local.get $b5)) (i64.shl (local.get $q6) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s23) (i64.shl (local.get $q6) (i64.const 28))) (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 24
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a6) (local.get $b18))
-              (i64.add (i64.mul (local.get $a7) (local.get $b17)) (i64.mul (local.get $a8) (local.get $b16))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a9) (local.get $b15)) (i64.mul (local.get $a10) (local.get $b14)))
-              (i64.add (i64.mul (local.get $a11) (local.get $b13)) (i64.mul (local.get $a12) (local.get $b12)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a13) (local.get $b11))
-              (i64.add (i64.mul (local.get $a14) (local.get $b10)) (i64.mul (local.get $a15) (local.get $b9))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a16) (local.get $b8)) (i64.mul (local.get $a17) (local.get $b7)))
-              (i64.add (i64.mul (local.get $a18) (local.get $b6)) (i64.shl (local.get $q7) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s24) (i64.shl (local.get $q7) (i64.const 28))) (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 25
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a7) (local.get $b18))
-              (i64.add (i64.mul (local.get $a8) (local.get $b17)) (i64.mul (local.get $a9) (local.get $b16))))
-            (i64.add
-              (i64.mul (local.get $a10) (local.get $b15))
-              (i64.add (i64.mul (local.get $a11) (local.get $b14)) (i64.mul (local.get $a12) (local.get $b13)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a13) (local.get $b12))
-              (i64.add (i64.mul (local.get $a14) (local.get $b11)) (i64.mul (local.get $a15) (local.get $b10))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a16) (local.get $b9)) (i64.mul (local.get $a17) (local.get $b8)))
-              (i64.add (i64.mul (local.get $a18) (local.get $b7)) (i64.shl (local.get $q8) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s25) (i64.shl (local.get $q8) (i64.const 28))) (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 26
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a8) (local.get $b18))
-              (i64.add (i64.mul (local.get $a9) (local.get $b17)) (i64.mul (local.get $a10) (local.get $b16))))
-            (i64.add
-              (i64.mul (local.get $a11) (local.get $b15))
-              (i64.add (i64.mul (local.get $a12) (local.get $b14)) (i64.mul (local.get $a13) (local.get $b13)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a14) (local.get $b12))
-              (i64.add (i64.mul (local.get $a15) (local.get $b11)) (i64.mul (local.get $a16) (local.get $b10))))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b9))
-              (i64.add (i64.mul (local.get $a18) (local.get $b8)) (i64.shl (local.get $q9) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s26) (i64.shl (local.get $q9) (i64.const 28))) (local.get $c)))
     (local.set $r7 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 27
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a9) (local.get $b18)) (i64.mul (local.get $a10) (local.get $b17)))
-            (i64.add
-              (i64.mul (local.get $a11) (local.get $b16))
-              (i64.add (i64.mul (local.get $a12) (local.get $b15)) (i64.mul (local.get $a13) (local.get $b14)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a14) (local.get $b13))
-              (i64.add (i64.mul (local.get $a15) (local.get $b12)) (i64.mul (local.get $a16) (local.get $b11))))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b10))
-              (i64.add (i64.mul (local.get $a18) (local.get $b9)) (i64.shl (local.get $q10) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s27) (i64.shl (local.get $q10) (i64.const 28))) (local.get $c)))
     (local.set $r8 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 28
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a10) (local.get $b18)) (i64.mul (local.get $a11) (local.get $b17)))
-            (i64.add
-              (i64.mul (local.get $a12) (local.get $b16))
-              (i64.add (i64.mul (local.get $a13) (local.get $b15)) (i64.mul (local.get $a14) (local.get $b14)))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a15) (local.get $b13)) (i64.mul (local.get $a16) (local.get $b12)))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b11))
-              (i64.add (i64.mul (local.get $a18) (local.get $b10)) (i64.shl (local.get $q11) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s28) (i64.shl (local.get $q11) (i64.const 28))) (local.get $c)))
     (local.set $r9 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 29
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b18)) (i64.mul (local.get $a12) (local.get $b17)))
-            (i64.add (i64.mul (local.get $a13) (local.get $b16)) (i64.mul (local.get $a14) (local.get $b15))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a15) (local.get $b14)) (i64.mul (local.get $a16) (local.get $b13)))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b12))
-              (i64.add (i64.mul (local.get $a18) (local.get $b11)) (i64.shl (local.get $q12) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s29) (i64.shl (local.get $q12) (i64.const 28))) (local.get $c)))
     (local.set $r10 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 30
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a12) (local.get $b18)) (i64.mul (local.get $a13) (local.get $b17)))
-            (i64.add (i64.mul (local.get $a14) (local.get $b16)) (i64.mul (local.get $a15) (local.get $b15))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a16) (local.get $b14)) (i64.mul (local.get $a17) (local.get $b13)))
-            (i64.add (i64.mul (local.get $a18) (local.get $b12)) (i64.shl (local.get $q13) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s30) (i64.shl (local.get $q13) (i64.const 28))) (local.get $c)))
     (local.set $r11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 31
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a13) (local.get $b18))
-            (i64.add (i64.mul (local.get $a14) (local.get $b17)) (i64.mul (local.get $a15) (local.get $b16))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a16) (local.get $b15)) (i64.mul (local.get $a17) (local.get $b14)))
-            (i64.add (i64.mul (local.get $a18) (local.get $b13)) (i64.shl (local.get $q14) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s31) (i64.shl (local.get $q14) (i64.const 28))) (local.get $c)))
     (local.set $r12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 32
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a14) (local.get $b18))
-            (i64.add (i64.mul (local.get $a15) (local.get $b17)) (i64.mul (local.get $a16) (local.get $b16))))
-          (i64.add
-            (i64.mul (local.get $a17) (local.get $b15))
-            (i64.add (i64.mul (local.get $a18) (local.get $b14)) (i64.shl (local.get $q15) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s32) (i64.shl (local.get $q15) (i64.const 28))) (local.get $c)))
     (local.set $r13 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 33
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a15) (local.get $b18)) (i64.mul (local.get $a16) (local.get $b17)))
-          (i64.add
-            (i64.mul (local.get $a17) (local.get $b16))
-            (i64.add (i64.mul (local.get $a18) (local.get $b15)) (i64.shl (local.get $q16) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s33) (i64.shl (local.get $q16) (i64.const 28))) (local.get $c)))
     (local.set $r14 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 34
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a16) (local.get $b18)) (i64.mul (local.get $a17) (local.get $b17)))
-          (i64.add (i64.mul (local.get $a18) (local.get $b16)) (i64.shl (local.get $q17) (i64.const 28))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s34) (i64.shl (local.get $q17) (i64.const 28))) (local.get $c)))
     (local.set $r15 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 35
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a17) (local.get $b18))
-          (i64.add (i64.mul (local.get $a18) (local.get $b17)) (i64.shl (local.get $q18) (i64.const 28))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s35) (i64.shl (local.get $q18) (i64.const 28))) (local.get $c)))
     (local.set $r16 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 36
-    (local.set $acc (i64.add (i64.mul (local.get $a18) (local.get $b18)) (local.get $c)))
+    (local.set $acc (i64.add (local.get $s36) (local.get $c)))
     (local.set $r17 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r18 (local.get $c))
@@ -766,6 +695,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1360,6 +1295,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1599,6 +1540,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -1841,6 +1788,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -6503,7 +6456,12 @@
     (local $b14 i64) (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64)
     (local $r15 i64) (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64)
     (local $b17 i64) (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64)
-    (local $r18 i64)
+    (local $r18 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64)
+    (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64)
+    (local $s13 i64) (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64)
+    (local $s19 i64) (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64)
+    (local $s25 i64) (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64)
+    (local $s31 i64) (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -10399,6 +10357,7 @@
     (call $fp_eq (i32.add (local.get $ws) (i32.const 3496)) (i32.add (local.get $ws) (i32.const 2584)))
   )
   ;; r = a·b·R⁻¹ mod m (R = 2^551), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
+  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
   ;;   62 62 62 62 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 62 61 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 430544327; m in signed digits: -247962615 -75646731 118614959
@@ -10416,56 +10375,448 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64) (local $ka0 i64)
+    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
+    (local $ka7 i64) (local $ka8 i64) (local $ka9 i64) (local $kb0 i64) (local $kb1 i64) (local $kb2 i64)
+    (local $kb3 i64) (local $kb4 i64) (local $kb5 i64) (local $kb6 i64) (local $kb7 i64) (local $kb8 i64)
+    (local $kb9 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
+    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
+    (local $kp11 i64) (local $kp12 i64) (local $kp13 i64) (local $kp14 i64) (local $kp15 i64) (local $kp16 i64)
+    (local $kp17 i64) (local $kp18 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
+    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
+    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $kq13 i64) (local $kq14 i64) (local $kq15 i64)
+    (local $kq16 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64) (local $km3 i64) (local $km4 i64)
+    (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64) (local $km9 i64) (local $km10 i64)
+    (local $km11 i64) (local $km12 i64) (local $km13 i64) (local $km14 i64) (local $km15 i64) (local $km16 i64)
+    (local $km17 i64) (local $km18 i64)
     (local.set $a0 (i64.load (local.get $a)))
-    (local.set $a1 (i64.load offset=8 (local.get $a)))
-    (local.set $a2 (i64.load offset=16 (local.get $a)))
-    (local.set $a3 (i64.load offset=24 (local.get $a)))
-    (local.set $a4 (i64.load offset=32 (local.get $a)))
-    (local.set $a5 (i64.load offset=40 (local.get $a)))
-    (local.set $a6 (i64.load offset=48 (local.get $a)))
-    (local.set $a7 (i64.load offset=56 (local.get $a)))
-    (local.set $a8 (i64.load offset=64 (local.get $a)))
-    (local.set $a9 (i64.load offset=72 (local.get $a)))
-    (local.set $a10 (i64.load offset=80 (local.get $a)))
-    (local.set $a11 (i64.load offset=88 (local.get $a)))
-    (local.set $a12 (i64.load offset=96 (local.get $a)))
-    (local.set $a13 (i64.load offset=104 (local.get $a)))
-    (local.set $a14 (i64.load offset=112 (local.get $a)))
-    (local.set $a15 (i64.load offset=120 (local.get $a)))
-    (local.set $a16 (i64.load offset=128 (local.get $a)))
-    (local.set $a17 (i64.load offset=136 (local.get $a)))
-    (local.set $a18 (i64.load offset=144 (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
+    (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $b1 (i64.load offset=8 (local.get $b)))
+    (local.set $a2 (i64.load offset=16 (local.get $a)))
     (local.set $b2 (i64.load offset=16 (local.get $b)))
+    (local.set $a3 (i64.load offset=24 (local.get $a)))
     (local.set $b3 (i64.load offset=24 (local.get $b)))
+    (local.set $a4 (i64.load offset=32 (local.get $a)))
     (local.set $b4 (i64.load offset=32 (local.get $b)))
+    (local.set $a5 (i64.load offset=40 (local.get $a)))
     (local.set $b5 (i64.load offset=40 (local.get $b)))
+    (local.set $a6 (i64.load offset=48 (local.get $a)))
     (local.set $b6 (i64.load offset=48 (local.get $b)))
+    (local.set $a7 (i64.load offset=56 (local.get $a)))
     (local.set $b7 (i64.load offset=56 (local.get $b)))
+    (local.set $a8 (i64.load offset=64 (local.get $a)))
     (local.set $b8 (i64.load offset=64 (local.get $b)))
+    (local.set $a9 (i64.load offset=72 (local.get $a)))
     (local.set $b9 (i64.load offset=72 (local.get $b)))
+    (local.set $a10 (i64.load offset=80 (local.get $a)))
     (local.set $b10 (i64.load offset=80 (local.get $b)))
+    (local.set $a11 (i64.load offset=88 (local.get $a)))
     (local.set $b11 (i64.load offset=88 (local.get $b)))
+    (local.set $a12 (i64.load offset=96 (local.get $a)))
     (local.set $b12 (i64.load offset=96 (local.get $b)))
+    (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
+    (local.set $a14 (i64.load offset=112 (local.get $a)))
     (local.set $b14 (i64.load offset=112 (local.get $b)))
+    (local.set $a15 (i64.load offset=120 (local.get $a)))
     (local.set $b15 (i64.load offset=120 (local.get $b)))
+    (local.set $a16 (i64.load offset=128 (local.get $a)))
     (local.set $b16 (i64.load offset=128 (local.get $b)))
+    (local.set $a17 (i64.load offset=136 (local.get $a)))
     (local.set $b17 (i64.load offset=136 (local.get $b)))
+    (local.set $a18 (i64.load offset=144 (local.get $a)))
     (local.set $b18 (i64.load offset=144 (local.get $b)))
+    (local.set $ka0 (i64.add (local.get $a0) (local.get $a10)))
+    (local.set $kb0 (i64.add (local.get $b0) (local.get $b10)))
+    (local.set $ka1 (i64.add (local.get $a1) (local.get $a11)))
+    (local.set $kb1 (i64.add (local.get $b1) (local.get $b11)))
+    (local.set $ka2 (i64.add (local.get $a2) (local.get $a12)))
+    (local.set $kb2 (i64.add (local.get $b2) (local.get $b12)))
+    (local.set $ka3 (i64.add (local.get $a3) (local.get $a13)))
+    (local.set $kb3 (i64.add (local.get $b3) (local.get $b13)))
+    (local.set $ka4 (i64.add (local.get $a4) (local.get $a14)))
+    (local.set $kb4 (i64.add (local.get $b4) (local.get $b14)))
+    (local.set $ka5 (i64.add (local.get $a5) (local.get $a15)))
+    (local.set $kb5 (i64.add (local.get $b5) (local.get $b15)))
+    (local.set $ka6 (i64.add (local.get $a6) (local.get $a16)))
+    (local.set $kb6 (i64.add (local.get $b6) (local.get $b16)))
+    (local.set $ka7 (i64.add (local.get $a7) (local.get $a17)))
+    (local.set $kb7 (i64.add (local.get $b7) (local.get $b17)))
+    (local.set $ka8 (i64.add (local.get $a8) (local.get $a18)))
+    (local.set $kb8 (i64.add (local.get $b8) (local.get $b18)))
+    (local.set $ka9 (local.get $a9))
+    (local.set $kb9 (local.get $b9))
+    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kp2
+      (i64.add
+        (i64.mul (local.get $a0) (local.get $b2))
+        (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
+    (local.set $kp3
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
+        (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
+    (local.set $kp4
+      (i64.add
+        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
+        (i64.add
+          (i64.mul (local.get $a2) (local.get $b2))
+          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
+    (local.set $kp5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b5))
+          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b2))
+          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
+    (local.set $kp6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a0) (local.get $b6))
+          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
+    (local.set $kp7
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b7)) (i64.mul (local.get $a1) (local.get $b6)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b3)) (i64.mul (local.get $a5) (local.get $b2)))
+          (i64.add (i64.mul (local.get $a6) (local.get $b1)) (i64.mul (local.get $a7) (local.get $b0))))))
+    (local.set $kp8
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b8)) (i64.mul (local.get $a1) (local.get $b7)))
+          (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
+          (i64.add
+            (i64.mul (local.get $a6) (local.get $b2))
+            (i64.add (i64.mul (local.get $a7) (local.get $b1)) (i64.mul (local.get $a8) (local.get $b0)))))))
+    (local.set $kp9
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a0) (local.get $b9)) (i64.mul (local.get $a1) (local.get $b8)))
+          (i64.add
+            (i64.mul (local.get $a2) (local.get $b7))
+            (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))
+          (i64.add
+            (i64.mul (local.get $a7) (local.get $b2))
+            (i64.add (i64.mul (local.get $a8) (local.get $b1)) (i64.mul (local.get $a9) (local.get $b0)))))))
+    (local.set $kp10
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a1) (local.get $b9)) (i64.mul (local.get $a2) (local.get $b8)))
+          (i64.add (i64.mul (local.get $a3) (local.get $b7)) (i64.mul (local.get $a4) (local.get $b6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))
+          (i64.add
+            (i64.mul (local.get $a7) (local.get $b3))
+            (i64.add (i64.mul (local.get $a8) (local.get $b2)) (i64.mul (local.get $a9) (local.get $b1)))))))
+    (local.set $kp11
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a2) (local.get $b9)) (i64.mul (local.get $a3) (local.get $b8)))
+          (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a6) (local.get $b5)) (i64.mul (local.get $a7) (local.get $b4)))
+          (i64.add (i64.mul (local.get $a8) (local.get $b3)) (i64.mul (local.get $a9) (local.get $b2))))))
+    (local.set $kp12
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a3) (local.get $b9))
+          (i64.add (i64.mul (local.get $a4) (local.get $b8)) (i64.mul (local.get $a5) (local.get $b7))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a6) (local.get $b6)) (i64.mul (local.get $a7) (local.get $b5)))
+          (i64.add (i64.mul (local.get $a8) (local.get $b4)) (i64.mul (local.get $a9) (local.get $b3))))))
+    (local.set $kp13
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a4) (local.get $b9))
+          (i64.add (i64.mul (local.get $a5) (local.get $b8)) (i64.mul (local.get $a6) (local.get $b7))))
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b6))
+          (i64.add (i64.mul (local.get $a8) (local.get $b5)) (i64.mul (local.get $a9) (local.get $b4))))))
+    (local.set $kp14
+      (i64.add
+        (i64.add (i64.mul (local.get $a5) (local.get $b9)) (i64.mul (local.get $a6) (local.get $b8)))
+        (i64.add
+          (i64.mul (local.get $a7) (local.get $b7))
+          (i64.add (i64.mul (local.get $a8) (local.get $b6)) (i64.mul (local.get $a9) (local.get $b5))))))
+    (local.set $kp15
+      (i64.add
+        (i64.add (i64.mul (local.get $a6) (local.get $b9)) (i64.mul (local.get $a7) (local.get $b8)))
+        (i64.add (i64.mul (local.get $a8) (local.get $b7)) (i64.mul (local.get $a9) (local.get $b6)))))
+    (local.set $kp16
+      (i64.add
+        (i64.mul (local.get $a7) (local.get $b9))
+        (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
+    (local.set $kp17 (i64.add (i64.mul (local.get $a8) (local.get $b9)) (i64.mul (local.get $a9) (local.get $b8))))
+    (local.set $kp18 (i64.mul (local.get $a9) (local.get $b9)))
+    (local.set $kq0 (i64.mul (local.get $a10) (local.get $b10)))
+    (local.set $kq1 (i64.add (i64.mul (local.get $a10) (local.get $b11)) (i64.mul (local.get $a11) (local.get $b10))))
+    (local.set $kq2
+      (i64.add
+        (i64.mul (local.get $a10) (local.get $b12))
+        (i64.add (i64.mul (local.get $a11) (local.get $b11)) (i64.mul (local.get $a12) (local.get $b10)))))
+    (local.set $kq3
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
+        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
+    (local.set $kq4
+      (i64.add
+        (i64.add (i64.mul (local.get $a10) (local.get $b14)) (i64.mul (local.get $a11) (local.get $b13)))
+        (i64.add
+          (i64.mul (local.get $a12) (local.get $b12))
+          (i64.add (i64.mul (local.get $a13) (local.get $b11)) (i64.mul (local.get $a14) (local.get $b10))))))
+    (local.set $kq5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b15))
+          (i64.add (i64.mul (local.get $a11) (local.get $b14)) (i64.mul (local.get $a12) (local.get $b13))))
+        (i64.add
+          (i64.mul (local.get $a13) (local.get $b12))
+          (i64.add (i64.mul (local.get $a14) (local.get $b11)) (i64.mul (local.get $a15) (local.get $b10))))))
+    (local.set $kq6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a10) (local.get $b16))
+          (i64.add (i64.mul (local.get $a11) (local.get $b15)) (i64.mul (local.get $a12) (local.get $b14))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a13) (local.get $b13)) (i64.mul (local.get $a14) (local.get $b12)))
+          (i64.add (i64.mul (local.get $a15) (local.get $b11)) (i64.mul (local.get $a16) (local.get $b10))))))
+    (local.set $kq7
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b17)) (i64.mul (local.get $a11) (local.get $b16)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b15)) (i64.mul (local.get $a13) (local.get $b14))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a14) (local.get $b13)) (i64.mul (local.get $a15) (local.get $b12)))
+          (i64.add (i64.mul (local.get $a16) (local.get $b11)) (i64.mul (local.get $a17) (local.get $b10))))))
+    (local.set $kq8
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a10) (local.get $b18)) (i64.mul (local.get $a11) (local.get $b17)))
+          (i64.add (i64.mul (local.get $a12) (local.get $b16)) (i64.mul (local.get $a13) (local.get $b15))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a14) (local.get $b14)) (i64.mul (local.get $a15) (local.get $b13)))
+          (i64.add
+            (i64.mul (local.get $a16) (local.get $b12))
+            (i64.add (i64.mul (local.get $a17) (local.get $b11)) (i64.mul (local.get $a18) (local.get $b10)))))))
+    (local.set $kq9
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $a11) (local.get $b18)) (i64.mul (local.get $a12) (local.get $b17)))
+          (i64.add (i64.mul (local.get $a13) (local.get $b16)) (i64.mul (local.get $a14) (local.get $b15))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a15) (local.get $b14)) (i64.mul (local.get $a16) (local.get $b13)))
+          (i64.add (i64.mul (local.get $a17) (local.get $b12)) (i64.mul (local.get $a18) (local.get $b11))))))
+    (local.set $kq10
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a12) (local.get $b18))
+          (i64.add (i64.mul (local.get $a13) (local.get $b17)) (i64.mul (local.get $a14) (local.get $b16))))
+        (i64.add
+          (i64.add (i64.mul (local.get $a15) (local.get $b15)) (i64.mul (local.get $a16) (local.get $b14)))
+          (i64.add (i64.mul (local.get $a17) (local.get $b13)) (i64.mul (local.get $a18) (local.get $b12))))))
+    (local.set $kq11
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $a13) (local.get $b18))
+          (i64.add (i64.mul (local.get $a14) (local.get $b17)) (i64.mul (local.get $a15) (local.get $b16))))
+        (i64.add
+          (i64.mul (local.get $a16) (local.get $b15))
+          (i64.add (i64.mul (local.get $a17) (local.get $b14)) (i64.mul (local.get $a18) (local.get $b13))))))
+    (local.set $kq12
+      (i64.add
+        (i64.add (i64.mul (local.get $a14) (local.get $b18)) (i64.mul (local.get $a15) (local.get $b17)))
+        (i64.add
+          (i64.mul (local.get $a16) (local.get $b16))
+          (i64.add (i64.mul (local.get $a17) (local.get $b15)) (i64.mul (local.get $a18) (local.get $b14))))))
+    (local.set $kq13
+      (i64.add
+        (i64.add (i64.mul (local.get $a15) (local.get $b18)) (i64.mul (local.get $a16) (local.get $b17)))
+        (i64.add (i64.mul (local.get $a17) (local.get $b16)) (i64.mul (local.get $a18) (local.get $b15)))))
+    (local.set $kq14
+      (i64.add
+        (i64.mul (local.get $a16) (local.get $b18))
+        (i64.add (i64.mul (local.get $a17) (local.get $b17)) (i64.mul (local.get $a18) (local.get $b16)))))
+    (local.set $kq15 (i64.add (i64.mul (local.get $a17) (local.get $b18)) (i64.mul (local.get $a18) (local.get $b17))))
+    (local.set $kq16 (i64.mul (local.get $a18) (local.get $b18)))
+    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
+    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
+    (local.set $km2
+      (i64.add
+        (i64.mul (local.get $ka0) (local.get $kb2))
+        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
+    (local.set $km3
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
+        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+    (local.set $km4
+      (i64.add
+        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
+        (i64.add
+          (i64.mul (local.get $ka2) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+    (local.set $km5
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb5))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb2))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+    (local.set $km6
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka0) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
+    (local.set $km7
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka0) (local.get $kb7)) (i64.mul (local.get $ka1) (local.get $kb6)))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb3)) (i64.mul (local.get $ka5) (local.get $kb2)))
+          (i64.add (i64.mul (local.get $ka6) (local.get $kb1)) (i64.mul (local.get $ka7) (local.get $kb0))))))
+    (local.set $km8
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka0) (local.get $kb8)) (i64.mul (local.get $ka1) (local.get $kb7)))
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb4)) (i64.mul (local.get $ka5) (local.get $kb3)))
+          (i64.add
+            (i64.mul (local.get $ka6) (local.get $kb2))
+            (i64.add (i64.mul (local.get $ka7) (local.get $kb1)) (i64.mul (local.get $ka8) (local.get $kb0)))))))
+    (local.set $km9
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka0) (local.get $kb9)) (i64.mul (local.get $ka1) (local.get $kb8)))
+          (i64.add
+            (i64.mul (local.get $ka2) (local.get $kb7))
+            (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))
+          (i64.add
+            (i64.mul (local.get $ka7) (local.get $kb2))
+            (i64.add (i64.mul (local.get $ka8) (local.get $kb1)) (i64.mul (local.get $ka9) (local.get $kb0)))))))
+    (local.set $km10
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka1) (local.get $kb9)) (i64.mul (local.get $ka2) (local.get $kb8)))
+          (i64.add (i64.mul (local.get $ka3) (local.get $kb7)) (i64.mul (local.get $ka4) (local.get $kb6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))
+          (i64.add
+            (i64.mul (local.get $ka7) (local.get $kb3))
+            (i64.add (i64.mul (local.get $ka8) (local.get $kb2)) (i64.mul (local.get $ka9) (local.get $kb1)))))))
+    (local.set $km11
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (local.get $ka2) (local.get $kb9)) (i64.mul (local.get $ka3) (local.get $kb8)))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb7)) (i64.mul (local.get $ka5) (local.get $kb6))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka6) (local.get $kb5)) (i64.mul (local.get $ka7) (local.get $kb4)))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb3)) (i64.mul (local.get $ka9) (local.get $kb2))))))
+    (local.set $km12
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka3) (local.get $kb9))
+          (i64.add (i64.mul (local.get $ka4) (local.get $kb8)) (i64.mul (local.get $ka5) (local.get $kb7))))
+        (i64.add
+          (i64.add (i64.mul (local.get $ka6) (local.get $kb6)) (i64.mul (local.get $ka7) (local.get $kb5)))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb4)) (i64.mul (local.get $ka9) (local.get $kb3))))))
+    (local.set $km13
+      (i64.add
+        (i64.add
+          (i64.mul (local.get $ka4) (local.get $kb9))
+          (i64.add (i64.mul (local.get $ka5) (local.get $kb8)) (i64.mul (local.get $ka6) (local.get $kb7))))
+        (i64.add
+          (i64.mul (local.get $ka7) (local.get $kb6))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb5)) (i64.mul (local.get $ka9) (local.get $kb4))))))
+    (local.set $km14
+      (i64.add
+        (i64.add (i64.mul (local.get $ka5) (local.get $kb9)) (i64.mul (local.get $ka6) (local.get $kb8)))
+        (i64.add
+          (i64.mul (local.get $ka7) (local.get $kb7))
+          (i64.add (i64.mul (local.get $ka8) (local.get $kb6)) (i64.mul (local.get $ka9) (local.get $kb5))))))
+    (local.set $km15
+      (i64.add
+        (i64.add (i64.mul (local.get $ka6) (local.get $kb9)) (i64.mul (local.get $ka7) (local.get $kb8)))
+        (i64.add (i64.mul (local.get $ka8) (local.get $kb7)) (i64.mul (local.get $ka9) (local.get $kb6)))))
+    (local.set $km16
+      (i64.add
+        (i64.mul (local.get $ka7) (local.get $kb9))
+        (i64.add (i64.mul (local.get $ka8) (local.get $kb8)) (i64.mul (local.get $ka9) (local.get $kb7)))))
+    (local.set $km17 (i64.add (i64.mul (local.get $ka8) (local.get $kb9)) (i64.mul (local.get $ka9) (local.get $kb8))))
+    (local.set $km18 (i64.mul (local.get $ka9) (local.get $kb9)))
+    (local.set $s0 (local.get $kp0))
+    (local.set $s1 (local.get $kp1))
+    (local.set $s2 (local.get $kp2))
+    (local.set $s3 (local.get $kp3))
+    (local.set $s4 (local.get $kp4))
+    (local.set $s5 (local.get $kp5))
+    (local.set $s6 (local.get $kp6))
+    (local.set $s7 (local.get $kp7))
+    (local.set $s8 (local.get $kp8))
+    (local.set $s9 (local.get $kp9))
+    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $s13 (i64.sub (i64.add (local.get $kp13) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $s14 (i64.sub (i64.add (local.get $kp14) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $s15 (i64.sub (i64.add (local.get $kp15) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $s16 (i64.sub (i64.add (local.get $kp16) (local.get $km6)) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $s17 (i64.sub (i64.add (local.get $kp17) (local.get $km7)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $s18 (i64.sub (i64.add (local.get $kp18) (local.get $km8)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $s19 (i64.sub (local.get $km9) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $s20
+      (i64.sub (i64.add (local.get $km10) (local.get $kq0)) (i64.add (local.get $kp10) (local.get $kq10))))
+    (local.set $s21
+      (i64.sub (i64.add (local.get $km11) (local.get $kq1)) (i64.add (local.get $kp11) (local.get $kq11))))
+    (local.set $s22
+      (i64.sub (i64.add (local.get $km12) (local.get $kq2)) (i64.add (local.get $kp12) (local.get $kq12))))
+    (local.set $s23
+      (i64.sub (i64.add (local.get $km13) (local.get $kq3)) (i64.add (local.get $kp13) (local.get $kq13))))
+    (local.set $s24
+      (i64.sub (i64.add (local.get $km14) (local.get $kq4)) (i64.add (local.get $kp14) (local.get $kq14))))
+    (local.set $s25
+      (i64.sub (i64.add (local.get $km15) (local.get $kq5)) (i64.add (local.get $kp15) (local.get $kq15))))
+    (local.set $s26
+      (i64.sub (i64.add (local.get $km16) (local.get $kq6)) (i64.add (local.get $kp16) (local.get $kq16))))
+    (local.set $s27 (i64.sub (i64.add (local.get $km17) (local.get $kq7)) (local.get $kp17)))
+    (local.set $s28 (i64.sub (i64.add (local.get $km18) (local.get $kq8)) (local.get $kp18)))
+    (local.set $s29 (local.get $kq9))
+    (local.set $s30 (local.get $kq10))
+    (local.set $s31 (local.get $kq11))
+    (local.set $s32 (local.get $kq12))
+    (local.set $s33 (local.get $kq13))
+    (local.set $s34 (local.get $kq14))
+    (local.set $s35 (local.get $kq15))
+    (local.set $s36 (local.get $kq16))
     ;; column 0
-    (local.set $acc (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
     (local.set $c
       (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const -247962615))) (i64.const 29)))
     ;; column 1
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0)))
-          (i64.mul (local.get $q0) (i64.const -75646731)))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s1) (i64.mul (local.get $q0) (i64.const -75646731))) (local.get $c)))
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
     (local.set $c
       (i64.shr_s (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const -247962615))) (i64.const 29)))
@@ -10473,9 +10824,7 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a0) (local.get $b2)) (i64.mul (local.get $a1) (local.get $b1)))
-            (i64.add (i64.mul (local.get $a2) (local.get $b0)) (i64.mul (local.get $q0) (i64.const 118614959))))
+          (i64.add (local.get $s2) (i64.mul (local.get $q0) (i64.const 118614959)))
           (i64.mul (local.get $q1) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10486,12 +10835,8 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.mul (local.get $a0) (local.get $b3))
-              (i64.add (i64.mul (local.get $a1) (local.get $b2)) (i64.mul (local.get $a2) (local.get $b1))))
-            (i64.add
-              (i64.mul (local.get $a3) (local.get $b0))
-              (i64.add (i64.mul (local.get $q0) (i64.const 194212115)) (i64.mul (local.get $q1) (i64.const 118614959)))))
+            (local.get $s3)
+            (i64.add (i64.mul (local.get $q0) (i64.const 194212115)) (i64.mul (local.get $q1) (i64.const 118614959))))
           (i64.mul (local.get $q2) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10502,12 +10847,8 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-              (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.mul (local.get $a3) (local.get $b1))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b0)) (i64.mul (local.get $q0) (i64.const -94567493)))
-              (i64.add (i64.mul (local.get $q1) (i64.const 194212115)) (i64.mul (local.get $q2) (i64.const 118614959)))))
+            (i64.add (local.get $s4) (i64.mul (local.get $q0) (i64.const -94567493)))
+            (i64.add (i64.mul (local.get $q1) (i64.const 194212115)) (i64.mul (local.get $q2) (i64.const 118614959))))
           (i64.mul (local.get $q3) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10518,18 +10859,10 @@
       (i64.add
         (i64.add
           (i64.add
+            (i64.add (local.get $s5) (i64.mul (local.get $q0) (i64.const 10779525)))
             (i64.add
-              (i64.add (i64.mul (local.get $a0) (local.get $b5)) (i64.mul (local.get $a1) (local.get $b4)))
-              (i64.add
-                (i64.mul (local.get $a2) (local.get $b3))
-                (i64.add (i64.mul (local.get $a3) (local.get $b2)) (i64.mul (local.get $a4) (local.get $b1)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a5) (local.get $b0)) (i64.mul (local.get $q0) (i64.const 10779525)))
-              (i64.add
-                (i64.mul (local.get $q1) (i64.const -94567493))
-                (i64.add
-                  (i64.mul (local.get $q2) (i64.const 194212115))
-                  (i64.mul (local.get $q3) (i64.const 118614959))))))
+              (i64.mul (local.get $q1) (i64.const -94567493))
+              (i64.add (i64.mul (local.get $q2) (i64.const 194212115)) (i64.mul (local.get $q3) (i64.const 118614959)))))
           (i64.mul (local.get $q4) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10541,23 +10874,11 @@
         (i64.add
           (i64.add
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a0) (local.get $b6))
-                (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
-              (i64.add
-                (i64.mul (local.get $a3) (local.get $b3))
-                (i64.add (i64.mul (local.get $a4) (local.get $b2)) (i64.mul (local.get $a5) (local.get $b1)))))
+              (local.get $s6)
+              (i64.add (i64.mul (local.get $q0) (i64.const -106037456)) (i64.mul (local.get $q1) (i64.const 10779525))))
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b0))
-                (i64.add
-                  (i64.mul (local.get $q0) (i64.const -106037456))
-                  (i64.mul (local.get $q1) (i64.const 10779525))))
-              (i64.add
-                (i64.mul (local.get $q2) (i64.const -94567493))
-                (i64.add
-                  (i64.mul (local.get $q3) (i64.const 194212115))
-                  (i64.mul (local.get $q4) (i64.const 118614959))))))
+              (i64.mul (local.get $q2) (i64.const -94567493))
+              (i64.add (i64.mul (local.get $q3) (i64.const 194212115)) (i64.mul (local.get $q4) (i64.const 118614959)))))
           (i64.mul (local.get $q5) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10569,23 +10890,13 @@
         (i64.add
           (i64.add
             (i64.add
+              (local.get $s7)
               (i64.add
-                (i64.mul (local.get $a0) (local.get $b7))
-                (i64.add (i64.mul (local.get $a1) (local.get $b6)) (i64.mul (local.get $a2) (local.get $b5))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a3) (local.get $b4)) (i64.mul (local.get $a4) (local.get $b3)))
-                (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1)))))
+                (i64.mul (local.get $q0) (i64.const -260577805))
+                (i64.mul (local.get $q1) (i64.const -106037456))))
             (i64.add
-              (i64.add
-                (i64.mul (local.get $a7) (local.get $b0))
-                (i64.add
-                  (i64.mul (local.get $q0) (i64.const -260577805))
-                  (i64.mul (local.get $q1) (i64.const -106037456))))
-              (i64.add
-                (i64.add (i64.mul (local.get $q2) (i64.const 10779525)) (i64.mul (local.get $q3) (i64.const -94567493)))
-                (i64.add
-                  (i64.mul (local.get $q4) (i64.const 194212115))
-                  (i64.mul (local.get $q5) (i64.const 118614959))))))
+              (i64.add (i64.mul (local.get $q2) (i64.const 10779525)) (i64.mul (local.get $q3) (i64.const -94567493)))
+              (i64.add (i64.mul (local.get $q4) (i64.const 194212115)) (i64.mul (local.get $q5) (i64.const 118614959)))))
           (i64.mul (local.get $q6) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10597,23 +10908,13 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s8) (i64.mul (local.get $q0) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b8)) (i64.mul (local.get $a1) (local.get $b7)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b4)) (i64.mul (local.get $a5) (local.get $b3)))
-                (i64.add (i64.mul (local.get $a6) (local.get $b2)) (i64.mul (local.get $a7) (local.get $b1)))))
+                (i64.mul (local.get $q1) (i64.const -260577805))
+                (i64.mul (local.get $q2) (i64.const -106037456))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a8) (local.get $b0)) (i64.mul (local.get $q0) (i64.const -95320440)))
-                (i64.add
-                  (i64.mul (local.get $q1) (i64.const -260577805))
-                  (i64.mul (local.get $q2) (i64.const -106037456))))
-              (i64.add
-                (i64.add (i64.mul (local.get $q3) (i64.const 10779525)) (i64.mul (local.get $q4) (i64.const -94567493)))
-                (i64.add
-                  (i64.mul (local.get $q5) (i64.const 194212115))
-                  (i64.mul (local.get $q6) (i64.const 118614959))))))
+              (i64.add (i64.mul (local.get $q3) (i64.const 10779525)) (i64.mul (local.get $q4) (i64.const -94567493)))
+              (i64.add (i64.mul (local.get $q5) (i64.const 194212115)) (i64.mul (local.get $q6) (i64.const 118614959)))))
           (i64.mul (local.get $q7) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10625,27 +10926,13 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s9) (i64.mul (local.get $q1) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b9)) (i64.mul (local.get $a1) (local.get $b8)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b7)) (i64.mul (local.get $a3) (local.get $b6))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4)))
-                (i64.add (i64.mul (local.get $a6) (local.get $b3)) (i64.mul (local.get $a7) (local.get $b2)))))
+                (i64.mul (local.get $q2) (i64.const -260577805))
+                (i64.mul (local.get $q3) (i64.const -106037456))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a8) (local.get $b1)) (i64.mul (local.get $a9) (local.get $b0)))
-                (i64.add
-                  (i64.mul (local.get $q1) (i64.const -95320440))
-                  (i64.mul (local.get $q2) (i64.const -260577805))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q3) (i64.const -106037456))
-                  (i64.mul (local.get $q4) (i64.const 10779525)))
-                (i64.add
-                  (i64.mul (local.get $q5) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q6) (i64.const 194212115))
-                    (i64.mul (local.get $q7) (i64.const 118614959)))))))
+              (i64.add (i64.mul (local.get $q4) (i64.const 10779525)) (i64.mul (local.get $q5) (i64.const -94567493)))
+              (i64.add (i64.mul (local.get $q6) (i64.const 194212115)) (i64.mul (local.get $q7) (i64.const 118614959)))))
           (i64.mul (local.get $q8) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10657,29 +10944,13 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s10) (i64.mul (local.get $q2) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b10)) (i64.mul (local.get $a1) (local.get $b9)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b8)) (i64.mul (local.get $a3) (local.get $b7))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b6)) (i64.mul (local.get $a5) (local.get $b5)))
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b4))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b3)) (i64.mul (local.get $a8) (local.get $b2))))))
+                (i64.mul (local.get $q3) (i64.const -260577805))
+                (i64.mul (local.get $q4) (i64.const -106037456))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a9) (local.get $b1)) (i64.mul (local.get $a10) (local.get $b0)))
-                (i64.add
-                  (i64.mul (local.get $q2) (i64.const -95320440))
-                  (i64.mul (local.get $q3) (i64.const -260577805))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q4) (i64.const -106037456))
-                  (i64.mul (local.get $q5) (i64.const 10779525)))
-                (i64.add
-                  (i64.mul (local.get $q6) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q7) (i64.const 194212115))
-                    (i64.mul (local.get $q8) (i64.const 118614959)))))))
+              (i64.add (i64.mul (local.get $q5) (i64.const 10779525)) (i64.mul (local.get $q6) (i64.const -94567493)))
+              (i64.add (i64.mul (local.get $q7) (i64.const 194212115)) (i64.mul (local.get $q8) (i64.const 118614959)))))
           (i64.mul (local.get $q9) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10691,31 +10962,13 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s11) (i64.mul (local.get $q3) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b11)) (i64.mul (local.get $a1) (local.get $b10)))
-                (i64.add (i64.mul (local.get $a2) (local.get $b9)) (i64.mul (local.get $a3) (local.get $b8))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a4) (local.get $b7)) (i64.mul (local.get $a5) (local.get $b6)))
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b5))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b4)) (i64.mul (local.get $a8) (local.get $b3))))))
+                (i64.mul (local.get $q4) (i64.const -260577805))
+                (i64.mul (local.get $q5) (i64.const -106037456))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a9) (local.get $b2)) (i64.mul (local.get $a10) (local.get $b1)))
-                (i64.add
-                  (i64.mul (local.get $a11) (local.get $b0))
-                  (i64.add
-                    (i64.mul (local.get $q3) (i64.const -95320440))
-                    (i64.mul (local.get $q4) (i64.const -260577805)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q5) (i64.const -106037456))
-                  (i64.mul (local.get $q6) (i64.const 10779525)))
-                (i64.add
-                  (i64.mul (local.get $q7) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q8) (i64.const 194212115))
-                    (i64.mul (local.get $q9) (i64.const 118614959)))))))
+              (i64.add (i64.mul (local.get $q6) (i64.const 10779525)) (i64.mul (local.get $q7) (i64.const -94567493)))
+              (i64.add (i64.mul (local.get $q8) (i64.const 194212115)) (i64.mul (local.get $q9) (i64.const 118614959)))))
           (i64.mul (local.get $q10) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10727,33 +10980,13 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s12) (i64.mul (local.get $q4) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b12)) (i64.mul (local.get $a1) (local.get $b11)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b10))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b9)) (i64.mul (local.get $a4) (local.get $b8)))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a5) (local.get $b7)) (i64.mul (local.get $a6) (local.get $b6)))
-                (i64.add
-                  (i64.mul (local.get $a7) (local.get $b5))
-                  (i64.add (i64.mul (local.get $a8) (local.get $b4)) (i64.mul (local.get $a9) (local.get $b3))))))
+                (i64.mul (local.get $q5) (i64.const -260577805))
+                (i64.mul (local.get $q6) (i64.const -106037456))))
             (i64.add
-              (i64.add
-                (i64.add (i64.mul (local.get $a10) (local.get $b2)) (i64.mul (local.get $a11) (local.get $b1)))
-                (i64.add
-                  (i64.mul (local.get $a12) (local.get $b0))
-                  (i64.add
-                    (i64.mul (local.get $q4) (i64.const -95320440))
-                    (i64.mul (local.get $q5) (i64.const -260577805)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q6) (i64.const -106037456))
-                  (i64.mul (local.get $q7) (i64.const 10779525)))
-                (i64.add
-                  (i64.mul (local.get $q8) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q9) (i64.const 194212115))
-                    (i64.mul (local.get $q10) (i64.const 118614959)))))))
+              (i64.add (i64.mul (local.get $q7) (i64.const 10779525)) (i64.mul (local.get $q8) (i64.const -94567493)))
+              (i64.add (i64.mul (local.get $q9) (i64.const 194212115)) (i64.mul (local.get $q10) (i64.const 118614959)))))
           (i64.mul (local.get $q11) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10765,33 +10998,15 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s13) (i64.mul (local.get $q5) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b13)) (i64.mul (local.get $a1) (local.get $b12)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b11))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b10)) (i64.mul (local.get $a4) (local.get $b9)))))
-              (i64.add
-                (i64.add (i64.mul (local.get $a5) (local.get $b8)) (i64.mul (local.get $a6) (local.get $b7)))
-                (i64.add
-                  (i64.mul (local.get $a7) (local.get $b6))
-                  (i64.add (i64.mul (local.get $a8) (local.get $b5)) (i64.mul (local.get $a9) (local.get $b4))))))
+                (i64.mul (local.get $q6) (i64.const -260577805))
+                (i64.mul (local.get $q7) (i64.const -106037456))))
             (i64.add
+              (i64.add (i64.mul (local.get $q8) (i64.const 10779525)) (i64.mul (local.get $q9) (i64.const -94567493)))
               (i64.add
-                (i64.add (i64.mul (local.get $a10) (local.get $b3)) (i64.mul (local.get $a11) (local.get $b2)))
-                (i64.add
-                  (i64.mul (local.get $a12) (local.get $b1))
-                  (i64.add (i64.mul (local.get $a13) (local.get $b0)) (i64.mul (local.get $q5) (i64.const -95320440)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q6) (i64.const -260577805))
-                  (i64.add
-                    (i64.mul (local.get $q7) (i64.const -106037456))
-                    (i64.mul (local.get $q8) (i64.const 10779525))))
-                (i64.add
-                  (i64.mul (local.get $q9) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q10) (i64.const 194212115))
-                    (i64.mul (local.get $q11) (i64.const 118614959)))))))
+                (i64.mul (local.get $q10) (i64.const 194212115))
+                (i64.mul (local.get $q11) (i64.const 118614959)))))
           (i64.mul (local.get $q12) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q13 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10803,35 +11018,15 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s14) (i64.mul (local.get $q6) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b14)) (i64.mul (local.get $a1) (local.get $b13)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b12))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b11)) (i64.mul (local.get $a4) (local.get $b10)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a5) (local.get $b9))
-                  (i64.add (i64.mul (local.get $a6) (local.get $b8)) (i64.mul (local.get $a7) (local.get $b7))))
-                (i64.add
-                  (i64.mul (local.get $a8) (local.get $b6))
-                  (i64.add (i64.mul (local.get $a9) (local.get $b5)) (i64.mul (local.get $a10) (local.get $b4))))))
+                (i64.mul (local.get $q7) (i64.const -260577805))
+                (i64.mul (local.get $q8) (i64.const -106037456))))
             (i64.add
+              (i64.add (i64.mul (local.get $q9) (i64.const 10779525)) (i64.mul (local.get $q10) (i64.const -94567493)))
               (i64.add
-                (i64.add (i64.mul (local.get $a11) (local.get $b3)) (i64.mul (local.get $a12) (local.get $b2)))
-                (i64.add
-                  (i64.mul (local.get $a13) (local.get $b1))
-                  (i64.add (i64.mul (local.get $a14) (local.get $b0)) (i64.mul (local.get $q6) (i64.const -95320440)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q7) (i64.const -260577805))
-                  (i64.add
-                    (i64.mul (local.get $q8) (i64.const -106037456))
-                    (i64.mul (local.get $q9) (i64.const 10779525))))
-                (i64.add
-                  (i64.mul (local.get $q10) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q11) (i64.const 194212115))
-                    (i64.mul (local.get $q12) (i64.const 118614959)))))))
+                (i64.mul (local.get $q11) (i64.const 194212115))
+                (i64.mul (local.get $q12) (i64.const 118614959)))))
           (i64.mul (local.get $q13) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q14 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10843,37 +11038,15 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s15) (i64.mul (local.get $q7) (i64.const -95320440)))
               (i64.add
-                (i64.add (i64.mul (local.get $a0) (local.get $b15)) (i64.mul (local.get $a1) (local.get $b14)))
-                (i64.add
-                  (i64.mul (local.get $a2) (local.get $b13))
-                  (i64.add (i64.mul (local.get $a3) (local.get $b12)) (i64.mul (local.get $a4) (local.get $b11)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a5) (local.get $b10))
-                  (i64.add (i64.mul (local.get $a6) (local.get $b9)) (i64.mul (local.get $a7) (local.get $b8))))
-                (i64.add
-                  (i64.mul (local.get $a8) (local.get $b7))
-                  (i64.add (i64.mul (local.get $a9) (local.get $b6)) (i64.mul (local.get $a10) (local.get $b5))))))
+                (i64.mul (local.get $q8) (i64.const -260577805))
+                (i64.mul (local.get $q9) (i64.const -106037456))))
             (i64.add
+              (i64.add (i64.mul (local.get $q10) (i64.const 10779525)) (i64.mul (local.get $q11) (i64.const -94567493)))
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a11) (local.get $b4))
-                  (i64.add (i64.mul (local.get $a12) (local.get $b3)) (i64.mul (local.get $a13) (local.get $b2))))
-                (i64.add
-                  (i64.mul (local.get $a14) (local.get $b1))
-                  (i64.add (i64.mul (local.get $a15) (local.get $b0)) (i64.mul (local.get $q7) (i64.const -95320440)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q8) (i64.const -260577805))
-                  (i64.add
-                    (i64.mul (local.get $q9) (i64.const -106037456))
-                    (i64.mul (local.get $q10) (i64.const 10779525))))
-                (i64.add
-                  (i64.mul (local.get $q11) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q12) (i64.const 194212115))
-                    (i64.mul (local.get $q13) (i64.const 118614959)))))))
+                (i64.mul (local.get $q12) (i64.const 194212115))
+                (i64.mul (local.get $q13) (i64.const 118614959)))))
           (i64.mul (local.get $q14) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q15 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10885,39 +11058,15 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s16) (i64.mul (local.get $q8) (i64.const -95320440)))
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a0) (local.get $b16))
-                  (i64.add (i64.mul (local.get $a1) (local.get $b15)) (i64.mul (local.get $a2) (local.get $b14))))
-                (i64.add
-                  (i64.mul (local.get $a3) (local.get $b13))
-                  (i64.add (i64.mul (local.get $a4) (local.get $b12)) (i64.mul (local.get $a5) (local.get $b11)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b10))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b9)) (i64.mul (local.get $a8) (local.get $b8))))
-                (i64.add
-                  (i64.mul (local.get $a9) (local.get $b7))
-                  (i64.add (i64.mul (local.get $a10) (local.get $b6)) (i64.mul (local.get $a11) (local.get $b5))))))
+                (i64.mul (local.get $q9) (i64.const -260577805))
+                (i64.mul (local.get $q10) (i64.const -106037456))))
             (i64.add
+              (i64.add (i64.mul (local.get $q11) (i64.const 10779525)) (i64.mul (local.get $q12) (i64.const -94567493)))
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a12) (local.get $b4))
-                  (i64.add (i64.mul (local.get $a13) (local.get $b3)) (i64.mul (local.get $a14) (local.get $b2))))
-                (i64.add
-                  (i64.mul (local.get $a15) (local.get $b1))
-                  (i64.add (i64.mul (local.get $a16) (local.get $b0)) (i64.mul (local.get $q8) (i64.const -95320440)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q9) (i64.const -260577805))
-                  (i64.add
-                    (i64.mul (local.get $q10) (i64.const -106037456))
-                    (i64.mul (local.get $q11) (i64.const 10779525))))
-                (i64.add
-                  (i64.mul (local.get $q12) (i64.const -94567493))
-                  (i64.add
-                    (i64.mul (local.get $q13) (i64.const 194212115))
-                    (i64.mul (local.get $q14) (i64.const 118614959)))))))
+                (i64.mul (local.get $q13) (i64.const 194212115))
+                (i64.mul (local.get $q14) (i64.const 118614959)))))
           (i64.mul (local.get $q15) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q16 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10929,41 +11078,19 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s17) (i64.shl (local.get $q0) (i64.const 28)))
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a0) (local.get $b17))
-                  (i64.add (i64.mul (local.get $a1) (local.get $b16)) (i64.mul (local.get $a2) (local.get $b15))))
-                (i64.add
-                  (i64.mul (local.get $a3) (local.get $b14))
-                  (i64.add (i64.mul (local.get $a4) (local.get $b13)) (i64.mul (local.get $a5) (local.get $b12)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b11))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))
-                  (i64.add (i64.mul (local.get $a11) (local.get $b6)) (i64.mul (local.get $a12) (local.get $b5))))))
+                (i64.mul (local.get $q9) (i64.const -95320440))
+                (i64.mul (local.get $q10) (i64.const -260577805))))
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a13) (local.get $b4))
-                  (i64.add (i64.mul (local.get $a14) (local.get $b3)) (i64.mul (local.get $a15) (local.get $b2))))
-                (i64.add
-                  (i64.mul (local.get $a16) (local.get $b1))
-                  (i64.add (i64.mul (local.get $a17) (local.get $b0)) (i64.shl (local.get $q0) (i64.const 28)))))
+                (i64.mul (local.get $q11) (i64.const -106037456))
+                (i64.mul (local.get $q12) (i64.const 10779525)))
               (i64.add
+                (i64.mul (local.get $q13) (i64.const -94567493))
                 (i64.add
-                  (i64.mul (local.get $q9) (i64.const -95320440))
-                  (i64.add
-                    (i64.mul (local.get $q10) (i64.const -260577805))
-                    (i64.mul (local.get $q11) (i64.const -106037456))))
-                (i64.add
-                  (i64.add
-                    (i64.mul (local.get $q12) (i64.const 10779525))
-                    (i64.mul (local.get $q13) (i64.const -94567493)))
-                  (i64.add
-                    (i64.mul (local.get $q14) (i64.const 194212115))
-                    (i64.mul (local.get $q15) (i64.const 118614959)))))))
+                  (i64.mul (local.get $q14) (i64.const 194212115))
+                  (i64.mul (local.get $q15) (i64.const 118614959))))))
           (i64.mul (local.get $q16) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q17 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -10975,41 +11102,19 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s18) (i64.shl (local.get $q1) (i64.const 28)))
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a0) (local.get $b18))
-                  (i64.add (i64.mul (local.get $a1) (local.get $b17)) (i64.mul (local.get $a2) (local.get $b16))))
-                (i64.add
-                  (i64.mul (local.get $a3) (local.get $b15))
-                  (i64.add (i64.mul (local.get $a4) (local.get $b14)) (i64.mul (local.get $a5) (local.get $b13)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a6) (local.get $b12))
-                  (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a9) (local.get $b9)) (i64.mul (local.get $a10) (local.get $b8)))
-                  (i64.add (i64.mul (local.get $a11) (local.get $b7)) (i64.mul (local.get $a12) (local.get $b6))))))
+                (i64.mul (local.get $q10) (i64.const -95320440))
+                (i64.mul (local.get $q11) (i64.const -260577805))))
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a13) (local.get $b5))
-                  (i64.add (i64.mul (local.get $a14) (local.get $b4)) (i64.mul (local.get $a15) (local.get $b3))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a16) (local.get $b2)) (i64.mul (local.get $a17) (local.get $b1)))
-                  (i64.add (i64.mul (local.get $a18) (local.get $b0)) (i64.shl (local.get $q1) (i64.const 28)))))
+                (i64.mul (local.get $q12) (i64.const -106037456))
+                (i64.mul (local.get $q13) (i64.const 10779525)))
               (i64.add
+                (i64.mul (local.get $q14) (i64.const -94567493))
                 (i64.add
-                  (i64.mul (local.get $q10) (i64.const -95320440))
-                  (i64.add
-                    (i64.mul (local.get $q11) (i64.const -260577805))
-                    (i64.mul (local.get $q12) (i64.const -106037456))))
-                (i64.add
-                  (i64.add
-                    (i64.mul (local.get $q13) (i64.const 10779525))
-                    (i64.mul (local.get $q14) (i64.const -94567493)))
-                  (i64.add
-                    (i64.mul (local.get $q15) (i64.const 194212115))
-                    (i64.mul (local.get $q16) (i64.const 118614959)))))))
+                  (i64.mul (local.get $q15) (i64.const 194212115))
+                  (i64.mul (local.get $q16) (i64.const 118614959))))))
           (i64.mul (local.get $q17) (i64.const -75646731)))
         (local.get $c)))
     (local.set $q18 (i64.and (i64.mul (local.get $acc) (i64.const 430544327)) (i64.const 0x1fffffff)))
@@ -11021,41 +11126,19 @@
         (i64.add
           (i64.add
             (i64.add
+              (i64.add (local.get $s19) (i64.shl (local.get $q2) (i64.const 28)))
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a1) (local.get $b18))
-                  (i64.add (i64.mul (local.get $a2) (local.get $b17)) (i64.mul (local.get $a3) (local.get $b16))))
-                (i64.add
-                  (i64.mul (local.get $a4) (local.get $b15))
-                  (i64.add (i64.mul (local.get $a5) (local.get $b14)) (i64.mul (local.get $a6) (local.get $b13)))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $a7) (local.get $b12))
-                  (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
-                (i64.add
-                  (i64.add (i64.mul (local.get $a10) (local.get $b9)) (i64.mul (local.get $a11) (local.get $b8)))
-                  (i64.add (i64.mul (local.get $a12) (local.get $b7)) (i64.mul (local.get $a13) (local.get $b6))))))
+                (i64.mul (local.get $q11) (i64.const -95320440))
+                (i64.mul (local.get $q12) (i64.const -260577805))))
             (i64.add
               (i64.add
-                (i64.add
-                  (i64.mul (local.get $a14) (local.get $b5))
-                  (i64.add (i64.mul (local.get $a15) (local.get $b4)) (i64.mul (local.get $a16) (local.get $b3))))
-                (i64.add
-                  (i64.mul (local.get $a17) (local.get $b2))
-                  (i64.add (i64.mul (local.get $a18) (local.get $b1)) (i64.shl (local.get $q2) (i64.const 28)))))
+                (i64.mul (local.get $q13) (i64.const -106037456))
+                (i64.mul (local.get $q14) (i64.const 10779525)))
               (i64.add
+                (i64.mul (local.get $q15) (i64.const -94567493))
                 (i64.add
-                  (i64.mul (local.get $q11) (i64.const -95320440))
-                  (i64.add
-                    (i64.mul (local.get $q12) (i64.const -260577805))
-                    (i64.mul (local.get $q13) (i64.const -106037456))))
-                (i64.add
-                  (i64.add
-                    (i64.mul (local.get $q14) (i64.const 10779525))
-                    (i64.mul (local.get $q15) (i64.const -94567493)))
-                  (i64.add
-                    (i64.mul (local.get $q16) (i64.const 194212115))
-                    (i64.mul (local.get $q17) (i64.const 118614959)))))))
+                  (i64.mul (local.get $q16) (i64.const 194212115))
+                  (i64.mul (local.get $q17) (i64.const 118614959))))))
           (i64.mul (local.get $q18) (i64.const -75646731)))
         (local.get $c)))
     (local.set $r0 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
@@ -11065,41 +11148,15 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a2) (local.get $b18))
-                (i64.add (i64.mul (local.get $a3) (local.get $b17)) (i64.mul (local.get $a4) (local.get $b16))))
-              (i64.add
-                (i64.mul (local.get $a5) (local.get $b15))
-                (i64.add (i64.mul (local.get $a6) (local.get $b14)) (i64.mul (local.get $a7) (local.get $b13)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a8) (local.get $b12))
-                (i64.add (i64.mul (local.get $a9) (local.get $b11)) (i64.mul (local.get $a10) (local.get $b10))))
-              (i64.add
-                (i64.mul (local.get $a11) (local.get $b9))
-                (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
+            (i64.add (local.get $s20) (i64.shl (local.get $q3) (i64.const 28)))
+            (i64.add (i64.mul (local.get $q12) (i64.const -95320440)) (i64.mul (local.get $q13) (i64.const -260577805))))
           (i64.add
+            (i64.add (i64.mul (local.get $q14) (i64.const -106037456)) (i64.mul (local.get $q15) (i64.const 10779525)))
             (i64.add
+              (i64.mul (local.get $q16) (i64.const -94567493))
               (i64.add
-                (i64.mul (local.get $a14) (local.get $b6))
-                (i64.add (i64.mul (local.get $a15) (local.get $b5)) (i64.mul (local.get $a16) (local.get $b4))))
-              (i64.add
-                (i64.mul (local.get $a17) (local.get $b3))
-                (i64.add (i64.mul (local.get $a18) (local.get $b2)) (i64.shl (local.get $q3) (i64.const 28)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $q12) (i64.const -95320440))
-                (i64.add
-                  (i64.mul (local.get $q13) (i64.const -260577805))
-                  (i64.mul (local.get $q14) (i64.const -106037456))))
-              (i64.add
-                (i64.add
-                  (i64.mul (local.get $q15) (i64.const 10779525))
-                  (i64.mul (local.get $q16) (i64.const -94567493)))
-                (i64.add
-                  (i64.mul (local.get $q17) (i64.const 194212115))
-                  (i64.mul (local.get $q18) (i64.const 118614959)))))))
+                (i64.mul (local.get $q17) (i64.const 194212115))
+                (i64.mul (local.get $q18) (i64.const 118614959))))))
         (local.get $c)))
     (local.set $r1 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -11108,37 +11165,11 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a3) (local.get $b18)) (i64.mul (local.get $a4) (local.get $b17)))
-              (i64.add
-                (i64.mul (local.get $a5) (local.get $b16))
-                (i64.add (i64.mul (local.get $a6) (local.get $b15)) (i64.mul (local.get $a7) (local.get $b14)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a8) (local.get $b13))
-                (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
-              (i64.add
-                (i64.mul (local.get $a11) (local.get $b10))
-                (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
+            (i64.add (local.get $s21) (i64.shl (local.get $q4) (i64.const 28)))
+            (i64.add (i64.mul (local.get $q13) (i64.const -95320440)) (i64.mul (local.get $q14) (i64.const -260577805))))
           (i64.add
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $a14) (local.get $b7))
-                (i64.add (i64.mul (local.get $a15) (local.get $b6)) (i64.mul (local.get $a16) (local.get $b5))))
-              (i64.add
-                (i64.mul (local.get $a17) (local.get $b4))
-                (i64.add (i64.mul (local.get $a18) (local.get $b3)) (i64.shl (local.get $q4) (i64.const 28)))))
-            (i64.add
-              (i64.add
-                (i64.mul (local.get $q13) (i64.const -95320440))
-                (i64.add
-                  (i64.mul (local.get $q14) (i64.const -260577805))
-                  (i64.mul (local.get $q15) (i64.const -106037456))))
-              (i64.add
-                (i64.mul (local.get $q16) (i64.const 10779525))
-                (i64.add
-                  (i64.mul (local.get $q17) (i64.const -94567493))
-                  (i64.mul (local.get $q18) (i64.const 194212115)))))))
+            (i64.add (i64.mul (local.get $q15) (i64.const -106037456)) (i64.mul (local.get $q16) (i64.const 10779525)))
+            (i64.add (i64.mul (local.get $q17) (i64.const -94567493)) (i64.mul (local.get $q18) (i64.const 194212115)))))
         (local.get $c)))
     (local.set $r2 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -11147,33 +11178,13 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a4) (local.get $b18)) (i64.mul (local.get $a5) (local.get $b17)))
-              (i64.add
-                (i64.mul (local.get $a6) (local.get $b16))
-                (i64.add (i64.mul (local.get $a7) (local.get $b15)) (i64.mul (local.get $a8) (local.get $b14)))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
-              (i64.add
-                (i64.mul (local.get $a11) (local.get $b11))
-                (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
+            (local.get $s22)
+            (i64.add (i64.shl (local.get $q5) (i64.const 28)) (i64.mul (local.get $q14) (i64.const -95320440))))
           (i64.add
             (i64.add
-              (i64.add (i64.mul (local.get $a14) (local.get $b8)) (i64.mul (local.get $a15) (local.get $b7)))
-              (i64.add
-                (i64.mul (local.get $a16) (local.get $b6))
-                (i64.add (i64.mul (local.get $a17) (local.get $b5)) (i64.mul (local.get $a18) (local.get $b4)))))
-            (i64.add
-              (i64.add
-                (i64.shl (local.get $q5) (i64.const 28))
-                (i64.add
-                  (i64.mul (local.get $q14) (i64.const -95320440))
-                  (i64.mul (local.get $q15) (i64.const -260577805))))
-              (i64.add
-                (i64.mul (local.get $q16) (i64.const -106037456))
-                (i64.add
-                  (i64.mul (local.get $q17) (i64.const 10779525))
-                  (i64.mul (local.get $q18) (i64.const -94567493)))))))
+              (i64.mul (local.get $q15) (i64.const -260577805))
+              (i64.mul (local.get $q16) (i64.const -106037456)))
+            (i64.add (i64.mul (local.get $q17) (i64.const 10779525)) (i64.mul (local.get $q18) (i64.const -94567493)))))
         (local.get $c)))
     (local.set $r3 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -11182,27 +11193,11 @@
       (i64.add
         (i64.add
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a5) (local.get $b18)) (i64.mul (local.get $a6) (local.get $b17)))
-              (i64.add (i64.mul (local.get $a7) (local.get $b16)) (i64.mul (local.get $a8) (local.get $b15))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a9) (local.get $b14)) (i64.mul (local.get $a10) (local.get $b13)))
-              (i64.add
-                (i64.mul (local.get $a11) (local.get $b12))
-                (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10))))))
+            (local.get $s23)
+            (i64.add (i64.shl (local.get $q6) (i64.const 28)) (i64.mul (local.get $q15) (i64.const -95320440))))
           (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a14) (local.get $b9)) (i64.mul (local.get $a15) (local.get $b8)))
-              (i64.add
-                (i64.mul (local.get $a16) (local.get $b7))
-                (i64.add (i64.mul (local.get $a17) (local.get $b6)) (i64.mul (local.get $a18) (local.get $b5)))))
-            (i64.add
-              (i64.add (i64.shl (local.get $q6) (i64.const 28)) (i64.mul (local.get $q15) (i64.const -95320440)))
-              (i64.add
-                (i64.mul (local.get $q16) (i64.const -260577805))
-                (i64.add
-                  (i64.mul (local.get $q17) (i64.const -106037456))
-                  (i64.mul (local.get $q18) (i64.const 10779525)))))))
+            (i64.mul (local.get $q16) (i64.const -260577805))
+            (i64.add (i64.mul (local.get $q17) (i64.const -106037456)) (i64.mul (local.get $q18) (i64.const 10779525)))))
         (local.get $c)))
     (local.set $r4 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -11210,24 +11205,12 @@
     (local.set $acc
       (i64.add
         (i64.add
+          (i64.add (local.get $s24) (i64.shl (local.get $q7) (i64.const 28)))
           (i64.add
+            (i64.mul (local.get $q16) (i64.const -95320440))
             (i64.add
-              (i64.add (i64.mul (local.get $a6) (local.get $b18)) (i64.mul (local.get $a7) (local.get $b17)))
-              (i64.add (i64.mul (local.get $a8) (local.get $b16)) (i64.mul (local.get $a9) (local.get $b15))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a10) (local.get $b14)) (i64.mul (local.get $a11) (local.get $b13)))
-              (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a14) (local.get $b10)) (i64.mul (local.get $a15) (local.get $b9)))
-              (i64.add (i64.mul (local.get $a16) (local.get $b8)) (i64.mul (local.get $a17) (local.get $b7))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a18) (local.get $b6)) (i64.shl (local.get $q7) (i64.const 28)))
-              (i64.add
-                (i64.mul (local.get $q16) (i64.const -95320440))
-                (i64.add
-                  (i64.mul (local.get $q17) (i64.const -260577805))
-                  (i64.mul (local.get $q18) (i64.const -106037456)))))))
+              (i64.mul (local.get $q17) (i64.const -260577805))
+              (i64.mul (local.get $q18) (i64.const -106037456)))))
         (local.get $c)))
     (local.set $r5 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -11235,22 +11218,8 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a7) (local.get $b18))
-              (i64.add (i64.mul (local.get $a8) (local.get $b17)) (i64.mul (local.get $a9) (local.get $b16))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a10) (local.get $b15)) (i64.mul (local.get $a11) (local.get $b14)))
-              (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12)))))
-          (i64.add
-            (i64.add
-              (i64.add (i64.mul (local.get $a14) (local.get $b11)) (i64.mul (local.get $a15) (local.get $b10)))
-              (i64.add (i64.mul (local.get $a16) (local.get $b9)) (i64.mul (local.get $a17) (local.get $b8))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a18) (local.get $b7)) (i64.shl (local.get $q8) (i64.const 28)))
-              (i64.add
-                (i64.mul (local.get $q17) (i64.const -95320440))
-                (i64.mul (local.get $q18) (i64.const -260577805))))))
+          (i64.add (local.get $s25) (i64.shl (local.get $q8) (i64.const 28)))
+          (i64.add (i64.mul (local.get $q17) (i64.const -95320440)) (i64.mul (local.get $q18) (i64.const -260577805))))
         (local.get $c)))
     (local.set $r6 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
@@ -11258,144 +11227,49 @@
     (local.set $acc
       (i64.add
         (i64.add
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a8) (local.get $b18))
-              (i64.add (i64.mul (local.get $a9) (local.get $b17)) (i64.mul (local.get $a10) (local.get $b16))))
-            (i64.add
-              (i64.mul (local.get $a11) (local.get $b15))
-              (i64.add (i64.mul (local.get $a12) (local.get $b14)) (i64.mul (local.get $a13) (local.get $b13)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a14) (local.get $b12))
-              (i64.add (i64.mul (local.get $a15) (local.get $b11)) (i64.mul (local.get $a16) (local.get $b10))))
-            (i64.add
-              (i64.add (i64.mul (local.get $a17) (local.get $b9)) (i64.mul (local.get $a18) (local.get $b8)))
-              (i64.add (i64.shl (local.get $q9) (i64.const 28)) (i64.mul (local.get $q18) (i64.const -95320440))))))
+          (local.get $s26)
+          (i64.add (i64.shl (local.get $q9) (i64.const 28)) (i64.mul (local.get $q18) (i64.const -95320440))))
         (local.get $c)))
     (local.set $r7 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 27
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a9) (local.get $b18)) (i64.mul (local.get $a10) (local.get $b17)))
-            (i64.add
-              (i64.mul (local.get $a11) (local.get $b16))
-              (i64.add (i64.mul (local.get $a12) (local.get $b15)) (i64.mul (local.get $a13) (local.get $b14)))))
-          (i64.add
-            (i64.add
-              (i64.mul (local.get $a14) (local.get $b13))
-              (i64.add (i64.mul (local.get $a15) (local.get $b12)) (i64.mul (local.get $a16) (local.get $b11))))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b10))
-              (i64.add (i64.mul (local.get $a18) (local.get $b9)) (i64.shl (local.get $q10) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s27) (i64.shl (local.get $q10) (i64.const 28))) (local.get $c)))
     (local.set $r8 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 28
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a10) (local.get $b18)) (i64.mul (local.get $a11) (local.get $b17)))
-            (i64.add
-              (i64.mul (local.get $a12) (local.get $b16))
-              (i64.add (i64.mul (local.get $a13) (local.get $b15)) (i64.mul (local.get $a14) (local.get $b14)))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a15) (local.get $b13)) (i64.mul (local.get $a16) (local.get $b12)))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b11))
-              (i64.add (i64.mul (local.get $a18) (local.get $b10)) (i64.shl (local.get $q11) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s28) (i64.shl (local.get $q11) (i64.const 28))) (local.get $c)))
     (local.set $r9 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 29
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a11) (local.get $b18)) (i64.mul (local.get $a12) (local.get $b17)))
-            (i64.add (i64.mul (local.get $a13) (local.get $b16)) (i64.mul (local.get $a14) (local.get $b15))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a15) (local.get $b14)) (i64.mul (local.get $a16) (local.get $b13)))
-            (i64.add
-              (i64.mul (local.get $a17) (local.get $b12))
-              (i64.add (i64.mul (local.get $a18) (local.get $b11)) (i64.shl (local.get $q12) (i64.const 28))))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s29) (i64.shl (local.get $q12) (i64.const 28))) (local.get $c)))
     (local.set $r10 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 30
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.add (i64.mul (local.get $a12) (local.get $b18)) (i64.mul (local.get $a13) (local.get $b17)))
-            (i64.add (i64.mul (local.get $a14) (local.get $b16)) (i64.mul (local.get $a15) (local.get $b15))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a16) (local.get $b14)) (i64.mul (local.get $a17) (local.get $b13)))
-            (i64.add (i64.mul (local.get $a18) (local.get $b12)) (i64.shl (local.get $q13) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s30) (i64.shl (local.get $q13) (i64.const 28))) (local.get $c)))
     (local.set $r11 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 31
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a13) (local.get $b18))
-            (i64.add (i64.mul (local.get $a14) (local.get $b17)) (i64.mul (local.get $a15) (local.get $b16))))
-          (i64.add
-            (i64.add (i64.mul (local.get $a16) (local.get $b15)) (i64.mul (local.get $a17) (local.get $b14)))
-            (i64.add (i64.mul (local.get $a18) (local.get $b13)) (i64.shl (local.get $q14) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s31) (i64.shl (local.get $q14) (i64.const 28))) (local.get $c)))
     (local.set $r12 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 32
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add
-            (i64.mul (local.get $a14) (local.get $b18))
-            (i64.add (i64.mul (local.get $a15) (local.get $b17)) (i64.mul (local.get $a16) (local.get $b16))))
-          (i64.add
-            (i64.mul (local.get $a17) (local.get $b15))
-            (i64.add (i64.mul (local.get $a18) (local.get $b14)) (i64.shl (local.get $q15) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s32) (i64.shl (local.get $q15) (i64.const 28))) (local.get $c)))
     (local.set $r13 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 33
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a15) (local.get $b18)) (i64.mul (local.get $a16) (local.get $b17)))
-          (i64.add
-            (i64.mul (local.get $a17) (local.get $b16))
-            (i64.add (i64.mul (local.get $a18) (local.get $b15)) (i64.shl (local.get $q16) (i64.const 28)))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s33) (i64.shl (local.get $q16) (i64.const 28))) (local.get $c)))
     (local.set $r14 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 34
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.add (i64.mul (local.get $a16) (local.get $b18)) (i64.mul (local.get $a17) (local.get $b17)))
-          (i64.add (i64.mul (local.get $a18) (local.get $b16)) (i64.shl (local.get $q17) (i64.const 28))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s34) (i64.shl (local.get $q17) (i64.const 28))) (local.get $c)))
     (local.set $r15 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 35
-    (local.set $acc
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a17) (local.get $b18))
-          (i64.add (i64.mul (local.get $a18) (local.get $b17)) (i64.shl (local.get $q18) (i64.const 28))))
-        (local.get $c)))
+    (local.set $acc (i64.add (i64.add (local.get $s35) (i64.shl (local.get $q18) (i64.const 28))) (local.get $c)))
     (local.set $r16 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     ;; column 36
-    (local.set $acc (i64.add (i64.mul (local.get $a18) (local.get $b18)) (local.get $c)))
+    (local.set $acc (i64.add (local.get $s36) (local.get $c)))
     (local.set $r17 (i64.and (local.get $acc) (i64.const 0x1fffffff)))
     (local.set $c (i64.shr_s (local.get $acc) (i64.const 29)))
     (local.set $r18 (local.get $c))
@@ -11437,6 +11311,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -12297,6 +12177,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -13476,6 +13362,12 @@
     (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64) (local $r15 i64)
     (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64) (local $b17 i64)
     (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64) (local $r18 i64)
+    (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64)
+    (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64)
+    (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64)
+    (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64)
+    (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64) (local $s31 i64)
+    (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
@@ -16682,7 +16574,12 @@
     (local $b14 i64) (local $q14 i64) (local $r14 i64) (local $a15 i64) (local $b15 i64) (local $q15 i64)
     (local $r15 i64) (local $a16 i64) (local $b16 i64) (local $q16 i64) (local $r16 i64) (local $a17 i64)
     (local $b17 i64) (local $q17 i64) (local $r17 i64) (local $a18 i64) (local $b18 i64) (local $q18 i64)
-    (local $r18 i64)
+    (local $r18 i64) (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64)
+    (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64) (local $s10 i64) (local $s11 i64) (local $s12 i64)
+    (local $s13 i64) (local $s14 i64) (local $s15 i64) (local $s16 i64) (local $s17 i64) (local $s18 i64)
+    (local $s19 i64) (local $s20 i64) (local $s21 i64) (local $s22 i64) (local $s23 i64) (local $s24 i64)
+    (local $s25 i64) (local $s26 i64) (local $s27 i64) (local $s28 i64) (local $s29 i64) (local $s30 i64)
+    (local $s31 i64) (local $s32 i64) (local $s33 i64) (local $s34 i64) (local $s35 i64) (local $s36 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
     (local.set $a2 (i64.load offset=16 (local.get $a)))
