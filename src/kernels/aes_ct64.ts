@@ -8,21 +8,24 @@
 // then two in-word delta swaps and three rounds of swapmoves between words). SubBytes is the
 // circuit on the eight words; ShiftRows rotates each byte of row r right by 2r bits (masks and
 // shifts); MixColumns' rotations by one and two rows are 64-bit rotations by 16 and 32; xtime is
-// a renaming of words plus three XORs. The affine constant 0x63 is folded into round keys
-// 1 … Nr. The key schedule runs the circuit byte-sliced on one i32 (SubWord), then bitslices each
-// round key with the data's own transposition (the key in all four block positions).
+// a renaming of words plus three XORs. On wasm the rounds are fixsliced (Adomnicai and Peyrin,
+// TCHES 2021/1; see aes8): no ShiftRows, MixColumns' rotations also turn the columns, and round
+// key r is stored as SR^−r(k_r). The affine constant 0x63 is folded into round keys 1 … Nr.
+// The key schedule runs the circuit byte-sliced on one i32 (SubWord), then bitslices each round
+// key with the data's own transposition (the key in all four block positions).
 //
 // Why constant time: there is no table and no data-dependent address or branch; the loops count
 // public rounds and blocks.
 //
 // Cost per four blocks and round: 113 gates, 19 operations of ShiftRows and 8 of MixColumns and
 // AddRoundKey per word: ~330 i64 operations, ~5 per byte (the JavaScript printer writes each as
-// one to four int32 operations).
+// one to four int32 operations). Fixsliced (wasm): no ShiftRows, 6 (odd rounds 11) operations
+// more per word in MixColumns' rotations: ~250 (docs/kernels/aes.md).
 //
 // Round-key layout at rk: round r at rk + 64·r, word i at + 8·i; (Nr + 1)·64 bytes (within the
 // SIMD layout's (Nr + 1)·128, so the slot layout and its wipes are the same on every target).
 
-import { type Expr, Func, type Local, type Stmt, br_if, callv, comment, i32, i64, label, loop, memory } from './builder/index.js';
+import { type Expr, Func, type Local, type Stmt, block, br, br_if, callv, comment, i32, i64, if_, label, loop, memory, target } from './builder/index.js';
 import { type AesFlags, GATES, RCON, TEMPS } from './aes_bitsliced_simd128.js';
 
 const K = (v: bigint) => i64.const(BigInt.asUintN(64, v), true);
@@ -83,6 +86,12 @@ export function fromPlanes(w: Local<'i64'>[], t: Local<'i64'>): Stmt[] {
 /** The word index of column c of blocks 2b1, 2b1 + 1. */
 const wordOf = (c: number, b1: number) => 4 * (c >> 1) + 2 * (c & 1) + b1;
 
+/** ShiftRows twice on one plane: rows 1 and 3 rotated by two columns (4 bits in each byte), row 2 unchanged. */
+function shiftRows2(x: Local<'i64'>): Expr<'i64'> {
+  const rows13 = 0xffff0000ffff0000n;
+  return i64.or(i64.and(x, K(~rows13 & 0xffffffffffffffffn)), i64.and(byteRotrK(x.get(), 4n), K(rows13)));
+}
+
 /** ShiftRows on one plane: row r's bytes rotated right by 2r bits. */
 function shiftRows(x: Local<'i64'>): Expr<'i64'> {
   return i64.or(
@@ -96,9 +105,35 @@ function shiftRows(x: Local<'i64'>): Expr<'i64'> {
   );
 }
 
+/** Whether aes8 runs fixsliced rounds (and the round keys are laid out for them): the wasm target; js keeps the classic round (see aes8). */
+const fixsliced = (): boolean => target() !== 'js';
+
+/** Every byte of x rotated right by s bits (0 ≤ s < 8, public), under the masks lo = bytes 0xff >> s, hi = ~lo. */
+function byteRotr(x: Expr<'i64'>, s: Local<'i64'>, lo: Local<'i64'>, hi: Local<'i64'>): Expr<'i64'> {
+  return i64.or(i64.and(i64.shr_u(x, s), lo), i64.and(i64.shl(x, i64.sub(8, s)), hi));
+}
+
+/** Every byte of x rotated right by the constant s bits (0 < s < 8). */
+function byteRotrK(x: Expr<'i64'>, s: bigint): Expr<'i64'> {
+  const lo = (0xffn >> s) * 0x0101010101010101n;
+  return i64.or(i64.and(i64.shr_u(x, s), K(lo)), i64.and(i64.shl(x, 8n - s), K(~lo & 0xffffffffffffffffn)));
+}
+
 /**
- * `$aes8(rk, nr, buf)`: encrypt the eight blocks at buf (128 bytes) in place with the bitsliced
- * round keys at rk, as two passes of four; nr rounds (10, 12, 14). All parameters public.
+ * `$aes8(rk, nr, buf)`: encrypt the eight blocks at buf (128 bytes) in place with the fixsliced
+ * round keys at rk (expandScalarFunc), as two passes of four; nr rounds (10, 12, 14). All
+ * parameters public.
+ *
+ * Fixslicing (Adomnicai and Peyrin, TCHES 2021/1, "Fixslicing AES-like ciphers"): the state
+ * after round i is kept as y_i with x_i = SR^i(y_i), so no round runs ShiftRows. Since SubBytes
+ * commutes with SR, round i is y_i = MC_i(SB(y_(i−1))) ⊕ SR^−i(k_i), with
+ * MC_i = SR^−i ∘ MixColumns ∘ SR^i: b(r, c) = 2z(r, c) ⊕ 3z(r+1, c+i) ⊕ z(r+2, c+2i) ⊕ z(r+3, c+3i),
+ * MixColumns with its row rotations also turning the columns by i (SR^4 = 1, so i mod 4). In
+ * this layout a row is 16 bits (a rotation by 16) and a column step is 2 bits inside every byte
+ * (a byte rotation by 2i: two shifts, two masks). The last round is SR^nr(SB(y)) ⊕ k_nr: SR² for
+ * nr = 10 and 14, nothing for 12. Rounds come in pairs (i odd, then even): the odd round's
+ * second rotation turns the columns by 2i ≡ 2 (mod 4), a constant 4-bit byte rotation; the even
+ * round's is none. The js target keeps the classic round (fixsliced() below).
  */
 export function aes8ScalarFunc(): Func {
   const f = new Func('aes8', { rk: 'i32', nr: 'i32', buf: 'i32' });
@@ -120,7 +155,52 @@ export function aes8ScalarFunc(): Func {
   const [i, p, h, src] = f.locals('i32', ['i', 'p', 'h', 'src']);
   const U = s.map((_, j) => s[7 - j]);
   const ark = (at: Local<'i32'>) => s.map((x, j) => x.set(i64.xor(x, i64.load(at, 8 * j))));
-  const [half, round] = [label('half'), label('round')];
+  const [half, round, done] = [label('half'), label('round'), label('done')];
+  /** round i (the local i): SubBytes, then MC_i (rows by 16 bits, columns by 2i bits in each byte) and the round key */
+  /**
+   * Round i (the local i): SubBytes, then MC_i (rot1 turns rows by one and columns by i: 2i bits
+   * in each byte) and the round key. im4 = i mod 4 when the generator knows it (constant
+   * rotations); 'odd' or 'even' when only the parity is known: the column turn of rot1 is then
+   * a byte rotation by the run-time count 2i mod 8, rot2's is 2·2i ≡ 4 (odd i) or 0 bits.
+   */
+  const fixRound = (im4: number | 'odd' | 'even'): Stmt[] => {
+    const odd = im4 === 'odd' || (typeof im4 === 'number' && im4 % 2 === 1);
+    const rot = (x: Expr<'i64'>, rows: bigint, bits: bigint) => (bits ? byteRotrK(i64.rotr(x, rows), bits) : i64.rotr(x, rows));
+    const code: Stmt[] = [p.set(i32.add(p, 64)), ...circuit('i64', U, U, q), comment(`MC_i, i ${typeof im4 === 'number' ? `≡ ${im4} (mod 4)` : im4}`)];
+    let rot1: (x: Local<'i64'>) => Expr<'i64'>;
+    if (typeof im4 === 'number') rot1 = (x) => rot(x.get(), 16n, BigInt((2 * im4) % 8));
+    else {
+      const [sh, lo, hi] = [f.i64('sh'), f.i64('lo'), f.i64('hi')];
+      code.push(sh.set(i64.extend_i32_u(i32.and(i32.shl(i, 1), 7))), lo.set(i64.mul(i64.shr_u(i64.const(0xff), sh), K(0x0101010101010101n))), hi.set(i64.xor(lo, -1)));
+      rot1 = (x) => byteRotr(i64.rotr(x, 16n), sh, lo, hi);
+    }
+    return [
+      ...code,
+      ...s.flatMap((x, j) => [br[j].set(rot1(x)), bt[j].set(i64.xor(x, br[j]))]),
+      ...s.map((x, j) => {
+        const xt: Expr<'i64'> = j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get();
+        return x.set(i64.xor(xt, br[j], rot(bt[j].get(), 32n, odd ? 4n : 0n), i64.load(p, 8 * j)));
+      }),
+    ];
+  };
+  // wasm: fixsliced rounds in pairs, rot1's column turn a run-time shift (a loop body of four
+  // rounds with constant shifts ran slower there); js: the classic round, ShiftRows and all (its
+  // 64-bit shifts are emulated on 32-bit halves; fixsliced, four rounds to a pass were 0.8–3 %
+  // slower, pairs 2–7 %)
+  const fix = fixsliced();
+  const classic: Stmt[] = [
+    p.set(i32.add(p, 64)),
+    comment('SubBytes'),
+    ...circuit('i64', U, U, q),
+    comment('ShiftRows; MixColumns: xtime(y ⊕ rot1 y) ⊕ rot1 y ⊕ rot2(y ⊕ rot1 y)'),
+    ...s.flatMap((x, j) => [br[j].set(i64.rotr(bt[j].tee(shiftRows(x)), 16n)), bt[j].set(i64.xor(bt[j], br[j]))]),
+    ...s.map((x, j) => {
+      const xt: Expr<'i64'> = j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get();
+      return x.set(i64.xor(xt, br[j], i64.rotr(bt[j], 32n), i64.load(p, 8 * j)));
+    }),
+  ];
+  const next = (last: boolean) => (last ? br_if(round, i32.lt_u(i.tee(i32.add(i, 1)), nr)) : br_if(done, i32.eq(i.tee(i32.add(i, 1)), nr)));
+  const rounds: Stmt[] = fix ? [fixRound('odd'), next(false), fixRound('even'), next(true)].flat() : [...classic, next(true)];
   const col = (c: number, b: number) => i64.load32_u(src, 16 * b + 4 * c);
   f.emit(
     h.set(0),
@@ -133,23 +213,17 @@ export function aes8ScalarFunc(): Func {
       p.set(rk),
       ark(p),
       i.set(1),
-      loop(
-        round,
-        p.set(i32.add(p, 64)),
-        comment('SubBytes'),
-        circuit('i64', U, U, q),
-        comment('ShiftRows; MixColumns: xtime(y ⊕ rot1 y) ⊕ rot1 y ⊕ rot2(y ⊕ rot1 y)'),
-        s.flatMap((x, j) => [br[j].set(i64.rotr(bt[j].tee(shiftRows(x)), 16n)), bt[j].set(i64.xor(bt[j], br[j]))]),
-        s.map((x, j) => {
-          const xt: Expr<'i64'> = j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get();
-          return x.set(i64.xor(xt, br[j], i64.rotr(bt[j], 32n), i64.load(p, 8 * j)));
-        }),
-        br_if(round, i32.lt_u(i.tee(i32.add(i, 1)), nr)),
-      ),
-      comment('final round: no MixColumns'),
+      comment(fix ? 'rounds 1 … nr − 1 (an odd number of them), fixsliced, two per pass' : 'rounds 1 … nr − 1'),
+      fix ? block(done, loop(round, rounds)) : loop(round, rounds),
+      comment(fix ? 'final round: SR^nr(SubBytes(y)) ⊕ k_nr; SR^nr = SR² for nr = 10, 14 and 1 for 12' : 'final round: no MixColumns'),
       p.set(i32.add(p, 64)),
       circuit('i64', U, U, q),
-      s.map((x) => x.set(shiftRows(x))),
+      fix
+        ? if_(
+            i32.and(nr, 2),
+            s.map((x) => x.set(shiftRows2(x))),
+          )
+        : s.map((x) => x.set(shiftRows(x))),
       ark(p),
       comment('planes -> blocks'),
       fromPlanes(s, t),
@@ -198,7 +272,7 @@ export function expandScalarFunc(nk: 4 | 6 | 8, sub4: Func, flags: AesFlags = {}
     Array.from({ length: 8 }, (_, i) => `s${i}`),
   );
   const [t, inv] = f.locals('i64', ['t', 'inv']);
-  const [r, src, dst] = f.locals('i32', ['r', 'src', 'dst']);
+  const [r, src, dst, m] = f.locals('i32', ['r', 'src', 'dst', 'm']);
   const nr = nk + 6;
   const words = 4 * (nr + 1);
   const rcon = RCON.slice();
@@ -216,7 +290,7 @@ export function expandScalarFunc(nk: 4 | 6 | 8, sub4: Func, flags: AesFlags = {}
     else if (nk === 8 && i % nk === 4) f.emit(comment('SubWord(w)'), w.set(sub(w.get())));
     f.emit(i32.store(tmp, i32.xor(i32.load(tmp, 4 * (i - nk)), w), 4 * i));
   }
-  const next = label('next');
+  const [next, sr, srDone] = [label('next'), label('sr'), label('sr_done')];
   const col = (c: number) => i64.load32_u(src, 4 * c);
   f.emit(
     comment('bitslice each round key: the same key in all four block positions'),
@@ -227,6 +301,22 @@ export function expandScalarFunc(nk: 4 | 6 | 8, sub4: Func, flags: AesFlags = {}
       next,
       [0, 1, 2, 3].flatMap((c) => [0, 1].map((b1) => s[wordOf(c, b1)].set(i64.or(col(c), i64.shl(col(c), 32n))))),
       toPlanes(s, t),
+      fixsliced()
+        ? [
+            comment('fixslicing (see aes8): round key r of 1 … nr − 1 as SR^−r(k_r) = SR^((−r) mod 4)(k_r)'),
+            m.set(i32.mul(i32.and(i32.sub(0, r), 3), i32.lt_u(r, nr))),
+            block(
+              srDone,
+              loop(
+                sr,
+                br_if(srDone, i32.eqz(m)),
+                s.map((x) => x.set(shiftRows(x))),
+                m.set(i32.sub(m, 1)),
+                br(sr),
+              ),
+            ),
+          ]
+        : [],
       comment('0x63 = bits 0, 1, 5, 6: those words inverted from round 1 on'),
       s.map((x, j) => i64.store(dst, [0, 1, 5, 6].includes(j) ? i64.xor(x, inv) : x.get(), 8 * j)),
       inv.set(-1),

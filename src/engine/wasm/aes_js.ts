@@ -2122,6 +2122,7 @@ export function instantiate() {
       s_$214 = DV.getInt32(p_p + 60, true);
       s_s7_h = (s_$213 ^ s_$214); s_s7_l = (s_$212 ^ s_$215);
       p_i = 1;
+      // rounds 1 … nr − 1
       L1_round: for (;;) {
         p_p = ((p_p + 64) | 0);
         // SubBytes

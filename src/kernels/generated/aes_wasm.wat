@@ -209,6 +209,7 @@
   (func $expand4 (param $rk i32) (param $key i32) (param $tmp i32)
     (local $w i32) (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64)
     (local $s6 i64) (local $s7 i64) (local $t i64) (local $inv i64) (local $r i32) (local $src i32) (local $dst i32)
+    (local $m i32)
     (i32.store (local.get $tmp) (i32.load (local.get $key)))
     (i32.store offset=4 (local.get $tmp) (i32.load offset=4 (local.get $key)))
     (i32.store offset=8 (local.get $tmp) (i32.load offset=8 (local.get $key)))
@@ -480,6 +481,130 @@
         (i64.and (i64.xor (i64.shr_u (local.get $s3) (i64.const 4)) (local.get $s7)) (i64.const 0xf0f0f0f0f0f0f0f)))
       (local.set $s7 (i64.xor (local.get $s7) (local.get $t)))
       (local.set $s3 (i64.xor (local.get $s3) (i64.shl (local.get $t) (i64.const 4))))
+      ;; fixslicing (see aes8): round key r of 1 … nr − 1 as SR^−r(k_r) = SR^((−r) mod 4)(k_r)
+      (local.set $m
+        (i32.mul
+          (i32.and (i32.sub (i32.const 0) (local.get $r)) (i32.const 3))
+          (i32.lt_u (local.get $r) (i32.const 10))))
+      (block $sr_done
+        (loop $sr
+          (br_if $sr_done (i32.eqz (local.get $m)))
+          (local.set $s0
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s0) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s0) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s0) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s0) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s0) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s0) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s0) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s1
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s1) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s1) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s1) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s1) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s1) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s1) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s1) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s2
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s2) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s2) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s2) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s2) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s2) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s2) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s2) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s3
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s3) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s3) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s3) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s3) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s3) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s3) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s3) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s4
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s4) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s4) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s4) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s4) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s4) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s4) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s4) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s5
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s5) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s5) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s5) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s5) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s5) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s5) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s5) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s6
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s6) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s6) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s6) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s6) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s6) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s6) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s6) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s7
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s7) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s7) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s7) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s7) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s7) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s7) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s7) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $m (i32.sub (local.get $m) (i32.const 1)))
+          (br $sr)
+        )
+      )
       ;; 0x63 = bits 0, 1, 5, 6: those words inverted from round 1 on
       (i64.store (local.get $dst) (i64.xor (local.get $s0) (local.get $inv)))
       (i64.store offset=8 (local.get $dst) (i64.xor (local.get $s1) (local.get $inv)))
@@ -508,6 +633,7 @@
   (func $expand6 (param $rk i32) (param $key i32) (param $tmp i32)
     (local $w i32) (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64)
     (local $s6 i64) (local $s7 i64) (local $t i64) (local $inv i64) (local $r i32) (local $src i32) (local $dst i32)
+    (local $m i32)
     (i32.store (local.get $tmp) (i32.load (local.get $key)))
     (i32.store offset=4 (local.get $tmp) (i32.load offset=4 (local.get $key)))
     (i32.store offset=8 (local.get $tmp) (i32.load offset=8 (local.get $key)))
@@ -795,6 +921,130 @@
         (i64.and (i64.xor (i64.shr_u (local.get $s3) (i64.const 4)) (local.get $s7)) (i64.const 0xf0f0f0f0f0f0f0f)))
       (local.set $s7 (i64.xor (local.get $s7) (local.get $t)))
       (local.set $s3 (i64.xor (local.get $s3) (i64.shl (local.get $t) (i64.const 4))))
+      ;; fixslicing (see aes8): round key r of 1 … nr − 1 as SR^−r(k_r) = SR^((−r) mod 4)(k_r)
+      (local.set $m
+        (i32.mul
+          (i32.and (i32.sub (i32.const 0) (local.get $r)) (i32.const 3))
+          (i32.lt_u (local.get $r) (i32.const 12))))
+      (block $sr_done
+        (loop $sr
+          (br_if $sr_done (i32.eqz (local.get $m)))
+          (local.set $s0
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s0) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s0) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s0) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s0) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s0) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s0) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s0) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s1
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s1) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s1) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s1) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s1) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s1) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s1) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s1) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s2
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s2) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s2) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s2) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s2) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s2) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s2) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s2) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s3
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s3) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s3) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s3) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s3) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s3) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s3) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s3) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s4
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s4) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s4) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s4) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s4) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s4) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s4) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s4) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s5
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s5) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s5) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s5) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s5) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s5) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s5) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s5) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s6
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s6) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s6) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s6) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s6) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s6) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s6) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s6) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s7
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s7) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s7) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s7) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s7) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s7) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s7) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s7) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $m (i32.sub (local.get $m) (i32.const 1)))
+          (br $sr)
+        )
+      )
       ;; 0x63 = bits 0, 1, 5, 6: those words inverted from round 1 on
       (i64.store (local.get $dst) (i64.xor (local.get $s0) (local.get $inv)))
       (i64.store offset=8 (local.get $dst) (i64.xor (local.get $s1) (local.get $inv)))
@@ -823,6 +1073,7 @@
   (func $expand8 (param $rk i32) (param $key i32) (param $tmp i32)
     (local $w i32) (local $s0 i64) (local $s1 i64) (local $s2 i64) (local $s3 i64) (local $s4 i64) (local $s5 i64)
     (local $s6 i64) (local $s7 i64) (local $t i64) (local $inv i64) (local $r i32) (local $src i32) (local $dst i32)
+    (local $m i32)
     (i32.store (local.get $tmp) (i32.load (local.get $key)))
     (i32.store offset=4 (local.get $tmp) (i32.load offset=4 (local.get $key)))
     (i32.store offset=8 (local.get $tmp) (i32.load offset=8 (local.get $key)))
@@ -1140,6 +1391,130 @@
         (i64.and (i64.xor (i64.shr_u (local.get $s3) (i64.const 4)) (local.get $s7)) (i64.const 0xf0f0f0f0f0f0f0f)))
       (local.set $s7 (i64.xor (local.get $s7) (local.get $t)))
       (local.set $s3 (i64.xor (local.get $s3) (i64.shl (local.get $t) (i64.const 4))))
+      ;; fixslicing (see aes8): round key r of 1 … nr − 1 as SR^−r(k_r) = SR^((−r) mod 4)(k_r)
+      (local.set $m
+        (i32.mul
+          (i32.and (i32.sub (i32.const 0) (local.get $r)) (i32.const 3))
+          (i32.lt_u (local.get $r) (i32.const 14))))
+      (block $sr_done
+        (loop $sr
+          (br_if $sr_done (i32.eqz (local.get $m)))
+          (local.set $s0
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s0) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s0) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s0) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s0) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s0) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s0) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s0) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s1
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s1) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s1) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s1) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s1) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s1) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s1) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s1) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s2
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s2) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s2) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s2) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s2) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s2) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s2) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s2) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s3
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s3) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s3) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s3) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s3) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s3) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s3) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s3) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s4
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s4) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s4) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s4) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s4) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s4) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s4) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s4) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s5
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s5) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s5) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s5) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s5) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s5) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s5) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s5) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s6
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s6) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s6) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s6) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s6) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s6) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s6) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s6) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $s7
+            (i64.or
+              (i64.or
+                (i64.or
+                  (i64.or
+                    (i64.or
+                      (i64.or
+                        (i64.and (local.get $s7) (i64.const 65535))
+                        (i64.and (i64.shr_u (local.get $s7) (i64.const 2)) (i64.const 0x3f3f0000)))
+                      (i64.and (i64.shl (local.get $s7) (i64.const 6)) (i64.const 0xc0c00000)))
+                    (i64.and (i64.shr_u (local.get $s7) (i64.const 4)) (i64.const 0xf0f00000000)))
+                  (i64.and (i64.shl (local.get $s7) (i64.const 4)) (i64.const 0xf0f000000000)))
+                (i64.and (i64.shr_u (local.get $s7) (i64.const 6)) (i64.const 0x303000000000000)))
+              (i64.and (i64.shl (local.get $s7) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+          (local.set $m (i32.sub (local.get $m) (i32.const 1)))
+          (br $sr)
+        )
+      )
       ;; 0x63 = bits 0, 1, 5, 6: those words inverted from round 1 on
       (i64.store (local.get $dst) (i64.xor (local.get $s0) (local.get $inv)))
       (i64.store offset=8 (local.get $dst) (i64.xor (local.get $s1) (local.get $inv)))
@@ -1191,7 +1566,8 @@
     (local $qL19 i64) (local $qL20 i64) (local $qL21 i64) (local $qL22 i64) (local $qL23 i64) (local $qL24 i64)
     (local $qL25 i64) (local $qL26 i64) (local $qL27 i64) (local $qL28 i64) (local $qL29 i64) (local $qS0 i64)
     (local $qS1 i64) (local $qS2 i64) (local $qS3 i64) (local $qS4 i64) (local $qS5 i64) (local $qS6 i64)
-    (local $qS7 i64) (local $i i32) (local $p i32) (local $h i32) (local $src i32)
+    (local $qS7 i64) (local $i i32) (local $p i32) (local $h i32) (local $src i32) (local $sh i64) (local $lo i64)
+    (local $hi i64)
     (local.set $h (i32.const 0))
     (loop $half
       (local.set $src (i32.add (local.get $buf) (i32.shl (local.get $h) (i32.const 6))))
@@ -1332,331 +1708,542 @@
       (local.set $s6 (i64.xor (local.get $s6) (i64.load offset=48 (local.get $p))))
       (local.set $s7 (i64.xor (local.get $s7) (i64.load offset=56 (local.get $p))))
       (local.set $i (i32.const 1))
-      (loop $round
-        (local.set $p (i32.add (local.get $p) (i32.const 64)))
-        ;; SubBytes
-        (local.set $qT1 (i64.xor (local.get $s7) (local.get $s4)))
-        (local.set $qT2 (i64.xor (local.get $s7) (local.get $s2)))
-        (local.set $qT3 (i64.xor (local.get $s7) (local.get $s1)))
-        (local.set $qT4 (i64.xor (local.get $s4) (local.get $s2)))
-        (local.set $qT5 (i64.xor (local.get $s3) (local.get $s1)))
-        (local.set $qT6 (i64.xor (local.get $qT1) (local.get $qT5)))
-        (local.set $qT7 (i64.xor (local.get $s6) (local.get $s5)))
-        (local.set $qT8 (i64.xor (local.get $s0) (local.get $qT6)))
-        (local.set $qT9 (i64.xor (local.get $s0) (local.get $qT7)))
-        (local.set $qT10 (i64.xor (local.get $qT6) (local.get $qT7)))
-        (local.set $qT11 (i64.xor (local.get $s6) (local.get $s2)))
-        (local.set $qT12 (i64.xor (local.get $s5) (local.get $s2)))
-        (local.set $qT13 (i64.xor (local.get $qT3) (local.get $qT4)))
-        (local.set $qT14 (i64.xor (local.get $qT6) (local.get $qT11)))
-        (local.set $qT15 (i64.xor (local.get $qT5) (local.get $qT11)))
-        (local.set $qT16 (i64.xor (local.get $qT5) (local.get $qT12)))
-        (local.set $qT17 (i64.xor (local.get $qT9) (local.get $qT16)))
-        (local.set $qT18 (i64.xor (local.get $s4) (local.get $s0)))
-        (local.set $qT19 (i64.xor (local.get $qT7) (local.get $qT18)))
-        (local.set $qT20 (i64.xor (local.get $qT1) (local.get $qT19)))
-        (local.set $qT21 (i64.xor (local.get $s1) (local.get $s0)))
-        (local.set $qT22 (i64.xor (local.get $qT7) (local.get $qT21)))
-        (local.set $qT23 (i64.xor (local.get $qT2) (local.get $qT22)))
-        (local.set $qT24 (i64.xor (local.get $qT2) (local.get $qT10)))
-        (local.set $qT25 (i64.xor (local.get $qT20) (local.get $qT17)))
-        (local.set $qT26 (i64.xor (local.get $qT3) (local.get $qT16)))
-        (local.set $qT27 (i64.xor (local.get $qT1) (local.get $qT12)))
-        (local.set $qM1 (i64.and (local.get $qT13) (local.get $qT6)))
-        (local.set $qM2 (i64.and (local.get $qT23) (local.get $qT8)))
-        (local.set $qM3 (i64.xor (local.get $qT14) (local.get $qM1)))
-        (local.set $qM4 (i64.and (local.get $qT19) (local.get $s0)))
-        (local.set $qM5 (i64.xor (local.get $qM4) (local.get $qM1)))
-        (local.set $qM6 (i64.and (local.get $qT3) (local.get $qT16)))
-        (local.set $qM7 (i64.and (local.get $qT22) (local.get $qT9)))
-        (local.set $qM8 (i64.xor (local.get $qT26) (local.get $qM6)))
-        (local.set $qM9 (i64.and (local.get $qT20) (local.get $qT17)))
-        (local.set $qM10 (i64.xor (local.get $qM9) (local.get $qM6)))
-        (local.set $qM11 (i64.and (local.get $qT1) (local.get $qT15)))
-        (local.set $qM12 (i64.and (local.get $qT4) (local.get $qT27)))
-        (local.set $qM13 (i64.xor (local.get $qM12) (local.get $qM11)))
-        (local.set $qM14 (i64.and (local.get $qT2) (local.get $qT10)))
-        (local.set $qM15 (i64.xor (local.get $qM14) (local.get $qM11)))
-        (local.set $qM16 (i64.xor (local.get $qM3) (local.get $qM2)))
-        (local.set $qM17 (i64.xor (local.get $qM5) (local.get $qT24)))
-        (local.set $qM18 (i64.xor (local.get $qM8) (local.get $qM7)))
-        (local.set $qM19 (i64.xor (local.get $qM10) (local.get $qM15)))
-        (local.set $qM20 (i64.xor (local.get $qM16) (local.get $qM13)))
-        (local.set $qM21 (i64.xor (local.get $qM17) (local.get $qM15)))
-        (local.set $qM22 (i64.xor (local.get $qM18) (local.get $qM13)))
-        (local.set $qM23 (i64.xor (local.get $qM19) (local.get $qT25)))
-        (local.set $qM24 (i64.xor (local.get $qM22) (local.get $qM23)))
-        (local.set $qM25 (i64.and (local.get $qM22) (local.get $qM20)))
-        (local.set $qM26 (i64.xor (local.get $qM21) (local.get $qM25)))
-        (local.set $qM27 (i64.xor (local.get $qM20) (local.get $qM21)))
-        (local.set $qM28 (i64.xor (local.get $qM23) (local.get $qM25)))
-        (local.set $qM29 (i64.and (local.get $qM28) (local.get $qM27)))
-        (local.set $qM30 (i64.and (local.get $qM26) (local.get $qM24)))
-        (local.set $qM31 (i64.and (local.get $qM20) (local.get $qM23)))
-        (local.set $qM32 (i64.and (local.get $qM27) (local.get $qM31)))
-        (local.set $qM33 (i64.xor (local.get $qM27) (local.get $qM25)))
-        (local.set $qM34 (i64.and (local.get $qM21) (local.get $qM22)))
-        (local.set $qM35 (i64.and (local.get $qM24) (local.get $qM34)))
-        (local.set $qM36 (i64.xor (local.get $qM24) (local.get $qM25)))
-        (local.set $qM37 (i64.xor (local.get $qM21) (local.get $qM29)))
-        (local.set $qM38 (i64.xor (local.get $qM32) (local.get $qM33)))
-        (local.set $qM39 (i64.xor (local.get $qM23) (local.get $qM30)))
-        (local.set $qM40 (i64.xor (local.get $qM35) (local.get $qM36)))
-        (local.set $qM41 (i64.xor (local.get $qM38) (local.get $qM40)))
-        (local.set $qM42 (i64.xor (local.get $qM37) (local.get $qM39)))
-        (local.set $qM43 (i64.xor (local.get $qM37) (local.get $qM38)))
-        (local.set $qM44 (i64.xor (local.get $qM39) (local.get $qM40)))
-        (local.set $qM45 (i64.xor (local.get $qM42) (local.get $qM41)))
-        (local.set $qM46 (i64.and (local.get $qM44) (local.get $qT6)))
-        (local.set $qM47 (i64.and (local.get $qM40) (local.get $qT8)))
-        (local.set $qM48 (i64.and (local.get $qM39) (local.get $s0)))
-        (local.set $qM49 (i64.and (local.get $qM43) (local.get $qT16)))
-        (local.set $qM50 (i64.and (local.get $qM38) (local.get $qT9)))
-        (local.set $qM51 (i64.and (local.get $qM37) (local.get $qT17)))
-        (local.set $qM52 (i64.and (local.get $qM42) (local.get $qT15)))
-        (local.set $qM53 (i64.and (local.get $qM45) (local.get $qT27)))
-        (local.set $qM54 (i64.and (local.get $qM41) (local.get $qT10)))
-        (local.set $qM55 (i64.and (local.get $qM44) (local.get $qT13)))
-        (local.set $qM56 (i64.and (local.get $qM40) (local.get $qT23)))
-        (local.set $qM57 (i64.and (local.get $qM39) (local.get $qT19)))
-        (local.set $qM58 (i64.and (local.get $qM43) (local.get $qT3)))
-        (local.set $qM59 (i64.and (local.get $qM38) (local.get $qT22)))
-        (local.set $qM60 (i64.and (local.get $qM37) (local.get $qT20)))
-        (local.set $qM61 (i64.and (local.get $qM42) (local.get $qT1)))
-        (local.set $qM62 (i64.and (local.get $qM45) (local.get $qT4)))
-        (local.set $qM63 (i64.and (local.get $qM41) (local.get $qT2)))
-        (local.set $qL0 (i64.xor (local.get $qM61) (local.get $qM62)))
-        (local.set $qL1 (i64.xor (local.get $qM50) (local.get $qM56)))
-        (local.set $qL2 (i64.xor (local.get $qM46) (local.get $qM48)))
-        (local.set $qL3 (i64.xor (local.get $qM47) (local.get $qM55)))
-        (local.set $qL4 (i64.xor (local.get $qM54) (local.get $qM58)))
-        (local.set $qL5 (i64.xor (local.get $qM49) (local.get $qM61)))
-        (local.set $qL6 (i64.xor (local.get $qM62) (local.get $qL5)))
-        (local.set $qL7 (i64.xor (local.get $qM46) (local.get $qL3)))
-        (local.set $qL8 (i64.xor (local.get $qM51) (local.get $qM59)))
-        (local.set $qL9 (i64.xor (local.get $qM52) (local.get $qM53)))
-        (local.set $qL10 (i64.xor (local.get $qM53) (local.get $qL4)))
-        (local.set $qL11 (i64.xor (local.get $qM60) (local.get $qL2)))
-        (local.set $qL12 (i64.xor (local.get $qM48) (local.get $qM51)))
-        (local.set $qL13 (i64.xor (local.get $qM50) (local.get $qL0)))
-        (local.set $qL14 (i64.xor (local.get $qM52) (local.get $qM61)))
-        (local.set $qL15 (i64.xor (local.get $qM55) (local.get $qL1)))
-        (local.set $qL16 (i64.xor (local.get $qM56) (local.get $qL0)))
-        (local.set $qL17 (i64.xor (local.get $qM57) (local.get $qL1)))
-        (local.set $qL18 (i64.xor (local.get $qM58) (local.get $qL8)))
-        (local.set $qL19 (i64.xor (local.get $qM63) (local.get $qL4)))
-        (local.set $qL20 (i64.xor (local.get $qL0) (local.get $qL1)))
-        (local.set $qL21 (i64.xor (local.get $qL1) (local.get $qL7)))
-        (local.set $qL22 (i64.xor (local.get $qL3) (local.get $qL12)))
-        (local.set $qL23 (i64.xor (local.get $qL18) (local.get $qL2)))
-        (local.set $qL24 (i64.xor (local.get $qL15) (local.get $qL9)))
-        (local.set $qL25 (i64.xor (local.get $qL6) (local.get $qL10)))
-        (local.set $qL26 (i64.xor (local.get $qL7) (local.get $qL9)))
-        (local.set $qL27 (i64.xor (local.get $qL8) (local.get $qL10)))
-        (local.set $qL28 (i64.xor (local.get $qL11) (local.get $qL14)))
-        (local.set $qL29 (i64.xor (local.get $qL11) (local.get $qL17)))
-        (local.set $qS0 (i64.xor (local.get $qL6) (local.get $qL24)))
-        (local.set $qS1 (i64.xor (local.get $qL16) (local.get $qL26)))
-        (local.set $qS2 (i64.xor (local.get $qL19) (local.get $qL28)))
-        (local.set $qS3 (i64.xor (local.get $qL6) (local.get $qL21)))
-        (local.set $qS4 (i64.xor (local.get $qL20) (local.get $qL22)))
-        (local.set $qS5 (i64.xor (local.get $qL25) (local.get $qL29)))
-        (local.set $qS6 (i64.xor (local.get $qL13) (local.get $qL27)))
-        (local.set $qS7 (i64.xor (local.get $qL6) (local.get $qL23)))
-        (local.set $s7 (local.get $qS0))
-        (local.set $s6 (local.get $qS1))
-        (local.set $s5 (local.get $qS2))
-        (local.set $s4 (local.get $qS3))
-        (local.set $s3 (local.get $qS4))
-        (local.set $s2 (local.get $qS5))
-        (local.set $s1 (local.get $qS6))
-        (local.set $s0 (local.get $qS7))
-        ;; ShiftRows; MixColumns: xtime(y ⊕ rot1 y) ⊕ rot1 y ⊕ rot2(y ⊕ rot1 y)
-        (local.set $br0
-          (i64.rotr
-            (local.tee $bt0
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s0) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s0) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s0) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s0) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s0) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s0) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s0) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt0 (i64.xor (local.get $bt0) (local.get $br0)))
-        (local.set $br1
-          (i64.rotr
-            (local.tee $bt1
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s1) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s1) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s1) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s1) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s1) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s1) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s1) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt1 (i64.xor (local.get $bt1) (local.get $br1)))
-        (local.set $br2
-          (i64.rotr
-            (local.tee $bt2
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s2) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s2) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s2) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s2) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s2) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s2) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s2) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt2 (i64.xor (local.get $bt2) (local.get $br2)))
-        (local.set $br3
-          (i64.rotr
-            (local.tee $bt3
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s3) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s3) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s3) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s3) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s3) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s3) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s3) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt3 (i64.xor (local.get $bt3) (local.get $br3)))
-        (local.set $br4
-          (i64.rotr
-            (local.tee $bt4
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s4) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s4) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s4) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s4) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s4) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s4) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s4) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt4 (i64.xor (local.get $bt4) (local.get $br4)))
-        (local.set $br5
-          (i64.rotr
-            (local.tee $bt5
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s5) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s5) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s5) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s5) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s5) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s5) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s5) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt5 (i64.xor (local.get $bt5) (local.get $br5)))
-        (local.set $br6
-          (i64.rotr
-            (local.tee $bt6
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s6) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s6) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s6) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s6) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s6) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s6) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s6) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt6 (i64.xor (local.get $bt6) (local.get $br6)))
-        (local.set $br7
-          (i64.rotr
-            (local.tee $bt7
-              (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.or
-                      (i64.or
-                        (i64.or
-                          (i64.and (local.get $s7) (i64.const 65535))
-                          (i64.and (i64.shr_u (local.get $s7) (i64.const 2)) (i64.const 0x3f3f0000)))
-                        (i64.and (i64.shl (local.get $s7) (i64.const 6)) (i64.const 0xc0c00000)))
-                      (i64.and (i64.shr_u (local.get $s7) (i64.const 4)) (i64.const 0xf0f00000000)))
-                    (i64.and (i64.shl (local.get $s7) (i64.const 4)) (i64.const 0xf0f000000000)))
-                  (i64.and (i64.shr_u (local.get $s7) (i64.const 6)) (i64.const 0x303000000000000)))
-                (i64.and (i64.shl (local.get $s7) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-            (i64.const 16)))
-        (local.set $bt7 (i64.xor (local.get $bt7) (local.get $br7)))
-        (local.set $s0
-          (i64.xor
-            (i64.xor (i64.xor (local.get $bt7) (local.get $br0)) (i64.rotr (local.get $bt0) (i64.const 32)))
-            (i64.load (local.get $p))))
-        (local.set $s1
-          (i64.xor
+      ;; rounds 1 … nr − 1 (an odd number of them), fixsliced, two per pass
+      (block $done
+        (loop $round
+          (local.set $p (i32.add (local.get $p) (i32.const 64)))
+          (local.set $qT1 (i64.xor (local.get $s7) (local.get $s4)))
+          (local.set $qT2 (i64.xor (local.get $s7) (local.get $s2)))
+          (local.set $qT3 (i64.xor (local.get $s7) (local.get $s1)))
+          (local.set $qT4 (i64.xor (local.get $s4) (local.get $s2)))
+          (local.set $qT5 (i64.xor (local.get $s3) (local.get $s1)))
+          (local.set $qT6 (i64.xor (local.get $qT1) (local.get $qT5)))
+          (local.set $qT7 (i64.xor (local.get $s6) (local.get $s5)))
+          (local.set $qT8 (i64.xor (local.get $s0) (local.get $qT6)))
+          (local.set $qT9 (i64.xor (local.get $s0) (local.get $qT7)))
+          (local.set $qT10 (i64.xor (local.get $qT6) (local.get $qT7)))
+          (local.set $qT11 (i64.xor (local.get $s6) (local.get $s2)))
+          (local.set $qT12 (i64.xor (local.get $s5) (local.get $s2)))
+          (local.set $qT13 (i64.xor (local.get $qT3) (local.get $qT4)))
+          (local.set $qT14 (i64.xor (local.get $qT6) (local.get $qT11)))
+          (local.set $qT15 (i64.xor (local.get $qT5) (local.get $qT11)))
+          (local.set $qT16 (i64.xor (local.get $qT5) (local.get $qT12)))
+          (local.set $qT17 (i64.xor (local.get $qT9) (local.get $qT16)))
+          (local.set $qT18 (i64.xor (local.get $s4) (local.get $s0)))
+          (local.set $qT19 (i64.xor (local.get $qT7) (local.get $qT18)))
+          (local.set $qT20 (i64.xor (local.get $qT1) (local.get $qT19)))
+          (local.set $qT21 (i64.xor (local.get $s1) (local.get $s0)))
+          (local.set $qT22 (i64.xor (local.get $qT7) (local.get $qT21)))
+          (local.set $qT23 (i64.xor (local.get $qT2) (local.get $qT22)))
+          (local.set $qT24 (i64.xor (local.get $qT2) (local.get $qT10)))
+          (local.set $qT25 (i64.xor (local.get $qT20) (local.get $qT17)))
+          (local.set $qT26 (i64.xor (local.get $qT3) (local.get $qT16)))
+          (local.set $qT27 (i64.xor (local.get $qT1) (local.get $qT12)))
+          (local.set $qM1 (i64.and (local.get $qT13) (local.get $qT6)))
+          (local.set $qM2 (i64.and (local.get $qT23) (local.get $qT8)))
+          (local.set $qM3 (i64.xor (local.get $qT14) (local.get $qM1)))
+          (local.set $qM4 (i64.and (local.get $qT19) (local.get $s0)))
+          (local.set $qM5 (i64.xor (local.get $qM4) (local.get $qM1)))
+          (local.set $qM6 (i64.and (local.get $qT3) (local.get $qT16)))
+          (local.set $qM7 (i64.and (local.get $qT22) (local.get $qT9)))
+          (local.set $qM8 (i64.xor (local.get $qT26) (local.get $qM6)))
+          (local.set $qM9 (i64.and (local.get $qT20) (local.get $qT17)))
+          (local.set $qM10 (i64.xor (local.get $qM9) (local.get $qM6)))
+          (local.set $qM11 (i64.and (local.get $qT1) (local.get $qT15)))
+          (local.set $qM12 (i64.and (local.get $qT4) (local.get $qT27)))
+          (local.set $qM13 (i64.xor (local.get $qM12) (local.get $qM11)))
+          (local.set $qM14 (i64.and (local.get $qT2) (local.get $qT10)))
+          (local.set $qM15 (i64.xor (local.get $qM14) (local.get $qM11)))
+          (local.set $qM16 (i64.xor (local.get $qM3) (local.get $qM2)))
+          (local.set $qM17 (i64.xor (local.get $qM5) (local.get $qT24)))
+          (local.set $qM18 (i64.xor (local.get $qM8) (local.get $qM7)))
+          (local.set $qM19 (i64.xor (local.get $qM10) (local.get $qM15)))
+          (local.set $qM20 (i64.xor (local.get $qM16) (local.get $qM13)))
+          (local.set $qM21 (i64.xor (local.get $qM17) (local.get $qM15)))
+          (local.set $qM22 (i64.xor (local.get $qM18) (local.get $qM13)))
+          (local.set $qM23 (i64.xor (local.get $qM19) (local.get $qT25)))
+          (local.set $qM24 (i64.xor (local.get $qM22) (local.get $qM23)))
+          (local.set $qM25 (i64.and (local.get $qM22) (local.get $qM20)))
+          (local.set $qM26 (i64.xor (local.get $qM21) (local.get $qM25)))
+          (local.set $qM27 (i64.xor (local.get $qM20) (local.get $qM21)))
+          (local.set $qM28 (i64.xor (local.get $qM23) (local.get $qM25)))
+          (local.set $qM29 (i64.and (local.get $qM28) (local.get $qM27)))
+          (local.set $qM30 (i64.and (local.get $qM26) (local.get $qM24)))
+          (local.set $qM31 (i64.and (local.get $qM20) (local.get $qM23)))
+          (local.set $qM32 (i64.and (local.get $qM27) (local.get $qM31)))
+          (local.set $qM33 (i64.xor (local.get $qM27) (local.get $qM25)))
+          (local.set $qM34 (i64.and (local.get $qM21) (local.get $qM22)))
+          (local.set $qM35 (i64.and (local.get $qM24) (local.get $qM34)))
+          (local.set $qM36 (i64.xor (local.get $qM24) (local.get $qM25)))
+          (local.set $qM37 (i64.xor (local.get $qM21) (local.get $qM29)))
+          (local.set $qM38 (i64.xor (local.get $qM32) (local.get $qM33)))
+          (local.set $qM39 (i64.xor (local.get $qM23) (local.get $qM30)))
+          (local.set $qM40 (i64.xor (local.get $qM35) (local.get $qM36)))
+          (local.set $qM41 (i64.xor (local.get $qM38) (local.get $qM40)))
+          (local.set $qM42 (i64.xor (local.get $qM37) (local.get $qM39)))
+          (local.set $qM43 (i64.xor (local.get $qM37) (local.get $qM38)))
+          (local.set $qM44 (i64.xor (local.get $qM39) (local.get $qM40)))
+          (local.set $qM45 (i64.xor (local.get $qM42) (local.get $qM41)))
+          (local.set $qM46 (i64.and (local.get $qM44) (local.get $qT6)))
+          (local.set $qM47 (i64.and (local.get $qM40) (local.get $qT8)))
+          (local.set $qM48 (i64.and (local.get $qM39) (local.get $s0)))
+          (local.set $qM49 (i64.and (local.get $qM43) (local.get $qT16)))
+          (local.set $qM50 (i64.and (local.get $qM38) (local.get $qT9)))
+          (local.set $qM51 (i64.and (local.get $qM37) (local.get $qT17)))
+          (local.set $qM52 (i64.and (local.get $qM42) (local.get $qT15)))
+          (local.set $qM53 (i64.and (local.get $qM45) (local.get $qT27)))
+          (local.set $qM54 (i64.and (local.get $qM41) (local.get $qT10)))
+          (local.set $qM55 (i64.and (local.get $qM44) (local.get $qT13)))
+          (local.set $qM56 (i64.and (local.get $qM40) (local.get $qT23)))
+          (local.set $qM57 (i64.and (local.get $qM39) (local.get $qT19)))
+          (local.set $qM58 (i64.and (local.get $qM43) (local.get $qT3)))
+          (local.set $qM59 (i64.and (local.get $qM38) (local.get $qT22)))
+          (local.set $qM60 (i64.and (local.get $qM37) (local.get $qT20)))
+          (local.set $qM61 (i64.and (local.get $qM42) (local.get $qT1)))
+          (local.set $qM62 (i64.and (local.get $qM45) (local.get $qT4)))
+          (local.set $qM63 (i64.and (local.get $qM41) (local.get $qT2)))
+          (local.set $qL0 (i64.xor (local.get $qM61) (local.get $qM62)))
+          (local.set $qL1 (i64.xor (local.get $qM50) (local.get $qM56)))
+          (local.set $qL2 (i64.xor (local.get $qM46) (local.get $qM48)))
+          (local.set $qL3 (i64.xor (local.get $qM47) (local.get $qM55)))
+          (local.set $qL4 (i64.xor (local.get $qM54) (local.get $qM58)))
+          (local.set $qL5 (i64.xor (local.get $qM49) (local.get $qM61)))
+          (local.set $qL6 (i64.xor (local.get $qM62) (local.get $qL5)))
+          (local.set $qL7 (i64.xor (local.get $qM46) (local.get $qL3)))
+          (local.set $qL8 (i64.xor (local.get $qM51) (local.get $qM59)))
+          (local.set $qL9 (i64.xor (local.get $qM52) (local.get $qM53)))
+          (local.set $qL10 (i64.xor (local.get $qM53) (local.get $qL4)))
+          (local.set $qL11 (i64.xor (local.get $qM60) (local.get $qL2)))
+          (local.set $qL12 (i64.xor (local.get $qM48) (local.get $qM51)))
+          (local.set $qL13 (i64.xor (local.get $qM50) (local.get $qL0)))
+          (local.set $qL14 (i64.xor (local.get $qM52) (local.get $qM61)))
+          (local.set $qL15 (i64.xor (local.get $qM55) (local.get $qL1)))
+          (local.set $qL16 (i64.xor (local.get $qM56) (local.get $qL0)))
+          (local.set $qL17 (i64.xor (local.get $qM57) (local.get $qL1)))
+          (local.set $qL18 (i64.xor (local.get $qM58) (local.get $qL8)))
+          (local.set $qL19 (i64.xor (local.get $qM63) (local.get $qL4)))
+          (local.set $qL20 (i64.xor (local.get $qL0) (local.get $qL1)))
+          (local.set $qL21 (i64.xor (local.get $qL1) (local.get $qL7)))
+          (local.set $qL22 (i64.xor (local.get $qL3) (local.get $qL12)))
+          (local.set $qL23 (i64.xor (local.get $qL18) (local.get $qL2)))
+          (local.set $qL24 (i64.xor (local.get $qL15) (local.get $qL9)))
+          (local.set $qL25 (i64.xor (local.get $qL6) (local.get $qL10)))
+          (local.set $qL26 (i64.xor (local.get $qL7) (local.get $qL9)))
+          (local.set $qL27 (i64.xor (local.get $qL8) (local.get $qL10)))
+          (local.set $qL28 (i64.xor (local.get $qL11) (local.get $qL14)))
+          (local.set $qL29 (i64.xor (local.get $qL11) (local.get $qL17)))
+          (local.set $qS0 (i64.xor (local.get $qL6) (local.get $qL24)))
+          (local.set $qS1 (i64.xor (local.get $qL16) (local.get $qL26)))
+          (local.set $qS2 (i64.xor (local.get $qL19) (local.get $qL28)))
+          (local.set $qS3 (i64.xor (local.get $qL6) (local.get $qL21)))
+          (local.set $qS4 (i64.xor (local.get $qL20) (local.get $qL22)))
+          (local.set $qS5 (i64.xor (local.get $qL25) (local.get $qL29)))
+          (local.set $qS6 (i64.xor (local.get $qL13) (local.get $qL27)))
+          (local.set $qS7 (i64.xor (local.get $qL6) (local.get $qL23)))
+          (local.set $s7 (local.get $qS0))
+          (local.set $s6 (local.get $qS1))
+          (local.set $s5 (local.get $qS2))
+          (local.set $s4 (local.get $qS3))
+          (local.set $s3 (local.get $qS4))
+          (local.set $s2 (local.get $qS5))
+          (local.set $s1 (local.get $qS6))
+          (local.set $s0 (local.get $qS7))
+          ;; MC_i, i odd
+          (local.set $sh (i64.extend_i32_u (i32.and (i32.shl (local.get $i) (i32.const 1)) (i32.const 7))))
+          (local.set $lo (i64.mul (i64.shr_u (i64.const 255) (local.get $sh)) (i64.const 0x101010101010101)))
+          (local.set $hi (i64.xor (local.get $lo) (i64.const -1)))
+          (local.set $br0
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s0) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s0) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt0 (i64.xor (local.get $s0) (local.get $br0)))
+          (local.set $br1
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s1) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s1) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt1 (i64.xor (local.get $s1) (local.get $br1)))
+          (local.set $br2
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s2) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s2) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt2 (i64.xor (local.get $s2) (local.get $br2)))
+          (local.set $br3
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s3) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s3) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt3 (i64.xor (local.get $s3) (local.get $br3)))
+          (local.set $br4
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s4) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s4) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt4 (i64.xor (local.get $s4) (local.get $br4)))
+          (local.set $br5
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s5) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s5) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt5 (i64.xor (local.get $s5) (local.get $br5)))
+          (local.set $br6
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s6) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s6) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt6 (i64.xor (local.get $s6) (local.get $br6)))
+          (local.set $br7
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s7) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s7) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt7 (i64.xor (local.get $s7) (local.get $br7)))
+          (local.set $s0
             (i64.xor
-              (i64.xor (i64.xor (local.get $bt0) (local.get $bt7)) (local.get $br1))
-              (i64.rotr (local.get $bt1) (i64.const 32)))
-            (i64.load offset=8 (local.get $p))))
-        (local.set $s2
-          (i64.xor
-            (i64.xor (i64.xor (local.get $bt1) (local.get $br2)) (i64.rotr (local.get $bt2) (i64.const 32)))
-            (i64.load offset=16 (local.get $p))))
-        (local.set $s3
-          (i64.xor
+              (i64.xor
+                (i64.xor (local.get $bt7) (local.get $br0))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt0) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt0) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load (local.get $p))))
+          (local.set $s1
             (i64.xor
-              (i64.xor (i64.xor (local.get $bt2) (local.get $bt7)) (local.get $br3))
-              (i64.rotr (local.get $bt3) (i64.const 32)))
-            (i64.load offset=24 (local.get $p))))
-        (local.set $s4
-          (i64.xor
+              (i64.xor
+                (i64.xor (i64.xor (local.get $bt0) (local.get $bt7)) (local.get $br1))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt1) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt1) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=8 (local.get $p))))
+          (local.set $s2
             (i64.xor
-              (i64.xor (i64.xor (local.get $bt3) (local.get $bt7)) (local.get $br4))
-              (i64.rotr (local.get $bt4) (i64.const 32)))
-            (i64.load offset=32 (local.get $p))))
-        (local.set $s5
-          (i64.xor
-            (i64.xor (i64.xor (local.get $bt4) (local.get $br5)) (i64.rotr (local.get $bt5) (i64.const 32)))
-            (i64.load offset=40 (local.get $p))))
-        (local.set $s6
-          (i64.xor
-            (i64.xor (i64.xor (local.get $bt5) (local.get $br6)) (i64.rotr (local.get $bt6) (i64.const 32)))
-            (i64.load offset=48 (local.get $p))))
-        (local.set $s7
-          (i64.xor
-            (i64.xor (i64.xor (local.get $bt6) (local.get $br7)) (i64.rotr (local.get $bt7) (i64.const 32)))
-            (i64.load offset=56 (local.get $p))))
-        (br_if $round (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $nr)))
+              (i64.xor
+                (i64.xor (local.get $bt1) (local.get $br2))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt2) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt2) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=16 (local.get $p))))
+          (local.set $s3
+            (i64.xor
+              (i64.xor
+                (i64.xor (i64.xor (local.get $bt2) (local.get $bt7)) (local.get $br3))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt3) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt3) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=24 (local.get $p))))
+          (local.set $s4
+            (i64.xor
+              (i64.xor
+                (i64.xor (i64.xor (local.get $bt3) (local.get $bt7)) (local.get $br4))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt4) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt4) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=32 (local.get $p))))
+          (local.set $s5
+            (i64.xor
+              (i64.xor
+                (i64.xor (local.get $bt4) (local.get $br5))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt5) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt5) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=40 (local.get $p))))
+          (local.set $s6
+            (i64.xor
+              (i64.xor
+                (i64.xor (local.get $bt5) (local.get $br6))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt6) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt6) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=48 (local.get $p))))
+          (local.set $s7
+            (i64.xor
+              (i64.xor
+                (i64.xor (local.get $bt6) (local.get $br7))
+                (i64.or
+                  (i64.and
+                    (i64.shr_u (i64.rotr (local.get $bt7) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f))
+                  (i64.and
+                    (i64.shl (i64.rotr (local.get $bt7) (i64.const 32)) (i64.const 4))
+                    (i64.const 0xf0f0f0f0f0f0f0f0))))
+              (i64.load offset=56 (local.get $p))))
+          (br_if $done (i32.eq (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $nr)))
+          (local.set $p (i32.add (local.get $p) (i32.const 64)))
+          (local.set $qT1 (i64.xor (local.get $s7) (local.get $s4)))
+          (local.set $qT2 (i64.xor (local.get $s7) (local.get $s2)))
+          (local.set $qT3 (i64.xor (local.get $s7) (local.get $s1)))
+          (local.set $qT4 (i64.xor (local.get $s4) (local.get $s2)))
+          (local.set $qT5 (i64.xor (local.get $s3) (local.get $s1)))
+          (local.set $qT6 (i64.xor (local.get $qT1) (local.get $qT5)))
+          (local.set $qT7 (i64.xor (local.get $s6) (local.get $s5)))
+          (local.set $qT8 (i64.xor (local.get $s0) (local.get $qT6)))
+          (local.set $qT9 (i64.xor (local.get $s0) (local.get $qT7)))
+          (local.set $qT10 (i64.xor (local.get $qT6) (local.get $qT7)))
+          (local.set $qT11 (i64.xor (local.get $s6) (local.get $s2)))
+          (local.set $qT12 (i64.xor (local.get $s5) (local.get $s2)))
+          (local.set $qT13 (i64.xor (local.get $qT3) (local.get $qT4)))
+          (local.set $qT14 (i64.xor (local.get $qT6) (local.get $qT11)))
+          (local.set $qT15 (i64.xor (local.get $qT5) (local.get $qT11)))
+          (local.set $qT16 (i64.xor (local.get $qT5) (local.get $qT12)))
+          (local.set $qT17 (i64.xor (local.get $qT9) (local.get $qT16)))
+          (local.set $qT18 (i64.xor (local.get $s4) (local.get $s0)))
+          (local.set $qT19 (i64.xor (local.get $qT7) (local.get $qT18)))
+          (local.set $qT20 (i64.xor (local.get $qT1) (local.get $qT19)))
+          (local.set $qT21 (i64.xor (local.get $s1) (local.get $s0)))
+          (local.set $qT22 (i64.xor (local.get $qT7) (local.get $qT21)))
+          (local.set $qT23 (i64.xor (local.get $qT2) (local.get $qT22)))
+          (local.set $qT24 (i64.xor (local.get $qT2) (local.get $qT10)))
+          (local.set $qT25 (i64.xor (local.get $qT20) (local.get $qT17)))
+          (local.set $qT26 (i64.xor (local.get $qT3) (local.get $qT16)))
+          (local.set $qT27 (i64.xor (local.get $qT1) (local.get $qT12)))
+          (local.set $qM1 (i64.and (local.get $qT13) (local.get $qT6)))
+          (local.set $qM2 (i64.and (local.get $qT23) (local.get $qT8)))
+          (local.set $qM3 (i64.xor (local.get $qT14) (local.get $qM1)))
+          (local.set $qM4 (i64.and (local.get $qT19) (local.get $s0)))
+          (local.set $qM5 (i64.xor (local.get $qM4) (local.get $qM1)))
+          (local.set $qM6 (i64.and (local.get $qT3) (local.get $qT16)))
+          (local.set $qM7 (i64.and (local.get $qT22) (local.get $qT9)))
+          (local.set $qM8 (i64.xor (local.get $qT26) (local.get $qM6)))
+          (local.set $qM9 (i64.and (local.get $qT20) (local.get $qT17)))
+          (local.set $qM10 (i64.xor (local.get $qM9) (local.get $qM6)))
+          (local.set $qM11 (i64.and (local.get $qT1) (local.get $qT15)))
+          (local.set $qM12 (i64.and (local.get $qT4) (local.get $qT27)))
+          (local.set $qM13 (i64.xor (local.get $qM12) (local.get $qM11)))
+          (local.set $qM14 (i64.and (local.get $qT2) (local.get $qT10)))
+          (local.set $qM15 (i64.xor (local.get $qM14) (local.get $qM11)))
+          (local.set $qM16 (i64.xor (local.get $qM3) (local.get $qM2)))
+          (local.set $qM17 (i64.xor (local.get $qM5) (local.get $qT24)))
+          (local.set $qM18 (i64.xor (local.get $qM8) (local.get $qM7)))
+          (local.set $qM19 (i64.xor (local.get $qM10) (local.get $qM15)))
+          (local.set $qM20 (i64.xor (local.get $qM16) (local.get $qM13)))
+          (local.set $qM21 (i64.xor (local.get $qM17) (local.get $qM15)))
+          (local.set $qM22 (i64.xor (local.get $qM18) (local.get $qM13)))
+          (local.set $qM23 (i64.xor (local.get $qM19) (local.get $qT25)))
+          (local.set $qM24 (i64.xor (local.get $qM22) (local.get $qM23)))
+          (local.set $qM25 (i64.and (local.get $qM22) (local.get $qM20)))
+          (local.set $qM26 (i64.xor (local.get $qM21) (local.get $qM25)))
+          (local.set $qM27 (i64.xor (local.get $qM20) (local.get $qM21)))
+          (local.set $qM28 (i64.xor (local.get $qM23) (local.get $qM25)))
+          (local.set $qM29 (i64.and (local.get $qM28) (local.get $qM27)))
+          (local.set $qM30 (i64.and (local.get $qM26) (local.get $qM24)))
+          (local.set $qM31 (i64.and (local.get $qM20) (local.get $qM23)))
+          (local.set $qM32 (i64.and (local.get $qM27) (local.get $qM31)))
+          (local.set $qM33 (i64.xor (local.get $qM27) (local.get $qM25)))
+          (local.set $qM34 (i64.and (local.get $qM21) (local.get $qM22)))
+          (local.set $qM35 (i64.and (local.get $qM24) (local.get $qM34)))
+          (local.set $qM36 (i64.xor (local.get $qM24) (local.get $qM25)))
+          (local.set $qM37 (i64.xor (local.get $qM21) (local.get $qM29)))
+          (local.set $qM38 (i64.xor (local.get $qM32) (local.get $qM33)))
+          (local.set $qM39 (i64.xor (local.get $qM23) (local.get $qM30)))
+          (local.set $qM40 (i64.xor (local.get $qM35) (local.get $qM36)))
+          (local.set $qM41 (i64.xor (local.get $qM38) (local.get $qM40)))
+          (local.set $qM42 (i64.xor (local.get $qM37) (local.get $qM39)))
+          (local.set $qM43 (i64.xor (local.get $qM37) (local.get $qM38)))
+          (local.set $qM44 (i64.xor (local.get $qM39) (local.get $qM40)))
+          (local.set $qM45 (i64.xor (local.get $qM42) (local.get $qM41)))
+          (local.set $qM46 (i64.and (local.get $qM44) (local.get $qT6)))
+          (local.set $qM47 (i64.and (local.get $qM40) (local.get $qT8)))
+          (local.set $qM48 (i64.and (local.get $qM39) (local.get $s0)))
+          (local.set $qM49 (i64.and (local.get $qM43) (local.get $qT16)))
+          (local.set $qM50 (i64.and (local.get $qM38) (local.get $qT9)))
+          (local.set $qM51 (i64.and (local.get $qM37) (local.get $qT17)))
+          (local.set $qM52 (i64.and (local.get $qM42) (local.get $qT15)))
+          (local.set $qM53 (i64.and (local.get $qM45) (local.get $qT27)))
+          (local.set $qM54 (i64.and (local.get $qM41) (local.get $qT10)))
+          (local.set $qM55 (i64.and (local.get $qM44) (local.get $qT13)))
+          (local.set $qM56 (i64.and (local.get $qM40) (local.get $qT23)))
+          (local.set $qM57 (i64.and (local.get $qM39) (local.get $qT19)))
+          (local.set $qM58 (i64.and (local.get $qM43) (local.get $qT3)))
+          (local.set $qM59 (i64.and (local.get $qM38) (local.get $qT22)))
+          (local.set $qM60 (i64.and (local.get $qM37) (local.get $qT20)))
+          (local.set $qM61 (i64.and (local.get $qM42) (local.get $qT1)))
+          (local.set $qM62 (i64.and (local.get $qM45) (local.get $qT4)))
+          (local.set $qM63 (i64.and (local.get $qM41) (local.get $qT2)))
+          (local.set $qL0 (i64.xor (local.get $qM61) (local.get $qM62)))
+          (local.set $qL1 (i64.xor (local.get $qM50) (local.get $qM56)))
+          (local.set $qL2 (i64.xor (local.get $qM46) (local.get $qM48)))
+          (local.set $qL3 (i64.xor (local.get $qM47) (local.get $qM55)))
+          (local.set $qL4 (i64.xor (local.get $qM54) (local.get $qM58)))
+          (local.set $qL5 (i64.xor (local.get $qM49) (local.get $qM61)))
+          (local.set $qL6 (i64.xor (local.get $qM62) (local.get $qL5)))
+          (local.set $qL7 (i64.xor (local.get $qM46) (local.get $qL3)))
+          (local.set $qL8 (i64.xor (local.get $qM51) (local.get $qM59)))
+          (local.set $qL9 (i64.xor (local.get $qM52) (local.get $qM53)))
+          (local.set $qL10 (i64.xor (local.get $qM53) (local.get $qL4)))
+          (local.set $qL11 (i64.xor (local.get $qM60) (local.get $qL2)))
+          (local.set $qL12 (i64.xor (local.get $qM48) (local.get $qM51)))
+          (local.set $qL13 (i64.xor (local.get $qM50) (local.get $qL0)))
+          (local.set $qL14 (i64.xor (local.get $qM52) (local.get $qM61)))
+          (local.set $qL15 (i64.xor (local.get $qM55) (local.get $qL1)))
+          (local.set $qL16 (i64.xor (local.get $qM56) (local.get $qL0)))
+          (local.set $qL17 (i64.xor (local.get $qM57) (local.get $qL1)))
+          (local.set $qL18 (i64.xor (local.get $qM58) (local.get $qL8)))
+          (local.set $qL19 (i64.xor (local.get $qM63) (local.get $qL4)))
+          (local.set $qL20 (i64.xor (local.get $qL0) (local.get $qL1)))
+          (local.set $qL21 (i64.xor (local.get $qL1) (local.get $qL7)))
+          (local.set $qL22 (i64.xor (local.get $qL3) (local.get $qL12)))
+          (local.set $qL23 (i64.xor (local.get $qL18) (local.get $qL2)))
+          (local.set $qL24 (i64.xor (local.get $qL15) (local.get $qL9)))
+          (local.set $qL25 (i64.xor (local.get $qL6) (local.get $qL10)))
+          (local.set $qL26 (i64.xor (local.get $qL7) (local.get $qL9)))
+          (local.set $qL27 (i64.xor (local.get $qL8) (local.get $qL10)))
+          (local.set $qL28 (i64.xor (local.get $qL11) (local.get $qL14)))
+          (local.set $qL29 (i64.xor (local.get $qL11) (local.get $qL17)))
+          (local.set $qS0 (i64.xor (local.get $qL6) (local.get $qL24)))
+          (local.set $qS1 (i64.xor (local.get $qL16) (local.get $qL26)))
+          (local.set $qS2 (i64.xor (local.get $qL19) (local.get $qL28)))
+          (local.set $qS3 (i64.xor (local.get $qL6) (local.get $qL21)))
+          (local.set $qS4 (i64.xor (local.get $qL20) (local.get $qL22)))
+          (local.set $qS5 (i64.xor (local.get $qL25) (local.get $qL29)))
+          (local.set $qS6 (i64.xor (local.get $qL13) (local.get $qL27)))
+          (local.set $qS7 (i64.xor (local.get $qL6) (local.get $qL23)))
+          (local.set $s7 (local.get $qS0))
+          (local.set $s6 (local.get $qS1))
+          (local.set $s5 (local.get $qS2))
+          (local.set $s4 (local.get $qS3))
+          (local.set $s3 (local.get $qS4))
+          (local.set $s2 (local.get $qS5))
+          (local.set $s1 (local.get $qS6))
+          (local.set $s0 (local.get $qS7))
+          ;; MC_i, i even
+          (local.set $sh (i64.extend_i32_u (i32.and (i32.shl (local.get $i) (i32.const 1)) (i32.const 7))))
+          (local.set $lo (i64.mul (i64.shr_u (i64.const 255) (local.get $sh)) (i64.const 0x101010101010101)))
+          (local.set $hi (i64.xor (local.get $lo) (i64.const -1)))
+          (local.set $br0
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s0) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s0) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt0 (i64.xor (local.get $s0) (local.get $br0)))
+          (local.set $br1
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s1) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s1) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt1 (i64.xor (local.get $s1) (local.get $br1)))
+          (local.set $br2
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s2) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s2) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt2 (i64.xor (local.get $s2) (local.get $br2)))
+          (local.set $br3
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s3) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s3) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt3 (i64.xor (local.get $s3) (local.get $br3)))
+          (local.set $br4
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s4) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s4) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt4 (i64.xor (local.get $s4) (local.get $br4)))
+          (local.set $br5
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s5) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s5) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt5 (i64.xor (local.get $s5) (local.get $br5)))
+          (local.set $br6
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s6) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s6) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt6 (i64.xor (local.get $s6) (local.get $br6)))
+          (local.set $br7
+            (i64.or
+              (i64.and (i64.shr_u (i64.rotr (local.get $s7) (i64.const 16)) (local.get $sh)) (local.get $lo))
+              (i64.and
+                (i64.shl (i64.rotr (local.get $s7) (i64.const 16)) (i64.sub (i64.const 8) (local.get $sh)))
+                (local.get $hi))))
+          (local.set $bt7 (i64.xor (local.get $s7) (local.get $br7)))
+          (local.set $s0
+            (i64.xor
+              (i64.xor (i64.xor (local.get $bt7) (local.get $br0)) (i64.rotr (local.get $bt0) (i64.const 32)))
+              (i64.load (local.get $p))))
+          (local.set $s1
+            (i64.xor
+              (i64.xor
+                (i64.xor (i64.xor (local.get $bt0) (local.get $bt7)) (local.get $br1))
+                (i64.rotr (local.get $bt1) (i64.const 32)))
+              (i64.load offset=8 (local.get $p))))
+          (local.set $s2
+            (i64.xor
+              (i64.xor (i64.xor (local.get $bt1) (local.get $br2)) (i64.rotr (local.get $bt2) (i64.const 32)))
+              (i64.load offset=16 (local.get $p))))
+          (local.set $s3
+            (i64.xor
+              (i64.xor
+                (i64.xor (i64.xor (local.get $bt2) (local.get $bt7)) (local.get $br3))
+                (i64.rotr (local.get $bt3) (i64.const 32)))
+              (i64.load offset=24 (local.get $p))))
+          (local.set $s4
+            (i64.xor
+              (i64.xor
+                (i64.xor (i64.xor (local.get $bt3) (local.get $bt7)) (local.get $br4))
+                (i64.rotr (local.get $bt4) (i64.const 32)))
+              (i64.load offset=32 (local.get $p))))
+          (local.set $s5
+            (i64.xor
+              (i64.xor (i64.xor (local.get $bt4) (local.get $br5)) (i64.rotr (local.get $bt5) (i64.const 32)))
+              (i64.load offset=40 (local.get $p))))
+          (local.set $s6
+            (i64.xor
+              (i64.xor (i64.xor (local.get $bt5) (local.get $br6)) (i64.rotr (local.get $bt6) (i64.const 32)))
+              (i64.load offset=48 (local.get $p))))
+          (local.set $s7
+            (i64.xor
+              (i64.xor (i64.xor (local.get $bt6) (local.get $br7)) (i64.rotr (local.get $bt7) (i64.const 32)))
+              (i64.load offset=56 (local.get $p))))
+          (br_if $round (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $nr)))
+        )
       )
-      ;; final round: no MixColumns
+      ;; final round: SR^nr(SubBytes(y)) ⊕ k_nr; SR^nr = SR² for nr = 10, 14 and 1 for 12
       (local.set $p (i32.add (local.get $p) (i32.const 64)))
       (local.set $qT1 (i64.xor (local.get $s7) (local.get $s4)))
       (local.set $qT2 (i64.xor (local.get $s7) (local.get $s2)))
@@ -1794,118 +2381,72 @@
       (local.set $s2 (local.get $qS5))
       (local.set $s1 (local.get $qS6))
       (local.set $s0 (local.get $qS7))
-      (local.set $s0
-        (i64.or
+      (if (i32.and (local.get $nr) (i32.const 2)) (then
+        (local.set $s0
           (i64.or
-            (i64.or
+            (i64.and (local.get $s0) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s0) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s0) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s0) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s0) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s0) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s0) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s0) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s1
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s0) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s0) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s1
           (i64.or
-            (i64.or
+            (i64.and (local.get $s1) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s1) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s1) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s1) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s1) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s1) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s1) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s1) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s2
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s1) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s1) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s2
           (i64.or
-            (i64.or
+            (i64.and (local.get $s2) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s2) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s2) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s2) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s2) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s2) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s2) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s2) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s3
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s2) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s2) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s3
           (i64.or
-            (i64.or
+            (i64.and (local.get $s3) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s3) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s3) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s3) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s3) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s3) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s3) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s3) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s4
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s3) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s3) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s4
           (i64.or
-            (i64.or
+            (i64.and (local.get $s4) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s4) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s4) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s4) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s4) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s4) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s4) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s4) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s5
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s4) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s4) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s5
           (i64.or
-            (i64.or
+            (i64.and (local.get $s5) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s5) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s5) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s5) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s5) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s5) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s5) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s5) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s6
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s5) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s5) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s6
           (i64.or
-            (i64.or
+            (i64.and (local.get $s6) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s6) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s6) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s6) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s6) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s6) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s6) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s6) (i64.const 2)) (i64.const 0xfcfc000000000000))))
-      (local.set $s7
-        (i64.or
+                (i64.and (i64.shr_u (local.get $s6) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s6) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+        (local.set $s7
           (i64.or
-            (i64.or
+            (i64.and (local.get $s7) (i64.const 0xffff0000ffff))
+            (i64.and
               (i64.or
-                (i64.or
-                  (i64.or
-                    (i64.and (local.get $s7) (i64.const 65535))
-                    (i64.and (i64.shr_u (local.get $s7) (i64.const 2)) (i64.const 0x3f3f0000)))
-                  (i64.and (i64.shl (local.get $s7) (i64.const 6)) (i64.const 0xc0c00000)))
-                (i64.and (i64.shr_u (local.get $s7) (i64.const 4)) (i64.const 0xf0f00000000)))
-              (i64.and (i64.shl (local.get $s7) (i64.const 4)) (i64.const 0xf0f000000000)))
-            (i64.and (i64.shr_u (local.get $s7) (i64.const 6)) (i64.const 0x303000000000000)))
-          (i64.and (i64.shl (local.get $s7) (i64.const 2)) (i64.const 0xfcfc000000000000))))
+                (i64.and (i64.shr_u (local.get $s7) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f))
+                (i64.and (i64.shl (local.get $s7) (i64.const 4)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+              (i64.const 0xffff0000ffff0000))))
+      ))
       (local.set $s0 (i64.xor (local.get $s0) (i64.load (local.get $p))))
       (local.set $s1 (i64.xor (local.get $s1) (i64.load offset=8 (local.get $p))))
       (local.set $s2 (i64.xor (local.get $s2) (i64.load offset=16 (local.get $p))))
