@@ -13,9 +13,10 @@
 // 2^29. m is in signed radix 2^29: a zero digit costs nothing, ±2^s is a shift, and −m⁻¹ ≡ ±1
 // (P-256, P-384, P-521, P-224) makes the quotient the column's own bits. From 14 limbs the
 // products run on SIMD (i64x2.extmul) beside the scalar reduction (on the wasm target, their
-// column sums come from one level of Karatsuba instead: 3⌈L/2⌉² products, not L²); for dense
-// moduli from 9 limbs the reduction's higher digits run on SIMD. Column sums are chains for dense moduli, balanced
-// trees otherwise (TurboFan schedules by the graph's shape).
+// column sums come from two levels of Karatsuba instead: 123, 198, 216 products for 14, 18,
+// 19 limbs, not L² = 196, 324, 361); for dense moduli from 9 limbs the reduction's higher
+// digits run on SIMD. Column sums are chains for dense moduli, balanced trees otherwise
+// (TurboFan schedules by the graph's shape).
 //
 // The js target (JavaScript has no 64-bit multiply: the printer writes an i64.mul as seven
 // Math.imul on 16-bit pieces) uses the same code with 12-bit limbs in i32 (W = 12, P-256: 22
@@ -61,6 +62,14 @@ export interface FieldFlags {
  * on instead, the 8–9-limb curves moved −4.6 … +0.5 % (P-256 −0.6 / +0.5 %): no clear gain.
  */
 export const KARATSUBA_FROM_LIMBS = 14;
+/**
+ * Levels of Karatsuba in those products (the halves split again: 9 products of ⌈L/4⌉² for L²).
+ * Two levels against one (bench --base, 3 copies, Zen 4, ECDH / signing on wasm): P-384
+ * −0.7 / +1.5 %, P-521 −2.2 / −2.3 %, brainpoolP384r1 −3.3 / −0.4 %, brainpoolP512r1
+ * −3.3 / −4.6 %; fp_mul in a loop: three levels were slower than two on P-384 and
+ * brainpoolP384r1 (their quarter products are four limbs).
+ */
+export const KARATSUBA_DEPTH = 2;
 
 /** From this many limbs on, a·b's products run on SIMD (see the measurements in the header). */
 export const SIMD_FROM_LIMBS = 14;
@@ -447,69 +456,72 @@ export class FieldGen {
   }
 
   /**
-   * The column sums Σ a_i·b_(k−i) by one level of Karatsuba on the scalar multiplier (the wasm
-   * target): with h = ⌈L/2⌉ and the halves a = a' + B^h·a'' (B = 2^29), the columns of a'·b',
-   * a''·b'' and (a' + a'')(b' + b'') (h² products each, not L² in all) give s_k = P_k + M_(k−h)
-   * − P_(k−h) − Q_(k−h) + Q_(k−2h). Each s_k is the schoolbook's column, a true integer below
-   * the column bound; the intermediates are exact modulo 2^64. Operands from memory at a and bPtr.
+   * The column sums Σ a_i·b_(k−i) by Karatsuba on the scalar multiplier (the wasm target),
+   * KARATSUBA_DEPTH levels: with h = ⌈n/2⌉ and the halves x = x' + B^h·x'' (B = 2^29), the
+   * columns of x'·y', x''·y'' and (x' + x'')(y' + y'') give c_k = P_k + M_(k−h) − P_(k−h)
+   * − Q_(k−h) + Q_(k−2h), each of the three again by Karatsuba one level down (schoolbook at the
+   * bottom, or below four limbs). Each s_k is the schoolbook's column, a true integer below the
+   * column bound; the intermediates are exact modulo 2^64. Operands from memory at a and bPtr.
    */
   #karatsubaColumns(f: Func, bPtr: Local<'i32'>): Stmt[] {
     const L = this.L;
-    const h = Math.ceil(L / 2);
     const a = f.i32('a');
     const out: Stmt[] = [];
     const A = (i: number) => f.i64(`a${i}`);
     const Bv = (i: number) => f.i64(`b${i}`);
     for (let i = 0; i < L; i++) out.push(A(i).set(this.ld(a, 8 * i)), Bv(i).set(this.ld(bPtr, 8 * i)));
-    const sa = Array.from({ length: h }, (_, i) => f.i64(`ka${i}`));
-    const sb = Array.from({ length: h }, (_, i) => f.i64(`kb${i}`));
-    for (let i = 0; i < h; i++) {
-      out.push(sa[i].set(i + h < L ? i64.add(A(i), A(i + h)) : A(i).get()), sb[i].set(i + h < L ? i64.add(Bv(i), Bv(i + h)) : Bv(i).get()));
-    }
-    const poly = (name: string, n: number, x: (i: number) => Local<'i64'>, y: (i: number) => Local<'i64'>): Local<'i64'>[] => {
-      const cols: Local<'i64'>[] = [];
+    /** the 2n − 1 column sums of x·y (n limbs each), by Karatsuba `depth` levels deep, into locals */
+    const cols = (name: string, n: number, x: (i: number) => Expr<'i64'>, y: (i: number) => Expr<'i64'>, depth: number): Local<'i64'>[] => {
+      const c = Array.from({ length: 2 * n - 1 }, (_, k) => f.i64(`${name}${k}`));
+      if (depth === 0 || n < 4) {
+        for (let k = 0; k <= 2 * n - 2; k++) {
+          const terms: Term[] = [];
+          for (let i = Math.max(0, k - n + 1); i <= Math.min(k, n - 1); i++) terms.push({ e: i64.mul(x(i), y(k - i)), neg: false });
+          out.push(c[k].set(sum(i64, terms, false)));
+        }
+        return c;
+      }
+      const h = Math.ceil(n / 2);
+      const sx = Array.from({ length: h }, (_, i) => f.i64(`${name}x${i}`));
+      const sy = Array.from({ length: h }, (_, i) => f.i64(`${name}y${i}`));
+      for (let i = 0; i < h; i++) out.push(sx[i].set(i + h < n ? i64.add(x(i), x(i + h)) : x(i)), sy[i].set(i + h < n ? i64.add(y(i), y(i + h)) : y(i)));
+      const P = cols(`${name}p`, h, x, y, depth - 1);
+      const Q = cols(
+        `${name}q`,
+        n - h,
+        (i) => x(i + h),
+        (i) => y(i + h),
+        depth - 1,
+      );
+      const M = cols(
+        `${name}m`,
+        h,
+        (i) => sx[i].get(),
+        (i) => sy[i].get(),
+        depth - 1,
+      );
       for (let k = 0; k <= 2 * n - 2; k++) {
-        const terms: Expr<'i64'>[] = [];
-        for (let i = Math.max(0, k - n + 1); i <= Math.min(k, n - 1); i++) terms.push(i64.mul(x(i), y(k - i)));
-        const c = f.i64(`${name}${k}`);
-        out.push(
-          c.set(
-            sum(
-              i64,
-              terms.map((e) => ({ e, neg: false })),
-              false,
-            ),
-          ),
-        );
-        cols.push(c);
+        const terms: Term[] = [];
+        if (k < P.length) terms.push({ e: P[k].get(), neg: false });
+        const j = k - h;
+        if (j >= 0 && j < M.length) {
+          terms.push({ e: M[j].get(), neg: false });
+          if (j < P.length) terms.push({ e: P[j].get(), neg: true });
+          if (j < Q.length) terms.push({ e: Q[j].get(), neg: true });
+        }
+        if (k - 2 * h >= 0 && k - 2 * h < Q.length) terms.push({ e: Q[k - 2 * h].get(), neg: false });
+        out.push(c[k].set(sum(i64, terms, false)));
       }
-      return cols;
+      return c;
     };
-    const P = poly('kp', h, A, Bv);
-    const Q = poly(
-      'kq',
-      L - h,
-      (i) => A(i + h),
-      (i) => Bv(i + h),
+    const S = cols(
+      'k',
+      L,
+      (i) => A(i).get(),
+      (i) => Bv(i).get(),
+      KARATSUBA_DEPTH,
     );
-    const M = poly(
-      'km',
-      h,
-      (i) => sa[i],
-      (i) => sb[i],
-    );
-    for (let k = 0; k <= 2 * L - 2; k++) {
-      const terms: { e: Expr<'i64'>; neg: boolean }[] = [];
-      if (k < P.length) terms.push({ e: P[k].get(), neg: false });
-      const j = k - h;
-      if (j >= 0 && j < M.length) {
-        terms.push({ e: M[j].get(), neg: false });
-        if (j < P.length) terms.push({ e: P[j].get(), neg: true });
-        if (j < Q.length) terms.push({ e: Q[j].get(), neg: true });
-      }
-      if (k - 2 * h >= 0 && k - 2 * h < Q.length) terms.push({ e: Q[k - 2 * h].get(), neg: false });
-      out.push(f.i64(`s${k}`).set(sum(i64, terms, false)));
-    }
+    for (let k = 0; k <= 2 * L - 2; k++) out.push(f.i64(`s${k}`).set(S[k]));
     return out;
   }
 

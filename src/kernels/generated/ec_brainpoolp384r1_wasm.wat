@@ -73,16 +73,34 @@
     (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
     (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
     (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
-    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $ka0 i64)
-    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
-    (local $kb0 i64) (local $kb1 i64) (local $kb2 i64) (local $kb3 i64) (local $kb4 i64) (local $kb5 i64)
-    (local $kb6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
-    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
-    (local $kp11 i64) (local $kp12 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
-    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
-    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64)
-    (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64)
-    (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $k0 i64) (local $k1 i64)
+    (local $k2 i64) (local $k3 i64) (local $k4 i64) (local $k5 i64) (local $k6 i64) (local $k7 i64) (local $k8 i64)
+    (local $k9 i64) (local $k10 i64) (local $k11 i64) (local $k12 i64) (local $k13 i64) (local $k14 i64)
+    (local $k15 i64) (local $k16 i64) (local $k17 i64) (local $k18 i64) (local $k19 i64) (local $k20 i64)
+    (local $k21 i64) (local $k22 i64) (local $k23 i64) (local $k24 i64) (local $k25 i64) (local $k26 i64)
+    (local $kx0 i64) (local $kx1 i64) (local $kx2 i64) (local $kx3 i64) (local $kx4 i64) (local $kx5 i64)
+    (local $kx6 i64) (local $ky0 i64) (local $ky1 i64) (local $ky2 i64) (local $ky3 i64) (local $ky4 i64)
+    (local $ky5 i64) (local $ky6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64)
+    (local $kp4 i64) (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64)
+    (local $kp10 i64) (local $kp11 i64) (local $kp12 i64) (local $kpx0 i64) (local $kpx1 i64) (local $kpx2 i64)
+    (local $kpx3 i64) (local $kpy0 i64) (local $kpy1 i64) (local $kpy2 i64) (local $kpy3 i64) (local $kpp0 i64)
+    (local $kpp1 i64) (local $kpp2 i64) (local $kpp3 i64) (local $kpp4 i64) (local $kpp5 i64) (local $kpp6 i64)
+    (local $kpq0 i64) (local $kpq1 i64) (local $kpq2 i64) (local $kpq3 i64) (local $kpq4 i64) (local $kpm0 i64)
+    (local $kpm1 i64) (local $kpm2 i64) (local $kpm3 i64) (local $kpm4 i64) (local $kpm5 i64) (local $kpm6 i64)
+    (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64) (local $kq4 i64) (local $kq5 i64)
+    (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64) (local $kq10 i64) (local $kq11 i64)
+    (local $kq12 i64) (local $kqx0 i64) (local $kqx1 i64) (local $kqx2 i64) (local $kqx3 i64) (local $kqy0 i64)
+    (local $kqy1 i64) (local $kqy2 i64) (local $kqy3 i64) (local $kqp0 i64) (local $kqp1 i64) (local $kqp2 i64)
+    (local $kqp3 i64) (local $kqp4 i64) (local $kqp5 i64) (local $kqp6 i64) (local $kqq0 i64) (local $kqq1 i64)
+    (local $kqq2 i64) (local $kqq3 i64) (local $kqq4 i64) (local $kqm0 i64) (local $kqm1 i64) (local $kqm2 i64)
+    (local $kqm3 i64) (local $kqm4 i64) (local $kqm5 i64) (local $kqm6 i64) (local $km0 i64) (local $km1 i64)
+    (local $km2 i64) (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64)
+    (local $km8 i64) (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64) (local $kmx0 i64)
+    (local $kmx1 i64) (local $kmx2 i64) (local $kmx3 i64) (local $kmy0 i64) (local $kmy1 i64) (local $kmy2 i64)
+    (local $kmy3 i64) (local $kmp0 i64) (local $kmp1 i64) (local $kmp2 i64) (local $kmp3 i64) (local $kmp4 i64)
+    (local $kmp5 i64) (local $kmp6 i64) (local $kmq0 i64) (local $kmq1 i64) (local $kmq2 i64) (local $kmq3 i64)
+    (local $kmq4 i64) (local $kmm0 i64) (local $kmm1 i64) (local $kmm2 i64) (local $kmm3 i64) (local $kmm4 i64)
+    (local $kmm5 i64) (local $kmm6 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
@@ -111,218 +129,278 @@
     (local.set $b12 (i64.load offset=96 (local.get $b)))
     (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
-    (local.set $ka0 (i64.add (local.get $a0) (local.get $a7)))
-    (local.set $kb0 (i64.add (local.get $b0) (local.get $b7)))
-    (local.set $ka1 (i64.add (local.get $a1) (local.get $a8)))
-    (local.set $kb1 (i64.add (local.get $b1) (local.get $b8)))
-    (local.set $ka2 (i64.add (local.get $a2) (local.get $a9)))
-    (local.set $kb2 (i64.add (local.get $b2) (local.get $b9)))
-    (local.set $ka3 (i64.add (local.get $a3) (local.get $a10)))
-    (local.set $kb3 (i64.add (local.get $b3) (local.get $b10)))
-    (local.set $ka4 (i64.add (local.get $a4) (local.get $a11)))
-    (local.set $kb4 (i64.add (local.get $b4) (local.get $b11)))
-    (local.set $ka5 (i64.add (local.get $a5) (local.get $a12)))
-    (local.set $kb5 (i64.add (local.get $b5) (local.get $b12)))
-    (local.set $ka6 (i64.add (local.get $a6) (local.get $a13)))
-    (local.set $kb6 (i64.add (local.get $b6) (local.get $b13)))
-    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
-    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
-    (local.set $kp2
+    (local.set $kx0 (i64.add (local.get $a0) (local.get $a7)))
+    (local.set $ky0 (i64.add (local.get $b0) (local.get $b7)))
+    (local.set $kx1 (i64.add (local.get $a1) (local.get $a8)))
+    (local.set $ky1 (i64.add (local.get $b1) (local.get $b8)))
+    (local.set $kx2 (i64.add (local.get $a2) (local.get $a9)))
+    (local.set $ky2 (i64.add (local.get $b2) (local.get $b9)))
+    (local.set $kx3 (i64.add (local.get $a3) (local.get $a10)))
+    (local.set $ky3 (i64.add (local.get $b3) (local.get $b10)))
+    (local.set $kx4 (i64.add (local.get $a4) (local.get $a11)))
+    (local.set $ky4 (i64.add (local.get $b4) (local.get $b11)))
+    (local.set $kx5 (i64.add (local.get $a5) (local.get $a12)))
+    (local.set $ky5 (i64.add (local.get $b5) (local.get $b12)))
+    (local.set $kx6 (i64.add (local.get $a6) (local.get $a13)))
+    (local.set $ky6 (i64.add (local.get $b6) (local.get $b13)))
+    (local.set $kpx0 (i64.add (local.get $a0) (local.get $a4)))
+    (local.set $kpy0 (i64.add (local.get $b0) (local.get $b4)))
+    (local.set $kpx1 (i64.add (local.get $a1) (local.get $a5)))
+    (local.set $kpy1 (i64.add (local.get $b1) (local.get $b5)))
+    (local.set $kpx2 (i64.add (local.get $a2) (local.get $a6)))
+    (local.set $kpy2 (i64.add (local.get $b2) (local.get $b6)))
+    (local.set $kpx3 (local.get $a3))
+    (local.set $kpy3 (local.get $b3))
+    (local.set $kpp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kpp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kpp2
       (i64.add
         (i64.mul (local.get $a0) (local.get $b2))
         (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
-    (local.set $kp3
+    (local.set $kpp3
       (i64.add
         (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
         (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
-    (local.set $kp4
+    (local.set $kpp4
       (i64.add
-        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-        (i64.add
-          (i64.mul (local.get $a2) (local.get $b2))
-          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
-    (local.set $kp5
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a0) (local.get $b5))
-          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
-        (i64.add
-          (i64.mul (local.get $a3) (local.get $b2))
-          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
-    (local.set $kp6
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a0) (local.get $b6))
-          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
-        (i64.add
-          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
-          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
-    (local.set $kp7
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a1) (local.get $b6))
-          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
-        (i64.add
-          (i64.mul (local.get $a4) (local.get $b3))
-          (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))))))
-    (local.set $kp8
-      (i64.add
-        (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))
-        (i64.add
-          (i64.mul (local.get $a4) (local.get $b4))
-          (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))))))
-    (local.set $kp9
-      (i64.add
-        (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
-        (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
-    (local.set $kp10
+        (i64.mul (local.get $a1) (local.get $b3))
+        (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.mul (local.get $a3) (local.get $b1)))))
+    (local.set $kpp5 (i64.add (i64.mul (local.get $a2) (local.get $b3)) (i64.mul (local.get $a3) (local.get $b2))))
+    (local.set $kpp6 (i64.mul (local.get $a3) (local.get $b3)))
+    (local.set $kpq0 (i64.mul (local.get $a4) (local.get $b4)))
+    (local.set $kpq1 (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4))))
+    (local.set $kpq2
       (i64.add
         (i64.mul (local.get $a4) (local.get $b6))
         (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))))
-    (local.set $kp11 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
-    (local.set $kp12 (i64.mul (local.get $a6) (local.get $b6)))
-    (local.set $kq0 (i64.mul (local.get $a7) (local.get $b7)))
-    (local.set $kq1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
-    (local.set $kq2
+    (local.set $kpq3 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+    (local.set $kpq4 (i64.mul (local.get $a6) (local.get $b6)))
+    (local.set $kpm0 (i64.mul (local.get $kpx0) (local.get $kpy0)))
+    (local.set $kpm1
+      (i64.add (i64.mul (local.get $kpx0) (local.get $kpy1)) (i64.mul (local.get $kpx1) (local.get $kpy0))))
+    (local.set $kpm2
+      (i64.add
+        (i64.mul (local.get $kpx0) (local.get $kpy2))
+        (i64.add (i64.mul (local.get $kpx1) (local.get $kpy1)) (i64.mul (local.get $kpx2) (local.get $kpy0)))))
+    (local.set $kpm3
+      (i64.add
+        (i64.add (i64.mul (local.get $kpx0) (local.get $kpy3)) (i64.mul (local.get $kpx1) (local.get $kpy2)))
+        (i64.add (i64.mul (local.get $kpx2) (local.get $kpy1)) (i64.mul (local.get $kpx3) (local.get $kpy0)))))
+    (local.set $kpm4
+      (i64.add
+        (i64.mul (local.get $kpx1) (local.get $kpy3))
+        (i64.add (i64.mul (local.get $kpx2) (local.get $kpy2)) (i64.mul (local.get $kpx3) (local.get $kpy1)))))
+    (local.set $kpm5
+      (i64.add (i64.mul (local.get $kpx2) (local.get $kpy3)) (i64.mul (local.get $kpx3) (local.get $kpy2))))
+    (local.set $kpm6 (i64.mul (local.get $kpx3) (local.get $kpy3)))
+    (local.set $kp0 (local.get $kpp0))
+    (local.set $kp1 (local.get $kpp1))
+    (local.set $kp2 (local.get $kpp2))
+    (local.set $kp3 (local.get $kpp3))
+    (local.set $kp4
+      (i64.sub (i64.add (local.get $kpp4) (local.get $kpm0)) (i64.add (local.get $kpp0) (local.get $kpq0))))
+    (local.set $kp5
+      (i64.sub (i64.add (local.get $kpp5) (local.get $kpm1)) (i64.add (local.get $kpp1) (local.get $kpq1))))
+    (local.set $kp6
+      (i64.sub (i64.add (local.get $kpp6) (local.get $kpm2)) (i64.add (local.get $kpp2) (local.get $kpq2))))
+    (local.set $kp7 (i64.sub (local.get $kpm3) (i64.add (local.get $kpp3) (local.get $kpq3))))
+    (local.set $kp8
+      (i64.sub (i64.add (local.get $kpm4) (local.get $kpq0)) (i64.add (local.get $kpp4) (local.get $kpq4))))
+    (local.set $kp9 (i64.sub (i64.add (local.get $kpm5) (local.get $kpq1)) (local.get $kpp5)))
+    (local.set $kp10 (i64.sub (i64.add (local.get $kpm6) (local.get $kpq2)) (local.get $kpp6)))
+    (local.set $kp11 (local.get $kpq3))
+    (local.set $kp12 (local.get $kpq4))
+    (local.set $kqx0 (i64.add (local.get $a7) (local.get $a11)))
+    (local.set $kqy0 (i64.add (local.get $b7) (local.get $b11)))
+    (local.set $kqx1 (i64.add (local.get $a8) (local.get $a12)))
+    (local.set $kqy1 (i64.add (local.get $b8) (local.get $b12)))
+    (local.set $kqx2 (i64.add (local.get $a9) (local.get $a13)))
+    (local.set $kqy2 (i64.add (local.get $b9) (local.get $b13)))
+    (local.set $kqx3 (local.get $a10))
+    (local.set $kqy3 (local.get $b10))
+    (local.set $kqp0 (i64.mul (local.get $a7) (local.get $b7)))
+    (local.set $kqp1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
+    (local.set $kqp2
       (i64.add
         (i64.mul (local.get $a7) (local.get $b9))
         (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
-    (local.set $kq3
+    (local.set $kqp3
       (i64.add
         (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
         (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
-    (local.set $kq4
+    (local.set $kqp4
       (i64.add
-        (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10)))
-        (i64.add
-          (i64.mul (local.get $a9) (local.get $b9))
-          (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7))))))
-    (local.set $kq5
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a7) (local.get $b12))
-          (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
-        (i64.add
-          (i64.mul (local.get $a10) (local.get $b9))
-          (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7))))))
-    (local.set $kq6
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a7) (local.get $b13))
-          (i64.add (i64.mul (local.get $a8) (local.get $b12)) (i64.mul (local.get $a9) (local.get $b11))))
-        (i64.add
-          (i64.add (i64.mul (local.get $a10) (local.get $b10)) (i64.mul (local.get $a11) (local.get $b9)))
-          (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
-    (local.set $kq7
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a8) (local.get $b13))
-          (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
-        (i64.add
-          (i64.mul (local.get $a11) (local.get $b10))
-          (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
-    (local.set $kq8
-      (i64.add
-        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
-        (i64.add
-          (i64.mul (local.get $a11) (local.get $b11))
-          (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
-    (local.set $kq9
-      (i64.add
-        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
-        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
-    (local.set $kq10
+        (i64.mul (local.get $a8) (local.get $b10))
+        (i64.add (i64.mul (local.get $a9) (local.get $b9)) (i64.mul (local.get $a10) (local.get $b8)))))
+    (local.set $kqp5 (i64.add (i64.mul (local.get $a9) (local.get $b10)) (i64.mul (local.get $a10) (local.get $b9))))
+    (local.set $kqp6 (i64.mul (local.get $a10) (local.get $b10)))
+    (local.set $kqq0 (i64.mul (local.get $a11) (local.get $b11)))
+    (local.set $kqq1 (i64.add (i64.mul (local.get $a11) (local.get $b12)) (i64.mul (local.get $a12) (local.get $b11))))
+    (local.set $kqq2
       (i64.add
         (i64.mul (local.get $a11) (local.get $b13))
         (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
-    (local.set $kq11 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
-    (local.set $kq12 (i64.mul (local.get $a13) (local.get $b13)))
-    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
-    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
-    (local.set $km2
+    (local.set $kqq3 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
+    (local.set $kqq4 (i64.mul (local.get $a13) (local.get $b13)))
+    (local.set $kqm0 (i64.mul (local.get $kqx0) (local.get $kqy0)))
+    (local.set $kqm1
+      (i64.add (i64.mul (local.get $kqx0) (local.get $kqy1)) (i64.mul (local.get $kqx1) (local.get $kqy0))))
+    (local.set $kqm2
       (i64.add
-        (i64.mul (local.get $ka0) (local.get $kb2))
-        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
-    (local.set $km3
+        (i64.mul (local.get $kqx0) (local.get $kqy2))
+        (i64.add (i64.mul (local.get $kqx1) (local.get $kqy1)) (i64.mul (local.get $kqx2) (local.get $kqy0)))))
+    (local.set $kqm3
       (i64.add
-        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
-        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+        (i64.add (i64.mul (local.get $kqx0) (local.get $kqy3)) (i64.mul (local.get $kqx1) (local.get $kqy2)))
+        (i64.add (i64.mul (local.get $kqx2) (local.get $kqy1)) (i64.mul (local.get $kqx3) (local.get $kqy0)))))
+    (local.set $kqm4
+      (i64.add
+        (i64.mul (local.get $kqx1) (local.get $kqy3))
+        (i64.add (i64.mul (local.get $kqx2) (local.get $kqy2)) (i64.mul (local.get $kqx3) (local.get $kqy1)))))
+    (local.set $kqm5
+      (i64.add (i64.mul (local.get $kqx2) (local.get $kqy3)) (i64.mul (local.get $kqx3) (local.get $kqy2))))
+    (local.set $kqm6 (i64.mul (local.get $kqx3) (local.get $kqy3)))
+    (local.set $kq0 (local.get $kqp0))
+    (local.set $kq1 (local.get $kqp1))
+    (local.set $kq2 (local.get $kqp2))
+    (local.set $kq3 (local.get $kqp3))
+    (local.set $kq4
+      (i64.sub (i64.add (local.get $kqp4) (local.get $kqm0)) (i64.add (local.get $kqp0) (local.get $kqq0))))
+    (local.set $kq5
+      (i64.sub (i64.add (local.get $kqp5) (local.get $kqm1)) (i64.add (local.get $kqp1) (local.get $kqq1))))
+    (local.set $kq6
+      (i64.sub (i64.add (local.get $kqp6) (local.get $kqm2)) (i64.add (local.get $kqp2) (local.get $kqq2))))
+    (local.set $kq7 (i64.sub (local.get $kqm3) (i64.add (local.get $kqp3) (local.get $kqq3))))
+    (local.set $kq8
+      (i64.sub (i64.add (local.get $kqm4) (local.get $kqq0)) (i64.add (local.get $kqp4) (local.get $kqq4))))
+    (local.set $kq9 (i64.sub (i64.add (local.get $kqm5) (local.get $kqq1)) (local.get $kqp5)))
+    (local.set $kq10 (i64.sub (i64.add (local.get $kqm6) (local.get $kqq2)) (local.get $kqp6)))
+    (local.set $kq11 (local.get $kqq3))
+    (local.set $kq12 (local.get $kqq4))
+    (local.set $kmx0 (i64.add (local.get $kx0) (local.get $kx4)))
+    (local.set $kmy0 (i64.add (local.get $ky0) (local.get $ky4)))
+    (local.set $kmx1 (i64.add (local.get $kx1) (local.get $kx5)))
+    (local.set $kmy1 (i64.add (local.get $ky1) (local.get $ky5)))
+    (local.set $kmx2 (i64.add (local.get $kx2) (local.get $kx6)))
+    (local.set $kmy2 (i64.add (local.get $ky2) (local.get $ky6)))
+    (local.set $kmx3 (local.get $kx3))
+    (local.set $kmy3 (local.get $ky3))
+    (local.set $kmp0 (i64.mul (local.get $kx0) (local.get $ky0)))
+    (local.set $kmp1 (i64.add (i64.mul (local.get $kx0) (local.get $ky1)) (i64.mul (local.get $kx1) (local.get $ky0))))
+    (local.set $kmp2
+      (i64.add
+        (i64.mul (local.get $kx0) (local.get $ky2))
+        (i64.add (i64.mul (local.get $kx1) (local.get $ky1)) (i64.mul (local.get $kx2) (local.get $ky0)))))
+    (local.set $kmp3
+      (i64.add
+        (i64.add (i64.mul (local.get $kx0) (local.get $ky3)) (i64.mul (local.get $kx1) (local.get $ky2)))
+        (i64.add (i64.mul (local.get $kx2) (local.get $ky1)) (i64.mul (local.get $kx3) (local.get $ky0)))))
+    (local.set $kmp4
+      (i64.add
+        (i64.mul (local.get $kx1) (local.get $ky3))
+        (i64.add (i64.mul (local.get $kx2) (local.get $ky2)) (i64.mul (local.get $kx3) (local.get $ky1)))))
+    (local.set $kmp5 (i64.add (i64.mul (local.get $kx2) (local.get $ky3)) (i64.mul (local.get $kx3) (local.get $ky2))))
+    (local.set $kmp6 (i64.mul (local.get $kx3) (local.get $ky3)))
+    (local.set $kmq0 (i64.mul (local.get $kx4) (local.get $ky4)))
+    (local.set $kmq1 (i64.add (i64.mul (local.get $kx4) (local.get $ky5)) (i64.mul (local.get $kx5) (local.get $ky4))))
+    (local.set $kmq2
+      (i64.add
+        (i64.mul (local.get $kx4) (local.get $ky6))
+        (i64.add (i64.mul (local.get $kx5) (local.get $ky5)) (i64.mul (local.get $kx6) (local.get $ky4)))))
+    (local.set $kmq3 (i64.add (i64.mul (local.get $kx5) (local.get $ky6)) (i64.mul (local.get $kx6) (local.get $ky5))))
+    (local.set $kmq4 (i64.mul (local.get $kx6) (local.get $ky6)))
+    (local.set $kmm0 (i64.mul (local.get $kmx0) (local.get $kmy0)))
+    (local.set $kmm1
+      (i64.add (i64.mul (local.get $kmx0) (local.get $kmy1)) (i64.mul (local.get $kmx1) (local.get $kmy0))))
+    (local.set $kmm2
+      (i64.add
+        (i64.mul (local.get $kmx0) (local.get $kmy2))
+        (i64.add (i64.mul (local.get $kmx1) (local.get $kmy1)) (i64.mul (local.get $kmx2) (local.get $kmy0)))))
+    (local.set $kmm3
+      (i64.add
+        (i64.add (i64.mul (local.get $kmx0) (local.get $kmy3)) (i64.mul (local.get $kmx1) (local.get $kmy2)))
+        (i64.add (i64.mul (local.get $kmx2) (local.get $kmy1)) (i64.mul (local.get $kmx3) (local.get $kmy0)))))
+    (local.set $kmm4
+      (i64.add
+        (i64.mul (local.get $kmx1) (local.get $kmy3))
+        (i64.add (i64.mul (local.get $kmx2) (local.get $kmy2)) (i64.mul (local.get $kmx3) (local.get $kmy1)))))
+    (local.set $kmm5
+      (i64.add (i64.mul (local.get $kmx2) (local.get $kmy3)) (i64.mul (local.get $kmx3) (local.get $kmy2))))
+    (local.set $kmm6 (i64.mul (local.get $kmx3) (local.get $kmy3)))
+    (local.set $km0 (local.get $kmp0))
+    (local.set $km1 (local.get $kmp1))
+    (local.set $km2 (local.get $kmp2))
+    (local.set $km3 (local.get $kmp3))
     (local.set $km4
-      (i64.add
-        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
-        (i64.add
-          (i64.mul (local.get $ka2) (local.get $kb2))
-          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+      (i64.sub (i64.add (local.get $kmp4) (local.get $kmm0)) (i64.add (local.get $kmp0) (local.get $kmq0))))
     (local.set $km5
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $ka0) (local.get $kb5))
-          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
-        (i64.add
-          (i64.mul (local.get $ka3) (local.get $kb2))
-          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+      (i64.sub (i64.add (local.get $kmp5) (local.get $kmm1)) (i64.add (local.get $kmp1) (local.get $kmq1))))
     (local.set $km6
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $ka0) (local.get $kb6))
-          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
-        (i64.add
-          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
-          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
-    (local.set $km7
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $ka1) (local.get $kb6))
-          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
-        (i64.add
-          (i64.mul (local.get $ka4) (local.get $kb3))
-          (i64.add (i64.mul (local.get $ka5) (local.get $kb2)) (i64.mul (local.get $ka6) (local.get $kb1))))))
+      (i64.sub (i64.add (local.get $kmp6) (local.get $kmm2)) (i64.add (local.get $kmp2) (local.get $kmq2))))
+    (local.set $km7 (i64.sub (local.get $kmm3) (i64.add (local.get $kmp3) (local.get $kmq3))))
     (local.set $km8
-      (i64.add
-        (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5)))
-        (i64.add
-          (i64.mul (local.get $ka4) (local.get $kb4))
-          (i64.add (i64.mul (local.get $ka5) (local.get $kb3)) (i64.mul (local.get $ka6) (local.get $kb2))))))
-    (local.set $km9
-      (i64.add
-        (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))
-        (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))))
-    (local.set $km10
-      (i64.add
-        (i64.mul (local.get $ka4) (local.get $kb6))
-        (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))))
-    (local.set $km11 (i64.add (i64.mul (local.get $ka5) (local.get $kb6)) (i64.mul (local.get $ka6) (local.get $kb5))))
-    (local.set $km12 (i64.mul (local.get $ka6) (local.get $kb6)))
-    (local.set $s0 (local.get $kp0))
-    (local.set $s1 (local.get $kp1))
-    (local.set $s2 (local.get $kp2))
-    (local.set $s3 (local.get $kp3))
-    (local.set $s4 (local.get $kp4))
-    (local.set $s5 (local.get $kp5))
-    (local.set $s6 (local.get $kp6))
-    (local.set $s7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
-    (local.set $s8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
-    (local.set $s9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
-    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
-    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
-    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
-    (local.set $s13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
-    (local.set $s14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
-    (local.set $s15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
-    (local.set $s16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
-    (local.set $s17
+      (i64.sub (i64.add (local.get $kmm4) (local.get $kmq0)) (i64.add (local.get $kmp4) (local.get $kmq4))))
+    (local.set $km9 (i64.sub (i64.add (local.get $kmm5) (local.get $kmq1)) (local.get $kmp5)))
+    (local.set $km10 (i64.sub (i64.add (local.get $kmm6) (local.get $kmq2)) (local.get $kmp6)))
+    (local.set $km11 (local.get $kmq3))
+    (local.set $km12 (local.get $kmq4))
+    (local.set $k0 (local.get $kp0))
+    (local.set $k1 (local.get $kp1))
+    (local.set $k2 (local.get $kp2))
+    (local.set $k3 (local.get $kp3))
+    (local.set $k4 (local.get $kp4))
+    (local.set $k5 (local.get $kp5))
+    (local.set $k6 (local.get $kp6))
+    (local.set $k7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $k8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $k9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $k10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $k11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $k12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $k13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $k14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $k15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $k16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $k17
       (i64.sub (i64.add (local.get $km10) (local.get $kq3)) (i64.add (local.get $kp10) (local.get $kq10))))
-    (local.set $s18
+    (local.set $k18
       (i64.sub (i64.add (local.get $km11) (local.get $kq4)) (i64.add (local.get $kp11) (local.get $kq11))))
-    (local.set $s19
+    (local.set $k19
       (i64.sub (i64.add (local.get $km12) (local.get $kq5)) (i64.add (local.get $kp12) (local.get $kq12))))
-    (local.set $s20 (local.get $kq6))
-    (local.set $s21 (local.get $kq7))
-    (local.set $s22 (local.get $kq8))
-    (local.set $s23 (local.get $kq9))
-    (local.set $s24 (local.get $kq10))
-    (local.set $s25 (local.get $kq11))
-    (local.set $s26 (local.get $kq12))
+    (local.set $k20 (local.get $kq6))
+    (local.set $k21 (local.get $kq7))
+    (local.set $k22 (local.get $kq8))
+    (local.set $k23 (local.get $kq9))
+    (local.set $k24 (local.get $kq10))
+    (local.set $k25 (local.get $kq11))
+    (local.set $k26 (local.get $kq12))
+    (local.set $s0 (local.get $k0))
+    (local.set $s1 (local.get $k1))
+    (local.set $s2 (local.get $k2))
+    (local.set $s3 (local.get $k3))
+    (local.set $s4 (local.get $k4))
+    (local.set $s5 (local.get $k5))
+    (local.set $s6 (local.get $k6))
+    (local.set $s7 (local.get $k7))
+    (local.set $s8 (local.get $k8))
+    (local.set $s9 (local.get $k9))
+    (local.set $s10 (local.get $k10))
+    (local.set $s11 (local.get $k11))
+    (local.set $s12 (local.get $k12))
+    (local.set $s13 (local.get $k13))
+    (local.set $s14 (local.get $k14))
+    (local.set $s15 (local.get $k15))
+    (local.set $s16 (local.get $k16))
+    (local.set $s17 (local.get $k17))
+    (local.set $s18 (local.get $k18))
+    (local.set $s19 (local.get $k19))
+    (local.set $s20 (local.get $k20))
+    (local.set $s21 (local.get $k21))
+    (local.set $s22 (local.get $k22))
+    (local.set $s23 (local.get $k23))
+    (local.set $s24 (local.get $k24))
+    (local.set $s25 (local.get $k25))
+    (local.set $s26 (local.get $k26))
     ;; column 0
     (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 178178085)) (i64.const 0x1fffffff)))
@@ -16019,16 +16097,34 @@
     (local $s3 i64) (local $s4 i64) (local $s5 i64) (local $s6 i64) (local $s7 i64) (local $s8 i64) (local $s9 i64)
     (local $s10 i64) (local $s11 i64) (local $s12 i64) (local $s13 i64) (local $s14 i64) (local $s15 i64)
     (local $s16 i64) (local $s17 i64) (local $s18 i64) (local $s19 i64) (local $s20 i64) (local $s21 i64)
-    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $ka0 i64)
-    (local $ka1 i64) (local $ka2 i64) (local $ka3 i64) (local $ka4 i64) (local $ka5 i64) (local $ka6 i64)
-    (local $kb0 i64) (local $kb1 i64) (local $kb2 i64) (local $kb3 i64) (local $kb4 i64) (local $kb5 i64)
-    (local $kb6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64) (local $kp4 i64)
-    (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64) (local $kp10 i64)
-    (local $kp11 i64) (local $kp12 i64) (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64)
-    (local $kq4 i64) (local $kq5 i64) (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64)
-    (local $kq10 i64) (local $kq11 i64) (local $kq12 i64) (local $km0 i64) (local $km1 i64) (local $km2 i64)
-    (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64) (local $km8 i64)
-    (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64)
+    (local $s22 i64) (local $s23 i64) (local $s24 i64) (local $s25 i64) (local $s26 i64) (local $k0 i64) (local $k1 i64)
+    (local $k2 i64) (local $k3 i64) (local $k4 i64) (local $k5 i64) (local $k6 i64) (local $k7 i64) (local $k8 i64)
+    (local $k9 i64) (local $k10 i64) (local $k11 i64) (local $k12 i64) (local $k13 i64) (local $k14 i64)
+    (local $k15 i64) (local $k16 i64) (local $k17 i64) (local $k18 i64) (local $k19 i64) (local $k20 i64)
+    (local $k21 i64) (local $k22 i64) (local $k23 i64) (local $k24 i64) (local $k25 i64) (local $k26 i64)
+    (local $kx0 i64) (local $kx1 i64) (local $kx2 i64) (local $kx3 i64) (local $kx4 i64) (local $kx5 i64)
+    (local $kx6 i64) (local $ky0 i64) (local $ky1 i64) (local $ky2 i64) (local $ky3 i64) (local $ky4 i64)
+    (local $ky5 i64) (local $ky6 i64) (local $kp0 i64) (local $kp1 i64) (local $kp2 i64) (local $kp3 i64)
+    (local $kp4 i64) (local $kp5 i64) (local $kp6 i64) (local $kp7 i64) (local $kp8 i64) (local $kp9 i64)
+    (local $kp10 i64) (local $kp11 i64) (local $kp12 i64) (local $kpx0 i64) (local $kpx1 i64) (local $kpx2 i64)
+    (local $kpx3 i64) (local $kpy0 i64) (local $kpy1 i64) (local $kpy2 i64) (local $kpy3 i64) (local $kpp0 i64)
+    (local $kpp1 i64) (local $kpp2 i64) (local $kpp3 i64) (local $kpp4 i64) (local $kpp5 i64) (local $kpp6 i64)
+    (local $kpq0 i64) (local $kpq1 i64) (local $kpq2 i64) (local $kpq3 i64) (local $kpq4 i64) (local $kpm0 i64)
+    (local $kpm1 i64) (local $kpm2 i64) (local $kpm3 i64) (local $kpm4 i64) (local $kpm5 i64) (local $kpm6 i64)
+    (local $kq0 i64) (local $kq1 i64) (local $kq2 i64) (local $kq3 i64) (local $kq4 i64) (local $kq5 i64)
+    (local $kq6 i64) (local $kq7 i64) (local $kq8 i64) (local $kq9 i64) (local $kq10 i64) (local $kq11 i64)
+    (local $kq12 i64) (local $kqx0 i64) (local $kqx1 i64) (local $kqx2 i64) (local $kqx3 i64) (local $kqy0 i64)
+    (local $kqy1 i64) (local $kqy2 i64) (local $kqy3 i64) (local $kqp0 i64) (local $kqp1 i64) (local $kqp2 i64)
+    (local $kqp3 i64) (local $kqp4 i64) (local $kqp5 i64) (local $kqp6 i64) (local $kqq0 i64) (local $kqq1 i64)
+    (local $kqq2 i64) (local $kqq3 i64) (local $kqq4 i64) (local $kqm0 i64) (local $kqm1 i64) (local $kqm2 i64)
+    (local $kqm3 i64) (local $kqm4 i64) (local $kqm5 i64) (local $kqm6 i64) (local $km0 i64) (local $km1 i64)
+    (local $km2 i64) (local $km3 i64) (local $km4 i64) (local $km5 i64) (local $km6 i64) (local $km7 i64)
+    (local $km8 i64) (local $km9 i64) (local $km10 i64) (local $km11 i64) (local $km12 i64) (local $kmx0 i64)
+    (local $kmx1 i64) (local $kmx2 i64) (local $kmx3 i64) (local $kmy0 i64) (local $kmy1 i64) (local $kmy2 i64)
+    (local $kmy3 i64) (local $kmp0 i64) (local $kmp1 i64) (local $kmp2 i64) (local $kmp3 i64) (local $kmp4 i64)
+    (local $kmp5 i64) (local $kmp6 i64) (local $kmq0 i64) (local $kmq1 i64) (local $kmq2 i64) (local $kmq3 i64)
+    (local $kmq4 i64) (local $kmm0 i64) (local $kmm1 i64) (local $kmm2 i64) (local $kmm3 i64) (local $kmm4 i64)
+    (local $kmm5 i64) (local $kmm6 i64)
     (local.set $a0 (i64.load (local.get $a)))
     (local.set $b0 (i64.load (local.get $b)))
     (local.set $a1 (i64.load offset=8 (local.get $a)))
@@ -16057,218 +16153,278 @@
     (local.set $b12 (i64.load offset=96 (local.get $b)))
     (local.set $a13 (i64.load offset=104 (local.get $a)))
     (local.set $b13 (i64.load offset=104 (local.get $b)))
-    (local.set $ka0 (i64.add (local.get $a0) (local.get $a7)))
-    (local.set $kb0 (i64.add (local.get $b0) (local.get $b7)))
-    (local.set $ka1 (i64.add (local.get $a1) (local.get $a8)))
-    (local.set $kb1 (i64.add (local.get $b1) (local.get $b8)))
-    (local.set $ka2 (i64.add (local.get $a2) (local.get $a9)))
-    (local.set $kb2 (i64.add (local.get $b2) (local.get $b9)))
-    (local.set $ka3 (i64.add (local.get $a3) (local.get $a10)))
-    (local.set $kb3 (i64.add (local.get $b3) (local.get $b10)))
-    (local.set $ka4 (i64.add (local.get $a4) (local.get $a11)))
-    (local.set $kb4 (i64.add (local.get $b4) (local.get $b11)))
-    (local.set $ka5 (i64.add (local.get $a5) (local.get $a12)))
-    (local.set $kb5 (i64.add (local.get $b5) (local.get $b12)))
-    (local.set $ka6 (i64.add (local.get $a6) (local.get $a13)))
-    (local.set $kb6 (i64.add (local.get $b6) (local.get $b13)))
-    (local.set $kp0 (i64.mul (local.get $a0) (local.get $b0)))
-    (local.set $kp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
-    (local.set $kp2
+    (local.set $kx0 (i64.add (local.get $a0) (local.get $a7)))
+    (local.set $ky0 (i64.add (local.get $b0) (local.get $b7)))
+    (local.set $kx1 (i64.add (local.get $a1) (local.get $a8)))
+    (local.set $ky1 (i64.add (local.get $b1) (local.get $b8)))
+    (local.set $kx2 (i64.add (local.get $a2) (local.get $a9)))
+    (local.set $ky2 (i64.add (local.get $b2) (local.get $b9)))
+    (local.set $kx3 (i64.add (local.get $a3) (local.get $a10)))
+    (local.set $ky3 (i64.add (local.get $b3) (local.get $b10)))
+    (local.set $kx4 (i64.add (local.get $a4) (local.get $a11)))
+    (local.set $ky4 (i64.add (local.get $b4) (local.get $b11)))
+    (local.set $kx5 (i64.add (local.get $a5) (local.get $a12)))
+    (local.set $ky5 (i64.add (local.get $b5) (local.get $b12)))
+    (local.set $kx6 (i64.add (local.get $a6) (local.get $a13)))
+    (local.set $ky6 (i64.add (local.get $b6) (local.get $b13)))
+    (local.set $kpx0 (i64.add (local.get $a0) (local.get $a4)))
+    (local.set $kpy0 (i64.add (local.get $b0) (local.get $b4)))
+    (local.set $kpx1 (i64.add (local.get $a1) (local.get $a5)))
+    (local.set $kpy1 (i64.add (local.get $b1) (local.get $b5)))
+    (local.set $kpx2 (i64.add (local.get $a2) (local.get $a6)))
+    (local.set $kpy2 (i64.add (local.get $b2) (local.get $b6)))
+    (local.set $kpx3 (local.get $a3))
+    (local.set $kpy3 (local.get $b3))
+    (local.set $kpp0 (i64.mul (local.get $a0) (local.get $b0)))
+    (local.set $kpp1 (i64.add (i64.mul (local.get $a0) (local.get $b1)) (i64.mul (local.get $a1) (local.get $b0))))
+    (local.set $kpp2
       (i64.add
         (i64.mul (local.get $a0) (local.get $b2))
         (i64.add (i64.mul (local.get $a1) (local.get $b1)) (i64.mul (local.get $a2) (local.get $b0)))))
-    (local.set $kp3
+    (local.set $kpp3
       (i64.add
         (i64.add (i64.mul (local.get $a0) (local.get $b3)) (i64.mul (local.get $a1) (local.get $b2)))
         (i64.add (i64.mul (local.get $a2) (local.get $b1)) (i64.mul (local.get $a3) (local.get $b0)))))
-    (local.set $kp4
+    (local.set $kpp4
       (i64.add
-        (i64.add (i64.mul (local.get $a0) (local.get $b4)) (i64.mul (local.get $a1) (local.get $b3)))
-        (i64.add
-          (i64.mul (local.get $a2) (local.get $b2))
-          (i64.add (i64.mul (local.get $a3) (local.get $b1)) (i64.mul (local.get $a4) (local.get $b0))))))
-    (local.set $kp5
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a0) (local.get $b5))
-          (i64.add (i64.mul (local.get $a1) (local.get $b4)) (i64.mul (local.get $a2) (local.get $b3))))
-        (i64.add
-          (i64.mul (local.get $a3) (local.get $b2))
-          (i64.add (i64.mul (local.get $a4) (local.get $b1)) (i64.mul (local.get $a5) (local.get $b0))))))
-    (local.set $kp6
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a0) (local.get $b6))
-          (i64.add (i64.mul (local.get $a1) (local.get $b5)) (i64.mul (local.get $a2) (local.get $b4))))
-        (i64.add
-          (i64.add (i64.mul (local.get $a3) (local.get $b3)) (i64.mul (local.get $a4) (local.get $b2)))
-          (i64.add (i64.mul (local.get $a5) (local.get $b1)) (i64.mul (local.get $a6) (local.get $b0))))))
-    (local.set $kp7
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a1) (local.get $b6))
-          (i64.add (i64.mul (local.get $a2) (local.get $b5)) (i64.mul (local.get $a3) (local.get $b4))))
-        (i64.add
-          (i64.mul (local.get $a4) (local.get $b3))
-          (i64.add (i64.mul (local.get $a5) (local.get $b2)) (i64.mul (local.get $a6) (local.get $b1))))))
-    (local.set $kp8
-      (i64.add
-        (i64.add (i64.mul (local.get $a2) (local.get $b6)) (i64.mul (local.get $a3) (local.get $b5)))
-        (i64.add
-          (i64.mul (local.get $a4) (local.get $b4))
-          (i64.add (i64.mul (local.get $a5) (local.get $b3)) (i64.mul (local.get $a6) (local.get $b2))))))
-    (local.set $kp9
-      (i64.add
-        (i64.add (i64.mul (local.get $a3) (local.get $b6)) (i64.mul (local.get $a4) (local.get $b5)))
-        (i64.add (i64.mul (local.get $a5) (local.get $b4)) (i64.mul (local.get $a6) (local.get $b3)))))
-    (local.set $kp10
+        (i64.mul (local.get $a1) (local.get $b3))
+        (i64.add (i64.mul (local.get $a2) (local.get $b2)) (i64.mul (local.get $a3) (local.get $b1)))))
+    (local.set $kpp5 (i64.add (i64.mul (local.get $a2) (local.get $b3)) (i64.mul (local.get $a3) (local.get $b2))))
+    (local.set $kpp6 (i64.mul (local.get $a3) (local.get $b3)))
+    (local.set $kpq0 (i64.mul (local.get $a4) (local.get $b4)))
+    (local.set $kpq1 (i64.add (i64.mul (local.get $a4) (local.get $b5)) (i64.mul (local.get $a5) (local.get $b4))))
+    (local.set $kpq2
       (i64.add
         (i64.mul (local.get $a4) (local.get $b6))
         (i64.add (i64.mul (local.get $a5) (local.get $b5)) (i64.mul (local.get $a6) (local.get $b4)))))
-    (local.set $kp11 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
-    (local.set $kp12 (i64.mul (local.get $a6) (local.get $b6)))
-    (local.set $kq0 (i64.mul (local.get $a7) (local.get $b7)))
-    (local.set $kq1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
-    (local.set $kq2
+    (local.set $kpq3 (i64.add (i64.mul (local.get $a5) (local.get $b6)) (i64.mul (local.get $a6) (local.get $b5))))
+    (local.set $kpq4 (i64.mul (local.get $a6) (local.get $b6)))
+    (local.set $kpm0 (i64.mul (local.get $kpx0) (local.get $kpy0)))
+    (local.set $kpm1
+      (i64.add (i64.mul (local.get $kpx0) (local.get $kpy1)) (i64.mul (local.get $kpx1) (local.get $kpy0))))
+    (local.set $kpm2
+      (i64.add
+        (i64.mul (local.get $kpx0) (local.get $kpy2))
+        (i64.add (i64.mul (local.get $kpx1) (local.get $kpy1)) (i64.mul (local.get $kpx2) (local.get $kpy0)))))
+    (local.set $kpm3
+      (i64.add
+        (i64.add (i64.mul (local.get $kpx0) (local.get $kpy3)) (i64.mul (local.get $kpx1) (local.get $kpy2)))
+        (i64.add (i64.mul (local.get $kpx2) (local.get $kpy1)) (i64.mul (local.get $kpx3) (local.get $kpy0)))))
+    (local.set $kpm4
+      (i64.add
+        (i64.mul (local.get $kpx1) (local.get $kpy3))
+        (i64.add (i64.mul (local.get $kpx2) (local.get $kpy2)) (i64.mul (local.get $kpx3) (local.get $kpy1)))))
+    (local.set $kpm5
+      (i64.add (i64.mul (local.get $kpx2) (local.get $kpy3)) (i64.mul (local.get $kpx3) (local.get $kpy2))))
+    (local.set $kpm6 (i64.mul (local.get $kpx3) (local.get $kpy3)))
+    (local.set $kp0 (local.get $kpp0))
+    (local.set $kp1 (local.get $kpp1))
+    (local.set $kp2 (local.get $kpp2))
+    (local.set $kp3 (local.get $kpp3))
+    (local.set $kp4
+      (i64.sub (i64.add (local.get $kpp4) (local.get $kpm0)) (i64.add (local.get $kpp0) (local.get $kpq0))))
+    (local.set $kp5
+      (i64.sub (i64.add (local.get $kpp5) (local.get $kpm1)) (i64.add (local.get $kpp1) (local.get $kpq1))))
+    (local.set $kp6
+      (i64.sub (i64.add (local.get $kpp6) (local.get $kpm2)) (i64.add (local.get $kpp2) (local.get $kpq2))))
+    (local.set $kp7 (i64.sub (local.get $kpm3) (i64.add (local.get $kpp3) (local.get $kpq3))))
+    (local.set $kp8
+      (i64.sub (i64.add (local.get $kpm4) (local.get $kpq0)) (i64.add (local.get $kpp4) (local.get $kpq4))))
+    (local.set $kp9 (i64.sub (i64.add (local.get $kpm5) (local.get $kpq1)) (local.get $kpp5)))
+    (local.set $kp10 (i64.sub (i64.add (local.get $kpm6) (local.get $kpq2)) (local.get $kpp6)))
+    (local.set $kp11 (local.get $kpq3))
+    (local.set $kp12 (local.get $kpq4))
+    (local.set $kqx0 (i64.add (local.get $a7) (local.get $a11)))
+    (local.set $kqy0 (i64.add (local.get $b7) (local.get $b11)))
+    (local.set $kqx1 (i64.add (local.get $a8) (local.get $a12)))
+    (local.set $kqy1 (i64.add (local.get $b8) (local.get $b12)))
+    (local.set $kqx2 (i64.add (local.get $a9) (local.get $a13)))
+    (local.set $kqy2 (i64.add (local.get $b9) (local.get $b13)))
+    (local.set $kqx3 (local.get $a10))
+    (local.set $kqy3 (local.get $b10))
+    (local.set $kqp0 (i64.mul (local.get $a7) (local.get $b7)))
+    (local.set $kqp1 (i64.add (i64.mul (local.get $a7) (local.get $b8)) (i64.mul (local.get $a8) (local.get $b7))))
+    (local.set $kqp2
       (i64.add
         (i64.mul (local.get $a7) (local.get $b9))
         (i64.add (i64.mul (local.get $a8) (local.get $b8)) (i64.mul (local.get $a9) (local.get $b7)))))
-    (local.set $kq3
+    (local.set $kqp3
       (i64.add
         (i64.add (i64.mul (local.get $a7) (local.get $b10)) (i64.mul (local.get $a8) (local.get $b9)))
         (i64.add (i64.mul (local.get $a9) (local.get $b8)) (i64.mul (local.get $a10) (local.get $b7)))))
-    (local.set $kq4
+    (local.set $kqp4
       (i64.add
-        (i64.add (i64.mul (local.get $a7) (local.get $b11)) (i64.mul (local.get $a8) (local.get $b10)))
-        (i64.add
-          (i64.mul (local.get $a9) (local.get $b9))
-          (i64.add (i64.mul (local.get $a10) (local.get $b8)) (i64.mul (local.get $a11) (local.get $b7))))))
-    (local.set $kq5
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a7) (local.get $b12))
-          (i64.add (i64.mul (local.get $a8) (local.get $b11)) (i64.mul (local.get $a9) (local.get $b10))))
-        (i64.add
-          (i64.mul (local.get $a10) (local.get $b9))
-          (i64.add (i64.mul (local.get $a11) (local.get $b8)) (i64.mul (local.get $a12) (local.get $b7))))))
-    (local.set $kq6
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a7) (local.get $b13))
-          (i64.add (i64.mul (local.get $a8) (local.get $b12)) (i64.mul (local.get $a9) (local.get $b11))))
-        (i64.add
-          (i64.add (i64.mul (local.get $a10) (local.get $b10)) (i64.mul (local.get $a11) (local.get $b9)))
-          (i64.add (i64.mul (local.get $a12) (local.get $b8)) (i64.mul (local.get $a13) (local.get $b7))))))
-    (local.set $kq7
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $a8) (local.get $b13))
-          (i64.add (i64.mul (local.get $a9) (local.get $b12)) (i64.mul (local.get $a10) (local.get $b11))))
-        (i64.add
-          (i64.mul (local.get $a11) (local.get $b10))
-          (i64.add (i64.mul (local.get $a12) (local.get $b9)) (i64.mul (local.get $a13) (local.get $b8))))))
-    (local.set $kq8
-      (i64.add
-        (i64.add (i64.mul (local.get $a9) (local.get $b13)) (i64.mul (local.get $a10) (local.get $b12)))
-        (i64.add
-          (i64.mul (local.get $a11) (local.get $b11))
-          (i64.add (i64.mul (local.get $a12) (local.get $b10)) (i64.mul (local.get $a13) (local.get $b9))))))
-    (local.set $kq9
-      (i64.add
-        (i64.add (i64.mul (local.get $a10) (local.get $b13)) (i64.mul (local.get $a11) (local.get $b12)))
-        (i64.add (i64.mul (local.get $a12) (local.get $b11)) (i64.mul (local.get $a13) (local.get $b10)))))
-    (local.set $kq10
+        (i64.mul (local.get $a8) (local.get $b10))
+        (i64.add (i64.mul (local.get $a9) (local.get $b9)) (i64.mul (local.get $a10) (local.get $b8)))))
+    (local.set $kqp5 (i64.add (i64.mul (local.get $a9) (local.get $b10)) (i64.mul (local.get $a10) (local.get $b9))))
+    (local.set $kqp6 (i64.mul (local.get $a10) (local.get $b10)))
+    (local.set $kqq0 (i64.mul (local.get $a11) (local.get $b11)))
+    (local.set $kqq1 (i64.add (i64.mul (local.get $a11) (local.get $b12)) (i64.mul (local.get $a12) (local.get $b11))))
+    (local.set $kqq2
       (i64.add
         (i64.mul (local.get $a11) (local.get $b13))
         (i64.add (i64.mul (local.get $a12) (local.get $b12)) (i64.mul (local.get $a13) (local.get $b11)))))
-    (local.set $kq11 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
-    (local.set $kq12 (i64.mul (local.get $a13) (local.get $b13)))
-    (local.set $km0 (i64.mul (local.get $ka0) (local.get $kb0)))
-    (local.set $km1 (i64.add (i64.mul (local.get $ka0) (local.get $kb1)) (i64.mul (local.get $ka1) (local.get $kb0))))
-    (local.set $km2
+    (local.set $kqq3 (i64.add (i64.mul (local.get $a12) (local.get $b13)) (i64.mul (local.get $a13) (local.get $b12))))
+    (local.set $kqq4 (i64.mul (local.get $a13) (local.get $b13)))
+    (local.set $kqm0 (i64.mul (local.get $kqx0) (local.get $kqy0)))
+    (local.set $kqm1
+      (i64.add (i64.mul (local.get $kqx0) (local.get $kqy1)) (i64.mul (local.get $kqx1) (local.get $kqy0))))
+    (local.set $kqm2
       (i64.add
-        (i64.mul (local.get $ka0) (local.get $kb2))
-        (i64.add (i64.mul (local.get $ka1) (local.get $kb1)) (i64.mul (local.get $ka2) (local.get $kb0)))))
-    (local.set $km3
+        (i64.mul (local.get $kqx0) (local.get $kqy2))
+        (i64.add (i64.mul (local.get $kqx1) (local.get $kqy1)) (i64.mul (local.get $kqx2) (local.get $kqy0)))))
+    (local.set $kqm3
       (i64.add
-        (i64.add (i64.mul (local.get $ka0) (local.get $kb3)) (i64.mul (local.get $ka1) (local.get $kb2)))
-        (i64.add (i64.mul (local.get $ka2) (local.get $kb1)) (i64.mul (local.get $ka3) (local.get $kb0)))))
+        (i64.add (i64.mul (local.get $kqx0) (local.get $kqy3)) (i64.mul (local.get $kqx1) (local.get $kqy2)))
+        (i64.add (i64.mul (local.get $kqx2) (local.get $kqy1)) (i64.mul (local.get $kqx3) (local.get $kqy0)))))
+    (local.set $kqm4
+      (i64.add
+        (i64.mul (local.get $kqx1) (local.get $kqy3))
+        (i64.add (i64.mul (local.get $kqx2) (local.get $kqy2)) (i64.mul (local.get $kqx3) (local.get $kqy1)))))
+    (local.set $kqm5
+      (i64.add (i64.mul (local.get $kqx2) (local.get $kqy3)) (i64.mul (local.get $kqx3) (local.get $kqy2))))
+    (local.set $kqm6 (i64.mul (local.get $kqx3) (local.get $kqy3)))
+    (local.set $kq0 (local.get $kqp0))
+    (local.set $kq1 (local.get $kqp1))
+    (local.set $kq2 (local.get $kqp2))
+    (local.set $kq3 (local.get $kqp3))
+    (local.set $kq4
+      (i64.sub (i64.add (local.get $kqp4) (local.get $kqm0)) (i64.add (local.get $kqp0) (local.get $kqq0))))
+    (local.set $kq5
+      (i64.sub (i64.add (local.get $kqp5) (local.get $kqm1)) (i64.add (local.get $kqp1) (local.get $kqq1))))
+    (local.set $kq6
+      (i64.sub (i64.add (local.get $kqp6) (local.get $kqm2)) (i64.add (local.get $kqp2) (local.get $kqq2))))
+    (local.set $kq7 (i64.sub (local.get $kqm3) (i64.add (local.get $kqp3) (local.get $kqq3))))
+    (local.set $kq8
+      (i64.sub (i64.add (local.get $kqm4) (local.get $kqq0)) (i64.add (local.get $kqp4) (local.get $kqq4))))
+    (local.set $kq9 (i64.sub (i64.add (local.get $kqm5) (local.get $kqq1)) (local.get $kqp5)))
+    (local.set $kq10 (i64.sub (i64.add (local.get $kqm6) (local.get $kqq2)) (local.get $kqp6)))
+    (local.set $kq11 (local.get $kqq3))
+    (local.set $kq12 (local.get $kqq4))
+    (local.set $kmx0 (i64.add (local.get $kx0) (local.get $kx4)))
+    (local.set $kmy0 (i64.add (local.get $ky0) (local.get $ky4)))
+    (local.set $kmx1 (i64.add (local.get $kx1) (local.get $kx5)))
+    (local.set $kmy1 (i64.add (local.get $ky1) (local.get $ky5)))
+    (local.set $kmx2 (i64.add (local.get $kx2) (local.get $kx6)))
+    (local.set $kmy2 (i64.add (local.get $ky2) (local.get $ky6)))
+    (local.set $kmx3 (local.get $kx3))
+    (local.set $kmy3 (local.get $ky3))
+    (local.set $kmp0 (i64.mul (local.get $kx0) (local.get $ky0)))
+    (local.set $kmp1 (i64.add (i64.mul (local.get $kx0) (local.get $ky1)) (i64.mul (local.get $kx1) (local.get $ky0))))
+    (local.set $kmp2
+      (i64.add
+        (i64.mul (local.get $kx0) (local.get $ky2))
+        (i64.add (i64.mul (local.get $kx1) (local.get $ky1)) (i64.mul (local.get $kx2) (local.get $ky0)))))
+    (local.set $kmp3
+      (i64.add
+        (i64.add (i64.mul (local.get $kx0) (local.get $ky3)) (i64.mul (local.get $kx1) (local.get $ky2)))
+        (i64.add (i64.mul (local.get $kx2) (local.get $ky1)) (i64.mul (local.get $kx3) (local.get $ky0)))))
+    (local.set $kmp4
+      (i64.add
+        (i64.mul (local.get $kx1) (local.get $ky3))
+        (i64.add (i64.mul (local.get $kx2) (local.get $ky2)) (i64.mul (local.get $kx3) (local.get $ky1)))))
+    (local.set $kmp5 (i64.add (i64.mul (local.get $kx2) (local.get $ky3)) (i64.mul (local.get $kx3) (local.get $ky2))))
+    (local.set $kmp6 (i64.mul (local.get $kx3) (local.get $ky3)))
+    (local.set $kmq0 (i64.mul (local.get $kx4) (local.get $ky4)))
+    (local.set $kmq1 (i64.add (i64.mul (local.get $kx4) (local.get $ky5)) (i64.mul (local.get $kx5) (local.get $ky4))))
+    (local.set $kmq2
+      (i64.add
+        (i64.mul (local.get $kx4) (local.get $ky6))
+        (i64.add (i64.mul (local.get $kx5) (local.get $ky5)) (i64.mul (local.get $kx6) (local.get $ky4)))))
+    (local.set $kmq3 (i64.add (i64.mul (local.get $kx5) (local.get $ky6)) (i64.mul (local.get $kx6) (local.get $ky5))))
+    (local.set $kmq4 (i64.mul (local.get $kx6) (local.get $ky6)))
+    (local.set $kmm0 (i64.mul (local.get $kmx0) (local.get $kmy0)))
+    (local.set $kmm1
+      (i64.add (i64.mul (local.get $kmx0) (local.get $kmy1)) (i64.mul (local.get $kmx1) (local.get $kmy0))))
+    (local.set $kmm2
+      (i64.add
+        (i64.mul (local.get $kmx0) (local.get $kmy2))
+        (i64.add (i64.mul (local.get $kmx1) (local.get $kmy1)) (i64.mul (local.get $kmx2) (local.get $kmy0)))))
+    (local.set $kmm3
+      (i64.add
+        (i64.add (i64.mul (local.get $kmx0) (local.get $kmy3)) (i64.mul (local.get $kmx1) (local.get $kmy2)))
+        (i64.add (i64.mul (local.get $kmx2) (local.get $kmy1)) (i64.mul (local.get $kmx3) (local.get $kmy0)))))
+    (local.set $kmm4
+      (i64.add
+        (i64.mul (local.get $kmx1) (local.get $kmy3))
+        (i64.add (i64.mul (local.get $kmx2) (local.get $kmy2)) (i64.mul (local.get $kmx3) (local.get $kmy1)))))
+    (local.set $kmm5
+      (i64.add (i64.mul (local.get $kmx2) (local.get $kmy3)) (i64.mul (local.get $kmx3) (local.get $kmy2))))
+    (local.set $kmm6 (i64.mul (local.get $kmx3) (local.get $kmy3)))
+    (local.set $km0 (local.get $kmp0))
+    (local.set $km1 (local.get $kmp1))
+    (local.set $km2 (local.get $kmp2))
+    (local.set $km3 (local.get $kmp3))
     (local.set $km4
-      (i64.add
-        (i64.add (i64.mul (local.get $ka0) (local.get $kb4)) (i64.mul (local.get $ka1) (local.get $kb3)))
-        (i64.add
-          (i64.mul (local.get $ka2) (local.get $kb2))
-          (i64.add (i64.mul (local.get $ka3) (local.get $kb1)) (i64.mul (local.get $ka4) (local.get $kb0))))))
+      (i64.sub (i64.add (local.get $kmp4) (local.get $kmm0)) (i64.add (local.get $kmp0) (local.get $kmq0))))
     (local.set $km5
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $ka0) (local.get $kb5))
-          (i64.add (i64.mul (local.get $ka1) (local.get $kb4)) (i64.mul (local.get $ka2) (local.get $kb3))))
-        (i64.add
-          (i64.mul (local.get $ka3) (local.get $kb2))
-          (i64.add (i64.mul (local.get $ka4) (local.get $kb1)) (i64.mul (local.get $ka5) (local.get $kb0))))))
+      (i64.sub (i64.add (local.get $kmp5) (local.get $kmm1)) (i64.add (local.get $kmp1) (local.get $kmq1))))
     (local.set $km6
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $ka0) (local.get $kb6))
-          (i64.add (i64.mul (local.get $ka1) (local.get $kb5)) (i64.mul (local.get $ka2) (local.get $kb4))))
-        (i64.add
-          (i64.add (i64.mul (local.get $ka3) (local.get $kb3)) (i64.mul (local.get $ka4) (local.get $kb2)))
-          (i64.add (i64.mul (local.get $ka5) (local.get $kb1)) (i64.mul (local.get $ka6) (local.get $kb0))))))
-    (local.set $km7
-      (i64.add
-        (i64.add
-          (i64.mul (local.get $ka1) (local.get $kb6))
-          (i64.add (i64.mul (local.get $ka2) (local.get $kb5)) (i64.mul (local.get $ka3) (local.get $kb4))))
-        (i64.add
-          (i64.mul (local.get $ka4) (local.get $kb3))
-          (i64.add (i64.mul (local.get $ka5) (local.get $kb2)) (i64.mul (local.get $ka6) (local.get $kb1))))))
+      (i64.sub (i64.add (local.get $kmp6) (local.get $kmm2)) (i64.add (local.get $kmp2) (local.get $kmq2))))
+    (local.set $km7 (i64.sub (local.get $kmm3) (i64.add (local.get $kmp3) (local.get $kmq3))))
     (local.set $km8
-      (i64.add
-        (i64.add (i64.mul (local.get $ka2) (local.get $kb6)) (i64.mul (local.get $ka3) (local.get $kb5)))
-        (i64.add
-          (i64.mul (local.get $ka4) (local.get $kb4))
-          (i64.add (i64.mul (local.get $ka5) (local.get $kb3)) (i64.mul (local.get $ka6) (local.get $kb2))))))
-    (local.set $km9
-      (i64.add
-        (i64.add (i64.mul (local.get $ka3) (local.get $kb6)) (i64.mul (local.get $ka4) (local.get $kb5)))
-        (i64.add (i64.mul (local.get $ka5) (local.get $kb4)) (i64.mul (local.get $ka6) (local.get $kb3)))))
-    (local.set $km10
-      (i64.add
-        (i64.mul (local.get $ka4) (local.get $kb6))
-        (i64.add (i64.mul (local.get $ka5) (local.get $kb5)) (i64.mul (local.get $ka6) (local.get $kb4)))))
-    (local.set $km11 (i64.add (i64.mul (local.get $ka5) (local.get $kb6)) (i64.mul (local.get $ka6) (local.get $kb5))))
-    (local.set $km12 (i64.mul (local.get $ka6) (local.get $kb6)))
-    (local.set $s0 (local.get $kp0))
-    (local.set $s1 (local.get $kp1))
-    (local.set $s2 (local.get $kp2))
-    (local.set $s3 (local.get $kp3))
-    (local.set $s4 (local.get $kp4))
-    (local.set $s5 (local.get $kp5))
-    (local.set $s6 (local.get $kp6))
-    (local.set $s7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
-    (local.set $s8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
-    (local.set $s9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
-    (local.set $s10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
-    (local.set $s11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
-    (local.set $s12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
-    (local.set $s13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
-    (local.set $s14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
-    (local.set $s15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
-    (local.set $s16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
-    (local.set $s17
+      (i64.sub (i64.add (local.get $kmm4) (local.get $kmq0)) (i64.add (local.get $kmp4) (local.get $kmq4))))
+    (local.set $km9 (i64.sub (i64.add (local.get $kmm5) (local.get $kmq1)) (local.get $kmp5)))
+    (local.set $km10 (i64.sub (i64.add (local.get $kmm6) (local.get $kmq2)) (local.get $kmp6)))
+    (local.set $km11 (local.get $kmq3))
+    (local.set $km12 (local.get $kmq4))
+    (local.set $k0 (local.get $kp0))
+    (local.set $k1 (local.get $kp1))
+    (local.set $k2 (local.get $kp2))
+    (local.set $k3 (local.get $kp3))
+    (local.set $k4 (local.get $kp4))
+    (local.set $k5 (local.get $kp5))
+    (local.set $k6 (local.get $kp6))
+    (local.set $k7 (i64.sub (i64.add (local.get $kp7) (local.get $km0)) (i64.add (local.get $kp0) (local.get $kq0))))
+    (local.set $k8 (i64.sub (i64.add (local.get $kp8) (local.get $km1)) (i64.add (local.get $kp1) (local.get $kq1))))
+    (local.set $k9 (i64.sub (i64.add (local.get $kp9) (local.get $km2)) (i64.add (local.get $kp2) (local.get $kq2))))
+    (local.set $k10 (i64.sub (i64.add (local.get $kp10) (local.get $km3)) (i64.add (local.get $kp3) (local.get $kq3))))
+    (local.set $k11 (i64.sub (i64.add (local.get $kp11) (local.get $km4)) (i64.add (local.get $kp4) (local.get $kq4))))
+    (local.set $k12 (i64.sub (i64.add (local.get $kp12) (local.get $km5)) (i64.add (local.get $kp5) (local.get $kq5))))
+    (local.set $k13 (i64.sub (local.get $km6) (i64.add (local.get $kp6) (local.get $kq6))))
+    (local.set $k14 (i64.sub (i64.add (local.get $km7) (local.get $kq0)) (i64.add (local.get $kp7) (local.get $kq7))))
+    (local.set $k15 (i64.sub (i64.add (local.get $km8) (local.get $kq1)) (i64.add (local.get $kp8) (local.get $kq8))))
+    (local.set $k16 (i64.sub (i64.add (local.get $km9) (local.get $kq2)) (i64.add (local.get $kp9) (local.get $kq9))))
+    (local.set $k17
       (i64.sub (i64.add (local.get $km10) (local.get $kq3)) (i64.add (local.get $kp10) (local.get $kq10))))
-    (local.set $s18
+    (local.set $k18
       (i64.sub (i64.add (local.get $km11) (local.get $kq4)) (i64.add (local.get $kp11) (local.get $kq11))))
-    (local.set $s19
+    (local.set $k19
       (i64.sub (i64.add (local.get $km12) (local.get $kq5)) (i64.add (local.get $kp12) (local.get $kq12))))
-    (local.set $s20 (local.get $kq6))
-    (local.set $s21 (local.get $kq7))
-    (local.set $s22 (local.get $kq8))
-    (local.set $s23 (local.get $kq9))
-    (local.set $s24 (local.get $kq10))
-    (local.set $s25 (local.get $kq11))
-    (local.set $s26 (local.get $kq12))
+    (local.set $k20 (local.get $kq6))
+    (local.set $k21 (local.get $kq7))
+    (local.set $k22 (local.get $kq8))
+    (local.set $k23 (local.get $kq9))
+    (local.set $k24 (local.get $kq10))
+    (local.set $k25 (local.get $kq11))
+    (local.set $k26 (local.get $kq12))
+    (local.set $s0 (local.get $k0))
+    (local.set $s1 (local.get $k1))
+    (local.set $s2 (local.get $k2))
+    (local.set $s3 (local.get $k3))
+    (local.set $s4 (local.get $k4))
+    (local.set $s5 (local.get $k5))
+    (local.set $s6 (local.get $k6))
+    (local.set $s7 (local.get $k7))
+    (local.set $s8 (local.get $k8))
+    (local.set $s9 (local.get $k9))
+    (local.set $s10 (local.get $k10))
+    (local.set $s11 (local.get $k11))
+    (local.set $s12 (local.get $k12))
+    (local.set $s13 (local.get $k13))
+    (local.set $s14 (local.get $k14))
+    (local.set $s15 (local.get $k15))
+    (local.set $s16 (local.get $k16))
+    (local.set $s17 (local.get $k17))
+    (local.set $s18 (local.get $k18))
+    (local.set $s19 (local.get $k19))
+    (local.set $s20 (local.get $k20))
+    (local.set $s21 (local.get $k21))
+    (local.set $s22 (local.get $k22))
+    (local.set $s23 (local.get $k23))
+    (local.set $s24 (local.get $k24))
+    (local.set $s25 (local.get $k25))
+    (local.set $s26 (local.get $k26))
     ;; column 0
     (local.set $acc (local.get $s0))
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 481672083)) (i64.const 0x1fffffff)))
