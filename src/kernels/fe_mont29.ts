@@ -50,20 +50,20 @@ export interface FieldFlags {
   /** reduction products q_k·m_j for j ≥ this on SIMD (i64x2.extmul_low_i32x4_s), when the
    * products are scalar (squaring, products by constants); 0: none */
   simdReduce?: number;
-  /** (wasm target) a·b's column sums by one level of Karatsuba on the scalar multiplier */
+  /** (wasm target) a·b's column sums by Karatsuba on the scalar multiplier (KARATSUBA_DEPTH levels) */
   karatsuba?: boolean;
 }
 
 /**
- * From this many limbs on, the wasm target's a·b runs through one level of Karatsuba (the
- * simd target's runs on SIMD from the same size). Measured against the schoolbook (bench
+ * From this many limbs on, the wasm target's a·b runs through Karatsuba (the simd target's
+ * runs on SIMD from the same size). One level measured against the schoolbook (bench
  * --base, 3 copies, AMD EPYC Zen 4, ECDH / ECDSA signing on wasm): P-384 −10.0 / −9.7 %, P-521
  * −3.9 / −4.4 %, brainpoolP384r1 −4.5 / −4.3 %, brainpoolP512r1 −4.7 / −5.0 %; from 8 limbs
  * on instead, the 8–9-limb curves moved −4.6 … +0.5 % (P-256 −0.6 / +0.5 %): no clear gain.
  */
 export const KARATSUBA_FROM_LIMBS = 14;
 /**
- * Levels of Karatsuba in those products (the halves split again: 9 products of ⌈L/4⌉² for L²).
+ * Levels of Karatsuba in those products (at two, each of the three half products is split again).
  * Two levels against one (bench --base, 3 copies, Zen 4, ECDH / signing on wasm): P-384
  * −0.7 / +1.5 %, P-521 −2.2 / −2.3 %, brainpoolP384r1 −3.3 / −0.4 %, brainpoolP512r1
  * −3.3 / −4.6 %; fp_mul in a loop: three levels were slower than two on P-384 and

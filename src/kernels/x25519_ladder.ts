@@ -23,7 +23,8 @@
 // field code is straight-line; the inversion is constant-time safegcd.
 //
 // Cost: 255 steps of 5 pair operations (the scalar form: 5M + 4S, ladder_in, add_sub and
-// sub_mul_add) and one inversion; the measurements behind the field and the pairing: docs/kernels/x25519.md.
+// sub_mul_add) and one inversion; the measurements behind the field, the pairing and the
+// scalar step: docs/kernels/x25519.md.
 // Negative-control flags (tests only): skipSwapAt (the conditional swap before step t left
 // out), noClamp (the scalar used as given), dropCarry (a carry lost in the field's products).
 
@@ -115,7 +116,7 @@ export function generateX25519(flags: X25519Flags = {}): GeneratedKernel & { lay
       : [[singleNames, fe.FE]],
   );
   const W = (n: keyof typeof off) => at(ws, off[n]);
-  // the scalar ladder's step_in reads x2, z2, x3, z3 and writes A, B, C, D, each four adjacent
+  // the scalar ladder's ladder_in reads x2, z2, x3, z3 and writes A, B, C, D, each four adjacent
   if (!pair && (['z2', 'x3', 'z3'] as const).some((n, i) => off[n] !== off.x2 + (i + 1) * fe.FE)) throw new Error('x25519: x2, z2, x3, z3 must be adjacent');
   if (!pair && (['B', 'C', 'D'] as const).some((n, i) => off[n] !== off.A + (i + 1) * fe.FE)) throw new Error('x25519: A, B, C, D must be adjacent');
   const sub = f.i32('sub'); // the callees' work space
