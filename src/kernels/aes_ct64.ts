@@ -19,8 +19,8 @@
 //
 // Cost per four blocks and round: 113 gates, 19 operations of ShiftRows and 8 of MixColumns and
 // AddRoundKey per word: ~330 i64 operations, ~5 per byte (the JavaScript printer writes each as
-// one to four int32 operations). Fixsliced (wasm): no ShiftRows, 6 (odd rounds 11) operations
-// more per word in MixColumns' rotations: ~250 (docs/kernels/aes.md).
+// one to four int32 operations). Fixsliced (wasm): no ShiftRows, and 5 (odd rounds 10)
+// operations more per word in MixColumns' rotations: ~220–260 (docs/kernels/aes.md).
 //
 // Round-key layout at rk: round r at rk + 64·r, word i at + 8·i; (Nr + 1)·64 bytes (within the
 // SIMD layout's (Nr + 1)·128, so the slot layout and its wipes are the same on every target).
@@ -156,51 +156,59 @@ export function aes8ScalarFunc(): Func {
   const U = s.map((_, j) => s[7 - j]);
   const ark = (at: Local<'i32'>) => s.map((x, j) => x.set(i64.xor(x, i64.load(at, 8 * j))));
   const [half, round, done] = [label('half'), label('round'), label('done')];
-  /** round i (the local i): SubBytes, then MC_i (rows by 16 bits, columns by 2i bits in each byte) and the round key */
+  /** xtime of the word pair bt (bit-plane renaming plus three XORs): its word j */
+  const xt = (j: number): Expr<'i64'> => (j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get());
   /**
-   * Round i (the local i): SubBytes, then MC_i (rot1 turns rows by one and columns by i: 2i bits
-   * in each byte) and the round key. im4 = i mod 4 when the generator knows it (constant
-   * rotations); 'odd' or 'even' when only the parity is known: the column turn of rot1 is then
-   * a byte rotation by the run-time count 2i mod 8, rot2's is 2·2i ≡ 4 (odd i) or 0 bits.
+   * MixColumns and the round key on the words y_j (written into s): br = rot1(y), bt = y ⊕ br,
+   * s_j = xtime(bt) ⊕ br ⊕ rot2(bt) ⊕ k_j (the round key at p). y(j) gives y_j's first use
+   * and its second (a local both times, or a tee into bt and then bt).
    */
-  const fixRound = (im4: number | 'odd' | 'even'): Stmt[] => {
-    const odd = im4 === 'odd' || (typeof im4 === 'number' && im4 % 2 === 1);
-    const rot = (x: Expr<'i64'>, rows: bigint, bits: bigint) => (bits ? byteRotrK(i64.rotr(x, rows), bits) : i64.rotr(x, rows));
-    const code: Stmt[] = [p.set(i32.add(p, 64)), ...circuit('i64', U, U, q), comment(`MC_i, i ${typeof im4 === 'number' ? `≡ ${im4} (mod 4)` : im4}`)];
-    let rot1: (x: Local<'i64'>) => Expr<'i64'>;
-    if (typeof im4 === 'number') rot1 = (x) => rot(x.get(), 16n, BigInt((2 * im4) % 8));
-    else {
-      const [sh, lo, hi] = [f.i64('sh'), f.i64('lo'), f.i64('hi')];
-      code.push(sh.set(i64.extend_i32_u(i32.and(i32.shl(i, 1), 7))), lo.set(i64.mul(i64.shr_u(i64.const(0xff), sh), K(0x0101010101010101n))), hi.set(i64.xor(lo, -1)));
-      rot1 = (x) => byteRotr(i64.rotr(x, 16n), sh, lo, hi);
-    }
-    return [
-      ...code,
-      ...s.flatMap((x, j) => [br[j].set(rot1(x)), bt[j].set(i64.xor(x, br[j]))]),
-      ...s.map((x, j) => {
-        const xt: Expr<'i64'> = j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get();
-        return x.set(i64.xor(xt, br[j], rot(bt[j].get(), 32n, odd ? 4n : 0n), i64.load(p, 8 * j)));
-      }),
-    ];
-  };
+  const mixColumns = (y: (j: number) => [Expr<'i64'>, Expr<'i64'>], rot1: (e: Expr<'i64'>) => Expr<'i64'>, rot2: (e: Expr<'i64'>) => Expr<'i64'>): Stmt[] => [
+    ...s.flatMap((_, j) => {
+      const [first, again] = y(j);
+      return [br[j].set(rot1(first)), bt[j].set(i64.xor(again, br[j]))];
+    }),
+    ...s.map((x, j) => x.set(i64.xor(xt(j), br[j], rot2(bt[j].get()), i64.load(p, 8 * j)))),
+  ];
   // wasm: fixsliced rounds in pairs, rot1's column turn a run-time shift (a loop body of four
   // rounds with constant shifts ran slower there); js: the classic round, ShiftRows and all (its
   // 64-bit shifts are emulated on 32-bit halves; fixsliced, four rounds to a pass were 0.8–3 %
   // slower, pairs 2–7 %)
   const fix = fixsliced();
+  /**
+   * Fixsliced round i (the local i), i odd or even: SubBytes, then MC_i: rot1 turns rows by one
+   * and columns by i (a byte rotation by the run-time count 2i mod 8), rot2 = rot1² turns
+   * columns by 2i ≡ 2 (odd i: a 4-bit byte rotation) or 0 (even i).
+   */
+  const fixRound = (odd: boolean): Stmt[] => {
+    const [sh, lo, hi] = [f.i64('sh'), f.i64('lo'), f.i64('hi')];
+    return [
+      p.set(i32.add(p, 64)),
+      ...circuit('i64', U, U, q),
+      comment(`MC_i for ${odd ? 'odd' : 'even'} i`),
+      sh.set(i64.extend_i32_u(i32.and(i32.shl(i, 1), 7))),
+      lo.set(i64.mul(i64.shr_u(i64.const(0xff), sh), K(0x0101010101010101n))),
+      hi.set(i64.xor(lo, -1)),
+      ...mixColumns(
+        (j) => [s[j].get(), s[j].get()],
+        (e) => byteRotr(i64.rotr(e, 16n), sh, lo, hi),
+        (e) => (odd ? byteRotrK(i64.rotr(e, 32n), 4n) : i64.rotr(e, 32n)),
+      ),
+    ];
+  };
   const classic: Stmt[] = [
     p.set(i32.add(p, 64)),
     comment('SubBytes'),
     ...circuit('i64', U, U, q),
     comment('ShiftRows; MixColumns: xtime(y ⊕ rot1 y) ⊕ rot1 y ⊕ rot2(y ⊕ rot1 y)'),
-    ...s.flatMap((x, j) => [br[j].set(i64.rotr(bt[j].tee(shiftRows(x)), 16n)), bt[j].set(i64.xor(bt[j], br[j]))]),
-    ...s.map((x, j) => {
-      const xt: Expr<'i64'> = j === 0 ? bt[7].get() : [1, 3, 4].includes(j) ? i64.xor(bt[j - 1], bt[7]) : bt[j - 1].get();
-      return x.set(i64.xor(xt, br[j], i64.rotr(bt[j], 32n), i64.load(p, 8 * j)));
-    }),
+    ...mixColumns(
+      (j) => [bt[j].tee(shiftRows(s[j])), bt[j].get()],
+      (e) => i64.rotr(e, 16n),
+      (e) => i64.rotr(e, 32n),
+    ),
   ];
   const next = (last: boolean) => (last ? br_if(round, i32.lt_u(i.tee(i32.add(i, 1)), nr)) : br_if(done, i32.eq(i.tee(i32.add(i, 1)), nr)));
-  const rounds: Stmt[] = fix ? [fixRound('odd'), next(false), fixRound('even'), next(true)].flat() : [...classic, next(true)];
+  const rounds: Stmt[] = fix ? [...fixRound(true), next(false), ...fixRound(false), next(true)] : [...classic, next(true)];
   const col = (c: number, b: number) => i64.load32_u(src, 16 * b + 4 * c);
   f.emit(
     h.set(0),

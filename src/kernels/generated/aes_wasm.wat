@@ -1848,7 +1848,7 @@
           (local.set $s2 (local.get $qS5))
           (local.set $s1 (local.get $qS6))
           (local.set $s0 (local.get $qS7))
-          ;; MC_i, i odd
+          ;; MC_i for odd i
           (local.set $sh (i64.extend_i32_u (i32.and (i32.shl (local.get $i) (i32.const 1)) (i32.const 7))))
           (local.set $lo (i64.mul (i64.shr_u (i64.const 255) (local.get $sh)) (i64.const 0x101010101010101)))
           (local.set $hi (i64.xor (local.get $lo) (i64.const -1)))
@@ -2142,7 +2142,7 @@
           (local.set $s2 (local.get $qS5))
           (local.set $s1 (local.get $qS6))
           (local.set $s0 (local.get $qS7))
-          ;; MC_i, i even
+          ;; MC_i for even i
           (local.set $sh (i64.extend_i32_u (i32.and (i32.shl (local.get $i) (i32.const 1)) (i32.const 7))))
           (local.set $lo (i64.mul (i64.shr_u (i64.const 255) (local.get $sh)) (i64.const 0x101010101010101)))
           (local.set $hi (i64.xor (local.get $lo) (i64.const -1)))
