@@ -32,7 +32,6 @@ async function build(flags: { dropCarry?: boolean; schoolbook?: boolean } = {}):
     fe.sub,
     fe.neg,
     fe.carry,
-    fe.mulSmall(121665),
     fe.subMulAdd(121665),
     fe.addSub,
     fe.cswap,
@@ -150,8 +149,6 @@ function suite(x: Fx, seed: number): string[] {
     eq(`mul ${a}·${b}`, f.get(R), a * b);
     f.call('fe_sqr', R, A);
     eq(`sqr ${a}`, f.get(R), a * a);
-    f.call('fe_mul121665', R, A);
-    eq(`mul121665 ${a}`, f.get(R), a * 121665n);
     f.call('fe_sub_mul_add121665', R, R + 40, A, B);
     eq(`sub_mul_add e ${a} − ${b}`, f.get(R), a - b);
     eq(`sub_mul_add r ${a} + 121665(${a} − ${b})`, f.get(R + 40), a + 121665n * (a - b));
@@ -238,8 +235,8 @@ function suite(x: Fx, seed: number): string[] {
     eq(`from_bytes ${v}`, f.get(A), v & ((1n << 255n) - 1n));
     if (f.call('fe_bytes_canonical', BYTES) !== ((v & ((1n << 255n) - 1n)) < P ? 1 : 0)) fails.push(`bytes_canonical ${v}`);
   }
-  // products of limbs at the loose extremes (the widest the products accept), in sign patterns
-  // of a few kinds: Karatsuba's intermediates are then at their largest
+  // products of limbs at the loose extremes (the widest inputs the products accept), in sign
+  // patterns of a few kinds
   const looseMax = new Fe25519('bounds').loose.map(([, hi]) => hi);
   const patterns: ((i: number) => bigint)[] = [() => 1n, () => -1n, (i) => (i % 2 ? -1n : 1n), (i) => (i < 5 ? 1n : -1n), (i) => ((i * 7) % 3 ? 1n : -1n)];
   for (const [pi, sa] of patterns.entries())

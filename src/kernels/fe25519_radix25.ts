@@ -99,7 +99,6 @@ export class Fe25519 {
   readonly loose: Iv[];
   readonly consts = new Map<string, bigint>();
   readonly #funcs = new Map<string, Func>();
-  readonly smallMuls = new Set<number>();
 
   constructor(prefix: string, flags: Fe25519Flags = {}) {
     this.pre = prefix;
@@ -210,19 +209,13 @@ export class Fe25519 {
   get invVt() {
     return this.func('inv_vt', { r: 'i32', a: 'i32', ws: 'i32' });
   }
-  /** r = a·c for a small constant c (|c| < 2^20), loose input, tight output */
-  mulSmall(c: number): Func {
-    if (!Number.isInteger(c) || c <= 0 || c >= 1 << 20) throw new Error('mulSmall: 0 < c < 2^20');
-    this.smallMuls.add(c);
-    return this.func(`mul${c}`, { r: 'i32', a: 'i32' });
-  }
   /** e = a − b (loose) and r = a + c·(a − b) (tight), for tight a and b and a small constant c (|c| < 2^20) */
   subMulAdd(c: number): Func {
     if (!Number.isInteger(c) || c <= 0 || c >= 1 << 20) throw new Error('subMulAdd: 0 < c < 2^20');
-    this.smallMulAdds.add(c);
+    this.subMulAdds.add(c);
     return this.func(`sub_mul_add${c}`, { e: 'i32', r: 'i32', a: 'i32', b: 'i32' });
   }
-  readonly smallMulAdds = new Set<number>();
+  readonly subMulAdds = new Set<number>();
   /** r ← the named constant */
   setc(name: string): Func {
     if (!this.consts.has(name)) throw new Error(`${this.pre}: no constant ${name}`);
@@ -608,21 +601,7 @@ export class Fe25519 {
       f.emit(this.#loadLines(f, 'h', f.i32('a')), this.carryLines(h, f.i64('c')), this.#storeLines(f.i32('r'), h));
       emit('carry', f);
     }
-    for (const c of [...this.smallMuls].sort((x, y) => x - y)) {
-      const f = this.mulSmall(c);
-      const bound = this.#carryBounds(this.loose.map((v) => ivMulK(v, BigInt(c))));
-      if (bound.some((v, i) => mag(v) > mag(this.tight[i]))) throw new Error(`mul${c}: output not tight`);
-      f.doc.push(`r = a·${c} (loose input, tight output).`);
-      const h = this.#load(f, 'h');
-      f.emit(
-        this.#loadLines(f, 'h', f.i32('a')),
-        h.map((l) => l.set(i64.mul(l, c))),
-        this.carryLines(h, f.i64('c')),
-        this.#storeLines(f.i32('r'), h),
-      );
-      emit(`mul${c}`, f);
-    }
-    for (const c of [...this.smallMulAdds].sort((x, y) => x - y)) {
+    for (const c of [...this.subMulAdds].sort((x, y) => x - y)) {
       const f = this.subMulAdd(c);
       const diff = this.tight.map((t): Iv => [t[0] - t[1], t[1] - t[0]]);
       const bound = this.#carryBounds(diff.map((v, i) => ivAdd(ivMulK(v, BigInt(c)), this.tight[i])));
