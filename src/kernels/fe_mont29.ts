@@ -132,7 +132,8 @@ function constTerm(fg: FieldGen, x: L64, d: bigint): Term | undefined {
 }
 
 /** Where a multiplication's second operand comes from. */
-export type Operand = { kind: 'locals'; prefix: string } | { kind: 'const'; limbs: bigint[] } | 'square' | { kind: 'simd'; ptr: Local<'i32'> };
+/** b as locals, a constant, a itself, or `columns`: b at ptr, a·b's column sums computed first (SIMD on simd, Karatsuba on wasm) */
+export type Operand = { kind: 'locals'; prefix: string } | { kind: 'const'; limbs: bigint[] } | 'square' | { kind: 'columns'; ptr: Local<'i32'> };
 
 /** A named constant of the field, in Montgomery form unless `raw`. */
 export interface FieldConst {
@@ -394,10 +395,6 @@ export class FieldGen {
     for (let i = 0; i < L; i++) names.push(`a${i}`, `b${i}`, `q${i}`, `r${i}`);
     if (simd || this.flags.karatsuba) for (let k = 0; k <= 2 * L - 2; k++) names.push(`s${k}`);
     f.locals(this.T, names);
-    if (!simd) {
-      if (this.flags.simdReduce) f.locals('v128', ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)]);
-      return;
-    }
     const vr = this.flags.simdReduce ? ['vq', ...Array.from({ length: L }, (_, v) => `vr${v}`), ...Array.from({ length: 2 * L }, (_, v) => `vk${v}`)] : [];
     const v = simd ? [...vr, 'vs', ...Array.from({ length: Math.ceil(L / 2) }, (_, t) => `va${t}`), ...Array.from({ length: L + 1 }, (_, j) => `vb${j}`)] : vr;
     f.locals('v128', v);
@@ -527,7 +524,8 @@ export class FieldGen {
 
   /**
    * Montgomery multiplication in f (its locals from mulLocals): operand a in locals a0…, b in
-   * locals, constants, itself (square) or on SIMD from memory; the result r0…r(L−1) below 2m for
+   * locals, constants, itself (square) or as column sums made first from memory (`columns`:
+   * SIMD on simd, Karatsuba on wasm); the result r0…r(L−1) below 2m for
    * operands whose bounds multiply to at most R/m. Product scanning with the reduction
    * interleaved: column k sums its products, its reduction terms q_i·m_(k−i) and the carry; its
    * low 29 bits choose q_k while k < L; columns L … 2L−2 give the result. `wide`: the unreduced
@@ -538,12 +536,12 @@ export class FieldGen {
     const L = this.L;
     const out: Stmt[] = [];
     const bounds = this.#columnBounds(typeof src === 'object' && src.kind === 'const' ? src : 'products', wide !== undefined);
-    const simd = typeof src === 'object' && src.kind === 'simd';
-    if (typeof src === 'object' && src.kind === 'simd') out.push(...(target() === 'simd' ? this.#simdColumns(f, src.ptr) : this.#karatsubaColumns(f, src.ptr)));
+    const columns = typeof src === 'object' && src.kind === 'columns';
+    if (typeof src === 'object' && src.kind === 'columns') out.push(...(target() === 'simd' ? this.#simdColumns(f, src.ptr) : this.#karatsubaColumns(f, src.ptr)));
     const [acc, c] = [this.v(f, 'acc'), this.v(f, 'c')];
     const { I, W } = this;
     // digits j ≥ sr of the reduction on SIMD (0: none), only when the products are scalar
-    const sr = simd ? 0 : (this.flags.simdReduce ?? 0);
+    const sr = columns ? 0 : (this.flags.simdReduce ?? 0);
     const simdRed = { init: new Set<number>(), pairs: new Map<string, number>() };
     for (let k = 0; k <= 2 * L - 2; k++) {
       const p = this.#productTerms(f, src, k, wide);
@@ -666,7 +664,7 @@ export class FieldGen {
       }
       if (cross.length) terms.push({ e: I.shl(sum(I, cross, this.dense), 1), neg: false });
       if (k % 2 === 0) terms.push({ e: I.mul(A(k / 2), A(k / 2)), neg: false });
-    } else if (src.kind === 'simd') {
+    } else if (src.kind === 'columns') {
       terms.push({ e: f.i64(`s${k}`).get(), neg: false });
     } else {
       for (let i = lo; i <= hi; i++) {
@@ -760,7 +758,7 @@ export function productFunctions(fg: FieldGen): Func[] {
   const out: Func[] = [];
   const body = (f: Func, operand: Operand, load: 'a' | 'ab', wide?: Local<'i32'>) => {
     if (fg.rolled) {
-      if (wide || (typeof operand === 'object' && operand.kind === 'simd')) throw new Error(`${fg.pre}: a rolled product takes no wide columns or SIMD operand`);
+      if (wide || (typeof operand === 'object' && operand.kind === 'columns')) throw new Error(`${fg.pre}: a rolled product takes no wide columns or precomputed column sums`);
       const core = fg.rolledProduct(f, operand === 'square' ? 'square' : operand.kind === 'const' ? operand : 'locals');
       f.doc.push('Rolled: a loop over the limbs of a (rolledProduct).', ...boundsDoc(fg, core.bounds));
       f.emit(core.code);
@@ -778,8 +776,8 @@ export function productFunctions(fg: FieldGen): Func[] {
     f.doc.push(`r = a·b·R⁻¹ mod m (R = 2^${W * L}), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^${W}.`);
     if (fg.flags.simdProducts || fg.flags.karatsuba) {
       fg.mulLocals(f, [], fg.flags.simdProducts);
-      const core = fg.mulCore(f, { kind: 'simd', ptr: f.i32('b') });
-      f.doc.push('a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.', ...boundsDoc(fg, core.bounds));
+      const core = fg.mulCore(f, { kind: 'columns', ptr: f.i32('b') });
+      f.doc.push(fg.flags.simdProducts ? 'a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.' : `a·b column sums by Karatsuba (${KARATSUBA_DEPTH} levels), then the reduction.`, ...boundsDoc(fg, core.bounds));
       f.emit(core.code, fg.storeLimbs(f, f.i32('r'), 'r'));
     } else {
       fg.mulLocals(f);

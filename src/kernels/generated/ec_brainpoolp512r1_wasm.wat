@@ -55,7 +55,7 @@
   (global (export "WS_SIZE") i32 (i32.const 15008))
   (global (export "TABLE_BYTES") i32 (i32.const 29952))
   ;; r = a·b·R⁻¹ mod m (R = 2^522), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
-  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; a·b column sums by Karatsuba (2 levels), then the reduction.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
   ;;   62 62 62 63 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 495579077; m in signed digits: -130397965 89326259 11641162
@@ -23690,7 +23690,7 @@
     (call $fp_eq (i32.add (local.get $ws) (i32.const 3312)) (i32.add (local.get $ws) (i32.const 2448)))
   )
   ;; r = a·b·R⁻¹ mod m (R = 2^522), for a, b below 2m (so a·b < R·m): r below 2m; every limb below 2^29.
-  ;; a·b column sums on SIMD (i64x2.extmul), the reduction on scalar multiplies.
+  ;; a·b column sums by Karatsuba (2 levels), then the reduction.
   ;; Proven at generation time: |column k| < 2^b_k (products, reduction terms, carry), b = 58 60 60 61 61 61 62 62 62 62
   ;;   62 62 63 63 63 63 63 63 63 63 63 63 63 62 62 62 62 62 62 61 61 61 60 60 59; all < 2^63.
   ;; Quotient digits q_k below 2^29; -m^-1 mod 2^29 = 253456423; m in signed digits: -56033175 205304853 -143214739
